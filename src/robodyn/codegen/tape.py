@@ -1,0 +1,200 @@
+"""A tracer that turns a scalar algorithm into a straight-line program.
+
+Running an algorithm of :mod:`robodyn.dynamics` on :class:`Var` inputs records
+every arithmetic operation on a :class:`Tape`. While recording, constants are
+folded (the model's numbers are plain floats, so the many exact zeros and ones
+of DH frames, planar arms and point masses vanish), and identical operations
+are recorded once (hash-consing: common-subexpression elimination for free).
+The tape is then emitted as Python source by :mod:`robodyn.codegen.emit`.
+This is the "generated code" route of SymPyBotics, without SymPy's cost.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+_COMMUTATIVE = {"add", "mul"}
+
+
+class Var:
+    """A traced scalar: index ``i`` of an instruction on ``tape``."""
+
+    __slots__ = ("tape", "i")
+
+    def __init__(self, tape: Tape, i: int):
+        self.tape = tape
+        self.i = i
+
+    def __add__(self, other):
+        return self.tape.add(self, other)
+
+    def __radd__(self, other):
+        return self.tape.add(other, self)
+
+    def __sub__(self, other):
+        return self.tape.sub(self, other)
+
+    def __rsub__(self, other):
+        return self.tape.sub(other, self)
+
+    def __mul__(self, other):
+        return self.tape.mul(self, other)
+
+    def __rmul__(self, other):
+        return self.tape.mul(other, self)
+
+    def __truediv__(self, other):
+        return self.tape.div(self, other)
+
+    def __rtruediv__(self, other):
+        return self.tape.div(other, self)
+
+    def __neg__(self):
+        return self.tape.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __pow__(self, k):
+        if k == 2:
+            return self.tape.mul(self, self)
+        raise NotImplementedError("only x**2 is traced")
+
+    def __eq__(self, other):  # never structurally equal to a number
+        return self is other
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        return f"Var({self.i}: {self.tape.ops[self.i]})"
+
+
+def _const(x) -> bool:
+    return isinstance(x, Real)
+
+
+class Tape:
+    """The recorded program: ``ops[i] = (op, *args)`` with args Vars' indices as
+    ``('v', i)`` or constants as ``('c', float)``."""
+
+    def __init__(self):
+        self.ops: list[tuple] = []
+        self._memo: dict[tuple, Var] = {}
+        self.inputs: dict[str, Var] = {}
+
+    # -- recording -----------------------------------------------------------------
+    def input(self, name: str) -> Var:
+        var = self._emit(("in", name))
+        self.inputs[name] = var
+        return var
+
+    def inputs_vector(self, prefix: str, n: int) -> list[Var]:
+        return [self.input(f"{prefix}{i}") for i in range(n)]
+
+    def _key(self, x):
+        return ("v", x.i) if isinstance(x, Var) else ("c", float(x))
+
+    def _emit(self, op: tuple) -> Var:
+        var = self._memo.get(op)
+        if var is None:
+            var = Var(self, len(self.ops))
+            self.ops.append(op)
+            self._memo[op] = var
+        return var
+
+    def _op(self, name, *args):
+        keys = [self._key(a) for a in args]
+        if name in _COMMUTATIVE and keys[0] > keys[1]:
+            keys.reverse()
+        return self._emit((name, *keys))
+
+    def _lookup(self, var: Var) -> tuple:
+        return self.ops[var.i]
+
+    # -- arithmetic with folding ----------------------------------------------------
+    def add(self, a, b):
+        if _const(a) and _const(b):
+            return float(a) + float(b)
+        if _const(a) and a == 0:
+            return b
+        if _const(b) and b == 0:
+            return a
+        if isinstance(b, Var) and self._lookup(b)[0] == "neg":
+            return self.sub(a, Var(self, self._lookup(b)[1][1]))
+        if isinstance(a, Var) and self._lookup(a)[0] == "neg":
+            return self.sub(b, Var(self, self._lookup(a)[1][1]))
+        return self._op("add", a, b)
+
+    def sub(self, a, b):
+        if _const(a) and _const(b):
+            return float(a) - float(b)
+        if _const(b) and b == 0:
+            return a
+        if _const(a) and a == 0:
+            return self.neg(b)
+        if a is b or (isinstance(a, Var) and isinstance(b, Var) and a.i == b.i):
+            return 0.0
+        if isinstance(b, Var) and self._lookup(b)[0] == "neg":
+            return self.add(a, Var(self, self._lookup(b)[1][1]))
+        return self._op("sub", a, b)
+
+    def mul(self, a, b):
+        if _const(a) and _const(b):
+            return float(a) * float(b)
+        if _const(b):
+            a, b = b, a
+        if _const(a):
+            if a == 0:
+                return 0.0
+            if a == 1:
+                return b
+            if a == -1:
+                return self.neg(b)
+            op = self._lookup(b)
+            if op[0] == "neg":  # c * (-x) = (-c) * x
+                return self.mul(-float(a), Var(self, op[1][1]))
+        return self._op("mul", a, b)
+
+    def div(self, a, b):
+        if _const(a) and _const(b):
+            return float(a) / float(b)
+        if _const(b):
+            if b == 1:
+                return a
+            return self.mul(1.0 / float(b), a)
+        if _const(a) and a == 0:
+            return 0.0
+        return self._op("div", a, b)
+
+    def neg(self, a):
+        if _const(a):
+            return -float(a)
+        op = self._lookup(a)
+        if op[0] == "neg":
+            return Var(self, op[1][1])
+        if op[0] == "mul" and op[1][0] == "c":
+            return self.mul(-op[1][1], Var(self, op[2][1]))
+        return self._op("neg", a)
+
+    def unary(self, name, fn, a):
+        if _const(a):
+            return fn(float(a))
+        return self._op(name, a)
+
+    # -- the functions the algorithms need (the ``ops`` namespace) -------------------
+    def sin(self, a):
+        return self.unary("sin", math.sin, a)
+
+    def cos(self, a):
+        return self.unary("cos", math.cos, a)
+
+    def sqrt(self, a):
+        return self.unary("sqrt", math.sqrt, a)
+
+    def sign(self, a):
+        return self.unary("sign", lambda x: float((x > 0) - (x < 0)), a)
+
+    @property
+    def name(self) -> str:
+        return "tape"

@@ -1,0 +1,88 @@
+"""Coriolis/centrifugal matrix ``C(q, qd)`` in Christoffel form.
+
+``C_ij = sum_k c_ijk qd_k`` with the Christoffel symbols of the first kind
+``c_ijk = 1/2 (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i)`` (Siciliano eq. 7.44,
+seed 002), so that ``dM/dt - 2C`` is skew-symmetric (seed 003, 004).
+
+Computed without differentiating ``M``, in O(n^2), from the spatial form
+``C = sum_k J_k^T (I_k dJ_k/dt + B_k J_k)``, ``B_k = 1/2 (dI_k/dt + (I_k v_k)x̄)``
+(Echeandia & Wensing, "Numerical methods to compute the Coriolis matrix and
+Christoffel symbols for rigid-body systems", 2021, which shows this ``B`` gives
+the Christoffel ``C``; Pinocchio's ``computeCoriolisMatrix`` uses the same
+form). For a chain, with composites over links ``k >= m``
+(``G = I^C``, ``D = dI^C/dt``, ``H = sum I_k v_k``) and ``m = max(i, j)``::
+
+    C_ij = S_i^T (G_m dS_j + 1/2 D_m S_j + 1/2 S_j ×* H_m)
+
+where ``dS_j = v_j × S_j``. Rows ``i > j`` are evaluated in the transposed form
+``dS_j^T (G_i S_i) + S_j^T (1/2 D_i S_i - 1/2 S_i ×* H_i)`` so that each link
+contributes two force vectors.
+"""
+
+from __future__ import annotations
+
+from .. import linalg3 as la
+from ..model.chain import Chain
+from .kinematics import link_poses
+from .spatial import (
+    add_inertia,
+    add_pair,
+    base_frame_terms,
+    composite,
+    cross_force,
+    cross_motion,
+    inertia_times,
+    pair,
+    scale_pair,
+)
+
+
+def coriolis_matrix(chain: Chain, q, qd, ops, poses=None) -> list[list]:
+    """``C(q, qd)`` as a list of ``dof`` rows of scalars."""
+    poses = poses or link_poses(chain, q, ops)
+    axes, bodies = base_frame_terms(chain, poses)
+    n = chain.dof
+    velocity = (la.ZERO3, la.ZERO3)
+    axis_rates, rates, momenta = [], [], []
+    for j in range(n):
+        velocity = add_pair(velocity, scale_pair(qd[j], axes[j]))
+        axis_rates.append(cross_motion(velocity, axes[j]))
+        m, h, _, c, i_c = bodies[j]
+        w, v_origin = velocity
+        c_rate = la.add(v_origin, la.cross(w, c))  # velocity of the centre of mass
+        spin = la.matmul(_skew(w), i_c)
+        spin = tuple(tuple(spin[r][k] + spin[k][r] for k in range(3)) for r in range(3))
+        cc = la.dot(c, c_rate)
+        shift = tuple(
+            tuple(m * ((2 * cc if r == k else 0) - c_rate[r] * c[k] - c[r] * c_rate[k])
+                  for k in range(3))
+            for r in range(3)
+        )
+        rates.append((0, la.scale(m, c_rate), la.mat_add(spin, shift)))
+        momenta.append(inertia_times(bodies[j][:3], velocity))
+    g = composite([b[:3] for b in bodies], add_inertia)
+    d = composite(rates, add_inertia)
+    h = composite(momenta, add_pair)
+
+    out = [[None] * n for _ in range(n)]
+    for j in range(n):
+        s, ds = axes[j], axis_rates[j]
+        half_ds = _half(inertia_times(d[j], s))
+        half_sh = _half(cross_force(s, h[j]))
+        upper = add_pair(add_pair(inertia_times(g[j], ds), half_ds), half_sh)
+        for i in range(j + 1):
+            out[i][j] = pair(axes[i], upper)
+        p = inertia_times(g[j], s)
+        qv = add_pair(half_ds, scale_pair(-1, half_sh))
+        for k in range(j):
+            out[j][k] = pair(axis_rates[k], p) + pair(axes[k], qv)
+    return out
+
+
+def _half(a):
+    # division, not 0.5 *, keeps SymPy results exact (Rational 1/2)
+    return tuple(x / 2 for x in a[0]), tuple(x / 2 for x in a[1])
+
+
+def _skew(w):
+    return ((0, -w[2], w[1]), (w[2], 0, -w[0]), (-w[1], w[0], 0))

@@ -1,0 +1,63 @@
+"""Forward kinematics and the geometric Jacobian of a serial chain.
+
+The pose of link ``i`` in the base frame is built outward,
+``T_0i = T_0,i-1 · P_i · J_i(q_i)`` with ``P_i`` the joint placement and ``J_i``
+the joint motion (Siciliano §2.8, eq. 2.50 in chain form); the Jacobian column
+of joint ``j`` is ``[z_j × (p_e - o_j); z_j]`` for a revolute joint and
+``[z_j; 0]`` for a prismatic one (Siciliano §3.1.3, eq. 3.30), with ``z_j`` the
+joint axis and ``o_j`` the joint origin in the base frame.
+"""
+
+from __future__ import annotations
+
+from .. import linalg3 as la
+from ..model.chain import REVOLUTE, Chain, Joint
+
+
+def joint_transform(joint: Joint, q, ops) -> tuple[la.Mat3, la.Vec3]:
+    """Rotation and origin of a link frame in its parent's frame at joint value ``q``."""
+    placement = joint.placement
+    x = q + joint.offset
+    if joint.type == REVOLUTE:
+        motion = la.rotation_about_axis(joint.axis, ops.cos(x), ops.sin(x))
+        return la.matmul(placement.rotation, motion), placement.translation
+    moved = la.add(placement.translation, la.matvec(placement.rotation, la.scale(x, joint.axis)))
+    return placement.rotation, moved
+
+
+def link_poses(chain: Chain, q, ops) -> list[tuple[la.Mat3, la.Vec3]]:
+    """``(R_0i, o_i)`` of every link frame in the base frame, base to tip."""
+    poses = []
+    rot, pos = la.IDENTITY3, la.ZERO3
+    for link, qi in zip(chain.links, q, strict=True):
+        r, p = joint_transform(link.joint, qi, ops)
+        pos = la.add(pos, la.matvec(rot, p))
+        rot = la.matmul(rot, r)
+        poses.append((rot, pos))
+    return poses
+
+
+def tip_pose(chain: Chain, poses) -> tuple[la.Mat3, la.Vec3]:
+    """The end-effector frame in the base frame, from the last link's pose."""
+    rot, pos = poses[-1]
+    return la.matmul(rot, chain.tip.rotation), la.add(pos, la.matvec(rot, chain.tip.translation))
+
+
+def forward_kinematics(chain: Chain, q, ops) -> tuple[la.Mat3, la.Vec3]:
+    """Rotation and position of the end-effector frame in the base frame."""
+    return tip_pose(chain, link_poses(chain, q, ops))
+
+
+def jacobian(chain: Chain, q, ops, poses=None) -> list[list]:
+    """Geometric Jacobian at the end-effector origin, base frame, rows
+    ``(v_x, v_y, v_z, w_x, w_y, w_z)``: ``v_e = J qd``."""
+    poses = poses or link_poses(chain, q, ops)
+    _, p_e = tip_pose(chain, poses)
+    cols = []
+    for link, (rot, origin) in zip(chain.links, poses, strict=True):
+        z = la.matvec(rot, link.joint.axis)
+        if link.joint.type == REVOLUTE:
+            cols.append(la.cross(z, la.sub(p_e, origin)) + z)
+        else:
+            cols.append(z + (0, 0, 0))
+    return [[col[r] for col in cols] for r in range(6)]

@@ -1,0 +1,110 @@
+"""Recursive Newton–Euler inverse dynamics (the Newton–Euler lecture, seed 000;
+Craig, *Introduction to Robotics*, §6.5, eqs. 6.45–6.53).
+
+Outward iteration, link ``i`` from its parent ``p``, every vector in the frame of
+the link it belongs to, ``E = R^T`` the rotation from the parent frame into
+link frame ``i``, ``z`` the joint axis, ``r`` the link origin in the parent frame::
+
+    w_i   = E w_p + qd_i z                                  (revolute)
+    wd_i  = E wd_p + (E w_p) × qd_i z + qdd_i z             (revolute)
+    vd_i  = E (vd_p + wd_p × r + w_p × (w_p × r))
+            [+ 2 w_i × qd_i z + qdd_i z]                    (prismatic)
+    vdc_i = vd_i + wd_i × c_i + w_i × (w_i × c_i)
+    F_i   = m_i vdc_i
+    N_i   = I_i wd_i + w_i × I_i w_i
+
+with gravity entered as the base acceleration ``vd_0 = -g0``. Inward iteration,
+from the tip (``f_{n+1} = n_{n+1} = 0``)::
+
+    f_i = R_{i+1} f_{i+1} + F_i
+    n_i = N_i + R_{i+1} n_{i+1} + c_i × F_i + r_{i+1} × (R_{i+1} f_{i+1})
+    tau_i = z · n_i (revolute),  z · f_i (prismatic)
+
+``I_i`` is the inertia about the centre of mass ``c_i``, both in link frame ``i``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from .. import linalg3 as la
+from ..model.chain import REVOLUTE, Chain
+from .kinematics import joint_transform
+
+Recorder = Callable[[str, int, object], None]
+
+
+def rnea(
+    chain: Chain,
+    q: Sequence,
+    qd: Sequence,
+    qdd: Sequence,
+    ops,
+    gravity: bool = True,
+    record: Recorder | None = None,
+) -> list:
+    """Joint torques ``tau = M(q) qdd + C(q, qd) qd + g(q)`` (no friction).
+
+    ``q``, ``qd``, ``qdd``: sequences of ``dof`` scalars. ``gravity=False`` drops
+    ``g(q)``. ``record(name, i, value)``, if given, receives every intermediate
+    quantity by name: ``w, wd, vd, vdc, F, N`` outward and ``f, n, tau`` inward
+    (``i`` counts links from 1, as the lecture does).
+    """
+    n = chain.dof
+    w, wd = la.ZERO3, la.ZERO3
+    vd = la.neg(chain.gravity) if gravity else la.ZERO3
+    rotations, origins, forces, moments = [], [], [], []
+    for i, link in enumerate(chain.links):
+        joint, inertial = link.joint, link.inertial
+        rot, r = joint_transform(joint, q[i], ops)
+        vd = la.tmatvec(rot, la.add(vd, la.add(la.cross(wd, r), la.cross(w, la.cross(w, r)))))
+        w_parent = la.tmatvec(rot, w)
+        wd = la.tmatvec(rot, wd)
+        z = joint.axis
+        if joint.type == REVOLUTE:
+            w = la.add(w_parent, la.scale(qd[i], z))
+            wd = la.add(la.add(wd, la.cross(w_parent, la.scale(qd[i], z))), la.scale(qdd[i], z))
+        else:
+            w = w_parent
+            vd = la.add(la.add(vd, la.scale(2, la.cross(w, la.scale(qd[i], z)))),
+                        la.scale(qdd[i], z))
+        c, m, inertia = inertial.com, inertial.mass, inertial.inertia
+        vdc = la.add(vd, la.add(la.cross(wd, c), la.cross(w, la.cross(w, c))))
+        force = la.scale(m, vdc)
+        moment = la.add(la.matvec(inertia, wd), la.cross(w, la.matvec(inertia, w)))
+        if record is not None:
+            for name, value in (("w", w), ("wd", wd), ("vd", vd), ("vdc", vdc),
+                                ("F", force), ("N", moment)):
+                record(name, i + 1, value)
+        rotations.append(rot)
+        origins.append(r)
+        forces.append(force)
+        moments.append(moment)
+
+    tau = [None] * n
+    f, nm = la.ZERO3, la.ZERO3
+    for i in reversed(range(n)):
+        link = chain.links[i]
+        if i + 1 < n:
+            f_child = la.matvec(rotations[i + 1], f)
+            nm = la.add(la.matvec(rotations[i + 1], nm), la.cross(origins[i + 1], f_child))
+        else:
+            f_child = la.ZERO3
+        f = la.add(f_child, forces[i])
+        nm = la.add(la.add(nm, moments[i]), la.cross(link.inertial.com, forces[i]))
+        z = link.joint.axis
+        tau[i] = la.dot(z, nm) if link.joint.type == REVOLUTE else la.dot(z, f)
+        if record is not None:
+            record("f", i + 1, f)
+            record("n", i + 1, nm)
+            record("tau", i + 1, tau[i])
+    return tau
+
+
+def friction_torques(chain: Chain, qd: Sequence, ops) -> list:
+    """``F_v qd + F_s sign(qd)`` per joint (Siciliano eq. 7.83)."""
+    out = []
+    for link, v in zip(chain.links, qd, strict=True):
+        fr = link.friction
+        out.append(fr.viscous * v + fr.coulomb * ops.sign(v))
+    return out

@@ -1,0 +1,82 @@
+"""Spatial (6D) vectors and inertias in the base frame, on scalars.
+
+Featherstone's notation (*Rigid Body Dynamics Algorithms*, ch. 2), all about the
+base-frame origin ``O``: a motion ``(w, v)`` is an angular velocity and the
+velocity of the body point at ``O``; a force ``(n, f)`` a moment about ``O`` and
+a force. A rigid-body inertia is kept as ``(m, h, Ibar)``: mass, first moment
+``h = m c`` and rotational inertia about ``O``, i.e. the 6x6 matrix
+``[[Ibar, [h]x], [-[h]x, m 1]]``. Its time derivative has the same form with
+``m = 0``, so derivatives and sums of inertias stay in this compact form.
+"""
+
+from __future__ import annotations
+
+from .. import linalg3 as la
+from ..model.chain import REVOLUTE, Chain
+
+
+def motion_subspace(joint, rot, origin):
+    """Joint motion axis ``S`` in the base frame: ``(z, o × z)`` revolute, ``(0, z)`` prismatic."""
+    z = la.matvec(rot, joint.axis)
+    if joint.type == REVOLUTE:
+        return z, la.cross(origin, z)
+    return la.ZERO3, z
+
+
+def body_inertia(link, rot, origin):
+    """``(m, h, Ibar, c, I_c)`` of a link in the base frame: ``c`` its centre of mass,
+    ``I_c`` its inertia about ``c``, ``Ibar = I_c + m(|c|^2 1 - c c^T)`` about ``O``."""
+    m = link.inertial.mass
+    c = la.add(origin, la.matvec(rot, link.inertial.com))
+    i_c = la.rotate_tensor(rot, link.inertial.inertia)
+    return m, la.scale(m, c), la.mat_add(i_c, la.point_mass_tensor(m, c)), c, i_c
+
+
+def inertia_times(inertia, motion):
+    """``I u`` for an inertia ``(m, h, Ibar)`` and a motion ``(w, v)``: a force."""
+    m, h, ibar = inertia
+    w, v = motion
+    return (la.add(la.matvec(ibar, w), la.cross(h, v)),
+            la.sub(la.scale(m, v), la.cross(h, w)))
+
+
+def pair(motion, force):
+    """The scalar product ``u · f`` of a motion and a force (power)."""
+    return la.dot(motion[0], force[0]) + la.dot(motion[1], force[1])
+
+
+def cross_motion(a, b):
+    """``a × b`` for motions (Featherstone's ``crm``)."""
+    return la.cross(a[0], b[0]), la.add(la.cross(a[0], b[1]), la.cross(a[1], b[0]))
+
+
+def cross_force(a, f):
+    """``a ×* f`` for a motion ``a`` and a force ``f`` (Featherstone's ``crf``)."""
+    return la.add(la.cross(a[0], f[0]), la.cross(a[1], f[1])), la.cross(a[0], f[1])
+
+
+def add_inertia(a, b):
+    return a[0] + b[0], la.add(a[1], b[1]), la.mat_add(a[2], b[2])
+
+
+def add_pair(a, b):
+    return la.add(a[0], b[0]), la.add(a[1], b[1])
+
+
+def scale_pair(s, a):
+    return la.scale(s, a[0]), la.scale(s, a[1])
+
+
+def composite(items, add):
+    """Suffix sums ``sum_{k >= i} items[k]`` (composite bodies of a chain)."""
+    out = list(items)
+    for i in reversed(range(len(out) - 1)):
+        out[i] = add(out[i], out[i + 1])
+    return out
+
+
+def base_frame_terms(chain: Chain, poses):
+    """Motion axes ``S_i`` and base-frame inertias of every link."""
+    axes = [motion_subspace(link.joint, rot, o) for link, (rot, o) in zip(chain.links, poses)]
+    bodies = [body_inertia(link, rot, o) for link, (rot, o) in zip(chain.links, poses)]
+    return axes, bodies

@@ -1,0 +1,249 @@
+"""The robot description: a serial chain of links, each moved by one joint.
+
+This is the model the algorithms read (Pinocchio's ``Model``): it holds no
+state and no caches. Conventions (those of Pinocchio and URDF):
+
+* Link ``i``'s frame is its joint's frame: the joint frame is placed in the
+  parent link's frame by the constant ``joint.placement`` and then moved by the
+  joint, a rotation by ``q_i + offset`` about ``joint.axis`` (revolute) or a
+  translation by ``q_i + offset`` along it (prismatic). The axis is a unit
+  vector in the joint frame, so it reads the same in the link frame.
+* ``inertial`` (mass, centre of mass, inertia tensor about the centre of mass)
+  and everything else of a link is expressed in its link frame.
+* ``tip`` places the end-effector frame in the last link's frame.
+
+DH tables (:mod:`robodyn.model.dh`) and URDF files are two ways of filling
+this structure. Every number is a SymPy expression in a symbolic model and a
+float in the numeric model made by :meth:`Chain.evaluate`; the algorithms
+work on both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from .. import linalg3 as la
+from ..errors import ModelError
+
+REVOLUTE = "revolute"
+PRISMATIC = "prismatic"
+JOINT_TYPES = (REVOLUTE, PRISMATIC)
+
+
+@dataclass(frozen=True)
+class Transform:
+    """A rigid transform ``x -> rotation @ x + translation`` (3x3 rows, 3-vector)."""
+
+    rotation: la.Mat3 = la.IDENTITY3
+    translation: la.Vec3 = la.ZERO3
+
+    def __matmul__(self, other: Transform) -> Transform:
+        return Transform(
+            la.matmul(self.rotation, other.rotation),
+            la.add(la.matvec(self.rotation, other.translation), self.translation),
+        )
+
+    def apply(self, point: la.Vec3) -> la.Vec3:
+        return la.add(la.matvec(self.rotation, point), self.translation)
+
+    def map(self, f) -> Transform:
+        return Transform(_map(f, self.rotation), _map(f, self.translation))
+
+    @staticmethod
+    def rot_x(angle) -> Transform:
+        c, s = sp.cos(angle), sp.sin(angle)
+        return Transform(((1, 0, 0), (0, c, -s), (0, s, c)))
+
+    @staticmethod
+    def rot_z(angle) -> Transform:
+        c, s = sp.cos(angle), sp.sin(angle)
+        return Transform(((c, -s, 0), (s, c, 0), (0, 0, 1)))
+
+    @staticmethod
+    def trans(x=0, y=0, z=0) -> Transform:
+        return Transform(la.IDENTITY3, (x, y, z))
+
+    @staticmethod
+    def from_rpy(xyz, rpy) -> Transform:
+        """URDF ``<origin xyz rpy>``: ``R = Rz(yaw) Ry(pitch) Rx(roll)``."""
+        roll, pitch, yaw = rpy
+        cr, sr, cp, spi, cy, sy = (
+            sp.cos(roll), sp.sin(roll), sp.cos(pitch), sp.sin(pitch), sp.cos(yaw), sp.sin(yaw)
+        )
+        rot = (
+            (cy * cp, cy * spi * sr - sy * cr, cy * spi * cr + sy * sr),
+            (sy * cp, sy * spi * sr + cy * cr, sy * spi * cr - cy * sr),
+            (-spi, cp * sr, cp * cr),
+        )
+        return Transform(rot, tuple(xyz))
+
+
+@dataclass(frozen=True)
+class Joint:
+    """One joint: ``type`` revolute or prismatic, unit ``axis`` in the joint frame,
+    ``offset`` added to the joint variable, ``placement`` of the joint frame in the
+    parent link frame (at zero joint value)."""
+
+    type: str
+    axis: la.Vec3 = (0, 0, 1)
+    offset: Any = 0
+    placement: Transform = field(default_factory=Transform)
+    name: str = ""
+    limits: tuple | None = None  # (lower, upper, velocity, effort), if known
+
+
+@dataclass(frozen=True)
+class Inertial:
+    """Mass, centre of mass and inertia tensor about the centre of mass (link frame)."""
+
+    mass: Any = 0
+    com: la.Vec3 = (0, 0, 0)
+    inertia: la.Mat3 = ((0, 0, 0), (0, 0, 0), (0, 0, 0))
+
+
+@dataclass(frozen=True)
+class Friction:
+    """Joint friction ``tau_f = viscous * qd + coulomb * sign(qd)``."""
+
+    viscous: Any = 0
+    coulomb: Any = 0
+
+
+@dataclass(frozen=True)
+class Link:
+    """A body moved by its joint (see the module docstring for the frames)."""
+
+    name: str
+    joint: Joint
+    inertial: Inertial = field(default_factory=Inertial)
+    friction: Friction = field(default_factory=Friction)
+
+
+@dataclass(frozen=True)
+class Chain:
+    """A serial chain: links from base to tip, gravity in the base frame, the
+    end-effector frame in the last link frame."""
+
+    links: tuple[Link, ...]
+    gravity: la.Vec3
+    tip: Transform = field(default_factory=Transform)
+
+    @property
+    def dof(self) -> int:
+        return len(self.links)
+
+    def free_symbols(self) -> set[sp.Symbol]:
+        out: set[sp.Symbol] = set()
+        _walk(self, lambda x: out.update(x.free_symbols) if isinstance(x, sp.Basic) else None)
+        return out
+
+    def map(self, f) -> Chain:
+        """A copy with ``f`` applied to every number (not to names and types)."""
+        return _map_dataclass(f, self)
+
+    def subs(self, values: Mapping[sp.Symbol, Any]) -> Chain:
+        """Substitute numbers or expressions for symbols, keeping SymPy types."""
+        return self.map(lambda x: sp.sympify(x).xreplace(values) if isinstance(x, sp.Basic) else x)
+
+    def evaluate(self, values: Mapping[str, float], source: str = "model") -> Chain:
+        """The numeric chain: every number a Python float, checked for physics.
+
+        Raises :class:`ModelError` naming the first symbol without a value, or
+        the first link whose mass or inertia is not physical.
+        """
+        table = {sp.Symbol(k): sp.Float(v) for k, v in values.items()}
+        missing = sorted(str(s) for s in self.free_symbols() if s not in table)
+        if missing:
+            raise ModelError(
+                f"{source}: no value for symbol(s) {', '.join(missing)}; pass them with "
+                f"robot.with_values({missing[0]}=...) or list them under 'values:' in the model file"
+            )
+
+        def to_float(x):
+            if isinstance(x, sp.Basic):
+                x = x.xreplace(table)
+                try:
+                    return float(x)
+                except TypeError:
+                    raise ModelError(f"{source}: {x} does not evaluate to a real number") from None
+            return float(x)
+
+        numeric = self.map(to_float)
+        check_physical(numeric, source)
+        return numeric
+
+
+def check_physical(chain: Chain, source: str = "model", tol: float = 1e-9) -> None:
+    """Mass >= 0; inertia symmetric, positive semi-definite, triangle inequality;
+    friction >= 0; unit joint axes. ``chain`` must be numeric."""
+    for i, link in enumerate(chain.links):
+        where = f"{source}: links[{i}]"
+        m = link.inertial.mass
+        if not m >= 0:
+            raise ModelError(f"{where}.mass: {m:g} is negative; a mass must be >= 0")
+        inertia = np.array(link.inertial.inertia, dtype=float)
+        scale = max(1.0, float(np.abs(inertia).max()))
+        if not np.allclose(inertia, inertia.T, atol=tol * scale, rtol=0):
+            raise ModelError(f"{where}.inertia: not symmetric ({inertia.tolist()})")
+        eig = np.linalg.eigvalsh(inertia)
+        if eig[0] < -tol * scale:
+            raise ModelError(
+                f"{where}.inertia: not positive semi-definite (eigenvalues "
+                f"{', '.join(f'{e:.6g}' for e in eig)}); the principal moments of inertia "
+                "must be >= 0"
+            )
+        a, b, c = eig
+        if a + b < c - tol * scale:
+            raise ModelError(
+                f"{where}.inertia: principal moments {a:.6g}, {b:.6g}, {c:.6g} break the triangle "
+                f"inequality ({a:.6g} + {b:.6g} < {c:.6g}); no rigid body has this inertia"
+            )
+        if m == 0 and np.abs(inertia).max() == 0:
+            pass  # a massless link is allowed (e.g. a wrist frame), as long as M stays regular
+        for name in ("viscous", "coulomb"):
+            value = getattr(link.friction, name)
+            if not value >= 0:
+                raise ModelError(f"{where}.friction.{name}: {value:g} is negative; must be >= 0")
+        norm = float(np.linalg.norm(link.joint.axis))
+        if abs(norm - 1) > 1e-6:
+            raise ModelError(f"{where}.joint.axis: {link.joint.axis} is not a unit vector")
+
+
+def _map(f, x):
+    if isinstance(x, tuple):
+        return tuple(_map(f, e) for e in x)
+    return f(x)
+
+
+def _map_dataclass(f, obj):
+    changes = {}
+    for fl in fields(obj):
+        value = getattr(obj, fl.name)
+        if fl.name in ("name", "type"):
+            continue
+        if hasattr(value, "__dataclass_fields__"):
+            changes[fl.name] = _map_dataclass(f, value)
+        elif fl.name == "links":
+            changes[fl.name] = tuple(_map_dataclass(f, link) for link in value)
+        elif fl.name == "limits":
+            continue
+        else:
+            changes[fl.name] = _map(f, value)
+    return replace(obj, **changes)
+
+
+def _walk(obj, f):
+    if hasattr(obj, "__dataclass_fields__"):
+        for fl in fields(obj):
+            if fl.name not in ("name", "type", "limits"):
+                _walk(getattr(obj, fl.name), f)
+    elif isinstance(obj, tuple):
+        for e in obj:
+            _walk(e, f)
+    else:
+        f(obj)

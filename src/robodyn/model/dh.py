@@ -1,0 +1,92 @@
+"""Denavit–Hartenberg geometry, standard or modified, as a :class:`Chain`.
+
+* ``standard`` (Siciliano §2.8, Spong): ``A_i = Rz(theta_i) Tz(d_i) Tx(a_i) Rx(alpha_i)``;
+  frame ``i`` sits at the distal end of link ``i`` and joint ``i`` moves about or
+  along ``z_{i-1}``.
+* ``modified`` (Craig §3.4, the frames of the Newton–Euler lecture):
+  ``A_i = Rx(alpha_{i-1}) Tx(a_{i-1}) Rz(theta_i) Tz(d_i)``; frame ``i`` sits on joint
+  ``i``'s axis. Each row gives the ``a``, ``alpha`` that precede its joint.
+
+For a revolute joint ``theta`` is a constant offset added to the joint variable,
+for a prismatic joint ``d`` is.
+
+In a :class:`Chain` a link frame is its joint frame. With modified DH that is
+the DH frame itself. With standard DH the link frame ``i`` of the chain is frame
+``i-1`` moved by joint ``i`` (same origin, ``z`` along joint ``i``), and the
+constant ``X_i`` (``Tz(d_i) Tx(a_i) Rx(alpha_i)`` for a revolute joint) leads
+from it to DH frame ``i``: centre of mass and inertia given in DH frame ``i``
+are carried over by ``X_i``, and ``X_n`` is the chain's tip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .. import linalg3 as la
+from .chain import PRISMATIC, REVOLUTE, Chain, Friction, Inertial, Joint, Link, Transform
+
+STANDARD = "standard"
+MODIFIED = "modified"
+CONVENTIONS = (STANDARD, MODIFIED)
+
+
+@dataclass(frozen=True)
+class DHRow:
+    """One row of a DH table (SymPy expressions); ``joint`` is revolute or prismatic."""
+
+    joint: str
+    a: object = 0
+    alpha: object = 0
+    d: object = 0
+    theta: object = 0
+
+    @property
+    def offset(self):
+        return self.theta if self.joint == REVOLUTE else self.d
+
+
+def dh_chain(
+    convention: str,
+    rows: Sequence[DHRow],
+    inertials: Sequence[Inertial],
+    frictions: Sequence[Friction],
+    gravity: la.Vec3,
+    names: Sequence[str] | None = None,
+) -> Chain:
+    """Build the chain of a DH table; ``inertials`` are given in the DH link frames."""
+    names = names or [f"link{i + 1}" for i in range(len(rows))]
+    links = []
+    carry = Transform()  # from the previous chain link frame to where this joint frame starts
+    for row, inertial, friction, name in zip(rows, inertials, frictions, names, strict=True):
+        if convention == MODIFIED:
+            placement = Transform.rot_x(row.alpha) @ Transform.trans(x=row.a)
+            placement = placement @ (
+                Transform.trans(z=row.d) if row.joint == REVOLUTE else Transform.rot_z(row.theta)
+            )
+            after = Transform()
+        else:
+            placement = carry
+            after = Transform.trans(z=row.d) if row.joint == REVOLUTE else Transform.rot_z(row.theta)
+            after = after @ Transform.trans(x=row.a) @ Transform.rot_x(row.alpha)
+        joint = Joint(type=row.joint, axis=(0, 0, 1), offset=row.offset, placement=placement,
+                      name=f"joint{len(links) + 1}")
+        links.append(Link(name=name, joint=joint, inertial=_moved(inertial, after),
+                          friction=friction))
+        carry = after
+    tip = carry if convention == STANDARD else Transform()
+    return Chain(links=tuple(links), gravity=tuple(gravity), tip=tip)
+
+
+def _moved(inertial: Inertial, x: Transform) -> Inertial:
+    """Inertial data given in frame B, expressed in frame A where ``x`` maps B to A."""
+    if x == Transform():
+        return inertial
+    return Inertial(
+        mass=inertial.mass,
+        com=x.apply(inertial.com),
+        inertia=la.rotate_tensor(x.rotation, inertial.inertia),
+    )
+
+
+__all__ = ["DHRow", "dh_chain", "STANDARD", "MODIFIED", "CONVENTIONS", "REVOLUTE", "PRISMATIC"]
