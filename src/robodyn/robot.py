@@ -154,6 +154,14 @@ class Robot:
         return self._run("forward_dynamics", ("q", q), ("qd", qd), ("tau", tau),
                          out_shape=(self.dof,))
 
+    # -- closed forms ---------------------------------------------------------------
+    def equations(self, method: str = "lagrange", **options):
+        """The equations of motion in closed form (SymPy), by ``method`` ``"lagrange"``
+        (Lagrange–Euler) or ``"newton-euler"``; see :mod:`robodyn.symbolic`."""
+        from .symbolic import equations
+
+        return equations(self, method=method, **options)
+
     # -- kinematics ---------------------------------------------------------------
     def forward_kinematics(self, q) -> np.ndarray:
         """Pose of the end-effector frame in the base frame, ``(..., 4, 4)``."""
