@@ -1,0 +1,34 @@
+# Quickstart: `make demo` and `make test` work on a fresh machine with Python 3.11+.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: demo test bench lint clean
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "robodyn needs Python 3.11 or newer; set PYTHON=python3.11 (or newer)")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	@touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	@touch $@ $(VENV)/.installed
+
+demo: $(VENV)/.installed
+	$(BIN)/robodyn demo
+
+test: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest
+
+bench: $(VENV)/.installed-dev
+	$(BIN)/python benchmarks/bench_dynamics.py
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check src tests benchmarks
+
+clean:
+	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache

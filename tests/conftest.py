@@ -1,0 +1,27 @@
+"""Shared helpers for the tests."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import robodyn as rd
+
+MODEL_NAMES = rd.models.names()
+
+
+def random_states(robot, n: int, seed: int = 0):
+    """``n`` random ``(q, qd, qdd)`` of a robot, shape ``(n, dof)`` each."""
+    rng = np.random.default_rng(seed)
+    q = rng.uniform(-np.pi, np.pi, size=(n, robot.dof))
+    for j, link in enumerate(robot.links):
+        if link.joint.type == "prismatic":
+            q[:, j] = rng.uniform(0.1, 1.0, size=n)
+    qd = rng.normal(size=(n, robot.dof))
+    qdd = rng.normal(size=(n, robot.dof))
+    return q, qd, qdd
+
+
+@pytest.fixture(scope="session")
+def robots():
+    return {name: rd.load(name) for name in MODEL_NAMES}

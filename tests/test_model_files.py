@@ -1,0 +1,189 @@
+"""Model files: the schema, expressions, and clear errors that name the field."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import robodyn as rd
+from robodyn.errors import InputError, ModelError
+from robodyn.model.expressions import parse_expression
+
+GOOD = """\
+name: test-arm
+dh: standard
+gravity: [0, -g, 0]
+links:
+  - joint: revolute
+    a: l1
+    mass: m1
+    com: [-l1/2, 0, 0]
+    inertia: [Ixx1, m1*l1**2/12, m1*l1**2/12, 0, 0, 0]
+    friction: {viscous: Fv1, coulomb: 0}
+  - joint: prismatic
+    alpha: pi/2
+    mass: m2
+    com: [0, 0, 0]
+values: {m1: 2.0, m2: 1.0, l1: 0.5, Ixx1: 0.001, Fv1: 0.1, g: 9.81}
+"""
+
+
+def write(tmp_path, text, name="arm.yaml"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_a_good_file_loads_with_symbols_and_values(tmp_path):
+    robot = rd.load(write(tmp_path, GOOD))
+    assert robot.name == "test-arm" and robot.dof == 2
+    assert {str(s) for s in robot.symbols} == {"m1", "m2", "l1", "Ixx1", "Fv1", "g"}
+    assert robot.values["m1"] == 2.0
+    link = robot.links[0]
+    # standard DH: the COM given in DH frame 1 (distal) is carried to the joint frame
+    assert sp.simplify(link.inertial.com[0] - sp.Symbol("l1") / 2) == 0
+
+
+def test_a_file_never_executes_code(tmp_path):
+    marker = tmp_path / "pwned"
+    text = GOOD.replace("mass: m1", f"mass: __import__('os').system('touch {marker}')")
+    with pytest.raises(ModelError, match=r"links\[0\]\.mass"):
+        rd.load(write(tmp_path, text))
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("expr", [
+    "__import__('os')", "m1.real", "m1[0]", "lambda: 1", "'text'", "m1 if g else m2",
+    "exp(m1)", "m1 < 2", "sqrt(m1, 2)", "(lambda x: x)(1)", "True",
+])
+def test_expressions_outside_the_grammar_are_rejected(expr):
+    with pytest.raises(ModelError, match=r"links\[3\]\.a"):
+        parse_expression(expr, "links[3].a")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("m2*l2**2/12", sp.Symbol("m2") * sp.Symbol("l2") ** 2 / 12),
+    ("pi/2", sp.pi / 2),
+    ("-sqrt(2)*cos(pi/4)", -sp.Integer(1)),
+    ("1e-3", sp.Float(1e-3)),
+    ("(a + b) * 2", 2 * (sp.Symbol("a") + sp.Symbol("b"))),
+    (3, sp.Integer(3)),
+    (0.25, sp.Float(0.25)),
+])
+def test_allowed_expressions(text, expected):
+    assert sp.simplify(parse_expression(text, "x") - expected) == 0
+
+
+@pytest.mark.parametrize("old, new, field", [
+    ("joint: revolute", "joint: spherical", r"links\[0\]\.joint: 'spherical' is not a joint type"),
+    ("com: [-l1/2, 0, 0]", "com: [-l1/2, 0]", r"links\[0\]\.com: expected a list of 3"),
+    ("inertia: [Ixx1, m1*l1**2/12, m1*l1**2/12, 0, 0, 0]", "inertia: [1, 2, 3, 0, 0]",
+     r"links\[0\]\.inertia: expected \[xx, yy, zz, xy, xz, yz\]"),
+    ("gravity: [0, -g, 0]", "gravity: [0, -g]", r"gravity: expected a list of 3"),
+    ("    mass: m1\n", "    mass: m1 +* 2\n", r"links\[0\]\.mass: cannot parse 'm1 \+\* 2'"),
+    ("    mass: m1\n", "", r"links\[0\]\.mass: missing"),
+    ("dh: standard", "dh: craig", r"dh: 'craig' is not a DH convention"),
+    ("    a: l1\n", "    a: l1\n    lenght: 2\n", r"links\[0\]: unknown key\(s\) 'lenght'"),
+    ("friction: {viscous: Fv1, coulomb: 0}", "friction: {viscose: Fv1}",
+     r"links\[0\]\.friction: unknown key\(s\) 'viscose'"),
+    ("m2: 1.0", "m2: heavy", r"values\.m2: 'heavy' must be a number"),
+    ("    mass: m2\n", "    mass: q1\n", r"'q1' is reserved"),
+])
+def test_schema_errors_name_the_field(tmp_path, old, new, field):
+    assert old in GOOD
+    with pytest.raises(ModelError, match=field):
+        rd.load(write(tmp_path, GOOD.replace(old, new, 1)))
+
+
+@pytest.mark.parametrize("values, field", [
+    ("m1: -2.0", r"links\[0\]\.mass: -2 is negative"),
+    ("Ixx1: -0.5", r"links\[0\]\.inertia: not positive semi-definite \(eigenvalues"),
+    ("Ixx1: 0.2", r"links\[0\]\.inertia: principal moments .* break the triangle inequality"),
+    ("Fv1: -1.0", r"links\[0\]\.friction\.viscous: -1 is negative"),
+])
+def test_non_physical_values_are_errors(tmp_path, values, field):
+    key = values.split(":")[0]
+    default = {"m1": "2.0", "Ixx1": "0.001", "Fv1": "0.1"}[key]
+    text = GOOD.replace(f"{key}: {default}", values)
+    assert text != GOOD
+    with pytest.raises(ModelError, match=field):
+        rd.load(write(tmp_path, text))
+
+
+def test_inertia_as_a_3x3_list_must_be_symmetric(tmp_path):
+    text = GOOD.replace("inertia: [Ixx1, m1*l1**2/12, m1*l1**2/12, 0, 0, 0]",
+                        "inertia: [[1, 0.1, 0], [0.2, 1, 0], [0, 0, 1]]")
+    with pytest.raises(ModelError, match=r"links\[0\]\.inertia: not symmetric: \[0\]\[1\]"):
+        rd.load(write(tmp_path, text))
+    ok = GOOD.replace("inertia: [Ixx1, m1*l1**2/12, m1*l1**2/12, 0, 0, 0]",
+                      "inertia: [[0.1, 0, 0], [0, 0.2, 0], [0, 0, 0.2]]")
+    assert rd.load(write(tmp_path, ok)).dof == 2
+
+
+def test_a_symbol_without_value_is_an_error_when_numbers_are_needed(tmp_path):
+    robot = rd.load(write(tmp_path, GOOD.replace("m2: 1.0, ", "")))
+    assert "m2" not in robot.values  # symbolic use is fine
+    with pytest.raises(ModelError, match=r"no value for symbol\(s\) m2; pass them with "
+                                         r"robot.with_values\(m2=...\)"):
+        robot.mass_matrix(np.zeros(2))
+    assert robot.with_values(m2=1.5).mass_matrix(np.zeros(2)).shape == (2, 2)
+
+
+def test_with_values_returns_a_new_robot(tmp_path):
+    robot = rd.load(write(tmp_path, GOOD))
+    heavier = robot.with_values(m2=3.0)
+    also = robot.with_values({"m2": 3.0})
+    assert robot.values["m2"] == 1.0 and heavier.values["m2"] == 3.0
+    q = np.array([0.3, 0.4])
+    np.testing.assert_allclose(heavier.gravity_torques(q), also.gravity_torques(q))
+    # the prismatic link's mass is carried along its axis: tau2 grows with m2
+    assert not np.allclose(heavier.gravity_torques(q), robot.gravity_torques(q))
+    with pytest.raises(ModelError, match=r"'m9' is not a parameter of this model"):
+        robot.with_values(m9=1.0)
+    with pytest.raises(ModelError, match=r"m1 = 'x' is not a number"):
+        robot.with_values(m1="x")
+    with pytest.raises(ModelError, match=r"links\[0\]\.mass"):
+        robot.with_values(m1=-1.0).mass_matrix(q)
+
+
+def test_file_level_errors(tmp_path):
+    with pytest.raises(ModelError, match=r"no such model file"):
+        rd.load(tmp_path / "missing.yaml")
+    with pytest.raises(ModelError, match=r"not valid YAML at line 3"):
+        rd.load(write(tmp_path, "name: x\nlinks: [\n  - {joint: revolute\n"))
+    with pytest.raises(ModelError, match=r"links: expected a non-empty list"):
+        rd.load(write(tmp_path, "name: x\nlinks: []\n"))
+    with pytest.raises(ModelError, match=r"must be a mapping"):
+        rd.load(write(tmp_path, "- 1\n- 2\n"))
+    with pytest.raises(ModelError, match=r"not a built-in model"):
+        rd.load("planar-9r")
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda r: r.mass_matrix(np.zeros(3)), r"q: expected shape \(\.\.\., 2\)"),
+    (lambda r: r.inverse_dynamics(np.zeros((4, 2)), np.zeros((3, 2)), np.zeros(2)),
+     r"batch shapes do not broadcast"),
+    (lambda r: r.inverse_dynamics(np.zeros(2), np.zeros(2), [[1, 2], [3, np.nan]]),
+     r"qdd\[1, 1\] is nan \(NaN or infinite\)"),
+    (lambda r: r.gravity_torques([0.1, np.inf]), r"q\[1\] is inf"),
+    (lambda r: r.forward_dynamics(np.zeros(2), np.zeros(2), ["a", "b"]),
+     r"tau: expected an array of numbers"),
+    (lambda r: r.inverse_dynamics(np.zeros(2), np.zeros(2), np.zeros(2), h_e=np.zeros(3)),
+     r"h_e: expected shape \(\.\.\., 6\)"),
+    (lambda r: r.mass_matrix(5.0), r"q: expected shape"),
+])
+def test_bad_numeric_input_gets_a_clear_error(call, message):
+    robot = rd.load("planar-2r")
+    with pytest.raises(InputError, match=message):
+        call(robot)
+
+
+def test_every_builtin_model_loads_and_is_described():
+    for name in rd.models.names():
+        robot = rd.load(name)
+        assert robot.name == name
+        assert robot.description, f"{name} has no description"
+        assert set(robot.values) >= {str(s) for s in robot.symbols}
