@@ -173,7 +173,7 @@ class Chain:
                     raise ModelError(f"{source}: {x} does not evaluate to a real number") from None
             return float(x)
 
-        numeric = self.map(to_float)
+        numeric = _snap_rotations(self.map(to_float))
         check_physical(numeric, source)
         return numeric
 
@@ -212,6 +212,31 @@ def check_physical(chain: Chain, source: str = "model", tol: float = 1e-9) -> No
         norm = float(np.linalg.norm(link.joint.axis))
         if abs(norm - 1) > 1e-6:
             raise ModelError(f"{where}.joint.axis: {link.joint.axis} is not a unit vector")
+
+
+#: Rotation entries and axis components this close to 0 or +-1 are taken as exact
+#: (URDF files write pi/2 as 1.57079632679; its cosine 5e-12 is rounding, not geometry).
+#: Exact zeros let the generated code skip whole products.
+SNAP = 1e-11
+
+
+def _snap(x: float) -> float:
+    for exact in (0.0, 1.0, -1.0):
+        if abs(x - exact) < SNAP:
+            return exact
+    return x
+
+
+def _snap_rotations(chain: Chain) -> Chain:
+    def snapped(t: Transform) -> Transform:
+        return Transform(_map(_snap, t.rotation), t.translation)
+
+    links = tuple(
+        replace(link, joint=replace(link.joint, placement=snapped(link.joint.placement),
+                                    axis=_map(_snap, link.joint.axis)))
+        for link in chain.links
+    )
+    return replace(chain, links=links, tip=snapped(chain.tip))
 
 
 def _map(f, x):
