@@ -79,3 +79,13 @@ def test_numpy_backend_equals_numba_backend(kind):
     a = Kernel(robot.numeric_chain, kind, which="numba")(*inputs)
     b = Kernel(robot.numeric_chain, kind, which="numpy")(*inputs)
     np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_robots_pickle_without_their_compiled_kernels():
+    import pickle
+
+    robot = rd.load("planar-2r")
+    q = np.array([0.1, 0.2])
+    before = robot.mass_matrix(q)
+    clone = pickle.loads(pickle.dumps(robot))
+    np.testing.assert_allclose(clone.mass_matrix(q), before, rtol=1e-15)

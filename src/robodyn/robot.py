@@ -87,6 +87,13 @@ class Robot:
             new[key] = float(value)
         return _replace(self, _values=tuple(sorted(new.items())))
 
+    def __getstate__(self):
+        # compiled kernels and the numeric chain are caches: rebuilt after unpickling
+        return {k: v for k, v in self.__dict__.items() if k not in ("_kernels", "numeric_chain")}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
     def __repr__(self) -> str:
         joints = "".join("R" if link.joint.type == "revolute" else "P" for link in self.links)
         return f"Robot({self.name!r}, dof={self.dof}, joints={joints})"
@@ -105,8 +112,12 @@ class Robot:
         return kernel
 
     def _run(self, kind: str, *arrays, out_shape: tuple = ()):
-        inputs, batch = _batch(self.dof, arrays)
-        out = self._kernel(kind)(*inputs, batch_shape=batch)
+        kernel = self.__dict__.get("_kernels", {}).get(kind) or self._kernel(kind)
+        one = _single_state(self.chain.dof, arrays)
+        if one is not None:  # fast path for one state: simulation loops call this
+            return kernel.single(*one).reshape(out_shape)
+        inputs, batch = _batch(self.chain.dof, arrays)
+        out = kernel(*inputs, batch_shape=batch)
         return out.reshape(batch + out_shape) if batch else out.reshape(out_shape)
 
     # -- dynamics -----------------------------------------------------------------
@@ -175,12 +186,30 @@ class Robot:
         return self._run("jacobian", ("q", q), out_shape=(6, self.dof))
 
     def _wrench_torques(self, q, h_e) -> np.ndarray:
+        """``J(q)^T h_e``, batched and chunked so that the Jacobians of a huge batch are
+        never held at once."""
         h = _as_array("h_e", h_e)
-        if h.shape[-1:] != (6,):
+        if h.ndim == 0 or h.shape[-1] != 6:
             raise InputError(f"h_e: expected shape (..., 6) (force, moment in the base frame), "
                              f"got {h.shape}")
-        jac = self.jacobian(q)
-        return np.einsum("...ij,...i->...j", jac, h)
+        q = _as_array("q", q)
+        n = self.chain.dof
+        try:
+            batch = np.broadcast_shapes(q.shape[:-1], h.shape[:-1])
+        except ValueError:
+            raise InputError(f"batch shapes do not broadcast: q {q.shape}, h_e {h.shape}") from None
+        qf = np.broadcast_to(q, batch + (n,)).reshape(-1, n)
+        hf = np.broadcast_to(h, batch + (6,)).reshape(-1, 6)
+        out = np.empty((qf.shape[0], n))
+        for start in range(0, qf.shape[0], _WRENCH_CHUNK):
+            stop = start + _WRENCH_CHUNK
+            jac = self.jacobian(qf[start:stop])
+            out[start:stop] = np.einsum("kij,ki->kj", jac, hf[start:stop])
+        return out.reshape(batch + (n,))
+
+
+#: Samples per chunk when applying a contact wrench (bounds the Jacobians held at once).
+_WRENCH_CHUNK = 65536
 
 
 def _replace(robot: Robot, **changes) -> Robot:
@@ -195,6 +224,17 @@ def _as_array(name: str, value) -> np.ndarray:
     except (TypeError, ValueError):
         raise InputError(f"{name}: expected an array of numbers, got {value!r}") from None
     return arr
+
+
+def _single_state(dof: int, named) -> list[np.ndarray] | None:
+    """The inputs as ``(1, dof)`` views if each is one C-contiguous float64 state, else None."""
+    out = []
+    for _, value in named:
+        if type(value) is not np.ndarray or value.shape != (dof,) or value.dtype != np.float64 \
+                or not value.flags.c_contiguous:
+            return None
+        out.append(value.reshape(1, dof))
+    return out
 
 
 def _batch(dof: int, named) -> tuple[list[np.ndarray], tuple]:

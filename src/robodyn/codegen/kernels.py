@@ -13,12 +13,14 @@ threads a large batch is split over (default: all cores).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import os
 import sys
 import tempfile
 import threading
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -108,6 +110,7 @@ _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 
 
+@functools.cache
 def _threads() -> int:
     env = os.environ.get("ROBODYN_NUM_THREADS")
     if env:
@@ -157,6 +160,32 @@ class Kernel:
                 load = _load_numba if self.backend == "numba" else _load_numpy
                 fn = _loaded[key] = load(self.source, digest)
         self.fn = fn
+        if self.backend == "numba":
+            self._compile_or_fall_back(tape, groups, outputs)
+
+    def _compile_or_fall_back(self, tape, groups, outputs) -> None:
+        """Compile now (not inside the first user call); if Numba cannot, warn and run
+        the NumPy flavour of the same program."""
+        probe = [np.zeros((1, width)) for _, width in self.groups]
+        try:
+            self.fn(*probe, np.empty((1, self.width)), 0, 0)
+        except Exception as exc:  # noqa: BLE001 - any compiler failure: fall back, loudly
+            warnings.warn(f"robodyn: Numba could not compile the {self.kind} kernel "
+                          f"({type(exc).__name__}: {exc}); using the NumPy backend",
+                          RuntimeWarning, stacklevel=3)
+            self.backend = "numpy"
+            self.source = numpy_source(tape, groups, outputs)
+            digest = hashlib.sha256(self.source.encode()).hexdigest()[:24]
+            self.fn = _load_numpy(self.source, digest)
+
+    def single(self, *inputs: np.ndarray) -> np.ndarray:
+        """One state: ``(1, k)`` inputs, ``(1, m)`` output, no thread pool."""
+        if self.backend != "numba":
+            return self(*inputs)
+        out = np.empty((1, self.width))
+        if self.fn(*inputs, out, 0, 1) >= 0:
+            raise _not_finite(self.groups, inputs, 0, ())
+        return out
 
     def __call__(self, *inputs: np.ndarray, batch_shape: tuple = ()) -> np.ndarray:
         """Run on ``(N, k)`` C-contiguous float64 inputs; ``batch_shape`` (whose product
