@@ -112,8 +112,8 @@ def main() -> None:
          lambda: pin.aba(model, data, q0, qd0, tau0)),
     ]
     for label, ours, theirs in singles:
-        t_ours = median_time(lambda: [ours() for _ in range(calls)], args.repeats) / calls
-        t_pin = median_time(lambda: [theirs() for _ in range(calls)], args.repeats) / calls
+        t_ours = median_time(lambda f=ours: [f() for _ in range(calls)], args.repeats) / calls
+        t_pin = median_time(lambda f=theirs: [f() for _ in range(calls)], args.repeats) / calls
         print(f"| {label} | {t_ours * 1e6:.2f} | {t_pin * 1e6:.2f} | {t_ours / t_pin:.1f}x "
               f"| <= 5x |")
 

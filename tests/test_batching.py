@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import robodyn as rd
-from robodyn.codegen.kernels import Kernel
 from conftest import random_states
+from robodyn.codegen.kernels import Kernel
 
 FUNCTIONS = {
     "inverse_dynamics": (lambda r, q, qd, qdd: r.inverse_dynamics(q, qd, qdd), ()),

@@ -122,14 +122,15 @@ class Robot:
 
     # -- dynamics -----------------------------------------------------------------
     def inverse_dynamics(self, q, qd, qdd, h_e=None) -> np.ndarray:
-        """Joint torques ``tau = M(q) qdd + C(q, qd) qd + F_v qd + F_s sign(qd) + g(q) + J^T(q) h_e``.
+        """Joint torques ``tau = M qdd + C qd + F_v qd + F_s sign(qd) + g + J^T h_e``.
 
         Recursive Newton–Euler (:func:`robodyn.dynamics.rnea.rnea`) plus friction.
         ``h_e``: the wrench ``(f, mu)`` (6 numbers, base frame, moment about the
         end-effector origin) that the end effector exerts on the environment
         (Siciliano eq. 7.83, seed 002). Shapes ``(..., dof)`` -> ``(..., dof)``.
         """
-        tau = self._run("inverse_dynamics", ("q", q), ("qd", qd), ("qdd", qdd), out_shape=(self.dof,))
+        tau = self._run("inverse_dynamics", ("q", q), ("qd", qd), ("qdd", qdd),
+                        out_shape=(self.dof,))
         if h_e is not None:
             tau = tau + self._wrench_torques(q, h_e)
         return tau

@@ -161,7 +161,8 @@ class Chain:
         if missing:
             raise ModelError(
                 f"{source}: no value for symbol(s) {', '.join(missing)}; pass them with "
-                f"robot.with_values({missing[0]}=...) or list them under 'values:' in the model file"
+                f"robot.with_values({missing[0]}=...) or list them under 'values:' in the "
+                "model file"
             )
 
         def to_float(x):

@@ -67,7 +67,8 @@ def dh_chain(
             after = Transform()
         else:
             placement = carry
-            after = Transform.trans(z=row.d) if row.joint == REVOLUTE else Transform.rot_z(row.theta)
+            revolute = row.joint == REVOLUTE
+            after = Transform.trans(z=row.d) if revolute else Transform.rot_z(row.theta)
             after = after @ Transform.trans(x=row.a) @ Transform.rot_x(row.alpha)
         joint = Joint(type=row.joint, axis=(0, 0, 1), offset=row.offset, placement=placement,
                       name=f"joint{len(links) + 1}")

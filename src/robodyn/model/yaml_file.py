@@ -104,7 +104,8 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
         rows.append(DHRow(joint, *(parse_expression(entry.get(k, 0), f"{field}.{k}")
                                    for k in ("a", "alpha", "d", "theta"))))
         if "mass" not in entry:
-            raise ModelError(f"{field}.mass: missing; every link needs a mass (0 for a massless link)")
+            raise ModelError(f"{field}.mass: missing; every link needs a mass "
+                             "(0 for a massless link)")
         mass = parse_expression(entry["mass"], f"{field}.mass")
         com = _vector(entry.get("com", [0, 0, 0]), f"{field}.com", 3)
         inertia = _inertia(entry.get("inertia", [0, 0, 0, 0, 0, 0]), f"{field}.inertia")

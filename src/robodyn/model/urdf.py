@@ -1,0 +1,499 @@
+"""URDF files: the serial chain between two links of a robot tree, as a :class:`Robot`.
+
+URDF is plain XML, read here with the standard library's
+:mod:`xml.etree.ElementTree`. Only what the dynamics needs is read: links,
+joints, ``<origin xyz rpy>``, ``<axis>``, ``<inertial>``, ``<limit>`` and
+``<dynamics>``. Meshes, visuals, collisions, materials, transmissions and
+Gazebo tags are never opened (no mesh file has to exist).
+
+From the tree of links and joints, :func:`load_urdf` takes the path from
+``base`` (default: the root link) to ``tip`` (default: the only leaf):
+
+* every revolute, continuous or prismatic joint on the path is a joint of the
+  chain (``continuous`` is a revolute joint without position limits); its link
+  frame is the URDF child link frame, as in :mod:`robodyn.model.chain`;
+* every other body is rigidly merged into the chain body it hangs from: links
+  behind ``fixed`` joints, and the bodies behind movable joints that leave the
+  path (a gripper's fingers, a branch beside the chain), which are held at
+  ``q = 0`` and named in ``robot.locked``. Bodies beyond the tip merge into the
+  last moving link. Bodies that hang from the base without a moving joint in
+  between do not move and are left out. A merge adds masses, moves the centre of
+  mass to the mass-weighted mean and adds the inertias about it (parallel-axis
+  theorem), all in the receiving link frame;
+* the end-effector frame is the ``tip`` link's frame: the chain's ``tip``
+  transform is the identity when ``tip`` is moved by its own joint, and the
+  constant placement of ``tip`` in the last moving link otherwise (e.g. a
+  ``tool0`` on a fixed joint).
+
+Gravity is ``(0, 0, -g)`` in the base link frame with ``g = 9.81`` (as in the
+YAML models). ``<dynamics damping friction>`` become viscous and Coulomb
+friction; ``<limit lower upper velocity effort>`` is kept in ``Joint.limits``.
+
+Mass rule: a link moved by a joint (a joint of the chain or a locked joint)
+must have an ``<inertial>`` element, or the file is rejected (a forgotten
+inertial would silently give zero torques); ``allow_massless=True`` accepts it
+as massless. Links hung on ``fixed`` joints may omit it: they are frames such as
+``tool0`` or ``ee_link`` and add nothing. The links of the fixed base never
+matter.
+"""
+
+from __future__ import annotations
+
+import math
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import sympy as sp
+
+from ..errors import ModelError
+from .chain import PRISMATIC, REVOLUTE, Chain, Friction, Inertial, Joint, Link, Transform
+from .expressions import symbol
+
+#: URDF joint types and what they become in the chain (None: not supported in it).
+_MOVING = {"revolute": REVOLUTE, "continuous": REVOLUTE, "prismatic": PRISMATIC}
+_UNSUPPORTED = ("floating", "planar")
+_ALL_TYPES = (*_MOVING, "fixed", *_UNSUPPORTED)
+GRAVITY = 9.81
+
+
+@dataclass(frozen=True)
+class _Body:
+    """A URDF ``<inertial>``: mass, centre of mass and inertia about it, in the link frame."""
+
+    mass: float
+    com: np.ndarray
+    inertia: np.ndarray
+
+
+@dataclass(frozen=True)
+class _Joint:
+    name: str
+    type: str
+    parent: str
+    child: str
+    origin: np.ndarray  # 4x4, the child (joint) frame in the parent link frame
+    axis: np.ndarray
+    limits: tuple | None
+    damping: float
+    friction: float
+    mimic: bool
+
+
+def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
+              allow_massless: bool = False):
+    """Load the serial chain of a URDF file from ``base`` to ``tip`` as a :class:`Robot`.
+
+    ``base``: the link fixed to the world (default: the root link). ``tip``: the
+    end-effector link (default: the only leaf; a tree with several leaves needs
+    it). ``allow_massless``: accept moving links without ``<inertial>`` as
+    massless. See the module docstring for what is merged and locked.
+
+    Raises :class:`ModelError` naming the link or joint at fault.
+    """
+    from ..robot import Robot  # noqa: PLC0415 - robot.py imports this module lazily
+
+    path = Path(path)
+    source = str(path)
+    root = _read_xml(path)
+    name = root.get("name") or path.stem
+    bodies, frames = _read_links(root, source)
+    joints = _read_joints(root, source, frames)
+
+    child_joints: dict[str, list[_Joint]] = {link: [] for link in frames}
+    parent_joint: dict[str, _Joint] = {}
+    for joint in joints:
+        if joint.child in parent_joint:
+            other = parent_joint[joint.child]
+            raise ModelError(
+                f"{source}: link {joint.child!r} has two parents (joints {other.name!r} and "
+                f"{joint.name!r}): a kinematic loop; URDF describes trees only, remove one joint"
+            )
+        parent_joint[joint.child] = joint
+        child_joints[joint.parent].append(joint)
+
+    _check_acyclic(source, frames, parent_joint)
+    base = _choose_base(source, frames, parent_joint, base)
+    subtree = _subtree(base, child_joints)
+    tip = _choose_tip(source, frames, subtree, child_joints, base, tip)
+    path_joints = _path(source, parent_joint, base, tip)
+    on_path = {j.name for j in path_joints}
+
+    for joint in path_joints:
+        if joint.type in _UNSUPPORTED:
+            raise ModelError(
+                f"{source}: joint {joint.name!r}: type {joint.type!r} on the chain from "
+                f"{base!r} to {tip!r} is not supported; a serial arm has revolute, continuous, "
+                f"prismatic and fixed joints (pass base=... to start the chain after it)"
+            )
+        if joint.mimic and joint.type in _MOVING:
+            raise ModelError(
+                f"{source}: joint {joint.name!r}: a <mimic> joint on the chain from {base!r} to "
+                f"{tip!r} is not supported; every joint of the chain must move on its own"
+            )
+    chain_joints = [j for j in path_joints if j.type in _MOVING]
+    if not chain_joints:
+        raise ModelError(
+            f"{source}: no revolute, continuous or prismatic joint between base {base!r} and tip "
+            f"{tip!r}; choose base and tip with moving joints between them"
+        )
+
+    # Walk the tree under the base: each link gets its owner (the index of the chain
+    # link whose body it joins, -1 for the fixed base) and its pose in the owner's frame.
+    index = {joint.name: k for k, joint in enumerate(chain_joints)}
+    owner: dict[str, int] = {base: -1}
+    pose: dict[str, np.ndarray] = {base: np.eye(4)}
+    placements: dict[int, np.ndarray] = {}
+    locked: list[str] = []
+    stack = [base]
+    while stack:
+        link = stack.pop()
+        for joint in child_joints[link]:
+            if joint.name in index:
+                owner[joint.child] = k = index[joint.name]
+                placements[k] = pose[link] @ joint.origin
+                pose[joint.child] = np.eye(4)
+            else:
+                if joint.type != "fixed":
+                    locked.append(joint.name)  # held at q = 0, where the joint is its origin
+                owner[joint.child] = owner[link]
+                pose[joint.child] = pose[link] @ joint.origin
+            stack.append(joint.child)
+
+    links = []
+    for k, joint in enumerate(chain_joints):
+        members = [link for link in subtree if owner[link] == k]
+        for link in members:
+            moved_by = parent_joint[link]
+            if bodies[link] is None and moved_by.type != "fixed" and not allow_massless:
+                raise ModelError(
+                    f"{source}: link {link!r} has no <inertial> but is moved by joint "
+                    f"{moved_by.name!r}; give it <inertial> (mass, origin, inertia), or pass "
+                    "allow_massless=True to treat it as massless"
+                )
+        mass, com, inertia = _merge(
+            [(pose[link], bodies[link]) for link in members if bodies[link] is not None]
+        )
+        placement = placements[k]
+        links.append(Link(
+            name=joint.child,
+            joint=Joint(
+                type=_MOVING[joint.type],
+                axis=_numbers(joint.axis),
+                placement=Transform(_numbers(placement[:3, :3]), _numbers(placement[:3, 3])),
+                name=joint.name,
+                limits=joint.limits,
+            ),
+            inertial=Inertial(_number(mass), _numbers(com), _numbers(inertia)),
+            friction=Friction(_number(joint.damping), _number(joint.friction)),
+        ))
+
+    tip_pose = pose[tip]
+    g = symbol("g")
+    chain = Chain(
+        links=tuple(links),
+        gravity=(0, 0, -g),
+        tip=Transform(_numbers(tip_pose[:3, :3]), _numbers(tip_pose[:3, 3])),
+    )
+    description = (
+        f"URDF {path.name}: {len(links)} joints from {base!r} to {tip!r}"
+        + (f"; locked at 0: {', '.join(locked)}" if locked else "")
+    )
+    robot = Robot(
+        name=name,
+        chain=chain,
+        _values=(("g", GRAVITY),),
+        convention=None,
+        description=description,
+        source=source,
+        locked=tuple(locked),
+    )
+    robot.numeric_chain  # noqa: B018 - evaluated for its physics checks, at load time
+    return robot
+
+
+# -- reading -------------------------------------------------------------------------
+def _read_xml(path: Path) -> ET.Element:
+    try:
+        root = ET.parse(path).getroot()
+    except OSError as exc:
+        raise ModelError(f"{path}: cannot read the URDF file ({exc.strerror or exc})") from None
+    except ET.ParseError as exc:
+        raise ModelError(f"{path}: not valid XML ({exc}); a URDF file is an XML document "
+                         "with a <robot> element") from None
+    if root.tag != "robot":
+        raise ModelError(f"{path}: the root element is <{root.tag}>, not <robot>; not a URDF file")
+    return root
+
+
+def _read_links(root: ET.Element, source: str):
+    bodies: dict[str, _Body | None] = {}
+    frames: list[str] = []
+    for element in root.findall("link"):
+        name = element.get("name")
+        if not name:
+            raise ModelError(f"{source}: a <link> has no name attribute; every link needs one")
+        if name in bodies:
+            raise ModelError(f"{source}: link {name!r} is defined twice; link names must be unique")
+        inertial = element.find("inertial")
+        bodies[name] = None if inertial is None else _read_inertial(inertial, f"{source}: link "
+                                                                    f"{name!r} <inertial>")
+        frames.append(name)
+    if not frames:
+        raise ModelError(f"{source}: the <robot> has no <link>; nothing to load")
+    return bodies, frames
+
+
+def _read_inertial(element: ET.Element, where: str) -> _Body:
+    frame = _origin(element.find("origin"), where)
+    mass_el = element.find("mass")
+    if mass_el is None:
+        raise ModelError(f"{where}: no <mass value=...>; an inertial needs a mass")
+    mass = _float(mass_el.get("value"), f"{where} <mass value>")
+    inertia_el = element.find("inertia")
+    if inertia_el is None:
+        raise ModelError(f"{where}: no <inertia ixx iyy izz ixy ixz iyz>; an inertial needs one")
+    xx, yy, zz, xy, xz, yz = (
+        _float(inertia_el.get(k), f"{where} <inertia {k}>")
+        for k in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")
+    )
+    about_com = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+    _check_body(mass, about_com, where)
+    rot = frame[:3, :3]
+    # the tensor is given in the inertial frame; the link frame sees R I R^T
+    return _Body(mass, frame[:3, 3].copy(), rot @ about_com @ rot.T)
+
+
+def _check_body(mass: float, inertia: np.ndarray, where: str) -> None:
+    """A URDF inertial must be physical: ``mass >= 0``, principal moments >= 0 that
+    satisfy the triangle inequality (Chain.evaluate checks the merged links again)."""
+    if not mass >= 0:
+        raise ModelError(f"{where} <mass value>: {mass:g} is negative; a mass must be >= 0")
+    eig = np.linalg.eigvalsh(inertia)
+    tol = 1e-9 * max(1.0, float(np.abs(inertia).max()))
+    if eig[0] < -tol:
+        raise ModelError(
+            f"{where} <inertia>: not positive semi-definite (eigenvalues "
+            f"{', '.join(f'{e:.6g}' for e in eig)}); the principal moments must be >= 0"
+        )
+    if eig[0] + eig[1] < eig[2] - tol:
+        raise ModelError(
+            f"{where} <inertia>: principal moments {eig[0]:.6g}, {eig[1]:.6g}, {eig[2]:.6g} "
+            "break the triangle inequality; no rigid body has this inertia"
+        )
+
+
+def _read_joints(root: ET.Element, source: str, frames: list[str]) -> list[_Joint]:
+    known = set(frames)
+    names: set[str] = set()
+    joints = []
+    for element in root.findall("joint"):
+        name = element.get("name")
+        if not name:
+            raise ModelError(f"{source}: a <joint> has no name attribute; every joint needs one")
+        if name in names:
+            raise ModelError(f"{source}: joint {name!r} is defined twice; joint names must be "
+                             "unique")
+        names.add(name)
+        where = f"{source}: joint {name!r}"
+        kind = element.get("type")
+        if kind not in _ALL_TYPES:
+            raise ModelError(f"{where}: type {kind!r} is not a URDF joint type; use one of "
+                             f"{', '.join(_ALL_TYPES)}")
+        ends = []
+        for tag in ("parent", "child"):
+            el = element.find(tag)
+            link = None if el is None else el.get("link")
+            if not link:
+                raise ModelError(f"{where}: no <{tag} link=...>; a joint connects two links")
+            if link not in known:
+                raise ModelError(f"{where}: <{tag} link={link!r}> names no <link> of the file")
+            ends.append(link)
+        axis = np.array([1.0, 0.0, 0.0])  # the URDF default
+        axis_el = element.find("axis")
+        if axis_el is not None and kind in _MOVING:
+            axis = _vector(axis_el.get("xyz"), f"{where} <axis xyz>")
+            norm = float(np.linalg.norm(axis))
+            if norm == 0:
+                raise ModelError(f"{where} <axis xyz>: the axis is zero; give a direction, "
+                                 "e.g. xyz=\"0 0 1\"")
+            axis = axis / norm
+        dynamics = element.find("dynamics")
+        damping = friction = 0.0
+        if dynamics is not None:
+            damping = _float(dynamics.get("damping", "0"), f"{where} <dynamics damping>")
+            friction = _float(dynamics.get("friction", "0"), f"{where} <dynamics friction>")
+            for label, value in (("damping", damping), ("friction", friction)):
+                if value < 0:
+                    raise ModelError(f"{where} <dynamics {label}>: {value:g} is negative; "
+                                     "friction coefficients must be >= 0")
+        joints.append(_Joint(
+            name=name, type=kind, parent=ends[0], child=ends[1],
+            origin=_origin(element.find("origin"), where),
+            axis=axis, limits=_limits(element.find("limit"), kind, where),
+            damping=damping, friction=friction, mimic=element.find("mimic") is not None,
+        ))
+    return joints
+
+
+def _limits(element: ET.Element | None, kind: str, where: str) -> tuple | None:
+    """``(lower, upper, velocity, effort)``: continuous joints have no position limits;
+    otherwise missing lower/upper are 0 (the URDF default), missing velocity/effort inf."""
+    if element is None:
+        return None
+
+    def get(key, default):
+        return _float(element.get(key, default), f"{where} <limit {key}>", allow_inf=True)
+
+    if kind == "continuous":
+        lower, upper = -math.inf, math.inf
+    else:
+        lower, upper = get("lower", "0"), get("upper", "0")
+    return (lower, upper, get("velocity", "inf"), get("effort", "inf"))
+
+
+def _origin(element: ET.Element | None, where: str) -> np.ndarray:
+    """The 4x4 transform of ``<origin xyz rpy>``, ``R = Rz(yaw) Ry(pitch) Rx(roll)``."""
+    out = np.eye(4)
+    if element is None:
+        return out
+    out[:3, 3] = _vector(element.get("xyz", "0 0 0"), f"{where} <origin xyz>")
+    out[:3, :3] = rpy_matrix(_vector(element.get("rpy", "0 0 0"), f"{where} <origin rpy>"))
+    return out
+
+
+def rpy_matrix(rpy) -> np.ndarray:
+    """URDF roll-pitch-yaw: ``R = Rz(yaw) Ry(pitch) Rx(roll)`` (fixed axes x, y, z)."""
+    roll, pitch, yaw = rpy
+    cr, sr = math.cos(roll), math.sin(roll)
+    cp, spi = math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    return np.array([
+        [cy * cp, cy * spi * sr - sy * cr, cy * spi * cr + sy * sr],
+        [sy * cp, sy * spi * sr + cy * cr, sy * spi * cr - cy * sr],
+        [-spi, cp * sr, cp * cr],
+    ])
+
+
+def _vector(text: str | None, where: str) -> np.ndarray:
+    parts = (text or "").split()
+    if len(parts) != 3:
+        raise ModelError(f"{where}: expected 3 numbers separated by spaces, got {text!r}")
+    return np.array([_float(p, where) for p in parts])
+
+
+def _float(text: str | None, where: str, allow_inf: bool = False) -> float:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise ModelError(f"{where}: {text!r} is not a number") from None
+    if math.isnan(value) or (math.isinf(value) and not allow_inf):
+        raise ModelError(f"{where}: {text!r} is not a finite number")
+    return value
+
+
+# -- the tree --------------------------------------------------------------------------
+def _choose_base(source, frames, parent_joint, base):
+    if base is not None:
+        if base not in frames:
+            raise ModelError(f"{source}: base={base!r} is not a link of the file; links: "
+                             f"{', '.join(frames)}")
+        return base
+    roots = [link for link in frames if link not in parent_joint]
+    if len(roots) == 1:
+        return roots[0]
+    if not roots:
+        raise ModelError(f"{source}: every link has a parent: the joints form a kinematic loop; "
+                         "URDF describes trees only")
+    raise ModelError(f"{source}: several root links ({', '.join(roots)}); pass base=... to "
+                     "choose the one fixed to the world")
+
+
+def _check_acyclic(source, frames, parent_joint):
+    done: set[str] = set()
+    for start in frames:
+        seen = []
+        link = start
+        while link in parent_joint and link not in done:
+            if link in seen:
+                loop = seen[seen.index(link):]
+                raise ModelError(f"{source}: the joints form a kinematic loop through links "
+                                 f"{', '.join(loop)}; URDF describes trees only")
+            seen.append(link)
+            link = parent_joint[link].parent
+        done.update(seen)
+
+
+def _subtree(base: str, child_joints) -> list[str]:
+    out, stack = [], [base]
+    while stack:
+        link = stack.pop()
+        out.append(link)
+        stack.extend(j.child for j in reversed(child_joints[link]))
+    return out
+
+
+def _choose_tip(source, frames, subtree, child_joints, base, tip):
+    if tip is not None:
+        if tip not in frames:
+            raise ModelError(f"{source}: tip={tip!r} is not a link of the file; links: "
+                             f"{', '.join(frames)}")
+        return tip
+    leaves = [link for link in subtree if not child_joints[link]]
+    if len(leaves) == 1:
+        return leaves[0]
+    raise ModelError(f"{source}: the tree under {base!r} has several leaves "
+                     f"({', '.join(leaves)}); pass tip=... to choose the end effector")
+
+
+def _path(source, parent_joint, base, tip) -> list[_Joint]:
+    """The joints from ``base`` to ``tip``, in that order."""
+    joints, link = [], tip
+    while link != base:
+        joint = parent_joint.get(link)
+        if joint is None:
+            raise ModelError(f"{source}: base {base!r} is not an ancestor of tip {tip!r} (the "
+                             f"root above {tip!r} is {link!r}); pass a base on the way from the "
+                             f"root to the tip")
+        joints.append(joint)
+        link = joint.parent
+    return joints[::-1]
+
+
+# -- merging bodies ------------------------------------------------------------------------
+def _merge(parts: list[tuple[np.ndarray, _Body]]):
+    """One rigid body from several: ``parts`` are (pose of the body's link in the receiving
+    frame, body). Returns mass, centre of mass and inertia about it, receiving frame:
+    ``m = sum m_k``, ``c = sum m_k c_k / m``,
+    ``I = sum R_k I_k R_k^T + m_k (|d_k|^2 1 - d_k d_k^T)``, ``d_k = c_k - c``."""
+    mass = sum(body.mass for _, body in parts)
+    coms = [pose[:3, :3] @ body.com + pose[:3, 3] for pose, body in parts]
+    com = sum((body.mass * c for (_, body), c in zip(parts, coms)), np.zeros(3))
+    com = com / mass if mass > 0 else np.zeros(3)
+    inertia = np.zeros((3, 3))
+    for (pose, body), c in zip(parts, coms):
+        rot = pose[:3, :3]
+        d = c - com
+        inertia += rot @ body.inertia @ rot.T + body.mass * (d @ d * np.eye(3) - np.outer(d, d))
+    inertia = (inertia + inertia.T) / 2
+    return mass, com, inertia
+
+
+def _number(x: float):
+    """A float of the file as a SymPy number: integers exact (0, 1, -1 keep closed forms
+    clean), others ``sp.Float`` with all 53 bits."""
+    x = float(x)
+    if x.is_integer() and abs(x) < 2**53:
+        return sp.Integer(int(x))
+    return sp.Float(x)
+
+
+def _numbers(a):
+    a = np.asarray(a, dtype=float)
+    if a.ndim == 1:
+        return tuple(_number(x) for x in a)
+    return tuple(tuple(_number(x) for x in row) for row in a)
+
+
+__all__ = ["load_urdf", "rpy_matrix"]
