@@ -204,8 +204,6 @@ def check_physical(chain: Chain, source: str = "model", tol: float = 1e-9) -> No
                 f"{where}.inertia: principal moments {a:.6g}, {b:.6g}, {c:.6g} break the triangle "
                 f"inequality ({a:.6g} + {b:.6g} < {c:.6g}); no rigid body has this inertia"
             )
-        if m == 0 and np.abs(inertia).max() == 0:
-            pass  # a massless link is allowed (e.g. a wrist frame), as long as M stays regular
         for name in ("viscous", "coulomb"):
             value = getattr(link.friction, name)
             if not value >= 0:
