@@ -15,11 +15,11 @@ From the tree of links and joints, :func:`load_urdf` takes the path from
 * every other body is rigidly merged into the chain body it hangs from: links
   behind ``fixed`` joints, and the bodies behind movable joints that leave the
   path (a gripper's fingers, a branch beside the chain), which are held at
-  ``q = 0`` and named in ``robot.locked``. Bodies beyond the tip merge into the
-  last moving link. Bodies that hang from the base without a moving joint in
-  between do not move and are left out. A merge adds masses, moves the centre of
-  mass to the mass-weighted mean and adds the inertias about it (parallel-axis
-  theorem), all in the receiving link frame;
+  ``q = 0`` (whatever their type) and named in ``robot.locked``, in file order.
+  Bodies beyond the tip merge into the last moving link. Bodies that hang from
+  the base without a moving joint in between do not move and are left out. A
+  merge adds masses, moves the centre of mass to the mass-weighted mean and adds
+  the inertias about it (parallel-axis theorem), all in the receiving link frame;
 * the end-effector frame is the ``tip`` link's frame: the chain's ``tip``
   transform is the identity when ``tip`` is moved by its own joint, and the
   constant placement of ``tip`` in the last moving link otherwise (e.g. a
@@ -27,7 +27,10 @@ From the tree of links and joints, :func:`load_urdf` takes the path from
 
 Gravity is ``(0, 0, -g)`` in the base link frame with ``g = 9.81`` (as in the
 YAML models). ``<dynamics damping friction>`` become viscous and Coulomb
-friction; ``<limit lower upper velocity effort>`` is kept in ``Joint.limits``.
+friction; ``<limit lower upper velocity effort>`` is kept in ``Joint.limits`` as
+that tuple (a continuous joint's position limits are ``-inf, inf``; a missing
+velocity or effort is ``inf``). Numbers are kept as in the file: integers as
+exact SymPy integers, others as 53-bit ``sp.Float``.
 
 Mass rule: a link moved by a joint (a joint of the chain or a locked joint)
 must have an ``<inertial>`` element, or the file is rejected (a forgotten
@@ -43,6 +46,7 @@ import math
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import sympy as sp
@@ -51,7 +55,10 @@ from ..errors import ModelError
 from .chain import PRISMATIC, REVOLUTE, Chain, Friction, Inertial, Joint, Link, Transform
 from .expressions import symbol
 
-#: URDF joint types and what they become in the chain (None: not supported in it).
+if TYPE_CHECKING:
+    from ..robot import Robot
+
+#: URDF joint types that move, and the chain joint type each becomes.
 _MOVING = {"revolute": REVOLUTE, "continuous": REVOLUTE, "prismatic": PRISMATIC}
 _UNSUPPORTED = ("floating", "planar")
 _ALL_TYPES = (*_MOVING, "fixed", *_UNSUPPORTED)
@@ -82,7 +89,7 @@ class _Joint:
 
 
 def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
-              allow_massless: bool = False):
+              allow_massless: bool = False) -> Robot:
     """Load the serial chain of a URDF file from ``base`` to ``tip`` as a :class:`Robot`.
 
     ``base``: the link fixed to the world (default: the root link). ``tip``: the
@@ -118,7 +125,6 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
     subtree = _subtree(base, child_joints)
     tip = _choose_tip(source, frames, subtree, child_joints, base, tip)
     path_joints = _path(source, parent_joint, base, tip)
-    on_path = {j.name for j in path_joints}
 
     for joint in path_joints:
         if joint.type in _UNSUPPORTED:
@@ -160,6 +166,9 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
                 owner[joint.child] = owner[link]
                 pose[joint.child] = pose[link] @ joint.origin
             stack.append(joint.child)
+
+    file_order = {joint.name: i for i, joint in enumerate(joints)}
+    locked.sort(key=file_order.__getitem__)
 
     links = []
     for k, joint in enumerate(chain_joints):
