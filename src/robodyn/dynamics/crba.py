@@ -1,29 +1,81 @@
 """Joint-space inertia matrix by the composite-rigid-body algorithm.
 
-``M_ij = S_i^T I^C_j S_j`` for ``i <= j`` (Featherstone, *Rigid Body Dynamics
-Algorithms*, §6.2, eq. 6.13, for a chain), with ``S_i`` the motion axis of
-joint ``i`` and ``I^C_j = sum_{k >= j} I_k`` the inertia of links ``j..n``, all in
-the base frame. This equals the Lagrangian ``B(q) = sum_i m_i J_P^T J_P +
-J_O^T R_i I_i R_i^T J_O`` of Siciliano eq. 7.17 (seed 002) at a fraction of
-the cost of ``dof`` Newton–Euler passes.
+Featherstone, *Rigid Body Dynamics Algorithms*, §6.2 (Table 6.2), for a chain,
+in link coordinates::
+
+    I^C_n = I_n,   I^C_{i-1} = I_{i-1} + X_i^T I^C_i X_i      (inward)
+    f = I^C_j S_j,   M_jj = S_j^T f,   then for i = j-1 .. 1:
+    f <- X_{i+1}^T f,   M_ij = M_ji = S_i^T f
+
+with ``S_i`` the joint axis as a motion in link frame ``i`` (``(z, 0)`` revolute,
+``(0, z)`` prismatic) and inertias about the link origins. This equals the
+Lagrangian ``B(q) = sum_i m_i J_P^T J_P + J_O^T R_i I_i R_i^T J_O`` of Siciliano
+eq. 7.17 (seed 002) at a fraction of the cost of ``dof`` Newton–Euler passes.
+Link coordinates keep each step sparse (a joint's rotation has four
+``cos``/``sin`` entries), which the generated code exploits.
 """
 
 from __future__ import annotations
 
-from ..model.chain import Chain
-from .kinematics import link_poses
-from .spatial import add_inertia, base_frame_terms, composite, inertia_times, pair
+from .. import linalg3 as la
+from ..model.chain import REVOLUTE, Chain
+from .kinematics import joint_transform
+from .spatial import add_inertia, inertia_times, pair
 
 
-def mass_matrix(chain: Chain, q, ops, poses=None) -> list[list]:
+def local_inertia(link):
+    """``(m, h, Ibar)`` of a link about its own frame's origin, in its frame."""
+    m, c = link.inertial.mass, link.inertial.com
+    return m, la.scale(m, c), la.mat_add(link.inertial.inertia, la.point_mass_tensor(m, c))
+
+
+def to_parent_inertia(inertia, rot, origin):
+    """An inertia ``(m, h, Ibar)`` about a child frame's origin, expressed in the parent
+    frame about the parent's origin (``rot``, ``origin``: the child frame in the parent).
+
+    ``Ibar' = R Ibar R^T + m(|p|^2 1 - p p^T) + 2 (p·h') 1 - h' p^T - p h'^T`` with
+    ``h' = R h`` (parallel-axis theorem for a shift ``p`` of the reference point).
+    """
+    m, h, ibar = inertia
+    h_rot = la.matvec(rot, h)
+    ph = 2 * la.dot(origin, h_rot)
+    shift = la.point_mass_tensor(m, origin)
+    moved = la.rotate_tensor(rot, ibar)
+    out = tuple(
+        tuple(moved[r][k] + shift[r][k] + (ph if r == k else 0)
+              - h_rot[r] * origin[k] - origin[r] * h_rot[k] for k in range(3))
+        for r in range(3)
+    )
+    return m, la.add(h_rot, la.scale(m, origin)), out
+
+
+def to_parent_force(force, rot, origin):
+    """A force ``(n, f)`` in a child frame, expressed in the parent frame."""
+    f = la.matvec(rot, force[1])
+    return la.add(la.matvec(rot, force[0]), la.cross(origin, f)), f
+
+
+def local_axis(joint):
+    """The joint's motion axis in its own link frame."""
+    if joint.type == REVOLUTE:
+        return joint.axis, la.ZERO3
+    return la.ZERO3, joint.axis
+
+
+def mass_matrix(chain: Chain, q, ops) -> list[list]:
     """``M(q)`` as a list of ``dof`` rows of scalars (symmetric)."""
-    poses = poses or link_poses(chain, q, ops)
-    axes, bodies = base_frame_terms(chain, poses)
-    composites = composite([b[:3] for b in bodies], add_inertia)
     n = chain.dof
+    frames = [joint_transform(link.joint, qi, ops) for link, qi in zip(chain.links, q)]
+    composite = [local_inertia(link) for link in chain.links]
+    for i in reversed(range(1, n)):
+        composite[i - 1] = add_inertia(composite[i - 1], to_parent_inertia(composite[i],
+                                                                           *frames[i]))
+    axes = [local_axis(link.joint) for link in chain.links]
     m = [[None] * n for _ in range(n)]
     for j in range(n):
-        force = inertia_times(composites[j], axes[j])
-        for i in range(j + 1):
+        force = inertia_times(composite[j], axes[j])
+        m[j][j] = pair(axes[j], force)
+        for i in reversed(range(j)):
+            force = to_parent_force(force, *frames[i + 1])
             m[i][j] = m[j][i] = pair(axes[i], force)
     return m
