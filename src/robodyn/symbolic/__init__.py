@@ -1,0 +1,186 @@
+"""Equations of motion in closed form, by Lagrange–Euler and by Newton–Euler, with the
+steps shown and the proof that both routes agree.
+
+>>> import robodyn as rd
+>>> eq = rd.load("rp-arm").equations(method="lagrange")
+>>> eq.M
+Matrix([
+[Izz1 + Izz2 + l1**2*m1 + m2*q2**2,  0],
+[                                0, m2]])
+>>> eq.g.T
+Matrix([[g*(l1*m1 + m2*q2)*cos(q1), g*m2*sin(q1)]])
+>>> bool(verify(rd.load("rp-arm")))
+True
+
+Design (see ``shared/STYLE.md``): the Newton–Euler route runs the core's one
+recursion, :func:`robodyn.dynamics.rnea.rnea`, on closed forms; the Lagrange route
+differentiates energies built from the core's kinematics
+(:func:`robodyn.dynamics.kinematics.link_poses`). Both compute in the polynomial ring of
+:mod:`.trigpoly` (sines and cosines of the joint angles reduced with
+``sin^2 + cos^2 = 1`` as they are formed), which is what keeps a 6-DOF arm with
+symbolic inertial parameters to seconds, and prints through :mod:`.simplify`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import sympy as sp
+
+from ..errors import InputError
+from ..model.chain import Chain
+from .derivation import make_ring, tidy_chain
+from .equations import Checks, Equations, NumericEquations, Step
+from .lagrange import lagrange_euler
+from .newton_euler import newton_euler
+from .simplify import equal, float_scale, polys_equal, simplify_expression, textbook
+
+__all__ = [
+    "equations",
+    "derive",
+    "verify",
+    "Agreement",
+    "Equations",
+    "NumericEquations",
+    "Step",
+    "Checks",
+    "equal",
+    "simplify_expression",
+    "METHODS",
+]
+
+#: Accepted spellings of the two methods.
+METHODS = {
+    "lagrange": "lagrange", "lagrange-euler": "lagrange", "lagrange_euler": "lagrange",
+    "le": "lagrange", "euler-lagrange": "lagrange",
+    "newton-euler": "newton-euler", "newton_euler": "newton-euler", "ne": "newton-euler",
+    "rnea": "newton-euler",
+}
+
+
+def _method(method: str) -> str:
+    key = str(method).strip().lower()
+    if key not in METHODS:
+        raise InputError(f"method: {method!r} is not a method; use 'lagrange' (Lagrange-Euler) "
+                         "or 'newton-euler'")
+    return METHODS[key]
+
+
+def _chain_of(robot, values) -> tuple[Chain, str, dict]:
+    """The (possibly substituted) symbolic chain, a name, and the remaining defaults."""
+    if isinstance(robot, Chain):
+        chain, name, defaults = robot, "chain", {}
+    else:
+        chain, name, defaults = robot.chain, robot.name, robot.values
+    if values is None or values is False:
+        return tidy_chain(chain), name, defaults
+    if values is True or values == "defaults":
+        values = defaults
+    from .equations import _value_table
+
+    symbols = tuple(sorted(chain.free_symbols(), key=str))
+    table = _value_table(values, symbols, name)
+    rest = {k: v for k, v in defaults.items() if sp.Symbol(k) not in table}
+    return tidy_chain(chain.subs(table)), name, rest
+
+
+def derive(chain: Chain, method: str = "lagrange", *, h_e: bool = False, name: str = "robot",
+           defaults: Mapping[str, float] | None = None, ring=None) -> Equations:
+    """Derive the equations of ``chain`` (a symbolic :class:`~robodyn.model.chain.Chain`)."""
+    method = _method(method)
+    chain = tidy_chain(chain)
+    ring = ring or make_ring(chain, wrench=h_e)
+    route = lagrange_euler if method == "lagrange" else newton_euler
+    return Equations(route(chain, ring), name=name, defaults=defaults)
+
+
+def equations(robot, method: str = "lagrange", *, values: Any = None,
+              h_e: bool = False) -> Equations:
+    """The equations of motion of ``robot`` in closed form.
+
+    ``method``: ``"lagrange"`` (Lagrange–Euler: energies, ``d/dt dL/dqd - dL/dq``) or
+    ``"newton-euler"`` (the outward/inward recursion). ``values``: ``None`` keeps every
+    parameter symbolic, ``True`` substitutes the model's default values, a mapping
+    ``{name: number}`` substitutes those. ``h_e=True`` adds ``J(q)^T h_e`` for a wrench
+    ``h_e = (f_ex, f_ey, f_ez, mu_ex, mu_ey, mu_ez)`` that the end effector exerts on
+    the environment (base frame; Siciliano eq. 7.83). ``robot``: a
+    :class:`~robodyn.robot.Robot` or a symbolic chain.
+    """
+    chain, name, defaults = _chain_of(robot, values)
+    return derive(chain, method, h_e=h_e, name=name, defaults=defaults)
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Outcome of :func:`verify`: ``difference`` is ``tau_LE - tau_NE`` in normal form
+    (a matrix of zeros when the routes agree); ``quantities`` says which of
+    ``M``, ``C``, ``g``, ``tau`` are identical. ``exact`` is false where the agreement
+    holds only up to the rounding of the model's Float numbers (e.g. a URDF ``rpy``
+    rotation, orthonormal to 1e-16 only)."""
+
+    name: str
+    difference: sp.Matrix
+    quantities: tuple[tuple[str, bool], ...]
+    exact: bool = True
+
+    @property
+    def holds(self) -> bool:
+        return all(ok for _, ok in self.quantities)
+
+    def __bool__(self) -> bool:
+        return self.holds
+
+    def __str__(self) -> str:
+        how = "" if self.exact or not self.holds else " (up to the rounding of its Float numbers)"
+        lines = [f"{self.name}: Lagrange-Euler and Newton-Euler "
+                 + ("agree" if self.holds else "DISAGREE") + how]
+        lines += [f"  {q}: {'identical' if ok else 'different'}" for q, ok in self.quantities]
+        lines.append(f"  tau_LE - tau_NE = {list(self.difference)}")
+        return "\n".join(lines)
+
+
+def verify(robot, other: Equations | None = None, *, values: Any = None,
+           h_e: bool = False) -> Agreement:
+    """Prove that Lagrange–Euler and Newton–Euler give the same equations.
+
+    ``verify(robot)`` derives both in one polynomial ring and subtracts: the normal form
+    of ``tau_LE - tau_NE`` (and of the differences of ``M``, ``C``, ``g``) is zero
+    exactly when the two are identical for all ``q``, ``qd``, ``qdd`` and all parameter
+    values. ``verify(eq_a, eq_b)`` compares two :class:`Equations`.
+    """
+    if isinstance(robot, Equations):
+        a, b = robot, other
+        if b is None:
+            raise InputError("verify(eq_a, eq_b): give both equations")
+    else:
+        chain, name, defaults = _chain_of(robot, values)
+        ring = make_ring(chain, wrench=h_e)
+        a = derive(chain, "lagrange", h_e=h_e, name=name, defaults=defaults, ring=ring)
+        b = derive(chain, "newton-euler", h_e=h_e, name=name, defaults=defaults, ring=ring)
+    da, db = a.derivation, b.derivation
+    n = a.dof
+    if da.ring is db.ring:
+        ring = da.ring
+        diff = [a._tau_poly(i) - b._tau_poly(i) for i in range(n)]
+        flat = [x for row in da.M for x in row], [x for row in db.M for x in row]
+        flat_c = [x for row in da.C for x in row], [x for row in db.C for x in row]
+        same = [
+            ("M", polys_equal(ring, *flat)),
+            ("C", polys_equal(ring, *flat_c)),
+            ("g", polys_equal(ring, da.g, db.g)),
+            ("tau", polys_equal(ring, [a._tau_poly(i) for i in range(n)],
+                                [b._tau_poly(i) for i in range(n)])),
+        ]
+        exact = not any(diff)
+        scale = float_scale(ring, [a._tau_poly(i) for i in range(n)])
+        difference = sp.Matrix([textbook(ring, p, scale=scale) for p in diff])
+    else:
+        same = [(k, equal(getattr(a, k), getattr(b, k), joint_types=a.joint_types))
+                for k in ("M", "C", "g", "tau")]
+        exact = all(ok for _, ok in same)
+        difference = sp.Matrix([simplify_expression(x, joint_types=a.joint_types)
+                                for x in a.tau - b.tau])
+    return Agreement(a.name, difference, tuple(same), exact)
+

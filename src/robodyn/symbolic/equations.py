@@ -1,0 +1,450 @@
+"""The result object: equations of motion in closed form, their steps and checks.
+
+:class:`Equations` wraps one :class:`~.derivation.Derivation` and turns its
+polynomials into SymPy matrices on first access (each is printed in the compact
+form of :mod:`.simplify`); nothing is recomputed afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import sympy as sp
+from sympy import QQ
+from sympy.polys.rings import PolyElement
+
+from ..errors import InputError, ModelError
+from ..model.chain import Chain
+from ..model.expressions import number
+from .derivation import Derivation, RawStep
+from .simplify import polys_equal, textbook, textbook_matrix
+
+SECTION_COLLECT = "Collecting M, C, g"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a derivation, as a student writes it: ``lhs = formula = expression``.
+
+    Iterating gives ``(title, expression)``. ``expression`` is a SymPy expression or
+    matrix; ``formula`` the general equation the step instantiates (may be empty).
+    """
+
+    section: str
+    title: str
+    lhs: str
+    expression: Any
+    formula: str = ""
+    latex_lhs: str = ""
+    latex_formula: str = ""
+
+    def __iter__(self) -> Iterator:
+        yield self.title
+        yield self.expression
+
+
+@dataclass(frozen=True)
+class Checks:
+    """Results of :meth:`Equations.check`: ``(name, passed)`` pairs; true if all pass."""
+
+    results: tuple[tuple[str, bool], ...]
+
+    def __bool__(self) -> bool:
+        return all(ok for _, ok in self.results)
+
+    @property
+    def failed(self) -> list[str]:
+        return [name for name, ok in self.results if not ok]
+
+    def __str__(self) -> str:
+        return "\n".join(f"[{'ok' if ok else 'FAILED'}] {name}" for name, ok in self.results)
+
+    __repr__ = __str__
+
+
+class Equations:
+    """Equations of motion ``M(q) qdd + C(q, qd) qd + friction(qd) + g(q) (+ J^T h_e) = tau``
+    of one robot, derived by one method (see :func:`robodyn.symbolic.equations`).
+
+    Attributes (SymPy): ``q``, ``qd``, ``qdd`` (tuples of symbols ``q1``.., ``qd1``..,
+    ``qdd1``..), ``M`` (n x n, symmetric), ``C`` (n x n, Christoffel form), ``g``,
+    ``friction``, ``tau``, ``Cqd`` (n x 1), ``kinetic_energy``, ``potential_energy``,
+    ``lagrangian``, ``christoffel`` (``c[i][j][k]``, 0-based), ``steps``.
+    """
+
+    def __init__(self, derivation: Derivation, name: str = "robot",
+                 defaults: Mapping[str, float] | None = None):
+        self._d = derivation
+        self.name = name
+        self.method = derivation.method
+        ring = derivation.ring
+        self.dof = ring.dof
+        self.joint_types = ring.joint_types
+        self.q, self.qd, self.qdd = ring.q, ring.qd, ring.qdd
+        self.h_e: tuple[sp.Symbol, ...] = derivation.wrench_symbols
+        self.defaults = dict(defaults or {})
+
+    # -- the equations ----------------------------------------------------------------
+    @property
+    def derivation(self) -> Derivation:
+        return self._d
+
+    @property
+    def chain(self) -> Chain:
+        return self._d.chain
+
+    @property
+    def params(self) -> tuple[sp.Symbol, ...]:
+        """The model parameters left symbolic (sorted by name)."""
+        return tuple(sorted(self._d.chain.free_symbols(), key=lambda s: s.name))
+
+    def _tb(self, p: PolyElement) -> sp.Expr:
+        return textbook(self._d.ring, p)
+
+    def _matrix(self, rows) -> sp.Matrix:
+        return textbook_matrix(self._d.ring, rows)
+
+    def _column(self, polys) -> sp.Matrix:
+        return textbook_matrix(self._d.ring, [[p] for p in polys])
+
+    @cached_property
+    def M(self) -> sp.Matrix:
+        """Joint-space inertia matrix ``M(q)`` (coefficients of ``qdd`` in ``tau``)."""
+        return self._matrix(self._d.M)
+
+    @cached_property
+    def C(self) -> sp.Matrix:
+        """Coriolis/centrifugal matrix from the Christoffel symbols of the first kind."""
+        return self._matrix(self._d.C)
+
+    @cached_property
+    def g(self) -> sp.Matrix:
+        """Gravity torques ``g(q) = dU/dq`` (n x 1)."""
+        return self._column(self._d.g)
+
+    @cached_property
+    def Cqd(self) -> sp.Matrix:
+        """The velocity terms ``C(q, qd) qd`` (n x 1)."""
+        return self._column(self._d.Cqd)
+
+    @cached_property
+    def friction(self) -> sp.Matrix:
+        """Joint friction ``F_v qd + F_s sign(qd)`` (n x 1)."""
+        return sp.Matrix(self._d.friction)
+
+    @cached_property
+    def wrench_torques(self) -> sp.Matrix:
+        """``J(q)^T h_e`` (n x 1; zero unless the equations were derived with ``h_e``)."""
+        if self._d.wrench is None:
+            return sp.zeros(self.dof, 1)
+        return self._column(self._d.wrench)
+
+    def _tau_poly(self, i: int) -> PolyElement:
+        p = self._d.tau[i]
+        if self._d.wrench is not None:
+            p = p + self._d.wrench[i]
+        return p
+
+    @cached_property
+    def tau(self) -> sp.Matrix:
+        """``M qdd + C qd + friction + g (+ J^T h_e)`` (n x 1), written as the books do:
+        each ``qdd_j`` with its coefficient ``M_ij``, then the velocity terms, gravity,
+        friction (and the wrench term)."""
+        rows = []
+        for i in range(self.dof):
+            terms = [self.M[i, j] * self.qdd[j] for j in range(self.dof)]
+            terms += [self.Cqd[i], self.g[i], self._d.friction[i], self.wrench_torques[i]]
+            rows.append(sp.Add(*terms))
+        return sp.Matrix(rows)
+
+    @cached_property
+    def kinetic_energy(self) -> sp.Expr:
+        return self._tb(self._d.kinetic)
+
+    @cached_property
+    def potential_energy(self) -> sp.Expr:
+        return self._tb(self._d.potential)
+
+    @cached_property
+    def lagrangian(self) -> sp.Expr:
+        return self._tb(self._d.kinetic - self._d.potential)
+
+    @cached_property
+    def christoffel(self) -> tuple:
+        """Christoffel symbols ``c[i][j][k] = 1/2 (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i)``
+        (0-based indices; ``c_ijk`` of the books is ``c[i-1][j-1][k-1]``)."""
+        planes = [self._matrix(plane) for plane in self._d.christoffel]
+        n = self.dof
+        return tuple(tuple(tuple(planes[i][j, k] for k in range(n)) for j in range(n))
+                     for i in range(n))
+
+    def equation(self) -> sp.Matrix:
+        """The equations of motion as expressions that vanish: ``tau_expr - tau_symbols``."""
+        taus = sp.Matrix(sp.symbols(f"tau1:{self.dof + 1}"))
+        return self.tau - taus
+
+    # -- steps ---------------------------------------------------------------------
+    @cached_property
+    def steps(self) -> list[Step]:
+        """The derivation, step by step (see :class:`Step`), ending with M, C, g, tau."""
+        out = [self._step(s) for s in self._d.steps]
+        return out + self._closing_steps()
+
+    def _value(self, value):
+        if isinstance(value, PolyElement):
+            return self._tb(value)
+        if isinstance(value, tuple):
+            return self._column(value)
+        if isinstance(value, list):
+            return self._matrix(value)
+        return value
+
+    def _step(self, s: RawStep) -> Step:
+        return Step(s.section, s.title, s.lhs, self._value(s.value), s.formula, s.latex_lhs,
+                    s.latex_formula)
+
+    def _closing_steps(self) -> list[Step]:
+        n = self.dof
+        S = SECTION_COLLECT
+        lagrange = self.method == "lagrange"
+        steps = [Step(S, "Inertia matrix: the coefficients of qdd in tau", "M", self.M,
+                      "M_ij = d tau_i / d qdd_j", "M",
+                      r"M_{ij} = \partial\tau_i/\partial\ddot q_j")]
+        seen = False
+        for i in range(n):
+            for j in range(n):
+                for k in range(j, n):
+                    c = self.christoffel[i][j][k]
+                    if c == 0:
+                        continue
+                    seen = True
+                    steps.append(Step(
+                        S, f"Christoffel symbol c_{i + 1}{j + 1}{k + 1}"
+                        + (f" (= c_{i + 1}{k + 1}{j + 1})" if j != k else ""),
+                        f"c_{i + 1}{j + 1}{k + 1}", c,
+                        f"1/2 (dM_{i + 1}{j + 1}/dq{k + 1} + dM_{i + 1}{k + 1}/dq{j + 1}"
+                        f" - dM_{j + 1}{k + 1}/dq{i + 1})",
+                        f"c_{{{i + 1}{j + 1}{k + 1}}}",
+                        rf"\tfrac12\left(\frac{{\partial M_{{{i + 1}{j + 1}}}}}{{\partial "
+                        rf"q_{{{k + 1}}}}} + \frac{{\partial M_{{{i + 1}{k + 1}}}}}{{\partial "
+                        rf"q_{{{j + 1}}}}} - \frac{{\partial M_{{{j + 1}{k + 1}}}}}{{\partial "
+                        rf"q_{{{i + 1}}}}}\right)"))
+        if not seen:
+            steps.append(Step(S, "Christoffel symbols: all zero (M is constant)", "c_ijk",
+                              sp.Integer(0)))
+        steps += [
+            Step(S, "Coriolis and centrifugal matrix", "C", self.C, "C_ij = sum_k c_ijk qd_k",
+                 "C", r"C_{ij} = \sum_k c_{ijk}\,\dot q_k"),
+            Step(S, "Coriolis and centrifugal torques", "C qd", self.Cqd,
+                 "tau - M qdd - g" if not lagrange else "",
+                 r"C\dot q", r"\tau - M\ddot q - g" if not lagrange else ""),
+            Step(S, "Gravity torques", "g", self.g,
+                 "dU/dq" if lagrange else "tau(q, qd = 0, qdd = 0)", "g",
+                 r"\partial U/\partial q" if lagrange else r"\tau(q, 0, 0)"),
+            Step(S, "Friction torques", "friction", self.friction, "F_v qd + F_s sign(qd)",
+                 r"\tau_f", r"F_v \dot q + F_s \operatorname{sign}(\dot q)"),
+        ]
+        if self._d.wrench is not None:
+            steps.append(Step(S, "Torques balancing the end-effector wrench h_e", "J^T h_e",
+                              self.wrench_torques, "", r"J^T h_e"))
+        steps.append(Step(S, "Equations of motion", "tau", self.tau,
+                          "M qdd + C qd + friction + g" + (" + J^T h_e" if self.h_e else ""),
+                          r"\tau", r"M\ddot q + C\dot q + \tau_f + g"
+                          + (r" + J^T h_e" if self.h_e else "")))
+        return steps
+
+    # -- checks ----------------------------------------------------------------------
+    def check(self) -> Checks:
+        """Symbolic checks of the structure (each an exact identity in the normal form):
+
+        * ``M`` symmetric;
+        * ``dM/dt - 2C`` skew-symmetric (seed 003, 004);
+        * ``C qd`` (Christoffel) equals the velocity terms of ``tau``;
+        * ``g = dU/dq`` and ``K = 1/2 qd^T M qd``;
+        * the printed ``M``, ``C``, ``g``, ``C qd`` equal the derived polynomials.
+        """
+        d, ring = self._d, self._d.ring
+        n = self.dof
+        qd = [ring.ring.gens[k] for k in ring.qd_index]
+        results = []
+        upper = [d.M[i][j] for i in range(n) for j in range(i)]
+        lower = [d.M[j][i] for i in range(n) for j in range(i)]
+        results.append(("M is symmetric", polys_equal(ring, upper, lower)))
+        Mdot = [[ring.time_derivative(d.M[i][j]) for j in range(n)] for i in range(n)]
+        N = [[Mdot[i][j] - 2 * d.C[i][j] for j in range(n)] for i in range(n)]
+        pairs = [(i, j) for i in range(n) for j in range(i, n)]
+        results.append(("dM/dt - 2C is skew-symmetric",
+                        polys_equal(ring, [N[i][j] for i, j in pairs],
+                                    [-N[j][i] for i, j in pairs])))
+        Cqd = [ring.reduce(sum((d.C[i][j] * qd[j] for j in range(n)), ring.zero))
+               for i in range(n)]
+        results.append(("C qd equals the velocity terms of tau", polys_equal(ring, Cqd, d.Cqd)))
+        if d.potential is not None:
+            results.append(("g = dU/dq", polys_equal(
+                ring, [ring.diff_q(d.potential, i) for i in range(n)], d.g)))
+        if d.kinetic is not None:
+            K = ring.reduce(sum((d.M[i][j] * qd[i] * qd[j] for i in range(n) for j in range(n)),
+                                ring.zero) * QQ(1, 2))
+            results.append(("K = 1/2 qd^T M qd", polys_equal(ring, [K], [d.kinetic])))
+        # the printer's rewriting (sum angles, collected coefficients) is exact: read the
+        # printed forms back (opaque numbers kept as placeholders) and compare
+        printed = [p for row in d.M + d.C for p in row] + list(d.g) + list(d.Cqd)
+        ok = all(ring.poly(textbook(ring, p, raw=True)) == p for p in printed)
+        results.append(("printed M, C, g, C qd equal the derived ones", ok))
+        return Checks(tuple(results))
+
+    # -- numbers ---------------------------------------------------------------------
+    def subs(self, values: Mapping[str | sp.Symbol, Any]) -> Equations:
+        """The equations with numbers (or expressions) for some parameters, derived again
+        from the substituted model (so the steps and the compact forms follow)."""
+        from . import derive
+
+        table = _value_table(values, self.params, self.name)
+        chain = self.chain.subs(table)
+        remaining = {k: v for k, v in self.defaults.items() if sp.Symbol(k) not in table}
+        return derive(chain, self.method, h_e=bool(self.h_e), name=self.name,
+                      defaults=remaining)
+
+    def numeric(self, values: Mapping[str, float] | None = None) -> NumericEquations:
+        """Fast NumPy functions of ``M``, ``C``, ``g``, ``friction``, ``tau`` (lambdified,
+        with common subexpressions removed); parameters from the model's defaults,
+        updated by ``values``."""
+        table = dict(self.defaults)
+        table.update({str(k): v for k, v in (values or {}).items()})
+        missing = [str(s) for s in self.params if str(s) not in table]
+        if missing:
+            raise ModelError(f"{self.name}: no value for parameter(s) {', '.join(missing)}; "
+                             f"pass them as eq.numeric({{'{missing[0]}': ...}})")
+        return NumericEquations(self, {s: float(table[str(s)]) for s in self.params})
+
+    # -- output ----------------------------------------------------------------------
+    def text(self, steps: bool = False) -> str:
+        from .render import to_text
+
+        return to_text(self, steps=steps)
+
+    def latex(self, steps: bool = False, document: bool = False) -> str:
+        """LaTeX of the equations (``steps=True``: the whole derivation); ``document=True``
+        gives a complete file for ``pdflatex``."""
+        from .render import to_latex
+
+        return to_latex(self, steps=steps, document=document)
+
+    def markdown(self, steps: bool = False) -> str:
+        from .render import to_markdown
+
+        return to_markdown(self, steps=steps)
+
+    def json(self, steps: bool = False) -> str:
+        from .render import to_json
+
+        return to_json(self, steps=steps)
+
+    def _repr_latex_(self) -> str:
+        from .render import latex_summary
+
+        return "$\\displaystyle " + latex_summary(self) + "$"
+
+    def __repr__(self) -> str:
+        return f"Equations({self.name!r}, method={self.method!r}, dof={self.dof})"
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+def _value_table(values: Mapping, params, name: str) -> dict[sp.Symbol, sp.Expr]:
+    known = {str(s): s for s in params}
+    table = {}
+    for key, value in dict(values).items():
+        key_name = str(key)
+        if key_name not in known:
+            raise InputError(f"{name}.subs: {key_name!r} is not a symbolic parameter of these "
+                             f"equations; they are {', '.join(sorted(known)) or '(none)'}")
+        if isinstance(value, sp.Basic):
+            table[known[key_name]] = value
+        elif isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value,
+                                                                                        bool):
+            table[known[key_name]] = number(value.item() if hasattr(value, "item") else value)
+        else:
+            raise InputError(f"{name}.subs: {key_name} = {value!r} is not a number")
+    return table
+
+
+def _fast_cse(exprs):
+    return sp.cse(exprs, order="none")
+
+
+class NumericEquations:
+    """``M(q)``, ``C(q, qd)``, ``g(q)``, ``friction(qd)``, ``Cqd(q, qd)``,
+    ``tau(q, qd, qdd[, h_e])`` as NumPy functions of arrays ``(..., dof)``; each is
+    lambdified (common subexpressions removed) on first use."""
+
+    def __init__(self, eq: Equations, values: Mapping[sp.Symbol, float]):
+        self.dof = eq.dof
+        self.values = dict(values)
+        self._eq = eq
+        self._subs = {s: sp.Float(v) for s, v in values.items()}
+        self._compiled: dict[str, tuple] = {}
+        self._wrench = bool(eq.h_e)
+
+    def _function(self, name: str):
+        compiled = self._compiled.get(name)
+        if compiled is None:
+            eq = self._eq
+            q, qd, qdd = list(eq.q), list(eq.qd), list(eq.qdd)
+            args, vector = {
+                "M": (q, False),
+                "C": (q + qd, False),
+                "g": (q, True),
+                "Cqd": (q + qd, True),
+                "friction": (qd, True),
+                "tau": (q + qd + qdd + list(eq.h_e), True),
+            }[name]
+            matrix = getattr(eq, name)
+            exprs = [e.xreplace(self._subs) for e in matrix]
+            # order="none": SymPy's default canonical ordering makes cse minutes on a 6-DOF
+            f = sp.lambdify(args, exprs, modules="numpy", cse=_fast_cse)
+            shape = (matrix.shape[0],) if vector else matrix.shape
+            compiled = self._compiled[name] = (f, shape)
+        return compiled
+
+    def _call(self, name: str, *arrays):
+        f, shape = self._function(name)
+        arrays = [np.asarray(a, dtype=float) for a in arrays]
+        batch = np.broadcast_shapes(*(a.shape[:-1] for a in arrays))
+        columns = [a[..., k] for a in arrays for k in range(a.shape[-1])]
+        entries = f(*columns)
+        out = np.stack([np.broadcast_to(np.asarray(e, dtype=float), batch) for e in entries],
+                       axis=-1)
+        return out.reshape(batch + shape)
+
+    def M(self, q):
+        """Inertia matrix, ``(..., dof)`` -> ``(..., dof, dof)``."""
+        return self._call("M", q)
+
+    def C(self, q, qd):
+        """Coriolis/centrifugal matrix, ``(..., dof, dof)``."""
+        return self._call("C", q, qd)
+
+    def g(self, q):
+        return self._call("g", q)
+
+    def Cqd(self, q, qd):
+        return self._call("Cqd", q, qd)
+
+    def friction(self, qd):
+        return self._call("friction", qd)
+
+    def tau(self, q, qd, qdd, h_e=None):
+        """Inverse dynamics (with ``h_e``, 6 numbers per state, if derived with it)."""
+        arrays = [q, qd, qdd]
+        if self._wrench:
+            arrays.append(np.zeros(6) if h_e is None else h_e)
+        elif h_e is not None:
+            raise InputError("h_e: these equations were derived without the end-effector "
+                             "wrench; derive them with h_e=True")
+        return self._call("tau", *arrays)

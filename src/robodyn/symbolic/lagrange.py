@@ -1,0 +1,132 @@
+"""Equations of motion by Lagrange–Euler (Siciliano §7.1–7.2, seed 002; seed 000
+example 1; seed 001).
+
+From the core's forward kinematics (:func:`robodyn.dynamics.kinematics.link_poses`),
+per link ``i``, everything in the base frame::
+
+    p_ci = o_i + R_i c_i                       centre of mass
+    v_ci = d p_ci / dt = sum_j (d p_ci / d q_j) qd_j
+    w_i  = sum_{j <= i, revolute} z_j qd_j       (z_j = R_j a_j, the joint axis)
+    K_i  = 1/2 m_i v_ci^T v_ci + 1/2 w_i^T R_i I_i R_i^T w_i
+    U_i  = -m_i g0^T p_ci
+
+then ``L = K - U`` and, for every joint, ``tau_i = d/dt (dL/dqd_i) - dL/dq_i`` with the
+time derivative by the chain rule ``d/dt f(q, qd) = sum_k df/dq_k qd_k + df/dqd_k
+qdd_k``. ``M``, ``g`` and ``C qd`` are read off ``tau``
+(:func:`~.derivation.collect`); ``C`` comes from the Christoffel symbols of ``M``.
+"""
+
+from __future__ import annotations
+
+from sympy import QQ
+
+from .. import linalg3 as la
+from ..model.chain import REVOLUTE, Chain
+from .derivation import Derivation, RawStep, finish, poly, pose_list, potential_energy, vec
+from .trigpoly import TrigRing
+
+SECTION_KINEMATICS = "Kinematics of the centres of mass (base frame)"
+SECTION_ENERGY = "Kinetic and potential energy"
+SECTION_EL = "Euler-Lagrange equations"
+
+
+def lagrange_euler(chain: Chain, ring: TrigRing) -> Derivation:
+    """Derive ``tau = d/dt dL/dqd - dL/dq`` for ``chain`` in ``ring``; see the module."""
+    n = chain.dof
+    chain_r = ring.chain(chain)
+    q_args, qd_args, _ = ring.joint_arguments()
+    poses = pose_list(chain_r, q_args, ring)
+    gens = ring.ring.gens
+    qd = [gens[k] for k in ring.qd_index]
+    half = QQ(1, 2)
+    steps: list[RawStep] = []
+
+    U_links, coms = potential_energy(ring, chain_r, poses)
+    axes = [la.matvec(rot, link.joint.axis) for link, (rot, _) in zip(chain_r.links, poses,
+                                                                       strict=True)]
+    K_links = []
+    for i, (link, (rot, _)) in enumerate(zip(chain_r.links, poses, strict=True)):
+        k = i + 1
+        p_c = vec(coms[i], ring)
+        v_c = tuple(ring.reduce(sum((ring.diff_q(x, j) * qd[j] for j in range(i + 1)), ring.zero))
+                    for x in p_c)
+        w = la.ZERO3
+        for j in range(i + 1):
+            if chain_r.links[j].joint.type == REVOLUTE:
+                w = la.add(w, la.scale(qd_args[j], axes[j]))
+        w = vec(w, ring)
+        w_scalars = tuple(ring.scalar(x) for x in w)
+        w_link = la.tmatvec(rot, w_scalars)          # R_i^T w_i: the rate in link frame i
+        inertial = link.inertial
+        translational = poly(inertial.mass, ring) * ring.reduce(
+            sum((x * x for x in v_c), ring.zero))
+        rotational = poly(la.dot(w_link, la.matvec(inertial.inertia, w_link)), ring)
+        K_i = ring.reduce((translational + rotational) * half)
+        K_links.append(K_i)
+        steps += [
+            RawStep(SECTION_KINEMATICS, f"Centre of mass of link {k}", f"p_c{k}",
+                    f"p_{{c{k}}}", p_c, f"o_{k} + R_{k} c_{k}",
+                    rf"o_{{{k}}} + R_{{{k}}}\, c_{{{k}}}"),
+            RawStep(SECTION_KINEMATICS, f"Velocity of the centre of mass of link {k}",
+                    f"v_c{k}", f"v_{{c{k}}}", v_c,
+                    f"d p_c{k}/dt = sum_j dp_c{k}/dq_j qd_j",
+                    rf"\dot p_{{c{k}}} = \sum_j \frac{{\partial p_{{c{k}}}}}{{\partial q_j}}"
+                    r"\,\dot q_j"),
+            RawStep(SECTION_KINEMATICS, f"Angular velocity of link {k}", f"w_{k}",
+                    rf"\omega_{{{k}}}", w,
+                    f"sum of z_j qd_j over the revolute joints j <= {k}",
+                    rf"\sum_{{j \le {k},\ \mathrm{{revolute}}}} z_j\,\dot q_j"),
+        ]
+    for i in range(n):
+        k = i + 1
+        steps += [
+            RawStep(SECTION_ENERGY, f"Kinetic energy of link {k}", f"K_{k}", f"K_{{{k}}}",
+                    K_links[i],
+                    f"1/2 m_{k} v_c{k}^T v_c{k} + 1/2 w_{k}^T R_{k} I_{k} R_{k}^T w_{k}",
+                    rf"\tfrac12 m_{{{k}}}\, v_{{c{k}}}^T v_{{c{k}}} + \tfrac12\, "
+                    rf"\omega_{{{k}}}^T R_{{{k}}} I_{{{k}}} R_{{{k}}}^T \omega_{{{k}}}"),
+            RawStep(SECTION_ENERGY, f"Potential energy of link {k}", f"U_{k}", f"U_{{{k}}}",
+                    U_links[i], f"-m_{k} g0^T p_c{k}", rf"-m_{{{k}}}\, g_0^T p_{{c{k}}}"),
+        ]
+    K = ring.reduce(sum(K_links, ring.zero))
+    U = ring.reduce(sum(U_links, ring.zero))
+    L = K - U
+    total = " + ".join(f"K_{k}" for k in range(1, n + 1))
+    total_u = " + ".join(f"U_{k}" for k in range(1, n + 1))
+    steps += [
+        RawStep(SECTION_ENERGY, "Kinetic energy", "K", "K", K, total,
+                " + ".join(f"K_{{{k}}}" for k in range(1, n + 1))),
+        RawStep(SECTION_ENERGY, "Potential energy", "U", "U", U, total_u,
+                " + ".join(f"U_{{{k}}}" for k in range(1, n + 1))),
+        RawStep(SECTION_ENERGY, "Lagrangian", "L", "L", L, "K - U", "K - U"),
+    ]
+
+    tau = []
+    for i in range(n):
+        k = i + 1
+        dL_dqd = ring.diff_qd(L, i)
+        ddt = ring.time_derivative(dL_dqd)
+        dL_dq = ring.diff_q(L, i)
+        tau_i = ring.reduce(ddt - dL_dq)
+        tau.append(tau_i)
+        dqd = rf"\frac{{\partial L}}{{\partial \dot q_{{{k}}}}}"
+        steps += [
+            RawStep(SECTION_EL, f"Joint {k}: derivative of L with respect to qd{k}",
+                    f"dL/dqd{k}", dqd, dL_dqd),
+            RawStep(SECTION_EL, f"Joint {k}: its time derivative", f"d/dt dL/dqd{k}",
+                    rf"\frac{{d}}{{dt}} {dqd}", ddt,
+                    "sum_j d(dL/dqd" + str(k) + ")/dq_j qd_j + d(dL/dqd" + str(k)
+                    + ")/dqd_j qdd_j",
+                    rf"\sum_j \frac{{\partial}}{{\partial q_j}}{dqd}\,\dot q_j + "
+                    rf"\frac{{\partial}}{{\partial \dot q_j}}{dqd}\,\ddot q_j"),
+            RawStep(SECTION_EL, f"Joint {k}: derivative of L with respect to q{k}",
+                    f"dL/dq{k}", rf"\frac{{\partial L}}{{\partial q_{{{k}}}}}", dL_dq),
+            RawStep(SECTION_EL, f"Joint {k}: torque (without friction)", f"tau{k}",
+                    rf"\tau_{{{k}}}", tau_i, f"d/dt dL/dqd{k} - dL/dq{k}",
+                    rf"\frac{{d}}{{dt}} {dqd} - \frac{{\partial L}}{{\partial q_{{{k}}}}}"),
+        ]
+
+    d = Derivation(method="lagrange", ring=ring, chain=chain, tau=tau, kinetic=K, potential=U,
+                   steps=steps)
+    finish(d, chain_r, q_args)
+    return d

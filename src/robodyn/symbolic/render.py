@@ -1,0 +1,336 @@
+"""Printing equations of motion: plain text (terminal), LaTeX, Markdown, JSON.
+
+Text is one expression per line in SymPy's own syntax (``qd1**2*sin(q2)``), so what a
+terminal shows can be pasted back into Python. LaTeX writes ``qd1`` as
+:math:`\\dot q_1`, breaks long sums over lines (``align*``), and ``document=True``
+gives a file that ``pdflatex`` compiles. JSON holds every expression as a string that
+:func:`sympy.parse_expr` reads back to the same expression (Floats keep every bit).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import sympy as sp
+from sympy.printing.str import StrPrinter
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .equations import Equations, Step
+
+METHOD_NAMES = {"lagrange": "Lagrange-Euler", "newton-euler": "Newton-Euler"}
+
+
+# -- strings that read back ------------------------------------------------------------
+class _ExactStrPrinter(StrPrinter):
+    """``sstr`` whose Floats read back bit for bit through :func:`sympy.parse_expr`."""
+
+    def _print_Float(self, expr):
+        if expr._prec != 53:
+            return super()._print_Float(expr)
+        text = repr(float(expr))
+        mantissa = text.split("e")[0].replace("-", "").replace(".", "").lstrip("0")
+        if len(mantissa) <= 15:
+            return text
+        return f"Float('{text}', precision=53)"
+
+
+def exact_str(expr) -> str:
+    """``str(expr)`` that :func:`sympy.parse_expr` turns back into ``expr``."""
+    return _ExactStrPrinter({"order": None}).doprint(expr)
+
+
+# -- text --------------------------------------------------------------------------------
+def _header_lines(eq: Equations) -> list[str]:
+    joints = ", ".join(f"q{i + 1} {t}" for i, t in enumerate(eq.joint_types))
+    params = ", ".join(str(s) for s in eq.params) or "(none: all numbers)"
+    lines = [f"Equations of motion of {eq.name} by {METHOD_NAMES[eq.method]}",
+             f"  joints: {joints}",
+             f"  parameters: {params}",
+             f"  gravity g0 = {list(eq.chain.gravity)} (base frame)"]
+    if eq.h_e:
+        lines.append(f"  end-effector wrench h_e = {list(eq.h_e)} (base frame)")
+    return lines
+
+
+def _index(eq: Equations, *idx: int) -> str:
+    if eq.dof < 10:
+        return "".join(str(i + 1) for i in idx)
+    return "[" + ",".join(str(i + 1) for i in idx) + "]"
+
+
+def _text_value(value) -> str:
+    if isinstance(value, sp.MatrixBase):
+        if value.shape[1] == 1:
+            return "[" + ", ".join(str(x) for x in value) + "]^T"
+        return "[" + ",\n ".join("[" + ", ".join(str(x) for x in value.row(r)) + "]"
+                                for r in range(value.shape[0])) + "]"
+    return str(value)
+
+
+def _text_equations(eq: Equations) -> list[str]:
+    n = eq.dof
+    out = ["", "M(q) qdd + C(q, qd) qd + friction(qd) + g(q)"
+           + (" + J(q)^T h_e" if eq.h_e else "") + " = tau", ""]
+    out.append("M, inertia matrix (symmetric, M_ji = M_ij):")
+    out += [f"  M{_index(eq, i, j)} = {eq.M[i, j]}" for i in range(n) for j in range(i, n)]
+    out.append("C, Coriolis and centrifugal matrix (Christoffel symbols of the first kind):")
+    out += [f"  C{_index(eq, i, j)} = {eq.C[i, j]}" for i in range(n) for j in range(n)]
+    out.append("g, gravity torques:")
+    out += [f"  g{_index(eq, i)} = {eq.g[i]}" for i in range(n)]
+    out.append("friction:")
+    out += [f"  friction{_index(eq, i)} = {eq.friction[i]}" for i in range(n)]
+    if eq.h_e:
+        out.append("J^T h_e, torques balancing the end-effector wrench:")
+        out += [f"  (J^T h_e){_index(eq, i)} = {eq.wrench_torques[i]}" for i in range(n)]
+    out.append("Equations of motion:")
+    out += [f"  tau{_index(eq, i)} = {eq.tau[i]}" for i in range(n)]
+    return out
+
+
+def _text_steps(eq: Equations) -> list[str]:
+    out = ["", f"Derivation by {METHOD_NAMES[eq.method]}, step by step"]
+    section = None
+    number = 0
+    count = 0
+    for step in eq.steps:
+        if step.section != section:
+            section = step.section
+            number += 1
+            out += ["", f"{number}. {section}", ""]
+        count += 1
+        out.append(f"  ({count}) {step.title}")
+        lhs = f"      {step.lhs} = "
+        pad = " " * (len(lhs) - 2) + "= "
+        value = _text_value(step.expression).replace("\n", "\n" + " " * len(lhs))
+        if step.formula:
+            out.append(lhs + step.formula)
+            out.append(pad + value.replace("\n" + " " * len(lhs), "\n" + " " * len(pad)))
+        else:
+            out.append(lhs + value)
+    return out
+
+
+def to_text(eq: Equations, steps: bool = False) -> str:
+    lines = _header_lines(eq)
+    if steps:
+        lines += _text_steps(eq)
+        lines += ["", "Result"]
+    lines += _text_equations(eq)
+    return "\n".join(lines) + "\n"
+
+
+# -- LaTeX -------------------------------------------------------------------------------
+def _symbol_names(eq: Equations) -> dict:
+    names = {}
+    for i in range(eq.dof):
+        names[eq.q[i]] = f"q_{{{i + 1}}}"
+        names[eq.qd[i]] = rf"\dot{{q}}_{{{i + 1}}}"
+        names[eq.qdd[i]] = rf"\ddot{{q}}_{{{i + 1}}}"
+    return names
+
+
+def _tex(eq: Equations, expr) -> str:
+    return sp.latex(expr, symbol_names=_symbol_names(eq), mul_symbol="\\,")
+
+
+_LINE = 110  # characters of LaTeX source per displayed line
+
+
+def _tex_lines(eq: Equations, lhs: str, expr, formula: str = "") -> str:
+    """``\\begin{align*} lhs &= formula \\\\ &= expr\\end{align*}``, long sums broken."""
+    rows = []
+    if formula:
+        rows.append(f"{lhs} &= {formula}")
+        lead = "&= "
+    else:
+        lead = f"{lhs} &= "
+    if isinstance(expr, sp.MatrixBase):
+        body = _tex(eq, expr)
+        if len(body) <= 4 * _LINE:
+            rows.append(lead + body)
+            return _align(rows)
+        # a big matrix: its entries one by one
+        for r in range(expr.shape[0]):
+            for c in range(expr.shape[1]):
+                sub = f"{r + 1}" if expr.shape[1] == 1 else f"{r + 1}{c + 1}"
+                rows += _broken(eq, f"\\left({lhs}\\right)_{{{sub}}} &= ", expr[r, c])
+        return _align(rows)
+    rows += _broken(eq, lead, expr)
+    return _align(rows)
+
+
+def _broken(eq: Equations, lead: str, expr) -> list[str]:
+    body = _tex(eq, expr)
+    if len(body) <= _LINE or not isinstance(expr, sp.Add):
+        return [lead + body]
+    rows, current = [], ""
+    for term in expr.as_ordered_terms():
+        t = _tex(eq, term)
+        piece = t if not current and not rows else (f" - {t[1:]}" if t.startswith("-")
+                                                     else f" + {t}")
+        if current and len(current) + len(piece) > _LINE:
+            rows.append(current)
+            current = piece
+        else:
+            current += piece
+    rows.append(current)
+    return [lead + rows[0]] + [f"&\\quad {r}" for r in rows[1:]]
+
+
+def _align(rows: list[str]) -> str:
+    return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}"
+
+
+def latex_summary(eq: Equations) -> str:
+    """The equations as one LaTeX ``aligned`` block (for Jupyter)."""
+    parts = [f"M &= {_tex(eq, eq.M)}", f"C &= {_tex(eq, eq.C)}", f"g &= {_tex(eq, eq.g)}"]
+    if any(f != 0 for f in eq.friction):
+        parts.append(rf"\tau_f &= {_tex(eq, eq.friction)}")
+    parts.append(rf"\tau &= {_tex(eq, eq.tau)}")
+    return "\\begin{aligned}" + " \\\\ ".join(parts) + "\\end{aligned}"
+
+
+def _tex_escape(text: str) -> str:
+    return (text.replace("\\", r"\textbackslash{}").replace("_", r"\_").replace("&", r"\&")
+            .replace("%", r"\%").replace("#", r"\#").replace("^", r"\^{}"))
+
+
+def to_latex(eq: Equations, steps: bool = False, document: bool = False) -> str:
+    method = METHOD_NAMES[eq.method].replace("-", "--")
+    joints = ", ".join(f"$q_{{{i + 1}}}$ {t}" for i, t in enumerate(eq.joint_types))
+    params = ", ".join(f"${_tex(eq, s)}$" for s in eq.params) or "none"
+    out = [f"\\section*{{Equations of motion of {_tex_escape(eq.name)} by {method}}}",
+           f"Joints: {joints}. Parameters: {params}. Gravity $g_0 = "
+           f"{_tex(eq, sp.Matrix(eq.chain.gravity).T)}^T$ (base frame).", ""]
+    out.append(_align([r"M(q)\,\ddot q + C(q,\dot q)\,\dot q + \tau_f(\dot q) + g(q)"
+                       + (r" + J^T(q)\,h_e" if eq.h_e else "") + r" &= \tau"]))
+    if steps:
+        out.append("\\subsection*{Derivation}")
+        section = None
+        for k, step in enumerate(eq.steps, start=1):
+            if step.section != section:
+                section = step.section
+                out.append(f"\\subsubsection*{{{_tex_escape(section)}}}")
+            out.append(f"\\paragraph{{({k}) {_tex_escape(step.title)}}}")
+            lhs = step.latex_lhs or rf"\text{{{_tex_escape(step.lhs)}}}"
+            out.append(_tex_lines(eq, lhs, step.expression, step.latex_formula))
+    out.append("\\subsection*{Result}")
+    out.append("Inertia matrix")
+    out.append(_tex_lines(eq, "M", eq.M))
+    out.append("Coriolis and centrifugal matrix (Christoffel symbols of the first kind)")
+    out.append(_tex_lines(eq, "C", eq.C))
+    out.append("Gravity torques")
+    out.append(_tex_lines(eq, "g", eq.g))
+    out.append("Friction")
+    out.append(_tex_lines(eq, r"\tau_f", eq.friction))
+    if eq.h_e:
+        out.append("End-effector wrench")
+        out.append(_tex_lines(eq, r"J^T h_e", eq.wrench_torques))
+    out.append("Equations of motion")
+    for i in range(eq.dof):
+        out.append(_tex_lines(eq, f"\\tau_{{{i + 1}}}", eq.tau[i]))
+    body = "\n".join(out) + "\n"
+    if not document:
+        return body
+    return ("\\documentclass[10pt]{article}\n\\usepackage[margin=1.5cm]{geometry}\n"
+            "\\usepackage{amsmath}\n\\allowdisplaybreaks\n\\setlength{\\parindent}{0pt}\n"
+            "\\begin{document}\n" + body + "\\end{document}\n")
+
+
+# -- Markdown ----------------------------------------------------------------------------
+def _md_math(eq: Equations, lhs: str, expr, formula: str = "") -> str:
+    if isinstance(expr, sp.MatrixBase) and len(_tex(eq, expr)) > 4 * _LINE:
+        lines = []
+        for r in range(expr.shape[0]):
+            for c in range(expr.shape[1]):
+                sub = f"{r + 1}" if expr.shape[1] == 1 else f"{r + 1}{c + 1}"
+                lines.append(f"$$\\left({lhs}\\right)_{{{sub}}} = {_tex(eq, expr[r, c])}$$")
+        return "\n\n".join(lines)
+    middle = f" = {formula}" if formula else ""
+    return f"$${lhs}{middle} = {_tex(eq, expr)}$$"
+
+
+def to_markdown(eq: Equations, steps: bool = False) -> str:
+    joints = ", ".join(f"$q_{{{i + 1}}}$ {t}" for i, t in enumerate(eq.joint_types))
+    params = ", ".join(f"${_tex(eq, s)}$" for s in eq.params) or "none"
+    out = [f"# Equations of motion of {eq.name} by {METHOD_NAMES[eq.method]}", "",
+           f"- joints: {joints}", f"- parameters: {params}",
+           f"- gravity $g_0 = {_tex(eq, sp.Matrix(eq.chain.gravity).T)}^T$ (base frame)", "",
+           r"$$M(q)\,\ddot q + C(q,\dot q)\,\dot q + \tau_f(\dot q) + g(q)"
+           + (r" + J^T(q)\,h_e" if eq.h_e else "") + r" = \tau$$", ""]
+    if steps:
+        out += ["## Derivation", ""]
+        section = None
+        for k, step in enumerate(eq.steps, start=1):
+            if step.section != section:
+                section = step.section
+                out += [f"### {section}", ""]
+            out += [f"**({k}) {step.title}**", "",
+                    _md_math(eq, step.latex_lhs or step.lhs, step.expression,
+                             step.latex_formula), ""]
+    out += ["## Result", "", "Inertia matrix", "", _md_math(eq, "M", eq.M), "",
+            "Coriolis and centrifugal matrix (Christoffel symbols of the first kind)", "",
+            _md_math(eq, "C", eq.C), "", "Gravity torques", "", _md_math(eq, "g", eq.g), "",
+            "Friction", "", _md_math(eq, r"\tau_f", eq.friction), ""]
+    if eq.h_e:
+        out += ["End-effector wrench", "", _md_math(eq, "J^T h_e", eq.wrench_torques), ""]
+    out += ["Equations of motion", ""]
+    out += [_md_math(eq, f"\\tau_{{{i + 1}}}", eq.tau[i]) + "\n" for i in range(eq.dof)]
+    return "\n".join(out)
+
+
+# -- JSON ------------------------------------------------------------------------------
+def to_dict(eq: Equations, steps: bool = False) -> dict:
+    """The equations as plain data; every expression a :func:`exact_str` string."""
+    def mat(m):
+        return [[exact_str(x) for x in m.row(r)] for r in range(m.shape[0])]
+
+    def col(m):
+        return [exact_str(x) for x in m]
+
+    symbols = sorted({str(s) for s in eq.params} | {str(s) for s in eq.q + eq.qd + eq.qdd}
+                     | {str(s) for s in eq.h_e})
+    data = {
+        "model": eq.name,
+        "method": eq.method,
+        "dof": eq.dof,
+        "joint_types": list(eq.joint_types),
+        "parameters": [str(s) for s in eq.params],
+        "symbols": symbols,
+        "q": [str(s) for s in eq.q],
+        "qd": [str(s) for s in eq.qd],
+        "qdd": [str(s) for s in eq.qdd],
+        "M": mat(eq.M),
+        "C": mat(eq.C),
+        "g": col(eq.g),
+        "friction": col(eq.friction),
+        "Cqd": col(eq.Cqd),
+        "tau": col(eq.tau),
+        "kinetic_energy": exact_str(eq.kinetic_energy),
+        "potential_energy": exact_str(eq.potential_energy),
+    }
+    if eq.h_e:
+        data["h_e"] = [str(s) for s in eq.h_e]
+        data["J^T h_e"] = col(eq.wrench_torques)
+    if steps:
+        data["steps"] = [_step_dict(s) for s in eq.steps]
+    return data
+
+
+def _step_dict(step: Step) -> dict:
+    expr = step.expression
+    if isinstance(expr, sp.MatrixBase):
+        value = [[exact_str(x) for x in expr.row(r)] for r in range(expr.shape[0])]
+    else:
+        value = exact_str(expr)
+    return {"section": step.section, "title": step.title, "lhs": step.lhs,
+            "formula": step.formula, "expression": value}
+
+
+def to_json(eq: Equations, steps: bool = False) -> str:
+    return json.dumps(to_dict(eq, steps=steps), indent=2) + "\n"
+
+
+__all__ = ["to_text", "to_latex", "to_markdown", "to_json", "to_dict", "exact_str",
+           "latex_summary"]

@@ -1,0 +1,152 @@
+"""Every built-in model (and URDF models): the closed forms, evaluated, are the numeric
+core's results; both routes agree symbolically; the structural checks pass.
+
+The numeric core (composite rigid bodies, Christoffel C by spatial algebra, compiled
+RNEA) and the symbolic routes (energies and Euler-Lagrange; RNEA on polynomials) share
+only the model and the kinematics, so agreement at random states to 1e-10 checks both.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import robodyn as rd
+from robodyn.symbolic import equations, verify
+
+try:
+    from conftest import random_states
+except ImportError:  # tests/ collected as a package
+    from .conftest import random_states
+
+MODELS = rd.models.names()
+METHODS = ("lagrange", "newton-euler")
+URDF_DIR = Path(__file__).parent / "data" / "urdf"
+URDF_MODELS = ("planar_2r.urdf", "planar_2r_rotated.urdf", "payload_2r_merged.urdf")
+TOL = 1e-10
+
+
+def assert_close(actual, expected, what):
+    scale = max(1.0, float(np.abs(expected).max()))
+    np.testing.assert_allclose(actual, expected, rtol=TOL, atol=TOL * scale, err_msg=what)
+
+
+@pytest.fixture(scope="module")
+def derived():
+    out = {}
+    for name in MODELS:
+        robot = rd.load(name)
+        for method in METHODS:
+            out[name, method] = (robot, equations(robot, method=method))
+    return out
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("model", MODELS)
+def test_closed_forms_equal_numeric_core(model, method, derived):
+    robot, eq = derived[model, method]
+    num = eq.numeric()
+    q, qd, qdd = random_states(robot, 8, seed=11)
+    assert_close(num.M(q), robot.mass_matrix(q), f"{model} M")
+    assert_close(num.C(q, qd), robot.coriolis_matrix(q, qd), f"{model} C")
+    assert_close(num.g(q), robot.gravity_torques(q), f"{model} g")
+    assert_close(num.friction(qd), robot.friction_torques(qd), f"{model} friction")
+    assert_close(num.tau(q, qd, qdd), robot.inverse_dynamics(q, qd, qdd), f"{model} tau")
+    # single state, too
+    assert_close(num.tau(q[0], qd[0], qdd[0]), robot.inverse_dynamics(q[0], qd[0], qdd[0]),
+                 f"{model} tau (one state)")
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("model", MODELS)
+def test_structure_checks_pass(model, method, derived):
+    _, eq = derived[model, method]
+    checks = eq.check()
+    assert checks, f"{model} ({method}):\n{checks}"
+    assert eq.M == eq.M.T
+    assert all(isinstance(s, sp.Symbol) for s in eq.q + eq.qd + eq.qdd)
+    assert [str(s) for s in eq.q] == [f"q{i}" for i in range(1, eq.dof + 1)]
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_lagrange_and_newton_euler_agree_symbolically(model, derived):
+    agreement = verify(rd.load(model))
+    assert agreement.holds and agreement.exact, str(agreement)
+    assert agreement.difference == sp.zeros(derived[model, "lagrange"][1].dof, 1)
+    # the printed matrices are the same expressions, too
+    _, le = derived[model, "lagrange"]
+    _, ne = derived[model, "newton-euler"]
+    assert le.M == ne.M and le.C == ne.C and le.g == ne.g
+
+
+def test_float_parameters_stay_floats(derived):
+    _, eq = derived["puma560", "lagrange"]
+    assert eq.params == (sp.Symbol("g"),)
+    floats = eq.M[1, 1].atoms(sp.Float)
+    assert floats and all(f._prec == 53 for f in floats)
+    assert not eq.M[1, 1].atoms(sp.Rational) - {sp.Integer(2), sp.Integer(-1), sp.Integer(1)}
+
+
+@pytest.mark.parametrize("name", URDF_MODELS)
+def test_urdf_models(name):
+    """URDF models hold Floats (rpy rotations are orthonormal to rounding only): the routes
+    agree up to that rounding and match the numeric core."""
+    robot = rd.load(URDF_DIR / name)
+    agreement = verify(robot)
+    assert agreement.holds, str(agreement)
+    for method in METHODS:
+        eq = equations(robot, method=method)
+        assert eq.check(), str(eq.check())
+        q, qd, qdd = random_states(robot, 5, seed=3)
+        num = eq.numeric()
+        assert_close(num.tau(q, qd, qdd), robot.inverse_dynamics(q, qd, qdd), name)
+        assert_close(num.M(q), robot.mass_matrix(q), name)
+        # no rounding residue (1e-33 cos(2 q1)) is printed
+        for entry in eq.M:
+            assert all(abs(f) > 1e-12 for f in entry.atoms(sp.Float)), entry
+
+
+def test_end_effector_wrench_matches_core(derived):
+    """``h_e=True`` adds J^T h_e (Siciliano eq. 7.83, seed 002); the core's inverse
+    dynamics with ``h_e`` is the reference."""
+    for model in ("planar-2r", "rp-arm", "planar-3r"):
+        robot = rd.load(model)
+        for method in METHODS:
+            eq = equations(robot, method=method, h_e=True)
+            assert len(eq.h_e) == 6 and eq.check()
+            num = eq.numeric()
+            q, qd, qdd = random_states(robot, 4, seed=5)
+            h = np.random.default_rng(1).normal(size=(4, 6))
+            assert_close(num.tau(q, qd, qdd, h), robot.inverse_dynamics(q, qd, qdd, h_e=h),
+                         f"{model} with h_e")
+        assert verify(robot, h_e=True).holds
+
+
+def test_substituted_values_give_the_same_numbers(derived):
+    robot, eq = derived["planar-2r", "newton-euler"]
+    numeric = eq.subs(robot.values)
+    assert numeric.params == ()
+    assert all(not e.free_symbols - set(eq.q) for e in numeric.M)
+    q, qd, qdd = random_states(robot, 4, seed=2)
+    assert_close(numeric.numeric().tau(q, qd, qdd), robot.inverse_dynamics(q, qd, qdd), "subs")
+    partial = equations(robot, values={"g": 9.81, "m2": 1.5})
+    assert sp.Symbol("g") not in partial.params and sp.Symbol("m1") in partial.params
+    assert partial.g[1].atoms(sp.Float)
+
+
+def test_6dof_symbolic_inertia_smoke():
+    """The PUMA 560 geometry with 60 symbolic inertial parameters: one route and a numeric
+    spot check (timings and the agreement of both routes: benchmarks/bench_symbolic.py)."""
+    from robodyn.symbolic.parameters import with_symbolic_inertia
+
+    robot = rd.load("puma560")
+    symbolic = with_symbolic_inertia(robot)
+    eq = equations(symbolic, method="newton-euler")
+    assert len(eq.params) == 61
+    num = eq.numeric()  # defaults: the PUMA's own numbers
+    q, qd, qdd = random_states(robot, 3, seed=8)
+    assert_close(num.M(q), robot.mass_matrix(q), "symbolic-inertia PUMA M")
+    assert_close(num.g(q), robot.gravity_torques(q), "symbolic-inertia PUMA g")

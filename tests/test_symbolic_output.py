@@ -1,0 +1,161 @@
+"""``robodyn derive``, the printed derivation and the output formats.
+
+The golden files under ``tests/golden/`` pin the layout of ``robodyn derive rp-arm
+--steps`` (both methods). After an intended change of the layout, regenerate them with
+``ROBODYN_UPDATE_GOLDEN=1 pytest tests/test_symbolic_output.py`` and read the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import sympy as sp
+
+import robodyn as rd
+from robodyn.cli import main
+from robodyn.symbolic import Step, equations
+from robodyn.symbolic.render import exact_str
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def run(capsys, *argv) -> tuple[int, str]:
+    code = main(["derive", *argv])
+    out = capsys.readouterr()
+    return code, out.out
+
+
+@pytest.mark.parametrize("method", ["lagrange", "newton-euler"])
+def test_rp_arm_steps_golden(capsys, method):
+    code, out = run(capsys, "rp-arm", "--steps", "--method", method)
+    assert code == 0
+    golden = GOLDEN / f"derive_rp-arm_steps_{method}.txt"
+    if os.environ.get("ROBODYN_UPDATE_GOLDEN"):
+        golden.parent.mkdir(exist_ok=True)
+        golden.write_text(out)
+    assert out == golden.read_text(), f"layout changed; see the module docstring ({golden})"
+
+
+def test_lagrange_steps_are_those_written_by_hand():
+    """K_i, U_i, L, each dL/dqd_i, its time derivative, dL/dq_i, tau_i, the Christoffel
+    symbols, in this order (seed 000, example 1; seed 002)."""
+    eq = equations(rd.load("rp-arm"))
+    lhs = [s.lhs for s in eq.steps]
+    for name in ("K_1", "U_1", "K_2", "U_2", "K", "U", "L", "dL/dqd1", "d/dt dL/dqd1",
+                 "dL/dq1", "tau1", "dL/dqd2", "d/dt dL/dqd2", "dL/dq2", "tau2", "M", "c_112",
+                 "c_211", "C", "g", "tau"):
+        assert name in lhs, name
+    assert lhs.index("K_1") < lhs.index("L") < lhs.index("dL/dqd1") < lhs.index("d/dt dL/dqd1")
+    assert lhs.index("dL/dq1") < lhs.index("tau1") < lhs.index("M") < lhs.index("c_112")
+    steps = {s.lhs: s.expression for s in eq.steps}
+    m1, m2, l1, Izz1, Izz2, g = sp.symbols("m1 m2 l1 Izz1 Izz2 g")
+    (q1, q2), (qd1, qd2) = eq.q, eq.qd
+    # the lecture's K1, K2 and dK/dth1' (seed 000, example 1)
+    assert sp.expand(steps["K_1"] - (m1 * l1**2 + Izz1) * qd1**2 / 2) == 0
+    assert sp.expand(steps["K_2"] - (m2 * (q2**2 * qd1**2 + qd2**2) + Izz2 * qd1**2) / 2) == 0
+    assert sp.expand(steps["dL/dqd1"] - (m1 * l1**2 + Izz1 + Izz2 + m2 * q2**2) * qd1) == 0
+    assert sp.expand(steps["dL/dq2"] - (m2 * q2 * qd1**2 - m2 * g * sp.sin(q1))) == 0
+    title, expression = eq.steps[0]  # a step reads as (title, expression)
+    assert isinstance(eq.steps[0], Step) and title and expression is not None
+
+
+def test_newton_euler_steps_follow_the_lecture():
+    eq = equations(rd.load("rp-arm"), method="newton-euler")
+    lhs = [s.lhs for s in eq.steps]
+    outward = ["w_1", "wd_1", "vd_1", "vdc_1", "F_1", "N_1", "w_2", "wd_2", "vd_2", "vdc_2",
+               "F_2", "N_2"]
+    inward = ["f_2", "n_2", "tau2", "f_1", "n_1", "tau1"]
+    positions = [lhs.index(x) for x in ["vd_0", *outward, *inward]]
+    assert positions == sorted(positions)
+    sections = {s.section for s in eq.steps}
+    assert any("Outward" in s for s in sections) and any("Inward" in s for s in sections)
+    steps = {s.lhs: s for s in eq.steps}
+    assert steps["vd_0"].expression == sp.Matrix([0, sp.Symbol("g"), 0])  # -g0, upward
+    assert steps["w_1"].expression == sp.Matrix([0, 0, eq.qd[0]])
+    assert "R_1^T w_0 + qd1 z_1" in steps["w_1"].formula
+
+
+def test_json_reads_back_with_parse_expr(capsys):
+    for model in ("rp-arm", "puma560", "planar-2r-dh"):
+        code, out = run(capsys, model, "--format", "json")
+        assert code == 0
+        data = json.loads(out)
+        eq = equations(rd.load(model))
+        for key in ("q", "qd", "qdd"):
+            assert tuple(sp.parse_expr(x) for x in data[key]) == getattr(eq, key)
+        assert sp.Matrix([[sp.parse_expr(x) for x in row] for row in data["M"]]) == eq.M
+        assert sp.Matrix([[sp.parse_expr(x) for x in row] for row in data["C"]]) == eq.C
+        for key in ("g", "friction", "tau"):
+            assert sp.Matrix([sp.parse_expr(x) for x in data[key]]) == getattr(eq, key), key
+
+
+def test_exact_str_keeps_every_bit_of_a_float():
+    x = sp.Symbol("x")
+    for value in (0.1 + 0.2, 1 / 3, 0.4318, 2.9232e-5, 0.16196019275):
+        e = sp.Float(value) * x + sp.Float(value) ** 2
+        assert sp.parse_expr(exact_str(e)) == e
+
+
+def test_verify_flag(capsys):
+    code, out = run(capsys, "planar-2r", "--verify")
+    assert code == 0
+    assert "Lagrange-Euler and Newton-Euler agree" in out
+    assert "tau_LE - tau_NE = [0, 0]" in out
+    assert "[ok] dM/dt - 2C is skew-symmetric" in out
+    code, out = run(capsys, "rp-arm", "--verify", "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["verify"]["agree"] and data["verify"]["tau_LE - tau_NE"] == ["0", "0"]
+
+
+def test_values_flag(capsys):
+    code, out = run(capsys, "planar-2r", "--values")
+    assert code == 0
+    assert "parameters: (none: all numbers)" in out
+    code, out = run(capsys, "planar-2r", "--values", "g=9.81,m2=2", "--format", "json")
+    data = json.loads(out)
+    assert "g" not in data["parameters"] and "m2" not in data["parameters"]
+    assert "m1" in data["parameters"]
+    assert sp.parse_expr(data["g"][1]) == sp.parse_expr("19.62*c2*cos(q1 + q2)")
+
+
+def test_errors_are_reported(capsys):
+    code = main(["derive", "planar-2r", "--values", "nope=1"])
+    assert code == 2
+    assert "not a symbolic parameter" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["derive", "planar-2r", "--method", "hamilton"])
+    with pytest.raises(rd.InputError, match="not a method"):
+        equations(rd.load("planar-2r"), method="hamilton")
+
+
+def test_markdown_and_jupyter_latex():
+    eq = equations(rd.load("planar-2r"))
+    md = eq.markdown(steps=True)
+    assert md.startswith("# Equations of motion of planar-2r by Lagrange-Euler")
+    assert "## Derivation" in md and "$$" in md
+    assert eq._repr_latex_().startswith("$\\displaystyle")
+    assert eq.M._repr_latex_()  # SymPy matrices render in Jupyter as they are
+    text = eq.latex()
+    assert r"\dot{q}_{1}" in text and r"\ddot{q}_{2}" in text
+
+
+@pytest.mark.parametrize("argv", [["rp-arm", "--steps"], ["planar-3r", "--steps"],
+                                  ["puma560", "--method", "newton-euler"]])
+def test_latex_compiles(tmp_path, capsys, argv):
+    code, out = run(capsys, *argv, "--format", "latex")
+    assert code == 0
+    assert out.startswith("\\documentclass") and out.rstrip().endswith("\\end{document}")
+    assert out.count("\\begin{align*}") == out.count("\\end{align*}")
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is not installed")
+    tex = tmp_path / "eom.tex"
+    tex.write_text(out)
+    result = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", tex.name],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert (tmp_path / "eom.pdf").is_file()
