@@ -15,6 +15,7 @@ import numpy as np
 from . import models
 from .errors import RobodynError
 from .robot import load
+from .symbolic.cli import add_derive_command
 
 
 def _cmd_models(args: argparse.Namespace) -> int:
@@ -61,12 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("models", nargs="*", default=["planar-2r", "puma560"])
     p.add_argument("--samples", type=int, default=6)
     p.set_defaults(func=_cmd_demo)
-    try:
-        from .symbolic.cli import add_derive_command
-    except ImportError:
-        add_derive_command = None
-    if add_derive_command is not None:
-        add_derive_command(sub)
+    add_derive_command(sub)
     return parser
 
 

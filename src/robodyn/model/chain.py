@@ -137,9 +137,17 @@ class Chain:
     def dof(self) -> int:
         return len(self.links)
 
+    def numbers(self) -> list:
+        """Every number of the chain (SymPy expressions or floats), in a fixed order."""
+        out: list = []
+        _walk(self, out.append)
+        return out
+
     def free_symbols(self) -> set[sp.Symbol]:
         out: set[sp.Symbol] = set()
-        _walk(self, lambda x: out.update(x.free_symbols) if isinstance(x, sp.Basic) else None)
+        for x in self.numbers():
+            if isinstance(x, sp.Basic):
+                out.update(x.free_symbols)
         return out
 
     def map(self, f) -> Chain:
@@ -219,7 +227,8 @@ def check_physical(chain: Chain, source: str = "model", tol: float = 1e-9) -> No
 SNAP = 1e-11
 
 
-def _snap(x: float) -> float:
+def snap(x: float) -> float:
+    """``x`` made exactly 0 or +-1 when it is within :data:`SNAP` of one."""
     for exact in (0.0, 1.0, -1.0):
         if abs(x - exact) < SNAP:
             return exact
@@ -228,11 +237,11 @@ def _snap(x: float) -> float:
 
 def _snap_rotations(chain: Chain) -> Chain:
     def snapped(t: Transform) -> Transform:
-        return Transform(_map(_snap, t.rotation), t.translation)
+        return Transform(_map(snap, t.rotation), t.translation)
 
     links = tuple(
         replace(link, joint=replace(link.joint, placement=snapped(link.joint.placement),
-                                    axis=_map(_snap, link.joint.axis)))
+                                    axis=_map(snap, link.joint.axis)))
         for link in chain.links
     )
     return replace(chain, links=links, tip=snapped(chain.tip))

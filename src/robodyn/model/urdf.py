@@ -52,7 +52,17 @@ import numpy as np
 import sympy as sp
 
 from ..errors import ModelError
-from .chain import PRISMATIC, REVOLUTE, Chain, Friction, Inertial, Joint, Link, Transform
+from .chain import (
+    PRISMATIC,
+    REVOLUTE,
+    Chain,
+    Friction,
+    Inertial,
+    Joint,
+    Link,
+    Transform,
+    snap,
+)
 from .expressions import symbol
 
 if TYPE_CHECKING:
@@ -190,7 +200,7 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
             joint=Joint(
                 type=_MOVING[joint.type],
                 axis=_numbers(joint.axis),
-                placement=Transform(_numbers(placement[:3, :3]), _numbers(placement[:3, 3])),
+                placement=Transform(_rotation(placement[:3, :3]), _numbers(placement[:3, 3])),
                 name=joint.name,
                 limits=joint.limits,
             ),
@@ -203,7 +213,7 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
     chain = Chain(
         links=tuple(links),
         gravity=(0, 0, -g),
-        tip=Transform(_numbers(tip_pose[:3, :3]), _numbers(tip_pose[:3, 3])),
+        tip=Transform(_rotation(tip_pose[:3, :3]), _numbers(tip_pose[:3, 3])),
     )
     description = (
         f"URDF {path.name}: {len(links)} joints from {base!r} to {tip!r}"
@@ -496,6 +506,13 @@ def _number(x: float):
     if x.is_integer() and abs(x) < 2**53:
         return sp.Integer(int(x))
     return sp.Float(x)
+
+
+def _rotation(r):
+    """A rotation matrix with entries within :data:`~robodyn.model.chain.SNAP` of 0 or
+    +-1 made exact, as the numeric model does (``rpy="1.5707963267948966 0 0"`` gives
+    cos = 6e-17): the symbolic model then has exact zeros too."""
+    return _numbers(np.vectorize(snap)(np.asarray(r, dtype=float)))
 
 
 def _numbers(a):

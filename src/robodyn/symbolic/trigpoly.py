@@ -22,7 +22,7 @@ out, so a Float stays a Float and the arithmetic stays exact.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import fields, replace
+from dataclasses import replace
 from math import comb
 from types import SimpleNamespace
 
@@ -464,24 +464,12 @@ class TrigRing:
 def chain_expressions(chain: Chain) -> list:
     """Every SymPy number of a chain, plus cos/sin of the revolute offsets (for scanning)."""
     out: list = []
-    _walk(chain, out.append)
+    out += chain.numbers()
     for link in chain.links:
         if link.joint.type == REVOLUTE:
             off = sp.sympify(link.joint.offset)
             out += [_cos(off), _sin(off)]
     return out
-
-
-def _walk(obj, f):
-    if hasattr(obj, "__dataclass_fields__"):
-        for fl in fields(obj):
-            if fl.name not in ("name", "type", "limits"):
-                _walk(getattr(obj, fl.name), f)
-    elif isinstance(obj, tuple):
-        for e in obj:
-            _walk(e, f)
-    else:
-        f(obj)
 
 
 def _square_root(e) -> int | None:
