@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test bench bench-symbolic lint clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "robodyn needs Python 3.11 or newer; set PYTHON=python3.11 (or newer)")'
@@ -26,6 +26,9 @@ test: $(VENV)/.installed-dev
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_dynamics.py
+
+bench-symbolic: $(VENV)/.installed-dev
+	$(BIN)/python benchmarks/bench_symbolic.py
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks
