@@ -109,7 +109,13 @@ def equations(robot, method: str = "lagrange", *, values: Any = None,
     :class:`~robodyn.robot.Robot` or a symbolic chain.
     """
     chain, name, defaults = _chain_of(robot, values)
-    return derive(chain, method, h_e=h_e, name=name, defaults=defaults)
+    eq = derive(chain, method, h_e=h_e, name=name, defaults=defaults)
+    if getattr(robot, "convention", None) == "standard":
+        eq.frames_note = ("standard DH: link frame i is frame i-1 turned by joint i (origin on "
+                          "joint i's axis); DH frame i is a constant transform away")
+    elif getattr(robot, "convention", None) == "modified":
+        eq.frames_note = "modified DH (Craig): link frame i is DH frame i, on joint i's axis"
+    return eq
 
 
 @dataclass(frozen=True)

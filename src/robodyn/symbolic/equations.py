@@ -87,6 +87,8 @@ class Equations:
         self.q, self.qd, self.qdd = ring.q, ring.qd, ring.qdd
         self.h_e: tuple[sp.Symbol, ...] = derivation.wrench_symbols
         self.defaults = dict(defaults or {})
+        #: Which frames the steps are written in (set by :func:`robodyn.symbolic.equations`).
+        self.frames_note = ""
 
     # -- the equations ----------------------------------------------------------------
     @property

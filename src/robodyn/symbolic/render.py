@@ -50,6 +50,8 @@ def _header_lines(eq: Equations) -> list[str]:
              f"  gravity g0 = {list(eq.chain.gravity)} (base frame)"]
     if eq.h_e:
         lines.append(f"  end-effector wrench h_e = {list(eq.h_e)} (base frame)")
+    if eq.frames_note:
+        lines.append(f"  frames: {eq.frames_note}")
     return lines
 
 
