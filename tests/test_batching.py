@@ -76,8 +76,10 @@ def test_numpy_backend_equals_numba_backend(kind):
               "coriolis_matrix": (q, qd), "forward_dynamics": (q, qd, qdd),
               "jacobian": (q,)}[kind]
     inputs = [np.ascontiguousarray(a) for a in inputs]
-    a = Kernel(robot.numeric_chain, kind, which="numba")(*inputs)
-    b = Kernel(robot.numeric_chain, kind, which="numpy")(*inputs)
+    names = tuple(str(s) for s in robot.symbols)
+    p = robot.parameter_values
+    a = Kernel(robot.chain, kind, names, which="numba")(p, *inputs)
+    b = Kernel(robot.chain, kind, names, which="numpy")(p, *inputs)
     np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
 
 
@@ -89,3 +91,29 @@ def test_robots_pickle_without_their_compiled_kernels():
     before = robot.mass_matrix(q)
     clone = pickle.loads(pickle.dumps(robot))
     np.testing.assert_allclose(clone.mass_matrix(q), before, rtol=1e-15)
+
+
+def test_with_values_reuses_the_compiled_kernels_and_uses_the_new_numbers():
+    """Parameters are inputs of the compiled program: a parameter sweep compiles once."""
+    robot = rd.load("planar-2r")
+    heavy = robot.with_values(m2=3.0, c2=0.25)
+    assert heavy._kernel("mass_matrix") is robot._kernel("mass_matrix")
+    q = np.array([0.2, 0.7])
+    p = heavy.values
+    # seed 003: M22 = I2 + m2 c2^2
+    np.testing.assert_allclose(heavy.mass_matrix(q)[1, 1], p["I2"] + 3.0 * 0.25**2, rtol=1e-14)
+    np.testing.assert_allclose(robot.mass_matrix(q)[1, 1],
+                               robot.values["I2"] + robot.values["m2"] * robot.values["c2"] ** 2,
+                               rtol=1e-14)
+
+
+@pytest.mark.parametrize("backend", ["numba", "numpy"])
+def test_symbolic_parameters_work_in_both_backends(backend):
+    if backend == "numba":
+        pytest.importorskip("numba")
+    robot = rd.load("planar-3r").with_values(m3=0.7)
+    names = tuple(str(s) for s in robot.symbols)
+    q, qd, qdd = random_states(robot, 7, seed=11)
+    kernel = Kernel(robot.chain, "inverse_dynamics", names, which=backend)
+    tau = kernel(robot.parameter_values, q, qd, qdd)
+    np.testing.assert_allclose(tau, robot.inverse_dynamics(q, qd, qdd), rtol=1e-13)

@@ -12,6 +12,7 @@ leading (batch) axes; a single state is ``(dof,)``.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -89,7 +90,8 @@ class Robot:
 
     def __getstate__(self):
         # compiled kernels and the numeric chain are caches: rebuilt after unpickling
-        return {k: v for k, v in self.__dict__.items() if k not in ("_kernels", "numeric_chain")}
+        caches = ("_kernels", "numeric_chain", "parameter_values")
+        return {k: v for k, v in self.__dict__.items() if k not in caches}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
@@ -104,20 +106,35 @@ class Robot:
         """The chain with every number a float (parameters substituted), checked for physics."""
         return self.chain.evaluate(dict(self._values), source=self.name)
 
+    @cached_property
+    def parameter_values(self) -> np.ndarray:
+        """The values of :attr:`symbols`, in that order (checked for physics first)."""
+        self.numeric_chain  # noqa: B018 - raises on a missing value or a non-physical model
+        return np.array([dict(self._values)[str(s)] for s in self.symbols], dtype=float)
+
     def _kernel(self, kind: str) -> Kernel:
+        """The compiled ``kind`` algorithm of this model. Parameters are kernel inputs, so
+        every robot with an equal chain (any ``with_values``) shares one kernel."""
         kernels = self.__dict__.setdefault("_kernels", {})
         kernel = kernels.get(kind)
         if kernel is None:
-            kernel = kernels[kind] = Kernel(self.numeric_chain, kind)
+            self.parameter_values  # noqa: B018 - fail on bad values before compiling
+            shared = _SHARED_KERNELS.setdefault(self.chain, {})
+            kernel = shared.get(kind)
+            if kernel is None:
+                names = tuple(str(s) for s in self.symbols)
+                kernel = shared[kind] = Kernel(self.chain, kind, names)
+            kernels[kind] = kernel
         return kernel
 
     def _run(self, kind: str, *arrays, out_shape: tuple = ()):
         kernel = self.__dict__.get("_kernels", {}).get(kind) or self._kernel(kind)
+        p = self.parameter_values
         one = _single_state(self.chain.dof, arrays)
         if one is not None:  # fast path for one state: simulation loops call this
-            return kernel.single(*one).reshape(out_shape)
+            return kernel.single(p, *one).reshape(out_shape)
         inputs, batch = _batch(self.chain.dof, arrays)
-        out = kernel(*inputs, batch_shape=batch)
+        out = kernel(p, *inputs, batch_shape=batch)
         return out.reshape(batch + out_shape) if batch else out.reshape(out_shape)
 
     # -- dynamics -----------------------------------------------------------------
@@ -211,6 +228,10 @@ class Robot:
 
 #: Samples per chunk when applying a contact wrench (bounds the Jacobians held at once).
 _WRENCH_CHUNK = 65536
+
+
+#: Compiled kernels per chain (weakly held): robots that differ only in values share them.
+_SHARED_KERNELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _replace(robot: Robot, **changes) -> Robot:

@@ -56,12 +56,14 @@ def _expression(op: tuple, name, lib: str) -> str:
 
 
 def numba_source(
-    tape: Tape, groups: Sequence[tuple[str, int]], outputs: Sequence, fname: str = "kernel"
+    tape: Tape, groups: Sequence[tuple[str, int]], outputs: Sequence, params: int = 0,
+    fname: str = "kernel",
 ) -> str:
-    """Source of a Numba kernel ``fname(A0, A1, ..., OUT, start, stop) -> int``.
+    """Source of a Numba kernel ``fname(A0, A1, ..., P, OUT, start, stop) -> int``.
 
-    ``groups`` lists the input arrays as ``(prefix, width)``: input ``q3`` is
-    column 3 of the array of prefix ``q``.
+    ``groups`` lists the per-sample input arrays as ``(prefix, width)``: input ``q3``
+    is column 3 of the array of prefix ``q``. ``P`` holds the model's ``params``
+    parameter values (inputs ``p0, p1, ...``), the same for every sample.
     """
     live = _used(tape, outputs)
     arrays = {prefix: f"A{k}" for k, (prefix, _) in enumerate(groups)}
@@ -72,10 +74,11 @@ def numba_source(
         "",
         "",
         '@njit(nogil=True, cache=True, error_model="numpy")',
-        f"def {fname}({', '.join(arrays.values())}, OUT, start, stop):",
+        f"def {fname}({', '.join(arrays.values())}, P, OUT, start, stop):",
         "    bad = -1",
-        "    for k in range(start, stop):",
     ]
+    lines += [f"    p{j} = P[{j}]" for j in range(params)]
+    lines.append("    for k in range(start, stop):")
     checks = []
     for prefix, width in groups:
         for c in range(width):
@@ -101,10 +104,11 @@ def numba_source(
 
 
 def numpy_source(
-    tape: Tape, groups: Sequence[tuple[str, int]], outputs: Sequence, fname: str = "kernel"
+    tape: Tape, groups: Sequence[tuple[str, int]], outputs: Sequence, params: int = 0,
+    fname: str = "kernel",
 ) -> str:
-    """Source of a vectorised kernel ``fname(A0, A1, ..., OUT)`` on ``(k, N)`` inputs and
-    a ``(m, N)`` output."""
+    """Source of a vectorised kernel ``fname(A0, A1, ..., P, OUT)`` on ``(k, N)`` inputs,
+    parameter values ``P`` and a ``(m, N)`` output."""
     live = _used(tape, outputs)
     last_use: dict[int, int] = {}
     for i, op in enumerate(tape.ops):
@@ -118,8 +122,9 @@ def numpy_source(
         "import numpy as np",
         "",
         "",
-        f"def {fname}({', '.join(arrays.values())}, OUT):",
+        f"def {fname}({', '.join(arrays.values())}, P, OUT):",
     ]
+    arrays["p"] = "P"
     names: dict[int, str] = {}
     free: list[str] = []
     counter = 0

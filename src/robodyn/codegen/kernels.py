@@ -1,8 +1,10 @@
 """Compiled kernels of a numeric chain: trace, emit, compile, cache, run.
 
-Each kernel is one algorithm of :mod:`robodyn.dynamics` traced on the numeric
-chain (numbers baked in as constants) and compiled. Compiled kernels are
-cached in memory, and Numba's machine code on disk under
+Each kernel is one algorithm of :mod:`robodyn.dynamics` traced on a model's
+chain and compiled: the file's plain numbers are folded in as constants, the
+model's parameters (``m1``, ``l1``, ``g``) are inputs, so every
+``robot.with_values(...)`` of a model runs the same compiled code. Compiled
+kernels are cached in memory, and Numba's machine code on disk under
 ``$ROBODYN_CACHE_DIR`` (default ``~/.cache/robodyn``), so only the first use of
 a model on a machine pays the compile (about a second per kernel).
 
@@ -25,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
+import sympy as sp
 
 from ..dynamics.coriolis import coriolis_matrix
 from ..dynamics.crba import mass_matrix
@@ -32,7 +35,7 @@ from ..dynamics.forward_dynamics import forward_dynamics
 from ..dynamics.kinematics import jacobian, link_poses, tip_pose
 from ..dynamics.rnea import friction_torques, rnea
 from ..errors import InputError
-from ..model.chain import Chain
+from ..model.chain import Chain, snap_rotations
 from .emit import numba_source, numpy_source
 from .tape import Tape
 
@@ -42,9 +45,19 @@ THREAD_MIN_BATCH = 4096
 NUMPY_CHUNK = 8192
 
 
-def _trace(chain: Chain, kind: str):
+def traced_chain(chain: Chain, params: tuple[str, ...], tape: Tape) -> Chain:
+    """The chain with each parameter an input ``p0, p1, ...`` of ``tape`` (in the order of
+    ``params``) and every other number a float, rotations snapped as in
+    :meth:`Chain.evaluate`."""
+    symbols = {sp.Symbol(name): tape.input(f"p{j}") for j, name in enumerate(params)}
+    return snap_rotations(chain.map(
+        lambda x: tape.from_sympy(x, symbols) if isinstance(x, sp.Basic) else float(x)))
+
+
+def _trace(chain: Chain, kind: str, params: tuple[str, ...] = ()):
     """Record one algorithm on a fresh tape: ``(tape, input groups, outputs)``."""
     tape = Tape()
+    chain = traced_chain(chain, params, tape)
     n = chain.dof
     q = tape.inputs_vector("q", n)
     zeros = [0.0] * n
@@ -142,16 +155,24 @@ def _load_numpy(source: str, digest: str):
 
 
 class Kernel:
-    """A compiled algorithm: ``kernel(*inputs) -> (N, m)`` for ``(N, k)`` float64 inputs."""
+    """A compiled algorithm of a (symbolic) chain: ``kernel(p, *inputs) -> (N, m)`` for
+    the parameter values ``p`` (in the order of ``params``) and ``(N, k)`` float64 inputs.
 
-    def __init__(self, chain: Chain, kind: str, which: str | None = None):
+    The parameters are inputs of the program, not constants, so one compiled kernel
+    serves every :meth:`~robodyn.Robot.with_values` of a model; the file's plain numbers
+    are folded in.
+    """
+
+    def __init__(self, chain: Chain, kind: str, params: tuple[str, ...] = (),
+                 which: str | None = None):
         self.kind = kind
+        self.params = tuple(params)
         self.backend = which or backend()
-        tape, groups, outputs = _trace(chain, kind)
+        tape, groups, outputs = _trace(chain, kind, self.params)
         self.groups = groups
         self.width = len(outputs)
         emit = numba_source if self.backend == "numba" else numpy_source
-        self.source = emit(tape, groups, outputs)
+        self.source = emit(tape, groups, outputs, len(self.params))
         digest = hashlib.sha256(self.source.encode()).hexdigest()[:24]
         key = (self.backend, digest)
         with _lock:
@@ -168,26 +189,26 @@ class Kernel:
         the NumPy flavour of the same program."""
         probe = [np.zeros((1, width)) for _, width in self.groups]
         try:
-            self.fn(*probe, np.empty((1, self.width)), 0, 0)
+            self.fn(*probe, np.zeros(len(self.params)), np.empty((1, self.width)), 0, 0)
         except Exception as exc:  # noqa: BLE001 - any compiler failure: fall back, loudly
             warnings.warn(f"robodyn: Numba could not compile the {self.kind} kernel "
                           f"({type(exc).__name__}: {exc}); using the NumPy backend",
                           RuntimeWarning, stacklevel=3)
             self.backend = "numpy"
-            self.source = numpy_source(tape, groups, outputs)
+            self.source = numpy_source(tape, groups, outputs, len(self.params))
             digest = hashlib.sha256(self.source.encode()).hexdigest()[:24]
             self.fn = _load_numpy(self.source, digest)
 
-    def single(self, *inputs: np.ndarray) -> np.ndarray:
+    def single(self, p: np.ndarray, *inputs: np.ndarray) -> np.ndarray:
         """One state: ``(1, k)`` inputs, ``(1, m)`` output, no thread pool."""
         if self.backend != "numba":
-            return self(*inputs)
+            return self(p, *inputs)
         out = np.empty((1, self.width))
-        if self.fn(*inputs, out, 0, 1) >= 0:
+        if self.fn(*inputs, p, out, 0, 1) >= 0:
             raise _not_finite(self.groups, inputs, 0, ())
         return out
 
-    def __call__(self, *inputs: np.ndarray, batch_shape: tuple = ()) -> np.ndarray:
+    def __call__(self, p: np.ndarray, *inputs: np.ndarray, batch_shape: tuple = ()) -> np.ndarray:
         """Run on ``(N, k)`` C-contiguous float64 inputs; ``batch_shape`` (whose product
         is ``N``) only serves to name a non-finite sample in the error."""
         n = inputs[0].shape[0]
@@ -200,12 +221,12 @@ class Kernel:
                 out.fill(0.0)
                 bounds = np.linspace(0, n, workers + 1).astype(int)
                 pool = _get_pool(workers)
-                futures = [pool.submit(self.fn, *inputs, out, int(a), int(b))
+                futures = [pool.submit(self.fn, *inputs, p, out, int(a), int(b))
                            for a, b in zip(bounds[:-1], bounds[1:])]
                 bad = [f.result() for f in futures]
                 bad = min((b for b in bad if b >= 0), default=-1)
             else:
-                bad = self.fn(*inputs, out, 0, n)
+                bad = self.fn(*inputs, p, out, 0, n)
             if bad >= 0:
                 raise _not_finite(self.groups, inputs, bad, batch_shape)
             return out
@@ -218,7 +239,7 @@ class Kernel:
                     bad = start + int(np.argwhere(~np.isfinite(c))[0][1])
                     raise _not_finite(self.groups, inputs, bad, batch_shape)
             block = np.empty((self.width, stop - start))
-            self.fn(*cols, block)
+            self.fn(*cols, p, block)
             out[start:stop] = block.T
         return out
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from numbers import Real
 
+import sympy as sp
+
 _COMMUTATIVE = {"add", "mul"}
 
 
@@ -82,6 +84,7 @@ class Tape:
         self.ops: list[tuple] = []
         self._memo: dict[tuple, Var] = {}
         self.inputs: dict[str, Var] = {}
+        self._sympy_memo: dict = {}
 
     # -- recording -----------------------------------------------------------------
     def input(self, name: str) -> Var:
@@ -198,3 +201,43 @@ class Tape:
     @property
     def name(self) -> str:
         return "tape"
+
+    # -- SymPy expressions of the model's parameters ------------------------------------
+    def from_sympy(self, expr, symbols: dict) -> object:
+        """Record a SymPy expression of parameters (``symbols``: Symbol -> Var).
+
+        A model's numbers are expressions such as ``m2*l2**2/12`` or ``cos(alpha1)``;
+        those without symbols become float constants (``cos(pi/2)`` is exactly 0).
+        """
+        if not expr.free_symbols:
+            return float(expr)
+        memo = self._sympy_memo
+        hit = memo.get(expr)
+        if hit is not None:
+            return hit
+        if expr.is_Symbol:
+            out = symbols[expr]
+        elif expr.is_Add or expr.is_Mul:
+            parts = [self.from_sympy(a, symbols) for a in expr.args]
+            out = parts[0]
+            for part in parts[1:]:
+                out = self.add(out, part) if expr.is_Add else self.mul(out, part)
+        elif expr.is_Pow:
+            base, exp = self.from_sympy(expr.base, symbols), expr.exp
+            if exp.is_Integer:
+                out = 1.0
+                for _ in range(abs(int(exp))):
+                    out = self.mul(out, base)
+                out = self.div(1.0, out) if exp < 0 else out
+            elif exp == sp.Rational(1, 2) or exp == sp.Rational(-1, 2):
+                out = self.sqrt(base)
+                out = self.div(1.0, out) if exp < 0 else out
+            else:
+                raise ValueError(f"cannot generate code for the power {expr}")
+        elif isinstance(expr, (sp.sin, sp.cos)):
+            arg = self.from_sympy(expr.args[0], symbols)
+            out = self.sin(arg) if isinstance(expr, sp.sin) else self.cos(arg)
+        else:
+            raise ValueError(f"cannot generate code for {expr} ({type(expr).__name__})")
+        memo[expr] = out
+        return out

@@ -182,7 +182,7 @@ class Chain:
                     raise ModelError(f"{source}: {x} does not evaluate to a real number") from None
             return float(x)
 
-        numeric = _snap_rotations(self.map(to_float))
+        numeric = snap_rotations(self.map(to_float))
         check_physical(numeric, source)
         return numeric
 
@@ -227,15 +227,18 @@ def check_physical(chain: Chain, source: str = "model", tol: float = 1e-9) -> No
 SNAP = 1e-11
 
 
-def snap(x: float) -> float:
-    """``x`` made exactly 0 or +-1 when it is within :data:`SNAP` of one."""
+def snap(x):
+    """``x`` made exactly 0 or +-1 when it is a number within :data:`SNAP` of one."""
+    if not isinstance(x, float):
+        return x
     for exact in (0.0, 1.0, -1.0):
         if abs(x - exact) < SNAP:
             return exact
     return x
 
 
-def _snap_rotations(chain: Chain) -> Chain:
+def snap_rotations(chain: Chain) -> Chain:
+    """Rotation entries and axes snapped with :func:`snap`."""
     def snapped(t: Transform) -> Transform:
         return Transform(_map(snap, t.rotation), t.translation)
 
