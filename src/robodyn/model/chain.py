@@ -156,7 +156,7 @@ class Chain:
 
     def subs(self, values: Mapping[sp.Symbol, Any]) -> Chain:
         """Substitute numbers or expressions for symbols, keeping SymPy types."""
-        return self.map(lambda x: sp.sympify(x).xreplace(values) if isinstance(x, sp.Basic) else x)
+        return self.map(lambda x: x.xreplace(values) if isinstance(x, sp.Basic) else x)
 
     def evaluate(self, values: Mapping[str, float], source: str = "model") -> Chain:
         """The numeric chain: every number a Python float, checked for physics.

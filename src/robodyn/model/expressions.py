@@ -59,6 +59,16 @@ def number(value: Real) -> sp.Expr:
     return sp.Float(value)
 
 
+def to_sympy(value: object) -> sp.Basic:
+    """A model number as SymPy without parsing text: SymPy objects pass through, Python
+    numbers convert exactly; anything else (a string) is a ``TypeError``."""
+    if isinstance(value, (sp.Basic, sp.MatrixBase)):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return number(value)
+    raise TypeError(f"expected a SymPy expression or a number, got {value!r}")
+
+
 def parse_expression(value: object, field: str) -> sp.Expr:
     """Parse a number or an expression string from a model file into SymPy.
 

@@ -23,6 +23,7 @@ from ..dynamics.kinematics import jacobian, link_poses
 from ..dynamics.ops import SYMPY
 from ..dynamics.rnea import friction_torques
 from ..model.chain import Chain, Transform
+from ..model.expressions import to_sympy
 from .trigpoly import TrigRing, TrigScalar, chain_expressions
 
 #: Names of the end-effector wrench h_e = (f_e, mu_e), base frame (Siciliano eq. 7.83).
@@ -192,7 +193,7 @@ def finish(d: Derivation, chain_r: Chain, q_args) -> None:
     """The common tail of both routes: collect M, g, C; friction; the wrench term."""
     ring = d.ring
     collect(d)
-    d.friction = [sp.sympify(f) for f in friction_torques(d.chain, ring.qd, SYMPY)]
+    d.friction = [to_sympy(f) for f in friction_torques(d.chain, ring.qd, SYMPY)]
     if ring.extra:
         jac = jacobian(chain_r, q_args, ring.ops())
         h = [ring.gen(s) for s in ring.extra]

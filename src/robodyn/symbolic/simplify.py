@@ -28,6 +28,7 @@ from sympy import QQ
 from sympy.polys.rings import PolyElement
 
 from ..model.chain import REVOLUTE
+from ..model.expressions import to_sympy
 from .trigpoly import TrigRing
 
 __all__ = ["textbook", "textbook_matrix", "canonical", "equal", "simplify_expression"]
@@ -324,7 +325,7 @@ def _ring_for(exprs: Iterable, dof: int | None, joint_types: Sequence[str] | Non
 def _max_joint_index(exprs) -> int:
     n = 0
     for e in exprs:
-        for s in sp.sympify(e).free_symbols:
+        for s in to_sympy(e).free_symbols:
             name = s.name
             for prefix in ("qdd", "qd", "q"):
                 rest = name[len(prefix):]
@@ -338,7 +339,7 @@ def canonical(exprs: Sequence, dof: int | None = None,
               joint_types: Sequence[str] | None = None) -> tuple[TrigRing, list[PolyElement]]:
     """The normal forms of ``exprs`` in one ring (joint variables ``q1..``, ``qd1..``,
     ``qdd1..``; revolute unless ``joint_types`` says otherwise)."""
-    flat = [sp.sympify(e) for e in exprs]
+    flat = [to_sympy(e) for e in exprs]
     ring = _ring_for(flat, dof, joint_types)
     return ring, [ring.poly(e) for e in flat]
 
@@ -351,7 +352,7 @@ def equal(a, b, dof: int | None = None, joint_types: Sequence[str] | None = None
         if a.shape != b.shape:
             return False
         return all(equal(x, y, dof, joint_types) for x, y in zip(a, b, strict=True))
-    diff = sp.sympify(a) - sp.sympify(b)
+    diff = to_sympy(a) - to_sympy(b)
     try:
         ring, (p,) = canonical([diff], dof, joint_types)
     except ValueError:

@@ -32,6 +32,7 @@ from sympy.polys.orderings import lex
 from sympy.polys.rings import PolyElement, PolyRing
 
 from ..model.chain import REVOLUTE, Chain
+from ..model.expressions import to_sympy
 
 __all__ = ["TrigRing", "TrigScalar", "joint_symbols"]
 
@@ -159,7 +160,7 @@ class TrigRing:
             for x in e:
                 self._scan(x)
             return
-        e = sp.sympify(e)
+        e = to_sympy(e)
         if isinstance(e, sp.MatrixBase):
             for x in e:
                 self._scan(x)
@@ -220,7 +221,7 @@ class TrigRing:
             return e
         if isinstance(e, int):
             return self.ring(e)
-        e = sp.sympify(e)
+        e = to_sympy(e)
         memo = self._memo.get(e)
         if memo is not None:
             return memo
@@ -446,7 +447,7 @@ class TrigRing:
         links = []
         for new, old in zip(mapped.links, chain.links, strict=True):
             if old.joint.type == REVOLUTE:
-                new = replace(new, joint=replace(new.joint, offset=sp.sympify(old.joint.offset)))
+                new = replace(new, joint=replace(new.joint, offset=to_sympy(old.joint.offset)))
             links.append(new)
         return replace(mapped, links=tuple(links))
 
@@ -467,7 +468,7 @@ def chain_expressions(chain: Chain) -> list:
     out += chain.numbers()
     for link in chain.links:
         if link.joint.type == REVOLUTE:
-            off = sp.sympify(link.joint.offset)
+            off = to_sympy(link.joint.offset)
             out += [_cos(off), _sin(off)]
     return out
 
