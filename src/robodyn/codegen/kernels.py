@@ -132,7 +132,9 @@ def _threads() -> int:
                else (os.cpu_count() or 1))
 
 
-def _load_numba(source: str, digest: str):
+def _load_module(source: str, digest: str):
+    """Import a generated kernel from its file in the cache (written once, atomically).
+    Both backends import the same way: Numba caches machine code next to the file."""
     folder = cache_dir() / "kernels"
     folder.mkdir(exist_ok=True)
     path = folder / f"k_{digest}.py"
@@ -146,12 +148,6 @@ def _load_numba(source: str, digest: str):
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module.kernel
-
-
-def _load_numpy(source: str, digest: str):
-    namespace: dict = {}
-    exec(compile(source, f"<robodyn kernel {digest}>", "exec"), namespace)  # noqa: S102 - our own generated code
-    return namespace["kernel"]
 
 
 class Kernel:
@@ -178,8 +174,7 @@ class Kernel:
         with _lock:
             fn = _loaded.get(key)
             if fn is None:
-                load = _load_numba if self.backend == "numba" else _load_numpy
-                fn = _loaded[key] = load(self.source, digest)
+                fn = _loaded[key] = _load_module(self.source, digest)
         self.fn = fn
         if self.backend == "numba":
             self._compile_or_fall_back(tape, groups, outputs)
@@ -197,7 +192,7 @@ class Kernel:
             self.backend = "numpy"
             self.source = numpy_source(tape, groups, outputs, len(self.params))
             digest = hashlib.sha256(self.source.encode()).hexdigest()[:24]
-            self.fn = _load_numpy(self.source, digest)
+            self.fn = _load_module(self.source, digest)
 
     def single(self, p: np.ndarray, *inputs: np.ndarray) -> np.ndarray:
         """One state: ``(1, k)`` inputs, ``(1, m)`` output, no thread pool."""
