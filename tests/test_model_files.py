@@ -170,7 +170,7 @@ def test_file_level_errors(tmp_path):
      r"qdd\[1, 1\] is nan \(NaN or infinite\)"),
     (lambda r: r.gravity_torques([0.1, np.inf]), r"q\[1\] is inf"),
     (lambda r: r.forward_dynamics(np.zeros(2), np.zeros(2), ["a", "b"]),
-     r"tau: expected an array of numbers"),
+     r"tau: expected real numbers, got an array of text"),
     (lambda r: r.inverse_dynamics(np.zeros(2), np.zeros(2), np.zeros(2), h_e=np.zeros(3)),
      r"h_e: expected shape \(\.\.\., 6\)"),
     (lambda r: r.mass_matrix(5.0), r"q: expected shape"),

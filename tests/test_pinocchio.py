@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robodyn.model.urdf import load_urdf
+import robodyn as rd
 
 pin = pytest.importorskip("pinocchio")
 
@@ -68,7 +68,7 @@ class Pair:
         self.case = case
         path = DATA / case.file[5:] if case.file.startswith("data/") \
             else example_robot_data(case.file)
-        self.robot = load_urdf(path, tip=case.tip)
+        self.robot = rd.load(path, tip=case.tip)
         model = pin.buildModelFromUrdf(str(path))
         if case.locked:
             ids = [model.getJointId(name) for name in case.locked]

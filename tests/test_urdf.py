@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 import robodyn as rd
-from robodyn.model.urdf import load_urdf
 
 DATA = Path(__file__).parent / "data" / "urdf"
 G = 9.81
@@ -64,7 +63,7 @@ def planar_2r_closed_form(q, qd):
 
 @pytest.fixture(scope="module")
 def planar():
-    return load_urdf(DATA / "planar_2r.urdf")
+    return rd.load(DATA / "planar_2r.urdf")
 
 
 def test_planar_2r_matches_closed_form(planar):
@@ -110,7 +109,7 @@ def test_load_dispatches_urdf(planar):
 def test_rotated_joint_frames_and_axes_give_the_same_arm(planar):
     """planar_2r_rotated.urdf turns about z axes in joint frames rolled by 90 degrees (one
     axis written non-unit, "0 0 2"); it is the same robot as planar_2r.urdf."""
-    rotated = load_urdf(DATA / "planar_2r_rotated.urdf")
+    rotated = rd.load(DATA / "planar_2r_rotated.urdf")
     assert tuple(float(a) for a in rotated.numeric_chain.links[1].joint.axis) == (0.0, 0.0, 1.0)
     q, qd, qdd = _states(20, 2, seed=1)
     for name, args in [("mass_matrix", (q,)), ("gravity_torques", (q,)),
@@ -126,8 +125,8 @@ def test_fixed_bodies_merge_like_the_hand_merged_model(tip):
     """payload_2r.urdf has bodies on fixed joints (one with rotated joint and inertial frames);
     payload_2r_merged.urdf has them merged by hand (parallel-axis theorem, in its comment).
     The payload is the tip or lies beyond it: either way it joins link2."""
-    robot = load_urdf(DATA / "payload_2r.urdf", tip=tip)
-    merged = load_urdf(DATA / "payload_2r_merged.urdf")
+    robot = rd.load(DATA / "payload_2r.urdf", tip=tip)
+    merged = rd.load(DATA / "payload_2r_merged.urdf")
     for link, expected in zip(robot.numeric_chain.links, merged.numeric_chain.links, strict=True):
         assert link.inertial.mass == pytest.approx(expected.inertial.mass, rel=1e-14)
         np.testing.assert_allclose(link.inertial.com, expected.inertial.com, atol=1e-14)
@@ -150,7 +149,7 @@ def test_fixed_bodies_merge_like_the_hand_merged_model(tip):
 
 def test_locked_branches_are_named_and_merged():
     """Prismatic fingers beside the chain are held at 0 and their masses join link1."""
-    robot = load_urdf(DATA / "two_leaves.urdf", tip="link1")
+    robot = rd.load(DATA / "two_leaves.urdf", tip="link1")
     assert robot.locked == ("left_joint", "right_joint")
     assert robot.dof == 1
     link = robot.numeric_chain.links[0]
@@ -164,7 +163,7 @@ def test_locked_branches_are_named_and_merged():
 
 # -- friction ----------------------------------------------------------------------------------
 def test_friction_from_dynamics_element():
-    robot = load_urdf(DATA / "payload_2r_merged.urdf")
+    robot = rd.load(DATA / "payload_2r_merged.urdf")
     frictions = [(link.friction.viscous, link.friction.coulomb)
                  for link in robot.numeric_chain.links]
     assert frictions == [(0.5, 0.2), (0.1, 0.0)]
@@ -182,7 +181,7 @@ def test_friction_from_dynamics_element():
 # -- errors ----------------------------------------------------------------------------------
 def _error(path, **kwargs) -> str:
     with pytest.raises(rd.ModelError) as info:
-        load_urdf(path, **kwargs)
+        rd.load(path, **kwargs)
     return str(info.value)
 
 
@@ -190,7 +189,7 @@ def test_missing_inertial_is_an_error_unless_allowed():
     message = _error(DATA / "no_inertial.urdf")
     assert "link 'link2'" in message and "<inertial>" in message
     assert "joint2" in message and "allow_massless=True" in message
-    robot = load_urdf(DATA / "no_inertial.urdf", allow_massless=True)
+    robot = rd.load(DATA / "no_inertial.urdf", allow_massless=True)
     assert robot.numeric_chain.links[1].inertial.mass == 0.0
 
 
@@ -214,7 +213,7 @@ def test_unknown_joint_type():
 def test_floating_joint_in_the_chain():
     message = _error(DATA / "floating.urdf")
     assert "joint 'free'" in message and "'floating'" in message and "base=" in message
-    robot = load_urdf(DATA / "floating.urdf", base="body")
+    robot = rd.load(DATA / "floating.urdf", base="body")
     assert robot.dof == 1
 
 

@@ -14,36 +14,35 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 import sympy as sp
 
-from .codegen.kernels import Kernel
-from .errors import InputError, ModelError
+from .codegen.kernels import Kernel, NonFiniteResult
+from .dynamics.registry import KERNELS, input_width
+from .errors import InputError, ModelError, RobodynError
 from .model.chain import Chain
-from .model.dh import DHRow
 from .model.expressions import check_parameter_name
-from .model.yaml_file import ModelSource, read_model_file
+from .model.source import ModelSource, Provenance
+from .model.yaml_file import read_model_file
 
 
 @dataclass(frozen=True, eq=False)
 class Robot:
     """A serial manipulator: ``name``, symbolic ``chain`` and default parameter values.
 
-    Build one with :func:`robodyn.load`.
+    Build one with :func:`robodyn.load`. ``provenance`` says where the model came from
+    (the DH table, the URDF joints locked at zero, ...).
     """
 
     name: str
     chain: Chain
     _values: tuple[tuple[str, float], ...] = ()
-    convention: str | None = None  # DH convention, if the geometry came from a DH table
-    dh_rows: tuple[DHRow, ...] = ()
     description: str = ""
-    source: str = ""
-    locked: tuple[str, ...] = field(default=())
+    provenance: Provenance = field(default_factory=Provenance)
 
     # -- description ---------------------------------------------------------------
     @property
@@ -65,6 +64,26 @@ class Robot:
     def links(self):
         return self.chain.links
 
+    @property
+    def source(self) -> str:
+        """The file or built-in model name the robot was loaded from."""
+        return self.provenance.path
+
+    @property
+    def convention(self) -> str | None:
+        """``"standard"`` or ``"modified"`` when the geometry came from a DH table."""
+        return self.provenance.convention
+
+    @property
+    def dh_rows(self) -> tuple:
+        """The DH table's rows, when the geometry came from one."""
+        return self.provenance.dh_rows
+
+    @property
+    def locked(self) -> tuple[str, ...]:
+        """URDF joints off the chain, held at ``q = 0`` and merged (a gripper's fingers)."""
+        return self.provenance.locked
+
     def with_values(self, values: Mapping[str, float] | None = None, **more: float) -> Robot:
         """A new robot with these parameter values bound (``robot.with_values(m1=2.0)`` or
         ``robot.with_values({"m1": 2.0})``); the others keep their defaults."""
@@ -82,11 +101,28 @@ class Robot:
                 )
             if isinstance(value, bool) or not isinstance(value, (int, float, np.floating,
                                                                  np.integer)):
-                raise ModelError(f"{self.name}.with_values: {key} = {value!r} is not a number")
+                raise ModelError(f"{self.name}.with_values: {key} = {value!r:.80} is not a "
+                                 "number")
             if not np.isfinite(value):
                 raise ModelError(f"{self.name}.with_values: {key} = {value!r} is not finite")
             new[key] = float(value)
-        return _replace(self, _values=tuple(sorted(new.items())))
+        return self._derive(_values=tuple(sorted(new.items())))
+
+    def with_chain(self, chain: Chain, values: Mapping[str, float] | None = None,
+                   name: str | None = None) -> Robot:
+        """A new robot with another chain (a transformed model: symbolic inertias, a
+        payload) and the default ``values`` of its parameters (default: this robot's
+        values of the symbols the new chain still has)."""
+        names = {str(s) for s in chain.free_symbols()}
+        if values is None:
+            values = {k: v for k, v in self._values if k in names}
+        return self._derive(chain=chain, _values=tuple(sorted(dict(values).items())),
+                            name=name or self.name)
+
+    def _derive(self, **changes) -> Robot:
+        kwargs = {f: getattr(self, f) for f in self.__dataclass_fields__}
+        kwargs.update(changes)
+        return Robot(**kwargs)
 
     def __getstate__(self):
         # compiled kernels and the numeric chain are caches: rebuilt after unpickling
@@ -113,7 +149,8 @@ class Robot:
         return np.array([dict(self._values)[str(s)] for s in self.symbols], dtype=float)
 
     def _kernel(self, kind: str) -> Kernel:
-        """The compiled ``kind`` algorithm of this model. Parameters are kernel inputs, so
+        """The compiled ``kind`` algorithm of this model (an entry of
+        :data:`~robodyn.dynamics.registry.KERNELS`). Parameters are kernel inputs, so
         every robot with an equal chain (any ``with_values``) shares one kernel."""
         kernels = self.__dict__.setdefault("_kernels", {})
         kernel = kernels.get(kind)
@@ -127,61 +164,99 @@ class Robot:
             kernels[kind] = kernel
         return kernel
 
-    def _run(self, kind: str, *arrays, out_shape: tuple = ()):
+    def _run(self, kind: str, *arrays):
+        """Run registry entry ``kind`` on ``arrays`` (one per input of the entry, shape
+        ``(..., width)``, broadcast together): ``batch + shape(dof)``."""
+        spec = KERNELS[kind]
         kernel = self.__dict__.get("_kernels", {}).get(kind) or self._kernel(kind)
         p = self.parameter_values
-        one = _single_state(self.chain.dof, arrays)
-        if one is not None:  # fast path for one state: simulation loops call this
-            return kernel.single(p, *one).reshape(out_shape)
-        inputs, batch = _batch(self.chain.dof, arrays)
-        out = kernel(p, *inputs, batch_shape=batch)
-        return out.reshape(batch + out_shape) if batch else out.reshape(out_shape)
+        named = [(name, value, input_width(name, self.dof))
+                 for name, value in zip(spec.inputs, arrays, strict=True)]
+        out_shape = spec.shape(self.dof)
+        one = _single_state(named)
+        try:
+            if one is not None:  # fast path for one state: simulation loops call this
+                return kernel.single(p, *one).reshape(out_shape)
+            inputs, batch = _batch(named)
+            out = kernel(p, *inputs, batch_shape=batch)
+        except NonFiniteResult as exc:
+            flat = one if one is not None else inputs
+            raise self._explain_non_finite(kind, {name: a[exc.row] for (name, _, _), a
+                                                  in zip(named, flat)}) from None
+        return out.reshape(batch + out_shape)
+
+    def _explain_non_finite(self, kind: str, sample: dict) -> RobodynError:
+        """Why a result is not finite although its inputs are: a singular mass matrix
+        (a joint that moves no mass) or parameter values too large for float64."""
+        state = ", ".join(f"{k}={np.array2string(v, precision=4, separator=', ')}"
+                          for k, v in sample.items())
+        if "q" in sample and kind.startswith("forward_dynamics"):
+            pivots = _cholesky_pivots(self.mass_matrix(sample["q"]))
+            scale = max(1.0, float(np.max(np.abs(pivots))))
+            for j, pivot in enumerate(pivots):
+                if not pivot > 1e-13 * scale:
+                    link = self.numeric_chain.links[j]
+                    return ModelError(
+                        f"{self.name}: {kind} at {state}: the mass matrix is singular (Cholesky "
+                        f"pivot {pivot:.3g} at joint {j + 1}, {link.joint.name or link.name!r}): "
+                        "that joint moves no mass or inertia at this q, so its acceleration is "
+                        "undefined; give the links it moves a mass and inertia")
+        big = max(self._values, key=lambda kv: abs(kv[1]), default=None)
+        hint = f" (the largest is {big[0]} = {big[1]:g})" if big else ""
+        return ModelError(
+            f"{self.name}: {kind} at {state}: the result is not finite although the inputs "
+            f"are; the parameter values overflow float64{hint}: use values in a physical range")
 
     # -- dynamics -----------------------------------------------------------------
     def inverse_dynamics(self, q, qd, qdd, h_e=None) -> np.ndarray:
         """Joint torques ``tau = M qdd + C qd + F_v qd + F_s sign(qd) + g + J^T h_e``.
 
-        Recursive Newton–Euler (:func:`robodyn.dynamics.rnea.rnea`) plus friction.
+        Recursive Newton–Euler (:mod:`robodyn.dynamics.inverse_dynamics`) plus friction.
         ``h_e``: the wrench ``(f, mu)`` (6 numbers, base frame, moment about the
         end-effector origin) that the end effector exerts on the environment
         (Siciliano eq. 7.83, seed 002). Shapes ``(..., dof)`` -> ``(..., dof)``.
         """
-        tau = self._run("inverse_dynamics", ("q", q), ("qd", qd), ("qdd", qdd),
-                        out_shape=(self.dof,))
-        if h_e is not None:
-            tau = tau + self._wrench_torques(q, h_e)
-        return tau
+        if h_e is None:
+            return self._run("inverse_dynamics", q, qd, qdd)
+        return self._run("inverse_dynamics_contact", q, qd, qdd, h_e)
 
     def mass_matrix(self, q) -> np.ndarray:
         """Joint-space inertia matrix ``M(q)`` (composite-rigid-body algorithm),
         ``(..., dof)`` -> ``(..., dof, dof)``, symmetric positive definite."""
-        return self._run("mass_matrix", ("q", q), out_shape=(self.dof, self.dof))
+        return self._run("mass_matrix", q)
 
     def coriolis_matrix(self, q, qd) -> np.ndarray:
         """Coriolis/centrifugal matrix ``C(q, qd)`` in Christoffel form
         (``dM/dt - 2C`` skew-symmetric), ``(..., dof, dof)``."""
-        return self._run("coriolis_matrix", ("q", q), ("qd", qd), out_shape=(self.dof, self.dof))
+        return self._run("coriolis_matrix", q, qd)
 
     def gravity_torques(self, q) -> np.ndarray:
         """Gravity torques ``g(q) = dU/dq``, ``(..., dof)``."""
-        return self._run("gravity_torques", ("q", q), out_shape=(self.dof,))
+        return self._run("gravity_torques", q)
 
     def friction_torques(self, qd) -> np.ndarray:
         """Friction ``F_v qd + F_s sign(qd)``, ``(..., dof)``."""
-        (qd,), batch = _batch(self.dof, (("qd", qd),))
-        fv = np.array([link.friction.viscous for link in self.numeric_chain.links])
-        fs = np.array([link.friction.coulomb for link in self.numeric_chain.links])
-        out = fv * qd + fs * np.sign(qd)
-        return out.reshape(batch + (self.dof,)) if batch else out.reshape(self.dof)
+        return self._run("friction_torques", qd)
 
     def forward_dynamics(self, q, qd, tau, h_e=None) -> np.ndarray:
         """Joint accelerations ``qdd = M^{-1} (tau - J^T h_e - C qd - F_v qd - F_s sign(qd) - g)``,
-        solved with the Cholesky factor of ``M`` (no inverse), ``(..., dof)``."""
-        if h_e is not None:
-            q_arr = _as_array("q", q)
-            tau = _as_array("tau", tau) - self._wrench_torques(q_arr, h_e)
-        return self._run("forward_dynamics", ("q", q), ("qd", qd), ("tau", tau),
-                         out_shape=(self.dof,))
+        solved with the Cholesky factor of ``M`` (no inverse), ``(..., dof)``.
+
+        A joint that moves no mass (a singular ``M``) is a :class:`ModelError` naming it."""
+        if h_e is None:
+            return self._run("forward_dynamics", q, qd, tau)
+        return self._run("forward_dynamics_contact", q, qd, tau, h_e)
+
+    # -- energy ---------------------------------------------------------------------
+    def kinetic_energy(self, q, qd) -> np.ndarray:
+        """Kinetic energy ``T = sum_i 1/2 m_i v_ci^T v_ci + 1/2 w_i^T I_i w_i``
+        (``= 1/2 qd^T M qd``), from each link's velocity; ``(..., dof)`` -> ``(...)``."""
+        return self._run("kinetic_energy", q, qd)
+
+    def potential_energy(self, q) -> np.ndarray:
+        """Gravitational potential energy ``U = -sum_i m_i g0^T p_ci`` (zero at the base
+        origin; ``g(q) = dU/dq``), ``(..., dof)`` -> ``(...)``."""
+        return self._run("potential_energy", q)
 
     # -- closed forms ---------------------------------------------------------------
     def equations(self, method: str = "lagrange", **options):
@@ -194,94 +269,84 @@ class Robot:
     # -- kinematics ---------------------------------------------------------------
     def forward_kinematics(self, q) -> np.ndarray:
         """Pose of the end-effector frame in the base frame, ``(..., 4, 4)``."""
-        top = self._run("forward_kinematics", ("q", q), out_shape=(3, 4))
+        top = self._run("forward_kinematics", q)
         bottom = np.broadcast_to(np.array([0.0, 0.0, 0.0, 1.0]), top.shape[:-2] + (1, 4))
         return np.concatenate([top, bottom], axis=-2)
 
     def jacobian(self, q) -> np.ndarray:
         """Geometric Jacobian at the end-effector origin in the base frame,
         rows ``(v_x, v_y, v_z, w_x, w_y, w_z)``, ``(..., 6, dof)``."""
-        return self._run("jacobian", ("q", q), out_shape=(6, self.dof))
-
-    def _wrench_torques(self, q, h_e) -> np.ndarray:
-        """``J(q)^T h_e``, batched and chunked so that the Jacobians of a huge batch are
-        never held at once."""
-        h = _as_array("h_e", h_e)
-        if h.ndim == 0 or h.shape[-1] != 6:
-            raise InputError(f"h_e: expected shape (..., 6) (force, moment in the base frame), "
-                             f"got {h.shape}")
-        q = _as_array("q", q)
-        n = self.chain.dof
-        try:
-            batch = np.broadcast_shapes(q.shape[:-1], h.shape[:-1])
-        except ValueError:
-            raise InputError(f"batch shapes do not broadcast: q {q.shape}, h_e {h.shape}") from None
-        qf = np.broadcast_to(q, batch + (n,)).reshape(-1, n)
-        hf = np.broadcast_to(h, batch + (6,)).reshape(-1, 6)
-        out = np.empty((qf.shape[0], n))
-        for start in range(0, qf.shape[0], _WRENCH_CHUNK):
-            stop = start + _WRENCH_CHUNK
-            jac = self.jacobian(qf[start:stop])
-            out[start:stop] = np.einsum("kij,ki->kj", jac, hf[start:stop])
-        return out.reshape(batch + (n,))
-
-
-#: Samples per chunk when applying a contact wrench (bounds the Jacobians held at once).
-_WRENCH_CHUNK = 65536
+        return self._run("jacobian", q)
 
 
 #: Compiled kernels per chain (weakly held): robots that differ only in values share them.
 _SHARED_KERNELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _replace(robot: Robot, **changes) -> Robot:
-    kwargs = {f: getattr(robot, f) for f in robot.__dataclass_fields__}
-    kwargs.update(changes)
-    return Robot(**kwargs)
-
-
 def _as_array(name: str, value) -> np.ndarray:
+    """``value`` as a float64 array; real numbers only (no bool, complex, text, dates)."""
     try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise InputError(f"{name}: expected an array of numbers, got {value!r}") from None
-    return arr
+        arr = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name}: expected an array of real numbers ({exc})") from None
+    kind = arr.dtype.kind
+    if kind in "iuf":
+        return arr.astype(np.float64, copy=False)
+    what = {"b": "booleans", "c": "complex numbers", "U": "text", "S": "bytes",
+            "M": "dates", "m": "time spans", "O": "Python objects"}.get(kind, str(arr.dtype))
+    raise InputError(f"{name}: expected real numbers, got an array of {what} "
+                     f"(dtype {arr.dtype}, shape {arr.shape}); pass floats, e.g. "
+                     f"np.asarray({name}, dtype=float) if the values are real")
 
 
-def _single_state(dof: int, named) -> list[np.ndarray] | None:
-    """The inputs as ``(1, dof)`` views if each is one C-contiguous float64 state, else None."""
+def _single_state(named) -> list[np.ndarray] | None:
+    """The inputs as ``(1, width)`` views if each is one C-contiguous float64 sample,
+    else None."""
     out = []
-    for _, value in named:
-        if type(value) is not np.ndarray or value.shape != (dof,) or value.dtype != np.float64 \
-                or not value.flags.c_contiguous:
+    for _, value, width in named:
+        if type(value) is not np.ndarray or value.shape != (width,) \
+                or value.dtype != np.float64 or not value.flags.c_contiguous:
             return None
-        out.append(value.reshape(1, dof))
+        out.append(value.reshape(1, width))
     return out
 
 
-def _batch(dof: int, named) -> tuple[list[np.ndarray], tuple]:
-    """Check and broadcast ``(name, array)`` inputs of shape ``(..., dof)``; return them as
-    C-contiguous ``(N, dof)`` float64 arrays and the batch shape."""
+def _batch(named) -> tuple[list[np.ndarray], tuple]:
+    """Check and broadcast ``(name, array, width)`` inputs of shape ``(..., width)``;
+    return them as C-contiguous ``(N, width)`` float64 arrays and the batch shape."""
     arrays = []
-    for name, value in named:
+    for name, value, width in named:
         arr = value if type(value) is np.ndarray and value.dtype == np.float64 \
             else _as_array(name, value)
-        if arr.ndim == 0 or arr.shape[-1] != dof:
-            raise InputError(f"{name}: expected shape (..., {dof}) (one value per joint), "
-                             f"got {arr.shape}")
+        if arr.ndim == 0 or arr.shape[-1] != width:
+            what = "a wrench: force, moment" if name == "h_e" else "one value per joint"
+            raise InputError(f"{name}: expected shape (..., {width}) ({what}), got {arr.shape}")
         arrays.append(arr)
     shapes = [a.shape[:-1] for a in arrays]
     if len(arrays) > 1 and any(s != shapes[0] for s in shapes):
         try:
             batch = np.broadcast_shapes(*shapes)
         except ValueError:
-            detail = ", ".join(f"{n} {a.shape}" for (n, _), a in zip(named, arrays))
+            detail = ", ".join(f"{n} {a.shape}" for (n, _, _), a in zip(named, arrays))
             raise InputError(f"batch shapes do not broadcast: {detail}") from None
-        arrays = [np.broadcast_to(a, batch + (dof,)) for a in arrays]
+        arrays = [np.broadcast_to(a, batch + a.shape[-1:]) for a in arrays]
     else:
         batch = shapes[0]
-    flat = [np.ascontiguousarray(a.reshape(-1, dof)) for a in arrays]
+    flat = [np.ascontiguousarray(a.reshape(-1, a.shape[-1])) for a in arrays]
     return flat, batch
+
+
+def _cholesky_pivots(m: np.ndarray) -> np.ndarray:
+    """The pivots ``d_j`` of ``M = L diag(d) L^T`` (all > 0 iff ``M`` is positive definite)."""
+    n = m.shape[0]
+    low = np.eye(n)
+    d = np.zeros(n)
+    for j in range(n):
+        d[j] = m[j, j] - np.sum(low[j, :j] ** 2 * d[:j])
+        for i in range(j + 1, n):
+            low[i, j] = (m[i, j] - np.sum(low[i, :j] * low[j, :j] * d[:j])) / d[j] \
+                if d[j] != 0 else 0.0
+    return d
 
 
 def load(source: str | Path, **kwargs) -> Robot:
@@ -298,10 +363,12 @@ def load(source: str | Path, **kwargs) -> Robot:
             raise TypeError(f"load() of a YAML file takes no options, got {sorted(kwargs)}")
         parsed = read_model_file(path)
     elif path.suffix.lower() == ".urdf":
-        from .model.urdf import load_urdf  # noqa: PLC0415 - optional path
+        from .model.urdf import load_urdf  # noqa: PLC0415 - only URDF users pay the import
 
-        return load_urdf(path, **kwargs)
+        parsed = load_urdf(path, **kwargs)
     elif text in models.names():
+        if kwargs:
+            raise TypeError(f"load() of a built-in model takes no options, got {sorted(kwargs)}")
         parsed = read_model_file(models.path(text))
     else:
         raise ModelError(
@@ -312,15 +379,17 @@ def load(source: str | Path, **kwargs) -> Robot:
 
 
 def from_source(parsed: ModelSource, source: str = "") -> Robot:
-    """A robot from a parsed model file; checks that defaults give a physical model."""
+    """A robot from what a loader parsed (``source``: how the user named it, e.g. a
+    built-in model's name); checks that the defaults give a physical model."""
+    provenance = parsed.provenance
+    if source:
+        provenance = replace(provenance, path=source)
     robot = Robot(
         name=parsed.name,
         chain=parsed.chain,
         _values=tuple(sorted(parsed.values.items())),
-        convention=parsed.convention,
-        dh_rows=parsed.dh_rows,
         description=parsed.description,
-        source=source,
+        provenance=provenance,
     )
     # fail at load time on a non-physical model, when every symbol has a value
     if {str(s) for s in robot.symbols} <= set(parsed.values):

@@ -5,8 +5,8 @@ Two flavours of the same straight-line program:
 * ``numba``: a loop over samples, each a run of scalar statements, compiled
   with ``numba.njit(nogil=True, cache=True)``. Inputs are ``(N, k)`` arrays, the
   output an ``(N, m)`` array, and the kernel works on rows ``start:stop`` so two
-  threads can share a batch. It returns the first row whose inputs are not
-  finite, or -1.
+  threads can share a batch. It returns the first row whose inputs or results
+  are not finite, or -1.
 * ``numpy``: the statements applied to whole ``(N,)`` columns (inputs ``(k, N)``),
   for machines without Numba. Temporaries are renamed by liveness so that only
   a few columns are alive at a time.
@@ -96,9 +96,16 @@ def numba_source(
     for i, op in enumerate(tape.ops):
         if live[i] and op[0] != "in":
             lines.append(f"        t{i} = {_expression(op, name, 'math')}")
+    results = []
     for j, out in enumerate(outputs):
         value = name(out.i) if isinstance(out, Var) else _const(out)
         lines.append(f"        OUT[k, {j}] = {value}")
+        if isinstance(out, Var):
+            results.append(value)
+    if results:  # a non-finite result of finite inputs (an overflow, a singular matrix)
+        lines.append(f"        chk = {' + '.join(results)}")
+        lines.append("        if chk - chk != 0.0 and bad < 0:")
+        lines.append("            bad = k")
     lines.append("    return bad")
     return "\n".join(lines) + "\n"
 

@@ -1,27 +1,38 @@
 """Compiled kernels of a numeric chain: trace, emit, compile, cache, run.
 
-Each kernel is one algorithm of :mod:`robodyn.dynamics` traced on a model's
-chain and compiled: the file's plain numbers are folded in as constants, the
-model's parameters (``m1``, ``l1``, ``g``) are inputs, so every
-``robot.with_values(...)`` of a model runs the same compiled code. Compiled
-kernels are cached in memory, and Numba's machine code on disk under
-``$ROBODYN_CACHE_DIR`` (default ``~/.cache/robodyn``), so only the first use of
-a model on a machine pays the compile (about a second per kernel).
+Each kernel is one entry of :data:`robodyn.dynamics.registry.KERNELS` traced on
+a model's chain and compiled: the file's plain numbers are folded in as
+constants, the model's parameters (``m1``, ``l1``, ``g``) are inputs, so every
+``robot.with_values(...)`` of a model runs the same compiled code.
 
-``ROBODYN_BACKEND=numpy`` (or no Numba installed) runs the same generated
-programs vectorised with NumPy instead; ``ROBODYN_NUM_THREADS`` caps the
-threads a large batch is split over (default: all cores).
+The disk cache (Numba's machine code and the generated source beside it) lives
+in a private directory: ``$ROBODYN_CACHE_DIR`` if set, else
+``$XDG_CACHE_HOME/robodyn`` or ``~/.cache/robodyn``, created with mode 0700 and
+checked for owner and mode before each use. Nothing read from it is trusted:
+the kernel that runs is always compiled from the source robodyn generated in
+this process (the file on disk is compared with it and rewritten when it
+differs), every file is written atomically, and a Numba cache entry that fails
+to load is deleted and rebuilt. When no private directory can be had, a
+private temporary one serves the process (one warning if the directory was
+the user's choice).
+
+``ROBODYN_BACKEND=numpy`` (or no working Numba) runs the same generated
+programs vectorised with NumPy; ``ROBODYN_NUM_THREADS`` caps the threads a
+large batch is split over (default: all cores).
 """
 
 from __future__ import annotations
 
+import atexit
 import functools
 import hashlib
-import importlib.util
 import os
+import shutil
+import stat
 import sys
 import tempfile
 import threading
+import types
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -29,12 +40,8 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
-from ..dynamics.coriolis import coriolis_matrix
-from ..dynamics.crba import mass_matrix
-from ..dynamics.forward_dynamics import forward_dynamics
-from ..dynamics.kinematics import jacobian, link_poses, tip_pose
-from ..dynamics.rnea import friction_torques, rnea
-from ..errors import InputError
+from ..dynamics.registry import KERNELS, KernelSpec, input_width
+from ..errors import InputError, RobodynError
 from ..model.chain import Chain, snap_rotations
 from .emit import numba_source, numpy_source
 from .tape import Tape
@@ -54,145 +61,320 @@ def traced_chain(chain: Chain, params: tuple[str, ...], tape: Tape) -> Chain:
         lambda x: tape.from_sympy(x, symbols) if isinstance(x, sp.Basic) else float(x)))
 
 
-def _trace(chain: Chain, kind: str, params: tuple[str, ...] = ()):
-    """Record one algorithm on a fresh tape: ``(tape, input groups, outputs)``."""
+def _flatten(value) -> list:
+    if isinstance(value, (list, tuple)):
+        return [x for item in value for x in _flatten(item)]
+    return [value]
+
+
+def trace(chain: Chain, spec: KernelSpec, params: tuple[str, ...] = ()):
+    """Record ``spec``'s algorithm on a fresh tape: ``(tape, input groups, outputs)``,
+    the groups ``(input name, width)`` in the order of ``spec.inputs``."""
     tape = Tape()
     chain = traced_chain(chain, params, tape)
-    n = chain.dof
-    q = tape.inputs_vector("q", n)
-    zeros = [0.0] * n
-    if kind == "inverse_dynamics":
-        qd, qdd = tape.inputs_vector("qd", n), tape.inputs_vector("qdd", n)
-        tau = rnea(chain, q, qd, qdd, tape)
-        fric = friction_torques(chain, qd, tape)
-        return tape, [("q", n), ("qd", n), ("qdd", n)], [t + f for t, f in zip(tau, fric)]
-    if kind == "gravity_torques":
-        return tape, [("q", n)], rnea(chain, q, zeros, zeros, tape)
-    if kind == "mass_matrix":
-        m = mass_matrix(chain, q, tape)
-        return tape, [("q", n)], [x for row in m for x in row]
-    if kind == "coriolis_matrix":
-        qd = tape.inputs_vector("qd", n)
-        c = coriolis_matrix(chain, q, qd, tape)
-        return tape, [("q", n), ("qd", n)], [x for row in c for x in row]
-    if kind == "forward_dynamics":
-        qd, u = tape.inputs_vector("qd", n), tape.inputs_vector("u", n)
-        fric = friction_torques(chain, qd, tape)
-        qdd = forward_dynamics(chain, q, qd, [a - b for a, b in zip(u, fric)], tape)
-        return tape, [("q", n), ("qd", n), ("u", n)], qdd
-    if kind == "forward_kinematics":
-        rot, pos = tip_pose(chain, link_poses(chain, q, tape))
-        out = [rot[0][0], rot[0][1], rot[0][2], pos[0],
-               rot[1][0], rot[1][1], rot[1][2], pos[1],
-               rot[2][0], rot[2][1], rot[2][2], pos[2]]
-        return tape, [("q", n)], out
-    if kind == "jacobian":
-        jac = jacobian(chain, q, tape)
-        return tape, [("q", n)], [x for row in jac for x in row]
-    raise ValueError(f"unknown kernel {kind!r}")
+    groups = [(name, input_width(name, chain.dof)) for name in spec.inputs]
+    args = {name: tape.inputs_vector(name, width) for name, width in groups}
+    outputs = _flatten(spec.algorithm(chain, ops=tape, **args))
+    assert len(outputs) == int(np.prod(spec.shape(chain.dof), dtype=int))
+    return tape, groups, outputs
+
+
+# -- backend -------------------------------------------------------------------------------
+_numba_failure: str | None = None
+
+
+@functools.cache
+def _numba_works() -> bool:
+    """Whether Numba imports and has ``njit``; a broken install (a version mismatch with
+    NumPy, a half-installed package) warns once and the NumPy backend is used."""
+    global _numba_failure
+    try:
+        import numba  # noqa: F401, PLC0415 - optional accelerator
+
+        numba.njit  # noqa: B018
+    except ModuleNotFoundError as exc:
+        if exc.name == "numba":
+            _numba_failure = "not installed"
+            return False
+        _numba_failure = f"{type(exc).__name__}: {exc}"
+    except Exception as exc:  # noqa: BLE001 - any import failure: fall back, loudly
+        _numba_failure = f"{type(exc).__name__}: {exc}"
+    else:
+        return True
+    warnings.warn(f"robodyn: Numba is installed but cannot be imported ({_numba_failure}); "
+                  "using the NumPy backend (slower). Reinstall Numba to get compiled kernels.",
+                  RuntimeWarning, stacklevel=3)
+    return False
 
 
 def backend() -> str:
-    """``numba`` when it is installed and not switched off, else ``numpy``."""
+    """``numba`` when it works and is not switched off (``ROBODYN_BACKEND=numpy``), else
+    ``numpy``."""
     wanted = os.environ.get("ROBODYN_BACKEND", "").strip().lower()
+    if wanted not in ("", "numba", "numpy"):
+        raise RobodynError(f"ROBODYN_BACKEND={wanted!r} is not a backend; use 'numba' or "
+                           "'numpy' (or unset it)")
     if wanted == "numpy":
         return "numpy"
-    if importlib.util.find_spec("numba") is None:
+    if not _numba_works():
         if wanted == "numba":
-            raise RuntimeError("ROBODYN_BACKEND=numba but Numba is not installed")
+            raise RobodynError(f"ROBODYN_BACKEND=numba but Numba is unusable ({_numba_failure})")
         return "numpy"
     return "numba"
 
 
-def cache_dir() -> Path:
-    root = os.environ.get("ROBODYN_CACHE_DIR")
-    path = Path(root) if root else Path.home() / ".cache" / "robodyn"
+# -- the private cache directory -----------------------------------------------------------
+_cache_dirs: dict[str | None, Path] = {}
+_cache_lock = threading.Lock()
+
+
+def _default_cache_root() -> Path:
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
+    return base / "robodyn"
+
+
+def _is_private(path: Path) -> tuple[bool, str]:
+    """Whether ``path`` is a directory owned by this user that no one else can enter
+    (following symlinks: what counts is the directory files are written to)."""
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        probe = path / ".write-test"
-        probe.touch()
-        probe.unlink()
-    except OSError:
-        path = Path(tempfile.gettempdir()) / "robodyn-cache"
-        path.mkdir(parents=True, exist_ok=True)
+        st = os.stat(path)
+    except OSError as exc:
+        return False, f"cannot be read ({exc.strerror})"
+    if not stat.S_ISDIR(st.st_mode):
+        return False, "is not a directory"
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        return False, f"belongs to another user (uid {st.st_uid})"
+    if st.st_mode & 0o077:
+        return False, f"is open to other users (mode {stat.S_IMODE(st.st_mode):o})"
+    return True, ""
+
+
+def _make_private(path: Path) -> str:
+    """Create ``path`` (mode 0700) or take it over if it is ours; '' on success, else
+    why not. A directory of ours that others could write into is emptied first: what
+    they may have planted there is never read."""
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except FileExistsError:
+        return "is not a directory"
+    except OSError as exc:
+        return f"cannot be created ({exc.strerror})"
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror})"
+    if not stat.S_ISDIR(st.st_mode):
+        return "is not a directory"
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        return f"belongs to another user (uid {st.st_uid})"
+    if st.st_mode & 0o077:
+        try:
+            if st.st_mode & 0o022:
+                for child in path.iterdir():
+                    if child.is_dir() and not child.is_symlink():
+                        shutil.rmtree(child)
+                    else:
+                        child.unlink()
+            os.chmod(path, 0o700)
+        except OSError as exc:
+            return f"is open to other users and cannot be made private ({exc.strerror})"
+    if not os.access(path, os.W_OK | os.X_OK):
+        return "is not writable"
+    ok, why = _is_private(path)
+    return "" if ok else why
+
+
+def _temporary_cache() -> Path:
+    path = Path(tempfile.mkdtemp(prefix="robodyn-cache-"))  # mode 0700, unique
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
     return path
 
 
+def cache_dir() -> Path:
+    """The private directory of the disk cache (see the module docstring)."""
+    configured = os.environ.get("ROBODYN_CACHE_DIR") or None
+    with _cache_lock:
+        path = _cache_dirs.get(configured)
+        if path is not None:
+            ok, _ = _is_private(path)
+            if ok:
+                return path
+        wanted = Path(configured).expanduser() if configured else _default_cache_root()
+        why = _make_private(wanted)
+        if not why:
+            path = wanted
+        else:
+            path = _temporary_cache()
+            if configured:
+                warnings.warn(f"robodyn: ROBODYN_CACHE_DIR={configured!r} {why}; compiled "
+                              f"kernels are cached in {path} for this process only",
+                              RuntimeWarning, stacklevel=2)
+        _cache_dirs[configured] = path
+        return path
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a unique temporary file in the same directory."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _kernel_file(source: str, digest: str) -> Path:
+    """The cache file of a generated kernel, holding exactly ``source`` (rewritten if it
+    is missing or differs: truncated, edited, planted)."""
+    folder = cache_dir() / "kernels"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    path = folder / f"k_{digest}.py"
+    try:
+        current = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        current = None
+    if current != source:
+        _write_atomically(path, source)
+    return path
+
+
+def _purge_numba_cache(path: Path) -> None:
+    """Delete Numba's cache entries (index and machine code) of a kernel file."""
+    for entry in (path.parent / "__pycache__").glob(f"{path.stem}.*"):
+        entry.unlink(missing_ok=True)
+
+
+def _load_module(source: str, digest: str):
+    """The kernel function of a generated ``source``. The code run is compiled from
+    ``source`` itself, never read back from disk; the file (checked to hold the same
+    text) only anchors Numba's on-disk cache of the machine code."""
+    path = _kernel_file(source, digest)
+    name = f"robodyn_kernel_{digest}"
+    module = types.ModuleType(name)
+    module.__file__ = str(path)
+    exec(compile(source, str(path), "exec"), module.__dict__)  # noqa: S102 - our own text
+    sys.modules[name] = module
+    return module.kernel
+
+
+# -- threads -------------------------------------------------------------------------------
 _loaded: dict[tuple[str, str], object] = {}
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 
 
-@functools.cache
 def _threads() -> int:
-    env = os.environ.get("ROBODYN_NUM_THREADS")
+    env = os.environ.get("ROBODYN_NUM_THREADS", "").strip()
     if env:
-        return max(1, int(env))
+        try:
+            count = int(env)
+        except ValueError:
+            count = 0
+        if count < 1:
+            raise RobodynError(f"ROBODYN_NUM_THREADS={env[:40]!r} is not a positive integer; "
+                               "set it to the number of threads (e.g. 4) or unset it")
+        return count
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                else (os.cpu_count() or 1))
 
 
-def _load_module(source: str, digest: str):
-    """Import a generated kernel from its file in the cache (written once, atomically).
-    Both backends import the same way: Numba caches machine code next to the file."""
-    folder = cache_dir() / "kernels"
-    folder.mkdir(exist_ok=True)
-    path = folder / f"k_{digest}.py"
-    if not path.exists():
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(source)
-        os.replace(tmp, path)
-    name = f"robodyn_kernel_{digest}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module.kernel
+def _get_pool(workers: int) -> ThreadPoolExecutor:
+    global _pool
+    with _lock:
+        if _pool is None or _pool._max_workers < workers:
+            _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="robodyn")
+        return _pool
+
+
+def _after_fork_in_child() -> None:
+    # A forked child has the parent's pool object but none of its threads, and maybe a
+    # lock held by a thread that no longer exists: start both afresh.
+    global _pool, _lock, _cache_lock
+    _pool = None
+    _lock = threading.Lock()
+    _cache_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+# -- kernels ---------------------------------------------------------------------------------
+class NonFiniteResult(Exception):
+    """Internal: sample ``row`` has finite inputs and a non-finite result."""
+
+    def __init__(self, row: int):
+        super().__init__(row)
+        self.row = row
 
 
 class Kernel:
     """A compiled algorithm of a (symbolic) chain: ``kernel(p, *inputs) -> (N, m)`` for
-    the parameter values ``p`` (in the order of ``params``) and ``(N, k)`` float64 inputs.
+    the parameter values ``p`` (in the order of ``params``) and ``(N, k)`` float64 inputs
+    in the order of the registry entry's ``inputs``.
 
     The parameters are inputs of the program, not constants, so one compiled kernel
     serves every :meth:`~robodyn.Robot.with_values` of a model; the file's plain numbers
-    are folded in.
+    are folded in. A sample whose inputs are not finite raises :class:`InputError`; one
+    whose result is not finite raises :class:`NonFiniteResult` for the caller to explain.
     """
 
     def __init__(self, chain: Chain, kind: str, params: tuple[str, ...] = (),
                  which: str | None = None):
+        if kind not in KERNELS:
+            raise ValueError(f"unknown kernel {kind!r}; known: {', '.join(KERNELS)}")
         self.kind = kind
         self.params = tuple(params)
         self.backend = which or backend()
-        tape, groups, outputs = _trace(chain, kind, self.params)
+        tape, groups, outputs = trace(chain, KERNELS[kind], self.params)
         self.groups = groups
         self.width = len(outputs)
-        emit = numba_source if self.backend == "numba" else numpy_source
-        self.source = emit(tape, groups, outputs, len(self.params))
-        digest = hashlib.sha256(self.source.encode()).hexdigest()[:24]
+        if self.backend == "numba":
+            self.source = numba_source(tape, groups, outputs, len(self.params))
+            if not self._compile(self.source):
+                self.backend = "numpy"
+        if self.backend == "numpy":
+            self.source = numpy_source(tape, groups, outputs, len(self.params))
+            self.fn = self._load(self.source)
+
+    def _load(self, source: str):
+        digest = hashlib.sha256(source.encode()).hexdigest()[:24]
         key = (self.backend, digest)
         with _lock:
             fn = _loaded.get(key)
             if fn is None:
-                fn = _loaded[key] = _load_module(self.source, digest)
-        self.fn = fn
-        if self.backend == "numba":
-            self._compile_or_fall_back(tape, groups, outputs)
+                fn = _loaded[key] = _load_module(source, digest)
+        return fn
 
-    def _compile_or_fall_back(self, tape, groups, outputs) -> None:
-        """Compile now (not inside the first user call); if Numba cannot, warn and run
-        the NumPy flavour of the same program."""
-        probe = [np.zeros((1, width)) for _, width in self.groups]
+    def _probe(self) -> None:
+        inputs = [np.zeros((1, width)) for _, width in self.groups]
+        self.fn(*inputs, np.zeros(len(self.params)), np.empty((1, self.width)), 0, 0)
+
+    def _compile(self, source: str) -> bool:
+        """Compile (or load from Numba's cache) now, not inside the first user call. A
+        cache entry that fails to load is deleted and the kernel compiled afresh; if Numba
+        still cannot, warn and let the NumPy flavour of the same program run."""
         try:
-            self.fn(*probe, np.zeros(len(self.params)), np.empty((1, self.width)), 0, 0)
+            self.fn = self._load(source)
+            self._probe()
+            return True
+        except Exception:  # noqa: BLE001 - a broken cache entry: rebuild it once
+            digest = hashlib.sha256(source.encode()).hexdigest()[:24]
+            with _lock:
+                _loaded.pop((self.backend, digest), None)
+            _purge_numba_cache(_kernel_file(source, digest))
+        try:
+            self.fn = self._load(source)
+            self._probe()
+            return True
         except Exception as exc:  # noqa: BLE001 - any compiler failure: fall back, loudly
             warnings.warn(f"robodyn: Numba could not compile the {self.kind} kernel "
-                          f"({type(exc).__name__}: {exc}); using the NumPy backend",
-                          RuntimeWarning, stacklevel=3)
-            self.backend = "numpy"
-            self.source = numpy_source(tape, groups, outputs, len(self.params))
-            digest = hashlib.sha256(self.source.encode()).hexdigest()[:24]
-            self.fn = _load_module(self.source, digest)
+                          f"({type(exc).__name__}: {str(exc)[:200]}); using the NumPy backend",
+                          RuntimeWarning, stacklevel=4)
+            return False
 
     def single(self, p: np.ndarray, *inputs: np.ndarray) -> np.ndarray:
         """One state: ``(1, k)`` inputs, ``(1, m)`` output, no thread pool."""
@@ -200,15 +382,15 @@ class Kernel:
             return self(p, *inputs)
         out = np.empty((1, self.width))
         if self.fn(*inputs, p, out, 0, 1) >= 0:
-            raise _not_finite(self.groups, inputs, 0, ())
+            self._raise_for(inputs, 0, ())
         return out
 
     def __call__(self, p: np.ndarray, *inputs: np.ndarray, batch_shape: tuple = ()) -> np.ndarray:
         """Run on ``(N, k)`` C-contiguous float64 inputs; ``batch_shape`` (whose product
         is ``N``) only serves to name a non-finite sample in the error."""
         n = inputs[0].shape[0]
+        out = np.empty((n, self.width))
         if self.backend == "numba":
-            out = np.empty((n, self.width))
             workers = _threads()
             if workers > 1 and n >= THREAD_MIN_BATCH:
                 # Fault the output's pages in here, once: threads that fault pages of one
@@ -223,43 +405,35 @@ class Kernel:
             else:
                 bad = self.fn(*inputs, p, out, 0, n)
             if bad >= 0:
-                raise _not_finite(self.groups, inputs, bad, batch_shape)
+                self._raise_for(inputs, bad, batch_shape)
             return out
-        out = np.empty((n, self.width))
-        for start in range(0, n, NUMPY_CHUNK):
-            stop = min(n, start + NUMPY_CHUNK)
-            cols = [np.ascontiguousarray(a[start:stop].T) for a in inputs]
-            for c in cols:
-                if not np.isfinite(c).all():
-                    bad = start + int(np.argwhere(~np.isfinite(c))[0][1])
-                    raise _not_finite(self.groups, inputs, bad, batch_shape)
-            block = np.empty((self.width, stop - start))
-            self.fn(*cols, p, block)
-            out[start:stop] = block.T
+        with np.errstate(all="ignore"):
+            for start in range(0, n, NUMPY_CHUNK):
+                stop = min(n, start + NUMPY_CHUNK)
+                cols = [np.ascontiguousarray(a[start:stop].T) for a in inputs]
+                for c in cols:
+                    if not np.isfinite(c).all():
+                        self._raise_for(inputs, start + int(np.argwhere(~np.isfinite(c))[0][1]),
+                                        batch_shape)
+                block = np.empty((self.width, stop - start))
+                self.fn(*cols, p, block)
+                finite = np.isfinite(block).all(axis=0)
+                if not finite.all():
+                    raise NonFiniteResult(start + int(np.argmin(finite)))
+                out[start:stop] = block.T
         return out
 
-
-def _get_pool(workers: int) -> ThreadPoolExecutor:
-    global _pool
-    with _lock:
-        if _pool is None or _pool._max_workers < workers:
-            _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="robodyn")
-        return _pool
-
-
-def _not_finite(groups, inputs, row: int, batch_shape: tuple = ()) -> InputError:
-    names = {"q": "q", "qd": "qd", "qdd": "qdd", "u": "tau"}
-    where = ""
-    if len(batch_shape) > 0:
-        where = f"[{', '.join(str(int(i)) for i in np.unravel_index(row, batch_shape))}, "
-    else:
-        where = "["
-    for (prefix, _), array in zip(groups, inputs):
-        bad = ~np.isfinite(array[row])
-        if bad.any():
-            col = int(np.argmax(bad))
-            return InputError(
-                f"{names.get(prefix, prefix)}{where}{col}] is {array[row, col]} "
-                "(NaN or infinite); every input must be a finite number"
-            )
-    return InputError(f"the inputs of sample {row} are not finite")
+    def _raise_for(self, inputs, row: int, batch_shape: tuple):
+        """The error for sample ``row``, flagged by the kernel: a non-finite input
+        (:class:`InputError` naming it), else a non-finite result."""
+        if len(batch_shape) > 0:
+            index = ", ".join(str(int(i)) for i in np.unravel_index(row, batch_shape)) + ", "
+        else:
+            index = ""
+        for (name, _), array in zip(self.groups, inputs):
+            bad = ~np.isfinite(array[row])
+            if bad.any():
+                col = int(np.argmax(bad))
+                raise InputError(f"{name}[{index}{col}] is {array[row, col]} (NaN or infinite); "
+                                 "every input must be a finite number")
+        raise NonFiniteResult(row)

@@ -9,19 +9,36 @@ formed.
 
 from __future__ import annotations
 
+from numbers import Real
+
+from ..errors import ModelError
 from ..model.chain import Chain
 from .crba import mass_matrix
+from .friction import friction_torques
+from .inverse_dynamics import contact_torques
 from .rnea import rnea
 
 
-def cholesky_solve(m: list[list], rhs: list, ops) -> list:
-    """Solve ``M x = rhs`` for symmetric positive-definite ``M`` via ``M = L L^T``."""
+def cholesky_solve(m: list[list], rhs: list, ops, labels=None) -> list:
+    """Solve ``M x = rhs`` for symmetric positive-definite ``M`` via ``M = L L^T``.
+
+    A pivot that is a plain number and not positive (a joint that moves no mass:
+    ``M`` is singular) raises :class:`ModelError` naming joint ``labels[j]``; a
+    pivot that depends on the inputs is checked by whoever runs the result.
+    """
     n = len(rhs)
     low = [[0] * n for _ in range(n)]
     for j in range(n):
         diag = m[j][j]
         for k in range(j):
             diag = diag - low[j][k] * low[j][k]
+        if isinstance(diag, Real) and not diag > 0:
+            label = labels[j] if labels else f"joint {j + 1}"
+            raise ModelError(
+                f"the mass matrix is singular: its Cholesky pivot at {label} is {diag:g} for "
+                "every q, so this joint moves no mass or inertia and its acceleration is "
+                "undefined; give the links it moves a mass and inertia"
+            )
         low[j][j] = ops.sqrt(diag)
         inv = 1 / low[j][j]
         for i in range(j + 1, n):
@@ -44,9 +61,13 @@ def cholesky_solve(m: list[list], rhs: list, ops) -> list:
     return x
 
 
-def forward_dynamics(chain: Chain, q, qd, u, ops) -> list:
-    """Joint accelerations for generalised forces ``u`` (friction and contact already
-    subtracted): ``M(q) qdd = u - C(q, qd) qd - g(q)``."""
+def forward_dynamics(chain: Chain, q, qd, tau, ops, h_e=None) -> list:
+    """Joint accelerations ``qdd`` for joint torques ``tau`` (and contact wrench ``h_e``)."""
+    u = [t - f for t, f in zip(tau, friction_torques(chain, qd, ops), strict=True)]
+    if h_e is not None:
+        u = [a - c for a, c in zip(u, contact_torques(chain, q, h_e, ops), strict=True)]
     bias = rnea(chain, q, qd, [0] * chain.dof, ops)
-    m = mass_matrix(chain, q, ops)
-    return cholesky_solve(m, [ui - bi for ui, bi in zip(u, bias, strict=True)], ops)
+    labels = [f"joint {j + 1} ({link.joint.name or link.name})"
+              for j, link in enumerate(chain.links)]
+    return cholesky_solve(mass_matrix(chain, q, ops), [a - b for a, b in zip(u, bias)], ops,
+                          labels)

@@ -43,9 +43,11 @@ def tip_pose(chain: Chain, poses) -> tuple[la.Mat3, la.Vec3]:
     return la.matmul(rot, chain.tip.rotation), la.add(pos, la.matvec(rot, chain.tip.translation))
 
 
-def forward_kinematics(chain: Chain, q, ops) -> tuple[la.Mat3, la.Vec3]:
-    """Rotation and position of the end-effector frame in the base frame."""
-    return tip_pose(chain, link_poses(chain, q, ops))
+def forward_kinematics(chain: Chain, q, ops) -> list[list]:
+    """The end-effector frame in the base frame: the top three rows ``[R | p]`` of the
+    homogeneous transform ``T_0e``."""
+    rot, pos = tip_pose(chain, link_poses(chain, q, ops))
+    return [[*rot[r], pos[r]] for r in range(3)]
 
 
 def jacobian(chain: Chain, q, ops, poses=None) -> list[list]:

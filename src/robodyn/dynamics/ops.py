@@ -1,21 +1,15 @@
-"""The few non-arithmetic functions the algorithms need, per scalar type."""
+"""The few non-arithmetic functions the algorithms need, for SymPy expressions.
+
+An algorithm takes an ``ops`` namespace with ``sin``, ``cos``, ``sqrt`` and
+``sign`` for its scalar type: :data:`SYMPY` for closed forms, a
+:class:`~robodyn.codegen.tape.Tape` for generated code.
+"""
 
 from __future__ import annotations
 
-import math
 from types import SimpleNamespace
 
-import numpy as np
 import sympy as sp
 
 #: SymPy expressions (closed forms).
 SYMPY = SimpleNamespace(sin=sp.sin, cos=sp.cos, sqrt=sp.sqrt, sign=sp.sign, name="sympy")
-
-#: NumPy arrays or floats, evaluated directly.
-NUMPY = SimpleNamespace(sin=np.sin, cos=np.cos, sqrt=np.sqrt, sign=np.sign, name="numpy")
-
-#: Python floats.
-MATH = SimpleNamespace(
-    sin=math.sin, cos=math.cos, sqrt=math.sqrt,
-    sign=lambda x: (x > 0) - (x < 0), name="math",
-)

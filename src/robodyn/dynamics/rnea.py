@@ -40,19 +40,17 @@ def rnea(
     qd: Sequence,
     qdd: Sequence,
     ops,
-    gravity: bool = True,
     record: Recorder | None = None,
 ) -> list:
     """Joint torques ``tau = M(q) qdd + C(q, qd) qd + g(q)`` (no friction).
 
-    ``q``, ``qd``, ``qdd``: sequences of ``dof`` scalars. ``gravity=False`` drops
-    ``g(q)``. ``record(name, i, value)``, if given, receives every intermediate
-    quantity by name: ``w, wd, vd, vdc, F, N`` outward and ``f, n, tau`` inward
-    (``i`` counts links from 1, as the lecture does).
+    ``q``, ``qd``, ``qdd``: sequences of ``dof`` scalars. ``record(name, i, value)``, if
+    given, receives every intermediate quantity by name: ``w, wd, vd, vdc, F, N``
+    outward and ``f, n, tau`` inward (``i`` counts links from 1, as the lecture does).
     """
     n = chain.dof
     w, wd = la.ZERO3, la.ZERO3
-    vd = la.neg(chain.gravity) if gravity else la.ZERO3
+    vd = la.neg(chain.gravity)
     rotations, origins, forces, moments = [], [], [], []
     for i, link in enumerate(chain.links):
         joint, inertial = link.joint, link.inertial
@@ -100,11 +98,3 @@ def rnea(
             record("tau", i + 1, tau[i])
     return tau
 
-
-def friction_torques(chain: Chain, qd: Sequence, ops) -> list:
-    """``F_v qd + F_s sign(qd)`` per joint (Siciliano eq. 7.83)."""
-    out = []
-    for link, v in zip(chain.links, qd, strict=True):
-        fr = link.friction
-        out.append(fr.viscous * v + fr.coulomb * ops.sign(v))
-    return out

@@ -1,4 +1,4 @@
-"""URDF files: the serial chain between two links of a robot tree, as a :class:`Robot`.
+"""URDF files: the serial chain between two links of a robot tree, as a model source.
 
 URDF is plain XML, read here with the standard library's
 :mod:`xml.etree.ElementTree`. Only what the dynamics needs is read: links,
@@ -46,7 +46,6 @@ import math
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import sympy as sp
@@ -64,9 +63,7 @@ from .chain import (
     snap,
 )
 from .expressions import symbol
-
-if TYPE_CHECKING:
-    from ..robot import Robot
+from .source import ModelSource, Provenance
 
 #: URDF joint types that move, and the chain joint type each becomes.
 _MOVING = {"revolute": REVOLUTE, "continuous": REVOLUTE, "prismatic": PRISMATIC}
@@ -99,8 +96,9 @@ class _Joint:
 
 
 def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
-              allow_massless: bool = False) -> Robot:
-    """Load the serial chain of a URDF file from ``base`` to ``tip`` as a :class:`Robot`.
+              allow_massless: bool = False) -> ModelSource:
+    """Read the serial chain of a URDF file from ``base`` to ``tip``
+    (``robodyn.load(path, ...)`` makes it a :class:`~robodyn.Robot`).
 
     ``base``: the link fixed to the world (default: the root link). ``tip``: the
     end-effector link (default: the only leaf; a tree with several leaves needs
@@ -109,8 +107,6 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
 
     Raises :class:`ModelError` naming the link or joint at fault.
     """
-    from ..robot import Robot  # noqa: PLC0415 - robot.py imports this module lazily
-
     path = Path(path)
     source = str(path)
     root = _read_xml(path)
@@ -219,17 +215,8 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
         f"URDF {path.name}: {len(links)} joints from {base!r} to {tip!r}"
         + (f"; locked at 0: {', '.join(locked)}" if locked else "")
     )
-    robot = Robot(
-        name=name,
-        chain=chain,
-        _values=(("g", GRAVITY),),
-        convention=None,
-        description=description,
-        source=source,
-        locked=tuple(locked),
-    )
-    robot.numeric_chain  # noqa: B018 - evaluated for its physics checks, at load time
-    return robot
+    provenance = Provenance(loader="urdf", path=source, locked=tuple(locked))
+    return ModelSource(name, chain, {"g": GRAVITY}, description, provenance)
 
 
 # -- reading -------------------------------------------------------------------------

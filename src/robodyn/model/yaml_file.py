@@ -25,32 +25,20 @@ must not silently become a zero).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 import sympy as sp
 import yaml
 
 from ..errors import ModelError
-from .chain import JOINT_TYPES, Chain, Friction, Inertial
+from .chain import JOINT_TYPES, Friction, Inertial
 from .dh import CONVENTIONS, STANDARD, DHRow, dh_chain
 from .expressions import check_parameter_name, parse_expression, symbol
+from .source import ModelSource, Provenance
 
 _TOP_KEYS = {"name", "dh", "gravity", "links", "values", "description"}
 _LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "friction", "name"}
 _FRICTION_KEYS = {"viscous", "coulomb"}
-
-
-@dataclass(frozen=True)
-class ModelSource:
-    """What a model file holds, parsed: the chain and what describes it."""
-
-    name: str
-    chain: Chain
-    values: dict[str, float]
-    convention: str
-    dh_rows: tuple[DHRow, ...]
-    description: str = ""
 
 
 def read_model_file(path: str | Path) -> ModelSource:
@@ -131,7 +119,9 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
     description = data.get("description", "")
     if not isinstance(description, str):
         raise ModelError(f"{source}: description: expected a string")
-    return ModelSource(name.strip(), chain, values, convention, tuple(rows), description.strip())
+    provenance = Provenance(loader="yaml", path=source, convention=convention,
+                            dh_rows=tuple(rows))
+    return ModelSource(name.strip(), chain, values, description.strip(), provenance)
 
 
 def parse_values(values: object, field: str) -> dict[str, float]:

@@ -19,9 +19,9 @@ from sympy import QQ
 from sympy.polys.rings import PolyElement
 
 from .. import linalg3 as la
+from ..dynamics.friction import friction_torques
 from ..dynamics.kinematics import jacobian, link_poses
 from ..dynamics.ops import SYMPY
-from ..dynamics.rnea import friction_torques
 from ..model.chain import Chain, Transform
 from ..model.expressions import to_sympy
 from .trigpoly import TrigRing, TrigScalar, chain_expressions

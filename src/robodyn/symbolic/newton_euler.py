@@ -80,7 +80,7 @@ def newton_euler(chain: Chain, ring: TrigRing) -> Derivation:
     q_args, qd_args, qdd_args = ring.joint_arguments()
     ops = ring.ops()
     records: list[tuple[str, int, object]] = []
-    tau_s = rnea(chain_r, q_args, qd_args, qdd_args, ops, gravity=True,
+    tau_s = rnea(chain_r, q_args, qd_args, qdd_args, ops,
                  record=lambda name, i, value: records.append((name, i, value)))
     tau = [poly(t, ring) for t in tau_s]
 

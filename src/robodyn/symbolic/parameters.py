@@ -51,8 +51,7 @@ def with_symbolic_inertia(robot: Robot | Chain) -> Robot | Chain:
                        inertia[0][1], inertia[0][2], inertia[1][2])
             for name, value in zip(INERTIAL_NAMES, numbers, strict=True):
                 values[f"{name}{i}"] = float(value)
-    return replace(robot, chain=new_chain, _values=tuple(sorted(values.items())),
-                   name=f"{robot.name} (symbolic inertia)")
+    return robot.with_chain(new_chain, values, name=f"{robot.name} (symbolic inertia)")
 
 
 __all__ = ["with_symbolic_inertia", "symbolic_inertials", "INERTIAL_NAMES"]

@@ -1,0 +1,49 @@
+"""Kinetic and potential energy of the chain, the quantities the Lagrangian is built from.
+
+Kinetic energy (Siciliano eq. 7.10–7.11, seed 002), summed over the links from
+their own velocities, with every vector in the link's frame::
+
+    T = sum_i 1/2 m_i v_ci^T v_ci + 1/2 w_i^T I_i w_i,   v_ci = v_i + w_i × c_i
+
+which equals ``1/2 qd^T M(q) qd``. The link velocities come from the outward
+iteration of Newton–Euler (``w_i = E w_p + qd_i z``; ``v_i = E (v_p + w_p × r)
+[+ qd_i z]``). Potential energy (Siciliano eq. 7.26): ``U = -sum_i m_i g0^T p_ci``
+with ``p_ci`` the centre of mass in the base frame, zero at the base origin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .. import linalg3 as la
+from ..model.chain import REVOLUTE, Chain
+from .kinematics import joint_transform, link_poses
+
+
+def kinetic_energy(chain: Chain, q: Sequence, qd: Sequence, ops):
+    """``T(q, qd)`` from each link's linear and angular velocity (module docstring)."""
+    w, v = la.ZERO3, la.ZERO3
+    total = 0
+    for i, link in enumerate(chain.links):
+        rot, r = joint_transform(link.joint, q[i], ops)
+        v = la.tmatvec(rot, la.add(v, la.cross(w, r)))
+        w = la.tmatvec(rot, w)
+        z = link.joint.axis
+        if link.joint.type == REVOLUTE:
+            w = la.add(w, la.scale(qd[i], z))
+        else:
+            v = la.add(v, la.scale(qd[i], z))
+        inertial = link.inertial
+        vc = la.add(v, la.cross(w, inertial.com))
+        total = total + (inertial.mass * la.dot(vc, vc)
+                         + la.dot(w, la.matvec(inertial.inertia, w))) / 2
+    return total
+
+
+def potential_energy(chain: Chain, q: Sequence, ops):
+    """``U(q) = -sum_i m_i g0^T p_ci`` (gravity ``g0`` in the base frame)."""
+    total = 0
+    for link, (rot, origin) in zip(chain.links, link_poses(chain, q, ops), strict=True):
+        p_c = la.add(origin, la.matvec(rot, link.inertial.com))
+        total = total - link.inertial.mass * la.dot(chain.gravity, p_c)
+    return total

@@ -1,0 +1,17 @@
+"""Joint friction ``tau_f = F_v qd + F_s sign(qd)`` (Siciliano eq. 7.83, seed 002):
+viscous ``F_v`` and Coulomb ``F_s`` coefficients per joint, diagonal."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..model.chain import Chain
+
+
+def friction_torques(chain: Chain, qd: Sequence, ops) -> list:
+    """``F_v qd + F_s sign(qd)`` per joint."""
+    out = []
+    for link, v in zip(chain.links, qd, strict=True):
+        fr = link.friction
+        out.append(fr.viscous * v + fr.coulomb * ops.sign(v))
+    return out

@@ -1,0 +1,43 @@
+"""The equation of motion solved for the joint torques, assembled once.
+
+``tau = M(q) qdd + C(q, qd) qd + F_v qd + F_s sign(qd) + g(q) + J^T(q) h_e``
+(Siciliano eq. 7.83, seed 002): the recursive Newton–Euler torques
+(:func:`~robodyn.dynamics.rnea.rnea`: inertia, Coriolis/centrifugal and gravity
+at once), joint friction (:mod:`robodyn.dynamics.friction`) and the joint
+torques that balance the wrench ``h_e = (f, mu)`` the end effector exerts on the
+environment (base frame, moment about the end-effector origin), ``J^T h_e`` with
+the geometric Jacobian ``J`` (:func:`~robodyn.dynamics.kinematics.jacobian`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..model.chain import Chain
+from .friction import friction_torques
+from .kinematics import jacobian
+from .rnea import rnea
+
+
+def inverse_dynamics(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops,
+                     h_e: Sequence | None = None) -> list:
+    """Joint torques of the full equation of motion (module docstring)."""
+    tau = [t + f for t, f in zip(rnea(chain, q, qd, qdd, ops), friction_torques(chain, qd, ops),
+                                 strict=True)]
+    if h_e is not None:
+        tau = [t + c for t, c in zip(tau, contact_torques(chain, q, h_e, ops), strict=True)]
+    return tau
+
+
+def gravity_torques(chain: Chain, q: Sequence, ops) -> list:
+    """``g(q) = dU/dq``: the Newton–Euler torques at rest (``qd = qdd = 0``), where
+    gravity enters as the base acceleration ``vd_0 = -g0``."""
+    zeros = [0] * chain.dof
+    return rnea(chain, q, zeros, zeros, ops)
+
+
+def contact_torques(chain: Chain, q: Sequence, h_e: Sequence, ops) -> list:
+    """``J(q)^T h_e`` for a wrench ``h_e = (f_x, f_y, f_z, mu_x, mu_y, mu_z)`` in the base
+    frame, moment about the end-effector origin (Siciliano eq. 3.111 by virtual work)."""
+    jac = jacobian(chain, q, ops)
+    return [sum(jac[r][j] * h_e[r] for r in range(6)) for j in range(chain.dof)]

@@ -1,0 +1,47 @@
+"""What a loader hands over: a parsed model and where it came from.
+
+Every loader (YAML model files, URDF) returns a :class:`ModelSource`; the
+:class:`~robodyn.Robot` is built from it by :func:`robodyn.robot.from_source`.
+The model layer never builds a ``Robot`` itself (the model is separate from the
+algorithms, see ``shared/STYLE.md``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .chain import Chain
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a model came from, and what only that kind of source knows.
+
+    ``loader``: ``"yaml"`` or ``"urdf"``; ``path``: the file (or built-in model name);
+    ``convention``: ``"standard"``/``"modified"`` when the geometry came from a DH table,
+    with its rows in ``dh_rows``; ``locked``: the URDF joints held at ``q = 0`` because
+    they leave the chosen chain (a gripper's fingers); ``notes``: what the loader
+    changed on the way (e.g. angles snapped to right angles), one line each.
+    """
+
+    loader: str = ""
+    path: str = ""
+    convention: str | None = None
+    dh_rows: tuple[Any, ...] = ()
+    locked: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """A parsed model: its chain, default parameter values and description."""
+
+    name: str
+    chain: Chain
+    values: dict[str, float]
+    description: str = ""
+    provenance: Provenance = field(default_factory=Provenance)
+
+
+__all__ = ["ModelSource", "Provenance"]
