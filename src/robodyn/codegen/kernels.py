@@ -186,7 +186,7 @@ def _make_private(path: Path) -> str:
 
 
 def _temporary_cache() -> Path:
-    path = Path(tempfile.mkdtemp(prefix="robodyn-cache-"))  # mode 0700, unique
+    path = Path(tempfile.mkdtemp(prefix="robodyn-private-"))  # mode 0700, unique
     atexit.register(shutil.rmtree, path, ignore_errors=True)
     return path
 
