@@ -126,7 +126,7 @@ class Robot:
 
     def __getstate__(self):
         # compiled kernels and the numeric chain are caches: rebuilt after unpickling
-        caches = ("_kernels", "numeric_chain", "parameter_values")
+        caches = ("_kernels", "_runners", "numeric_chain", "parameter_values")
         return {k: v for k, v in self.__dict__.items() if k not in caches}
 
     def __setstate__(self, state):
@@ -164,25 +164,41 @@ class Robot:
             kernels[kind] = kernel
         return kernel
 
+    def _runner(self, kind: str) -> tuple:
+        """``(kernel, parameter values, input names, widths, output shape)`` of registry
+        entry ``kind``, looked up once per robot (simulation loops call ``_run`` often)."""
+        runners = self.__dict__.setdefault("_runners", {})
+        runner = runners.get(kind)
+        if runner is None:
+            spec = KERNELS[kind]
+            widths = tuple(input_width(name, self.dof) for name in spec.inputs)
+            runner = runners[kind] = (self._kernel(kind), self.parameter_values, spec.inputs,
+                                      widths, spec.shape(self.dof))
+        return runner
+
     def _run(self, kind: str, *arrays):
         """Run registry entry ``kind`` on ``arrays`` (one per input of the entry, shape
         ``(..., width)``, broadcast together): ``batch + shape(dof)``."""
-        spec = KERNELS[kind]
-        kernel = self.__dict__.get("_kernels", {}).get(kind) or self._kernel(kind)
-        p = self.parameter_values
-        named = [(name, value, input_width(name, self.dof))
-                 for name, value in zip(spec.inputs, arrays, strict=True)]
-        out_shape = spec.shape(self.dof)
-        one = _single_state(named)
+        runner = self.__dict__.get("_runners", {}).get(kind) or self._runner(kind)
+        kernel, p, names, widths, out_shape = runner
+        # fast path for one state (simulation loops): (width,) float64 arrays as (1, width)
+        one = []
+        for a, w in zip(arrays, widths):
+            if type(a) is np.ndarray and a.shape == (w,) and a.dtype == _F64 \
+                    and a.flags.c_contiguous:
+                one.append(a.reshape(1, w))
+            else:
+                one = None
+                break
         try:
-            if one is not None:  # fast path for one state: simulation loops call this
+            if one is not None:
                 return kernel.single(p, *one).reshape(out_shape)
-            inputs, batch = _batch(named)
+            inputs, batch = _batch(list(zip(names, arrays, widths, strict=True)))
             out = kernel(p, *inputs, batch_shape=batch)
         except NonFiniteResult as exc:
             flat = one if one is not None else inputs
-            raise self._explain_non_finite(kind, {name: a[exc.row] for (name, _, _), a
-                                                  in zip(named, flat)}) from None
+            raise self._explain_non_finite(kind, {name: a[exc.row]
+                                                  for name, a in zip(names, flat)}) from None
         return out.reshape(batch + out_shape)
 
     def _explain_non_finite(self, kind: str, sample: dict) -> RobodynError:
@@ -279,6 +295,8 @@ class Robot:
         return self._run("jacobian", q)
 
 
+_F64 = np.dtype(np.float64)
+
 #: Compiled kernels per chain (weakly held): robots that differ only in values share them.
 _SHARED_KERNELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -297,18 +315,6 @@ def _as_array(name: str, value) -> np.ndarray:
     raise InputError(f"{name}: expected real numbers, got an array of {what} "
                      f"(dtype {arr.dtype}, shape {arr.shape}); pass floats, e.g. "
                      f"np.asarray({name}, dtype=float) if the values are real")
-
-
-def _single_state(named) -> list[np.ndarray] | None:
-    """The inputs as ``(1, width)`` views if each is one C-contiguous float64 sample,
-    else None."""
-    out = []
-    for _, value, width in named:
-        if type(value) is not np.ndarray or value.shape != (width,) \
-                or value.dtype != np.float64 or not value.flags.c_contiguous:
-            return None
-        out.append(value.reshape(1, width))
-    return out
 
 
 def _batch(named) -> tuple[list[np.ndarray], tuple]:
