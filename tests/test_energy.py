@@ -57,3 +57,25 @@ def test_energy_shapes_follow_the_batch(robots):
     assert robot.kinetic_energy(q[0], qd[0]).shape == ()
     assert robot.kinetic_energy(q.reshape(2, 3, 3), qd.reshape(2, 3, 3)).shape == (2, 3)
     assert robot.potential_energy(q).shape == (6,)
+
+
+@pytest.mark.parametrize("name", ["planar-2r", "rp-arm", "puma560", "pendulum"])
+def test_torque_parts_are_the_terms_of_the_equation(robots, name):
+    robot = robots[name]
+    q, qd, qdd = random_states(robot, 5, seed=8)
+    h = np.random.default_rng(2).normal(size=(5, 6))
+    parts = robot.torque_parts(q, qd, qdd, h_e=h)
+    np.testing.assert_allclose(parts.inertial, np.einsum("kij,kj->ki", robot.mass_matrix(q), qdd),
+                               rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(parts.coriolis,
+                               np.einsum("kij,kj->ki", robot.coriolis_matrix(q, qd), qd),
+                               rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(parts.gravity, robot.gravity_torques(q), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(parts.friction, robot.friction_torques(qd), rtol=1e-12)
+    np.testing.assert_allclose(parts.external,
+                               np.einsum("kij,ki->kj", robot.jacobian(q), h), rtol=1e-12,
+                               atol=1e-12)
+    np.testing.assert_allclose(parts.total, robot.inverse_dynamics(q, qd, qdd, h_e=h),
+                               rtol=1e-10, atol=1e-10)
+    no_contact = robot.torque_parts(q[0], qd[0], qdd[0])
+    assert no_contact.total.shape == (robot.dof,) and not no_contact.external.any()

@@ -6,9 +6,10 @@
 2
 """
 
-from . import models
+from . import energy, models, trajectory
 from .errors import InputError, ModelError, RobodynError
-from .robot import Robot, load
+from .robot import Robot, TorqueParts, load
 
 __version__ = "0.1.0"
-__all__ = ["load", "Robot", "models", "ModelError", "InputError", "RobodynError", "__version__"]
+__all__ = ["load", "Robot", "TorqueParts", "models", "trajectory", "energy", "ModelError",
+           "InputError", "RobodynError", "__version__"]

@@ -263,6 +263,17 @@ class Robot:
             return self._run("forward_dynamics", q, qd, tau)
         return self._run("forward_dynamics_contact", q, qd, tau, h_e)
 
+    def torque_parts(self, q, qd, qdd, h_e=None) -> TorqueParts:
+        """The torques of :meth:`inverse_dynamics` split into the terms of the equation of
+        motion: ``inertial`` (``M qdd``), ``coriolis`` (``C qd``), ``gravity`` (``g``),
+        ``friction`` (``F_v qd + F_s sign(qd)``), ``external`` (``J^T h_e``, zero without
+        ``h_e``) and ``total`` (their sum), each ``(..., dof)``."""
+        if h_e is None:
+            parts = self._run("torque_parts", q, qd, qdd)
+        else:
+            parts = self._run("torque_parts_contact", q, qd, qdd, h_e)
+        return TorqueParts(*(np.ascontiguousarray(parts[..., k, :]) for k in range(6)))
+
     # -- energy ---------------------------------------------------------------------
     def kinetic_energy(self, q, qd) -> np.ndarray:
         """Kinetic energy ``T = sum_i 1/2 m_i v_ci^T v_ci + 1/2 w_i^T I_i w_i``
@@ -296,6 +307,25 @@ class Robot:
 
 
 _F64 = np.dtype(np.float64)
+
+
+@dataclass(frozen=True)
+class TorqueParts:
+    """The terms of ``tau = M qdd + C qd + g + F_v qd + F_s sign(qd) + J^T h_e``, each
+    ``(..., dof)``; ``total`` is their sum (:meth:`Robot.torque_parts`)."""
+
+    inertial: np.ndarray
+    coriolis: np.ndarray
+    gravity: np.ndarray
+    friction: np.ndarray
+    external: np.ndarray
+    total: np.ndarray
+
+    NAMES = ("inertial", "coriolis", "gravity", "friction", "external")
+
+    def as_dict(self) -> dict[str, np.ndarray]:
+        """``{name: array}`` of the five parts and the total, in that order."""
+        return {name: getattr(self, name) for name in (*self.NAMES, "total")}
 
 #: Compiled kernels per chain (weakly held): robots that differ only in values share them.
 _SHARED_KERNELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

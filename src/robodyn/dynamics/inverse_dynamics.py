@@ -41,3 +41,24 @@ def contact_torques(chain: Chain, q: Sequence, h_e: Sequence, ops) -> list:
     frame, moment about the end-effector origin (Siciliano eq. 3.111 by virtual work)."""
     jac = jacobian(chain, q, ops)
     return [sum(jac[r][j] * h_e[r] for r in range(6)) for j in range(chain.dof)]
+
+
+def torque_parts(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops,
+                 h_e: Sequence | None = None) -> list[list]:
+    """The joint torques split into the terms of the equation of motion, rows
+    ``inertial (M qdd)``, ``coriolis (C qd)``, ``gravity (g)``, ``friction``,
+    ``external (J^T h_e)`` and their ``total`` (= :func:`inverse_dynamics`).
+
+    ``M qdd`` is the Newton–Euler torque at zero velocity less gravity, ``C qd`` the
+    one at zero acceleration less gravity: one recursion each, sharing the poses.
+    """
+    n = chain.dof
+    zeros = [0] * n
+    gravity = gravity_torques(chain, q, ops)
+    inertial = [t - g for t, g in zip(rnea(chain, q, zeros, qdd, ops), gravity, strict=True)]
+    coriolis = [t - g for t, g in zip(rnea(chain, q, qd, zeros, ops), gravity, strict=True)]
+    friction = friction_torques(chain, qd, ops)
+    external = contact_torques(chain, q, h_e, ops) if h_e is not None else zeros
+    total = [a + b + c + d + e for a, b, c, d, e in
+             zip(inertial, coriolis, gravity, friction, external, strict=True)]
+    return [inertial, coriolis, gravity, friction, external, total]

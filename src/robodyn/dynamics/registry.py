@@ -22,7 +22,7 @@ from .crba import mass_matrix
 from .energy import kinetic_energy, potential_energy
 from .forward_dynamics import forward_dynamics
 from .friction import friction_torques
-from .inverse_dynamics import gravity_torques, inverse_dynamics
+from .inverse_dynamics import gravity_torques, inverse_dynamics, torque_parts
 from .kinematics import forward_kinematics, jacobian
 
 
@@ -64,6 +64,8 @@ KERNELS: dict[str, KernelSpec] = {
     "friction_torques": KernelSpec(friction_torques, ("qd",), _vector),
     "forward_kinematics": KernelSpec(forward_kinematics, ("q",), lambda n: (3, 4)),
     "jacobian": KernelSpec(jacobian, ("q",), lambda n: (6, n)),
+    "torque_parts": KernelSpec(torque_parts, ("q", "qd", "qdd"), lambda n: (6, n)),
+    "torque_parts_contact": KernelSpec(torque_parts, ("q", "qd", "qdd", "h_e"), lambda n: (6, n)),
     "kinetic_energy": KernelSpec(kinetic_energy, ("q", "qd"), _scalar),
     "potential_energy": KernelSpec(potential_energy, ("q",), _scalar),
 }

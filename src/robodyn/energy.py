@@ -1,0 +1,173 @@
+"""The energy a motion costs, and a cheaper motion between the same end points.
+
+The seeds name the joint torques' third use: the ENERGY a motion costs. For a
+sampled motion (a :class:`~robodyn.trajectory.Motion` or a simulation) the
+mechanical power of joint ``i`` is ``P_i = tau_i qd_i`` and
+
+* ``positive_work = sum_i ∫ max(P_i, 0) dt`` — what motors that cannot recover
+  energy (no regeneration) must supply;
+* ``net_work = ∫ sum_i P_i dt`` — equals the change of mechanical energy
+  ``K + U`` plus what friction dissipated (the work–energy theorem);
+* ``effort = ∫ sum_i tau_i^2 dt`` — the usual "energy-optimal" criterion
+  (proportional to the copper losses of DC motors).
+
+Every integral is the trapezoidal rule on the given samples, so its accuracy
+is that of the sampling (second order in the step).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import InputError
+from .trajectory import Motion, Trajectory, quintic, spline
+
+__all__ = ["EnergyReport", "consumed", "optimize", "OBJECTIVES"]
+
+#: The criteria :func:`optimize` can minimise.
+OBJECTIVES = ("positive_work", "effort")
+
+
+@dataclass(frozen=True)
+class EnergyReport:
+    """What a motion cost: totals and ``(dof,)`` per-joint values (see the module).
+
+    ``power`` is ``(T, dof)``, ``tau`` the torques used, ``friction_loss`` the energy
+    friction dissipated (``∫ tau_f · qd dt >= 0``)."""
+
+    positive_work: float
+    net_work: float
+    effort: float
+    positive_work_per_joint: np.ndarray
+    net_work_per_joint: np.ndarray
+    effort_per_joint: np.ndarray
+    friction_loss: float
+    power: np.ndarray
+    tau: np.ndarray
+    t: np.ndarray
+
+    def value(self, objective: str) -> float:
+        """The total of ``objective`` (``"positive_work"``, ``"net_work"``, ``"effort"``)."""
+        if objective not in ("positive_work", "net_work", "effort"):
+            raise InputError(f"objective: {objective!r} is not one of positive_work, net_work, "
+                             "effort")
+        return float(getattr(self, objective))
+
+
+def _integrate(t: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Trapezoidal rule along axis 0."""
+    dt = np.diff(t)
+    return 0.5 * np.tensordot(dt, y[1:] + y[:-1], axes=(0, 0))
+
+
+def consumed(robot, motion, h_e=None) -> EnergyReport:
+    """The energy ``motion`` costs on ``robot`` (module docstring).
+
+    ``motion``: anything with ``t`` ``(T,)``, ``q``, ``qd`` ``(T, dof)`` and either
+    ``qdd`` (the torques come from :meth:`~robodyn.Robot.inverse_dynamics`, with
+    ``h_e`` if given) or ``tau`` (a simulation's applied torques, used as they are).
+    """
+    t = np.asarray(getattr(motion, "t", None), dtype=float)
+    if t.ndim != 1 or t.shape[0] < 2:
+        raise InputError("motion.t: expected at least two sample times, shape (T,)")
+    if (np.diff(t) <= 0).any():
+        raise InputError("motion.t: the sample times must increase")
+    q, qd = np.asarray(motion.q, dtype=float), np.asarray(motion.qd, dtype=float)
+    if q.shape != (t.shape[0], robot.dof) or qd.shape != q.shape:
+        raise InputError(f"motion: expected q and qd of shape ({t.shape[0]}, {robot.dof}), got "
+                         f"{q.shape} and {qd.shape}")
+    tau = getattr(motion, "tau", None)
+    if tau is None:
+        tau = robot.inverse_dynamics(q, qd, motion.qdd, h_e=h_e)
+    tau = np.asarray(tau, dtype=float)
+    power = tau * qd
+    positive = _integrate(t, np.maximum(power, 0.0))
+    net = _integrate(t, power)
+    effort = _integrate(t, tau * tau)
+    loss = float(np.sum(_integrate(t, robot.friction_torques(qd) * qd)))
+    return EnergyReport(float(positive.sum()), float(net.sum()), float(effort.sum()), positive,
+                        net, effort, loss, power, tau, t)
+
+
+def optimize(robot, q0, q1, duration: float, via_points: int = 3,
+             objective: str = "positive_work", torque_limits=None, samples: int = 201,
+             maxiter: int = 200) -> Trajectory:
+    """A motion from ``q0`` to ``q1`` in ``duration`` that costs less than the quintic.
+
+    The motion is a clamped cubic spline (:func:`~robodyn.trajectory.spline`, rest to
+    rest) through ``via_points`` positions at equally spaced times; they start on the
+    rest-to-rest quintic and are moved by SciPy (L-BFGS-B, or SLSQP when
+    ``torque_limits`` (one per joint) bound ``|tau_i|``) to minimise ``objective``
+    (``"positive_work"`` or ``"effort"``) evaluated on ``samples`` instants. If no
+    spline beats the quintic, the quintic itself is returned: never worse.
+
+    The returned trajectory's ``info`` holds ``objective``, ``energy`` (its value),
+    ``baseline`` (the quintic) and ``baseline_energy``, and the optimiser's
+    ``result``.
+    """
+    from scipy.optimize import minimize  # noqa: PLC0415 - SciPy only when used
+
+    if objective not in OBJECTIVES:
+        raise InputError(f"objective: {objective!r} is not one of {', '.join(OBJECTIVES)}")
+    if int(via_points) != via_points or via_points < 1:
+        raise InputError(f"via_points: expected a positive integer, got {via_points!r}")
+    baseline = quintic(q0, q1, duration)
+    dof = baseline.dof
+    if dof != robot.dof:
+        raise InputError(f"q0: expected {robot.dof} values (one per joint), got {dof}")
+    T = baseline.duration
+    t = np.linspace(0.0, T, int(samples))
+    knots = np.linspace(0.0, T, via_points + 2)
+    start, end = baseline.q0, baseline.q1
+    limits = None
+    if torque_limits is not None:
+        limits = np.broadcast_to(np.asarray(torque_limits, dtype=float), (dof,))
+        if not (np.isfinite(limits).all() and (limits > 0).all()):
+            raise InputError(f"torque_limits: expected positive numbers, got {limits.tolist()}")
+
+    def trajectory(x):
+        return spline(knots, np.vstack([start, x.reshape(via_points, dof), end]))
+
+    def report(traj):
+        return consumed(robot, Motion(t, *traj(t)))
+
+    def cost(x):
+        return report(trajectory(x)).value(objective)
+
+    base_report = report(baseline)
+    base_value = base_report.value(objective)
+    x0 = baseline(knots[1:-1])[0].reshape(-1)
+    # scale: the objective of the quintic is O(1) after dividing by it
+    scale = abs(base_value) if base_value != 0 else 1.0
+    constraints = ()
+    method = "L-BFGS-B"
+    if limits is not None:
+        method = "SLSQP"
+
+        def margin(x):
+            tau = report(trajectory(x)).tau
+            return np.concatenate([(limits - tau).ravel(), (limits + tau).ravel()]) / limits.max()
+
+        constraints = ({"type": "ineq", "fun": margin},)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = minimize(lambda x: cost(x) / scale, x0, method=method, constraints=constraints,
+                          options={"maxiter": int(maxiter)})
+    best = trajectory(result.x)
+    best_report = report(best)
+    feasible = limits is None or bool((np.abs(best_report.tau) <= limits * (1 + 1e-6)).all())
+    base_feasible = limits is None or bool((np.abs(base_report.tau) <= limits).all())
+    if not feasible or (best_report.value(objective) >= base_value and base_feasible):
+        best, best_report = baseline, base_report
+    if limits is not None and not (np.abs(best_report.tau) <= limits * (1 + 1e-6)).all():
+        warnings.warn("robodyn.energy.optimize: no motion found within torque_limits; the "
+                      "returned motion exceeds them", RuntimeWarning, stacklevel=2)
+    info = {"objective": objective, "energy": best_report.value(objective),
+            "baseline": baseline, "baseline_energy": base_value, "result": result,
+            "report": best_report, "baseline_report": base_report}
+    out = Trajectory(best._evaluate, T, dof, "optimized" if best is not baseline else "quintic",
+                     {**best.info, **info})
+    return out

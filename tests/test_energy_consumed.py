@@ -1,0 +1,97 @@
+"""The energy a motion costs (work-energy theorem as the independent check) and the
+lower-energy motion search."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import robodyn as rd
+from robodyn import trajectory as tr
+from robodyn.errors import InputError
+
+
+@pytest.mark.parametrize("name, q0, q1", [
+    ("pendulum", [0.2], [2.0]),
+    ("puma560", [0, 0.3, -0.5, 0.1, 0.4, 0], [1.0, -0.4, 0.6, 0.8, -0.3, 1.2]),
+])
+def test_net_work_is_energy_change_plus_friction_loss(name, q0, q1):
+    robot = rd.load(name)
+    motion = tr.quintic(q0, q1, 1.5).sample(1e-4)
+    report = rd.energy.consumed(robot, motion)
+    energy = robot.kinetic_energy(motion.q, motion.qd) + robot.potential_energy(motion.q)
+    # friction loss from the friction law directly: F_v qd^2 + F_s |qd|, trapezoidal rule
+    fv = np.array([link.friction.viscous for link in robot.numeric_chain.links])
+    fs = np.array([link.friction.coulomb for link in robot.numeric_chain.links])
+    density = (fv * motion.qd**2 + fs * np.abs(motion.qd)).sum(axis=1)
+    loss = float(np.sum(0.5 * (density[1:] + density[:-1]) * np.diff(motion.t)))
+    expected = energy[-1] - energy[0] + loss
+    assert report.net_work == pytest.approx(expected, rel=1e-6, abs=1e-9)
+    assert report.friction_loss == pytest.approx(loss, rel=1e-12, abs=1e-15)
+    assert report.positive_work >= max(report.net_work, 0) - 1e-12
+    assert report.positive_work_per_joint.shape == (robot.dof,)
+    np.testing.assert_allclose(report.net_work_per_joint.sum(), report.net_work)
+
+
+def test_effort_closed_form_for_a_pendulum_at_rest():
+    # holding the pendulum at q for T seconds: tau = m g l sin q, effort = tau^2 T
+    robot = rd.load("pendulum")
+    v = robot.values
+    motion = tr.Motion(np.linspace(0, 2, 5), np.full((5, 1), 0.7), np.zeros((5, 1)),
+                       np.zeros((5, 1)))
+    report = rd.energy.consumed(robot, motion)
+    tau = v["m"] * v["g"] * v["l"] * np.sin(0.7)
+    assert report.effort == pytest.approx(tau**2 * 2, rel=1e-12)
+    assert report.net_work == 0 and report.positive_work == 0
+
+
+def test_consumed_uses_a_motion_s_own_torques_when_given():
+    robot = rd.load("planar-2r")
+    motion = tr.quintic([0, 0], [1, 1], 1.0).sample(0.01)
+
+    class Applied:
+        t, q, qd, qdd = motion.t, motion.q, motion.qd, motion.qdd
+        tau = np.ones_like(motion.q)
+
+    report = rd.energy.consumed(robot, Applied)
+    np.testing.assert_allclose(report.net_work, np.sum(motion.q[-1] - motion.q[0]), rtol=1e-3)
+
+
+def test_consumed_rejects_bad_motions():
+    robot = rd.load("planar-2r")
+    with pytest.raises(InputError, match="expected q and qd of shape"):
+        rd.energy.consumed(robot, tr.quintic([0, 0, 0], [1, 1, 1], 1.0).sample(0.1))
+
+
+@pytest.mark.parametrize("name, objective", [("planar-2r", "effort"),
+                                             ("planar-2r", "positive_work"),
+                                             ("puma560", "effort")])
+def test_optimize_beats_the_quintic_with_the_same_end_points(name, objective):
+    robot = rd.load(name)
+    rng = np.random.default_rng(3)
+    q0 = rng.uniform(-1, 1, robot.dof)
+    q1 = rng.uniform(-1, 1, robot.dof)
+    best = rd.energy.optimize(robot, q0, q1, 1.2, via_points=2, objective=objective,
+                              samples=101, maxiter=60)
+    assert best.duration == 1.2
+    q, qd, _ = best(np.array([0.0, 1.2]))
+    np.testing.assert_allclose(q, [q0, q1], atol=1e-12)
+    np.testing.assert_allclose(qd, 0, atol=1e-12)
+    baseline = rd.energy.consumed(robot, tr.quintic(q0, q1, 1.2).sample(1.2 / 100))
+    assert best.info["baseline_energy"] == pytest.approx(baseline.value(objective))
+    # evaluated independently, on a finer grid than the optimiser used
+    mine = rd.energy.consumed(robot, best.sample(1.2 / 400)).value(objective)
+    fine_baseline = rd.energy.consumed(robot, tr.quintic(q0, q1, 1.2).sample(1.2 / 400))
+    assert mine < fine_baseline.value(objective)
+
+
+def test_optimize_respects_torque_limits():
+    robot = rd.load("planar-2r")
+    q0, q1 = [0.0, 0.0], [1.0, -0.5]
+    free = rd.energy.consumed(robot, tr.quintic(q0, q1, 1.0).sample(0.01))
+    limit = np.abs(free.tau).max(axis=0) * 1.05
+    best = rd.energy.optimize(robot, q0, q1, 1.0, via_points=2, objective="effort",
+                              torque_limits=limit, samples=101, maxiter=60)
+    tau = best.info["report"].tau
+    assert (np.abs(tau) <= limit * (1 + 1e-6)).all()
+    assert best.info["energy"] <= best.info["baseline_energy"]
