@@ -6,10 +6,12 @@
 2
 """
 
-from . import energy, models, trajectory
+from . import control, energy, models, trajectory
 from .errors import InputError, ModelError, RobodynError
 from .robot import Robot, TorqueParts, load
+from .simulation import JointLimitWarning, Simulation, simulate
 
 __version__ = "0.1.0"
-__all__ = ["load", "Robot", "TorqueParts", "models", "trajectory", "energy", "ModelError",
-           "InputError", "RobodynError", "__version__"]
+__all__ = ["load", "Robot", "TorqueParts", "models", "trajectory", "energy", "control",
+           "simulate", "Simulation", "JointLimitWarning", "ModelError", "InputError",
+           "RobodynError", "__version__"]

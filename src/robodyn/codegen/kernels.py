@@ -247,17 +247,34 @@ def _purge_numba_cache(path: Path) -> None:
         entry.unlink(missing_ok=True)
 
 
-def _load_module(source: str, digest: str):
-    """The kernel function of a generated ``source``. The code run is compiled from
+def _load_module(source: str, digest: str, attr: str = "kernel"):
+    """Function ``attr`` of a generated ``source``. The code run is compiled from
     ``source`` itself, never read back from disk; the file (checked to hold the same
-    text) only anchors Numba's on-disk cache of the machine code."""
+    text) only anchors Numba's on-disk cache of the machine code. The module is
+    registered as ``robodyn_kernel_<digest>`` so that other generated code can import
+    it (a simulation loop calls the kernels)."""
     path = _kernel_file(source, digest)
     name = f"robodyn_kernel_{digest}"
-    module = types.ModuleType(name)
-    module.__file__ = str(path)
-    exec(compile(source, str(path), "exec"), module.__dict__)  # noqa: S102 - our own text
-    sys.modules[name] = module
-    return module.kernel
+    module = sys.modules.get(name)
+    if module is None or getattr(module, "__robodyn_source__", None) != source:
+        module = types.ModuleType(name)
+        module.__file__ = str(path)
+        module.__robodyn_source__ = source
+        exec(compile(source, str(path), "exec"), module.__dict__)  # noqa: S102 - our own text
+        sys.modules[name] = module
+    return getattr(module, attr)
+
+
+def generated_function(source: str, attr: str):
+    """Function ``attr`` of generated ``source`` (cached in memory and on disk like a
+    kernel)."""
+    digest = hashlib.sha256(source.encode()).hexdigest()[:24]
+    key = ("module", digest, attr)
+    with _lock:
+        fn = _loaded.get(key)
+        if fn is None:
+            fn = _loaded[key] = _load_module(source, digest, attr)
+    return fn
 
 
 # -- threads -------------------------------------------------------------------------------
@@ -365,6 +382,7 @@ class Kernel:
             digest = hashlib.sha256(source.encode()).hexdigest()[:24]
             with _lock:
                 _loaded.pop((self.backend, digest), None)
+                sys.modules.pop(f"robodyn_kernel_{digest}", None)
             _purge_numba_cache(_kernel_file(source, digest))
         try:
             self.fn = self._load(source)
