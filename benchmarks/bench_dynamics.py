@@ -13,24 +13,13 @@ and the memory a batch of 10 000 000 states holds beyond its inputs and output.
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import statistics
 import time
 import tracemalloc
-from pathlib import Path
 
 import numpy as np
 
 import robodyn as rd
-
-
-def example_robot_data(relative: str) -> Path:
-    """A file of the example-robot-data package (its URDFs live under its cmeel prefix)."""
-    dist = importlib.metadata.distribution("example-robot-data")
-    path = Path(dist.locate_file(f"cmeel.prefix/share/example-robot-data/robots/{relative}"))
-    if not path.exists():
-        raise FileNotFoundError(path)
-    return path
 
 
 def median_time(fn, repeats: int) -> float:
@@ -51,7 +40,7 @@ def main() -> None:
 
     import pinocchio as pin
 
-    urdf = example_robot_data("panda_description/urdf/panda.urdf")
+    urdf = rd.models.example_robot_data("panda_description/urdf/panda.urdf")
     robot = rd.load(urdf, tip="panda_hand")
     full = pin.buildModelFromUrdf(str(urdf))
     locked = [full.getJointId(name) for name in robot.locked]

@@ -2,10 +2,12 @@
 
 Independent sources: the structure of the Euler–Lagrange equations (M symmetric
 positive definite, dM/dt - 2C skew-symmetric with dM/dt by finite differences,
-Christoffel symbols by finite differences of M), the agreement of algorithms
-that share no code path (CRBA vs Newton–Euler, Cholesky solve vs Newton–Euler),
-and the virtual-work meaning of J^T h_e with J from finite differences of the
-forward kinematics.
+Christoffel symbols by finite differences of M), the agreement of different
+algorithms that share only the joint transforms (CRBA vs Newton–Euler, the spatial
+Coriolis matrix vs Newton–Euler; forward dynamics computes its bias ``C qd + g`` with
+the same Newton–Euler as inverse dynamics, so FD(ID(qdd)) = qdd checks CRBA's M
+against Newton–Euler's and the Cholesky solve), and the virtual-work meaning of
+J^T h_e with J from finite differences of the forward kinematics.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ def test_mass_matrix_symmetric_positive_definite(robots, name):
 
 @pytest.mark.parametrize("name", MODEL_NAMES)
 def test_mass_matrix_columns_are_newton_euler_with_unit_acceleration(robots, name):
-    """M e_j = ID(q, 0, e_j) - g(q): CRBA and RNEA share no code."""
+    """M e_j = ID(q, 0, e_j) - g(q): CRBA and RNEA are different algorithms (they share
+    only the joint transforms)."""
     robot = robots[name]
     q, _, _ = random_states(robot, N)
     m = robot.mass_matrix(q)

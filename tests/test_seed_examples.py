@@ -152,14 +152,34 @@ def test_pendulum_seed_equation():
     )
 
 
-def test_rp_arm_seed_gravity_is_gradient_of_seed_potential():
-    """Seed 000, example 1: G = dU/dq for U = m1 l1 g sin th1 + m2 g d2 sin th1 (+ const)."""
-    cf = CLOSED_FORMS["rp-arm"]()
-    th1, d2 = cf.q
-    m1, l1, m2, g = sp.symbols("m1 l1 m2 g")
-    U = m1 * l1 * g * sp.sin(th1) + m1 * l1 * g + m2 * g * d2 * sp.sin(th1)
+@pytest.mark.parametrize("changed", [False, True], ids=["defaults", "with_values"])
+def test_rp_arm_gravity_is_gradient_of_seed_potential(changed):
+    """Seed 000, example 1: robodyn's g(q) is dU/dq of the lecture's potential energy
+    U = U1 + U2, U1 = m1 l1 g sin th1 + m1 l1 g, U2 = m2 g d2 sin th1 + m2 g d2max
+    (th1 from the horizontal x0; the reference terms m1 l1 g and m2 g d2max are
+    constants and drop out of the gradient), differentiated here with SymPy and
+    evaluated at random states with the model's values.
+
+    Seed slip, physics followed: the lecture dictates dU/dth1 = g (m1 l1 + m2 l2) cos th1;
+    the gradient of its own U is (m1 l1 + m2 d2) g cos th1 (the lecturer's "there is a
+    d2 here"), which is what this test uses: U is the authority, not the dictated line.
+    """
+    robot = rd.load("rp-arm")
+    if changed:
+        robot = robot.with_values(**WITH_VALUES["rp-arm"])
+    th1, d2 = sp.symbols("q1 q2")
+    m1, l1, m2, g, d2max = sp.symbols("m1 l1 m2 g d2max")
+    U = m1 * l1 * g * sp.sin(th1) + m1 * l1 * g + m2 * g * d2 * sp.sin(th1) + m2 * g * d2max
     grad = sp.Matrix([U.diff(th1), U.diff(d2)])
-    assert sp.simplify(grad - cf.g) == sp.zeros(2, 1)
+    assert d2max not in grad.free_symbols
+    values = {s: robot.values[s.name] for s in (m1, l1, m2, g)}
+    gradient = sp.lambdify([th1, d2], grad.xreplace(values), modules="numpy")
+
+    q, _, _ = _states(2, seed=7)
+    expected = np.array([np.asarray(gradient(*qi), dtype=float)[:, 0] for qi in q])
+    _assert_close(robot.gravity_torques(q), expected, "rp-arm: g = dU/dq (seed 000 U)")
+    # the printed G of the lecture, as transcribed in seed_closed_forms, is that gradient
+    assert sp.simplify(grad - CLOSED_FORMS["rp-arm"]().g) == sp.zeros(2, 1)
 
 
 def test_single_state_shapes():

@@ -1,9 +1,21 @@
 """Every built-in model (and URDF models): the closed forms, evaluated, are the numeric
 core's results; both routes agree symbolically; the structural checks pass.
 
-The numeric core (composite rigid bodies, Christoffel C by spatial algebra, compiled
-RNEA) and the symbolic routes (energies and Euler-Lagrange; RNEA on polynomials) share
-only the model and the kinematics, so agreement at random states to 1e-10 checks both.
+What is independent of what (the routes share the model and the kinematics,
+:func:`robodyn.dynamics.kinematics.joint_transform`/``link_poses``, which Pinocchio and
+the Jacobian reference of ``test_seed_examples.py`` check on their own):
+
+* Lagrange–Euler closed form vs numeric core: independent. LE differentiates the kinetic
+  and potential energies; the core runs Newton–Euler (``tau``, ``g``), composite rigid
+  bodies (``M``) and spatial algebra (``C``). Every model here is checked this way.
+* Newton–Euler closed form vs numeric core: NOT independent for ``tau`` and ``g``. The
+  symbolic route runs the very same :func:`robodyn.dynamics.rnea.rnea` on polynomials
+  that the compiled kernel runs on floats, so their agreement only checks the tracing,
+  code generation and polynomial arithmetic, not the physics. Its ``M`` (coefficients of
+  ``qdd`` in RNEA's ``tau``) vs CRBA and its ``C`` (Christoffel symbols of that ``M``) vs
+  the spatial ``C`` are different algorithms.
+* Lagrange–Euler vs Newton–Euler symbolically (``verify``): independent routes, one
+  polynomial normal form as the judge.
 """
 
 from __future__ import annotations
@@ -44,10 +56,7 @@ def derived():
     return out
 
 
-@pytest.mark.parametrize("method", METHODS)
-@pytest.mark.parametrize("model", MODELS)
-def test_closed_forms_equal_numeric_core(model, method, derived):
-    robot, eq = derived[model, method]
+def _compare_with_numeric_core(robot, eq, model):
     num = eq.numeric()
     q, qd, qdd = random_states(robot, 8, seed=11)
     assert_close(num.M(q), robot.mass_matrix(q), f"{model} M")
@@ -58,6 +67,22 @@ def test_closed_forms_equal_numeric_core(model, method, derived):
     # single state, too
     assert_close(num.tau(q[0], qd[0], qdd[0]), robot.inverse_dynamics(q[0], qd[0], qdd[0]),
                  f"{model} tau (one state)")
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_lagrange_closed_form_equals_numeric_core(model, derived):
+    """Independent routes: energies and Euler–Lagrange vs RNEA/CRBA/spatial C."""
+    robot, eq = derived[model, "lagrange"]
+    _compare_with_numeric_core(robot, eq, model)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_newton_euler_closed_form_equals_numeric_core(model, derived):
+    """A consistency check, not independent evidence for ``tau`` and ``g``: both run the
+    same ``rnea`` (on polynomials and on floats); this checks the tracing and the code
+    generation. ``M`` and ``C`` come from other algorithms on each side (see the module)."""
+    robot, eq = derived[model, "newton-euler"]
+    _compare_with_numeric_core(robot, eq, model)
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -93,7 +118,8 @@ def test_float_parameters_stay_floats(derived):
 @pytest.mark.parametrize("name", URDF_MODELS)
 def test_urdf_models(name):
     """URDF models hold Floats (rpy rotations are orthonormal to rounding only): the routes
-    agree up to that rounding and match the numeric core."""
+    agree up to that rounding and match the numeric core (Lagrange–Euler independently;
+    Newton–Euler runs the kernel's own ``rnea``, a consistency check)."""
     robot = rd.load(URDF_DIR / name)
     agreement = verify(robot)
     assert agreement.holds, str(agreement)
@@ -111,7 +137,8 @@ def test_urdf_models(name):
 
 def test_end_effector_wrench_matches_core(derived):
     """``h_e=True`` adds J^T h_e (Siciliano eq. 7.83, seed 002); the core's inverse
-    dynamics with ``h_e`` is the reference."""
+    dynamics with ``h_e`` is the reference (independent for Lagrange–Euler, whose J^T h_e
+    comes from its own kinematics; test_properties checks J^T h_e by virtual work)."""
     for model in ("planar-2r", "rp-arm", "planar-3r"):
         robot = rd.load(model)
         for method in METHODS:
@@ -139,7 +166,11 @@ def test_substituted_values_give_the_same_numbers(derived):
 
 def test_6dof_symbolic_inertia_smoke():
     """The PUMA 560 geometry with 60 symbolic inertial parameters: one route and a numeric
-    spot check (timings and the agreement of both routes: benchmarks/bench_symbolic.py)."""
+    spot check (timings and the agreement of both routes: benchmarks/bench_symbolic.py).
+    Newton–Euler's M (RNEA coefficients) vs CRBA are different algorithms; its g is the
+    kernel's own ``rnea`` (a consistency check). The PUMA's numbers are checked
+    independently by the Jacobian reference and Corke's gravity load in
+    test_seed_examples.py, and by the Lagrange–Euler test above."""
     from robodyn.symbolic.parameters import with_symbolic_inertia
 
     robot = rd.load("puma560")
