@@ -52,6 +52,8 @@ def _expression(op: tuple, name, lib: str) -> str:
         return f"-{arg(op[1])}"
     if kind == "sign":
         return f"np.sign({arg(op[1])})"
+    if kind == "pow":  # x**c, c a constant; NaN for x < 0 and fractional c in both flavours
+        return f"{'np.power' if lib == 'np' else 'math.pow'}({arg(op[1])}, {arg(op[2])})"
     return f"{lib}.{kind}({arg(op[1])})"
 
 

@@ -198,6 +198,17 @@ class Tape:
     def sign(self, a):
         return self.unary("sign", lambda x: float((x > 0) - (x < 0)), a)
 
+    def pow(self, a, c: float):
+        """``a**c`` for a constant exponent ``c`` (``math.pow``: NaN, not a complex
+        number, for a negative base and a fractional exponent, as the compiled code)."""
+        c = float(c)
+        if _const(a):
+            try:
+                return math.pow(float(a), c)
+            except (ValueError, OverflowError):
+                return math.nan
+        return self._op("pow", a, c)
+
     @property
     def name(self) -> str:
         return "tape"
@@ -208,6 +219,8 @@ class Tape:
 
         A model's numbers are expressions such as ``m2*l2**2/12`` or ``cos(alpha1)``;
         those without symbols become float constants (``cos(pi/2)`` is exactly 0).
+        Integer powers become multiplications, ``x**(+-1/2)`` a square root, any other
+        constant exponent a ``pow`` instruction.
         """
         if not expr.free_symbols:
             return float(expr)
@@ -232,6 +245,8 @@ class Tape:
             elif exp == sp.Rational(1, 2) or exp == sp.Rational(-1, 2):
                 out = self.sqrt(base)
                 out = self.div(1.0, out) if exp < 0 else out
+            elif not exp.free_symbols:  # m**0.5, m**(1/3), m**pi
+                out = self.pow(base, float(exp))
             else:
                 raise ValueError(f"cannot generate code for the power {expr}")
         elif isinstance(expr, (sp.sin, sp.cos)):

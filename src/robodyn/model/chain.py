@@ -20,6 +20,7 @@ work on both.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -28,7 +29,7 @@ import numpy as np
 import sympy as sp
 
 from .. import linalg3 as la
-from ..errors import ModelError
+from ..errors import ModelError, excerpt
 
 REVOLUTE = "revolute"
 PRISMATIC = "prismatic"
@@ -159,12 +160,22 @@ class Chain:
         return self.map(lambda x: x.xreplace(values) if isinstance(x, sp.Basic) else x)
 
     def evaluate(self, values: Mapping[str, float], source: str = "model") -> Chain:
-        """The numeric chain: every number a Python float, checked for physics.
+        """The numeric chain: every number a finite real float, checked for physics.
 
-        Raises :class:`ModelError` naming the first symbol without a value, or
-        the first link whose mass or inertia is not physical.
+        Raises :class:`ModelError` naming the first symbol without a value, the first
+        number that is not finite and real with these values (by its field:
+        ``links[1].mass``, ``links[0].inertia.xy``, ``gravity[2]``), or the first link
+        whose mass or inertia is not physical.
         """
-        table = {sp.Symbol(k): sp.Float(v) for k, v in values.items()}
+        table = {}
+        for k, v in values.items():
+            try:
+                ok = math.isfinite(v)
+            except TypeError:
+                ok = False
+            if not ok:
+                raise ModelError(f"{source}: values.{k}: {excerpt(v)} is not a finite number")
+            table[sp.Symbol(k)] = sp.Float(v)
         missing = sorted(str(s) for s in self.free_symbols() if s not in table)
         if missing:
             raise ModelError(
@@ -173,18 +184,90 @@ class Chain:
                 "model file"
             )
 
-        def to_float(x):
+        converted: dict = {}
+
+        def to_float(x, path="a number"):
+            if isinstance(x, sp.Basic) and x in converted:
+                return converted[x]
+            value, problem = _to_float(x, table)
+            if problem:
+                symbolic = isinstance(x, sp.Basic) and x.free_symbols
+                raise ModelError(f"{source}: {path}: {excerpt(x)}"
+                                 f"{' with these values' if symbolic else ''} {problem}")
             if isinstance(x, sp.Basic):
-                x = x.xreplace(table)
-                try:
-                    return float(x)
-                except TypeError:
-                    raise ModelError(f"{source}: {x} does not evaluate to a real number") from None
-            return float(x)
+                converted[x] = value
+            return value
+
+        for path, x in _labelled_numbers(self):  # check each field, to name it
+            to_float(x, path)
 
         numeric = snap_rotations(self.map(to_float))
         check_physical(numeric, source)
         return numeric
+
+
+def _to_float(x, table) -> tuple[float, str]:
+    """``x`` with the values of ``table`` substituted, as a float; and what is wrong
+    with it ("" if it is a finite real number)."""
+    if isinstance(x, sp.Basic):
+        x = x.xreplace(table)
+        if x is sp.nan:
+            return math.nan, "is not a finite number (it is undefined, e.g. 0/0)"
+        if x in (sp.zoo, sp.oo, -sp.oo):
+            return math.inf, "is not a finite number (a division by zero)"
+        try:
+            value = float(x)
+        except TypeError:
+            return math.nan, f"is not a real number (it evaluates to {excerpt(x)})"
+    else:
+        try:
+            value = float(x)
+        except (TypeError, ValueError):
+            return math.nan, "is not a number"
+    if math.isnan(value):
+        return value, "is not a finite number (it is undefined, e.g. 0/0)"
+    if math.isinf(value):
+        return value, ("is not a finite number (it is infinite, or beyond the largest float "
+                       "1.8e308)")
+    return value, ""
+
+
+#: Names of the inertia tensor's entries, as a model file writes them.
+_INERTIA_NAMES = (("xx", "xy", "xz"), ("xy", "yy", "yz"), ("xz", "yz", "zz"))
+
+
+def _labelled_numbers(chain: Chain):
+    """``(field, number)`` for every number of ``chain``, in the order of
+    :meth:`Chain.numbers`, fields named as a model file names them where one can:
+    ``links[1].mass``, ``links[1].com[0]``, ``links[1].inertia.xy``,
+    ``links[1].friction.viscous``, ``gravity[2]``; geometry as
+    ``links[1].joint.placement.rotation[0][1]`` (from the DH table or URDF origin)."""
+    out: list = []
+
+    def vector(prefix, values):
+        for k, v in enumerate(values):
+            out.append((f"{prefix}[{k}]", v))
+
+    def transform(prefix, t):
+        for r, row in enumerate(t.rotation):
+            vector(f"{prefix}.rotation[{r}]", row)
+        vector(f"{prefix}.translation", t.translation)
+
+    for i, link in enumerate(chain.links):
+        where = f"links[{i}]"
+        vector(f"{where}.joint.axis", link.joint.axis)
+        out.append((f"{where}.joint.offset", link.joint.offset))
+        transform(f"{where}.joint.placement", link.joint.placement)
+        out.append((f"{where}.mass", link.inertial.mass))
+        vector(f"{where}.com", link.inertial.com)
+        for r, row in enumerate(link.inertial.inertia):
+            for c, v in enumerate(row):
+                out.append((f"{where}.inertia.{_INERTIA_NAMES[r][c]}", v))
+        out.append((f"{where}.friction.viscous", link.friction.viscous))
+        out.append((f"{where}.friction.coulomb", link.friction.coulomb))
+    vector("gravity", chain.gravity)
+    transform("tip", chain.tip)
+    return out
 
 
 def check_physical(chain: Chain, source: str = "model", tol: float = 1e-9) -> None:
@@ -194,7 +277,7 @@ def check_physical(chain: Chain, source: str = "model", tol: float = 1e-9) -> No
         where = f"{source}: links[{i}]"
         m = link.inertial.mass
         if not m >= 0:
-            raise ModelError(f"{where}.mass: {m:g} is negative; a mass must be >= 0")
+            raise ModelError(f"{where}.mass: {_sign_problem(m)}; a mass must be >= 0")
         inertia = np.array(link.inertial.inertia, dtype=float)
         scale = max(1.0, float(np.abs(inertia).max()))
         if not np.allclose(inertia, inertia.T, atol=tol * scale, rtol=0):
@@ -215,10 +298,14 @@ def check_physical(chain: Chain, source: str = "model", tol: float = 1e-9) -> No
         for name in ("viscous", "coulomb"):
             value = getattr(link.friction, name)
             if not value >= 0:
-                raise ModelError(f"{where}.friction.{name}: {value:g} is negative; must be >= 0")
+                raise ModelError(f"{where}.friction.{name}: {_sign_problem(value)}; must be >= 0")
         norm = float(np.linalg.norm(link.joint.axis))
         if abs(norm - 1) > 1e-6:
             raise ModelError(f"{where}.joint.axis: {link.joint.axis} is not a unit vector")
+
+
+def _sign_problem(value: float) -> str:
+    return f"{value:g} is negative" if value < 0 else f"{value} is not a finite number"
 
 
 #: Rotation entries and axis components this close to 0 or +-1 are taken as exact

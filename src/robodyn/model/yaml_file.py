@@ -19,7 +19,13 @@ The schema (README, "Model files")::
 
 Numbers may be expressions (:mod:`robodyn.model.expressions`); omitted ``com``
 and ``inertia`` are zero; ``mass`` is required. Unknown keys are errors (a typo
-must not silently become a zero).
+must not silently become a zero), and so are duplicate keys (YAML would keep the
+last silently).
+
+A model file is untrusted data: the file size, the nesting and the number of
+values with aliases expanded (a 483-byte "billion laughs" file expands to 10**9)
+are bounded before the data is built, and error messages quote at most a short
+excerpt of a value.
 """
 
 from __future__ import annotations
@@ -27,10 +33,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-import sympy as sp
 import yaml
 
-from ..errors import ModelError
+from ..errors import ModelError, excerpt
 from .chain import JOINT_TYPES, Friction, Inertial
 from .dh import CONVENTIONS, STANDARD, DHRow, dh_chain
 from .expressions import check_parameter_name, parse_expression, symbol
@@ -40,20 +45,136 @@ _TOP_KEYS = {"name", "dh", "gravity", "links", "values", "description"}
 _LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "friction", "name"}
 _FRICTION_KEYS = {"viscous", "coulomb"}
 
+#: Largest model file read, in bytes (the built-in PUMA 560 is 4 kB; the pure-Python
+#: YAML reader takes about 0.3 s per MB).
+MAX_FILE_BYTES = 1_000_000
+#: Most values (scalars, lists, mappings) a model file may hold, aliases expanded.
+MAX_YAML_NODES = 10_000
+#: Deepest nesting of lists and mappings (a model file needs 5).
+MAX_YAML_DEPTH = 32
+
+
+class _LimitError(yaml.MarkedYAMLError):
+    """A model file breaks one of robodyn's limits (not a YAML syntax error)."""
+
+
+class _ModelLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that rejects duplicate keys, nesting beyond
+    :data:`MAX_YAML_DEPTH` and more than :data:`MAX_YAML_NODES` values with aliases
+    expanded, all before any Python object is built."""
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self._nodes = 0
+        self._depth = 0
+
+    def compose_node(self, parent, index):
+        self._nodes += 1
+        self._depth += 1
+        try:
+            if self._nodes > MAX_YAML_NODES or self._depth > MAX_YAML_DEPTH:
+                too = ("too many values" if self._nodes > MAX_YAML_NODES
+                       else "nested too deeply")
+                limit = MAX_YAML_NODES if self._nodes > MAX_YAML_NODES else MAX_YAML_DEPTH
+                raise _LimitError(problem=f"{too} for a model file (limit {limit:,})",
+                                  problem_mark=self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_document(self, node):
+        _check_expanded_size(node)
+        return super().construct_document(node)
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            seen: dict = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    first = seen.setdefault(key, key_node)
+                except TypeError:  # unhashable: SafeLoader reports it
+                    continue
+                if first is not key_node:
+                    raise _LimitError(
+                        problem=f"duplicate key {excerpt(key)} (first at line "
+                                f"{first.start_mark.line + 1}); YAML would silently keep "
+                                "only the last",
+                        problem_mark=key_node.start_mark)
+        return super().construct_mapping(node, deep=deep)
+
+    def construct_yaml_int(self, node):
+        try:
+            return super().construct_yaml_int(node)
+        except ValueError:  # Python refuses to convert integers of more than 4300 digits
+            raise _LimitError(problem="integer too long", problem_mark=node.start_mark) from None
+
+
+_ModelLoader.add_constructor("tag:yaml.org,2002:int", _ModelLoader.construct_yaml_int)
+
+
+def _check_expanded_size(root: yaml.Node) -> None:
+    """The number of values with every alias expanded, at most :data:`MAX_YAML_NODES`;
+    computed on the graph of composed nodes (shared by aliases) without expanding it."""
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        children = _children(node)
+        if done:
+            on_path.discard(key)
+            sizes[key] = 1 + sum(sizes[id(c)] for c in children)
+            if sizes[key] > MAX_YAML_NODES:
+                raise _LimitError(
+                    problem=f"more than {MAX_YAML_NODES:,} values with aliases expanded; "
+                            "a model file needs far fewer",
+                    problem_mark=node.start_mark)
+            continue
+        if key in sizes:
+            continue
+        if key in on_path:
+            raise _LimitError(problem="an alias refers to a value that contains it",
+                              problem_mark=node.start_mark)
+        on_path.add(key)
+        stack.append((node, True))
+        stack.extend((c, False) for c in children if id(c) not in sizes)
+
+
+def _children(node: yaml.Node) -> list:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
 
 def read_model_file(path: str | Path) -> ModelSource:
     """Read and validate a YAML model file."""
     path = Path(path)
     try:
-        text = path.read_text()
+        with path.open("rb") as f:
+            text = f.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise ModelError(f"{path}: cannot read the model file ({exc.strerror})") from None
+    if len(text) > MAX_FILE_BYTES:
+        raise ModelError(f"{path}: the file is larger than {MAX_FILE_BYTES:,} bytes; a model "
+                         "file is a few kB")
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_ModelLoader)  # noqa: S506 - a SafeLoader
+    except _LimitError as exc:
+        mark = exc.problem_mark
+        raise ModelError(f"{path}: line {mark.line + 1}: {exc.problem}") from None
+    except RecursionError:
+        raise ModelError(f"{path}: nested too deeply for a model file") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
+        problem = problem if len(problem) <= 200 else excerpt(problem)
         raise ModelError(f"{path}: not valid YAML{where}: {problem}") from None
     return parse_model(data, source=str(path), default_name=path.stem)
 
@@ -67,10 +188,10 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
 
     name = data.get("name", default_name)
     if not isinstance(name, str) or not name.strip():
-        raise ModelError(f"{source}: name: expected a non-empty string, got {name!r}")
+        raise ModelError(f"{source}: name: expected a non-empty string, got {excerpt(name)}")
     convention = data.get("dh", STANDARD)
     if convention not in CONVENTIONS:
-        raise ModelError(f"{source}: dh: {convention!r} is not a DH convention; use "
+        raise ModelError(f"{source}: dh: {excerpt(convention)} is not a DH convention; use "
                          f"'standard' (Siciliano/Spong) or 'modified' (Craig)")
 
     gravity = _vector(data.get("gravity", [0, 0, "-g"]), f"{source}: gravity", 3)
@@ -78,17 +199,18 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
     links = data.get("links")
     if not isinstance(links, list) or not links:
         raise ModelError(f"{source}: links: expected a non-empty list of links (base to tip), "
-                         f"got {links!r}")
+                         f"got {excerpt(links)}")
     rows, inertials, frictions, names = [], [], [], []
     for i, entry in enumerate(links):
         field = f"{source}: links[{i}]"
         if not isinstance(entry, Mapping):
-            raise ModelError(f"{field}: expected a mapping with joint, mass, ..., got {entry!r}")
+            raise ModelError(f"{field}: expected a mapping with joint, mass, ..., got "
+                             f"{excerpt(entry)}")
         _no_unknown(entry, _LINK_KEYS, field)
         joint = entry.get("joint")
         if joint not in JOINT_TYPES:
-            raise ModelError(f"{field}.joint: {joint!r} is not a joint type; use 'revolute' or "
-                             "'prismatic'")
+            raise ModelError(f"{field}.joint: {excerpt(joint)} is not a joint type; use "
+                             "'revolute' or 'prismatic'")
         rows.append(DHRow(joint, *(parse_expression(entry.get(k, 0), f"{field}.{k}")
                                    for k in ("a", "alpha", "d", "theta"))))
         if "mass" not in entry:
@@ -101,7 +223,7 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
         friction = entry.get("friction", {}) or {}
         if not isinstance(friction, Mapping):
             raise ModelError(f"{field}.friction: expected a mapping {{viscous: .., coulomb: ..}}, "
-                             f"got {friction!r}")
+                             f"got {excerpt(friction)}")
         _no_unknown(friction, _FRICTION_KEYS, f"{field}.friction")
         frictions.append(Friction(
             parse_expression(friction.get("viscous", 0), f"{field}.friction.viscous"),
@@ -109,7 +231,7 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
         ))
         link_name = entry.get("name", f"link{i + 1}")
         if not isinstance(link_name, str):
-            raise ModelError(f"{field}.name: expected a string, got {link_name!r}")
+            raise ModelError(f"{field}.name: expected a string, got {excerpt(link_name)}")
         names.append(link_name)
 
     values = parse_values(data.get("values", {}) or {}, f"{source}: values")
@@ -127,18 +249,18 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
 def parse_values(values: object, field: str) -> dict[str, float]:
     """``{name: number}``; a value may be a numeric expression (``pi/2``) without symbols."""
     if not isinstance(values, Mapping):
-        raise ModelError(f"{field}: expected a mapping name: number, got {values!r}")
+        raise ModelError(f"{field}: expected a mapping name: number, got {excerpt(values)}")
     out = {}
     for key, raw in values.items():
         name = check_parameter_name(key, f"{field}")
         expr = parse_expression(raw, f"{field}.{name}")
         if expr.free_symbols:
-            raise ModelError(f"{field}.{name}: {raw!r} must be a number, not depend on "
+            raise ModelError(f"{field}.{name}: {excerpt(raw)} must be a number, not depend on "
                              f"{', '.join(sorted(map(str, expr.free_symbols)))}")
         try:
             number = float(expr)
         except TypeError:
-            raise ModelError(f"{field}.{name}: {raw!r} is not a real number") from None
+            raise ModelError(f"{field}.{name}: {excerpt(raw)} is not a real number") from None
         out[name] = number
     return out
 
@@ -146,13 +268,16 @@ def parse_values(values: object, field: str) -> dict[str, float]:
 def _no_unknown(mapping: Mapping, allowed: set[str], field: str) -> None:
     unknown = [k for k in mapping if k not in allowed]
     if unknown:
-        raise ModelError(f"{field}: unknown key(s) {', '.join(map(repr, unknown))}; allowed: "
+        shown = ", ".join(excerpt(k, 40) for k in unknown[:5])
+        if len(unknown) > 5:
+            shown += f" and {len(unknown) - 5} more"
+        raise ModelError(f"{field}: unknown key(s) {shown}; allowed: "
                          f"{', '.join(sorted(allowed))}")
 
 
 def _vector(value: object, field: str, n: int) -> tuple:
     if not isinstance(value, (list, tuple)) or len(value) != n:
-        raise ModelError(f"{field}: expected a list of {n} numbers, got {value!r}")
+        raise ModelError(f"{field}: expected a list of {n} numbers, got {excerpt(value)}")
     return tuple(parse_expression(v, f"{field}[{k}]") for k, v in enumerate(value))
 
 
@@ -163,13 +288,17 @@ def _inertia(value: object, field: str) -> tuple:
     ):
         rows = [_vector(r, f"{field}[{k}]", 3) for k, r in enumerate(value)]
         for a, b in ((0, 1), (0, 2), (1, 2)):
-            if sp.simplify(rows[a][b] - rows[b][a]) != 0:
-                raise ModelError(f"{field}: not symmetric: [{a}][{b}] = {rows[a][b]} but "
-                                 f"[{b}][{a}] = {rows[b][a]}")
+            # SymPy's canonical forms, compared without simplify (which can take
+            # seconds on a few hundred bytes): m*l**2/12 and l**2*m/12 are equal,
+            # m*(a + b) and m*a + m*b are not.
+            if rows[a][b] != rows[b][a] and rows[a][b] - rows[b][a] != 0:
+                raise ModelError(f"{field}: not symmetric: [{a}][{b}] = {excerpt(rows[a][b])} "
+                                 f"but [{b}][{a}] = {excerpt(rows[b][a])}; write the same "
+                                 "expression in both places")
         return tuple(tuple(r) for r in rows)
     if not isinstance(value, (list, tuple)) or len(value) != 6:
         raise ModelError(f"{field}: expected [xx, yy, zz, xy, xz, yz] (6 numbers, about the "
-                         f"centre of mass, link frame) or a 3x3 list, got {value!r}")
+                         f"centre of mass, link frame) or a 3x3 list, got {excerpt(value)}")
     xx, yy, zz, xy, xz, yz = _vector(value, field, 6)
     return ((xx, xy, xz), (xy, yy, yz), (xz, yz, zz))
 
