@@ -11,6 +11,7 @@ with ``S_i`` the joint axis as a motion in link frame ``i`` (``(z, 0)`` revolute
 ``(0, z)`` prismatic) and inertias about the link origins. This equals the
 Lagrangian ``B(q) = sum_i m_i J_P^T J_P + J_O^T R_i I_i R_i^T J_O`` of Siciliano
 eq. 7.17 (seed 002) at a fraction of the cost of ``dof`` Newton–Euler passes.
+A joint's motor adds its reflected rotor inertia ``G_j^2 J_mj`` to ``M_jj``.
 Link coordinates keep each step sparse (a joint's rotation has four
 ``cos``/``sin`` entries), which the generated code exploits.
 """
@@ -74,7 +75,7 @@ def mass_matrix(chain: Chain, q, ops) -> list[list]:
     m = [[None] * n for _ in range(n)]
     for j in range(n):
         force = inertia_times(composite[j], axes[j])
-        m[j][j] = pair(axes[j], force)
+        m[j][j] = pair(axes[j], force) + chain.links[j].motor.armature
         for i in reversed(range(j)):
             force = to_parent_force(force, *frames[i + 1])
             m[i][j] = m[j][i] = pair(axes[i], force)

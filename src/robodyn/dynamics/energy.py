@@ -3,9 +3,10 @@
 Kinetic energy (Siciliano eq. 7.10–7.11, seed 002), summed over the links from
 their own velocities, with every vector in the link's frame::
 
-    T = sum_i 1/2 m_i v_ci^T v_ci + 1/2 w_i^T I_i w_i,   v_ci = v_i + w_i × c_i
+    T = sum_i 1/2 m_i v_ci^T v_ci + 1/2 w_i^T I_i w_i + 1/2 G_i^2 J_mi qd_i^2
 
-which equals ``1/2 qd^T M(q) qd``. The link velocities come from the outward
+with ``v_ci = v_i + w_i × c_i`` and the last term the motor's reflected rotor
+inertia; it equals ``1/2 qd^T M(q) qd``. The link velocities come from the outward
 iteration of Newton–Euler (``w_i = E w_p + qd_i z``; ``v_i = E (v_p + w_p × r)
 [+ qd_i z]``). Potential energy (Siciliano eq. 7.26): ``U = -sum_i m_i g0^T p_ci``
 with ``p_ci`` the centre of mass in the base frame, zero at the base origin.
@@ -36,7 +37,8 @@ def kinetic_energy(chain: Chain, q: Sequence, qd: Sequence, ops):
         inertial = link.inertial
         vc = la.add(v, la.cross(w, inertial.com))
         total = total + (inertial.mass * la.dot(vc, vc)
-                         + la.dot(w, la.matvec(inertial.inertia, w))) / 2
+                         + la.dot(w, la.matvec(inertial.inertia, w))
+                         + link.motor.armature * qd[i] * qd[i]) / 2
     return total
 
 

@@ -20,7 +20,9 @@ from the tip (``f_{n+1} = n_{n+1} = 0``)::
     n_i = N_i + R_{i+1} n_{i+1} + c_i × F_i + r_{i+1} × (R_{i+1} f_{i+1})
     tau_i = z · n_i (revolute),  z · f_i (prismatic)
 
-``I_i`` is the inertia about the centre of mass ``c_i``, both in link frame ``i``.
+``I_i`` is the inertia about the centre of mass ``c_i``, both in link frame ``i``. A
+joint's motor adds its reflected rotor inertia: ``tau_i += G_i^2 J_mi qdd_i`` (rotor
+gyroscopic coupling neglected, as the Robotics Toolbox and Pinocchio's armature do).
 """
 
 from __future__ import annotations
@@ -92,6 +94,7 @@ def rnea(
         nm = la.add(la.add(nm, moments[i]), la.cross(link.inertial.com, forces[i]))
         z = link.joint.axis
         tau[i] = la.dot(z, nm) if link.joint.type == REVOLUTE else la.dot(z, f)
+        tau[i] = tau[i] + link.motor.armature * qdd[i]  # the rotor's reflected inertia
         if record is not None:
             record("f", i + 1, f)
             record("n", i + 1, nm)

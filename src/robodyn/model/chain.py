@@ -116,6 +116,23 @@ class Friction:
 
 
 @dataclass(frozen=True)
+class Motor:
+    """The joint's drive: rotor inertia ``inertia`` (``J_m``) behind a gear of ratio
+    ``gear_ratio`` (``G``, motor turns per joint turn). Its reflected inertia
+    ``G^2 J_m`` (the *armature*) adds to ``M[i, i]``; the rotor's gyroscopic coupling
+    with the moving links is neglected (the convention of the Robotics Toolbox and of
+    Pinocchio's ``armature``)."""
+
+    inertia: Any = 0
+    gear_ratio: Any = 1
+
+    @property
+    def armature(self):
+        """``G^2 J_m``, the reflected rotor inertia seen at the joint."""
+        return self.gear_ratio * self.gear_ratio * self.inertia
+
+
+@dataclass(frozen=True)
 class Link:
     """A body moved by its joint (see the module docstring for the frames)."""
 
@@ -123,6 +140,7 @@ class Link:
     joint: Joint
     inertial: Inertial = field(default_factory=Inertial)
     friction: Friction = field(default_factory=Friction)
+    motor: Motor = field(default_factory=Motor)
 
 
 @dataclass(frozen=True)
@@ -265,6 +283,8 @@ def _labelled_numbers(chain: Chain):
                 out.append((f"{where}.inertia.{_INERTIA_NAMES[r][c]}", v))
         out.append((f"{where}.friction.viscous", link.friction.viscous))
         out.append((f"{where}.friction.coulomb", link.friction.coulomb))
+        out.append((f"{where}.motor.inertia", link.motor.inertia))
+        out.append((f"{where}.motor.gear_ratio", link.motor.gear_ratio))
     vector("gravity", chain.gravity)
     transform("tip", chain.tip)
     return out
@@ -272,7 +292,7 @@ def _labelled_numbers(chain: Chain):
 
 def check_physical(chain: Chain, source: str = "model", tol: float = 1e-9) -> None:
     """Mass >= 0; inertia symmetric, positive semi-definite, triangle inequality;
-    friction >= 0; unit joint axes. ``chain`` must be numeric."""
+    friction >= 0; motor inertia >= 0; unit joint axes. ``chain`` must be numeric."""
     for i, link in enumerate(chain.links):
         where = f"{source}: links[{i}]"
         m = link.inertial.mass
@@ -299,6 +319,9 @@ def check_physical(chain: Chain, source: str = "model", tol: float = 1e-9) -> No
             value = getattr(link.friction, name)
             if not value >= 0:
                 raise ModelError(f"{where}.friction.{name}: {_sign_problem(value)}; must be >= 0")
+        if not link.motor.inertia >= 0:
+            raise ModelError(f"{where}.motor.inertia: {_sign_problem(link.motor.inertia)}; a "
+                             "rotor inertia must be >= 0")
         norm = float(np.linalg.norm(link.joint.axis))
         if abs(norm - 1) > 1e-6:
             raise ModelError(f"{where}.joint.axis: {link.joint.axis} is not a unit vector")

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .. import linalg3 as la
-from .chain import PRISMATIC, REVOLUTE, Chain, Friction, Inertial, Joint, Link, Transform
+from .chain import PRISMATIC, REVOLUTE, Chain, Friction, Inertial, Joint, Link, Motor, Transform
 
 STANDARD = "standard"
 MODIFIED = "modified"
@@ -53,12 +53,15 @@ def dh_chain(
     frictions: Sequence[Friction],
     gravity: la.Vec3,
     names: Sequence[str] | None = None,
+    motors: Sequence[Motor] | None = None,
 ) -> Chain:
     """Build the chain of a DH table; ``inertials`` are given in the DH link frames."""
     names = names or [f"link{i + 1}" for i in range(len(rows))]
+    motors = motors or [Motor() for _ in rows]
     links = []
     carry = Transform()  # from the previous chain link frame to where this joint frame starts
-    for row, inertial, friction, name in zip(rows, inertials, frictions, names, strict=True):
+    for row, inertial, friction, name, motor in zip(rows, inertials, frictions, names, motors,
+                                                    strict=True):
         if convention == MODIFIED:
             placement = Transform.rot_x(row.alpha) @ Transform.trans(x=row.a)
             placement = placement @ (
@@ -73,7 +76,7 @@ def dh_chain(
         joint = Joint(type=row.joint, axis=(0, 0, 1), offset=row.offset, placement=placement,
                       name=f"joint{len(links) + 1}")
         links.append(Link(name=name, joint=joint, inertial=_moved(inertial, after),
-                          friction=friction))
+                          friction=friction, motor=motor))
         carry = after
     tip = carry if convention == STANDARD else Transform()
     return Chain(links=tuple(links), gravity=tuple(gravity), tip=tip)

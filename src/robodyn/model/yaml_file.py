@@ -15,6 +15,7 @@ The schema (README, "Model files")::
         com: [0, 0, l1]                          # link frame
         inertia: [Ixx1, Iyy1, Izz1, 0, 0, 0]     # about the COM: xx, yy, zz, xy, xz, yz
         friction: {viscous: Fv1, coulomb: Fs1}   # optional
+        motor: {inertia: Jm1, gear_ratio: G1}    # optional: adds G^2 Jm to M[i, i]
     values: {m1: 1.0, l1: 0.5, g: 9.81}
 
 Numbers may be expressions (:mod:`robodyn.model.expressions`); omitted ``com``
@@ -36,13 +37,15 @@ from pathlib import Path
 import yaml
 
 from ..errors import ModelError, excerpt
-from .chain import JOINT_TYPES, Friction, Inertial
+from .chain import JOINT_TYPES, Friction, Inertial, Motor
 from .dh import CONVENTIONS, STANDARD, DHRow, dh_chain
 from .expressions import check_parameter_name, parse_expression, symbol
 from .source import ModelSource, Provenance
 
 _TOP_KEYS = {"name", "dh", "gravity", "links", "values", "description"}
-_LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "friction", "name"}
+_LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "friction",
+              "motor", "name"}
+_MOTOR_KEYS = {"inertia", "gear_ratio"}
 _FRICTION_KEYS = {"viscous", "coulomb"}
 
 #: Largest model file read, in bytes (the built-in PUMA 560 is 4 kB; the pure-Python
@@ -200,7 +203,7 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
     if not isinstance(links, list) or not links:
         raise ModelError(f"{source}: links: expected a non-empty list of links (base to tip), "
                          f"got {excerpt(links)}")
-    rows, inertials, frictions, names = [], [], [], []
+    rows, inertials, frictions, names, motors = [], [], [], [], []
     for i, entry in enumerate(links):
         field = f"{source}: links[{i}]"
         if not isinstance(entry, Mapping):
@@ -229,13 +232,22 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
             parse_expression(friction.get("viscous", 0), f"{field}.friction.viscous"),
             parse_expression(friction.get("coulomb", 0), f"{field}.friction.coulomb"),
         ))
+        motor = entry.get("motor", {}) or {}
+        if not isinstance(motor, Mapping):
+            raise ModelError(f"{field}.motor: expected a mapping {{inertia: Jm, gear_ratio: G}}, "
+                             f"got {excerpt(motor)}")
+        _no_unknown(motor, _MOTOR_KEYS, f"{field}.motor")
+        motors.append(Motor(
+            parse_expression(motor.get("inertia", 0), f"{field}.motor.inertia"),
+            parse_expression(motor.get("gear_ratio", 1), f"{field}.motor.gear_ratio"),
+        ))
         link_name = entry.get("name", f"link{i + 1}")
         if not isinstance(link_name, str):
             raise ModelError(f"{field}.name: expected a string, got {excerpt(link_name)}")
         names.append(link_name)
 
     values = parse_values(data.get("values", {}) or {}, f"{source}: values")
-    chain = dh_chain(convention, rows, inertials, frictions, gravity, names)
+    chain = dh_chain(convention, rows, inertials, frictions, gravity, names, motors)
     for s in sorted(chain.free_symbols(), key=str):
         check_parameter_name(str(s), f"{source}: symbol")
     description = data.get("description", "")
