@@ -635,4 +635,4 @@ def _numbers(a):
     return tuple(tuple(_number(x) for x in row) for row in a)
 
 
-__all__ = ["load_urdf", "rpy_matrix"]
+__all__ = ["UrdfWarning", "load_urdf", "rpy_matrix"]
