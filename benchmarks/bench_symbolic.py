@@ -18,16 +18,25 @@ from the same chain with ``ReferenceFrame``/``RigidBody``. Its mass matrix is ch
 against robodyn's at a random state (same system). It runs in a subprocess with a time
 cap (``--cap``, default 120 s) because on the 6-DOF arm it does not finish in minutes.
 
+Real arms from example-robot-data's URDF files (``--arms``): the Franka Panda (tip
+``panda_hand``, fingers locked), the xArm7 as written (``rpy="1.5708"``, not a right angle)
+and with ``snap_angles=1e-3``, and the UR5 (tip ``tool0``); every number of the file is a
+float, gravity ``g`` symbolic. For each, ``robot.equations(method=...)`` with both methods,
+each in a subprocess stopped after ``--urdf-cap`` seconds (default 120).
+
     python benchmarks/bench_symbolic.py [--cap 120] [--skip-baseline] [--models 2r 3r 6dof]
+                                        [--arms panda xarm7 xarm7-snapped ur5] [--urdf-cap 120]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import multiprocessing as mp
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import sympy as sp
@@ -54,6 +63,80 @@ def time_robodyn(robot, method: str) -> dict:
     size = sum(sp.count_ops(e) for e in list(M) + list(g)) if robot.dof <= 3 else None
     return {"derive_s": derived - start, "total_s": printed - start, "ops_M_g": size,
             "check": bool(eq.check()) if robot.dof <= 3 else None}
+
+
+# -- real arms from URDF files -----------------------------------------------------------------
+#: name: (file under example-robot-data's robots/, load options)
+ARMS = {
+    "panda": ("panda_description/urdf/panda.urdf", {"tip": "panda_hand"}),
+    "xarm7": ("xarm_description/urdf/xarm7.urdf", {}),
+    "xarm7-snapped": ("xarm_description/urdf/xarm7.urdf", {"snap_angles": 1e-3}),
+    "ur5": ("ur_description/urdf/ur5_robot.urdf", {"tip": "tool0"}),
+}
+
+
+def example_robot_data(relative: str) -> Path | None:
+    """A file of the installed example-robot-data package (its robots live under
+    ``.../share/example-robot-data/robots``), or ``None``."""
+    try:
+        dist = importlib.metadata.distribution("example-robot-data")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    suffix = f"example-robot-data/robots/{relative}"
+    for file in dist.files or ():
+        if str(file).replace("\\", "/").endswith(suffix):
+            return Path(dist.locate_file(file))
+    return None
+
+
+def arm_job(path: str, options: dict, method: str, queue) -> None:
+    robot = rd.load(path, **options)
+    start = time.perf_counter()
+    robot.equations(method=method)
+    queue.put({"derive_s": time.perf_counter() - start})
+
+
+def run_capped(target, args, cap: float) -> dict:
+    """``target(*args, queue)`` in a forked process; ``{"stopped_at_s": cap}`` if it is
+    still running after ``cap`` seconds."""
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=target, args=(*args, queue))
+    proc.start()
+    proc.join(cap)
+    if proc.is_alive():
+        proc.terminate()
+        proc.join()
+        return {"stopped_at_s": cap}
+    return queue.get() if not queue.empty() else {"error": f"exit {proc.exitcode}"}
+
+
+def time_arm(name: str, cap: float) -> dict:
+    relative, options = ARMS[name]
+    path = example_robot_data(relative)
+    if path is None:
+        return {"missing": relative}
+    row = {"file": relative, "options": options, "dof": rd.load(path, **options).dof}
+    for method in ("lagrange", "newton-euler"):
+        row[method] = run_capped(arm_job, (str(path), options, method), cap)
+    return row
+
+
+def _arm_line(name: str, row: dict) -> str:
+    if "missing" in row:
+        return f"{name:>14}: skipped (example-robot-data has no {row['missing']})"
+    parts = []
+    for method, label in (("lagrange", "Lagrange-Euler"), ("newton-euler", "Newton-Euler")):
+        r = row[method]
+        if "stopped_at_s" in r:
+            parts.append(f"{label} > {r['stopped_at_s']:.0f} s (stopped)")
+        elif "error" in r:
+            parts.append(f"{label} failed ({r['error']})")
+        else:
+            parts.append(f"{label} {r['derive_s']:.1f} s")
+    dof = row["dof"]
+    options = ", ".join(f"{k}={v!r}" for k, v in row["options"].items())
+    return f"{name:>14} ({dof} DOF{', ' + options if options else ''}): " + " | ".join(parts)
 
 
 # -- the baseline: sympy.physics.mechanics ----------------------------------------------
@@ -139,6 +222,10 @@ def time_baseline(key: str, cap: float, readable: bool = False) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--models", nargs="*", default=list(SYSTEMS), choices=list(SYSTEMS))
+    parser.add_argument("--arms", nargs="*", default=list(ARMS), choices=list(ARMS),
+                        help="URDF arms of example-robot-data to derive (none: skip)")
+    parser.add_argument("--urdf-cap", type=float, default=120.0,
+                        help="time cap of each URDF arm and method, seconds")
     parser.add_argument("--cap", type=float, default=120.0,
                         help="time cap of the LagrangesMethod baseline per system, seconds")
     parser.add_argument("--skip-baseline", action="store_true")
@@ -161,9 +248,14 @@ def main() -> int:
         results[key] = row
         if not args.json:
             print(_line(key, row), flush=True)
+    arms = {}
+    for name in args.arms:
+        arms[name] = time_arm(name, args.urdf_cap)
+        if not args.json:
+            print(_arm_line(name, arms[name]), flush=True)
     if args.json:
-        print(json.dumps(results, indent=2))
-    else:
+        print(json.dumps({"systems": results, "arms": arms}, indent=2))
+    elif results:
         print("\nrobodyn: derive = equations as polynomials; total = derive + printing M, C, g "
               "in compact SymPy form.\nLagrangesMethod: form_lagranges_equations + mass_matrix + "
               "forcing (no C matrix, no simplification); +trigsimp: then trigsimp of every "

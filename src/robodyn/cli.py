@@ -3,11 +3,17 @@
     robodyn models                 list the built-in models
     robodyn demo                   torques of two built-in arms along a short motion
     robodyn derive MODEL ...       equations of motion in closed form (see --help)
+
+A MODEL is a built-in model name, a YAML model file or a URDF file; for a URDF file
+``--base LINK --tip LINK`` choose the chain, ``--allow-massless`` accepts moving links
+without ``<inertial>``, ``--snap-angles TOL`` rounds angles within TOL of a right angle
+(``robodyn.load``'s options of the same names).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 
 import numpy as np
@@ -28,10 +34,81 @@ def _cmd_models(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Most samples ``robodyn demo`` prints (one line each).
+MAX_SAMPLES = 10_000
+
+
+def positive_int(text: str, most: int = MAX_SAMPLES) -> int:
+    """An argparse type: an integer ``1 <= n <= most``."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not an integer") from None
+    if not 1 <= value <= most:
+        raise argparse.ArgumentTypeError(f"{value} is not between 1 and {most}")
+    return value
+
+
+def tolerance(text: str) -> float:
+    """An argparse type: an angle tolerance in radians, ``0 <= tol < pi/4``."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a number") from None
+    if not 0 <= value < math.pi / 4:
+        raise argparse.ArgumentTypeError(f"{text[:40]} is not a tolerance in radians from 0 to "
+                                         "below pi/4 (e.g. 1e-3)")
+    return value
+
+
+def model_options() -> argparse.ArgumentParser:
+    """The options of every command that takes a model (a parent parser)."""
+    parent = argparse.ArgumentParser(add_help=False)
+    group = parent.add_argument_group("URDF files")
+    group.add_argument("--base", metavar="LINK",
+                       help="the link fixed to the world (default: the root link)")
+    group.add_argument("--tip", metavar="LINK",
+                       help="the end-effector link (default: the only leaf)")
+    group.add_argument("--allow-massless", action="store_true",
+                       help="accept moving links without <inertial> as massless")
+    group.add_argument("--snap-angles", type=tolerance, metavar="TOL",
+                       help="round <origin rpy> angles within TOL rad of a multiple of pi/2 to "
+                            "it (e.g. 1e-3; the changes are printed on stderr)")
+    return parent
+
+
+_URDF_OPTIONS = ("base", "tip", "allow_massless", "snap_angles")
+
+
+def urdf_options(args: argparse.Namespace, models: list[str]) -> str | None:
+    """What is wrong with the URDF options given for ``models``, or ``None``."""
+    given = [name for name in _URDF_OPTIONS if getattr(args, name, None) not in (None, False)]
+    others = [m for m in models if not m.lower().endswith(".urdf")]
+    if given and others:
+        flags = ", ".join("--" + name.replace("_", "-") for name in given)
+        verb = "applies" if len(given) == 1 else "apply"
+        return (f"{flags} {verb} to URDF files only; {others[0][:80]!r} is a built-in model "
+                "or a YAML file, whose chain is fixed")
+    return None
+
+
+def load_model(name: str, args: argparse.Namespace):
+    """``robodyn.load(name)`` with the command's URDF options; notes (angles snapped)
+    go to stderr."""
+    if not name.lower().endswith(".urdf"):
+        return load(name)
+    options = {key: getattr(args, key) for key in _URDF_OPTIONS
+               if getattr(args, key, None) not in (None, False)}
+    robot = load(name, **options)
+    for note in robot.provenance.notes:
+        print(f"robodyn: note: {note}", file=sys.stderr)
+    return robot
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     t = np.linspace(0.0, 1.0, args.samples)
     for name in args.models:
-        robot = load(name)
+        robot = load_model(name, args)
         n = robot.dof
         # a smooth rest-to-rest motion of every joint: q = q0 + A (1 - cos(pi t)) / 2
         amplitude = np.linspace(0.5, 0.2, n)
@@ -58,17 +135,26 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("models", help="list the built-in models")
     p.set_defaults(func=_cmd_models)
-    p = sub.add_parser("demo", help="torques of built-in arms along a short motion")
-    p.add_argument("models", nargs="*", default=["planar-2r", "puma560"])
-    p.add_argument("--samples", type=int, default=6)
-    p.set_defaults(func=_cmd_demo)
-    add_derive_command(sub)
+    parents = [model_options()]
+    p = sub.add_parser("demo", help="torques of built-in arms along a short motion",
+                       parents=parents)
+    p.add_argument("models", nargs="*", default=["planar-2r", "puma560"], metavar="MODEL",
+                   help="built-in model names or model files (default: planar-2r puma560)")
+    p.add_argument("--samples", type=positive_int, default=6,
+                   help=f"time samples from t = 0 to 1 (1 to {MAX_SAMPLES}, default 6)")
+    p.set_defaults(func=_cmd_demo, models_of=lambda a: a.models, command_parser=p)
+    p = add_derive_command(sub, parents=parents)
+    p.set_defaults(models_of=lambda a: [a.model], command_parser=p)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if hasattr(args, "models_of"):
+        problem = urdf_options(args, args.models_of(args))
+        if problem:
+            args.command_parser.error(problem)  # exits with status 2
     try:
         return args.func(args)
     except RobodynError as exc:

@@ -69,20 +69,6 @@ class Transform:
     def trans(x=0, y=0, z=0) -> Transform:
         return Transform(la.IDENTITY3, (x, y, z))
 
-    @staticmethod
-    def from_rpy(xyz, rpy) -> Transform:
-        """URDF ``<origin xyz rpy>``: ``R = Rz(yaw) Ry(pitch) Rx(roll)``."""
-        roll, pitch, yaw = rpy
-        cr, sr, cp, spi, cy, sy = (
-            sp.cos(roll), sp.sin(roll), sp.cos(pitch), sp.sin(pitch), sp.cos(yaw), sp.sin(yaw)
-        )
-        rot = (
-            (cy * cp, cy * spi * sr - sy * cr, cy * spi * cr + sy * sr),
-            (sy * cp, sy * spi * sr + cy * cr, sy * spi * cr - cy * sr),
-            (-spi, cp * sr, cp * cr),
-        )
-        return Transform(rot, tuple(xyz))
-
 
 @dataclass(frozen=True)
 class Joint:
@@ -290,31 +276,19 @@ def _labelled_numbers(chain: Chain):
     return out
 
 
-def check_physical(chain: Chain, source: str = "model", tol: float = 1e-9) -> None:
-    """Mass >= 0; inertia symmetric, positive semi-definite, triangle inequality;
-    friction >= 0; motor inertia >= 0; unit joint axes. ``chain`` must be numeric."""
+#: Tolerance of the physics checks of an inertia tensor (symmetry, eigenvalues >= 0, triangle
+#: inequality), relative to ``max(1, largest entry)``: files round their numbers, and a thin
+#: rod's smallest moment rounds to -1e-22.
+INERTIA_TOL = 1e-9
+
+
+def check_physical(chain: Chain, source: str = "model", tol: float = INERTIA_TOL) -> None:
+    """Each link's mass and inertia physical (:func:`check_inertia`); friction >= 0; motor
+    inertia >= 0; unit joint axes. ``chain`` must be numeric."""
     for i, link in enumerate(chain.links):
         where = f"{source}: links[{i}]"
-        m = link.inertial.mass
-        if not m >= 0:
-            raise ModelError(f"{where}.mass: {_sign_problem(m)}; a mass must be >= 0")
-        inertia = np.array(link.inertial.inertia, dtype=float)
-        scale = max(1.0, float(np.abs(inertia).max()))
-        if not np.allclose(inertia, inertia.T, atol=tol * scale, rtol=0):
-            raise ModelError(f"{where}.inertia: not symmetric ({inertia.tolist()})")
-        eig = np.linalg.eigvalsh(inertia)
-        if eig[0] < -tol * scale:
-            raise ModelError(
-                f"{where}.inertia: not positive semi-definite (eigenvalues "
-                f"{', '.join(f'{e:.6g}' for e in eig)}); the principal moments of inertia "
-                "must be >= 0"
-            )
-        a, b, c = eig
-        if a + b < c - tol * scale:
-            raise ModelError(
-                f"{where}.inertia: principal moments {a:.6g}, {b:.6g}, {c:.6g} break the triangle "
-                f"inequality ({a:.6g} + {b:.6g} < {c:.6g}); no rigid body has this inertia"
-            )
+        check_inertia(link.inertial.mass, link.inertial.inertia,
+                      mass_field=f"{where}.mass", inertia_field=f"{where}.inertia", tol=tol)
         for name in ("viscous", "coulomb"):
             value = getattr(link.friction, name)
             if not value >= 0:
@@ -329,6 +303,38 @@ def check_physical(chain: Chain, source: str = "model", tol: float = 1e-9) -> No
 
 def _sign_problem(value: float) -> str:
     return f"{value:g} is negative" if value < 0 else f"{value} is not a finite number"
+
+
+def check_inertia(mass, inertia, mass_field: str, inertia_field: str,
+                  tol: float = INERTIA_TOL) -> None:
+    """One rigid body's mass and inertia tensor ``I`` about its centre of mass are physical:
+    ``mass >= 0``; ``I = I^T``; its eigenvalues (principal moments) ``a <= b <= c`` are
+    ``>= 0`` and satisfy the triangle inequality ``a + b >= c`` (``c = int (x^2 + y^2) dm
+    <= a + b``). Differences up to ``tol * max(1, max |I_ij|)`` are rounding.
+
+    Raises :class:`ModelError` starting with ``mass_field`` or ``inertia_field``, the
+    caller's name of the field (``links[1].inertia``, ``link 'x' <inertial> <inertia>``).
+    """
+    m = float(mass)
+    if not m >= 0:
+        raise ModelError(f"{mass_field}: {_sign_problem(m)}; a mass must be >= 0")
+    inertia = np.array(inertia, dtype=float)
+    scale = max(1.0, float(np.abs(inertia).max()))
+    if not np.isfinite(scale):
+        raise ModelError(f"{inertia_field}: has entries that are not finite numbers")
+    if not np.allclose(inertia, inertia.T, atol=tol * scale, rtol=0):
+        raise ModelError(f"{inertia_field}: not symmetric ({inertia.tolist()})")
+    a, b, c = np.linalg.eigvalsh(inertia)
+    if a < -tol * scale:
+        raise ModelError(
+            f"{inertia_field}: not positive semi-definite (eigenvalues {a:.6g}, {b:.6g}, "
+            f"{c:.6g}); the principal moments of inertia must be >= 0"
+        )
+    if a + b < c - tol * scale:
+        raise ModelError(
+            f"{inertia_field}: principal moments {a:.6g}, {b:.6g}, {c:.6g} break the triangle "
+            f"inequality ({a:.6g} + {b:.6g} < {c:.6g}); no rigid body has this inertia"
+        )
 
 
 #: Rotation entries and axis components this close to 0 or +-1 are taken as exact

@@ -38,11 +38,25 @@ inertial would silently give zero torques); ``allow_massless=True`` accepts it
 as massless. Links hung on ``fixed`` joints may omit it: they are frames such as
 ``tool0`` or ``ee_link`` and add nothing. The links of the fixed base never
 matter.
+
+Physics rule: every ``<inertial>`` that ends up in the chain (a moving link's own,
+or one merged into it) must be physical (:func:`~robodyn.model.chain.check_inertia`:
+mass >= 0, inertia positive semi-definite, triangle inequality), or the file is
+rejected naming the link. Bodies outside the chain (a quadruped's placeholder
+``base``, a mobile base's antenna) are not used: one :class:`UrdfWarning` names
+those that are not physical.
+
+``snap_angles=tol`` (default off) rounds every ``<origin rpy>`` angle (joint
+placements, inertial frames, so also the tip's placement) within ``tol`` radians
+of a multiple of pi/2 to that multiple: a file's ``rpy="1.5708 0 0"`` is not a
+right angle (its cosine is -3.7e-6), so no term of the closed-form equations
+cancels. Each changed angle of the chain is listed in ``provenance.notes``.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +74,7 @@ from .chain import (
     Joint,
     Link,
     Transform,
+    check_inertia,
     snap,
 )
 from .expressions import symbol
@@ -70,6 +85,14 @@ _MOVING = {"revolute": REVOLUTE, "continuous": REVOLUTE, "prismatic": PRISMATIC}
 _UNSUPPORTED = ("floating", "planar")
 _ALL_TYPES = (*_MOVING, "fixed", *_UNSUPPORTED)
 GRAVITY = 9.81
+#: Names an error or warning message lists at most, and the characters it quotes of one.
+LIST_NAMES = 10
+NAME_CHARS = 80
+
+
+class UrdfWarning(UserWarning):
+    """Something in a URDF file was ignored or changed (e.g. a non-physical body outside
+    the chosen chain)."""
 
 
 @dataclass(frozen=True)
@@ -96,23 +119,27 @@ class _Joint:
 
 
 def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
-              allow_massless: bool = False) -> ModelSource:
+              allow_massless: bool = False, snap_angles: float | None = None) -> ModelSource:
     """Read the serial chain of a URDF file from ``base`` to ``tip``
     (``robodyn.load(path, ...)`` makes it a :class:`~robodyn.Robot`).
 
     ``base``: the link fixed to the world (default: the root link). ``tip``: the
     end-effector link (default: the only leaf; a tree with several leaves needs
     it). ``allow_massless``: accept moving links without ``<inertial>`` as
-    massless. See the module docstring for what is merged and locked.
+    massless. ``snap_angles``: a tolerance in radians; ``<origin rpy>`` angles this close
+    to a multiple of pi/2 become that multiple, listed in ``provenance.notes`` (default
+    ``None``: no change). See the module docstring for what is merged, locked and checked.
 
-    Raises :class:`ModelError` naming the link or joint at fault.
+    Raises :class:`ModelError` naming the link or joint at fault; warns
+    (:class:`UrdfWarning`) about non-physical bodies outside the chain.
     """
     path = Path(path)
     source = str(path)
+    snapper = _AngleSnapper(_snap_tolerance(snap_angles))
     root = _read_xml(path)
     name = root.get("name") or path.stem
-    bodies, frames = _read_links(root, source)
-    joints = _read_joints(root, source, frames)
+    bodies, frames = _read_links(root, source, snapper)
+    joints = _read_joints(root, source, frames, snapper)
 
     child_joints: dict[str, list[_Joint]] = {link: [] for link in frames}
     parent_joint: dict[str, _Joint] = {}
@@ -120,8 +147,8 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
         if joint.child in parent_joint:
             other = parent_joint[joint.child]
             raise ModelError(
-                f"{source}: link {joint.child!r} has two parents (joints {other.name!r} and "
-                f"{joint.name!r}): a kinematic loop; URDF describes trees only, remove one joint"
+                f"{source}: link {_q(joint.child)} has two parents (joints {_q(other.name)} and "
+                f"{_q(joint.name)}): a kinematic loop; URDF describes trees only, remove one joint"
             )
         parent_joint[joint.child] = joint
         child_joints[joint.parent].append(joint)
@@ -135,20 +162,21 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
     for joint in path_joints:
         if joint.type in _UNSUPPORTED:
             raise ModelError(
-                f"{source}: joint {joint.name!r}: type {joint.type!r} on the chain from "
-                f"{base!r} to {tip!r} is not supported; a serial arm has revolute, continuous, "
+                f"{source}: joint {_q(joint.name)}: type {_q(joint.type)} on the chain from "
+                f"{_q(base)} to {_q(tip)} is not supported; a serial arm has revolute, continuous, "
                 f"prismatic and fixed joints (pass base=... to start the chain after it)"
             )
         if joint.mimic and joint.type in _MOVING:
             raise ModelError(
-                f"{source}: joint {joint.name!r}: a <mimic> joint on the chain from {base!r} to "
-                f"{tip!r} is not supported; every joint of the chain must move on its own"
+                f"{source}: joint {_q(joint.name)}: a <mimic> joint on the chain from "
+                f"{_q(base)} to {_q(tip)} is not supported; every joint of the chain must move "
+                "on its own"
             )
     chain_joints = [j for j in path_joints if j.type in _MOVING]
     if not chain_joints:
         raise ModelError(
-            f"{source}: no revolute, continuous or prismatic joint between base {base!r} and tip "
-            f"{tip!r}; choose base and tip with moving joints between them"
+            f"{source}: no revolute, continuous or prismatic joint between base {_q(base)} and tip "
+            f"{_q(tip)}; choose base and tip with moving joints between them"
         )
 
     # Walk the tree under the base: each link gets its owner (the index of the chain
@@ -175,6 +203,7 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
 
     file_order = {joint.name: i for i, joint in enumerate(joints)}
     locked.sort(key=file_order.__getitem__)
+    _check_bodies(source, frames, bodies, owner, base, tip)
 
     links = []
     for k, joint in enumerate(chain_joints):
@@ -183,8 +212,8 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
             moved_by = parent_joint[link]
             if bodies[link] is None and moved_by.type != "fixed" and not allow_massless:
                 raise ModelError(
-                    f"{source}: link {link!r} has no <inertial> but is moved by joint "
-                    f"{moved_by.name!r}; give it <inertial> (mass, origin, inertia), or pass "
+                    f"{source}: link {_q(link)} has no <inertial> but is moved by joint "
+                    f"{_q(moved_by.name)}; give it <inertial> (mass, origin, inertia), or pass "
                     "allow_massless=True to treat it as massless"
                 )
         mass, com, inertia = _merge(
@@ -212,10 +241,13 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
         tip=Transform(_rotation(tip_pose[:3, :3]), _numbers(tip_pose[:3, 3])),
     )
     description = (
-        f"URDF {path.name}: {len(links)} joints from {base!r} to {tip!r}"
-        + (f"; locked at 0: {', '.join(locked)}" if locked else "")
+        f"URDF {path.name}: {len(links)} joints from {_q(base)} to {_q(tip)}"
+        + (f"; locked at 0: {_listing(locked)}" if locked else "")
     )
-    provenance = Provenance(loader="urdf", path=source, locked=tuple(locked))
+    in_chain = {link for link, k in owner.items() if k >= 0}
+    notes = snapper.notes(lambda kind, key: key in in_chain if kind == "link"
+                          else key in {j.name for j in joints if j.child in in_chain})
+    provenance = Provenance(loader="urdf", path=source, locked=tuple(locked), notes=notes)
     return ModelSource(name, chain, {"g": GRAVITY}, description, provenance)
 
 
@@ -233,7 +265,7 @@ def _read_xml(path: Path) -> ET.Element:
     return root
 
 
-def _read_links(root: ET.Element, source: str):
+def _read_links(root: ET.Element, source: str, snapper: _AngleSnapper):
     bodies: dict[str, _Body | None] = {}
     frames: list[str] = []
     for element in root.findall("link"):
@@ -241,18 +273,20 @@ def _read_links(root: ET.Element, source: str):
         if not name:
             raise ModelError(f"{source}: a <link> has no name attribute; every link needs one")
         if name in bodies:
-            raise ModelError(f"{source}: link {name!r} is defined twice; link names must be unique")
+            raise ModelError(f"{source}: link {_q(name)} is defined twice; link names must be "
+                             "unique")
         inertial = element.find("inertial")
-        bodies[name] = None if inertial is None else _read_inertial(inertial, f"{source}: link "
-                                                                    f"{name!r} <inertial>")
+        where = f"{source}: link {_q(name)} <inertial>"
+        bodies[name] = None if inertial is None else _read_inertial(
+            inertial, where, lambda rpy, name=name: snapper(rpy, "link", name, "inertial"))
         frames.append(name)
     if not frames:
         raise ModelError(f"{source}: the <robot> has no <link>; nothing to load")
     return bodies, frames
 
 
-def _read_inertial(element: ET.Element, where: str) -> _Body:
-    frame = _origin(element.find("origin"), where)
+def _read_inertial(element: ET.Element, where: str, snap_rpy=None) -> _Body:
+    frame = _origin(element.find("origin"), where, snap_rpy)
     mass_el = element.find("mass")
     if mass_el is None:
         raise ModelError(f"{where}: no <mass value=...>; an inertial needs a mass")
@@ -265,32 +299,13 @@ def _read_inertial(element: ET.Element, where: str) -> _Body:
         for k in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")
     )
     about_com = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
-    _check_body(mass, about_com, where)
     rot = frame[:3, :3]
     # the tensor is given in the inertial frame; the link frame sees R I R^T
     return _Body(mass, frame[:3, 3].copy(), rot @ about_com @ rot.T)
 
 
-def _check_body(mass: float, inertia: np.ndarray, where: str) -> None:
-    """A URDF inertial must be physical: ``mass >= 0``, principal moments >= 0 that
-    satisfy the triangle inequality (Chain.evaluate checks the merged links again)."""
-    if not mass >= 0:
-        raise ModelError(f"{where} <mass value>: {mass:g} is negative; a mass must be >= 0")
-    eig = np.linalg.eigvalsh(inertia)
-    tol = 1e-9 * max(1.0, float(np.abs(inertia).max()))
-    if eig[0] < -tol:
-        raise ModelError(
-            f"{where} <inertia>: not positive semi-definite (eigenvalues "
-            f"{', '.join(f'{e:.6g}' for e in eig)}); the principal moments must be >= 0"
-        )
-    if eig[0] + eig[1] < eig[2] - tol:
-        raise ModelError(
-            f"{where} <inertia>: principal moments {eig[0]:.6g}, {eig[1]:.6g}, {eig[2]:.6g} "
-            "break the triangle inequality; no rigid body has this inertia"
-        )
-
-
-def _read_joints(root: ET.Element, source: str, frames: list[str]) -> list[_Joint]:
+def _read_joints(root: ET.Element, source: str, frames: list[str],
+                 snapper: _AngleSnapper) -> list[_Joint]:
     known = set(frames)
     names: set[str] = set()
     joints = []
@@ -299,13 +314,13 @@ def _read_joints(root: ET.Element, source: str, frames: list[str]) -> list[_Join
         if not name:
             raise ModelError(f"{source}: a <joint> has no name attribute; every joint needs one")
         if name in names:
-            raise ModelError(f"{source}: joint {name!r} is defined twice; joint names must be "
+            raise ModelError(f"{source}: joint {_q(name)} is defined twice; joint names must be "
                              "unique")
         names.add(name)
-        where = f"{source}: joint {name!r}"
+        where = f"{source}: joint {_q(name)}"
         kind = element.get("type")
         if kind not in _ALL_TYPES:
-            raise ModelError(f"{where}: type {kind!r} is not a URDF joint type; use one of "
+            raise ModelError(f"{where}: type {_q(kind)} is not a URDF joint type; use one of "
                              f"{', '.join(_ALL_TYPES)}")
         ends = []
         for tag in ("parent", "child"):
@@ -314,7 +329,7 @@ def _read_joints(root: ET.Element, source: str, frames: list[str]) -> list[_Join
             if not link:
                 raise ModelError(f"{where}: no <{tag} link=...>; a joint connects two links")
             if link not in known:
-                raise ModelError(f"{where}: <{tag} link={link!r}> names no <link> of the file")
+                raise ModelError(f"{where}: <{tag} link={_q(link)}> names no <link> of the file")
             ends.append(link)
         axis = np.array([1.0, 0.0, 0.0])  # the URDF default
         axis_el = element.find("axis")
@@ -336,7 +351,8 @@ def _read_joints(root: ET.Element, source: str, frames: list[str]) -> list[_Join
                                      "friction coefficients must be >= 0")
         joints.append(_Joint(
             name=name, type=kind, parent=ends[0], child=ends[1],
-            origin=_origin(element.find("origin"), where),
+            origin=_origin(element.find("origin"), where,
+                           lambda rpy, name=name: snapper(rpy, "joint", name)),
             axis=axis, limits=_limits(element.find("limit"), kind, where),
             damping=damping, friction=friction, mimic=element.find("mimic") is not None,
         ))
@@ -359,13 +375,18 @@ def _limits(element: ET.Element | None, kind: str, where: str) -> tuple | None:
     return (lower, upper, get("velocity", "inf"), get("effort", "inf"))
 
 
-def _origin(element: ET.Element | None, where: str) -> np.ndarray:
-    """The 4x4 transform of ``<origin xyz rpy>``, ``R = Rz(yaw) Ry(pitch) Rx(roll)``."""
+def _origin(element: ET.Element | None, where: str, snap_rpy=None) -> np.ndarray:
+    """The 4x4 transform of ``<origin xyz rpy>``, ``R = Rz(yaw) Ry(pitch) Rx(roll)``;
+    ``snap_rpy`` may round the angles first. Entries of ``R`` within
+    :data:`~robodyn.model.chain.SNAP` of 0 or +-1 are made exact (``cos(pi/2)`` is 6e-17
+    in floating point), so right angles give exact inertias and placements."""
     out = np.eye(4)
     if element is None:
         return out
     out[:3, 3] = _vector(element.get("xyz", "0 0 0"), f"{where} <origin xyz>")
-    out[:3, :3] = rpy_matrix(_vector(element.get("rpy", "0 0 0"), f"{where} <origin rpy>"))
+    rpy = _vector(element.get("rpy", "0 0 0"), f"{where} <origin rpy>")
+    rotation = rpy_matrix(rpy if snap_rpy is None else snap_rpy(rpy))
+    out[:3, :3] = np.vectorize(snap)(rotation)
     return out
 
 
@@ -385,7 +406,7 @@ def rpy_matrix(rpy) -> np.ndarray:
 def _vector(text: str | None, where: str) -> np.ndarray:
     parts = (text or "").split()
     if len(parts) != 3:
-        raise ModelError(f"{where}: expected 3 numbers separated by spaces, got {text!r}")
+        raise ModelError(f"{where}: expected 3 numbers separated by spaces, got {_q(text)}")
     return np.array([_float(p, where) for p in parts])
 
 
@@ -393,9 +414,9 @@ def _float(text: str | None, where: str, allow_inf: bool = False) -> float:
     try:
         value = float(text)
     except (TypeError, ValueError):
-        raise ModelError(f"{where}: {text!r} is not a number") from None
+        raise ModelError(f"{where}: {_q(text)} is not a number") from None
     if math.isnan(value) or (math.isinf(value) and not allow_inf):
-        raise ModelError(f"{where}: {text!r} is not a finite number")
+        raise ModelError(f"{where}: {_q(text)} is not a finite number")
     return value
 
 
@@ -403,8 +424,8 @@ def _float(text: str | None, where: str, allow_inf: bool = False) -> float:
 def _choose_base(source, frames, parent_joint, base):
     if base is not None:
         if base not in frames:
-            raise ModelError(f"{source}: base={base!r} is not a link of the file; links: "
-                             f"{', '.join(frames)}")
+            raise ModelError(f"{source}: base={_q(base)} is not a link of the file; links: "
+                             f"{_listing(frames)}")
         return base
     roots = [link for link in frames if link not in parent_joint]
     if len(roots) == 1:
@@ -412,7 +433,7 @@ def _choose_base(source, frames, parent_joint, base):
     if not roots:
         raise ModelError(f"{source}: every link has a parent: the joints form a kinematic loop; "
                          "URDF describes trees only")
-    raise ModelError(f"{source}: several root links ({', '.join(roots)}); pass base=... to "
+    raise ModelError(f"{source}: several root links ({_listing(roots)}); pass base=... to "
                      "choose the one fixed to the world")
 
 
@@ -425,7 +446,7 @@ def _check_acyclic(source, frames, parent_joint):
             if link in seen:
                 loop = seen[seen.index(link):]
                 raise ModelError(f"{source}: the joints form a kinematic loop through links "
-                                 f"{', '.join(loop)}; URDF describes trees only")
+                                 f"{_listing(loop)}; URDF describes trees only")
             seen.append(link)
             link = parent_joint[link].parent
         done.update(seen)
@@ -443,14 +464,14 @@ def _subtree(base: str, child_joints) -> list[str]:
 def _choose_tip(source, frames, subtree, child_joints, base, tip):
     if tip is not None:
         if tip not in frames:
-            raise ModelError(f"{source}: tip={tip!r} is not a link of the file; links: "
-                             f"{', '.join(frames)}")
+            raise ModelError(f"{source}: tip={_q(tip)} is not a link of the file; links: "
+                             f"{_listing(frames)}")
         return tip
     leaves = [link for link in subtree if not child_joints[link]]
     if len(leaves) == 1:
         return leaves[0]
-    raise ModelError(f"{source}: the tree under {base!r} has several leaves "
-                     f"({', '.join(leaves)}); pass tip=... to choose the end effector")
+    raise ModelError(f"{source}: the tree under {_q(base)} has several leaves "
+                     f"({_listing(leaves)}); pass tip=... to choose the end effector")
 
 
 def _path(source, parent_joint, base, tip) -> list[_Joint]:
@@ -459,12 +480,117 @@ def _path(source, parent_joint, base, tip) -> list[_Joint]:
     while link != base:
         joint = parent_joint.get(link)
         if joint is None:
-            raise ModelError(f"{source}: base {base!r} is not an ancestor of tip {tip!r} (the "
-                             f"root above {tip!r} is {link!r}); pass a base on the way from the "
-                             f"root to the tip")
+            raise ModelError(f"{source}: base {_q(base)} is not an ancestor of tip {_q(tip)} "
+                             f"(the root above {_q(tip)} is {_q(link)}); pass a base on the way "
+                             "from the root to the tip")
         joints.append(joint)
         link = joint.parent
     return joints[::-1]
+
+
+# -- checks and notes ------------------------------------------------------------------------
+def _check_bodies(source, frames, bodies, owner, base, tip) -> None:
+    """Every ``<inertial>`` merged into a link of the chain (``owner >= 0``) must be
+    physical (:func:`check_inertia`, else :class:`ModelError`); those that are not used
+    get one :class:`UrdfWarning` naming the non-physical ones."""
+    unused = []
+    for link in frames:
+        body = bodies[link]
+        if body is None:
+            continue
+        where = f"link {_q(link)} <inertial>"
+        try:
+            check_inertia(body.mass, body.inertia, mass_field=f"{where} <mass value>",
+                          inertia_field=f"{where} <inertia>")
+        except ModelError as exc:
+            if owner.get(link, -1) >= 0:
+                raise ModelError(f"{source}: {exc}") from None
+            unused.append((link, exc))
+    if unused:
+        names = [link for link, _ in unused]
+        warnings.warn(UrdfWarning(
+            f"{source}: {len(unused)} link(s) outside the chain from {_q(base)} to {_q(tip)} "
+            f"have a non-physical <inertial> and are not used: {_listing(names, 5)} (first: "
+            f"{unused[0][1]})"), stacklevel=4)
+
+
+def _snap_tolerance(tol) -> float | None:
+    """``snap_angles`` checked: ``None`` (off) or a tolerance in radians in [0, pi/4)."""
+    if tol is None:
+        return None
+    try:
+        value = float(tol)
+    except (TypeError, ValueError):
+        value = math.nan
+    if isinstance(tol, bool) or not 0 <= value < math.pi / 4:
+        raise ModelError(f"snap_angles={_q(tol)}: not a tolerance in radians from 0 to below "
+                         "pi/4; use e.g. snap_angles=1e-3, or None to keep the angles")
+    return value
+
+
+class _AngleSnapper:
+    """Rounds ``<origin rpy>`` angles within ``tol`` of a multiple ``k pi/2`` to it
+    (``tol=None``: off) and remembers each change for :meth:`notes`."""
+
+    def __init__(self, tol: float | None):
+        self.tol = tol
+        self.changes: list[tuple[str, str, str, float, int]] = []
+
+    def __call__(self, rpy: np.ndarray, kind: str, key: str, what: str = "") -> np.ndarray:
+        if self.tol is None:
+            return rpy
+        out = rpy.copy()
+        for i, axis in enumerate(("roll", "pitch", "yaw")):
+            k = round(rpy[i] / (math.pi / 2))
+            exact = k * (math.pi / 2)
+            if rpy[i] != exact and abs(rpy[i] - exact) <= self.tol:
+                out[i] = exact
+                label = f"{kind} {_q(key)}{' ' + what if what else ''} rpy {axis}"
+                self.changes.append((kind, key, label, float(rpy[i]), k))
+        return out
+
+    def notes(self, used) -> tuple[str, ...]:
+        """One line for the whole change, then one per angle; only angles for which
+        ``used(kind, key)`` holds (those of the chain) are listed."""
+        if self.tol is None:
+            return ()
+        changes = [c for c in self.changes if used(c[0], c[1])]
+        if not changes:
+            return (f"snap_angles={self.tol:g}: no angle of the chain within {self.tol:g} rad "
+                    "of a multiple of pi/2 needed rounding; the model is unchanged",)
+        size = [abs(old - k * math.pi / 2) for _, _, _, old, k in changes]
+        worst = max(range(len(changes)), key=size.__getitem__)
+        lines = [f"snapped {len(changes)} angle(s) to multiples of pi/2 (snap_angles="
+                 f"{self.tol:g}), largest change {size[worst]:.2g} rad ({changes[worst][2]})"]
+        lines += [f"{label}: {old!r} -> {_right_angles(k)} (change {d:.2g} rad)"
+                  for (_, _, label, old, k), d in zip(changes, size)]
+        return tuple(lines)
+
+
+def _right_angles(k: int) -> str:
+    """``k pi/2`` as text: 0, pi/2, pi, -pi/2, 3*pi/2, 2*pi."""
+    if k == 0:
+        return "0"
+    sign = "-" if k < 0 else ""
+    k = abs(k)
+    return sign + ("pi/2" if k == 1 else f"{k}*pi/2" if k % 2 else
+                   "pi" if k == 2 else f"{k // 2}*pi")
+
+
+def _q(text) -> str:
+    """A name or value of the file (or the caller) quoted for a message, at most
+    :data:`NAME_CHARS` characters of it."""
+    text = str(text)
+    if len(text) <= NAME_CHARS:
+        return repr(text)
+    return f"{text[:NAME_CHARS]!r}... ({len(text):,} characters)"
+
+
+def _listing(names, limit: int = LIST_NAMES) -> str:
+    """``a, b, c`` for a message: at most ``limit`` names, then ``... and N more``."""
+    names = list(names)
+    shown = ", ".join(n if len(n) <= NAME_CHARS else _q(n) for n in names[:limit])
+    return shown + (f", ... and {len(names) - limit} more" if len(names) > limit else "")
 
 
 # -- merging bodies ------------------------------------------------------------------------
@@ -509,4 +635,4 @@ def _numbers(a):
     return tuple(tuple(_number(x) for x in row) for row in a)
 
 
-__all__ = ["load_urdf", "rpy_matrix"]
+__all__ = ["UrdfWarning", "load_urdf", "rpy_matrix"]

@@ -5,46 +5,51 @@
     robodyn derive planar-2r --verify              prove both methods agree
     robodyn derive puma560 --values --format json  numbers substituted, as JSON
     robodyn derive planar-2r --values g=9.81,m2=1.5 --format latex > eom.tex
+    robodyn derive xarm7.urdf --snap-angles 1e-3   a URDF chain, angles made right angles
+    robodyn derive ur5.urdf --tip tool0            a URDF chain up to a chosen link
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
-
-from ..errors import InputError
 
 FORMATS = ("text", "latex", "markdown", "json")
 
 
-def _parse_values(text: str | None):
-    """``None`` (symbolic), ``True`` (the model's defaults) or ``{name: number}``."""
-    if text is None:
-        return None
-    if text == "defaults":
+def parse_values(text: str) -> dict[str, float | int] | bool:
+    """An argparse type for ``--values NAME=NUMBER,...``: ``{name: number}`` (integers
+    exact), each name an identifier and each number finite; ``defaults``: ``True``."""
+    if text.strip() == "defaults":
         return True
-    out = {}
+    out: dict[str, float | int] = {}
     for item in text.split(","):
         item = item.strip()
         if not item:
             continue
-        name, sep, number = item.partition("=")
-        if not sep:
-            raise InputError(f"--values: {item!r} is not NAME=NUMBER (e.g. --values g=9.81,m1=2)")
+        name, sep, number = (part.strip() for part in item.partition("="))
+        if not sep or not name.isidentifier():
+            raise argparse.ArgumentTypeError(
+                f"{item[:40]!r} is not NAME=NUMBER (e.g. --values g=9.81,m1=2)")
         try:
-            value = float(number) if any(c in number for c in ".eE") else int(number)
+            value = int(number) if number.lstrip("+-").isdigit() else float(number)
         except ValueError:
-            raise InputError(f"--values: {name.strip()} = {number!r} is not a number") from None
-        out[name.strip()] = value
+            raise argparse.ArgumentTypeError(f"{name[:40]} = {number[:40]!r} is not a "
+                                             "number") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{name[:40]} = {number[:40]!r} is not a finite "
+                                             "number")
+        out[name] = value
     return out
 
 
 def _cmd_derive(args: argparse.Namespace) -> int:
-    from ..robot import load
+    from ..cli import load_model
     from . import equations, verify
 
-    robot = load(args.model)
-    values = _parse_values(args.values)
+    robot = load_model(args.model, args)
+    values = args.values  # None (symbolic), True (the model's defaults) or {name: number}
     eq = equations(robot, method=args.method, values=values, h_e=args.h_e)
     fmt = args.format
     if fmt == "text":
@@ -87,15 +92,16 @@ def _cmd_derive(args: argparse.Namespace) -> int:
     return status
 
 
-def add_derive_command(subparsers) -> argparse.ArgumentParser:
-    """Add ``derive`` to the ``robodyn`` command's sub-commands."""
+def add_derive_command(subparsers, parents=()) -> argparse.ArgumentParser:
+    """Add ``derive`` to the ``robodyn`` command's sub-commands (``parents``: parsers
+    whose options it shares, e.g. the URDF options of :func:`robodyn.cli.model_options`)."""
     p = subparsers.add_parser(
         "derive", help="equations of motion in closed form (Lagrange-Euler or Newton-Euler)",
         description="Derive M(q) qdd + C(q, qd) qd + friction + g(q) = tau of a model in "
                     "closed form, optionally with every step and a proof that Lagrange-Euler "
                     "and Newton-Euler agree.",
         epilog=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+        formatter_class=argparse.RawDescriptionHelpFormatter, parents=list(parents))
     p.add_argument("model", help="a built-in model name (robodyn models) or a model file")
     p.add_argument("--method", default="lagrange", choices=("lagrange", "newton-euler"),
                    help="Lagrange-Euler (energies) or Newton-Euler (recursion); default "
@@ -107,7 +113,8 @@ def add_derive_command(subparsers) -> argparse.ArgumentParser:
                         "structure (M symmetric, dM/dt - 2C skew-symmetric); exit status 1 if "
                         "not")
     p.add_argument("--format", default="text", choices=FORMATS, help="output format")
-    p.add_argument("--values", nargs="?", const="defaults", default=None, metavar="NAME=NUM,..",
+    p.add_argument("--values", nargs="?", const=True, default=None, type=parse_values,
+                   metavar="NAME=NUM,..",
                    help="substitute numbers: alone, the model's default values; or a list "
                         "such as g=9.81,m1=2 (the others stay symbolic)")
     p.add_argument("--h-e", dest="h_e", action="store_true",
