@@ -31,7 +31,6 @@ each in a subprocess stopped after ``--urdf-cap`` seconds (default 120).
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import json
 import multiprocessing as mp
 import sys
@@ -76,17 +75,11 @@ ARMS = {
 
 
 def example_robot_data(relative: str) -> Path | None:
-    """A file of the installed example-robot-data package (its robots live under
-    ``.../share/example-robot-data/robots``), or ``None``."""
+    """A file of the installed example-robot-data package, or ``None``."""
     try:
-        dist = importlib.metadata.distribution("example-robot-data")
-    except importlib.metadata.PackageNotFoundError:
+        return rd.models.example_robot_data(relative)
+    except rd.ModelError:
         return None
-    suffix = f"example-robot-data/robots/{relative}"
-    for file in dist.files or ():
-        if str(file).replace("\\", "/").endswith(suffix):
-            return Path(dist.locate_file(file))
-    return None
 
 
 def arm_job(path: str, options: dict, method: str, queue) -> None:

@@ -3,7 +3,6 @@ hundreds of leaves, angles written as 1.5708, and every file of example-robot-da
 
 from __future__ import annotations
 
-import importlib.metadata
 import math
 import re
 import warnings
@@ -187,14 +186,9 @@ def test_bad_snap_tolerance(tol):
 # -- example-robot-data -----------------------------------------------------------------------
 def _example_robot_data_urdfs() -> list[Path]:
     """Every URDF file that the installed example-robot-data package ships."""
-    try:
-        dist = importlib.metadata.distribution("example-robot-data")
-    except importlib.metadata.PackageNotFoundError:
-        pytest.skip("example-robot-data is not installed")
-    files = sorted(Path(dist.locate_file(f)) for f in dist.files or ()
-                   if str(f).endswith(".urdf") and "example-robot-data/robots" in str(f))
+    files = rd.models.example_robot_data_urdfs()
     if not files:
-        pytest.skip("example-robot-data ships no URDF file here")
+        pytest.skip("example-robot-data is not installed or ships no URDF file")
     return files
 
 

@@ -7,11 +7,17 @@
 """
 
 from . import control, energy, models, trajectory
-from .errors import InputError, ModelError, RobodynError
+from .errors import (
+    InputError,
+    ModelError,
+    PhysicalConsistencyWarning,
+    RobodynError,
+    UrdfWarning,
+)
 from .robot import Robot, TorqueParts, load
 from .simulation import JointLimitWarning, Simulation, simulate
 
 __version__ = "0.1.0"
 __all__ = ["load", "Robot", "TorqueParts", "models", "trajectory", "energy", "control",
            "simulate", "Simulation", "JointLimitWarning", "ModelError", "InputError",
-           "RobodynError", "__version__"]
+           "RobodynError", "UrdfWarning", "PhysicalConsistencyWarning", "__version__"]

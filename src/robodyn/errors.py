@@ -20,6 +20,17 @@ class InputError(RobodynError, ValueError):
     """A numeric argument has the wrong shape or is not finite."""
 
 
+class UrdfWarning(UserWarning):
+    """Something in a URDF file was ignored or changed (e.g. a non-physical body outside
+    the chosen chain)."""
+
+
+class PhysicalConsistencyWarning(UserWarning):
+    """A model loads but is not a rigid body one could build (e.g. an inertia tensor that
+    breaks the triangle inequality, usual for planar models). Make it an error with
+    ``warnings.simplefilter("error", robodyn.PhysicalConsistencyWarning)``."""
+
+
 #: Characters of a user's value an error message quotes at most.
 EXCERPT_CHARS = 80
 #: Values counted at most when an excerpt gives the size of a nested list or mapping.

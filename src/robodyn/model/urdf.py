@@ -64,7 +64,7 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
-from ..errors import ModelError
+from ..errors import ModelError, UrdfWarning
 from .chain import (
     PRISMATIC,
     REVOLUTE,
@@ -88,11 +88,6 @@ GRAVITY = 9.81
 #: Names an error or warning message lists at most, and the characters it quotes of one.
 LIST_NAMES = 10
 NAME_CHARS = 80
-
-
-class UrdfWarning(UserWarning):
-    """Something in a URDF file was ignored or changed (e.g. a non-physical body outside
-    the chosen chain)."""
 
 
 @dataclass(frozen=True)

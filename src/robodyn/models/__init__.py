@@ -58,3 +58,16 @@ def example_robot_data(relative_path: str) -> Path:
                 return found
     raise ModelError(f"example_robot_data: example-robot-data {dist.version} has no "
                      f"robots/{shown}")
+
+
+def example_robot_data_urdfs() -> list[Path]:
+    """Every URDF file of the installed ``example-robot-data`` package, sorted (empty if
+    the package is not installed)."""
+    import importlib.metadata  # lazily: only callers of this function need it
+
+    try:
+        dist = importlib.metadata.distribution("example-robot-data")
+    except importlib.metadata.PackageNotFoundError:
+        return []
+    return sorted(Path(dist.locate_file(f)) for f in dist.files or ()
+                  if str(f).endswith(".urdf") and _ERD_ROBOTS in str(f).replace("\\", "/"))
