@@ -24,7 +24,9 @@ from ..dynamics.ops import SYMPY
 from ..dynamics.rnea import friction_torques
 from ..model.chain import Chain, Transform
 from ..model.expressions import to_sympy
-from .trigpoly import TrigRing, TrigScalar, chain_expressions
+from .from_sympy import chain_expressions
+from .trig_ring import TrigRing
+from .trig_scalar import TrigScalar
 
 #: Names of the end-effector wrench h_e = (f_e, mu_e), base frame (Siciliano eq. 7.83).
 WRENCH_NAMES = ("f_ex", "f_ey", "f_ez", "mu_ex", "mu_ey", "mu_ez")

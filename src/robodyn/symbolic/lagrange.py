@@ -23,7 +23,7 @@ from sympy import QQ
 from .. import linalg3 as la
 from ..model.chain import REVOLUTE, Chain
 from .derivation import Derivation, RawStep, finish, poly, pose_list, potential_energy, vec
-from .trigpoly import TrigRing
+from .trig_ring import TrigRing
 
 SECTION_KINEMATICS = "Kinematics of the centres of mass (base frame)"
 SECTION_ENERGY = "Kinetic and potential energy"

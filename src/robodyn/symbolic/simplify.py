@@ -1,6 +1,6 @@
 """The compact forms a textbook prints, entry by entry, without ``trigsimp``.
 
-A closed form arrives here as a reduced polynomial of a :class:`~.trigpoly.TrigRing`
+A closed form arrives here as a reduced polynomial of a :class:`~.trig_ring.TrigRing`
 (products of ``sin q_i``, ``cos q_i`` with coefficients in the parameters and rates).
 Two readings of it are built and the shorter one is printed:
 
@@ -29,7 +29,8 @@ from sympy.polys.rings import PolyElement
 
 from ..model.chain import REVOLUTE
 from ..model.expressions import to_sympy
-from .trigpoly import TrigRing
+from .back_to_sympy import rational
+from .trig_ring import TrigRing
 
 __all__ = ["textbook", "textbook_matrix", "canonical", "equal", "simplify_expression"]
 
@@ -54,7 +55,7 @@ def textbook(ring: TrigRing, p: PolyElement, raw: bool = False,
     """
     if not p:
         return sp.Integer(0)
-    terms = dict(p.items()) if raw else evaluate_floats(ring, p, scale=scale)
+    terms = dict(p.iterterms()) if raw else evaluate_floats(ring, p, scale=scale)
     if not terms:
         return sp.Integer(0)
     out = _textbook(ring, terms, scale)
@@ -70,10 +71,10 @@ def evaluate_floats(ring: TrigRing, p: PolyElement, drop: bool = True,
     terms below :data:`FLOAT_RESIDUE` of the largest term dropped if ``drop``."""
     floats = ring.float_atoms
     if not floats:
-        return dict(p.items())
+        return dict(p.iterterms())
     out: dict[tuple, object] = {}
     # sorted: equal polynomials give bit-equal Float sums whatever their dict order
-    for m, coef in sorted(p.items()):
+    for m, coef in sorted(p.iterterms()):
         if any(m[k] for k, _ in floats):
             value = float(coef)
             m = list(m)
@@ -258,7 +259,7 @@ def _monomial_expr(ring: TrigRing, m: tuple, c) -> sp.Expr:
     elif isinstance(c, int):
         number = sp.Integer(c)
     else:
-        number = sp.Rational(int(c.numerator), int(c.denominator))
+        number = rational(c)
     cache = ring.monomial_cache
     mono = cache.get(m)
     if mono is None:
