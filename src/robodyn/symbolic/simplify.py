@@ -40,6 +40,16 @@ __all__ = ["textbook", "textbook_matrix", "canonical", "equal", "simplify_expres
 #: rotation holds only to 1e-16) and are not printed.
 FLOAT_RESIDUE = 1e-11
 
+#: Two Float coefficients whose difference is below this, relative to their size, are
+#: printed as the same number: a common factor of a sum (``0.45 (qd1 + qd2)``), or a
+#: ratio that is an integer.
+FLOAT_SAME = 1e-12
+
+#: Two closed forms of a model with Float numbers are equal when their difference is below
+#: this, relative to their largest term (the rounding of the Floats accumulated over a
+#: whole derivation).
+FLOAT_TOLERANCE = 1e-9
+
 
 def textbook(ring: TrigRing, p: PolyElement, raw: bool = False,
              scale: float | None = None) -> sp.Expr:
@@ -187,10 +197,6 @@ def float_scale(ring: TrigRing, polys: Iterable[PolyElement]) -> float | None:
                 .values()), default=0.0)
 
 
-#: Relative size below which a difference of Float-model polynomials counts as rounding.
-FLOAT_TOLERANCE = 1e-9
-
-
 def polys_equal(ring: TrigRing, a: Sequence[PolyElement], b: Sequence[PolyElement]) -> bool:
     """``a[k] == b[k]`` for all ``k``: exactly, or, in a model with Float numbers, up to
     their rounding (:data:`FLOAT_TOLERANCE` of the largest term of ``a`` and ``b``; the
@@ -220,7 +226,7 @@ def _coefficient_expr(ring: TrigRing, terms: dict, try_factor: bool = False) -> 
     if any(isinstance(c, float) for c in terms.values()):
         # a common Float factor, when every term has the same size (0.45 (qd1 + qd2))
         sizes = [abs(float(c)) for c in terms.values()]
-        same = max(sizes) - min(sizes) <= 1e-12 * max(sizes)
+        same = max(sizes) - min(sizes) <= FLOAT_SAME * max(sizes)
         content = sizes[0] if same else QQ(1)
         if same and all(float(c) < 0 for c in terms.values()):
             content = -content
@@ -249,7 +255,7 @@ def _divide(c, content):
         return c
     if isinstance(content, float):
         value = float(c) / content
-        return QQ(round(value)) if abs(value - round(value)) <= 1e-12 * abs(value) else value
+        return QQ(round(value)) if abs(value - round(value)) <= FLOAT_SAME * abs(value) else value
     return c / content
 
 
