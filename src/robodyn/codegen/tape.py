@@ -252,6 +252,8 @@ class Tape:
         elif isinstance(expr, (sp.sin, sp.cos)):
             arg = self.from_sympy(expr.args[0], symbols)
             out = self.sin(arg) if isinstance(expr, sp.sin) else self.cos(arg)
+        elif isinstance(expr, sp.sign):  # Coulomb friction F_s sign(qd) of closed forms
+            out = self.sign(self.from_sympy(expr.args[0], symbols))
         else:
             raise ValueError(f"cannot generate code for {expr} ({type(expr).__name__})")
         memo[expr] = out

@@ -32,9 +32,10 @@ import sympy as sp
 from ..errors import InputError
 from ..model.chain import Chain
 from .derivation import make_ring, tidy_chain
-from .equations import Checks, Equations, NumericEquations, Step
+from .equations import Checks, Equations, Step
 from .lagrange import lagrange_euler
 from .newton_euler import newton_euler
+from .numeric import NumericEquations
 from .simplify import equal, float_scale, polys_equal, simplify_expression, textbook
 
 __all__ = [

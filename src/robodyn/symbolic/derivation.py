@@ -22,9 +22,11 @@ from .. import linalg3 as la
 from ..dynamics.friction import friction_torques
 from ..dynamics.kinematics import jacobian, link_poses
 from ..dynamics.ops import SYMPY
-from ..model.chain import Chain, Transform
+from ..model.chain import SNAP, Chain, Transform, snap
 from ..model.expressions import to_sympy
-from .trigpoly import TrigRing, TrigScalar, chain_expressions
+from .from_sympy import chain_expressions
+from .trig_ring import TrigRing
+from .trig_scalar import TrigScalar
 
 #: Names of the end-effector wrench h_e = (f_e, mu_e), base frame (Siciliano eq. 7.83).
 WRENCH_NAMES = ("f_ex", "f_ey", "f_ez", "mu_ex", "mu_ey", "mu_ez")
@@ -70,22 +72,20 @@ class Derivation:
     steps: list[RawStep] = field(default_factory=list)
 
 
-#: Rotation entries this close to 0 or +-1 are the rounding of a right angle (URDF
-#: ``rpy="1.5707963267948966 0 0"`` gives cos = 6.1e-17) and are taken as exact.
-ROTATION_SNAP = 1e-12
-
-
 def tidy_chain(chain: Chain) -> Chain:
     """``chain`` with the rounding of its constant rotations undone, so that the closed
     forms stay sparse and exact:
 
-    * entries within :data:`ROTATION_SNAP` of 0 or +-1 become exactly 0 or +-1;
+    * entries within :data:`~robodyn.model.chain.SNAP` of 0 or +-1 become exactly 0 or
+      +-1 (:func:`~robodyn.model.chain.snap`, as the numeric kernels do);
     * a rotation about one coordinate axis by a Float angle (entries ``c, -s, s, c`` in
       one 2x2 block) is written with ``cos(theta)``, ``sin(theta)`` of that angle, which
       the ring reduces with ``cos^2 + sin^2 = 1`` (otherwise ``R^T R = 1`` holds only to
-      rounding and the expressions swell).
+      rounding and the expressions swell). The block must be a rotation to within
+      :data:`~robodyn.model.chain.SNAP` too.
 
-    The torques change by the rounding only (1e-16 relative).
+    The torques change by the rounding only (below SNAP relative), as in the numeric
+    kernels (:func:`~robodyn.model.chain.snap_rotations`).
     """
     def tidy(transform: Transform) -> Transform:
         rot = [[_snap(x) for x in row] for row in transform.rotation]
@@ -98,11 +98,12 @@ def tidy_chain(chain: Chain) -> Chain:
 
 
 def _snap(x):
-    if isinstance(x, sp.Float) or isinstance(x, float):
-        v = float(x)
-        for exact in (0, 1, -1):
-            if abs(v - exact) <= ROTATION_SNAP:
-                return sp.Integer(exact)
+    """A Float entry that :func:`~robodyn.model.chain.snap` makes 0 or +-1, as that
+    SymPy integer; anything else unchanged."""
+    if isinstance(x, (sp.Float, float)):
+        v = snap(float(x))
+        if v in (0.0, 1.0, -1.0):
+            return sp.Integer(int(v))
     return x
 
 
@@ -116,9 +117,9 @@ def _single_axis(rot):
         return rot
     i, j = rows
     cos_ii, cos_jj, sin_ji, sin_ij = rot[i][i], rot[j][j], rot[j][i], rot[i][j]
-    if abs(float(cos_ii) - float(cos_jj)) > ROTATION_SNAP or \
-            abs(float(sin_ij) + float(sin_ji)) > ROTATION_SNAP or \
-            abs(float(cos_ii) ** 2 + float(sin_ji) ** 2 - 1) > 1e-12:
+    if abs(float(cos_ii) - float(cos_jj)) > SNAP or \
+            abs(float(sin_ij) + float(sin_ji)) > SNAP or \
+            abs(float(cos_ii) ** 2 + float(sin_ji) ** 2 - 1) > SNAP:
         return rot
     theta = sp.Float(math.atan2(float(sin_ji), float(cos_ii)))
     c, s = sp.cos(theta, evaluate=False), sp.sin(theta, evaluate=False)

@@ -21,6 +21,7 @@ from ..errors import InputError, ModelError
 from ..model.chain import Chain
 from ..model.expressions import number
 from .derivation import Derivation, RawStep
+from .numeric import NumericEquations
 from .simplify import polys_equal, textbook, textbook_matrix
 
 SECTION_COLLECT = "Collecting M, C, g"
@@ -312,9 +313,10 @@ class Equations:
                       defaults=remaining)
 
     def numeric(self, values: Mapping[str, float] | None = None) -> NumericEquations:
-        """Fast NumPy functions of ``M``, ``C``, ``g``, ``friction``, ``tau`` (lambdified,
-        with common subexpressions removed); parameters from the model's defaults,
-        updated by ``values``."""
+        """Batched NumPy functions of ``M``, ``C``, ``g``, ``Cqd``, ``friction``, ``tau``
+        (:class:`~.numeric.NumericEquations`: each recorded on the project's tape, common
+        subexpressions shared); parameters from the model's defaults, updated by
+        ``values``."""
         table = dict(self.defaults)
         table.update({str(k): v for k, v in (values or {}).items()})
         missing = [str(s) for s in self.params if str(s) not in table]
@@ -374,79 +376,3 @@ def _value_table(values: Mapping, params, name: str) -> dict[sp.Symbol, sp.Expr]
         else:
             raise InputError(f"{name}.subs: {key_name} = {value!r} is not a number")
     return table
-
-
-def _fast_cse(exprs):
-    return sp.cse(exprs, order="none")
-
-
-class NumericEquations:
-    """``M(q)``, ``C(q, qd)``, ``g(q)``, ``friction(qd)``, ``Cqd(q, qd)``,
-    ``tau(q, qd, qdd[, h_e])`` as NumPy functions of arrays ``(..., dof)``; each is
-    lambdified (common subexpressions removed) on first use."""
-
-    def __init__(self, eq: Equations, values: Mapping[sp.Symbol, float]):
-        self.dof = eq.dof
-        self.values = dict(values)
-        self._eq = eq
-        self._subs = {s: sp.Float(v) for s, v in values.items()}
-        self._compiled: dict[str, tuple] = {}
-        self._wrench = bool(eq.h_e)
-
-    def _function(self, name: str):
-        compiled = self._compiled.get(name)
-        if compiled is None:
-            eq = self._eq
-            q, qd, qdd = list(eq.q), list(eq.qd), list(eq.qdd)
-            args, vector = {
-                "M": (q, False),
-                "C": (q + qd, False),
-                "g": (q, True),
-                "Cqd": (q + qd, True),
-                "friction": (qd, True),
-                "tau": (q + qd + qdd + list(eq.h_e), True),
-            }[name]
-            matrix = getattr(eq, name)
-            exprs = [e.xreplace(self._subs) for e in matrix]
-            # order="none": SymPy's default canonical ordering makes cse minutes on a 6-DOF
-            f = sp.lambdify(args, exprs, modules="numpy", cse=_fast_cse)
-            shape = (matrix.shape[0],) if vector else matrix.shape
-            compiled = self._compiled[name] = (f, shape)
-        return compiled
-
-    def _call(self, name: str, *arrays):
-        f, shape = self._function(name)
-        arrays = [np.asarray(a, dtype=float) for a in arrays]
-        batch = np.broadcast_shapes(*(a.shape[:-1] for a in arrays))
-        columns = [a[..., k] for a in arrays for k in range(a.shape[-1])]
-        entries = f(*columns)
-        out = np.stack([np.broadcast_to(np.asarray(e, dtype=float), batch) for e in entries],
-                       axis=-1)
-        return out.reshape(batch + shape)
-
-    def M(self, q):
-        """Inertia matrix, ``(..., dof)`` -> ``(..., dof, dof)``."""
-        return self._call("M", q)
-
-    def C(self, q, qd):
-        """Coriolis/centrifugal matrix, ``(..., dof, dof)``."""
-        return self._call("C", q, qd)
-
-    def g(self, q):
-        return self._call("g", q)
-
-    def Cqd(self, q, qd):
-        return self._call("Cqd", q, qd)
-
-    def friction(self, qd):
-        return self._call("friction", qd)
-
-    def tau(self, q, qd, qdd, h_e=None):
-        """Inverse dynamics (with ``h_e``, 6 numbers per state, if derived with it)."""
-        arrays = [q, qd, qdd]
-        if self._wrench:
-            arrays.append(np.zeros(6) if h_e is None else h_e)
-        elif h_e is not None:
-            raise InputError("h_e: these equations were derived without the end-effector "
-                             "wrench; derive them with h_e=True")
-        return self._call("tau", *arrays)

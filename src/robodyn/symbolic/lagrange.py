@@ -23,11 +23,57 @@ from sympy import QQ
 from .. import linalg3 as la
 from ..model.chain import REVOLUTE, Chain
 from .derivation import Derivation, RawStep, finish, poly, pose_list, potential_energy, vec
-from .trigpoly import TrigRing
+from .trig_ring import TrigRing
 
 SECTION_KINEMATICS = "Kinematics of the centres of mass (base frame)"
 SECTION_ENERGY = "Kinetic and potential energy"
 SECTION_EL = "Euler-Lagrange equations"
+
+#: d L / d qd_k in LaTeX (a piece of the formulas below).
+_DL_DQD = r"\frac{{\partial L}}{{\partial \dot q_{{{k}}}}}"
+
+_STEPS = {
+    # name: (section, title, text lhs, latex lhs, text formula, latex formula), formatted
+    # with k (the link or joint, 1-based), K_sum/U_sum (K_1 + ... + K_n) and dqd (_DL_DQD)
+    "p_c": (SECTION_KINEMATICS, "Centre of mass of link {k}", "p_c{k}", "p_{{c{k}}}",
+            "o_{k} + R_{k} c_{k}", r"o_{{{k}}} + R_{{{k}}}\, c_{{{k}}}"),
+    "v_c": (SECTION_KINEMATICS, "Velocity of the centre of mass of link {k}", "v_c{k}",
+            "v_{{c{k}}}", "d p_c{k}/dt = sum_j dp_c{k}/dq_j qd_j",
+            r"\dot p_{{c{k}}} = \sum_j \frac{{\partial p_{{c{k}}}}}{{\partial q_j}}"
+            r"\,\dot q_j"),
+    "w": (SECTION_KINEMATICS, "Angular velocity of link {k}", "w_{k}", r"\omega_{{{k}}}",
+          "sum of z_j qd_j over the revolute joints j <= {k}",
+          r"\sum_{{j \le {k},\ \mathrm{{revolute}}}} z_j\,\dot q_j"),
+    "K_link": (SECTION_ENERGY, "Kinetic energy of link {k}", "K_{k}", "K_{{{k}}}",
+               "1/2 m_{k} v_c{k}^T v_c{k} + 1/2 w_{k}^T R_{k} I_{k} R_{k}^T w_{k}",
+               r"\tfrac12 m_{{{k}}}\, v_{{c{k}}}^T v_{{c{k}}} + \tfrac12\, "
+               r"\omega_{{{k}}}^T R_{{{k}}} I_{{{k}}} R_{{{k}}}^T \omega_{{{k}}}"),
+    "U_link": (SECTION_ENERGY, "Potential energy of link {k}", "U_{k}", "U_{{{k}}}",
+               "-m_{k} g0^T p_c{k}", r"-m_{{{k}}}\, g_0^T p_{{c{k}}}"),
+    "K": (SECTION_ENERGY, "Kinetic energy", "K", "K", "{K_sum}", "{K_sum_latex}"),
+    "U": (SECTION_ENERGY, "Potential energy", "U", "U", "{U_sum}", "{U_sum_latex}"),
+    "L": (SECTION_ENERGY, "Lagrangian", "L", "L", "K - U", "K - U"),
+    "dL_dqd": (SECTION_EL, "Joint {k}: derivative of L with respect to qd{k}", "dL/dqd{k}",
+               "{dqd}", "", ""),
+    "ddt_dL_dqd": (SECTION_EL, "Joint {k}: its time derivative", "d/dt dL/dqd{k}",
+                   r"\frac{{d}}{{dt}} {dqd}",
+                   "sum_j d(dL/dqd{k})/dq_j qd_j + d(dL/dqd{k})/dqd_j qdd_j",
+                   r"\sum_j \frac{{\partial}}{{\partial q_j}}{dqd}\,\dot q_j + "
+                   r"\frac{{\partial}}{{\partial \dot q_j}}{dqd}\,\ddot q_j"),
+    "dL_dq": (SECTION_EL, "Joint {k}: derivative of L with respect to q{k}", "dL/dq{k}",
+              r"\frac{{\partial L}}{{\partial q_{{{k}}}}}", "", ""),
+    "tau": (SECTION_EL, "Joint {k}: torque (without friction)", "tau{k}", r"\tau_{{{k}}}",
+            "d/dt dL/dqd{k} - dL/dq{k}",
+            r"\frac{{d}}{{dt}} {dqd} - \frac{{\partial L}}{{\partial q_{{{k}}}}}"),
+}
+
+
+def _step(name: str, value, k: int = 0, **fmt) -> RawStep:
+    """The step ``name`` of :data:`_STEPS` for link or joint ``k`` with ``value``."""
+    section, title, lhs, latex_lhs, formula, latex_formula = _STEPS[name]
+    fmt = dict(fmt, k=k, dqd=_DL_DQD.format(k=k))
+    return RawStep(section, title.format(**fmt), lhs.format(**fmt), latex_lhs.format(**fmt),
+                   value, formula.format(**fmt), latex_formula.format(**fmt))
 
 
 def lagrange_euler(chain: Chain, ring: TrigRing) -> Derivation:
@@ -63,43 +109,16 @@ def lagrange_euler(chain: Chain, ring: TrigRing) -> Derivation:
         rotational = poly(la.dot(w_link, la.matvec(inertial.inertia, w_link)), ring)
         K_i = ring.reduce((translational + rotational) * half)
         K_links.append(K_i)
-        steps += [
-            RawStep(SECTION_KINEMATICS, f"Centre of mass of link {k}", f"p_c{k}",
-                    f"p_{{c{k}}}", p_c, f"o_{k} + R_{k} c_{k}",
-                    rf"o_{{{k}}} + R_{{{k}}}\, c_{{{k}}}"),
-            RawStep(SECTION_KINEMATICS, f"Velocity of the centre of mass of link {k}",
-                    f"v_c{k}", f"v_{{c{k}}}", v_c,
-                    f"d p_c{k}/dt = sum_j dp_c{k}/dq_j qd_j",
-                    rf"\dot p_{{c{k}}} = \sum_j \frac{{\partial p_{{c{k}}}}}{{\partial q_j}}"
-                    r"\,\dot q_j"),
-            RawStep(SECTION_KINEMATICS, f"Angular velocity of link {k}", f"w_{k}",
-                    rf"\omega_{{{k}}}", w,
-                    f"sum of z_j qd_j over the revolute joints j <= {k}",
-                    rf"\sum_{{j \le {k},\ \mathrm{{revolute}}}} z_j\,\dot q_j"),
-        ]
+        steps += [_step("p_c", p_c, k), _step("v_c", v_c, k), _step("w", w, k)]
     for i in range(n):
-        k = i + 1
-        steps += [
-            RawStep(SECTION_ENERGY, f"Kinetic energy of link {k}", f"K_{k}", f"K_{{{k}}}",
-                    K_links[i],
-                    f"1/2 m_{k} v_c{k}^T v_c{k} + 1/2 w_{k}^T R_{k} I_{k} R_{k}^T w_{k}",
-                    rf"\tfrac12 m_{{{k}}}\, v_{{c{k}}}^T v_{{c{k}}} + \tfrac12\, "
-                    rf"\omega_{{{k}}}^T R_{{{k}}} I_{{{k}}} R_{{{k}}}^T \omega_{{{k}}}"),
-            RawStep(SECTION_ENERGY, f"Potential energy of link {k}", f"U_{k}", f"U_{{{k}}}",
-                    U_links[i], f"-m_{k} g0^T p_c{k}", rf"-m_{{{k}}}\, g_0^T p_{{c{k}}}"),
-        ]
+        steps += [_step("K_link", K_links[i], i + 1), _step("U_link", U_links[i], i + 1)]
     K = ring.reduce(sum(K_links, ring.zero))
     U = ring.reduce(sum(U_links, ring.zero))
     L = K - U
-    total = " + ".join(f"K_{k}" for k in range(1, n + 1))
-    total_u = " + ".join(f"U_{k}" for k in range(1, n + 1))
-    steps += [
-        RawStep(SECTION_ENERGY, "Kinetic energy", "K", "K", K, total,
-                " + ".join(f"K_{{{k}}}" for k in range(1, n + 1))),
-        RawStep(SECTION_ENERGY, "Potential energy", "U", "U", U, total_u,
-                " + ".join(f"U_{{{k}}}" for k in range(1, n + 1))),
-        RawStep(SECTION_ENERGY, "Lagrangian", "L", "L", L, "K - U", "K - U"),
-    ]
+    sums = {f"{x}_sum": " + ".join(f"{x}_{k}" for k in range(1, n + 1)) for x in "KU"}
+    sums.update({f"{x}_sum_latex": " + ".join(f"{x}_{{{k}}}" for k in range(1, n + 1))
+                 for x in "KU"})
+    steps += [_step("K", K, **sums), _step("U", U, **sums), _step("L", L)]
 
     tau = []
     for i in range(n):
@@ -109,22 +128,8 @@ def lagrange_euler(chain: Chain, ring: TrigRing) -> Derivation:
         dL_dq = ring.diff_q(L, i)
         tau_i = ring.reduce(ddt - dL_dq)
         tau.append(tau_i)
-        dqd = rf"\frac{{\partial L}}{{\partial \dot q_{{{k}}}}}"
-        steps += [
-            RawStep(SECTION_EL, f"Joint {k}: derivative of L with respect to qd{k}",
-                    f"dL/dqd{k}", dqd, dL_dqd),
-            RawStep(SECTION_EL, f"Joint {k}: its time derivative", f"d/dt dL/dqd{k}",
-                    rf"\frac{{d}}{{dt}} {dqd}", ddt,
-                    "sum_j d(dL/dqd" + str(k) + ")/dq_j qd_j + d(dL/dqd" + str(k)
-                    + ")/dqd_j qdd_j",
-                    rf"\sum_j \frac{{\partial}}{{\partial q_j}}{dqd}\,\dot q_j + "
-                    rf"\frac{{\partial}}{{\partial \dot q_j}}{dqd}\,\ddot q_j"),
-            RawStep(SECTION_EL, f"Joint {k}: derivative of L with respect to q{k}",
-                    f"dL/dq{k}", rf"\frac{{\partial L}}{{\partial q_{{{k}}}}}", dL_dq),
-            RawStep(SECTION_EL, f"Joint {k}: torque (without friction)", f"tau{k}",
-                    rf"\tau_{{{k}}}", tau_i, f"d/dt dL/dqd{k} - dL/dq{k}",
-                    rf"\frac{{d}}{{dt}} {dqd} - \frac{{\partial L}}{{\partial q_{{{k}}}}}"),
-        ]
+        steps += [_step("dL_dqd", dL_dqd, k), _step("ddt_dL_dqd", ddt, k),
+                  _step("dL_dq", dL_dq, k), _step("tau", tau_i, k)]
 
     d = Derivation(method="lagrange", ring=ring, chain=chain, tau=tau, kinetic=K, potential=U,
                    steps=steps)

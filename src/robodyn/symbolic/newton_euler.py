@@ -1,7 +1,7 @@
 """Equations of motion by Newton–Euler (seed 000, Lecture 15; Craig §6.5).
 
 The core's recursion :func:`robodyn.dynamics.rnea.rnea` is run once on closed forms
-(polynomials of a :class:`~.trigpoly.TrigRing`) with symbolic ``q``, ``qd``, ``qdd``;
+(polynomials of a :class:`~.trig_ring.TrigRing`) with symbolic ``q``, ``qd``, ``qdd``;
 its ``record`` hook hands over every intermediate vector, which become the steps:
 
 * outward, per link ``i`` in link frame ``i``: ``w_i``, ``wd_i``, ``vd_i``, ``vdc_i``
@@ -23,7 +23,7 @@ from ..dynamics.kinematics import joint_transform
 from ..dynamics.rnea import rnea
 from ..model.chain import REVOLUTE, Chain
 from .derivation import Derivation, RawStep, finish, poly, pose_list, potential_energy, vec
-from .trigpoly import TrigRing
+from .trig_ring import TrigRing
 
 SECTION_FRAMES = "Link frames"
 SECTION_OUTWARD = "Outward iteration (link i in frame i)"

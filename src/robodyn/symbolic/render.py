@@ -22,11 +22,17 @@ METHOD_NAMES = {"lagrange": "Lagrange-Euler", "newton-euler": "Newton-Euler"}
 
 
 # -- strings that read back ------------------------------------------------------------
+def is_double(x: sp.Float) -> bool:
+    """Whether the SymPy Float ``x`` is a double: its value and its precision (53 bits) are
+    those of ``float(x)`` (structural identity, :meth:`sympy.core.basic.Basic.compare`)."""
+    return x.compare(sp.Float(float(x), precision=53)) == 0
+
+
 class _ExactStrPrinter(StrPrinter):
     """``sstr`` whose Floats read back bit for bit through :func:`sympy.parse_expr`."""
 
     def _print_Float(self, expr):
-        if expr._prec != 53:
+        if not is_double(expr):
             return super()._print_Float(expr)
         text = repr(float(expr))
         mantissa = text.split("e")[0].replace("-", "").replace(".", "").lstrip("0")

@@ -1,6 +1,6 @@
 """The compact forms a textbook prints, entry by entry, without ``trigsimp``.
 
-A closed form arrives here as a reduced polynomial of a :class:`~.trigpoly.TrigRing`
+A closed form arrives here as a reduced polynomial of a :class:`~.trig_ring.TrigRing`
 (products of ``sin q_i``, ``cos q_i`` with coefficients in the parameters and rates).
 Two readings of it are built and the shorter one is printed:
 
@@ -29,7 +29,8 @@ from sympy.polys.rings import PolyElement
 
 from ..model.chain import REVOLUTE
 from ..model.expressions import to_sympy
-from .trigpoly import TrigRing
+from .back_to_sympy import rational
+from .trig_ring import TrigRing
 
 __all__ = ["textbook", "textbook_matrix", "canonical", "equal", "simplify_expression"]
 
@@ -38,6 +39,16 @@ __all__ = ["textbook", "textbook_matrix", "canonical", "equal", "simplify_expres
 #: rounding residue of the model's Float numbers (e.g. ``R^T R = 1`` of a URDF ``rpy``
 #: rotation holds only to 1e-16) and are not printed.
 FLOAT_RESIDUE = 1e-11
+
+#: Two Float coefficients whose difference is below this, relative to their size, are
+#: printed as the same number: a common factor of a sum (``0.45 (qd1 + qd2)``), or a
+#: ratio that is an integer.
+FLOAT_SAME = 1e-12
+
+#: Two closed forms of a model with Float numbers are equal when their difference is below
+#: this, relative to their largest term (the rounding of the Floats accumulated over a
+#: whole derivation).
+FLOAT_TOLERANCE = 1e-9
 
 
 def textbook(ring: TrigRing, p: PolyElement, raw: bool = False,
@@ -54,7 +65,7 @@ def textbook(ring: TrigRing, p: PolyElement, raw: bool = False,
     """
     if not p:
         return sp.Integer(0)
-    terms = dict(p.items()) if raw else evaluate_floats(ring, p, scale=scale)
+    terms = dict(p.iterterms()) if raw else evaluate_floats(ring, p, scale=scale)
     if not terms:
         return sp.Integer(0)
     out = _textbook(ring, terms, scale)
@@ -70,10 +81,10 @@ def evaluate_floats(ring: TrigRing, p: PolyElement, drop: bool = True,
     terms below :data:`FLOAT_RESIDUE` of the largest term dropped if ``drop``."""
     floats = ring.float_atoms
     if not floats:
-        return dict(p.items())
+        return dict(p.iterterms())
     out: dict[tuple, object] = {}
     # sorted: equal polynomials give bit-equal Float sums whatever their dict order
-    for m, coef in sorted(p.items()):
+    for m, coef in sorted(p.iterterms()):
         if any(m[k] for k, _ in floats):
             value = float(coef)
             m = list(m)
@@ -186,10 +197,6 @@ def float_scale(ring: TrigRing, polys: Iterable[PolyElement]) -> float | None:
                 .values()), default=0.0)
 
 
-#: Relative size below which a difference of Float-model polynomials counts as rounding.
-FLOAT_TOLERANCE = 1e-9
-
-
 def polys_equal(ring: TrigRing, a: Sequence[PolyElement], b: Sequence[PolyElement]) -> bool:
     """``a[k] == b[k]`` for all ``k``: exactly, or, in a model with Float numbers, up to
     their rounding (:data:`FLOAT_TOLERANCE` of the largest term of ``a`` and ``b``; the
@@ -219,7 +226,7 @@ def _coefficient_expr(ring: TrigRing, terms: dict, try_factor: bool = False) -> 
     if any(isinstance(c, float) for c in terms.values()):
         # a common Float factor, when every term has the same size (0.45 (qd1 + qd2))
         sizes = [abs(float(c)) for c in terms.values()]
-        same = max(sizes) - min(sizes) <= 1e-12 * max(sizes)
+        same = max(sizes) - min(sizes) <= FLOAT_SAME * max(sizes)
         content = sizes[0] if same else QQ(1)
         if same and all(float(c) < 0 for c in terms.values()):
             content = -content
@@ -248,7 +255,7 @@ def _divide(c, content):
         return c
     if isinstance(content, float):
         value = float(c) / content
-        return QQ(round(value)) if abs(value - round(value)) <= 1e-12 * abs(value) else value
+        return QQ(round(value)) if abs(value - round(value)) <= FLOAT_SAME * abs(value) else value
     return c / content
 
 
@@ -258,7 +265,7 @@ def _monomial_expr(ring: TrigRing, m: tuple, c) -> sp.Expr:
     elif isinstance(c, int):
         number = sp.Integer(c)
     else:
-        number = sp.Rational(int(c.numerator), int(c.denominator))
+        number = rational(c)
     cache = ring.monomial_cache
     mono = cache.get(m)
     if mono is None:

@@ -1,0 +1,198 @@
+"""The closed forms as batched NumPy functions, through the project's own tape.
+
+Each matrix of :class:`~.equations.Equations` (``M``, ``C``, ``g``, ``Cqd``,
+``friction``, ``tau``), its parameters replaced by their values, is recorded on a
+:class:`~robodyn.codegen.tape.Tape` (:meth:`~robodyn.codegen.tape.Tape.from_sympy`):
+constants fold, and identical subexpressions are recorded once (hash-consing, so common
+subexpressions are shared across all entries). The tape is then run as a list of NumPy
+ufunc calls on whole columns of the inputs, freeing each intermediate after its last
+use. No source text is generated or executed, and the program is a flat list: unlike
+:func:`sympy.lambdify`, which compiles one nested Python expression per entry and hits
+Python's recursion limit on a 7-DOF arm's ``tau``, nothing here grows with the depth of
+an expression.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import sympy as sp
+
+from ..codegen.tape import Tape, Var
+from ..errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .equations import Equations
+
+__all__ = ["NumericEquations", "TapeProgram"]
+
+_UFUNCS = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
+    "neg": np.negative, "sin": np.sin, "cos": np.cos, "sqrt": np.sqrt, "sign": np.sign,
+}
+
+
+class TapeProgram:
+    """The instructions of ``tape`` that ``outputs`` need, as NumPy calls.
+
+    ``program(columns)`` takes ``{input name: array}`` (arrays that broadcast together)
+    and returns one value per output: an array, or a float for a constant output.
+    """
+
+    def __init__(self, tape: Tape, outputs: Sequence):
+        ops = tape.ops
+        live = [False] * len(ops)
+        for out in outputs:
+            if isinstance(out, Var):
+                live[out.i] = True
+        for i in reversed(range(len(ops))):
+            if live[i]:
+                for a in ops[i][1:]:
+                    if isinstance(a, tuple) and a[0] == "v":
+                        live[a[1]] = True
+        last_use: dict[int, int] = {}
+        for i, op in enumerate(ops):
+            if live[i] and op[0] != "in":
+                for a in op[1:]:
+                    if a[0] == "v":
+                        last_use[a[1]] = i
+        keep = {out.i for out in outputs if isinstance(out, Var)}
+        dying: dict[int, list[int]] = {}
+        for v, i in last_use.items():
+            if v not in keep:
+                dying.setdefault(i, []).append(v)
+        #: (slot, input name) of the inputs used
+        self.inputs = [(i, op[1]) for i, op in enumerate(ops) if live[i] and op[0] == "in"]
+        #: (slot, ufunc, ((is_slot, slot or constant), ...), slots freed after it)
+        self.steps = [
+            (i, _UFUNCS[op[0]], tuple((a[0] == "v", a[1]) for a in op[1:]),
+             tuple(dying.get(i, ())))
+            for i, op in enumerate(ops) if live[i] and op[0] != "in"
+        ]
+        self.size = len(ops)
+        self.outputs = [(True, out.i) if isinstance(out, Var) else (False, float(out))
+                        for out in outputs]
+
+    def __call__(self, columns: Mapping[str, np.ndarray]) -> list:
+        values: list = [None] * self.size
+        for slot, name in self.inputs:
+            values[slot] = columns[name]
+        for slot, ufunc, args, free in self.steps:
+            values[slot] = ufunc(*[values[a] if is_slot else a for is_slot, a in args])
+            for j in free:
+                values[j] = None
+        return [values[ref] if is_slot else ref for is_slot, ref in self.outputs]
+
+
+# argument groups of each function: (argument name, input prefix on the tape)
+_ARGUMENTS = {
+    "M": (("q", "q"),),
+    "C": (("q", "q"), ("qd", "qd")),
+    "g": (("q", "q"),),
+    "Cqd": (("q", "q"), ("qd", "qd")),
+    "friction": (("qd", "qd"),),
+    "tau": (("q", "q"), ("qd", "qd"), ("qdd", "qdd"), ("h_e", "he")),
+}
+_VECTORS = {"g", "Cqd", "friction", "tau"}
+
+
+class NumericEquations:
+    """``M(q)``, ``C(q, qd)``, ``g(q)``, ``friction(qd)``, ``Cqd(q, qd)``,
+    ``tau(q, qd, qdd[, h_e])`` of closed-form equations as NumPy functions of arrays
+    ``(..., dof)`` (``h_e``: ``(..., 6)``), broadcast over the leading axes; each is
+    recorded on a tape (see the module docstring) on first use. ``values``: a number for
+    every parameter of the equations."""
+
+    def __init__(self, eq: Equations, values: Mapping[sp.Symbol, float]):
+        self.dof = eq.dof
+        self.values = dict(values)
+        self._eq = eq
+        self._subs = {s: sp.Float(v) for s, v in values.items()}
+        self._compiled: dict[str, tuple] = {}
+        self._wrench = bool(eq.h_e)
+
+    def _function(self, name: str):
+        compiled = self._compiled.get(name)
+        if compiled is None:
+            eq = self._eq
+            symbols_of = {"q": eq.q, "qd": eq.qd, "qdd": eq.qdd, "h_e": eq.h_e}
+            tape = Tape()
+            symbols = {}
+            for arg, prefix in _ARGUMENTS[name]:
+                for k, s in enumerate(symbols_of[arg]):
+                    symbols[s] = tape.input(f"{prefix}{k}")
+            matrix = getattr(eq, name)
+            # the parameters become numbers first, so that every parameter-only
+            # subexpression (m2*l2**2, sqrt(m)) is one Float before it reaches the tape
+            outputs = [tape.from_sympy(e.xreplace(self._subs), symbols) for e in matrix]
+            shape = (matrix.shape[0],) if name in _VECTORS else matrix.shape
+            compiled = self._compiled[name] = (TapeProgram(tape, outputs), shape)
+        return compiled
+
+    def _call(self, name: str, *arrays):
+        program, shape = self._function(name)
+        named = []
+        for (arg, prefix), value in zip(_ARGUMENTS[name], arrays):
+            width = 6 if arg == "h_e" else self.dof
+            named.append((arg, prefix, _checked(arg, value, width)))
+        try:
+            batch = np.broadcast_shapes(*(a.shape[:-1] for _, _, a in named))
+        except ValueError:
+            detail = ", ".join(f"{arg} {a.shape}" for arg, _, a in named)
+            raise InputError(f"batch shapes do not broadcast: {detail}") from None
+        columns = {f"{prefix}{k}": a[..., k] for _, prefix, a in named
+                   for k in range(a.shape[-1])}
+        entries = program(columns)
+        out = np.empty(batch + (len(entries),))
+        for j, e in enumerate(entries):
+            out[..., j] = e
+        return out.reshape(batch + shape)
+
+    def M(self, q):
+        """Inertia matrix, ``(..., dof)`` -> ``(..., dof, dof)``."""
+        return self._call("M", q)
+
+    def C(self, q, qd):
+        """Coriolis/centrifugal matrix, ``(..., dof, dof)``."""
+        return self._call("C", q, qd)
+
+    def g(self, q):
+        """Gravity torques, ``(..., dof)``."""
+        return self._call("g", q)
+
+    def Cqd(self, q, qd):
+        """Coriolis and centrifugal torques ``C(q, qd) qd``, ``(..., dof)``."""
+        return self._call("Cqd", q, qd)
+
+    def friction(self, qd):
+        """Friction torques, ``(..., dof)``."""
+        return self._call("friction", qd)
+
+    def tau(self, q, qd, qdd, h_e=None):
+        """Inverse dynamics (with ``h_e``, 6 numbers per state, if derived with it)."""
+        arrays = [q, qd, qdd]
+        if self._wrench:
+            arrays.append(np.zeros(6) if h_e is None else h_e)
+        elif h_e is not None:
+            raise InputError("h_e: these equations were derived without the end-effector "
+                             "wrench; derive them with h_e=True")
+        return self._call("tau", *arrays)
+
+
+def _checked(name: str, value, width: int) -> np.ndarray:
+    """``value`` as a float array of shape ``(..., width)`` with finite entries, or an
+    :class:`~robodyn.errors.InputError` naming the argument."""
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{name}: expected an array of numbers") from None
+    if raw.dtype.kind not in "iuf":
+        raise InputError(f"{name}: expected real numbers, got an array of dtype {raw.dtype}")
+    arr = raw.astype(np.float64, copy=False)
+    if arr.ndim == 0 or arr.shape[-1] != width:
+        raise InputError(f"{name}: expected shape (..., {width}), got {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise InputError(f"{name}: has NaN or infinite entries")
+    return arr
