@@ -74,3 +74,20 @@ def test_motor_field_errors(tmp_path):
     path.write_text(MODEL.format(dh="standard", motor1="motor: {inertia: -1}", motor2=""))
     with pytest.raises(ModelError, match=r"links\[0\]\.motor\.inertia: -1 is negative"):
         rd.load(path)
+
+
+@pytest.mark.parametrize("method", ["lagrange", "newton-euler"])
+def test_symbolic_equations_carry_the_motor_term(tmp_path, method):
+    import sympy as sp
+
+    robot = _load(tmp_path)
+    eq = robot.equations(method=method)
+    G1, Jm1, G2, Jm2 = sp.symbols("G1 Jm1 G2 Jm2")
+    plain = _load(tmp_path, motors=False).equations(method=method)
+    diff = sp.simplify(eq.M - plain.M)
+    assert diff == sp.diag(G1**2 * Jm1, G2**2 * Jm2)
+    # and the closed form agrees with the kernels
+    rng = np.random.default_rng(2)
+    q, qd, qdd = rng.normal(size=(3, 4, 2))
+    np.testing.assert_allclose(eq.numeric().tau(q, qd, qdd), robot.inverse_dynamics(q, qd, qdd),
+                               rtol=1e-10, atol=1e-10)

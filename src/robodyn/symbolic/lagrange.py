@@ -8,6 +8,7 @@ per link ``i``, everything in the base frame::
     v_ci = d p_ci / dt = sum_j (d p_ci / d q_j) qd_j
     w_i  = sum_{j <= i, revolute} z_j qd_j       (z_j = R_j a_j, the joint axis)
     K_i  = 1/2 m_i v_ci^T v_ci + 1/2 w_i^T R_i I_i R_i^T w_i
+    K_mi = 1/2 G_i^2 J_mi qd_i^2               motor i's rotor, if the model has one
     U_i  = -m_i g0^T p_ci
 
 then ``L = K - U`` and, for every joint, ``tau_i = d/dt (dL/dqd_i) - dL/dq_i`` with the
@@ -48,6 +49,9 @@ _STEPS = {
                "1/2 m_{k} v_c{k}^T v_c{k} + 1/2 w_{k}^T R_{k} I_{k} R_{k}^T w_{k}",
                r"\tfrac12 m_{{{k}}}\, v_{{c{k}}}^T v_{{c{k}}} + \tfrac12\, "
                r"\omega_{{{k}}}^T R_{{{k}}} I_{{{k}}} R_{{{k}}}^T \omega_{{{k}}}"),
+    "K_motor": (SECTION_ENERGY, "Kinetic energy of motor {k} (reflected rotor inertia)",
+                "K_m{k}", "K_{{m{k}}}", "1/2 G{k}^2 Jm{k} qd{k}^2",
+                r"\tfrac12 G_{{{k}}}^2 J_{{m{k}}}\, \dot q_{{{k}}}^2"),
     "U_link": (SECTION_ENERGY, "Potential energy of link {k}", "U_{k}", "U_{{{k}}}",
                "-m_{k} g0^T p_c{k}", r"-m_{{{k}}}\, g_0^T p_{{c{k}}}"),
     "K": (SECTION_ENERGY, "Kinetic energy", "K", "K", "{K_sum}", "{K_sum_latex}"),
@@ -90,7 +94,7 @@ def lagrange_euler(chain: Chain, ring: TrigRing) -> Derivation:
     U_links, coms = potential_energy(ring, chain_r, poses)
     axes = [la.matvec(rot, link.joint.axis) for link, (rot, _) in zip(chain_r.links, poses,
                                                                        strict=True)]
-    K_links = []
+    K_links, K_motors = [], []
     for i, (link, (rot, _)) in enumerate(zip(chain_r.links, poses, strict=True)):
         k = i + 1
         p_c = vec(coms[i], ring)
@@ -109,15 +113,24 @@ def lagrange_euler(chain: Chain, ring: TrigRing) -> Derivation:
         rotational = poly(la.dot(w_link, la.matvec(inertial.inertia, w_link)), ring)
         K_i = ring.reduce((translational + rotational) * half)
         K_links.append(K_i)
+        armature = poly(link.motor.armature, ring)
+        K_motors.append(ring.reduce(armature * qd[i] * qd[i] * half) if armature != ring.zero
+                        else None)
         steps += [_step("p_c", p_c, k), _step("v_c", v_c, k), _step("w", w, k)]
     for i in range(n):
-        steps += [_step("K_link", K_links[i], i + 1), _step("U_link", U_links[i], i + 1)]
-    K = ring.reduce(sum(K_links, ring.zero))
+        steps.append(_step("K_link", K_links[i], i + 1))
+        if K_motors[i] is not None:
+            steps.append(_step("K_motor", K_motors[i], i + 1))
+        steps.append(_step("U_link", U_links[i], i + 1))
+    K = ring.reduce(sum(K_links + [k for k in K_motors if k is not None], ring.zero))
     U = ring.reduce(sum(U_links, ring.zero))
     L = K - U
     sums = {f"{x}_sum": " + ".join(f"{x}_{k}" for k in range(1, n + 1)) for x in "KU"}
     sums.update({f"{x}_sum_latex": " + ".join(f"{x}_{{{k}}}" for k in range(1, n + 1))
                  for x in "KU"})
+    motors = [k for k in range(1, n + 1) if K_motors[k - 1] is not None]
+    sums["K_sum"] += "".join(f" + K_m{k}" for k in motors)
+    sums["K_sum_latex"] += "".join(f" + K_{{m{k}}}" for k in motors)
     steps += [_step("K", K, **sums), _step("U", U, **sums), _step("L", L)]
 
     tau = []
