@@ -268,3 +268,14 @@ def test_animate_needs_ffmpeg_for_mp4_and_a_known_suffix(two_r, tmp_path, monkey
     with pytest.raises(InputError, match="fps"):
         rd.plot.animate(two_r, traj, tmp_path / "arm.gif", fps=0)
     assert not list(tmp_path.iterdir())
+
+
+def test_animate_a_spatial_arm_in_3d(puma, tmp_path):
+    traj = tr.quintic(np.zeros(6), [1.0, -0.4, 0.6, 0.8, -0.3, 1.2], 2.0)
+    fig = rd.plot.animate(puma, traj, tmp_path / "puma.gif", max_frames=3, frames=False)
+    with Image.open(tmp_path / "puma.gif") as gif:
+        assert gif.n_frames == 3
+    ax = fig.axes[0]
+    assert ax.name == "3d"
+    xyz = np.array(_line(ax, "links").get_data_3d()).T
+    np.testing.assert_allclose(xyz[-1], puma.forward_kinematics(traj.q1)[:3, 3], atol=1e-9)

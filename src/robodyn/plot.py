@@ -13,6 +13,11 @@ Every function builds a :class:`matplotlib.figure.Figure` on its own Agg canvas 
 ``pyplot``, nothing global changes, works headless), labels each axis with its unit,
 returns the figure and, given ``path=``, saves it there. ``import robodyn`` does not import
 Matplotlib; ``rd.plot`` does, on first use.
+
+>>> import robodyn as rd
+>>> fig = rd.plot.arm(rd.load("planar-2r"), [0.5, 0.2])  # add path="arm.png" to save it
+>>> fig.axes[0].get_xlabel(), fig.axes[0].get_ylabel()
+('x [m]', 'y [m]')
 """
 
 from __future__ import annotations
