@@ -21,3 +21,16 @@ __version__ = "0.1.0"
 __all__ = ["load", "Robot", "TorqueParts", "models", "trajectory", "energy", "control",
            "simulate", "Simulation", "JointLimitWarning", "ModelError", "InputError",
            "RobodynError", "UrdfWarning", "PhysicalConsistencyWarning", "__version__"]
+
+
+def __getattr__(name: str):
+    # rd.plot imports Matplotlib, so it loads on first use, not with ``import robodyn``
+    if name == "plot":
+        import importlib
+
+        return importlib.import_module(".plot", __name__)
+    raise AttributeError(f"module 'robodyn' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | {"plot"})
