@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+import warnings
 
 import numpy as np
 import pytest
@@ -101,7 +102,6 @@ def test_schema_errors_name_the_field(tmp_path, old, new, field):
 @pytest.mark.parametrize("values, field", [
     ("m1: -2.0", r"links\[0\]\.mass: -2 is negative"),
     ("Ixx1: -0.5", r"links\[0\]\.inertia: not positive semi-definite \(eigenvalues"),
-    ("Ixx1: 0.2", r"links\[0\]\.inertia: principal moments .* break the triangle inequality"),
     ("Fv1: -1.0", r"links\[0\]\.friction\.viscous: -1 is negative"),
 ])
 def test_non_physical_values_are_errors(tmp_path, values, field):
@@ -111,6 +111,33 @@ def test_non_physical_values_are_errors(tmp_path, values, field):
     assert text != GOOD
     with pytest.raises(ModelError, match=field):
         rd.load(write(tmp_path, text))
+
+
+def test_a_tensor_breaking_the_triangle_inequality_loads_with_a_warning(tmp_path):
+    text = GOOD.replace("Ixx1: 0.001", "Ixx1: 0.2")
+    with pytest.warns(rd.PhysicalConsistencyWarning,
+                      match=r"links\[0\]\.inertia: principal moments .* break the triangle "
+                            r"inequality .* usual for planar models"):
+        robot = rd.load(write(tmp_path, text))
+    assert robot.mass_matrix([0.1, 0.2]).shape == (2, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", rd.PhysicalConsistencyWarning)
+        with pytest.raises(rd.PhysicalConsistencyWarning):
+            rd.load(write(tmp_path, text))
+
+
+def test_the_lecture_s_planar_inertia_gives_the_same_torques(tmp_path):
+    # seed 003: a planar link is given by its one moment I about the joint axis, [0, 0, I];
+    # link 1 only ever turns about z, so its moments about x and y never enter the dynamics
+    planar = GOOD.replace("inertia: [Ixx1, m1*l1**2/12, m1*l1**2/12, 0, 0, 0]",
+                          "inertia: [0, 0, m1*l1**2/12, 0, 0, 0]")
+    assert planar != GOOD
+    with pytest.warns(rd.PhysicalConsistencyWarning, match=r"links\[0\]\.inertia"):
+        flat = rd.load(write(tmp_path, planar, "planar.yaml"))
+    rod = rd.load(write(tmp_path, GOOD))
+    q, qd, qdd = np.random.default_rng(1).normal(size=(3, 5, 2))
+    np.testing.assert_allclose(flat.inverse_dynamics(q, qd, qdd),
+                               rod.inverse_dynamics(q, qd, qdd), rtol=1e-12, atol=1e-12)
 
 
 def test_inertia_as_a_3x3_list_must_be_symmetric(tmp_path):

@@ -38,9 +38,9 @@ def test_non_physical_bodies_outside_the_chain_give_one_warning():
         robot = rd.load(DATA / "off_chain_bad_bodies.urdf", tip="link2")
     assert len(record) == 1
     message = str(record[0].message)
-    assert "3 link(s) outside the chain" in message
-    for name in ("base_link", "antenna", "arm_b"):
-        assert name in message
+    # only the antenna is non-physical (indefinite); the planar-style tensors of base_link
+    # and arm_b (PSD, triangle inequality broken) are accepted as Pinocchio accepts them
+    assert "1 link(s) outside the chain" in message and "antenna" in message
     # the chain is planar_2r.urdf's arm, untouched by the ignored bodies
     reference = rd.load(DATA / "planar_2r.urdf")
     q, qd, qdd = _states(20, 2)
@@ -48,10 +48,9 @@ def test_non_physical_bodies_outside_the_chain_give_one_warning():
                                reference.inverse_dynamics(q, qd, qdd), rtol=1e-12, atol=1e-12)
 
 
-def test_a_non_physical_body_of_the_chain_is_an_error():
-    message = _error(DATA / "off_chain_bad_bodies.urdf", tip="arm_b")
-    assert "link 'arm_b' <inertial> <inertia>" in message
-    assert "triangle inequality" in message and "0.01 + 0.01 < 0.05" in message
+def test_a_planar_style_body_of_the_chain_warns_once():
+    with pytest.warns(rd.PhysicalConsistencyWarning, match=r"0\.01 \+ 0\.01 < 0\.05"):
+        assert rd.load(DATA / "off_chain_bad_bodies.urdf", tip="arm_b").dof >= 1
 
 
 def test_a_non_physical_body_merged_into_the_chain_is_an_error(tmp_path):
@@ -59,7 +58,7 @@ def test_a_non_physical_body_merged_into_the_chain_is_an_error(tmp_path):
     text = (DATA / "off_chain_bad_bodies.urdf").read_text().replace("</robot>", """
   <link name="camera">
     <inertial><mass value="0.1"/>
-      <inertia ixx="1e-3" ixy="0" ixz="0" iyy="1e-3" iyz="0" izz="5e-3"/></inertial>
+      <inertia ixx="-1e-3" ixy="0" ixz="0" iyy="1e-3" iyz="0" izz="5e-3"/></inertial>
   </link>
   <joint name="camera_joint" type="fixed">
     <parent link="link2"/><child link="camera"/><origin xyz="0.8 0 0"/>
@@ -68,7 +67,8 @@ def test_a_non_physical_body_merged_into_the_chain_is_an_error(tmp_path):
     path = tmp_path / "merged_camera.urdf"
     path.write_text(text)
     message = _error(path, tip="link2")
-    assert "link 'camera' <inertial> <inertia>" in message and "triangle inequality" in message
+    assert "link 'camera' <inertial> <inertia>" in message
+    assert "not positive semi-definite" in message
 
 
 def test_a_negative_mass_outside_the_chain_is_only_a_warning(tmp_path):

@@ -21,6 +21,7 @@ work on both.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -29,7 +30,7 @@ import numpy as np
 import sympy as sp
 
 from .. import linalg3 as la
-from ..errors import ModelError, excerpt
+from ..errors import ModelError, PhysicalConsistencyWarning, excerpt
 
 REVOLUTE = "revolute"
 PRISMATIC = "prismatic"
@@ -66,8 +67,26 @@ class Transform:
         return Transform(((c, -s, 0), (s, c, 0), (0, 0, 1)))
 
     @staticmethod
+    def from_rpy(xyz, rpy) -> Transform:
+        """URDF-style ``<origin xyz rpy>`` with SymPy angles (:func:`rpy_rotation`)."""
+        return Transform(rpy_rotation(*rpy, cos=sp.cos, sin=sp.sin), tuple(xyz))
+
+    @staticmethod
     def trans(x=0, y=0, z=0) -> Transform:
         return Transform(la.IDENTITY3, (x, y, z))
+
+
+def rpy_rotation(roll, pitch, yaw, cos=math.cos, sin=math.sin) -> la.Mat3:
+    """Roll-pitch-yaw about the fixed axes x, y, z (URDF ``rpy``):
+    ``R = Rz(yaw) Ry(pitch) Rx(roll)``; ``cos``/``sin`` for the scalar type (floats, SymPy)."""
+    cr, sr = cos(roll), sin(roll)
+    cp, spi = cos(pitch), sin(pitch)
+    cy, sy = cos(yaw), sin(yaw)
+    return (
+        (cy * cp, cy * spi * sr - sy * cr, cy * spi * cr + sy * sr),
+        (sy * cp, sy * spi * sr + cy * cr, sy * spi * cr - cy * sr),
+        (-spi, cp * sr, cp * cr),
+    )
 
 
 @dataclass(frozen=True)
@@ -132,11 +151,14 @@ class Link:
 @dataclass(frozen=True)
 class Chain:
     """A serial chain: links from base to tip, gravity in the base frame, the
-    end-effector frame in the last link frame."""
+    end-effector frame in the last link frame. ``planar``: the model says its revolute
+    joints are all parallel, so only each link's moment about that axis matters (an
+    inertia that breaks the triangle inequality is then expected, not warned about)."""
 
     links: tuple[Link, ...]
     gravity: la.Vec3
     tip: Transform = field(default_factory=Transform)
+    planar: bool = False
 
     @property
     def dof(self) -> int:
@@ -285,10 +307,15 @@ INERTIA_TOL = 1e-9
 def check_physical(chain: Chain, source: str = "model", tol: float = INERTIA_TOL) -> None:
     """Each link's mass and inertia physical (:func:`check_inertia`); friction >= 0; motor
     inertia >= 0; unit joint axes. ``chain`` must be numeric."""
+    if chain.planar:
+        _check_planar(chain, source)
     for i, link in enumerate(chain.links):
         where = f"{source}: links[{i}]"
-        check_inertia(link.inertial.mass, link.inertial.inertia,
-                      mass_field=f"{where}.mass", inertia_field=f"{where}.inertia", tol=tol)
+        with warnings.catch_warnings():
+            if chain.planar:
+                warnings.simplefilter("ignore", PhysicalConsistencyWarning)
+            check_inertia(link.inertial.mass, link.inertial.inertia,
+                          mass_field=f"{where}.mass", inertia_field=f"{where}.inertia", tol=tol)
         for name in ("viscous", "coulomb"):
             value = getattr(link.friction, name)
             if not value >= 0:
@@ -301,19 +328,43 @@ def check_physical(chain: Chain, source: str = "model", tol: float = INERTIA_TOL
             raise ModelError(f"{where}.joint.axis: {link.joint.axis} is not a unit vector")
 
 
+def _check_planar(chain: Chain, source: str) -> None:
+    """``planar: true`` holds: every revolute axis is parallel to the first at ``q = 0``
+    (rotations about parallel axes keep them parallel, so then at every ``q``)."""
+    rot = np.eye(3)
+    first = None
+    for i, link in enumerate(chain.links):
+        rot = rot @ np.array(link.joint.placement.rotation, dtype=float)
+        if link.joint.type != REVOLUTE:
+            continue
+        axis = rot @ np.array(link.joint.axis, dtype=float)
+        offset = float(link.joint.offset)
+        if first is None:
+            first = axis
+        elif np.linalg.norm(np.cross(first, axis)) > 1e-9:
+            raise ModelError(f"{source}: planar: true, but joint {i + 1}'s axis "
+                             f"{np.round(axis, 6).tolist()} is not parallel to joint 1's "
+                             f"{np.round(first, 6).tolist()}; remove 'planar' or fix the table")
+        c, s_ = math.cos(offset), math.sin(offset)
+        rot = rot @ np.array(la.rotation_about_axis(tuple(link.joint.axis), c, s_), dtype=float)
+
+
 def _sign_problem(value: float) -> str:
     return f"{value:g} is negative" if value < 0 else f"{value} is not a finite number"
 
 
 def check_inertia(mass, inertia, mass_field: str, inertia_field: str,
-                  tol: float = INERTIA_TOL) -> None:
+                  tol: float = INERTIA_TOL, stacklevel: int = 6) -> None:
     """One rigid body's mass and inertia tensor ``I`` about its centre of mass are physical:
     ``mass >= 0``; ``I = I^T``; its eigenvalues (principal moments) ``a <= b <= c`` are
-    ``>= 0`` and satisfy the triangle inequality ``a + b >= c`` (``c = int (x^2 + y^2) dm
-    <= a + b``). Differences up to ``tol * max(1, max |I_ij|)`` are rounding.
+    ``>= 0`` and should satisfy the triangle inequality ``a + b >= c`` (``c = int (x^2 +
+    y^2) dm <= a + b``). Differences up to ``tol * max(1, max |I_ij|)`` are rounding.
 
     Raises :class:`ModelError` starting with ``mass_field`` or ``inertia_field``, the
     caller's name of the field (``links[1].inertia``, ``link 'x' <inertial> <inertia>``).
+    A positive semi-definite tensor that breaks the triangle inequality (the planar
+    ``[0, 0, I]`` of the lecture) only warns (:class:`PhysicalConsistencyWarning`):
+    Pinocchio and the Robotics Toolbox accept it, and the dynamics are well defined.
     """
     m = float(mass)
     if not m >= 0:
@@ -331,10 +382,12 @@ def check_inertia(mass, inertia, mass_field: str, inertia_field: str,
             f"{c:.6g}); the principal moments of inertia must be >= 0"
         )
     if a + b < c - tol * scale:
-        raise ModelError(
+        warnings.warn(PhysicalConsistencyWarning(
             f"{inertia_field}: principal moments {a:.6g}, {b:.6g}, {c:.6g} break the triangle "
-            f"inequality ({a:.6g} + {b:.6g} < {c:.6g}); no rigid body has this inertia"
-        )
+            f"inequality ({a:.6g} + {b:.6g} < {c:.6g}), so no rigid body has this inertia. "
+            "This is usual for planar models, where only the moment about the joint axis "
+            "enters the dynamics; to make it an error: warnings.simplefilter('error', "
+            "robodyn.PhysicalConsistencyWarning)"), stacklevel=stacklevel)
 
 
 #: Rotation entries and axis components this close to 0 or +-1 are taken as exact
@@ -372,18 +425,20 @@ def _map(f, x):
     return f(x)
 
 
+#: Fields of the model that are not numbers of the dynamics.
+_NOT_NUMBERS = ("name", "type", "limits", "planar")
+
+
 def _map_dataclass(f, obj):
     changes = {}
     for fl in fields(obj):
         value = getattr(obj, fl.name)
-        if fl.name in ("name", "type"):
+        if fl.name in _NOT_NUMBERS:
             continue
         if hasattr(value, "__dataclass_fields__"):
             changes[fl.name] = _map_dataclass(f, value)
         elif fl.name == "links":
             changes[fl.name] = tuple(_map_dataclass(f, link) for link in value)
-        elif fl.name == "limits":
-            continue
         else:
             changes[fl.name] = _map(f, value)
     return replace(obj, **changes)
@@ -392,7 +447,7 @@ def _map_dataclass(f, obj):
 def _walk(obj, f):
     if hasattr(obj, "__dataclass_fields__"):
         for fl in fields(obj):
-            if fl.name not in ("name", "type", "limits"):
+            if fl.name not in _NOT_NUMBERS:
                 _walk(getattr(obj, fl.name), f)
     elif isinstance(obj, tuple):
         for e in obj:

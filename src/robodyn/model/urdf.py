@@ -64,7 +64,7 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
-from ..errors import ModelError, UrdfWarning
+from ..errors import ModelError, PhysicalConsistencyWarning, UrdfWarning
 from .chain import (
     PRISMATIC,
     REVOLUTE,
@@ -75,6 +75,7 @@ from .chain import (
     Link,
     Transform,
     check_inertia,
+    rpy_rotation,
     snap,
 )
 from .expressions import symbol
@@ -386,16 +387,8 @@ def _origin(element: ET.Element | None, where: str, snap_rpy=None) -> np.ndarray
 
 
 def rpy_matrix(rpy) -> np.ndarray:
-    """URDF roll-pitch-yaw: ``R = Rz(yaw) Ry(pitch) Rx(roll)`` (fixed axes x, y, z)."""
-    roll, pitch, yaw = rpy
-    cr, sr = math.cos(roll), math.sin(roll)
-    cp, spi = math.cos(pitch), math.sin(pitch)
-    cy, sy = math.cos(yaw), math.sin(yaw)
-    return np.array([
-        [cy * cp, cy * spi * sr - sy * cr, cy * spi * cr + sy * sr],
-        [sy * cp, sy * spi * sr + cy * cr, sy * spi * cr - cy * sr],
-        [-spi, cp * sr, cp * cr],
-    ])
+    """URDF roll-pitch-yaw as a NumPy matrix (:func:`~robodyn.model.chain.rpy_rotation`)."""
+    return np.array(rpy_rotation(*(float(a) for a in rpy)))
 
 
 def _vector(text: str | None, where: str) -> np.ndarray:
@@ -494,19 +487,23 @@ def _check_bodies(source, frames, bodies, owner, base, tip) -> None:
         if body is None:
             continue
         where = f"link {_q(link)} <inertial>"
-        try:
-            check_inertia(body.mass, body.inertia, mass_field=f"{where} <mass value>",
-                          inertia_field=f"{where} <inertia>")
-        except ModelError as exc:
-            if owner.get(link, -1) >= 0:
-                raise ModelError(f"{source}: {exc}") from None
-            unused.append((link, exc))
+        used = owner.get(link, -1) >= 0
+        with warnings.catch_warnings():
+            # a planar-style tensor is reported once, for the merged chain link
+            warnings.simplefilter("ignore", PhysicalConsistencyWarning)
+            try:
+                check_inertia(body.mass, body.inertia, mass_field=f"{source}: {where} <mass "
+                              "value>", inertia_field=f"{source}: {where} <inertia>")
+            except ModelError as exc:
+                if used:
+                    raise
+                unused.append((link, exc))
     if unused:
         names = [link for link, _ in unused]
         warnings.warn(UrdfWarning(
             f"{source}: {len(unused)} link(s) outside the chain from {_q(base)} to {_q(tip)} "
             f"have a non-physical <inertial> and are not used: {_listing(names, 5)} (first: "
-            f"{unused[0][1]})"), stacklevel=4)
+            f"{str(unused[0][1]).removeprefix(source + ': ')})"), stacklevel=4)
 
 
 def _snap_tolerance(tol) -> float | None:

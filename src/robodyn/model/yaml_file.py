@@ -5,6 +5,9 @@ The schema (README, "Model files")::
     name: rp-arm
     dh: standard                 # standard (default) | modified
     gravity: [0, -g, 0]          # base frame; default [0, 0, -g]
+    planar: false                # true: all revolute axes parallel (checked); planar
+                                 # inertias such as [0, 0, I1] then load without a warning
+    tool: {xyz: [l2, 0, 0], rpy: [0, 0, 0]}   # end-effector frame in the last link frame
     links:                       # base to tip, one per joint
       - joint: revolute          # revolute | prismatic
         a: 0
@@ -32,17 +35,18 @@ excerpt of a value.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 import yaml
 
 from ..errors import ModelError, excerpt
-from .chain import JOINT_TYPES, Friction, Inertial, Motor
+from .chain import JOINT_TYPES, Friction, Inertial, Motor, Transform
 from .dh import CONVENTIONS, STANDARD, DHRow, dh_chain
 from .expressions import check_parameter_name, parse_expression, symbol
 from .source import ModelSource, Provenance
 
-_TOP_KEYS = {"name", "dh", "gravity", "links", "values", "description"}
+_TOP_KEYS = {"name", "dh", "gravity", "links", "values", "description", "planar", "tool"}
 _LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "friction",
               "motor", "name"}
 _MOTOR_KEYS = {"inertia", "gear_ratio"}
@@ -248,6 +252,14 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
 
     values = parse_values(data.get("values", {}) or {}, f"{source}: values")
     chain = dh_chain(convention, rows, inertials, frictions, gravity, names, motors)
+    tool = data.get("tool")
+    if tool is not None:
+        chain = replace(chain, tip=chain.tip @ _tool(tool, f"{source}: tool"))
+    planar = data.get("planar", False)
+    if not isinstance(planar, bool):
+        raise ModelError(f"{source}: planar: expected true or false, got {excerpt(planar)}")
+    if planar:
+        chain = replace(chain, planar=True)
     for s in sorted(chain.free_symbols(), key=str):
         check_parameter_name(str(s), f"{source}: symbol")
     description = data.get("description", "")
@@ -275,6 +287,18 @@ def parse_values(values: object, field: str) -> dict[str, float]:
             raise ModelError(f"{field}.{name}: {excerpt(raw)} is not a real number") from None
         out[name] = number
     return out
+
+
+def _tool(value: object, field: str) -> Transform:
+    """``tool: {xyz: [..], rpy: [..]}``: the end-effector frame in the last link frame
+    (URDF convention, ``R = Rz(yaw) Ry(pitch) Rx(roll)``; expressions allowed)."""
+    if not isinstance(value, Mapping):
+        raise ModelError(f"{field}: expected a mapping {{xyz: [x, y, z], rpy: [roll, pitch, "
+                         f"yaw]}}, got {excerpt(value)}")
+    _no_unknown(value, {"xyz", "rpy"}, field)
+    xyz = _vector(value.get("xyz", [0, 0, 0]), f"{field}.xyz", 3)
+    rpy = _vector(value.get("rpy", [0, 0, 0]), f"{field}.rpy", 3)
+    return Transform.from_rpy(xyz, rpy)
 
 
 def _no_unknown(mapping: Mapping, allowed: set[str], field: str) -> None:
