@@ -305,6 +305,10 @@ def _jacobian_reference(data: dict, values: dict[str, float], q: np.ndarray):
         inertia_base = rotations[i] @ inertias[i] @ rotations[i].T
         M += masses[i] * JP.T @ JP + JO.T @ inertia_base @ JO
         g -= masses[i] * JP.T @ gravity
+        motor = links[i].get("motor")
+        if motor:  # reflected rotor inertia G^2 Jm on the diagonal (Corke's convention)
+            M[i, i] += _number(motor.get("gear_ratio", 1), values) ** 2 * _number(
+                motor.get("inertia", 0), values)
     return M, g
 
 
@@ -351,7 +355,7 @@ def test_jacobian_reference(model):
 def test_puma560_gravity_load_matches_published():
     """Corke's Robotics Toolbox, p560.gravload(qn) = [0, 31.6399, 6.0351, 0, 0.0283, 0]
     (Robotics, Vision and Control, Section 9.1); a check of the transcribed masses,
-    centres of mass and DH table (the inertia changes of puma560.yaml do not enter g)."""
+    centres of mass and DH table."""
     robot = rd.load("puma560")
     qn = np.array([0, np.pi / 4, np.pi, 0, np.pi / 4, 0])
     np.testing.assert_allclose(

@@ -110,7 +110,10 @@ def test_lagrange_and_newton_euler_agree_symbolically(model, derived):
 
 def test_float_parameters_stay_floats(derived):
     _, eq = derived["puma560", "lagrange"]
-    assert eq.params == (sp.Symbol("g"),)
+    # the published numbers stay numbers; gravity and the motors are the parameters
+    motors = {sp.Symbol(f"{p}{k}") for p in ("G", "Jm") for k in range(1, 7)}
+    assert set(eq.params) == {sp.Symbol("g")} | motors
+    assert eq.M[1, 1].has(sp.Symbol("G2") ** 2 * sp.Symbol("Jm2"))
     floats = eq.M[1, 1].atoms(sp.Float)
     assert floats and all(is_double(f) for f in floats)
     assert not eq.M[1, 1].atoms(sp.Rational) - {sp.Integer(2), sp.Integer(-1), sp.Integer(1)}
@@ -166,8 +169,9 @@ def test_substituted_values_give_the_same_numbers(derived):
 
 
 def test_6dof_symbolic_inertia_smoke():
-    """The PUMA 560 geometry with 60 symbolic inertial parameters: one route and a numeric
-    spot check (timings and the agreement of both routes: benchmarks/bench_symbolic.py).
+    """The PUMA 560 geometry with 60 symbolic inertial parameters (and its motors): one
+    route and a numeric spot check (timings and the agreement of both routes:
+    benchmarks/bench_symbolic.py).
     Newton–Euler's M (RNEA coefficients) vs CRBA are different algorithms; its g is the
     kernel's own ``rnea`` (a consistency check). The PUMA's numbers are checked
     independently by the Jacobian reference and Corke's gravity load in
@@ -177,7 +181,7 @@ def test_6dof_symbolic_inertia_smoke():
     robot = rd.load("puma560")
     symbolic = with_symbolic_inertia(robot)
     eq = equations(symbolic, method="newton-euler")
-    assert len(eq.params) == 61
+    assert len(eq.params) == 61 + 12  # 10 per link, g, and the motors' Jm, G
     num = eq.numeric()  # defaults: the PUMA's own numbers
     q, qd, qdd = random_states(robot, 3, seed=8)
     assert_close(num.M(q), robot.mass_matrix(q), "symbolic-inertia PUMA M")

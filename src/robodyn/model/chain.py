@@ -384,10 +384,12 @@ def check_inertia(mass, inertia, mass_field: str, inertia_field: str,
     if a + b < c - tol * scale:
         warnings.warn(PhysicalConsistencyWarning(
             f"{inertia_field}: principal moments {a:.6g}, {b:.6g}, {c:.6g} break the triangle "
-            f"inequality ({a:.6g} + {b:.6g} < {c:.6g}), so no rigid body has this inertia. "
-            "This is usual for planar models, where only the moment about the joint axis "
-            "enters the dynamics; to make it an error: warnings.simplefilter('error', "
-            "robodyn.PhysicalConsistencyWarning)"), stacklevel=stacklevel)
+            f"inequality ({a:.6g} + {b:.6g} < {c:.6g}), so no rigid body has this inertia; "
+            "robodyn computes with it as given. This is usual for planar models, where only "
+            "the moment about the joint axis enters the dynamics (say planar: true in the "
+            "model file), and for some published identified data. To make it an error: "
+            "warnings.simplefilter('error', robodyn.PhysicalConsistencyWarning)"),
+            stacklevel=stacklevel)
 
 
 #: Rotation entries and axis components this close to 0 or +-1 are taken as exact

@@ -1,0 +1,75 @@
+"""The PUMA 560 against Peter Corke's Robotics Toolbox for Python (an independent
+implementation of the same published model): rne, inertia and gravload, with and
+without motor inertia, friction off."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import robodyn as rd
+
+rtb = pytest.importorskip("roboticstoolbox")
+
+RTOL = 1e-9
+
+
+@pytest.fixture(scope="module")
+def pair():
+    toolbox = rtb.models.DH.Puma560().nofriction(coulomb=True, viscous=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rd.PhysicalConsistencyWarning)  # published inertias
+        robot = rd.load("puma560")
+    return toolbox, robot
+
+
+def _states(n=20, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(-np.pi, np.pi, (n, 6)), rng.normal(size=(n, 6)), rng.normal(size=(n, 6))
+
+
+def _close(actual, expected):
+    scale = np.abs(expected).max()
+    np.testing.assert_allclose(actual, expected, rtol=RTOL, atol=RTOL * scale)
+
+
+def test_published_parameters_are_the_toolbox_s(pair):
+    toolbox, robot = pair
+    for k, (link, theirs) in enumerate(zip(robot.numeric_chain.links, toolbox.links,
+                                           strict=True)):
+        assert link.inertial.mass == pytest.approx(theirs.m)
+        assert link.motor.inertia == pytest.approx(theirs.Jm)
+        assert link.motor.gear_ratio == pytest.approx(theirs.G)
+        assert robot.values[f"Jm{k + 1}"] == theirs.Jm
+
+
+@pytest.mark.parametrize("motors", [True, False])
+def test_puma_tau_M_g_equal_the_toolbox(pair, motors):
+    toolbox, robot = pair
+    if not motors:
+        toolbox = toolbox.copy() if hasattr(toolbox, "copy") else toolbox
+        for link in toolbox.links:
+            link.Jm = 0.0
+        robot = robot.with_values({f"Jm{k}": 0.0 for k in range(1, 7)})
+    try:
+        q, qd, qdd = _states()
+        for k in range(len(q)):
+            _close(robot.inverse_dynamics(q[k], qd[k], qdd[k]), toolbox.rne(q[k], qd[k], qdd[k]))
+            _close(robot.mass_matrix(q[k]), toolbox.inertia(q[k]))
+            _close(robot.gravity_torques(q[k]), toolbox.gravload(q[k]))
+    finally:
+        if not motors:
+            for link, jm in zip(toolbox.links, (200e-6,) * 3 + (33e-6,) * 3, strict=True):
+                link.Jm = jm
+
+
+def test_motor_inertia_changes_only_the_diagonal_of_M(pair):
+    _, robot = pair
+    q, _, _ = _states(4, seed=1)
+    bare = robot.with_values({f"Jm{k}": 0.0 for k in range(1, 7)})
+    v = robot.values
+    armature = [v[f"G{k}"] ** 2 * v[f"Jm{k}"] for k in range(1, 7)]
+    np.testing.assert_allclose(robot.mass_matrix(q) - bare.mass_matrix(q),
+                               np.broadcast_to(np.diag(armature), (4, 6, 6)), atol=1e-12)
