@@ -1,8 +1,12 @@
 """The ``robodyn`` command.
 
     robodyn models                 list the built-in models
-    robodyn demo                   torques of two built-in arms along a short motion
+    robodyn demo                   a short tour: derive, simulate, control, energy
+    robodyn demo MODEL ...         torques of the models along a short motion
     robodyn derive MODEL ...       equations of motion in closed form (see --help)
+    robodyn simulate MODEL ...     simulate the motion from a state (see --help)
+    robodyn torques MODEL ...      joint torques along a motion, term by term
+    robodyn energy MODEL ...       the energy a motion costs, and a cheaper motion
 
 A MODEL is a built-in model name, a YAML model file or a URDF file; for a URDF file
 ``--base LINK --tip LINK`` choose the chain, ``--allow-massless`` accepts moving links
@@ -15,10 +19,12 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from pathlib import Path
 
 import numpy as np
 
 from . import models
+from .cli_motion import DEMO_DIR, add_motion_commands, tour
 from .errors import RobodynError
 from .robot import load
 from .symbolic.cli import add_derive_command
@@ -106,6 +112,10 @@ def load_model(name: str, args: argparse.Namespace):
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
+    """Without models the tour (:func:`robodyn.cli_motion.tour`); with models the inverse
+    dynamics of each along a smooth rest-to-rest motion, printed sample by sample."""
+    if not args.models:
+        return tour(Path(args.out))
     t = np.linspace(0.0, 1.0, args.samples)
     for name in args.models:
         robot = load_model(name, args)
@@ -136,15 +146,21 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("models", help="list the built-in models")
     p.set_defaults(func=_cmd_models)
     parents = [model_options()]
-    p = sub.add_parser("demo", help="torques of built-in arms along a short motion",
+    p = sub.add_parser("demo", help="a short tour, or torques of models along a short motion",
                        parents=parents)
-    p.add_argument("models", nargs="*", default=["planar-2r", "puma560"], metavar="MODEL",
-                   help="built-in model names or model files (default: planar-2r puma560)")
+    p.add_argument("models", nargs="*", metavar="MODEL",
+                   help="built-in model names or model files: print their torques along a "
+                        "short motion (default: the tour of planar-2r, rp-arm and puma560)")
     p.add_argument("--samples", type=positive_int, default=6,
-                   help=f"time samples from t = 0 to 1 (1 to {MAX_SAMPLES}, default 6)")
-    p.set_defaults(func=_cmd_demo, models_of=lambda a: a.models, command_parser=p)
+                   help=f"time samples from t = 0 to 1 with models (1 to {MAX_SAMPLES}, "
+                        "default 6)")
+    p.add_argument("--out", default=DEMO_DIR, metavar="DIR",
+                   help=f"where the tour writes its pictures (default ./{DEMO_DIR})")
+    p.set_defaults(func=_cmd_demo, command_parser=p,
+                   models_of=lambda a: a.models or ["planar-2r", "rp-arm", "puma560"])
     p = add_derive_command(sub, parents=parents)
     p.set_defaults(models_of=lambda a: [a.model], command_parser=p)
+    add_motion_commands(sub, parents)
     return parser
 
 
