@@ -19,6 +19,7 @@ import sys
 import numpy as np
 
 from . import models
+from .cli_export import add_export_command
 from .errors import RobodynError
 from .robot import load
 from .symbolic.cli import add_derive_command
@@ -68,7 +69,7 @@ def model_options() -> argparse.ArgumentParser:
     group.add_argument("--base", metavar="LINK",
                        help="the link fixed to the world (default: the root link)")
     group.add_argument("--tip", metavar="LINK",
-                       help="the end-effector link (default: the only leaf)")
+                       help="the end-effector link (default: the end of the movable joints)")
     group.add_argument("--allow-massless", action="store_true",
                        help="accept moving links without <inertial> as massless")
     group.add_argument("--snap-angles", type=tolerance, metavar="TOL",
@@ -145,6 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_demo, models_of=lambda a: a.models, command_parser=p)
     p = add_derive_command(sub, parents=parents)
     p.set_defaults(models_of=lambda a: [a.model], command_parser=p)
+    add_export_command(sub, parents)
     return parser
 
 
