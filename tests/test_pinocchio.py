@@ -3,7 +3,9 @@
 
 Robots: the Franka Panda (fingers locked at 0, tip ``panda_hand``), the UR5 (tip ``tool0``)
 and the double pendulum of example-robot-data, and ``data/urdf/rpc_branch.urdf`` (prismatic,
-continuous and unaligned joints, rotated inertial frames, a locked side branch).
+continuous and unaligned joints, rotated inertial frames, a locked side branch); with default
+arguments (the chain's end is the last movable joint's child) the UR5, the UR10, the Kinova
+Jaco (fingers on fixed joints) and the TALOS left arm (six arm joints and the gripper).
 
 Pinocchio applies no joint friction, so ours is removed (``inverse_dynamics -
 friction_torques``, ``forward_dynamics`` given ``tau + friction_torques``) and friction is
@@ -71,6 +73,12 @@ CASES = {
     "double_pendulum": Case("double_pendulum_description/urdf/double_pendulum.urdf", None,
                             "link2"),
     "rpc_branch": Case("data/rpc_branch.urdf", "tool", "tool"),
+    # default arguments: the chain ends at the last movable joint's child (issue 8, part 3)
+    "ur5_default": Case("ur_description/urdf/ur5_robot.urdf", None, "wrist_3_link"),
+    "ur10_default": Case("ur_description/urdf/ur10_robot.urdf", None, "wrist_3_link"),
+    "kinova_default": Case("kinova_description/robots/kinova.urdf", None, "j2s6s200_link_6"),
+    "talos_left_arm_default": Case("talos_data/robots/talos_left_arm.urdf", None,
+                                   "gripper_left_motor_double_link"),
 }
 
 
@@ -82,6 +90,8 @@ class Pair:
         path = DATA / case.file[5:] if case.file.startswith("data/") \
             else example_robot_data(case.file)
         self.robot = rd.load(path, tip=case.tip)
+        if case.tip is None:  # the default end: the frame Pinocchio is compared at
+            assert f"to {case.frame!r}" in self.robot.description
         full = pin.buildModelFromUrdf(str(path))
         # Pinocchio decides which joints leave the chain; ours must be the same ones
         self.pin_locked = pinocchio_locked(full, case.frame)

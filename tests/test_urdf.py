@@ -161,6 +161,96 @@ def test_locked_branches_are_named_and_merged():
     assert "locked at 0: left_joint, right_joint" in robot.description
 
 
+# -- the default tip: decided on the tree of movable joints ---------------------------------
+def _with_fixed_frames(tmp_path, name: str, extra: str) -> Path:
+    """planar_2r.urdf with more links and joints before ``</robot>``."""
+    path = tmp_path / name
+    path.write_text((DATA / "planar_2r.urdf").read_text().replace("</robot>", extra + "</robot>"))
+    return path
+
+
+FLANGE_AND_CAMERA = """
+  <link name="flange"/>
+  <joint name="flange_joint" type="fixed">
+    <parent link="link2"/><child link="flange"/><origin xyz="0.5 0 0" rpy="0 0 1.2"/>
+  </joint>
+  <link name="camera"><inertial><origin xyz="0.02 0 0"/><mass value="0.4"/>
+    <inertia ixx="1e-3" ixy="0" ixz="0" iyy="1e-3" iyz="0" izz="1e-3"/></inertial></link>
+  <joint name="camera_joint" type="fixed">
+    <parent link="flange"/><child link="camera"/><origin xyz="0.1 0 0.05"/>
+  </joint>
+  <link name="camera_optical"/>
+  <joint name="optical_joint" type="fixed">
+    <parent link="camera"/><child link="camera_optical"/><origin rpy="-1.5707963267948966 0 0"/>
+  </joint>
+"""
+
+
+def test_leaves_on_fixed_joints_are_not_candidate_tips(tmp_path):
+    """Leaves ``tool`` and ``camera_optical`` hang on fixed joints below link2 (as a UR's
+    ``ee_link``, ``tool0``, ``base``): the movable joints form one chain, which ends at
+    link2, the child of the last movable joint; its frame is the end frame."""
+    path = _with_fixed_frames(tmp_path, "fixed_leaves.urdf", FLANGE_AND_CAMERA)
+    robot = rd.load(path)
+    assert robot.dof == 2 and robot.locked == ()
+    assert robot.description.endswith("from 'base_link' to 'link2'")
+    q, _, _ = _states(10, 2, seed=4)
+    c1, s1 = np.cos(q[:, 0]), np.sin(q[:, 0])
+    np.testing.assert_allclose(robot.forward_kinematics(q)[:, :3, 3],
+                               np.stack([L1 * c1, 0 * c1, L1 * s1], -1), atol=1e-12)
+    # the camera's 0.4 kg merges into link2 whichever frame ends the chain
+    assert robot.numeric_chain.links[1].inertial.mass == pytest.approx(M2 + 0.4)
+    # tip= a link behind fixed joints keeps working and puts the end frame there
+    at_tool = rd.load(path, tip="tool")
+    _, _, _, position, rotation, _ = planar_2r_closed_form(q, q)
+    np.testing.assert_allclose(at_tool.forward_kinematics(q)[:, :3, 3], position, atol=1e-12)
+    np.testing.assert_allclose(at_tool.forward_kinematics(q)[:, :3, :3], rotation, atol=1e-12)
+    np.testing.assert_allclose(at_tool.mass_matrix(q), robot.mass_matrix(q), rtol=1e-14)
+    # camera_optical: link2 -> flange (0.5 along x, yaw 1.2) -> camera (0.1, 0, 0.05) -> roll
+    optical = rd.load(path, tip="camera_optical").forward_kinematics(q[0])
+    yaw = np.array([[np.cos(1.2), -np.sin(1.2), 0], [np.sin(1.2), np.cos(1.2), 0], [0, 0, 1]])
+    roll = np.array([[1.0, 0, 0], [0, 0, 1], [0, -1, 0]])
+    link2 = robot.forward_kinematics(q[0])
+    np.testing.assert_allclose(optical[:3, :3], link2[:3, :3] @ yaw @ roll, atol=1e-12)
+    np.testing.assert_allclose(
+        optical[:3, 3], link2[:3, :3] @ ([0.5, 0, 0] + yaw @ [0.1, 0, 0.05]) + link2[:3, 3],
+        atol=1e-12)
+
+
+def test_a_single_fixed_leaf_after_the_last_joint_is_the_tip():
+    """planar_2r.urdf: one path of fixed joints (to ``tool``) follows the last movable
+    joint; its leaf is the end frame (the arm's drawn tool), as before this rule."""
+    robot = rd.load(DATA / "planar_2r.urdf")
+    assert robot.description.endswith("to 'tool'")
+    q, _, _ = _states(5, 2, seed=5)
+    np.testing.assert_allclose(robot.forward_kinematics(q)[:, :3, 3],
+                               planar_2r_closed_form(q, q)[3], atol=1e-12)
+
+
+def test_branching_movable_joints_list_their_ends_not_the_fixed_leaves(tmp_path):
+    """two_leaves.urdf's fingers move (prismatic): the movable tree branches. Fixed pads
+    below the fingers are not ends; the fingers are."""
+    pads = "".join(f"""
+  <link name="{side}_pad"/>
+  <joint name="{side}_pad_joint" type="fixed">
+    <parent link="{side}_finger"/><child link="{side}_pad"/></joint>""" for side in
+                   ("left", "right"))
+    path = tmp_path / "padded.urdf"
+    path.write_text((DATA / "two_leaves.urdf").read_text().replace("</robot>", pads + "</robot>"))
+    message = _error(path)
+    assert "branch into 2 chains, ending at left_finger, right_finger" in message
+    assert "_pad" not in message and "tip=" in message
+    assert rd.load(path, tip="left_pad").dof == 2
+
+
+def test_no_movable_joint_under_the_base(tmp_path):
+    path = tmp_path / "rigid.urdf"
+    path.write_text('<robot name="rigid"><link name="a"/><link name="b"/><joint name="j" '
+                    'type="fixed"><parent link="a"/><child link="b"/></joint></robot>')
+    message = _error(path)
+    assert "no movable joint" in message and "'a'" in message
+
+
 # -- friction ----------------------------------------------------------------------------------
 def test_friction_from_dynamics_element():
     robot = rd.load(DATA / "payload_2r_merged.urdf")

@@ -256,6 +256,82 @@ def test_every_example_robot_data_urdf_loads_or_gives_a_clear_error():
         assert isinstance(results.get(name), rd.model.source.ModelSource), (name, results.get(name))
 
 
+def _movable_ends(path: Path) -> tuple[list[str], int]:
+    """Independently of robodyn, for the single root of a file: the ends of its tree of
+    movable joints (a movable joint's child with no movable joint below it), and the
+    number of movable joints under the root. ``([], 0)`` when the file has no single root."""
+    root = ET.parse(path).getroot()
+    children: dict[str, list[tuple[str, str]]] = {}
+    has_parent = set()
+    for joint in root.findall("joint"):
+        p, c = joint.find("parent").get("link"), joint.find("child").get("link")
+        children.setdefault(p, []).append((c, joint.get("type")))
+        has_parent.add(c)
+    roots = [el.get("name") for el in root.findall("link") if el.get("name") not in has_parent]
+    if len(roots) != 1:
+        return [], 0
+
+    def movable_below(link: str) -> int:
+        return sum((kind != "fixed") + movable_below(child)
+                   for child, kind in children.get(link, ()))
+
+    ends = [child for link in _walk(roots[0], children) for child, kind in children.get(link, ())
+            if kind != "fixed" and movable_below(child) == 0]
+    return ends, movable_below(roots[0])
+
+
+def _walk(link: str, children) -> list[str]:
+    out = [link]
+    for child, _ in children.get(link, ()):
+        out += _walk(child, children)
+    return out
+
+
+#: Arms that load with default arguments (issue 8): the chain ends at the last movable
+#: joint, whatever frames hang on fixed joints after it.
+ARMS_BY_DEFAULT = ("ur5_robot.urdf", "ur10_robot.urdf", "ur3_robot.urdf", "kinova.urdf",
+                   "talos_left_arm.urdf", "xarm7.urdf", "z1.urdf", "so100.urdf")
+
+
+def test_every_example_robot_data_urdf_loads_with_default_arguments_or_says_why():
+    """Default base and tip: a file whose movable joints form one chain loads, with every
+    movable joint in it (nothing locked); one whose movable joints branch gets a
+    ModelError listing the ends of the branches and asking for tip=; any other error
+    names a defect of the file. Never another exception."""
+    loaded, branched, defects = {}, {}, {}
+    for path in _example_robot_data_urdfs():
+        ends, movable = _movable_ends(path)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UrdfWarning)
+            try:
+                robot = rd.load(path)
+                robot.numeric_chain  # noqa: B018 - evaluated and checked
+            except rd.ModelError as exc:
+                message = str(exc)
+                assert str(path) in message and len(message) < 1500, path
+                if len(ends) > 1:
+                    assert f"branch into {len(ends)} chains, ending at " in message, path
+                    shown = message.split("ending at ")[1].split(" (links behind")[0]
+                    assert shown.split(", ")[:10] == ends[:10], path
+                    assert "tip=" in message
+                    branched[path.name] = ends
+                else:
+                    defects[path.name] = message
+                continue
+        assert len(ends) == 1, (path, ends)
+        assert robot.dof == movable and robot.locked == (), path
+        assert robot.links[-1].name == ends[0], path
+        loaded[path.name] = robot.dof
+    for name in ARMS_BY_DEFAULT:
+        assert name in loaded, (name, defects.get(name))
+    assert branched["panda.urdf"] == ["panda_leftfinger", "panda_rightfinger"]
+    # the file starts at arm_left_1_link: joints arm_left_2..7 and the gripper joint
+    assert loaded["talos_left_arm.urdf"] == 7
+    # the only defects: a file without links, and robots with nothing that moves
+    for name, message in defects.items():
+        assert "has no <link>" in message or "no movable joint" in message, (name, message)
+
+
 def test_the_xarm7_snaps_its_six_right_angles():
     path = next((p for p in _example_robot_data_urdfs() if p.name == "xarm7.urdf"), None)
     if path is None:

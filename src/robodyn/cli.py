@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from . import models
+from .cli_export import add_export_command
 from .cli_motion import DEMO_DIR, add_motion_commands, tour
 from .errors import RobodynError
 from .robot import load
@@ -74,7 +75,7 @@ def model_options() -> argparse.ArgumentParser:
     group.add_argument("--base", metavar="LINK",
                        help="the link fixed to the world (default: the root link)")
     group.add_argument("--tip", metavar="LINK",
-                       help="the end-effector link (default: the only leaf)")
+                       help="the end-effector link (default: the end of the movable joints)")
     group.add_argument("--allow-massless", action="store_true",
                        help="accept moving links without <inertial> as massless")
     group.add_argument("--snap-angles", type=tolerance, metavar="TOL",
@@ -161,6 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add_derive_command(sub, parents=parents)
     p.set_defaults(models_of=lambda a: [a.model], command_parser=p)
     add_motion_commands(sub, parents)
+    add_export_command(sub, parents)
     return parser
 
 

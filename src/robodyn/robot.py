@@ -305,6 +305,23 @@ class Robot:
         rows ``(v_x, v_y, v_z, w_x, w_y, w_z)``, ``(..., 6, dof)``."""
         return self._run("jacobian", q)
 
+    # -- export ---------------------------------------------------------------------
+    def to_urdf(self, path: str | Path | None = None) -> str:
+        """The robot as URDF text, every parameter value bound (joints with origin, axis,
+        limits where known and ``<dynamics>`` friction; links with ``<inertial>``; the tip
+        frame as a ``tool`` link); see :mod:`robodyn.model.urdf_export`. Joint offsets are
+        folded into the origins, so the file's joint values are this robot's ``q``. Motor
+        (armature) inertia has no URDF field and is left out, with a ``UrdfWarning``.
+        Written to ``path`` when given; the text is returned either way."""
+        from .model.urdf_export import chain_to_urdf
+
+        origin = f" from {self.source}" if self.source and self.source != self.name else ""
+        text = chain_to_urdf(self.numeric_chain, self.name,
+                             comment=f"robodyn model {self.name!r}{origin}, values bound")
+        if path is not None:
+            Path(path).write_text(text, encoding="utf-8")
+        return text
+
 
 _F64 = np.dtype(np.float64)
 

@@ -7,7 +7,14 @@ joints, ``<origin xyz rpy>``, ``<axis>``, ``<inertial>``, ``<limit>`` and
 Gazebo tags are never opened (no mesh file has to exist).
 
 From the tree of links and joints, :func:`load_urdf` takes the path from
-``base`` (default: the root link) to ``tip`` (default: the only leaf):
+``base`` (default: the root link) to ``tip``. The default tip is decided on the tree
+of *movable* joints under the base (links hung on ``fixed`` joints are merged bodies,
+not candidate tips): when the movable joints form one chain, the tip is the child of
+its last joint (a UR10's ``ee_link``, ``tool0`` and ``base`` frames do not count), or
+the leaf of the fixed links after it when they form a single path (a lone ``tool``
+frame); when the movable tree branches (a gripper's two fingers, a humanoid's limbs)
+the error lists the ends of the branches and asks for ``tip=``. A ``tip`` behind fixed
+joints (``tool0``) puts the end frame there.
 
 * every revolute, continuous or prismatic joint on the path is a joint of the
   chain (``continuous`` is a revolute joint without position limits); its link
@@ -120,11 +127,12 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
     (``robodyn.load(path, ...)`` makes it a :class:`~robodyn.Robot`).
 
     ``base``: the link fixed to the world (default: the root link). ``tip``: the
-    end-effector link (default: the only leaf; a tree with several leaves needs
-    it). ``allow_massless``: accept moving links without ``<inertial>`` as
-    massless. ``snap_angles``: a tolerance in radians; ``<origin rpy>`` angles this close
-    to a multiple of pi/2 become that multiple, listed in ``provenance.notes`` (default
-    ``None``: no change). See the module docstring for what is merged, locked and checked.
+    end-effector link (default: the end of the movable joints when they form one
+    chain; a tree whose movable joints branch needs it). ``allow_massless``: accept
+    moving links without ``<inertial>`` as massless. ``snap_angles``: a tolerance in
+    radians; ``<origin rpy>`` angles this close to a multiple of pi/2 become that
+    multiple, listed in ``provenance.notes`` (default ``None``: no change). See the
+    module docstring for what is merged, locked and checked.
 
     Raises :class:`ModelError` naming the link or joint at fault; warns
     (:class:`UrdfWarning`) about non-physical bodies outside the chain.
@@ -450,16 +458,40 @@ def _subtree(base: str, child_joints) -> list[str]:
 
 
 def _choose_tip(source, frames, subtree, child_joints, base, tip):
+    """``tip`` checked, or the default, decided on the tree of movable joints under
+    ``base``: a movable joint's child is an *end* when no movable joint lies below it
+    (links hung on ``fixed`` joints are merged bodies, not ends). With one end, the tip
+    is that end, or the leaf of the fixed bodies below it when they form a single path
+    (a lone ``tool`` frame); several ends (the movable tree branches) are an error
+    listing them."""
     if tip is not None:
         if tip not in frames:
             raise ModelError(f"{source}: tip={_q(tip)} is not a link of the file; links: "
                              f"{_listing(frames)}")
         return tip
-    leaves = [link for link in subtree if not child_joints[link]]
-    if len(leaves) == 1:
-        return leaves[0]
-    raise ModelError(f"{source}: the tree under {_q(base)} has several leaves "
-                     f"({_listing(leaves)}); pass tip=... to choose the end effector")
+    below = _movable_below(subtree, child_joints)
+    ends = [joint.child for link in subtree for joint in child_joints[link]
+            if joint.type != "fixed" and not below[joint.child]]
+    if len(ends) == 1:
+        link = ends[0]
+        while len(child_joints[link]) == 1:
+            link = child_joints[link][0].child
+        return link if not child_joints[link] else ends[0]
+    if not ends:
+        raise ModelError(f"{source}: no movable joint (revolute, continuous, prismatic) under "
+                         f"{_q(base)}; nothing moves, so there is no chain to load")
+    raise ModelError(f"{source}: the movable joints under {_q(base)} branch into "
+                     f"{len(ends)} chains, ending at {_listing(ends)} (links behind fixed "
+                     "joints are merged, not counted); pass tip=... to choose the end effector")
+
+
+def _movable_below(subtree, child_joints) -> dict[str, bool]:
+    """For each link of ``subtree``: whether a non-fixed joint lies below it."""
+    below: dict[str, bool] = {}
+    for link in reversed(subtree):  # children come after their parent in ``subtree``
+        below[link] = any(joint.type != "fixed" or below[joint.child]
+                          for joint in child_joints[link])
+    return below
 
 
 def _path(source, parent_joint, base, tip) -> list[_Joint]:
