@@ -181,3 +181,20 @@ def test_bad_arguments_are_named(kwargs, message):
     robot = rd.load("planar-2r")
     with pytest.raises(InputError, match=message):
         rd.simulate(robot, **{"duration": 0.1, **kwargs})
+
+
+def test_limits_from_a_model_file_are_reported(tmp_path):
+    text = rd.models.path("pendulum").read_text().replace(
+        "    friction: {viscous: F, coulomb: 0}",
+        "    friction: {viscous: F, coulomb: 0}\n"
+        "    limits: {lower: -pi/4, upper: pi/4, velocity: 10}")
+    path = tmp_path / "limited.yaml"
+    path.write_text(text)
+    robot = rd.load(path)
+    assert robot.links[0].joint.limits == (-np.pi / 4, np.pi / 4, 10.0, np.inf)
+    with pytest.warns(rd.JointLimitWarning, match=r"joint1 position limit \[-0\.785398, "
+                                                    r"0\.785398\] first crossed at t = 0 s"):
+        rd.simulate(robot, [1.0], duration=0.2, dt=1e-3)
+    path.write_text(text.replace("upper: pi/4", "upper: -pi"))
+    with pytest.raises(rd.ModelError, match=r"links\[0\]\.limits: lower .* is above upper"):
+        rd.load(path)

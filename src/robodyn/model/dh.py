@@ -54,14 +54,16 @@ def dh_chain(
     gravity: la.Vec3,
     names: Sequence[str] | None = None,
     motors: Sequence[Motor] | None = None,
+    limits: Sequence[tuple | None] | None = None,
 ) -> Chain:
     """Build the chain of a DH table; ``inertials`` are given in the DH link frames."""
     names = names or [f"link{i + 1}" for i in range(len(rows))]
     motors = motors or [Motor() for _ in rows]
+    limits = limits or [None for _ in rows]
     links = []
     carry = Transform()  # from the previous chain link frame to where this joint frame starts
-    for row, inertial, friction, name, motor in zip(rows, inertials, frictions, names, motors,
-                                                    strict=True):
+    for row, inertial, friction, name, motor, limit in zip(rows, inertials, frictions, names,
+                                                           motors, limits, strict=True):
         if convention == MODIFIED:
             placement = Transform.rot_x(row.alpha) @ Transform.trans(x=row.a)
             placement = placement @ (
@@ -74,7 +76,7 @@ def dh_chain(
             after = Transform.trans(z=row.d) if revolute else Transform.rot_z(row.theta)
             after = after @ Transform.trans(x=row.a) @ Transform.rot_x(row.alpha)
         joint = Joint(type=row.joint, axis=(0, 0, 1), offset=row.offset, placement=placement,
-                      name=f"joint{len(links) + 1}")
+                      name=f"joint{len(links) + 1}", limits=limit)
         links.append(Link(name=name, joint=joint, inertial=_moved(inertial, after),
                           friction=friction, motor=motor))
         carry = after

@@ -19,6 +19,7 @@ The schema (README, "Model files")::
         inertia: [Ixx1, Iyy1, Izz1, 0, 0, 0]     # about the COM: xx, yy, zz, xy, xz, yz
         friction: {viscous: Fv1, coulomb: Fs1}   # optional
         motor: {inertia: Jm1, gear_ratio: G1}    # optional: adds G^2 Jm to M[i, i]
+        limits: {lower: -pi, upper: pi, velocity: 3, effort: 50}   # optional, reported
     values: {m1: 1.0, l1: 0.5, g: 9.81}
 
 Numbers may be expressions (:mod:`robodyn.model.expressions`); omitted ``com``
@@ -34,6 +35,7 @@ excerpt of a value.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -48,7 +50,8 @@ from .source import ModelSource, Provenance
 
 _TOP_KEYS = {"name", "dh", "gravity", "links", "values", "description", "planar", "tool"}
 _LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "friction",
-              "motor", "name"}
+              "motor", "limits", "name"}
+_LIMIT_KEYS = ("lower", "upper", "velocity", "effort")
 _MOTOR_KEYS = {"inertia", "gear_ratio"}
 _FRICTION_KEYS = {"viscous", "coulomb"}
 
@@ -207,7 +210,7 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
     if not isinstance(links, list) or not links:
         raise ModelError(f"{source}: links: expected a non-empty list of links (base to tip), "
                          f"got {excerpt(links)}")
-    rows, inertials, frictions, names, motors = [], [], [], [], []
+    rows, inertials, frictions, names, motors, limits = [], [], [], [], [], []
     for i, entry in enumerate(links):
         field = f"{source}: links[{i}]"
         if not isinstance(entry, Mapping):
@@ -241,6 +244,7 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
             raise ModelError(f"{field}.motor: expected a mapping {{inertia: Jm, gear_ratio: G}}, "
                              f"got {excerpt(motor)}")
         _no_unknown(motor, _MOTOR_KEYS, f"{field}.motor")
+        limits.append(_limits(entry.get("limits"), f"{field}.limits"))
         motors.append(Motor(
             parse_expression(motor.get("inertia", 0), f"{field}.motor.inertia"),
             parse_expression(motor.get("gear_ratio", 1), f"{field}.motor.gear_ratio"),
@@ -251,7 +255,7 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
         names.append(link_name)
 
     values = parse_values(data.get("values", {}) or {}, f"{source}: values")
-    chain = dh_chain(convention, rows, inertials, frictions, gravity, names, motors)
+    chain = dh_chain(convention, rows, inertials, frictions, gravity, names, motors, limits)
     tool = data.get("tool")
     if tool is not None:
         chain = replace(chain, tip=chain.tip @ _tool(tool, f"{source}: tool"))
@@ -287,6 +291,33 @@ def parse_values(values: object, field: str) -> dict[str, float]:
             raise ModelError(f"{field}.{name}: {excerpt(raw)} is not a real number") from None
         out[name] = number
     return out
+
+
+def _limits(value: object, field: str) -> tuple | None:
+    """``limits: {lower, upper, velocity, effort}`` (numbers or constant expressions such as
+    ``-pi/2``; a missing bound is unlimited): ``(lower, upper, velocity, effort)`` floats."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise ModelError(f"{field}: expected a mapping {{lower, upper, velocity, effort}}, got "
+                         f"{excerpt(value)}")
+    _no_unknown(value, set(_LIMIT_KEYS), field)
+    out = []
+    for key, default in zip(_LIMIT_KEYS, (-math.inf, math.inf, math.inf, math.inf), strict=True):
+        if key not in value:
+            out.append(default)
+            continue
+        expr = parse_expression(value[key], f"{field}.{key}")
+        if expr.free_symbols:
+            raise ModelError(f"{field}.{key}: must be a number, not depend on "
+                             f"{', '.join(sorted(map(str, expr.free_symbols)))}")
+        out.append(float(expr))
+    lower, upper, velocity, effort = out
+    if not lower <= upper:
+        raise ModelError(f"{field}: lower {lower:g} is above upper {upper:g}")
+    if not (velocity > 0 and effort > 0):
+        raise ModelError(f"{field}: velocity and effort limits must be positive")
+    return tuple(out)
 
 
 def _tool(value: object, field: str) -> Transform:
