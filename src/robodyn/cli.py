@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -174,10 +175,18 @@ def main(argv: list[str] | None = None) -> int:
         if problem:
             args.command_parser.error(problem)  # exits with status 2
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return args.func(args)
     except RobodynError as exc:
         print(f"robodyn: error: {exc}", file=sys.stderr)
         return 2
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings on the command line: one line each, ``robodyn: warning: ...``, no source
+    location (it would name robodyn's code, not anything the user wrote)."""
+    print(f"robodyn: warning: {message}", file=file or sys.stderr)
 
 
 if __name__ == "__main__":

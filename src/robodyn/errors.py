@@ -87,3 +87,21 @@ def _container_size(value) -> str:
                 stack.append(child)
     nested = f"over {_COUNT_CAP:,}" if count >= _COUNT_CAP else f"{count:,}"
     return f"{type(value).__name__} of {len(value):,} items, {nested} values nested"
+
+
+def warn(warning: Warning) -> None:
+    """Issue ``warning`` at the caller's first frame outside robodyn and the standard
+    library (what ``skip_file_prefixes`` does on Python 3.12+; a ``cached_property`` sits
+    between robodyn's frames), so it names the user's line, not ours."""
+    import functools  # noqa: PLC0415 - only when warning
+    import os  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+    import warnings  # noqa: PLC0415
+
+    skip = (os.path.dirname(os.path.abspath(__file__)) + os.sep,
+            os.path.dirname(os.path.abspath(functools.__file__)) + os.sep)
+    level, frame = 2, sys._getframe(1)  # stacklevel 2: the frame that called warn()
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(skip):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(warning, stacklevel=level)

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import sys
 import time
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,7 +33,7 @@ import numpy as np
 
 from .codegen.kernels import generated_function
 from .codegen.loops import loop_source
-from .errors import InputError, RobodynError
+from .errors import InputError, RobodynError, warn
 
 __all__ = ["simulate", "Simulation", "JointLimitWarning", "METHODS"]
 
@@ -410,5 +409,4 @@ def _report_limits(robot, sim: Simulation) -> None:
         sim.info["limits_crossed"] = crossed
         shown = "; ".join(crossed[:8]) + (f"; and {len(crossed) - 8} more" if len(crossed) > 8
                                           else "")
-        warnings.warn(f"simulate: joint limits crossed (not enforced): {shown}",
-                      JointLimitWarning, stacklevel=3)
+        warn(JointLimitWarning(f"simulate: joint limits crossed (not enforced): {shown}"))

@@ -30,7 +30,7 @@ import numpy as np
 import sympy as sp
 
 from .. import linalg3 as la
-from ..errors import ModelError, PhysicalConsistencyWarning, excerpt
+from ..errors import ModelError, PhysicalConsistencyWarning, excerpt, warn
 
 REVOLUTE = "revolute"
 PRISMATIC = "prismatic"
@@ -354,7 +354,7 @@ def _sign_problem(value: float) -> str:
 
 
 def check_inertia(mass, inertia, mass_field: str, inertia_field: str,
-                  tol: float = INERTIA_TOL, stacklevel: int = 6) -> None:
+                  tol: float = INERTIA_TOL) -> None:
     """One rigid body's mass and inertia tensor ``I`` about its centre of mass are physical:
     ``mass >= 0``; ``I = I^T``; its eigenvalues (principal moments) ``a <= b <= c`` are
     ``>= 0`` and should satisfy the triangle inequality ``a + b >= c`` (``c = int (x^2 +
@@ -382,14 +382,13 @@ def check_inertia(mass, inertia, mass_field: str, inertia_field: str,
             f"{c:.6g}); the principal moments of inertia must be >= 0"
         )
     if a + b < c - tol * scale:
-        warnings.warn(PhysicalConsistencyWarning(
+        warn(PhysicalConsistencyWarning(
             f"{inertia_field}: principal moments {a:.6g}, {b:.6g}, {c:.6g} break the triangle "
             f"inequality ({a:.6g} + {b:.6g} < {c:.6g}), so no rigid body has this inertia; "
             "robodyn computes with it as given. This is usual for planar models, where only "
             "the moment about the joint axis enters the dynamics (say planar: true in the "
             "model file), and for some published identified data. To make it an error: "
-            "warnings.simplefilter('error', robodyn.PhysicalConsistencyWarning)"),
-            stacklevel=stacklevel)
+            "warnings.simplefilter('error', robodyn.PhysicalConsistencyWarning)"))
 
 
 #: Rotation entries and axis components this close to 0 or +-1 are taken as exact

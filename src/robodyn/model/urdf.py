@@ -71,7 +71,7 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
-from ..errors import ModelError, PhysicalConsistencyWarning, UrdfWarning
+from ..errors import ModelError, PhysicalConsistencyWarning, UrdfWarning, warn
 from .chain import (
     PRISMATIC,
     REVOLUTE,
@@ -532,10 +532,10 @@ def _check_bodies(source, frames, bodies, owner, base, tip) -> None:
                 unused.append((link, exc))
     if unused:
         names = [link for link, _ in unused]
-        warnings.warn(UrdfWarning(
+        warn(UrdfWarning(
             f"{source}: {len(unused)} link(s) outside the chain from {_q(base)} to {_q(tip)} "
             f"have a non-physical <inertial> and are not used: {_listing(names, 5)} (first: "
-            f"{str(unused[0][1]).removeprefix(source + ': ')})"), stacklevel=4)
+            f"{str(unused[0][1]).removeprefix(source + ': ')})"), )
 
 
 def _snap_tolerance(tol) -> float | None:

@@ -36,12 +36,11 @@ written with ``repr`` (shortest text that reads back as the same float).
 from __future__ import annotations
 
 import math
-import warnings
 import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from ..errors import UrdfWarning
+from ..errors import UrdfWarning, warn
 from .chain import PRISMATIC, REVOLUTE, Chain
 from .urdf import GRAVITY
 
@@ -84,7 +83,7 @@ def chain_to_urdf(chain: Chain, name: str, comment: str = "") -> str:
         text = (f"URDF has no motor (armature) inertia: G^2 Jm of joint(s) "
                 f"{', '.join(armature[:10])}{' ...' if len(armature) > 10 else ''} is left out")
         notes.append(text)
-        warnings.warn(UrdfWarning(f"{name}: {text}"), stacklevel=3)
+        warn(UrdfWarning(f"{name}: {text}"))
 
     tip_rotation = np.array(chain.tip.rotation, dtype=float)
     tip_translation = np.array(chain.tip.translation, dtype=float)
