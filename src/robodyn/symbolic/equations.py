@@ -300,6 +300,23 @@ class Equations:
         results.append(("printed M, C, g, C qd equal the derived ones", ok))
         return Checks(tuple(results))
 
+    # -- checking an answer ----------------------------------------------------------
+    def compare(self, *, M=None, C=None, g=None, tau=None, Cqd=None, symbols=None):
+        """Check a student's answer entry by entry (:func:`.compare.compare`): returns a
+        :class:`~.compare.Comparison` with ``.ok``, ``.mistakes`` and a readable ``str()``.
+
+        >>> import robodyn as rd
+        >>> eq = rd.load("rp-arm").equations()
+        >>> print(eq.compare(M="[[Izz1 + Izz2 + m1*l1**2 + m2*d2**2, 0], [0, 2*m2]]",
+        ...                  symbols={"d2": "q2"}))
+        rp-arm: 1 mistake(s) in M (checked M)
+          - M22 differs: given - expected = m2 (expected m2, given 2*m2)
+          note: symbols read as d2 = q2
+        """
+        from .compare import compare
+
+        return compare(self, M=M, C=C, g=g, tau=tau, Cqd=Cqd, symbols=symbols)
+
     # -- numbers ---------------------------------------------------------------------
     def subs(self, values: Mapping[str | sp.Symbol, Any]) -> Equations:
         """The equations with numbers (or expressions) for some parameters, derived again
