@@ -30,15 +30,44 @@ def run(capsys, *argv) -> tuple[int, str]:
     return code, out.out
 
 
-@pytest.mark.parametrize("method", ["lagrange", "newton-euler"])
-def test_rp_arm_steps_golden(capsys, method):
-    code, out = run(capsys, "rp-arm", "--steps", "--method", method)
+@pytest.mark.parametrize("model, method", [("rp-arm", "lagrange"), ("rp-arm", "newton-euler"),
+                                           ("planar-2r-point-mass", "newton-euler")])
+def test_steps_golden(capsys, model, method):
+    code, out = run(capsys, model, "--steps", "--method", method, "--format", "text")
     assert code == 0
-    golden = GOLDEN / f"derive_rp-arm_steps_{method}.txt"
+    golden = GOLDEN / f"derive_{model}_steps_{method}.txt"
     if os.environ.get("ROBODYN_UPDATE_GOLDEN"):
         golden.parent.mkdir(exist_ok=True)
         golden.write_text(out)
     assert out == golden.read_text(), f"layout changed; see the module docstring ({golden})"
+
+
+@pytest.mark.parametrize("method", ["lagrange", "newton-euler"])
+def test_given_section_comes_first_with_the_lecture_data(method):
+    """The Given section precedes every step: the DH table, A_i and T_i = A_1 A_2 (rp-arm:
+    link 2's origin at d2 along the link, (q2 cos q1, q2 sin q1, 0)), the COM vectors,
+    inertia tensors and gravity; Newton-Euler adds w_0, wd_0, vd_0 = -g0, f_3, n_3."""
+    eq = equations(rd.load("rp-arm"), method=method)
+    sections = [s.section for s in eq.steps]
+    k = sections.count("Given")
+    assert k > 10 and sections[:k] == ["Given"] * k
+    given = {s.lhs: s.expression for s in eq.steps if s.section == "Given"}
+    (q1, q2), _ = eq.q, eq.qd
+    g, m2 = sp.symbols("g m2")
+    assert given["DH"][:, 2:] == sp.Matrix([[0, q1 + sp.pi / 2], [q2, 0]])
+    T2 = given["T_2"]
+    assert sp.simplify(T2[:3, 3] - sp.Matrix([q2 * sp.cos(q1), q2 * sp.sin(q1), 0])) \
+        == sp.zeros(3, 1)
+    assert T2[3, :] == sp.Matrix([[0, 0, 0, 1]])
+    # T_2 = A_1 A_2
+    assert sp.simplify(given["A_1"] * given["A_2"] - T2) == sp.zeros(4, 4)
+    assert given["m_2"] == m2 and given["c_2"] == sp.zeros(3, 1)
+    assert given["g0"] == sp.Matrix([0, -g, 0])
+    if method == "newton-euler":
+        assert given["vd_0"] == sp.Matrix([0, g, 0])
+        assert given["w_0 = wd_0"] == sp.zeros(3, 1) and given["f_3 = n_3"] == sp.zeros(3, 1)
+    else:
+        assert "vd_0" not in given
 
 
 def test_lagrange_steps_are_those_written_by_hand():

@@ -20,7 +20,7 @@ from sympy.polys.rings import PolyElement
 from ..errors import InputError, ModelError
 from ..model.chain import Chain
 from ..model.expressions import number
-from .derivation import Derivation, RawStep
+from .derivation import Derivation, RawStep, given_steps
 from .numeric import NumericEquations
 from .simplify import polys_equal, textbook, textbook_matrix
 
@@ -90,6 +90,9 @@ class Equations:
         self.defaults = dict(defaults or {})
         #: Which frames the steps are written in (set by :func:`robodyn.symbolic.equations`).
         self.frames_note = ""
+        #: The DH table and its convention, when the model has one (for the Given section).
+        self.dh_rows: tuple = ()
+        self.convention: str | None = None
 
     # -- the equations ----------------------------------------------------------------
     @property
@@ -194,7 +197,8 @@ class Equations:
     @cached_property
     def steps(self) -> list[Step]:
         """The derivation, step by step (see :class:`Step`), ending with M, C, g, tau."""
-        out = [self._step(s) for s in self._d.steps]
+        given = given_steps(self._d, self.dh_rows, self.convention)
+        out = [self._step(s) for s in given + self._d.steps]
         return out + self._closing_steps()
 
     def _value(self, value):

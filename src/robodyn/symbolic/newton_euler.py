@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from sympy import QQ
 
-from .. import linalg3 as la
 from ..dynamics.kinematics import joint_transform
 from ..dynamics.rnea import rnea
 from ..model.chain import REVOLUTE, Chain
@@ -94,10 +93,6 @@ def newton_euler(chain: Chain, ring: TrigRing) -> Derivation:
         steps.append(RawStep(
             SECTION_FRAMES, f"Frame {k} in frame {k - 1}: origin", f"r_{k}", f"r_{{{k}}}",
             vec(origin, ring)))
-    base = vec(la.neg(chain_r.gravity), ring)
-    steps.append(RawStep(SECTION_OUTWARD, "Base: gravity as an upward acceleration of the base",
-                         "vd_0", r"\dot v_{0}", base, "-g0 (w_0 = wd_0 = 0)",
-                         r"-g_0 \quad (\omega_0 = \dot\omega_0 = 0)"))
     for name, i, value in records:
         revolute = chain.links[i - 1].joint.type == REVOLUTE
         table = _OUTWARD if name in _OUTWARD else _INWARD
