@@ -188,3 +188,48 @@ def test_latex_compiles(tmp_path, capsys, argv):
                             cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout[-3000:]
     assert (tmp_path / "eom.pdf").is_file()
+
+
+def test_display_names_from_the_model_file_in_latex():
+    """rp-arm's ``display: {q1: theta_1, q2: d_2}``: LaTeX writes the lecture's names
+    and their rates; the text form keeps q1, q2 (it reads back) and lists the notation."""
+    eq = equations(rd.load("rp-arm"))
+    tex = eq.latex()
+    assert r"\dot{\theta}_{1}" in tex and r"m_{2}\,d_{2}\,\dot{d}_{2}" in tex
+    assert "q_{1}" not in tex and "q_{2}" not in tex
+    text = eq.text()
+    assert "notation: q1 = theta_1, q2 = d_2" in text and "m2*q2*qd2" in text
+
+
+def test_com_vectors_are_bold_and_do_not_clash_with_parameters():
+    eq = equations(rd.load("planar-2r"), method="newton-euler")
+    tex = eq.latex(steps=True)
+    assert r"\mathbf{c}_{1}" in tex            # the COM vector of link 1
+    assert r"c_{1}^{2}" in tex                 # the parameter c1 in M11
+
+
+def test_display_key_is_checked():
+    from robodyn.model.yaml_file import parse_model
+
+    base = {"links": [{"joint": "revolute", "a": "l1", "mass": "m1", "com": [0, 0, 0]}]}
+    model = parse_model({**base, "display": {"q1": "theta_1", "l1": r"\ell_{1}"}})
+    assert dict(model.provenance.display) == {"q1": "theta_1", "l1": r"\ell_{1}"}
+    with pytest.raises(rd.ModelError, match="display: 'q2' is not a joint variable"):
+        parse_model({**base, "display": {"q2": "d_2"}})
+    with pytest.raises(rd.ModelError, match="not a display name"):
+        parse_model({**base, "display": {"q1": "$\\input{x}$"}})
+    with pytest.raises(rd.ModelError, match="expected a mapping"):
+        parse_model({**base, "display": ["q1"]})
+
+
+def test_numbers_print_as_the_model_wrote_them():
+    from robodyn.model.yaml_file import parse_model
+    from robodyn.robot import from_source
+
+    model = parse_model({"links": [{"joint": "revolute", "a": 0.3, "mass": 2.5,
+                                    "com": [-0.1, 0, 0]}], "gravity": [0, -9.81, 0]})
+    text = equations(from_source(model)).text(steps=True)
+    # the COM at 0.3 - 0.1 from the joint, the rounding of the subtraction not shown
+    assert "c_1 = [0.2, 0, 0]^T" in text and "0.1999" not in text
+    assert "g0 = [0, -9.81, 0]" in text and "m_1 = 2.5" in text
+    assert "tau1 = 0.1*qdd1 + 4.905*cos(q1)" in text

@@ -113,6 +113,8 @@ def equations(robot, method: str = "lagrange", *, values: Any = None,
     eq = derive(chain, method, h_e=h_e, name=name, defaults=defaults)
     eq.dh_rows = tuple(getattr(robot, "dh_rows", ()) or ())
     eq.convention = getattr(robot, "convention", None)
+    provenance = getattr(robot, "provenance", None)
+    eq.display = dict(getattr(provenance, "display", ()) or ())
     if len(eq.dh_rows) != eq.dof:  # a chain cut from a longer table: no table to show
         eq.dh_rows = ()
     if getattr(robot, "convention", None) == "standard":

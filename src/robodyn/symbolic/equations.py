@@ -93,6 +93,8 @@ class Equations:
         #: The DH table and its convention, when the model has one (for the Given section).
         self.dh_rows: tuple = ()
         self.convention: str | None = None
+        #: Display names from the model file (``{"q2": "d_2"}``), for printing only.
+        self.display: dict[str, str] = {}
 
     # -- the equations ----------------------------------------------------------------
     @property

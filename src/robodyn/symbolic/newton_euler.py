@@ -49,8 +49,8 @@ _OUTWARD = {
             r" \times \dot q_{{{k}}} z_{{{k}}} + \ddot q_{{{k}}}\, z_{{{k}}}")),
     "vdc": ("linear acceleration of the centre of mass", "vdc_{k}", r"\dot v_{{c{k}}}",
             ("vd_{k} + wd_{k} x c_{k} + w_{k} x (w_{k} x c_{k})",) * 2,
-            (r"\dot v_{{{k}}} + \dot\omega_{{{k}}} \times c_{{{k}}} + \omega_{{{k}}} \times "
-             r"(\omega_{{{k}}} \times c_{{{k}}})",) * 2),
+            (r"\dot v_{{{k}}} + \dot\omega_{{{k}}} \times \mathbf{{c}}_{{{k}}} + "
+             r"\omega_{{{k}}} \times (\omega_{{{k}}} \times \mathbf{{c}}_{{{k}}})",) * 2),
     "F": ("Newton: inertial force", "F_{k}", r"F_{{{k}}}",
           ("m_{k} vdc_{k}",) * 2, (r"m_{{{k}}}\, \dot v_{{c{k}}}",) * 2),
     "N": ("Euler: inertial moment", "N_{k}", r"N_{{{k}}}",
@@ -64,8 +64,9 @@ _INWARD = {
           (r"R_{{{c}}} f_{{{c}}} + F_{{{k}}}", r"F_{{{k}}}")),
     "n": ("moment exerted on link {k} by link {p}", "n_{k}", r"n_{{{k}}}",
           ("N_{k} + R_{c} n_{c} + c_{k} x F_{k} + r_{c} x R_{c} f_{c}", "N_{k} + c_{k} x F_{k}"),
-          (r"N_{{{k}}} + R_{{{c}}} n_{{{c}}} + c_{{{k}}} \times F_{{{k}}} + r_{{{c}}} \times "
-           r"R_{{{c}}} f_{{{c}}}", r"N_{{{k}}} + c_{{{k}}} \times F_{{{k}}}")),
+          (r"N_{{{k}}} + R_{{{c}}} n_{{{c}}} + \mathbf{{c}}_{{{k}}} \times F_{{{k}}} + "
+           r"r_{{{c}}} \times R_{{{c}}} f_{{{c}}}",
+           r"N_{{{k}}} + \mathbf{{c}}_{{{k}}} \times F_{{{k}}}")),
     "tau": ("joint torque (without friction)", "tau{k}", r"\tau_{{{k}}}",
             ("z_{k}^T n_{k}", "z_{k}^T f_{k}"),
             (r"z_{{{k}}}^T n_{{{k}}}", r"z_{{{k}}}^T f_{{{k}}}")),

@@ -46,6 +46,21 @@ def exact_str(expr) -> str:
     return _ExactStrPrinter({"order": None}).doprint(expr)
 
 
+class _PlainPrinter(StrPrinter):
+    """``str`` with each Float to 15 significant digits, trailing zeros dropped (``0.1``,
+    not ``0.100000000000000``; ``0.3 - 0.1`` as ``0.2``): numbers print as the model
+    wrote them. (JSON keeps every bit: :func:`exact_str`.)"""
+
+    def _print_Float(self, expr):
+        text = f"{float(expr):.15g}"
+        return text if any(c in text for c in ".en") else text + ".0"
+
+
+def plain(expr) -> str:
+    """The text form of ``expr`` (SymPy syntax, numbers as written)."""
+    return _PlainPrinter({"order": None}).doprint(expr)
+
+
 # -- text --------------------------------------------------------------------------------
 def _header_lines(eq: Equations) -> list[str]:
     joints = ", ".join(f"q{i + 1} {t}" for i, t in enumerate(eq.joint_types))
@@ -53,11 +68,13 @@ def _header_lines(eq: Equations) -> list[str]:
     lines = [f"Equations of motion of {eq.name} by {METHOD_NAMES[eq.method]}",
              f"  joints: {joints}",
              f"  parameters: {params}",
-             f"  gravity g0 = {list(eq.chain.gravity)} (base frame)"]
+             f"  gravity g0 = [{', '.join(plain(x) for x in eq.chain.gravity)}] (base frame)"]
     if eq.h_e:
         lines.append(f"  end-effector wrench h_e = {list(eq.h_e)} (base frame)")
     if eq.frames_note:
         lines.append(f"  frames: {eq.frames_note}")
+    if getattr(eq, "display", None):
+        lines.append("  notation: " + ", ".join(f"{k} = {v}" for k, v in eq.display.items()))
     return lines
 
 
@@ -70,10 +87,12 @@ def _index(eq: Equations, *idx: int) -> str:
 def _text_value(value) -> str:
     if isinstance(value, sp.MatrixBase):
         if value.shape[1] == 1:
-            return "[" + ", ".join(str(x) for x in value) + "]^T"
-        return "[" + ",\n ".join("[" + ", ".join(str(x) for x in value.row(r)) + "]"
+            if value.shape[0] == 1:
+                return plain(value[0, 0])
+            return "[" + ", ".join(plain(x) for x in value) + "]^T"
+        return "[" + ",\n ".join("[" + ", ".join(plain(x) for x in value.row(r)) + "]"
                                 for r in range(value.shape[0])) + "]"
-    return str(value)
+    return plain(value)
 
 
 def _text_equations(eq: Equations) -> list[str]:
@@ -81,18 +100,21 @@ def _text_equations(eq: Equations) -> list[str]:
     out = ["", "M(q) qdd + C(q, qd) qd + friction(qd) + g(q)"
            + (" + J(q)^T h_e" if eq.h_e else "") + " = tau", ""]
     out.append("M, inertia matrix (symmetric, M_ji = M_ij):")
-    out += [f"  M{_index(eq, i, j)} = {eq.M[i, j]}" for i in range(n) for j in range(i, n)]
+    out += [f"  M{_index(eq, i, j)} = {plain(eq.M[i, j])}"
+            for i in range(n) for j in range(i, n)]
     out.append("C, Coriolis and centrifugal matrix (Christoffel symbols of the first kind):")
-    out += [f"  C{_index(eq, i, j)} = {eq.C[i, j]}" for i in range(n) for j in range(n)]
+    out += [f"  C{_index(eq, i, j)} = {plain(eq.C[i, j])}"
+            for i in range(n) for j in range(n)]
     out.append("g, gravity torques:")
-    out += [f"  g{_index(eq, i)} = {eq.g[i]}" for i in range(n)]
+    out += [f"  g{_index(eq, i)} = {plain(eq.g[i])}" for i in range(n)]
     out.append("friction:")
-    out += [f"  friction{_index(eq, i)} = {eq.friction[i]}" for i in range(n)]
+    out += [f"  friction{_index(eq, i)} = {plain(eq.friction[i])}" for i in range(n)]
     if eq.h_e:
         out.append("J^T h_e, torques balancing the end-effector wrench:")
-        out += [f"  (J^T h_e){_index(eq, i)} = {eq.wrench_torques[i]}" for i in range(n)]
+        out += [f"  (J^T h_e){_index(eq, i)} = {plain(eq.wrench_torques[i])}"
+                for i in range(n)]
     out.append("Equations of motion:")
-    out += [f"  tau{_index(eq, i)} = {eq.tau[i]}" for i in range(n)]
+    out += [f"  tau{_index(eq, i)} = {plain(eq.tau[i])}" for i in range(n)]
     return out
 
 
@@ -129,12 +151,37 @@ def to_text(eq: Equations, steps: bool = False) -> str:
 
 
 # -- LaTeX -------------------------------------------------------------------------------
+def display_tex(name: str) -> str:
+    """LaTeX of a display name: ``theta_1`` as SymPy writes the symbol (``\\theta_{1}``);
+    a name with a backslash or braces is LaTeX already."""
+    if "\\" in name or "{" in name:
+        return name
+    return sp.latex(sp.Symbol(name))
+
+
 def _symbol_names(eq: Equations) -> dict:
+    """LaTeX names: ``q_{1}``, ``\\dot{q}_{1}``, or the model's display names."""
     names = {}
+    display = getattr(eq, "display", {}) or {}
     for i in range(eq.dof):
-        names[eq.q[i]] = f"q_{{{i + 1}}}"
-        names[eq.qd[i]] = rf"\dot{{q}}_{{{i + 1}}}"
-        names[eq.qdd[i]] = rf"\ddot{{q}}_{{{i + 1}}}"
+        shown = display.get(f"q{i + 1}")
+        if shown:
+            names[eq.q[i]] = display_tex(shown)
+            head, _, sub = shown.partition("_")
+            plain_name = "\\" not in shown and "{" not in shown
+            if plain_name and sub and head:  # theta_1: \dot{\theta}_{1}
+                head, sub = display_tex(head), f"_{{{sub}}}"
+            else:
+                head, sub = display_tex(shown), ""
+            names[eq.qd[i]] = rf"\dot{{{head}}}{sub}"
+            names[eq.qdd[i]] = rf"\ddot{{{head}}}{sub}"
+        else:
+            names[eq.q[i]] = f"q_{{{i + 1}}}"
+            names[eq.qd[i]] = rf"\dot{{q}}_{{{i + 1}}}"
+            names[eq.qdd[i]] = rf"\ddot{{q}}_{{{i + 1}}}"
+    for s in eq.params:
+        if s.name in display:
+            names[s] = display_tex(display[s.name])
     return names
 
 
@@ -206,7 +253,8 @@ def _tex_escape(text: str) -> str:
 
 def to_latex(eq: Equations, steps: bool = False, document: bool = False) -> str:
     method = METHOD_NAMES[eq.method].replace("-", "--")
-    joints = ", ".join(f"$q_{{{i + 1}}}$ {t}" for i, t in enumerate(eq.joint_types))
+    joints = ", ".join(f"${_tex(eq, q)}$ {t}" for q, t in zip(eq.q, eq.joint_types,
+                                                                strict=True))
     params = ", ".join(f"${_tex(eq, s)}$" for s in eq.params) or "none"
     out = [f"\\section*{{Equations of motion of {_tex_escape(eq.name)} by {method}}}",
            f"Joints: {joints}. Parameters: {params}. Gravity $g_0 = "
@@ -260,7 +308,8 @@ def _md_math(eq: Equations, lhs: str, expr, formula: str = "") -> str:
 
 
 def to_markdown(eq: Equations, steps: bool = False) -> str:
-    joints = ", ".join(f"$q_{{{i + 1}}}$ {t}" for i, t in enumerate(eq.joint_types))
+    joints = ", ".join(f"${_tex(eq, q)}$ {t}" for q, t in zip(eq.q, eq.joint_types,
+                                                                strict=True))
     params = ", ".join(f"${_tex(eq, s)}$" for s in eq.params) or "none"
     out = [f"# Equations of motion of {eq.name} by {METHOD_NAMES[eq.method]}", "",
            f"- joints: {joints}", f"- parameters: {params}",
