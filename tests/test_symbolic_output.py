@@ -233,3 +233,17 @@ def test_numbers_print_as_the_model_wrote_them():
     assert "c_1 = [0.2, 0, 0]^T" in text and "0.1999" not in text
     assert "g0 = [0, -9.81, 0]" in text and "m_1 = 2.5" in text
     assert "tau1 = 0.1*qdd1 + 4.905*cos(q1)" in text
+
+
+def test_pretty_output_is_math_wrapped_between_terms(capsys):
+    from robodyn.symbolic.render import to_pretty
+
+    eq = equations(rd.load("planar-2r"))
+    out = to_pretty(eq, width=70)
+    body = out.split("= tau")[1]
+    assert "q̇₁" in body and "sin(q₂)" in body and "qd1" not in body
+    assert max(len(line) for line in body.splitlines()) <= 75   # tau1 broken between terms
+    assert "  tau1 = c₂⋅g⋅m₂⋅cos(q₁ + q₂)" in body and "\n         + q̈₁⋅" in body
+    # in a pipe (not a terminal) derive prints the plain form that reads back
+    code, text = run(capsys, "planar-2r")
+    assert code == 0 and "qd1" in text and "q̇" not in text

@@ -84,7 +84,9 @@ def _index(eq: Equations, *idx: int) -> str:
     return "[" + ",".join(str(i + 1) for i in idx) + "]"
 
 
-def _text_value(value) -> str:
+def _text_value(value, fmt=None) -> str:
+    if fmt is not None:
+        return fmt(value)
     if isinstance(value, sp.MatrixBase):
         if value.shape[1] == 1:
             if value.shape[0] == 1:
@@ -95,30 +97,43 @@ def _text_value(value) -> str:
     return plain(value)
 
 
-def _text_equations(eq: Equations) -> list[str]:
+def _text_equations(eq: Equations, fmt=None) -> list[str]:
     n = eq.dof
+    show = _entry_formatter(fmt)
     out = ["", "M(q) qdd + C(q, qd) qd + friction(qd) + g(q)"
            + (" + J(q)^T h_e" if eq.h_e else "") + " = tau", ""]
     out.append("M, inertia matrix (symmetric, M_ji = M_ij):")
-    out += [f"  M{_index(eq, i, j)} = {plain(eq.M[i, j])}"
+    out += [show(f"  M{_index(eq, i, j)} = ", eq.M[i, j])
             for i in range(n) for j in range(i, n)]
     out.append("C, Coriolis and centrifugal matrix (Christoffel symbols of the first kind):")
-    out += [f"  C{_index(eq, i, j)} = {plain(eq.C[i, j])}"
+    out += [show(f"  C{_index(eq, i, j)} = ", eq.C[i, j])
             for i in range(n) for j in range(n)]
     out.append("g, gravity torques:")
-    out += [f"  g{_index(eq, i)} = {plain(eq.g[i])}" for i in range(n)]
+    out += [show(f"  g{_index(eq, i)} = ", eq.g[i]) for i in range(n)]
     out.append("friction:")
-    out += [f"  friction{_index(eq, i)} = {plain(eq.friction[i])}" for i in range(n)]
+    out += [show(f"  friction{_index(eq, i)} = ", eq.friction[i]) for i in range(n)]
     if eq.h_e:
         out.append("J^T h_e, torques balancing the end-effector wrench:")
-        out += [f"  (J^T h_e){_index(eq, i)} = {plain(eq.wrench_torques[i])}"
+        out += [show(f"  (J^T h_e){_index(eq, i)} = ", eq.wrench_torques[i])
                 for i in range(n)]
     out.append("Equations of motion:")
-    out += [f"  tau{_index(eq, i)} = {plain(eq.tau[i])}" for i in range(n)]
+    out += [show(f"  tau{_index(eq, i)} = ", eq.tau[i]) for i in range(n)]
     return out
 
 
-def _text_steps(eq: Equations) -> list[str]:
+def _entry_formatter(fmt):
+    """``show(prefix, expr)``: ``prefix`` + the expression, continuation lines indented."""
+    if hasattr(fmt, "show"):
+        return fmt.show
+
+    def show(prefix: str, expr) -> str:
+        text = plain(expr) if fmt is None else fmt(expr)
+        lines = text.split("\n")
+        return prefix + lines[0] + "".join("\n" + " " * len(prefix) + x for x in lines[1:])
+    return show
+
+
+def _text_steps(eq: Equations, fmt=None) -> list[str]:
     out = ["", f"Derivation by {METHOD_NAMES[eq.method]}, step by step"]
     section = None
     number = 0
@@ -132,7 +147,7 @@ def _text_steps(eq: Equations) -> list[str]:
         out.append(f"  ({count}) {step.title}")
         lhs = f"      {step.lhs} = "
         pad = " " * (len(lhs) - 2) + "= "
-        value = _text_value(step.expression).replace("\n", "\n" + " " * len(lhs))
+        value = _text_value(step.expression, fmt).replace("\n", "\n" + " " * len(lhs))
         if step.formula:
             out.append(lhs + step.formula)
             out.append(pad + value.replace("\n" + " " * len(lhs), "\n" + " " * len(pad)))
@@ -147,6 +162,91 @@ def to_text(eq: Equations, steps: bool = False) -> str:
         lines += _text_steps(eq)
         lines += ["", "Result"]
     lines += _text_equations(eq)
+    return "\n".join(lines) + "\n"
+
+
+def _pretty_symbols(eq: Equations) -> dict:
+    """``q1 -> q₁``, ``qd1 -> q̇₁``, ``qdd1 -> q̈₁`` (SymPy's pretty printer reads the
+    ``dot``/``ddot`` modifiers and ``_1`` subscripts)."""
+    table = {}
+    for i in range(eq.dof):
+        table[eq.q[i]] = sp.Symbol(f"q_{i + 1}")
+        table[eq.qd[i]] = sp.Symbol(f"qdot_{i + 1}")
+        table[eq.qdd[i]] = sp.Symbol(f"qddot_{i + 1}")
+    return table
+
+
+def _pretty_block(expr) -> tuple[list[str], int]:
+    """SymPy's Unicode picture of ``expr``: its lines and the index of its baseline."""
+    from sympy.printing.pretty.pretty import PrettyPrinter
+
+    form = PrettyPrinter({"use_unicode": True, "wrap_line": False, "order": "none"})._print(
+        expr)
+    return str(form).split("\n"), form.baseline
+
+
+def _pretty_wrapped(expr, columns: int) -> tuple[str, int]:
+    """``expr`` pretty-printed; a sum wider than ``columns`` is broken between its terms
+    (each continuation line starts with the sign of its first term), never inside one."""
+    lines, base = _pretty_block(expr)
+    if max(len(x) for x in lines) <= columns or not isinstance(expr, sp.Add):
+        return "\n".join(lines), base
+    rows, current = [], []
+    for term in expr.as_ordered_terms():
+        trial = current + [term]
+        block, _ = _pretty_block(sp.Add(*trial, evaluate=False))
+        if current and max(len(x) for x in block) > columns:
+            rows.append(current)
+            current = [term]
+        else:
+            current = trial
+    rows.append(current)
+    out, first_base = [], 0
+    for k, row in enumerate(rows):
+        block, base = _pretty_block(sp.Add(*row, evaluate=False))
+        if k:
+            first = row[0]
+            sign = "- " if first.could_extract_minus_sign() else "+ "
+            if sign == "- ":
+                block, base = _pretty_block(sp.Add(*([-first] + row[1:]), evaluate=False))
+            block = [(sign if i == base else "  ") + x for i, x in enumerate(block)]
+        else:
+            first_base = base
+        out.append("\n".join(block))
+    return "\n".join(out), first_base
+
+
+def _on_baseline(prefix: str, text: str, row: int) -> str:
+    """``prefix`` written on line ``row`` (the baseline) of ``text``, the other lines
+    indented as far."""
+    pad = " " * len(prefix)
+    return "\n".join((prefix if i == row else pad) + x
+                     for i, x in enumerate(text.split("\n")))
+
+
+def to_pretty(eq: Equations, steps: bool = False, width: int = 100) -> str:
+    """The text layout with every expression in SymPy's Unicode pretty printer
+    (``q̇₁``, ``sin(q₂)``, matrices laid out, fractions stacked), wrapped at ``width``
+    columns. For reading on a terminal; :func:`to_text` is the form for scripts."""
+    names = _pretty_symbols(eq)
+    columns = max(40, width - 14)
+
+    def fmt(expr) -> str:
+        if isinstance(expr, sp.MatrixBase) and expr.shape == (1, 1):
+            expr = expr[0, 0]
+        expr = expr.xreplace(names) if isinstance(expr, (sp.Basic, sp.MatrixBase)) else expr
+        return _pretty_wrapped(expr, columns)[0]
+
+    def show(prefix: str, expr) -> str:
+        expr = expr.xreplace(names) if isinstance(expr, sp.Basic) else expr
+        return _on_baseline(prefix, *_pretty_wrapped(expr, columns))
+
+    fmt.show = show
+    lines = _header_lines(eq)
+    if steps:
+        lines += _text_steps(eq, fmt)
+        lines += ["", "Result"]
+    lines += _text_equations(eq, fmt)
     return "\n".join(lines) + "\n"
 
 
@@ -389,5 +489,5 @@ def to_json(eq: Equations, steps: bool = False) -> str:
     return json.dumps(to_dict(eq, steps=steps), indent=2) + "\n"
 
 
-__all__ = ["to_text", "to_latex", "to_markdown", "to_json", "to_dict", "exact_str",
-           "latex_summary"]
+__all__ = ["to_text", "to_pretty", "plain", "to_latex", "to_markdown", "to_json", "to_dict",
+           "exact_str", "latex_summary"]
