@@ -30,15 +30,44 @@ def run(capsys, *argv) -> tuple[int, str]:
     return code, out.out
 
 
-@pytest.mark.parametrize("method", ["lagrange", "newton-euler"])
-def test_rp_arm_steps_golden(capsys, method):
-    code, out = run(capsys, "rp-arm", "--steps", "--method", method)
+@pytest.mark.parametrize("model, method", [("rp-arm", "lagrange"), ("rp-arm", "newton-euler"),
+                                           ("planar-2r-point-mass", "newton-euler")])
+def test_steps_golden(capsys, model, method):
+    code, out = run(capsys, model, "--steps", "--method", method, "--format", "text")
     assert code == 0
-    golden = GOLDEN / f"derive_rp-arm_steps_{method}.txt"
+    golden = GOLDEN / f"derive_{model}_steps_{method}.txt"
     if os.environ.get("ROBODYN_UPDATE_GOLDEN"):
         golden.parent.mkdir(exist_ok=True)
         golden.write_text(out)
     assert out == golden.read_text(), f"layout changed; see the module docstring ({golden})"
+
+
+@pytest.mark.parametrize("method", ["lagrange", "newton-euler"])
+def test_given_section_comes_first_with_the_lecture_data(method):
+    """The Given section precedes every step: the DH table, A_i and T_i = A_1 A_2 (rp-arm:
+    link 2's origin at d2 along the link, (q2 cos q1, q2 sin q1, 0)), the COM vectors,
+    inertia tensors and gravity; Newton-Euler adds w_0, wd_0, vd_0 = -g0, f_3, n_3."""
+    eq = equations(rd.load("rp-arm"), method=method)
+    sections = [s.section for s in eq.steps]
+    k = sections.count("Given")
+    assert k > 10 and sections[:k] == ["Given"] * k
+    given = {s.lhs: s.expression for s in eq.steps if s.section == "Given"}
+    (q1, q2), _ = eq.q, eq.qd
+    g, m2 = sp.symbols("g m2")
+    assert given["DH"][:, 2:] == sp.Matrix([[0, q1 + sp.pi / 2], [q2, 0]])
+    T2 = given["T_2"]
+    assert sp.simplify(T2[:3, 3] - sp.Matrix([q2 * sp.cos(q1), q2 * sp.sin(q1), 0])) \
+        == sp.zeros(3, 1)
+    assert T2[3, :] == sp.Matrix([[0, 0, 0, 1]])
+    # T_2 = A_1 A_2
+    assert sp.simplify(given["A_1"] * given["A_2"] - T2) == sp.zeros(4, 4)
+    assert given["m_2"] == m2 and given["c_2"] == sp.zeros(3, 1)
+    assert given["g0"] == sp.Matrix([0, -g, 0])
+    if method == "newton-euler":
+        assert given["vd_0"] == sp.Matrix([0, g, 0])
+        assert given["w_0 = wd_0"] == sp.zeros(3, 1) and given["f_3 = n_3"] == sp.zeros(3, 1)
+    else:
+        assert "vd_0" not in given
 
 
 def test_lagrange_steps_are_those_written_by_hand():
@@ -159,3 +188,62 @@ def test_latex_compiles(tmp_path, capsys, argv):
                             cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout[-3000:]
     assert (tmp_path / "eom.pdf").is_file()
+
+
+def test_display_names_from_the_model_file_in_latex():
+    """rp-arm's ``display: {q1: theta_1, q2: d_2}``: LaTeX writes the lecture's names
+    and their rates; the text form keeps q1, q2 (it reads back) and lists the notation."""
+    eq = equations(rd.load("rp-arm"))
+    tex = eq.latex()
+    assert r"\dot{\theta}_{1}" in tex and r"m_{2}\,d_{2}\,\dot{d}_{2}" in tex
+    assert "q_{1}" not in tex and "q_{2}" not in tex
+    text = eq.text()
+    assert "notation: q1 = theta_1, q2 = d_2" in text and "m2*q2*qd2" in text
+
+
+def test_com_vectors_are_bold_and_do_not_clash_with_parameters():
+    eq = equations(rd.load("planar-2r"), method="newton-euler")
+    tex = eq.latex(steps=True)
+    assert r"\mathbf{c}_{1}" in tex            # the COM vector of link 1
+    assert r"c_{1}^{2}" in tex                 # the parameter c1 in M11
+
+
+def test_display_key_is_checked():
+    from robodyn.model.yaml_file import parse_model
+
+    base = {"links": [{"joint": "revolute", "a": "l1", "mass": "m1", "com": [0, 0, 0]}]}
+    model = parse_model({**base, "display": {"q1": "theta_1", "l1": r"\ell_{1}"}})
+    assert dict(model.provenance.display) == {"q1": "theta_1", "l1": r"\ell_{1}"}
+    with pytest.raises(rd.ModelError, match="display: 'q2' is not a joint variable"):
+        parse_model({**base, "display": {"q2": "d_2"}})
+    with pytest.raises(rd.ModelError, match="not a display name"):
+        parse_model({**base, "display": {"q1": "$\\input{x}$"}})
+    with pytest.raises(rd.ModelError, match="expected a mapping"):
+        parse_model({**base, "display": ["q1"]})
+
+
+def test_numbers_print_as_the_model_wrote_them():
+    from robodyn.model.yaml_file import parse_model
+    from robodyn.robot import from_source
+
+    model = parse_model({"links": [{"joint": "revolute", "a": 0.3, "mass": 2.5,
+                                    "com": [-0.1, 0, 0]}], "gravity": [0, -9.81, 0]})
+    text = equations(from_source(model)).text(steps=True)
+    # the COM at 0.3 - 0.1 from the joint, the rounding of the subtraction not shown
+    assert "c_1 = [0.2, 0, 0]^T" in text and "0.1999" not in text
+    assert "g0 = [0, -9.81, 0]" in text and "m_1 = 2.5" in text
+    assert "tau1 = 0.1*qdd1 + 4.905*cos(q1)" in text
+
+
+def test_pretty_output_is_math_wrapped_between_terms(capsys):
+    from robodyn.symbolic.render import to_pretty
+
+    eq = equations(rd.load("planar-2r"))
+    out = to_pretty(eq, width=70)
+    body = out.split("= tau")[1]
+    assert "q̇₁" in body and "sin(q₂)" in body and "qd1" not in body
+    assert max(len(line) for line in body.splitlines()) <= 75   # tau1 broken between terms
+    assert "  tau1 = c₂⋅g⋅m₂⋅cos(q₁ + q₂)" in body and "\n         + q̈₁⋅" in body
+    # in a pipe (not a terminal) derive prints the plain form that reads back
+    code, text = run(capsys, "planar-2r")
+    assert code == 0 and "qd1" in text and "q̇" not in text

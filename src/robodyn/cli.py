@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from . import models
+from .cli_check import add_check_command
 from .cli_export import add_export_command
 from .cli_motion import DEMO_DIR, add_motion_commands, tour
 from .errors import RobodynError
@@ -164,6 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(models_of=lambda a: [a.model], command_parser=p)
     add_motion_commands(sub, parents)
     add_export_command(sub, parents)
+    add_check_command(sub, parents)
     return parser
 
 

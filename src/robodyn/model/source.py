@@ -22,7 +22,9 @@ class Provenance:
     ``convention``: ``"standard"``/``"modified"`` when the geometry came from a DH table,
     with its rows in ``dh_rows``; ``locked``: the URDF joints held at ``q = 0`` because
     they leave the chosen chain (a gripper's fingers); ``notes``: what the loader
-    changed on the way (e.g. angles snapped to right angles), one line each.
+    changed on the way (e.g. angles snapped to right angles), one line each;
+    ``display``: ``(symbol, display name)`` pairs from the model file's ``display:`` key
+    (``q2 -> d_2``), the lecture's notation for printed derivations.
     """
 
     loader: str = ""
@@ -31,6 +33,7 @@ class Provenance:
     dh_rows: tuple[Any, ...] = ()
     locked: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    display: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -36,6 +36,7 @@ excerpt of a value.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -48,7 +49,10 @@ from .dh import CONVENTIONS, STANDARD, DHRow, dh_chain
 from .expressions import check_parameter_name, parse_expression, symbol
 from .source import ModelSource, Provenance
 
-_TOP_KEYS = {"name", "dh", "gravity", "links", "values", "description", "planar", "tool"}
+_TOP_KEYS = {"name", "dh", "gravity", "links", "values", "description", "planar", "tool",
+             "display"}
+#: A display name: a name or a short piece of LaTeX (``theta_1``, ``\\ell_{c_1}``).
+_DISPLAY = re.compile(r"^[A-Za-z0-9_{}\\ ^']{1,40}$")
 _LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "friction",
               "motor", "limits", "name"}
 _LIMIT_KEYS = ("lower", "upper", "velocity", "effort")
@@ -269,9 +273,32 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
     description = data.get("description", "")
     if not isinstance(description, str):
         raise ModelError(f"{source}: description: expected a string")
+    display = _display(data.get("display"), chain, f"{source}: display")
     provenance = Provenance(loader="yaml", path=source, convention=convention,
-                            dh_rows=tuple(rows))
+                            dh_rows=tuple(rows), display=display)
     return ModelSource(name.strip(), chain, values, description.strip(), provenance)
+
+
+def _display(value: object, chain, field: str) -> tuple[tuple[str, str], ...]:
+    """``display: {q2: d_2, ml2: "m_{l_2}"}``: how printed derivations name a joint
+    variable (``q1``..) or a parameter; each key must be one of the model's, each value
+    a name or short LaTeX (at most 40 characters of letters, digits, ``_ { } \\ ^ '``)."""
+    if value is None:
+        return ()
+    if not isinstance(value, Mapping):
+        raise ModelError(f"{field}: expected a mapping {{symbol: display name}}, got "
+                         f"{excerpt(value)}")
+    known = {str(s) for s in chain.free_symbols()} | {f"q{i}" for i in range(1, chain.dof + 1)}
+    out = []
+    for key, name in value.items():
+        if str(key) not in known:
+            raise ModelError(f"{field}: {excerpt(key, 40)} is not a joint variable (q1..q"
+                             f"{chain.dof}) or a parameter of the model")
+        if not isinstance(name, str) or not _DISPLAY.match(name):
+            raise ModelError(f"{field}.{key}: {excerpt(name, 40)} is not a display name "
+                             "(letters, digits, _ { } \\ ^ ', at most 40 characters)")
+        out.append((str(key), name))
+    return tuple(sorted(out))
 
 
 def parse_values(values: object, field: str) -> dict[str, float]:

@@ -111,6 +111,12 @@ def equations(robot, method: str = "lagrange", *, values: Any = None,
     """
     chain, name, defaults = _chain_of(robot, values)
     eq = derive(chain, method, h_e=h_e, name=name, defaults=defaults)
+    eq.dh_rows = tuple(getattr(robot, "dh_rows", ()) or ())
+    eq.convention = getattr(robot, "convention", None)
+    provenance = getattr(robot, "provenance", None)
+    eq.display = dict(getattr(provenance, "display", ()) or ())
+    if len(eq.dh_rows) != eq.dof:  # a chain cut from a longer table: no table to show
+        eq.dh_rows = ()
     if getattr(robot, "convention", None) == "standard":
         eq.frames_note = ("standard DH: link frame i is frame i-1 turned by joint i (origin on "
                           "joint i's axis); DH frame i is a constant transform away")

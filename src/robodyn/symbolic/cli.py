@@ -15,7 +15,7 @@ import argparse
 import math
 import sys
 
-FORMATS = ("text", "latex", "markdown", "json")
+FORMATS = ("pretty", "text", "latex", "markdown", "json")
 
 
 def parse_values(text: str) -> dict[str, float | int] | bool:
@@ -52,7 +52,16 @@ def _cmd_derive(args: argparse.Namespace) -> int:
     values = args.values  # None (symbolic), True (the model's defaults) or {name: number}
     eq = equations(robot, method=args.method, values=values, h_e=args.h_e)
     fmt = args.format
-    if fmt == "text":
+    if fmt is None:  # math on a terminal, the plain form that reads back in a pipe
+        fmt = "pretty" if sys.stdout.isatty() else "text"
+    if fmt == "pretty":
+        import shutil
+
+        from .render import to_pretty
+
+        out = to_pretty(eq, steps=args.steps, width=shutil.get_terminal_size((100, 24)).columns)
+        fmt = "text"  # the verification report below is plain text
+    elif fmt == "text":
         out = eq.text(steps=args.steps)
     elif fmt == "latex":
         out = eq.latex(steps=args.steps, document=True)
@@ -112,7 +121,10 @@ def add_derive_command(subparsers, parents=()) -> argparse.ArgumentParser:
                    help="prove that both methods give identical equations and check the "
                         "structure (M symmetric, dM/dt - 2C skew-symmetric); exit status 1 if "
                         "not")
-    p.add_argument("--format", default="text", choices=FORMATS, help="output format")
+    p.add_argument("--format", default=None, choices=FORMATS,
+                   help="output format: pretty (Unicode math, wrapped at the terminal width; "
+                        "the default on a terminal), text (SymPy syntax that reads back; the "
+                        "default in a pipe), latex, markdown, json")
     p.add_argument("--values", nargs="?", const=True, default=None, type=parse_values,
                    metavar="NAME=NUM,..",
                    help="substitute numbers: alone, the model's default values; or a list "

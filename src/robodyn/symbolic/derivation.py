@@ -20,7 +20,7 @@ from sympy.polys.rings import PolyElement
 
 from .. import linalg3 as la
 from ..dynamics.friction import friction_torques
-from ..dynamics.kinematics import jacobian, link_poses
+from ..dynamics.kinematics import jacobian, joint_transform, link_poses
 from ..dynamics.ops import SYMPY
 from ..model.chain import SNAP, Chain, Transform, snap
 from ..model.expressions import to_sympy
@@ -205,3 +205,105 @@ def finish(d: Derivation, chain_r: Chain, q_args) -> None:
 
 def pose_list(chain_r: Chain, q_args, ring: TrigRing):
     return link_poses(chain_r, q_args, ring.ops())
+
+
+SECTION_GIVEN = "Given"
+
+
+def given_steps(d: Derivation, dh_rows=(), convention: str | None = None) -> list[RawStep]:
+    """The data a derivation starts from, as the lecture lists them before any step:
+
+    * the DH table (joint variable added: ``theta_i = q_i + theta_i0`` for a revolute
+      joint, ``d_i = q_i + d_i0`` for a prismatic one), or the joint placements of a
+      URDF chain (origin, rotation, axis);
+    * each ``A_i`` (link frame ``i`` in frame ``i-1``, homogeneous 4x4) and the products
+      ``T_i = A_1 ... A_i`` (``R_i``, ``o_i`` of link frame ``i`` in the base frame);
+    * each link's mass, COM vector ``c_i`` and inertia tensor ``I_i`` (about the COM),
+      both in link frame ``i``; gravity ``g0`` in the base frame;
+    * for Newton–Euler the boundary values ``w_0 = wd_0 = 0``, ``vd_0 = -g0`` and
+      ``f_{n+1} = n_{n+1} = 0`` (a wrench ``h_e`` enters as ``J^T h_e``).
+    """
+    ring, chain = d.ring, d.chain
+    chain_r = ring.chain(chain)
+    q_args = ring.joint_arguments()[0]
+    ops = ring.ops()
+    steps: list[RawStep] = []
+    S = SECTION_GIVEN
+    n = ring.dof
+    if dh_rows:
+        table = []
+        for i, row in enumerate(dh_rows):
+            qi = ring.q[i]
+            theta = qi + row.theta if row.joint == "revolute" else row.theta
+            dd = qi + row.d if row.joint == "prismatic" else row.d
+            table.append([to_sympy(row.a), to_sympy(row.alpha), to_sympy(dd), to_sympy(theta)])
+        name = "modified (Craig): a_{i-1}, alpha_{i-1}" if convention == "modified" else \
+            "standard: a_i, alpha_i"
+        steps.append(RawStep(S, f"DH table ({name}, d_i, theta_i; row i = joint i)",
+                             "DH", r"\mathrm{DH}", sp.Matrix(table)))
+    else:
+        for i, link in enumerate(chain.links):
+            k = i + 1
+            p = link.joint.placement
+            steps.append(RawStep(
+                S, f"Joint {k} ({link.joint.type}): axis in link frame {k}", f"a_{k}",
+                rf"\mathbf{{a}}_{{{k}}}", sp.Matrix([to_sympy(x) for x in link.joint.axis])))
+            steps.append(RawStep(
+                S, f"Joint {k}: placement in frame {k - 1} (rotation, origin)",
+                f"P_{k}", rf"P_{{{k}}}", sp.Matrix([[to_sympy(x) for x in row]
+                                                   + [to_sympy(p.translation[r])]
+                                                   for r, row in enumerate(p.rotation)])))
+    rot_0, pos_0 = la.IDENTITY3, la.ZERO3
+    products = []
+    for i, link in enumerate(chain_r.links):
+        k = i + 1
+        rot, origin = joint_transform(link.joint, q_args[i], ops)
+        steps.append(RawStep(
+            S, f"Link frame {k} in frame {k - 1}", f"A_{k}", rf"A_{{{k}}}", _homogeneous(
+                ring, rot, origin), "[R, r; 0, 1]", r"\begin{bmatrix} R & r \\ 0 & 1"
+            r"\end{bmatrix}"))
+        pos_0 = la.add(pos_0, la.matvec(rot_0, origin))
+        rot_0 = la.matmul(rot_0, rot)
+        products.append((rot_0, pos_0))
+    for i, (rot, origin) in enumerate(products):
+        if i == 0:
+            continue
+        k = i + 1
+        lhs = " ".join(f"A_{j}" for j in range(1, k + 1))
+        steps.append(RawStep(
+            S, f"Link frame {k} in the base frame: [R_{k}, o_{k}; 0, 1]", f"T_{k}",
+            rf"T_{{{k}}}", _homogeneous(ring, rot, origin), lhs,
+            " ".join(f"A_{{{j}}}" for j in range(1, k + 1))))
+    for i, link in enumerate(chain_r.links):
+        k = i + 1
+        inertial = link.inertial
+        steps.append(RawStep(S, f"Link {k}: mass", f"m_{k}", rf"m_{{{k}}}",
+                             poly(inertial.mass, ring)))
+        steps.append(RawStep(S, f"Link {k}: centre of mass in link frame {k}", f"c_{k}",
+                             rf"\mathbf{{c}}_{{{k}}}", vec(inertial.com, ring)))
+        steps.append(RawStep(S, f"Link {k}: inertia tensor about the centre of mass, link "
+                             f"frame {k}", f"I_{k}", rf"\mathbf{{I}}_{{{k}}}",
+                             [list(vec(row, ring)) for row in inertial.inertia]))
+        if poly(link.motor.armature, ring) != ring.zero:
+            steps.append(RawStep(S, f"Motor {k}: reflected rotor inertia", f"G{k}^2 Jm{k}",
+                                 rf"G_{{{k}}}^2 J_{{m{k}}}", poly(link.motor.armature, ring)))
+    steps.append(RawStep(S, "Gravity (base frame)", "g0", r"\mathbf{g}_0",
+                         vec(chain_r.gravity, ring)))
+    if d.method == "newton-euler":
+        zero = (ring.zero,) * 3
+        steps += [
+            RawStep(S, "Base: angular velocity and acceleration", "w_0 = wd_0", r"\omega_0 = "
+                    r"\dot\omega_0", zero),
+            RawStep(S, "Base: gravity as an upward acceleration of the base", "vd_0",
+                    r"\dot v_0", vec(la.neg(chain_r.gravity), ring), "-g0", r"-\mathbf{g}_0"),
+            RawStep(S, f"Tip: force and moment of the environment on link {n}",
+                    f"f_{n + 1} = n_{n + 1}", rf"f_{{{n + 1}}} = n_{{{n + 1}}}", zero,
+                    "" if not ring.extra else "0 (h_e enters as J^T h_e)",
+                    "" if not ring.extra else r"0 \quad (h_e\ \text{enters as}\ J^T h_e)"),
+        ]
+    return steps
+
+
+def _homogeneous(ring: TrigRing, rot, origin) -> list[list[PolyElement]]:
+    rows = [list(vec(row, ring)) + [poly(origin[r], ring)] for r, row in enumerate(rot)]
+    return rows + [[ring.zero, ring.zero, ring.zero, ring.one]]

@@ -20,7 +20,7 @@ from sympy.polys.rings import PolyElement
 from ..errors import InputError, ModelError
 from ..model.chain import Chain
 from ..model.expressions import number
-from .derivation import Derivation, RawStep
+from .derivation import Derivation, RawStep, given_steps
 from .numeric import NumericEquations
 from .simplify import polys_equal, textbook, textbook_matrix
 
@@ -90,6 +90,11 @@ class Equations:
         self.defaults = dict(defaults or {})
         #: Which frames the steps are written in (set by :func:`robodyn.symbolic.equations`).
         self.frames_note = ""
+        #: The DH table and its convention, when the model has one (for the Given section).
+        self.dh_rows: tuple = ()
+        self.convention: str | None = None
+        #: Display names from the model file (``{"q2": "d_2"}``), for printing only.
+        self.display: dict[str, str] = {}
 
     # -- the equations ----------------------------------------------------------------
     @property
@@ -194,7 +199,8 @@ class Equations:
     @cached_property
     def steps(self) -> list[Step]:
         """The derivation, step by step (see :class:`Step`), ending with M, C, g, tau."""
-        out = [self._step(s) for s in self._d.steps]
+        given = given_steps(self._d, self.dh_rows, self.convention)
+        out = [self._step(s) for s in given + self._d.steps]
         return out + self._closing_steps()
 
     def _value(self, value):
@@ -299,6 +305,23 @@ class Equations:
         ok = all(ring.poly(textbook(ring, p, raw=True)) == p for p in printed)
         results.append(("printed M, C, g, C qd equal the derived ones", ok))
         return Checks(tuple(results))
+
+    # -- checking an answer ----------------------------------------------------------
+    def compare(self, *, M=None, C=None, g=None, tau=None, Cqd=None, symbols=None):
+        """Check a student's answer entry by entry (:func:`.compare.compare`): returns a
+        :class:`~.compare.Comparison` with ``.ok``, ``.mistakes`` and a readable ``str()``.
+
+        >>> import robodyn as rd
+        >>> eq = rd.load("rp-arm").equations()
+        >>> print(eq.compare(M="[[Izz1 + Izz2 + m1*l1**2 + m2*d2**2, 0], [0, 2*m2]]",
+        ...                  symbols={"d2": "q2"}))
+        rp-arm: 1 mistake(s) in M (checked M)
+          - M22 differs: given - expected = m2 (expected m2, given 2*m2)
+          note: symbols read as d2 = q2
+        """
+        from .compare import compare
+
+        return compare(self, M=M, C=C, g=g, tau=tau, Cqd=Cqd, symbols=symbols)
 
     # -- numbers ---------------------------------------------------------------------
     def subs(self, values: Mapping[str | sp.Symbol, Any]) -> Equations:

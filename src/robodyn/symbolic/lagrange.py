@@ -37,7 +37,7 @@ _STEPS = {
     # name: (section, title, text lhs, latex lhs, text formula, latex formula), formatted
     # with k (the link or joint, 1-based), K_sum/U_sum (K_1 + ... + K_n) and dqd (_DL_DQD)
     "p_c": (SECTION_KINEMATICS, "Centre of mass of link {k}", "p_c{k}", "p_{{c{k}}}",
-            "o_{k} + R_{k} c_{k}", r"o_{{{k}}} + R_{{{k}}}\, c_{{{k}}}"),
+            "o_{k} + R_{k} c_{k}", r"o_{{{k}}} + R_{{{k}}}\, \mathbf{{c}}_{{{k}}}"),
     "v_c": (SECTION_KINEMATICS, "Velocity of the centre of mass of link {k}", "v_c{k}",
             "v_{{c{k}}}", "d p_c{k}/dt = sum_j dp_c{k}/dq_j qd_j",
             r"\dot p_{{c{k}}} = \sum_j \frac{{\partial p_{{c{k}}}}}{{\partial q_j}}"

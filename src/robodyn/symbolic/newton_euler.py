@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from sympy import QQ
 
-from .. import linalg3 as la
 from ..dynamics.kinematics import joint_transform
 from ..dynamics.rnea import rnea
 from ..model.chain import REVOLUTE, Chain
@@ -50,8 +49,8 @@ _OUTWARD = {
             r" \times \dot q_{{{k}}} z_{{{k}}} + \ddot q_{{{k}}}\, z_{{{k}}}")),
     "vdc": ("linear acceleration of the centre of mass", "vdc_{k}", r"\dot v_{{c{k}}}",
             ("vd_{k} + wd_{k} x c_{k} + w_{k} x (w_{k} x c_{k})",) * 2,
-            (r"\dot v_{{{k}}} + \dot\omega_{{{k}}} \times c_{{{k}}} + \omega_{{{k}}} \times "
-             r"(\omega_{{{k}}} \times c_{{{k}}})",) * 2),
+            (r"\dot v_{{{k}}} + \dot\omega_{{{k}}} \times \mathbf{{c}}_{{{k}}} + "
+             r"\omega_{{{k}}} \times (\omega_{{{k}}} \times \mathbf{{c}}_{{{k}}})",) * 2),
     "F": ("Newton: inertial force", "F_{k}", r"F_{{{k}}}",
           ("m_{k} vdc_{k}",) * 2, (r"m_{{{k}}}\, \dot v_{{c{k}}}",) * 2),
     "N": ("Euler: inertial moment", "N_{k}", r"N_{{{k}}}",
@@ -65,8 +64,9 @@ _INWARD = {
           (r"R_{{{c}}} f_{{{c}}} + F_{{{k}}}", r"F_{{{k}}}")),
     "n": ("moment exerted on link {k} by link {p}", "n_{k}", r"n_{{{k}}}",
           ("N_{k} + R_{c} n_{c} + c_{k} x F_{k} + r_{c} x R_{c} f_{c}", "N_{k} + c_{k} x F_{k}"),
-          (r"N_{{{k}}} + R_{{{c}}} n_{{{c}}} + c_{{{k}}} \times F_{{{k}}} + r_{{{c}}} \times "
-           r"R_{{{c}}} f_{{{c}}}", r"N_{{{k}}} + c_{{{k}}} \times F_{{{k}}}")),
+          (r"N_{{{k}}} + R_{{{c}}} n_{{{c}}} + \mathbf{{c}}_{{{k}}} \times F_{{{k}}} + "
+           r"r_{{{c}}} \times R_{{{c}}} f_{{{c}}}",
+           r"N_{{{k}}} + \mathbf{{c}}_{{{k}}} \times F_{{{k}}}")),
     "tau": ("joint torque (without friction)", "tau{k}", r"\tau_{{{k}}}",
             ("z_{k}^T n_{k}", "z_{k}^T f_{k}"),
             (r"z_{{{k}}}^T n_{{{k}}}", r"z_{{{k}}}^T f_{{{k}}}")),
@@ -94,10 +94,6 @@ def newton_euler(chain: Chain, ring: TrigRing) -> Derivation:
         steps.append(RawStep(
             SECTION_FRAMES, f"Frame {k} in frame {k - 1}: origin", f"r_{k}", f"r_{{{k}}}",
             vec(origin, ring)))
-    base = vec(la.neg(chain_r.gravity), ring)
-    steps.append(RawStep(SECTION_OUTWARD, "Base: gravity as an upward acceleration of the base",
-                         "vd_0", r"\dot v_{0}", base, "-g0 (w_0 = wd_0 = 0)",
-                         r"-g_0 \quad (\omega_0 = \dot\omega_0 = 0)"))
     for name, i, value in records:
         revolute = chain.links[i - 1].joint.type == REVOLUTE
         table = _OUTWARD if name in _OUTWARD else _INWARD

@@ -46,6 +46,21 @@ def exact_str(expr) -> str:
     return _ExactStrPrinter({"order": None}).doprint(expr)
 
 
+class _PlainPrinter(StrPrinter):
+    """``str`` with each Float to 15 significant digits, trailing zeros dropped (``0.1``,
+    not ``0.100000000000000``; ``0.3 - 0.1`` as ``0.2``): numbers print as the model
+    wrote them. (JSON keeps every bit: :func:`exact_str`.)"""
+
+    def _print_Float(self, expr):
+        text = f"{float(expr):.15g}"
+        return text if any(c in text for c in ".en") else text + ".0"
+
+
+def plain(expr) -> str:
+    """The text form of ``expr`` (SymPy syntax, numbers as written)."""
+    return _PlainPrinter({"order": None}).doprint(expr)
+
+
 # -- text --------------------------------------------------------------------------------
 def _header_lines(eq: Equations) -> list[str]:
     joints = ", ".join(f"q{i + 1} {t}" for i, t in enumerate(eq.joint_types))
@@ -53,11 +68,13 @@ def _header_lines(eq: Equations) -> list[str]:
     lines = [f"Equations of motion of {eq.name} by {METHOD_NAMES[eq.method]}",
              f"  joints: {joints}",
              f"  parameters: {params}",
-             f"  gravity g0 = {list(eq.chain.gravity)} (base frame)"]
+             f"  gravity g0 = [{', '.join(plain(x) for x in eq.chain.gravity)}] (base frame)"]
     if eq.h_e:
         lines.append(f"  end-effector wrench h_e = {list(eq.h_e)} (base frame)")
     if eq.frames_note:
         lines.append(f"  frames: {eq.frames_note}")
+    if getattr(eq, "display", None):
+        lines.append("  notation: " + ", ".join(f"{k} = {v}" for k, v in eq.display.items()))
     return lines
 
 
@@ -67,36 +84,56 @@ def _index(eq: Equations, *idx: int) -> str:
     return "[" + ",".join(str(i + 1) for i in idx) + "]"
 
 
-def _text_value(value) -> str:
+def _text_value(value, fmt=None) -> str:
+    if fmt is not None:
+        return fmt(value)
     if isinstance(value, sp.MatrixBase):
         if value.shape[1] == 1:
-            return "[" + ", ".join(str(x) for x in value) + "]^T"
-        return "[" + ",\n ".join("[" + ", ".join(str(x) for x in value.row(r)) + "]"
+            if value.shape[0] == 1:
+                return plain(value[0, 0])
+            return "[" + ", ".join(plain(x) for x in value) + "]^T"
+        return "[" + ",\n ".join("[" + ", ".join(plain(x) for x in value.row(r)) + "]"
                                 for r in range(value.shape[0])) + "]"
-    return str(value)
+    return plain(value)
 
 
-def _text_equations(eq: Equations) -> list[str]:
+def _text_equations(eq: Equations, fmt=None) -> list[str]:
     n = eq.dof
+    show = _entry_formatter(fmt)
     out = ["", "M(q) qdd + C(q, qd) qd + friction(qd) + g(q)"
            + (" + J(q)^T h_e" if eq.h_e else "") + " = tau", ""]
     out.append("M, inertia matrix (symmetric, M_ji = M_ij):")
-    out += [f"  M{_index(eq, i, j)} = {eq.M[i, j]}" for i in range(n) for j in range(i, n)]
+    out += [show(f"  M{_index(eq, i, j)} = ", eq.M[i, j])
+            for i in range(n) for j in range(i, n)]
     out.append("C, Coriolis and centrifugal matrix (Christoffel symbols of the first kind):")
-    out += [f"  C{_index(eq, i, j)} = {eq.C[i, j]}" for i in range(n) for j in range(n)]
+    out += [show(f"  C{_index(eq, i, j)} = ", eq.C[i, j])
+            for i in range(n) for j in range(n)]
     out.append("g, gravity torques:")
-    out += [f"  g{_index(eq, i)} = {eq.g[i]}" for i in range(n)]
+    out += [show(f"  g{_index(eq, i)} = ", eq.g[i]) for i in range(n)]
     out.append("friction:")
-    out += [f"  friction{_index(eq, i)} = {eq.friction[i]}" for i in range(n)]
+    out += [show(f"  friction{_index(eq, i)} = ", eq.friction[i]) for i in range(n)]
     if eq.h_e:
         out.append("J^T h_e, torques balancing the end-effector wrench:")
-        out += [f"  (J^T h_e){_index(eq, i)} = {eq.wrench_torques[i]}" for i in range(n)]
+        out += [show(f"  (J^T h_e){_index(eq, i)} = ", eq.wrench_torques[i])
+                for i in range(n)]
     out.append("Equations of motion:")
-    out += [f"  tau{_index(eq, i)} = {eq.tau[i]}" for i in range(n)]
+    out += [show(f"  tau{_index(eq, i)} = ", eq.tau[i]) for i in range(n)]
     return out
 
 
-def _text_steps(eq: Equations) -> list[str]:
+def _entry_formatter(fmt):
+    """``show(prefix, expr)``: ``prefix`` + the expression, continuation lines indented."""
+    if hasattr(fmt, "show"):
+        return fmt.show
+
+    def show(prefix: str, expr) -> str:
+        text = plain(expr) if fmt is None else fmt(expr)
+        lines = text.split("\n")
+        return prefix + lines[0] + "".join("\n" + " " * len(prefix) + x for x in lines[1:])
+    return show
+
+
+def _text_steps(eq: Equations, fmt=None) -> list[str]:
     out = ["", f"Derivation by {METHOD_NAMES[eq.method]}, step by step"]
     section = None
     number = 0
@@ -110,7 +147,7 @@ def _text_steps(eq: Equations) -> list[str]:
         out.append(f"  ({count}) {step.title}")
         lhs = f"      {step.lhs} = "
         pad = " " * (len(lhs) - 2) + "= "
-        value = _text_value(step.expression).replace("\n", "\n" + " " * len(lhs))
+        value = _text_value(step.expression, fmt).replace("\n", "\n" + " " * len(lhs))
         if step.formula:
             out.append(lhs + step.formula)
             out.append(pad + value.replace("\n" + " " * len(lhs), "\n" + " " * len(pad)))
@@ -128,13 +165,123 @@ def to_text(eq: Equations, steps: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-# -- LaTeX -------------------------------------------------------------------------------
-def _symbol_names(eq: Equations) -> dict:
-    names = {}
+def _pretty_symbols(eq: Equations) -> dict:
+    """``q1 -> q₁``, ``qd1 -> q̇₁``, ``qdd1 -> q̈₁`` (SymPy's pretty printer reads the
+    ``dot``/``ddot`` modifiers and ``_1`` subscripts)."""
+    table = {}
     for i in range(eq.dof):
-        names[eq.q[i]] = f"q_{{{i + 1}}}"
-        names[eq.qd[i]] = rf"\dot{{q}}_{{{i + 1}}}"
-        names[eq.qdd[i]] = rf"\ddot{{q}}_{{{i + 1}}}"
+        table[eq.q[i]] = sp.Symbol(f"q_{i + 1}")
+        table[eq.qd[i]] = sp.Symbol(f"qdot_{i + 1}")
+        table[eq.qdd[i]] = sp.Symbol(f"qddot_{i + 1}")
+    return table
+
+
+def _pretty_block(expr) -> tuple[list[str], int]:
+    """SymPy's Unicode picture of ``expr``: its lines and the index of its baseline."""
+    from sympy.printing.pretty.pretty import PrettyPrinter
+
+    form = PrettyPrinter({"use_unicode": True, "wrap_line": False, "order": "none"})._print(
+        expr)
+    return str(form).split("\n"), form.baseline
+
+
+def _pretty_wrapped(expr, columns: int) -> tuple[str, int]:
+    """``expr`` pretty-printed; a sum wider than ``columns`` is broken between its terms
+    (each continuation line starts with the sign of its first term), never inside one."""
+    lines, base = _pretty_block(expr)
+    if max(len(x) for x in lines) <= columns or not isinstance(expr, sp.Add):
+        return "\n".join(lines), base
+    rows, current = [], []
+    for term in expr.as_ordered_terms():
+        trial = current + [term]
+        block, _ = _pretty_block(sp.Add(*trial, evaluate=False))
+        if current and max(len(x) for x in block) > columns:
+            rows.append(current)
+            current = [term]
+        else:
+            current = trial
+    rows.append(current)
+    out, first_base = [], 0
+    for k, row in enumerate(rows):
+        block, base = _pretty_block(sp.Add(*row, evaluate=False))
+        if k:
+            first = row[0]
+            sign = "- " if first.could_extract_minus_sign() else "+ "
+            if sign == "- ":
+                block, base = _pretty_block(sp.Add(*([-first] + row[1:]), evaluate=False))
+            block = [(sign if i == base else "  ") + x for i, x in enumerate(block)]
+        else:
+            first_base = base
+        out.append("\n".join(block))
+    return "\n".join(out), first_base
+
+
+def _on_baseline(prefix: str, text: str, row: int) -> str:
+    """``prefix`` written on line ``row`` (the baseline) of ``text``, the other lines
+    indented as far."""
+    pad = " " * len(prefix)
+    return "\n".join((prefix if i == row else pad) + x
+                     for i, x in enumerate(text.split("\n")))
+
+
+def to_pretty(eq: Equations, steps: bool = False, width: int = 100) -> str:
+    """The text layout with every expression in SymPy's Unicode pretty printer
+    (``q̇₁``, ``sin(q₂)``, matrices laid out, fractions stacked), wrapped at ``width``
+    columns. For reading on a terminal; :func:`to_text` is the form for scripts."""
+    names = _pretty_symbols(eq)
+    columns = max(40, width - 14)
+
+    def fmt(expr) -> str:
+        if isinstance(expr, sp.MatrixBase) and expr.shape == (1, 1):
+            expr = expr[0, 0]
+        expr = expr.xreplace(names) if isinstance(expr, (sp.Basic, sp.MatrixBase)) else expr
+        return _pretty_wrapped(expr, columns)[0]
+
+    def show(prefix: str, expr) -> str:
+        expr = expr.xreplace(names) if isinstance(expr, sp.Basic) else expr
+        return _on_baseline(prefix, *_pretty_wrapped(expr, columns))
+
+    fmt.show = show
+    lines = _header_lines(eq)
+    if steps:
+        lines += _text_steps(eq, fmt)
+        lines += ["", "Result"]
+    lines += _text_equations(eq, fmt)
+    return "\n".join(lines) + "\n"
+
+
+# -- LaTeX -------------------------------------------------------------------------------
+def display_tex(name: str) -> str:
+    """LaTeX of a display name: ``theta_1`` as SymPy writes the symbol (``\\theta_{1}``);
+    a name with a backslash or braces is LaTeX already."""
+    if "\\" in name or "{" in name:
+        return name
+    return sp.latex(sp.Symbol(name))
+
+
+def _symbol_names(eq: Equations) -> dict:
+    """LaTeX names: ``q_{1}``, ``\\dot{q}_{1}``, or the model's display names."""
+    names = {}
+    display = getattr(eq, "display", {}) or {}
+    for i in range(eq.dof):
+        shown = display.get(f"q{i + 1}")
+        if shown:
+            names[eq.q[i]] = display_tex(shown)
+            head, _, sub = shown.partition("_")
+            plain_name = "\\" not in shown and "{" not in shown
+            if plain_name and sub and head:  # theta_1: \dot{\theta}_{1}
+                head, sub = display_tex(head), f"_{{{sub}}}"
+            else:
+                head, sub = display_tex(shown), ""
+            names[eq.qd[i]] = rf"\dot{{{head}}}{sub}"
+            names[eq.qdd[i]] = rf"\ddot{{{head}}}{sub}"
+        else:
+            names[eq.q[i]] = f"q_{{{i + 1}}}"
+            names[eq.qd[i]] = rf"\dot{{q}}_{{{i + 1}}}"
+            names[eq.qdd[i]] = rf"\ddot{{q}}_{{{i + 1}}}"
+    for s in eq.params:
+        if s.name in display:
+            names[s] = display_tex(display[s.name])
     return names
 
 
@@ -206,7 +353,8 @@ def _tex_escape(text: str) -> str:
 
 def to_latex(eq: Equations, steps: bool = False, document: bool = False) -> str:
     method = METHOD_NAMES[eq.method].replace("-", "--")
-    joints = ", ".join(f"$q_{{{i + 1}}}$ {t}" for i, t in enumerate(eq.joint_types))
+    joints = ", ".join(f"${_tex(eq, q)}$ {t}" for q, t in zip(eq.q, eq.joint_types,
+                                                                strict=True))
     params = ", ".join(f"${_tex(eq, s)}$" for s in eq.params) or "none"
     out = [f"\\section*{{Equations of motion of {_tex_escape(eq.name)} by {method}}}",
            f"Joints: {joints}. Parameters: {params}. Gravity $g_0 = "
@@ -260,7 +408,8 @@ def _md_math(eq: Equations, lhs: str, expr, formula: str = "") -> str:
 
 
 def to_markdown(eq: Equations, steps: bool = False) -> str:
-    joints = ", ".join(f"$q_{{{i + 1}}}$ {t}" for i, t in enumerate(eq.joint_types))
+    joints = ", ".join(f"${_tex(eq, q)}$ {t}" for q, t in zip(eq.q, eq.joint_types,
+                                                                strict=True))
     params = ", ".join(f"${_tex(eq, s)}$" for s in eq.params) or "none"
     out = [f"# Equations of motion of {eq.name} by {METHOD_NAMES[eq.method]}", "",
            f"- joints: {joints}", f"- parameters: {params}",
@@ -340,5 +489,5 @@ def to_json(eq: Equations, steps: bool = False) -> str:
     return json.dumps(to_dict(eq, steps=steps), indent=2) + "\n"
 
 
-__all__ = ["to_text", "to_latex", "to_markdown", "to_json", "to_dict", "exact_str",
-           "latex_summary"]
+__all__ = ["to_text", "to_pretty", "plain", "to_latex", "to_markdown", "to_json", "to_dict",
+           "exact_str", "latex_summary"]

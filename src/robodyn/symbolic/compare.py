@@ -1,0 +1,385 @@
+"""Checking a student's answer against the derived equations, entry by entry.
+
+:func:`compare` (``eq.compare(M=..., C=..., g=..., tau=..., symbols={...})``) takes the
+student's matrices as text (``"[[I1 + m1*c1**2, 0], [0, m2]]"``), as SymPy or as nested
+lists, renames the student's symbols to the model's (``theta2 -> q2``; the rates
+``theta2dot``, ``dtheta2``, ... follow), and decides each entry by the normal form of
+``given - expected`` in the ring of the closed forms (:mod:`.trig_ring`): zero is a proof
+of equality, not a numerical test; a non-zero difference is printed in compact form.
+
+For ``C`` it also says whether a different answer is still a valid factorisation of the
+velocity terms: ``C qd`` right (the equations of motion are right) but not the
+Christoffel form, recognised by ``Mdot - 2C`` not being skew-symmetric.
+
+Text is parsed safely: Python's :mod:`ast` is translated node by node as the model
+files are (:mod:`robodyn.model.expressions`), extended to lists of lists and to the
+joint variables ``q1``, ``qd1``, ``qdd1``; nothing is evaluated and ``sympify`` never
+sees the student's text. ``^`` is read as a power (``l1^2``), as students write it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import sympy as sp
+
+from ..errors import InputError, ModelError, excerpt
+from ..model import expressions as ex
+from .simplify import textbook
+from .trig_ring import TrigRing
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .equations import Equations
+
+__all__ = ["compare", "Comparison", "Mistake", "parse_matrix", "QUANTITIES"]
+
+#: Quantities a student may give, and what they are.
+QUANTITIES = {"M": "inertia matrix", "C": "Coriolis and centrifugal matrix",
+              "g": "gravity torques", "tau": "joint torques", "Cqd": "velocity terms C qd"}
+#: Longest matrix text (characters) and most entries.
+MAX_TEXT_CHARS = 100_000
+MAX_ENTRIES = 400
+
+_RATE_FORMS = ("{b}dot{i}", "{b}{i}dot", "{b}{i}_dot", "d{b}{i}", "{b}d{i}", "{b}_dot{i}")
+_ACCEL_FORMS = ("{b}ddot{i}", "{b}{i}ddot", "{b}{i}_ddot", "dd{b}{i}", "{b}dd{i}",
+                "{b}_ddot{i}")
+_JOINT = re.compile(r"^(q|qd|qdd)(\d+)$")
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """One entry of the answer that differs from the derivation.
+
+    ``quantity``: ``"M"``, ``"C"``, ``"g"``, ``"tau"``, ``"Cqd"`` (or ``"symbols"`` for a
+    name the model does not have); ``index``: 0-based tuple (``(0, 1)`` is ``M12``, ``()``
+    for a whole quantity); ``expected``, ``given``, ``difference`` (``given - expected``
+    in compact form) are SymPy; ``message`` says it in words.
+    """
+
+    quantity: str
+    index: tuple[int, ...]
+    expected: Any
+    given: Any
+    difference: Any
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Outcome of :func:`compare`. ``ok``: every given quantity equals the derived one;
+    ``mistakes``: the entries that differ (:class:`Mistake`); ``notes``: remarks that
+    are not mistakes (a valid non-Christoffel ``C``, renamed symbols); ``c_form``:
+    ``"christoffel"``, ``"valid"`` (same ``C qd``, another factorisation), ``"wrong"``,
+    or ``None`` when no ``C`` was given."""
+
+    name: str
+    checked: tuple[str, ...]
+    mistakes: tuple[Mistake, ...] = ()
+    notes: tuple[str, ...] = ()
+    c_form: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.mistakes
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __str__(self) -> str:
+        what = ", ".join(self.checked) or "nothing"
+        if self.ok:
+            lines = [f"{self.name}: {what} correct"]
+        else:
+            order = [*QUANTITIES, "symbols"]
+            wrong = sorted({m.quantity for m in self.mistakes}, key=order.index)
+            lines = [f"{self.name}: {len(self.mistakes)} mistake(s) in {', '.join(wrong)} "
+                     f"(checked {what})"]
+            lines += [f"  - {m.message}" for m in self.mistakes]
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+# -- parsing -------------------------------------------------------------------------------
+class _AnswerTranslator(ex._Translator):
+    """The model files' translator, with the joint variables allowed."""
+
+    def fail(self, what: str) -> ModelError:
+        return ModelError(f"{self.field}: {what} in {excerpt(self.text)}; allowed are numbers, "
+                          "names, + - * / ** (or ^), parentheses, pi, sqrt, sin, cos")
+
+    def visit(self, node: ast.AST) -> sp.Expr:
+        if isinstance(node, ast.Name) and node.id not in ex._CONSTANTS \
+                and node.id not in ex._FUNCTIONS:
+            if len(node.id) > ex.MAX_NAME_CHARS:
+                raise self.fail(f"the name {excerpt(node.id, 40)} is too long")
+            return ex.symbol(node.id)
+        return super().visit(node)
+
+
+def _entry(node: ast.AST, field: str, text: str) -> sp.Expr:
+    try:
+        ex._check_size(node, field, text)
+        return ex._checked(_AnswerTranslator(field, text).visit(node), field, text)
+    except ModelError as exc:
+        raise InputError(str(exc)) from None
+
+
+def parse_matrix(text: str, field: str = "answer") -> sp.Matrix:
+    """A matrix written as text, ``"[[a, b], [c, d]]"`` (a list of rows) or a vector
+    ``"[a, b]"`` (a column), optionally wrapped in ``Matrix(...)``; a single expression
+    is a 1x1 matrix. Entries as in a model file (see the module docstring); errors are
+    :class:`~robodyn.errors.InputError` naming ``field`` and the entry."""
+    if not isinstance(text, str):
+        raise InputError(f"{field}: expected the matrix as text, got {type(text).__name__}")
+    text = text.strip()
+    if not text:
+        raise InputError(f"{field}: empty answer")
+    if len(text) > MAX_TEXT_CHARS:
+        raise InputError(f"{field}: the answer {excerpt(text)} is too long (more than "
+                         f"{MAX_TEXT_CHARS} characters)")
+    # ``^`` is a power, as students write it (Python's ^ binds looser than +: rewrite)
+    text = text.replace("^", "**")
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except SyntaxError as exc:
+        raise InputError(f"{field}: cannot parse {excerpt(text)}: {exc.msg}") from None
+    except (ValueError, RecursionError, MemoryError):
+        raise InputError(f"{field}: cannot parse {excerpt(text)}: not an expression or "
+                         "nested too deeply") from None
+    if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) \
+            and tree.func.id == "Matrix" and len(tree.args) == 1 and not tree.keywords:
+        tree = tree.args[0]
+    if not isinstance(tree, (ast.List, ast.Tuple)):
+        return sp.Matrix([[_entry(tree, field, text)]])
+    rows = tree.elts
+    if len(rows) > MAX_ENTRIES:
+        raise InputError(f"{field}: more than {MAX_ENTRIES} entries")
+    if all(isinstance(r, (ast.List, ast.Tuple)) for r in rows) and rows:
+        widths = {len(r.elts) for r in rows}
+        if len(widths) != 1:
+            raise InputError(f"{field}: the rows have different lengths "
+                             f"{[len(r.elts) for r in rows]}")
+        if len(rows) * widths.pop() > MAX_ENTRIES:
+            raise InputError(f"{field}: more than {MAX_ENTRIES} entries")
+        return sp.Matrix([[_entry(x, f"{field}{_label(i, j)}", text)
+                           for j, x in enumerate(r.elts)] for i, r in enumerate(rows)])
+    if any(isinstance(r, (ast.List, ast.Tuple)) for r in rows):
+        raise InputError(f"{field}: mixes rows and entries; write [[a, b], [c, d]] or [a, b]")
+    return sp.Matrix([_entry(x, f"{field}{_label(i)}", text) for i, x in enumerate(rows)])
+
+
+def _label(*idx: int) -> str:
+    if all(i < 9 for i in idx):
+        return "".join(str(i + 1) for i in idx)
+    return "[" + ",".join(str(i + 1) for i in idx) + "]"
+
+
+def _as_matrix(value: Any, field: str) -> sp.Matrix:
+    if isinstance(value, str):
+        return parse_matrix(value, field)
+    if isinstance(value, sp.MatrixBase):
+        return sp.Matrix(value)
+    if isinstance(value, sp.Expr):
+        return sp.Matrix([[value]])
+    if isinstance(value, (list, tuple)):
+        def one(x, label):
+            if isinstance(x, str):
+                m = parse_matrix(x, f"{field}{label}")
+                if m.shape != (1, 1):
+                    raise InputError(f"{field}{label}: expected one expression")
+                return m[0, 0]
+            try:
+                return ex.to_sympy(x)
+            except TypeError:
+                raise InputError(f"{field}{label}: {excerpt(x)} is not an expression") from None
+        if value and all(isinstance(r, (list, tuple)) for r in value):
+            return sp.Matrix([[one(x, _label(i, j)) for j, x in enumerate(r)]
+                              for i, r in enumerate(value)])
+        return sp.Matrix([one(x, _label(i)) for i, x in enumerate(value)])
+    raise InputError(f"{field}: expected text, a SymPy matrix or a list, got "
+                     f"{type(value).__name__}")
+
+
+# -- symbols -------------------------------------------------------------------------------
+def _symbol_table(symbols: Mapping | None, used: set[str],
+                  model: set[str]) -> dict[sp.Symbol, sp.Expr]:
+    """``{student's symbol: model expression}``; a joint variable's rates follow it
+    (``theta2 -> q2`` also maps ``theta2dot``, ``dtheta2``, ``theta2ddot``, ...), and the
+    rates of the model's own ``q1`` written as ``q1dot``, ``dq1``, ... are recognised
+    unless the model has a parameter of that name."""
+    table: dict[sp.Symbol, sp.Expr] = {}
+    pairs = [("q", str(i)) for i in range(1, 100) if f"q{i}" in model]
+    for key, target in dict(symbols or {}).items():
+        name = str(key)
+        if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", name):
+            raise InputError(f"symbols: {excerpt(name, 40)} is not a name")
+        if isinstance(target, str):
+            value = parse_matrix(target, f"symbols[{name!r}]")
+            if value.shape != (1, 1):
+                raise InputError(f"symbols[{name!r}]: expected one expression")
+            value = value[0, 0]
+        else:
+            try:
+                value = ex.to_sympy(target)
+            except TypeError:
+                raise InputError(f"symbols[{name!r}]: {excerpt(target)} is not a name or "
+                                 "an expression") from None
+        table[ex.symbol(name)] = value
+        joint = _JOINT.match(str(value)) if isinstance(value, sp.Symbol) else None
+        split = re.match(r"^(.*?)(\d+)$", name)
+        if joint and joint.group(1) == "q" and split:
+            pairs.append((split.group(1), split.group(2), joint.group(2)))
+    for base, i, *rest in pairs:
+        k = rest[0] if rest else i
+        for forms, prefix in ((_ACCEL_FORMS, "qdd"), (_RATE_FORMS, "qd")):
+            for form in forms:
+                alias = form.format(b=base, i=i)
+                if alias in used and alias not in model and ex.symbol(alias) not in table:
+                    table[ex.symbol(alias)] = ex.symbol(f"{prefix}{k}")
+    return table
+
+
+def _suggest(name: str, model_names: set[str]) -> str:
+    """A mapping the student probably meant, for an unknown name such as ``theta2``."""
+    split = re.match(r"^([A-Za-z_]+?)_?(\d+)$", name)
+    if split:
+        base, i = split.groups()
+        low = base.lower()
+        if low in ("theta", "th", "d", "q", "x"):
+            return f"{name}=q{i}"
+        if low.endswith("ddot") or low.startswith("dd"):
+            return f"{name}=qdd{i}"
+        if low.endswith("dot") or low.startswith("d"):
+            return f"{name}=qd{i}"
+    lowered = {n.lower(): n for n in model_names}
+    if name.lower() in lowered:
+        return f"{name}={lowered[name.lower()]}"
+    return ""
+
+
+# -- comparing -----------------------------------------------------------------------------
+def _shape(eq: Equations, quantity: str) -> tuple[int, int]:
+    return (eq.dof, eq.dof) if quantity in ("M", "C") else (eq.dof, 1)
+
+
+def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
+            symbols: Mapping | None = None) -> Comparison:
+    """Compare a student's ``M``, ``C``, ``g``, ``tau`` (or ``Cqd``) with ``eq``'s.
+
+    Each is text, SymPy or nested lists (see :func:`parse_matrix`); vectors may be rows
+    or columns. ``symbols`` maps the student's names to the model's (``{"theta2": "q2",
+    "L1": "l1"}``; targets may be expressions). An entry is correct when the normal form
+    of ``given - expected`` is zero (:mod:`.trig_ring`: exact, for all ``q``, ``qd`` and
+    parameter values). For ``C`` a different answer is classified: a valid factorisation
+    when ``C qd`` equals the derived velocity terms, Christoffel's only when also
+    ``Mdot - 2C`` is skew-symmetric (Siciliano §7.2).
+    """
+    given: dict[str, sp.Matrix] = {}
+    for quantity, value in (("M", M), ("C", C), ("g", g), ("tau", tau), ("Cqd", Cqd)):
+        if value is None:
+            continue
+        m = _as_matrix(value, quantity)
+        want = _shape(eq, quantity)
+        if want[1] == 1 and m.shape == (1, want[0]):
+            m = m.T
+        if m.shape != want:
+            raise InputError(f"{quantity}: expected {want[0]}x{want[1]} for {eq.name} "
+                             f"({eq.dof} joints), got {m.shape[0]}x{m.shape[1]}")
+        given[quantity] = m
+    if not given:
+        raise InputError("compare: give at least one of M, C, g, tau, Cqd")
+
+    used = {s.name for m in given.values() for s in m.free_symbols}
+    model = {s.name for s in eq.params} | {s.name for s in eq.q + eq.qd + eq.qdd + eq.h_e}
+    table = _symbol_table(symbols, used, model)
+    given = {k: m.xreplace(table) for k, m in given.items()}
+    notes: list[str] = []
+    if table:
+        notes.append("symbols read as " + ", ".join(
+            f"{k} = {v}" for k, v in sorted(table.items(), key=lambda kv: kv[0].name)
+            if k.name in used))
+    mistakes: list[Mistake] = []
+    unknown = sorted({s.name for m in given.values() for s in m.free_symbols} - model)
+    for name in unknown:
+        hint = _suggest(name, model)
+        how = f"; map it, e.g. symbols={{'{hint.split('=')[0]}': '{hint.split('=')[1]}'}} " \
+              f"(robodyn check --symbols {hint})" if hint else "; map it with symbols={...}"
+        mistakes.append(Mistake("symbols", (), None, ex.symbol(name), None,
+                                f"{name} is not a symbol of {eq.name}{how}"))
+
+    expected = {k: getattr(eq, k) for k in given}
+    exprs = [x for k in given for x in list(expected[k]) + list(given[k])]
+    if "C" in given:  # its classification needs M and C qd in the same ring
+        exprs += list(eq.M) + list(eq.Cqd)
+    ring = TrigRing(list(eq.joint_types), exprs)
+
+    def poly(x):
+        try:
+            return ring.poly(x)
+        except (ValueError, TypeError):
+            return None
+
+    for quantity, m in given.items():
+        want = expected[quantity]
+        for i in range(m.shape[0]):
+            for j in range(m.shape[1]):
+                index = (i, j) if m.shape[1] > 1 else (i,)
+                a, b = poly(m[i, j]), poly(want[i, j])
+                if a is not None and b is not None:
+                    if a == b:
+                        continue
+                    diff = textbook(ring, a - b)
+                else:  # outside the ring (sign(qd) of friction, ...)
+                    diff = sp.simplify(m[i, j] - want[i, j])
+                    if diff == 0:
+                        continue
+                label = f"{quantity}{_label(*index)}"
+                mistakes.append(Mistake(
+                    quantity, index, want[i, j], m[i, j], diff,
+                    f"{label} differs: given - expected = {diff} (expected {want[i, j]}, "
+                    f"given {m[i, j]})"))
+
+    c_form = None
+    if "C" in given:
+        c_form, note = _classify_c(eq, ring, given["C"], [m for m in mistakes
+                                                            if m.quantity == "C"])
+        if note:
+            notes.append(note)
+    return Comparison(eq.name, tuple(given), tuple(mistakes), tuple(notes), c_form)
+
+
+def _classify_c(eq: Equations, ring: TrigRing, C: sp.Matrix, c_mistakes) -> tuple[str, str]:
+    """``"christoffel"`` / ``"valid"`` / ``"wrong"`` for the given ``C``, and a note."""
+    if not c_mistakes:
+        return "christoffel", ""
+    n = eq.dof
+    try:
+        Cp = [[ring.poly(C[i, j]) for j in range(n)] for i in range(n)]
+        Mp = [[ring.poly(eq.M[i, j]) for j in range(n)] for i in range(n)]
+        Cqd = [ring.poly(x) for x in eq.Cqd]
+    except (ValueError, TypeError):
+        return "wrong", ""
+    qd = [ring.ring.gens[k] for k in ring.qd_index]
+    velocity = [ring.reduce(sum((Cp[i][j] * qd[j] for j in range(n)), ring.zero))
+                for i in range(n)]
+    if velocity != Cqd:
+        return "wrong", "C qd differs from the velocity terms of tau: C is not a valid " \
+                        "factorisation"
+    N = [[ring.time_derivative(Mp[i][j]) - 2 * Cp[i][j] for j in range(n)] for i in range(n)]
+    skew = all(ring.reduce(N[i][j] + N[j][i]) == ring.zero for i in range(n)
+               for j in range(i, n))
+    if skew:
+        return "valid", ("C is a valid factorisation (C qd equals the velocity terms) with "
+                         "Mdot - 2C skew-symmetric, but not the Christoffel C")
+    return "valid", ("C is a valid factorisation (C qd equals the velocity terms of tau), but "
+                     "not the Christoffel one: Mdot - 2C is not skew-symmetric")
+
