@@ -208,3 +208,37 @@ def test_base_parameter_count_is_pinocchio_rank(name):
     base = robot.base_parameters()
     rigid = sum(1 for i in base.independent if i < 10 * robot.dof)
     assert rigid == _pinocchio_rank(builder)
+
+
+# -- closed forms ----------------------------------------------------------------------------
+@pytest.mark.parametrize("name, method", [("planar-2r", "lagrange"), ("rp-arm", "newton-euler"),
+                                          ("pendulum", "lagrange"),
+                                          ("cartesian-2p", "lagrange")])
+def test_symbolic_regressor_times_pi_is_tau_exactly(name, method):
+    eq = _load(name).equations(method=method)
+    reg = eq.regressor()
+    Y, pi = reg
+    assert Y.shape == (eq.dof, len(_load(name).inertial_parameters().names))
+    assert reg.check()  # the ring's proof
+    assert sp.expand(Y * pi.xreplace(reg.values) - eq.tau) == sp.zeros(eq.dof, 1)
+    # Y does not depend on the inertial parameters: it evaluates to the numeric regressor
+    robot = _load(name)
+    q, qd, qdd = random_states(robot, 1, seed=2)
+    subs = {**{s: v for s, v in zip(eq.q, q[0])}, **{s: v for s, v in zip(eq.qd, qd[0])},
+            **{s: v for s, v in zip(eq.qdd, qdd[0])},
+            **{sp.Symbol(k): v for k, v in robot.values.items()}}
+    numeric = np.array(Y.xreplace(subs).evalf(), dtype=float)
+    np.testing.assert_allclose(numeric, robot.regressor(q[0], qd[0], qdd[0]), atol=1e-12)
+
+
+def test_derive_regressor_command(capsys):
+    from robodyn.cli import main
+
+    assert main(["derive", "rp-arm", "--regressor"]) == 0
+    out = capsys.readouterr().out
+    assert "checked: Y pi == tau exactly" in out and "ZZ1 = Izz1 + l1**2*m1" in out
+    assert main(["derive", "pendulum", "--regressor", "--format", "json"]) == 0
+    import json
+
+    data = json.loads(capsys.readouterr().out)
+    assert data["regressor"]["Y pi == tau"] is True and data["regressor"]["pi"][0] == "m1"

@@ -300,6 +300,14 @@ class Equations:
         results.append(("printed M, C, g, C qd equal the derived ones", ok))
         return Checks(tuple(results))
 
+    def regressor(self):
+        """``Y, pi = eq.regressor()``: ``tau = Y(q, qd, qdd) pi`` with the standard
+        parameters ``pi`` as symbols (:mod:`.regressor`; ``.values`` their meaning in
+        the model's parameters, ``.check()`` the exact proof that ``Y pi == tau``)."""
+        from .regressor import regressor
+
+        return regressor(self)
+
     # -- numbers ---------------------------------------------------------------------
     def subs(self, values: Mapping[str | sp.Symbol, Any]) -> Equations:
         """The equations with numbers (or expressions) for some parameters, derived again
