@@ -6,7 +6,7 @@
 2
 """
 
-from . import control, energy, models, trajectory
+from . import control, energy, excitation, models, trajectory
 from .errors import (
     InputError,
     ModelError,
@@ -14,13 +14,15 @@ from .errors import (
     RobodynError,
     UrdfWarning,
 )
+from .identification import identify
 from .robot import Robot, TorqueParts, load
 from .simulation import JointLimitWarning, Simulation, simulate
 
 __version__ = "0.1.0"
 __all__ = ["load", "Robot", "TorqueParts", "models", "trajectory", "energy", "control",
-           "simulate", "Simulation", "JointLimitWarning", "ModelError", "InputError",
-           "RobodynError", "UrdfWarning", "PhysicalConsistencyWarning", "__version__"]
+           "simulate", "Simulation", "identify", "excitation", "JointLimitWarning", "ModelError",
+           "InputError", "RobodynError", "UrdfWarning", "PhysicalConsistencyWarning",
+           "__version__"]
 
 
 def __getattr__(name: str):

@@ -126,7 +126,7 @@ class Robot:
 
     def __getstate__(self):
         # compiled kernels and the numeric chain are caches: rebuilt after unpickling
-        caches = ("_kernels", "_runners", "numeric_chain", "parameter_values")
+        caches = ("_kernels", "_runners", "numeric_chain", "parameter_values", "_base")
         return {k: v for k, v in self.__dict__.items() if k not in caches}
 
     def __setstate__(self, state):
@@ -322,6 +322,60 @@ class Robot:
             Path(path).write_text(text, encoding="utf-8")
         return text
 
+
+    # -- parameters, regressor, base parameters (robodyn.base_parameters) -------------
+    def inertial_parameters(self):
+        """The standard dynamic parameters ``(names, values)``: per link ``[m, m cx, m cy,
+        m cz, XX, XY, XZ, YY, YZ, ZZ]`` (first moments ``h = m c`` and the inertia about the
+        LINK FRAME ORIGIN, link frame axes: Siciliano eq. 7.82's ordering with Khalil's
+        names ``m1, mx1, my1, mz1, XX1, ..., ZZ1``), then per joint viscous and Coulomb
+        friction ``Fv_j, Fs_j``, then the armature ``Ia_j = G_j^2 J_mj`` of the joints
+        with a motor. The link frame is the chain's (see :mod:`robodyn.dynamics.regressor`:
+        for a standard-DH model the frame ``i-1`` turned by joint ``i``, on joint ``i``'s
+        axis). ``regressor(q, qd, qdd) @ values == inverse_dynamics(q, qd, qdd)``."""
+        from .base_parameters import inertial_parameters
+
+        return inertial_parameters(self)
+
+    def with_inertial_parameters(self, pi) -> Robot:
+        """This robot with the standard parameters ``pi`` (the order of
+        :meth:`inertial_parameters`): masses, centres of mass ``c = h / m`` and inertias
+        about them ``I_c = I_o - m (|c|^2 1 - c c^T)`` (parallel-axis theorem), friction
+        and armature (as ``J_m`` behind a gear of ratio 1). A :class:`ModelError` if a mass
+        is zero but its first moments are not, or the result is not physical."""
+        from .base_parameters import with_inertial_parameters
+
+        return with_inertial_parameters(self, pi)
+
+    def regressor(self, q, qd, qdd) -> np.ndarray:
+        """The regressor ``Y(q, qd, qdd)``, ``(..., dof)`` -> ``(..., dof, p)``, with
+        ``Y @ pi == inverse_dynamics(q, qd, qdd)`` (friction and armature included) for
+        ``pi`` the values of :meth:`inertial_parameters`; the algorithm is in
+        :mod:`robodyn.dynamics.regressor`."""
+        from .dynamics.regressor import parameter_columns
+
+        full = self._run("regressor", q, qd, qdd)
+        cols, _ = parameter_columns(self.chain)
+        return full if len(cols) == full.shape[-1] else np.ascontiguousarray(full[..., cols])
+
+    def base_parameters(self, tol: float | None = None, samples: int | None = None,
+                        seed: int = 0):
+        """The identifiable combinations of the standard parameters (Gautier's numerical
+        QR of the regressor stacked over random states), see
+        :func:`robodyn.base_parameters.base_parameters`."""
+        from .base_parameters import base_parameters
+
+        cache = self.__dict__.setdefault("_base", {})
+        key = (tol, samples, seed)
+        if key not in cache:
+            cache[key] = base_parameters(self, tol=tol, samples=samples, seed=seed)
+        return cache[key]
+
+    def regressor_base(self, q, qd, qdd) -> np.ndarray:
+        """The base regressor ``Y_b`` (the columns of :meth:`regressor` of the base
+        parameters), ``(..., dof, b)`` of full column rank: ``Y pi = Y_b pi_b``."""
+        return np.ascontiguousarray(self.regressor(q, qd, qdd)[..., self.base_parameters()
+                                                                .independent])
 
 _F64 = np.dtype(np.float64)
 

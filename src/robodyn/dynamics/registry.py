@@ -24,6 +24,7 @@ from .forward_dynamics import forward_dynamics
 from .friction import friction_torques
 from .inverse_dynamics import gravity_torques, inverse_dynamics, torque_parts
 from .kinematics import forward_kinematics, jacobian
+from .regressor import regressor_full
 
 
 @dataclass(frozen=True)
@@ -68,4 +69,5 @@ KERNELS: dict[str, KernelSpec] = {
     "torque_parts_contact": KernelSpec(torque_parts, ("q", "qd", "qdd", "h_e"), lambda n: (6, n)),
     "kinetic_energy": KernelSpec(kinetic_energy, ("q", "qd"), _scalar),
     "potential_energy": KernelSpec(potential_energy, ("q",), _scalar),
+    "regressor": KernelSpec(regressor_full, ("q", "qd", "qdd"), lambda n: (n, 13 * n)),
 }

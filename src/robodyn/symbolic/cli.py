@@ -69,6 +69,8 @@ def _cmd_derive(args: argparse.Namespace) -> int:
         out = eq.markdown(steps=args.steps)
     else:
         out = eq.json(steps=args.steps)
+    if getattr(args, "regressor", False):
+        out = _with_regressor(eq, fmt, out)
     status = 0
     if args.verify:
         agreement = verify(robot, values=values, h_e=args.h_e)
@@ -101,6 +103,35 @@ def _cmd_derive(args: argparse.Namespace) -> int:
     return status
 
 
+def _with_regressor(eq, fmt: str, out: str) -> str:
+    """``out`` with ``tau = Y pi`` appended (issue 10): ``pi``, what each parameter is in
+    the model's parameters, ``Y`` row by row, and the exact check ``Y pi == tau``."""
+    reg = eq.regressor()
+    ok = reg.check()
+    if fmt == "json":
+        import json
+
+        data = json.loads(out)
+        data["regressor"] = {"pi": [str(s) for s in reg.pi],
+                             "values": {str(k): str(v) for k, v in reg.values.items()},
+                             "Y": [[str(x) for x in reg.Y.row(i)] for i in range(eq.dof)],
+                             "Y pi == tau": ok}
+        return json.dumps(data, indent=2) + "\n"
+    lines = ["", "Regressor: tau = Y(q, qd, qdd) pi "
+             f"({'checked: Y pi == tau exactly' if ok else 'CHECK FAILED'})",
+             "pi = [" + ", ".join(str(s) for s in reg.pi) + "]"]
+    lines += [f"  {k} = {v}" for k, v in reg.values.items() if v != 0]
+    for i in range(eq.dof):
+        lines.append(f"Y[{i + 1}] = [" + ", ".join(str(x) for x in reg.Y.row(i)) + "]")
+    text = "\n".join(lines) + "\n"
+    if fmt == "latex":
+        text = "\n".join("% " + line for line in text.splitlines()) + "\n"
+        return out.replace("\\end{document}\n", "") + text + "\\end{document}\n"
+    if fmt == "markdown":
+        return out + "\n```\n" + text.strip("\n") + "\n```\n"
+    return out + text
+
+
 def add_derive_command(subparsers, parents=()) -> argparse.ArgumentParser:
     """Add ``derive`` to the ``robodyn`` command's sub-commands (``parents``: parsers
     whose options it shares, e.g. the URDF options of :func:`robodyn.cli.model_options`)."""
@@ -131,6 +162,8 @@ def add_derive_command(subparsers, parents=()) -> argparse.ArgumentParser:
                         "such as g=9.81,m1=2 (the others stay symbolic)")
     p.add_argument("--h-e", dest="h_e", action="store_true",
                    help="add J(q)^T h_e for a wrench h_e exerted by the end effector")
+    p.add_argument("--regressor", action="store_true",
+                   help="also print tau = Y(q, qd, qdd) pi with the standard parameters pi")
     p.set_defaults(func=_cmd_derive)
     return p
 

@@ -323,6 +323,14 @@ class Equations:
 
         return compare(self, M=M, C=C, g=g, tau=tau, Cqd=Cqd, symbols=symbols)
 
+    def regressor(self):
+        """``Y, pi = eq.regressor()``: ``tau = Y(q, qd, qdd) pi`` with the standard
+        parameters ``pi`` as symbols (:mod:`.regressor`; ``.values`` their meaning in
+        the model's parameters, ``.check()`` the exact proof that ``Y pi == tau``)."""
+        from .regressor import regressor
+
+        return regressor(self)
+
     # -- numbers ---------------------------------------------------------------------
     def subs(self, values: Mapping[str | sp.Symbol, Any]) -> Equations:
         """The equations with numbers (or expressions) for some parameters, derived again

@@ -1,0 +1,148 @@
+"""The joint torques linear in the dynamic parameters: ``tau = Y(q, qd, qdd) pi``.
+
+Standard parameters (Khalil & Dombre, *Modeling, Identification and Control of
+Robots*, §9.3; Siciliano et al. eq. 7.82 with the inertia about the frame origin),
+per link ``k`` in the chain's link frame ``k`` (the joint frame: for a standard-DH
+model the frame ``k-1`` turned by joint ``k``, origin on joint ``k``'s axis; for a
+modified-DH model the DH frame ``k``; for a URDF the joint's child frame)::
+
+    pi_k = [m, m cx, m cy, m cz, XX, XY, XZ, YY, YZ, ZZ]
+
+with ``h = m c`` the first moment and ``I_o = I_c + m (|c|^2 1 - c c^T)`` the inertia
+about the frame origin (parallel-axis theorem); then per joint the viscous and
+Coulomb friction ``Fv_j, Fs_j``, then the armature ``Ia_j = G_j^2 J_mj``.
+
+Newton–Euler is linear in ``(m, h, I_o)`` (Atkeson, An & Hollerbach 1986): with
+``a`` the acceleration of the frame origin (gravity entered as ``-g0``), the
+wrench link ``k`` needs at its origin is::
+
+    n_k = I_o wd + w x (I_o w) + h x a
+    f_k = m a + wd x h + w x (w x h)
+
+so each parameter gives a 6-vector column (the 6x10 body regressor). The wrench of
+link ``k`` reaches joint ``j <= k`` through the frames in between (the inward
+recursion of :mod:`.rnea`, ``f_i = R f_{i+1}``, ``n_i = R n_{i+1} + r x R f_{i+1}``)
+and gives ``tau_j = z . n_j`` (revolute) or ``z . f_j`` (prismatic). Friction
+columns are ``qd_j`` and ``sign(qd_j)``, the armature column ``qdd_j``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .. import linalg3 as la
+from ..model.chain import REVOLUTE, Chain
+from .kinematics import joint_transform
+
+#: The ten standard parameters of a link, in order (``h = m c``; ``XX..ZZ`` about the origin).
+LINK_PARAMETERS = ("m", "mx", "my", "mz", "XX", "XY", "XZ", "YY", "YZ", "ZZ")
+#: Columns per link, and the per-joint columns after them.
+PER_LINK = 10
+
+# the six inertia basis tensors E_p in the order XX, XY, XZ, YY, YZ, ZZ: E_p v
+_INERTIA_BASIS = (
+    lambda v: (v[0], 0, 0),
+    lambda v: (v[1], v[0], 0),
+    lambda v: (v[2], 0, v[0]),
+    lambda v: (0, v[1], 0),
+    lambda v: (0, v[2], v[1]),
+    lambda v: (0, 0, v[2]),
+)
+_UNIT = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
+
+
+def body_regressor(w, wd, a) -> list[tuple]:
+    """The ten columns ``(n, f)`` of one link's wrench at its origin (module docstring)."""
+    cols = [(la.ZERO3, a)]  # m
+    for e in _UNIT:  # h = (mx, my, mz)
+        cols.append((la.cross(e, a), la.add(la.cross(wd, e), la.cross(w, la.cross(w, e)))))
+    for basis in _INERTIA_BASIS:
+        cols.append((la.add(basis(wd), la.cross(w, basis(w))), la.ZERO3))
+    return cols
+
+
+def regressor_full(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops) -> list[list]:
+    """``Y`` with every column: ``dof`` rows, ``13 dof`` columns (ten per link, then
+    ``Fv_j, Fs_j`` per joint, then ``Ia_j`` per joint, whether or not joint ``j`` has a
+    motor; :func:`parameter_columns` picks a model's columns)."""
+    n = chain.dof
+    w, wd = la.ZERO3, la.ZERO3
+    a = la.neg(chain.gravity)
+    rotations, origins, bodies = [], [], []
+    for i, link in enumerate(chain.links):
+        joint = link.joint
+        rot, r = joint_transform(joint, q[i], ops)
+        a = la.tmatvec(rot, la.add(a, la.add(la.cross(wd, r), la.cross(w, la.cross(w, r)))))
+        w_parent = la.tmatvec(rot, w)
+        wd = la.tmatvec(rot, wd)
+        z = joint.axis
+        if joint.type == REVOLUTE:
+            w = la.add(w_parent, la.scale(qd[i], z))
+            wd = la.add(la.add(wd, la.cross(w_parent, la.scale(qd[i], z))), la.scale(qdd[i], z))
+        else:
+            w = w_parent
+            a = la.add(la.add(a, la.scale(2, la.cross(w, la.scale(qd[i], z)))),
+                       la.scale(qdd[i], z))
+        rotations.append(rot)
+        origins.append(r)
+        bodies.append(body_regressor(w, wd, a))
+
+    rows = [[0] * (13 * n) for _ in range(n)]
+    for k in range(n):
+        for p, (nm, f) in enumerate(bodies[k]):
+            col = PER_LINK * k + p
+            for j in range(k, -1, -1):
+                if j < k:  # carry the wrench from frame j+1 into frame j
+                    rot, r = rotations[j + 1], origins[j + 1]
+                    f = la.matvec(rot, f)
+                    nm = la.add(la.matvec(rot, nm), la.cross(r, f))
+                link = chain.links[j]
+                z = link.joint.axis
+                rows[j][col] = la.dot(z, nm) if link.joint.type == REVOLUTE else la.dot(z, f)
+    for j in range(n):
+        rows[j][PER_LINK * n + 2 * j] = qd[j]
+        rows[j][PER_LINK * n + 2 * j + 1] = ops.sign(qd[j])
+        rows[j][12 * n + j] = qdd[j]
+    return rows
+
+
+def has_motor(link) -> bool:
+    """Whether a link's joint has a motor: its rotor inertia is not the literal 0."""
+    value = link.motor.inertia
+    try:
+        return not bool(value == 0)
+    except TypeError:
+        return True
+
+
+def parameter_columns(chain: Chain) -> tuple[list[int], list[str]]:
+    """The columns of :func:`regressor_full` a model has, and their names: ``m1, mx1, ...,
+    ZZ1, ..., Fv1, Fs1, ..., Ia_j`` (armature only for joints with a motor)."""
+    n = chain.dof
+    cols = list(range(12 * n))
+    names = [f"{p}{k + 1}" for k in range(n) for p in LINK_PARAMETERS]
+    names += [f"{p}{j + 1}" for j in range(n) for p in ("Fv", "Fs")]
+    for j, link in enumerate(chain.links):
+        if has_motor(link):
+            cols.append(12 * n + j)
+            names.append(f"Ia{j + 1}")
+    return cols, names
+
+
+def standard_parameters(chain: Chain) -> list:
+    """The values of the standard parameters of ``chain`` (floats or SymPy), in the order
+    of :func:`parameter_columns`."""
+    out = []
+    for link in chain.links:
+        inertial = link.inertial
+        m, c = inertial.mass, inertial.com
+        io = la.mat_add(inertial.inertia, la.point_mass_tensor(m, c))
+        out += [m, *la.scale(m, c), io[0][0], io[0][1], io[0][2], io[1][1], io[1][2], io[2][2]]
+    for link in chain.links:
+        out += [link.friction.viscous, link.friction.coulomb]
+    out += [link.motor.armature for link in chain.links if has_motor(link)]
+    return out
+
+
+__all__ = ["regressor_full", "body_regressor", "parameter_columns", "standard_parameters",
+           "has_motor", "LINK_PARAMETERS"]

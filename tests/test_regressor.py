@@ -1,0 +1,244 @@
+"""The regressor ``tau = Y(q, qd, qdd) pi`` and the base parameters (issue 10).
+
+Oracles: the core's inverse dynamics (``Y pi`` must reproduce it, friction and armature
+included), Pinocchio's ``computeJointTorqueRegressor`` (the rank of the rigid-body part),
+and the textbook base set of the planar 2R.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import robodyn as rd
+from robodyn.base_parameters import random_states
+
+DATA = Path(__file__).parent / "data" / "urdf"
+
+
+def _load(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rd.PhysicalConsistencyWarning)
+        return rd.load(name)
+
+
+def _ur5():
+    try:
+        path = rd.models.example_robot_data("ur_description/urdf/ur5_robot.urdf")
+    except rd.ModelError as exc:
+        pytest.skip(str(exc))
+    return rd.load(path, tip="tool0")
+
+
+ROBOTS = {name: (lambda name=name: _load(name)) for name in rd.models.names()}
+ROBOTS["ur5"] = _ur5
+ROBOTS["rpc_branch"] = lambda: rd.load(DATA / "rpc_branch.urdf", tip="tool")
+
+
+def _with_friction(robot):
+    """Give every joint friction (the built-in models mostly have none)."""
+    from dataclasses import replace
+
+    from robodyn.model.chain import Friction
+
+    links = tuple(replace(link, friction=Friction(0.3 + 0.1 * i, 0.2 + 0.05 * i))
+                  for i, link in enumerate(robot.chain.links))
+    return robot.with_chain(replace(robot.chain, links=links))
+
+
+@pytest.mark.parametrize("name", list(ROBOTS))
+def test_regressor_times_parameters_is_inverse_dynamics(name):
+    robot = _with_friction(ROBOTS[name]())
+    names, pi = robot.inertial_parameters()
+    q, qd, qdd = random_states(robot, 40, seed=3)
+    Y = robot.regressor(q, qd, qdd)
+    assert Y.shape == (40, robot.dof, len(names))
+    tau = robot.inverse_dynamics(q, qd, qdd)
+    scale = np.abs(tau).max()
+    np.testing.assert_allclose(Y @ pi, tau, rtol=1e-10, atol=1e-10 * scale)
+    # one state and a batch agree
+    np.testing.assert_allclose(robot.regressor(q[5], qd[5], qdd[5]), Y[5], rtol=1e-14,
+                               atol=1e-14 * np.abs(Y).max())
+
+
+def test_parameter_names_and_values_follow_the_documented_order():
+    robot = _load("puma560")
+    names, pi = robot.inertial_parameters()
+    assert names[:10] == ("m1", "mx1", "my1", "mz1", "XX1", "XY1", "XZ1", "YY1", "YZ1", "ZZ1")
+    assert names[60:64] == ("Fv1", "Fs1", "Fv2", "Fs2")
+    assert names[72:] == tuple(f"Ia{j}" for j in range(1, 7))
+    link2 = robot.numeric_chain.links[1].inertial
+    m, c = link2.mass, np.array(link2.com)
+    d = dict(zip(names, pi))
+    assert d["mx2"] == pytest.approx(m * c[0])
+    # parallel axis: ZZ about the origin = Izz_c + m (cx^2 + cy^2); XY = Ixy_c - m cx cy
+    assert d["ZZ2"] == pytest.approx(link2.inertia[2][2] + m * (c[0] ** 2 + c[1] ** 2))
+    assert d["XY2"] == pytest.approx(link2.inertia[0][1] - m * c[0] * c[1])
+    assert d["Ia1"] == pytest.approx(62.6111 ** 2 * 200e-6)
+    # no motors: no armature columns
+    assert not any(n.startswith("Ia") for n in _load("planar-2r").inertial_parameters()[0])
+
+
+def test_with_inertial_parameters_round_trip_and_errors():
+    robot = _with_friction(_load("planar-3r"))
+    names, pi = robot.inertial_parameters()
+    rng = np.random.default_rng(0)
+    new_pi = pi.copy()
+    new_pi[names.index("m2")] *= 1.5
+    new_pi[names.index("mx2")] += 0.1
+    new_pi[names.index("ZZ3")] += 0.05
+    other = robot.with_inertial_parameters(new_pi)
+    np.testing.assert_allclose(other.inertial_parameters().values, new_pi, rtol=1e-12,
+                               atol=1e-14)
+    q, qd, qdd = rng.normal(size=(3, 10, 3))
+    np.testing.assert_allclose(other.inverse_dynamics(q, qd, qdd),
+                               robot.regressor(q, qd, qdd) @ new_pi, rtol=1e-10, atol=1e-12)
+    bad = pi.copy()
+    bad[names.index("m1")] = 0.0
+    bad[names.index("mx1")] = 0.3
+    with pytest.raises(rd.ModelError, match="m1 = 0 but first moments"):
+        robot.with_inertial_parameters(bad)
+    with pytest.raises(rd.InputError, match="expected shape"):
+        robot.with_inertial_parameters(pi[:-1])
+    negative = pi.copy()
+    negative[names.index("m2")] = -1.0
+    with pytest.raises(rd.ModelError, match=r"links\[1\]\.mass"):
+        robot.with_inertial_parameters(negative)
+
+
+# -- base parameters ------------------------------------------------------------------------
+def test_planar_2r_base_set_is_the_textbook_one():
+    """Khalil & Dombre, *Modeling, Identification and Control of Robots* (2002), §10.3
+    (the grouping rules) and Gautier & Khalil, IEEE Trans. Robotics and Automation 6(3),
+    1990: for a planar 2R arm with link lengths l1, l2 moving in a vertical plane, the
+    rigid-body base parameters are ZZ1R = ZZ1 + l1^2 m2, MX1R = MX1 + l1 m2, MY1, ZZ2,
+    MX2, MY2 (6); without gravity MX1R and MY1 no longer act (4: ZZ1R, ZZ2, MX2, MY2).
+    The mass m1 and every other parameter of link 1 never act. Friction adds Fv, Fs per
+    joint."""
+    robot = _load("planar-2r")
+    base = robot.base_parameters()
+    assert base.base_names == ("mx1R", "my1", "ZZ1R", "mx2", "my2", "ZZ2",
+                               "Fv1", "Fs1", "Fv2", "Fs2")
+    mx1, zz1, m2, l1 = sp.symbols("mx1 ZZ1 m2 l1")
+    l1_value = robot.values["l1"]
+    combos = dict(zip(base.base_names, base.combinations))
+    assert sp.expand(combos["ZZ1R"] - zz1).coeff(m2) == pytest.approx(l1_value ** 2)
+    assert sp.expand(combos["mx1R"] - mx1).coeff(m2) == pytest.approx(l1_value)
+    # pi_b = K pi reproduces the torques with the base regressor
+    q, qd, qdd = random_states(robot, 30, seed=9)
+    np.testing.assert_allclose(robot.regressor_base(q, qd, qdd) @ base.values,
+                               robot.inverse_dynamics(q, qd, qdd), rtol=1e-10, atol=1e-10)
+    flat = robot.regressor_base(q, qd, qdd).reshape(-1, base.count)
+    assert np.linalg.matrix_rank(flat) == base.count
+    # without gravity: four rigid-body base parameters
+    level = robot.with_values(g=0.0).base_parameters()
+    assert level.base_names[:4] == ("ZZ1R", "mx2", "my2", "ZZ2") and level.count == 8
+
+
+def test_rank_tolerance_edges():
+    """A gravity of 1e-6 makes the gravity-only parameters mx1R, my1 act with a relative
+    size ~1e-6: counted with tol 1e-8, not with tol 1e-4."""
+    weak = _load("planar-2r").with_values(g=1e-6)
+    assert weak.base_parameters(tol=1e-8).count == 10
+    assert weak.base_parameters(tol=1e-4).count == 8
+    rel = weak.base_parameters(tol=1e-8).R_diag
+    names = weak.inertial_parameters().names
+    assert 1e-8 < rel[names.index("mx1")] < 1e-4
+    with pytest.raises(rd.InputError, match="tol"):
+        weak.base_parameters(tol=2.0)
+
+
+def _pinocchio_rank(model_builder, samples=60):
+    pin = pytest.importorskip("pinocchio")
+    model = model_builder()
+    data = model.createData()
+    rng = np.random.default_rng(5)
+    rows = []
+    for _ in range(samples):
+        q = []
+        for j in range(1, model.njoints):  # a continuous joint is (cos, sin)
+            lo, hi = model.lowerPositionLimit[model.joints[j].idx_q], \
+                model.upperPositionLimit[model.joints[j].idx_q]
+            angle = rng.uniform(lo, hi) if model.joints[j].nq == 1 and np.isfinite([lo, hi]).all() \
+                else rng.uniform(-np.pi, np.pi)
+            q += [np.cos(angle), np.sin(angle)] if model.joints[j].nq == 2 else [angle]
+        q = np.array(q)
+        rows.append(pin.computeJointTorqueRegressor(model, data, q, rng.normal(size=model.nv),
+                                                    rng.normal(size=model.nv)).copy())
+    W = np.vstack(rows)
+    s = np.linalg.svd(W, compute_uv=False)
+    return int(np.sum(s > 1e-8 * s[0]))
+
+
+def _pin_from_robot(robot):
+    pin_ = pytest.importorskip("pinocchio")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        text = robot.to_urdf()
+    model = pin_.buildModelFromXML(text)
+    # to_urdf turns the base so that gravity is along world -z (Pinocchio's default)
+    g = float(np.linalg.norm(robot.numeric_chain.gravity))
+    model.gravity = pin_.Motion(np.array([0, 0, -g, 0, 0, 0]))
+    return model
+
+
+def _pin_panda():
+    pin_ = pytest.importorskip("pinocchio")
+    try:
+        path = rd.models.example_robot_data("panda_description/urdf/panda.urdf")
+    except rd.ModelError as exc:
+        pytest.skip(str(exc))
+    full = pin_.buildModelFromUrdf(str(path))
+    ids = [full.getJointId(n) for n in ("panda_finger_joint1", "panda_finger_joint2")]
+    return rd.load(path, tip="panda_hand"), pin_.buildReducedModel(full, ids, pin_.neutral(full))
+
+
+@pytest.mark.parametrize("name", ["planar-2r", "planar-3r", "puma560", "panda"])
+def test_base_parameter_count_is_pinocchio_rank(name):
+    if name == "panda":
+        robot, model = _pin_panda()
+        builder = lambda: model  # noqa: E731
+    else:
+        robot = _load(name)
+        builder = lambda: _pin_from_robot(robot)  # noqa: E731
+    base = robot.base_parameters()
+    rigid = sum(1 for i in base.independent if i < 10 * robot.dof)
+    assert rigid == _pinocchio_rank(builder)
+
+
+# -- closed forms ----------------------------------------------------------------------------
+@pytest.mark.parametrize("name, method", [("planar-2r", "lagrange"), ("rp-arm", "newton-euler"),
+                                          ("pendulum", "lagrange"),
+                                          ("cartesian-2p", "lagrange")])
+def test_symbolic_regressor_times_pi_is_tau_exactly(name, method):
+    eq = _load(name).equations(method=method)
+    reg = eq.regressor()
+    Y, pi = reg
+    assert Y.shape == (eq.dof, len(_load(name).inertial_parameters().names))
+    assert reg.check()  # the ring's proof
+    assert sp.expand(Y * pi.xreplace(reg.values) - eq.tau) == sp.zeros(eq.dof, 1)
+    # Y does not depend on the inertial parameters: it evaluates to the numeric regressor
+    robot = _load(name)
+    q, qd, qdd = random_states(robot, 1, seed=2)
+    subs = {**{s: v for s, v in zip(eq.q, q[0])}, **{s: v for s, v in zip(eq.qd, qd[0])},
+            **{s: v for s, v in zip(eq.qdd, qdd[0])},
+            **{sp.Symbol(k): v for k, v in robot.values.items()}}
+    numeric = np.array(Y.xreplace(subs).evalf(), dtype=float)
+    np.testing.assert_allclose(numeric, robot.regressor(q[0], qd[0], qdd[0]), atol=1e-12)
+
+
+def test_derive_regressor_command(capsys):
+    from robodyn.cli import main
+
+    assert main(["derive", "rp-arm", "--regressor"]) == 0
+    out = capsys.readouterr().out
+    assert "checked: Y pi == tau exactly" in out and "ZZ1 = Izz1 + l1**2*m1" in out
+    assert main(["derive", "pendulum", "--regressor", "--format", "json"]) == 0
+    import json
+
+    data = json.loads(capsys.readouterr().out)
+    assert data["regressor"]["Y pi == tau"] is True and data["regressor"]["pi"][0] == "m1"
