@@ -190,6 +190,10 @@ class Robot:
             else:
                 one = None
                 break
+        if one is None and any(type(a).__module__.startswith("dask") for a in arrays):
+            from .dask_arrays import run_lazy  # noqa: PLC0415 - Dask only for Dask inputs
+
+            return run_lazy(self, kind, names, widths, out_shape, arrays)
         try:
             if one is not None:
                 return kernel.single(p, *one).reshape(out_shape)
@@ -272,7 +276,8 @@ class Robot:
             parts = self._run("torque_parts", q, qd, qdd)
         else:
             parts = self._run("torque_parts_contact", q, qd, qdd, h_e)
-        return TorqueParts(*(np.ascontiguousarray(parts[..., k, :]) for k in range(6)))
+        contiguous = np.ascontiguousarray if isinstance(parts, np.ndarray) else (lambda a: a)
+        return TorqueParts(*(contiguous(parts[..., k, :]) for k in range(6)))
 
     # -- energy ---------------------------------------------------------------------
     def kinetic_energy(self, q, qd) -> np.ndarray:
