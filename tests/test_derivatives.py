@@ -17,10 +17,9 @@ import numpy as np
 import pytest
 
 import robodyn as rd
+from conftest import MODEL_NAMES, random_states
 from robodyn.dynamics.derivatives import Dual, DualOps
 from robodyn.dynamics.ops import SYMPY
-
-from conftest import MODEL_NAMES, random_states
 
 N_PIN = 8
 RTOL = 1e-9

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from . import models
+from .cli_dataset import add_dataset_command
 from .cli_export import add_export_command
 from .cli_motion import DEMO_DIR, add_motion_commands, tour
 from .errors import RobodynError
@@ -163,6 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(models_of=lambda a: [a.model], command_parser=p)
     add_motion_commands(sub, parents)
     add_export_command(sub, parents)
+    add_dataset_command(sub, parents)
     return parser
 
 
