@@ -196,3 +196,26 @@ def test_dual_numbers_follow_the_chain_rule():
     assert sp.simplify(expr.v - value) == 0
     assert sp.simplify(expr.t[0] - sp.diff(value, x)) == 0
     assert ops.sign(Dual(x, (1,))) == sp.sign(x)  # derivative 0: a plain value
+
+
+def test_effort_gradient_matches_finite_differences(fd_robots):
+    """The exact gradient ``energy.optimize`` uses for ``objective="effort"``: the effort
+    of ``consumed`` and its central differences over the via points."""
+    from robodyn.energy import EffortGradient, consumed  # noqa: PLC0415
+    from robodyn.trajectory import Motion, spline  # noqa: PLC0415
+
+    r = fd_robots["planar-2r"]
+    t, knots = np.linspace(0, 1.5, 101), np.linspace(0, 1.5, 5)
+    ends = np.zeros(2), np.array([1.0, -0.5])
+
+    def path(x):
+        return spline(knots, np.vstack([ends[0], x.reshape(3, 2), ends[1]]))(t)
+
+    gradient = EffortGradient(r, t, path, 6)
+    x = np.random.default_rng(0).normal(size=6)
+    value, grad = gradient(x)
+    assert value == pytest.approx(consumed(r, Motion(t, *path(x))).effort, rel=1e-12)
+    h = 1e-6
+    ref = np.array([(gradient(x + h * e)[0] - gradient(x - h * e)[0]) / (2 * h)
+                    for e in np.eye(6)])
+    np.testing.assert_allclose(grad, ref, rtol=1e-6, atol=1e-6 * np.abs(ref).max())
