@@ -3,10 +3,10 @@
 pendulum, friction off, and against central finite differences of robodyn's own
 functions on every built-in model.
 
-The 6- and 7-joint URDF arms and the PUMA run the generated programs on the NumPy
-backend: the program is the one Numba compiles (tests/test_kernel_cache.py checks
-that both backends agree), and Numba would take ~15 s per derivative kernel of a
-7-joint arm to compile on a cold cache. The small built-in models run compiled.
+Most models run the generated programs on the NumPy backend: the program is the one
+Numba compiles (tests/test_kernel_cache.py checks that both backends agree), and Numba
+takes ~15 s per derivative kernel of a 7-joint arm to compile on a cold cache. Two
+small built-in models (``COMPILED``) run compiled.
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ from robodyn.dynamics.derivatives import Dual, DualOps
 from robodyn.dynamics.ops import SYMPY
 
 N_PIN = 8
+#: Built-in models whose derivative kernels the tests compile with Numba.
+COMPILED = ("planar-2r", "planar-3r")
 RTOL = 1e-9
 
 
@@ -103,13 +105,13 @@ def _fd_close(ours, ref, what):
 
 @pytest.fixture(scope="module")
 def fd_robots():
-    """Built-in models; the PUMA's derivative kernels on the NumPy backend (see the module
-    docstring), the others compiled."""
+    """Built-in models; two compiled with Numba, the others' derivative kernels on the
+    NumPy backend (the same generated program, see the module docstring)."""
     out = {}
     with pytest.MonkeyPatch.context() as mp:
         for name in MODEL_NAMES:
             robot = rd.load(name)
-            mp.setenv("ROBODYN_BACKEND", "numpy" if robot.dof > 3 else "numba")
+            mp.setenv("ROBODYN_BACKEND", "numba" if name in COMPILED else "numpy")
             for kind in ("inverse_dynamics_derivatives", "forward_dynamics_derivatives",
                          "mass_matrix_derivatives", "jacobian_derivative"):
                 robot._kernel(kind)
@@ -149,7 +151,8 @@ def test_derivatives_match_finite_differences(fd_robots, name):
     _fd_close(jdot, ref, "Jdot")
 
 
-def test_contact_wrench_derivatives_match_finite_differences(fd_robots):
+def test_contact_wrench_derivatives_match_finite_differences(fd_robots, monkeypatch):
+    monkeypatch.setenv("ROBODYN_BACKEND", "numpy")  # the contact kernels: not compiled
     r = fd_robots["planar-3r"]
     q, qd, qdd = random_states(r, 3, seed=5)
     h_e = np.random.default_rng(1).normal(size=(3, 6))
