@@ -152,9 +152,19 @@ def optimize(robot, q0, q1, duration: float, via_points: int = 3,
             return np.concatenate([(limits - tau).ravel(), (limits + tau).ravel()]) / limits.max()
 
         constraints = ({"type": "ineq", "fun": margin},)
+    fun, jac = (lambda x: cost(x) / scale), None
+    if objective == "effort" and limits is None:
+        # exact gradient from the inverse dynamics' derivatives (the spline is linear in x)
+        gradient = EffortGradient(robot, t, lambda x: trajectory(x)(t), x0.size)
+
+        def fun(x):
+            value, grad = gradient(x)
+            return value / scale, grad / scale
+
+        jac = True
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        result = minimize(lambda x: cost(x) / scale, x0, method=method, constraints=constraints,
+        result = minimize(fun, x0, jac=jac, method=method, constraints=constraints,
                           options={"maxiter": int(maxiter)})
     best = trajectory(result.x)
     best_report = report(best)
@@ -171,3 +181,31 @@ def optimize(robot, q0, q1, duration: float, via_points: int = 3,
     out = Trajectory(best._evaluate, T, dof, "optimized" if best is not baseline else "quintic",
                      {**best.info, **info})
     return out
+
+
+class EffortGradient:
+    """``(effort, d effort/dx)`` of a motion ``(q, qd, qdd) = path(x)`` that is affine in
+    ``x`` (a spline through via points ``x``), sampled at ``t``.
+
+    ``effort = sum_k w_k |tau_k|^2`` (trapezoid weights ``w``), so
+    ``d effort/dx = sum_k 2 w_k tau_k^T (dtau/dq dq_k/dx + dtau/dqd dqd_k/dx + M dqdd_k/dx)``
+    with the derivatives of :meth:`~robodyn.Robot.inverse_dynamics_derivatives` and the
+    constant ``d(q, qd, qdd)/dx`` of the affine path, taken once from unit ``x``
+    (Coulomb friction differentiates to 0 away from ``qd = 0``)."""
+
+    def __init__(self, robot, t, path, size: int):
+        self.robot = robot
+        dt = np.diff(t)
+        self.weights = np.concatenate([[0.0], dt]) / 2 + np.concatenate([dt, [0.0]]) / 2
+        self.path = path
+        offset = np.array(path(np.zeros(size)))
+        self.basis = np.stack([np.array(path(e)) - offset for e in np.eye(size)])  # (m,3,T,dof)
+
+    def __call__(self, x):
+        q, qd, qdd = self.path(x)
+        tau = self.robot.inverse_dynamics(q, qd, qdd)
+        d_q, d_qd, mass = self.robot.inverse_dynamics_derivatives(q, qd, qdd)
+        weighted = 2 * self.weights[:, None] * tau  # (T, dof)
+        parts = [np.einsum("ki,kij->kj", weighted, d) for d in (d_q, d_qd, mass)]
+        grad = sum(np.einsum("kj,mkj->m", g, self.basis[:, n]) for n, g in enumerate(parts))
+        return float(np.sum(self.weights[:, None] * tau * tau)), grad

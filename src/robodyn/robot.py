@@ -190,6 +190,10 @@ class Robot:
             else:
                 one = None
                 break
+        if one is None and any(type(a).__module__.startswith("dask") for a in arrays):
+            from .dask_arrays import run_lazy  # noqa: PLC0415 - Dask only for Dask inputs
+
+            return run_lazy(self, kind, names, widths, out_shape, arrays)
         try:
             if one is not None:
                 return kernel.single(p, *one).reshape(out_shape)
@@ -272,7 +276,8 @@ class Robot:
             parts = self._run("torque_parts", q, qd, qdd)
         else:
             parts = self._run("torque_parts_contact", q, qd, qdd, h_e)
-        return TorqueParts(*(np.ascontiguousarray(parts[..., k, :]) for k in range(6)))
+        contiguous = np.ascontiguousarray if isinstance(parts, np.ndarray) else (lambda a: a)
+        return TorqueParts(*(contiguous(parts[..., k, :]) for k in range(6)))
 
     # -- energy ---------------------------------------------------------------------
     def kinetic_energy(self, q, qd) -> np.ndarray:
@@ -321,6 +326,47 @@ class Robot:
         if path is not None:
             Path(path).write_text(text, encoding="utf-8")
         return text
+
+    # -- derivatives ------------------------------------------------------------------
+    def inverse_dynamics_derivatives(self, q, qd, qdd, h_e=None) -> tuple[np.ndarray, ...]:
+        """``(dtau/dq, dtau/dqd, dtau/dqdd)`` of :meth:`inverse_dynamics`, each
+        ``(..., dof, dof)`` with ``[..., i, j] = dtau_i/dx_j``; ``dtau/dqdd = M(q)``.
+
+        Forward-mode automatic differentiation of the traced Newton–Euler program
+        (:mod:`robodyn.dynamics.derivatives`), compiled like every kernel. Viscous
+        friction contributes ``F_v`` to ``dtau/dqd``; Coulomb friction ``F_s sign(qd)`` is
+        differentiated as 0 (exact away from ``qd = 0``, where it has no derivative).
+        With ``h_e``, ``dtau/dq`` includes ``d(J^T h_e)/dq``."""
+        if h_e is None:
+            out = self._run("inverse_dynamics_derivatives", q, qd, qdd)
+        else:
+            out = self._run("inverse_dynamics_derivatives_contact", q, qd, qdd, h_e)
+        return out[..., 0, :, :], out[..., 1, :, :], out[..., 2, :, :]
+
+    def forward_dynamics_derivatives(self, q, qd, tau, h_e=None) -> tuple[np.ndarray, ...]:
+        """``(dqdd/dq, dqdd/dqd, dqdd/dtau)`` of :meth:`forward_dynamics`, each
+        ``(..., dof, dof)`` with ``[..., i, j] = dqdd_i/dx_j``; ``dqdd/dtau = M(q)^{-1}``.
+
+        ``dqdd/dx = -M^{-1} dtau/dx`` with the inverse dynamics' derivatives taken at
+        ``qdd = FD(q, qd, tau)`` (Carpentier & Mansard 2018), solved with the Cholesky
+        factor of ``M``. Coulomb friction is differentiated as 0 (see
+        :meth:`inverse_dynamics_derivatives`)."""
+        if h_e is None:
+            out = self._run("forward_dynamics_derivatives", q, qd, tau)
+        else:
+            out = self._run("forward_dynamics_derivatives_contact", q, qd, tau, h_e)
+        return out[..., 0, :, :], out[..., 1, :, :], out[..., 2, :, :]
+
+    def mass_matrix_derivatives(self, q) -> np.ndarray:
+        """``dM/dq``, ``(..., dof)`` -> ``(..., dof, dof, dof)`` with
+        ``[..., i, j, k] = dM_ij/dq_k`` (symmetric in ``i, j``)."""
+        return self._run("mass_matrix_derivatives", q)
+
+    def jacobian_derivative(self, q, qd) -> np.ndarray:
+        """``Jdot = dJ/dt = sum_k (dJ/dq_k) qd_k`` of the geometric Jacobian
+        (:meth:`jacobian`), ``(..., 6, dof)``; the end effector's acceleration is
+        ``J qdd + Jdot qd``."""
+        return self._run("jacobian_derivative", q, qd)
 
 
     # -- parameters, regressor, base parameters (robodyn.base_parameters) -------------

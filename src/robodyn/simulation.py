@@ -6,6 +6,10 @@
 * adaptive (``dt=None``): SciPy's ``solve_ivp`` (``"rk45"``, or ``"dop853"`` for
   tight tolerances), error controlled by ``rtol``/``atol``, samples at the
   solver's steps, dense output kept in ``sim.solution``;
+* implicit, for stiff motions (large friction, stiff feedback): ``"radau"``
+  (adaptive, SciPy's Radau IIA with the exact Jacobian) or ``"implicit-euler"``
+  (fixed ``dt``, Newton's method), both driven by the dynamics' derivatives
+  (:mod:`robodyn.implicit`);
 * fixed step (``dt`` given): classic ``"rk4"`` or ``"semi-implicit-euler"``
   (symplectic: velocity first, then position with the new velocity), as a
   control loop at ``1/dt`` Hz would run. With Numba, torque tables and the
@@ -37,7 +41,7 @@ from .errors import InputError, RobodynError, warn
 
 __all__ = ["simulate", "Simulation", "JointLimitWarning", "METHODS"]
 
-METHODS = ("rk45", "dop853", "rk4", "semi-implicit-euler")
+METHODS = ("rk45", "dop853", "rk4", "semi-implicit-euler", "implicit-euler", "radau")
 #: Fixed-step loops report progress in this many chunks.
 _CHUNKS = 20
 
@@ -179,7 +183,7 @@ def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None
     method = str(method).lower()
     if method not in METHODS:
         raise InputError(f"method: {method!r} is not one of {', '.join(METHODS)}")
-    if method in ("rk4", "semi-implicit-euler") and dt is None:
+    if method in ("rk4", "semi-implicit-euler", "implicit-euler") and dt is None:
         raise InputError(f"method {method!r} is a fixed-step method: give dt (e.g. 0.001)")
     if dt is not None:
         dt = _positive(dt, "dt")
@@ -191,7 +195,10 @@ def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None
         torque = _Table(tau, tau_times, duration, dof)
     wrench = _wrench(h_e)
     start = time.perf_counter()
-    if method in ("rk45", "dop853"):
+    if method in ("implicit-euler", "radau"):
+        sim = _implicit(robot, q0, qd0, duration, torque, wrench, method, rtol, atol, dt,
+                        max_step)
+    elif method in ("rk45", "dop853"):
         sim = _adaptive(robot, q0, qd0, duration, torque, wrench, method, rtol, atol, dt,
                         max_step)
     else:
@@ -254,6 +261,44 @@ def _adaptive(robot, q0, qd0, duration, torque, wrench, method, rtol, atol, dt, 
                         for tk, qk, qdk, tk_tau in zip(t, q, qd, tau)])
     info = {"steps": len(t) - 1, "evaluations": int(result.nfev), "rtol": rtol, "atol": atol}
     return _finish(robot, t, q, qd, qdd, tau, info, result.sol)
+
+
+def _implicit(robot, q0, qd0, duration, torque, wrench, method, rtol, atol, dt, max_step):
+    """``"implicit-euler"`` and ``"radau"``, driven by the dynamics' derivatives
+    (:mod:`robodyn.implicit`)."""
+    from . import implicit  # noqa: PLC0415
+
+    dof = robot.dof
+
+    def torque_at(t, q, qd):
+        return _torque_at(torque, t, q, qd, dof)
+
+    def wrench_at(t, q, qd):
+        return _wrench_at(wrench, t, q, qd)
+
+    torque_at.state_dependent = callable(torque) and not isinstance(torque, _Table)
+    if method == "implicit-euler":
+        steps = max(1, int(round(duration / dt)))
+        t, q, qd = implicit.implicit_euler(robot, q0, qd0, steps, dt, torque_at, wrench_at)
+        info, solution = {"steps": steps, "dt": dt}, None
+    else:
+        t_eval = None
+        if dt is not None:
+            t_eval = np.arange(int(np.floor(duration / dt + 1e-9)) + 1) * dt
+        result = implicit.radau(robot, q0, qd0, duration, torque_at, wrench_at, rtol, atol,
+                                t_eval, max_step)
+        if result.status < 0:
+            raise RobodynError(f"simulate: the integrator failed at t = {result.t[-1]:.6g} s "
+                               f"({result.message}); try a smaller max_step or looser "
+                               "tolerances")
+        t, q, qd = result.t, result.y[:dof].T.copy(), result.y[dof:].T.copy()
+        info = {"steps": len(t) - 1, "evaluations": int(result.nfev),
+                "jacobians": int(result.njev), "rtol": rtol, "atol": atol}
+        solution = result.sol
+    tau = np.stack([torque_at(tk, qk, qdk) for tk, qk, qdk in zip(t, q, qd)])
+    qdd = np.stack([robot.forward_dynamics(qk, qdk, tk_tau, h_e=wrench_at(tk, qk, qdk))
+                    for tk, qk, qdk, tk_tau in zip(t, q, qd, tau)])
+    return _finish(robot, t, q, qd, qdd, tau, info, solution)
 
 
 def _fixed(robot, q0, qd0, duration, torque, wrench, method, dt, progress):

@@ -19,6 +19,12 @@ from dataclasses import dataclass
 
 from .coriolis import coriolis_matrix
 from .crba import mass_matrix
+from .derivatives import (
+    forward_dynamics_derivatives,
+    inverse_dynamics_derivatives,
+    jacobian_derivative,
+    mass_matrix_derivatives,
+)
 from .energy import kinetic_energy, potential_energy
 from .forward_dynamics import forward_dynamics
 from .friction import friction_torques
@@ -70,4 +76,15 @@ KERNELS: dict[str, KernelSpec] = {
     "kinetic_energy": KernelSpec(kinetic_energy, ("q", "qd"), _scalar),
     "potential_energy": KernelSpec(potential_energy, ("q",), _scalar),
     "regressor": KernelSpec(regressor_full, ("q", "qd", "qdd"), lambda n: (n, 13 * n)),
+    # derivatives (forward-mode over the traced program, dynamics/derivatives.py)
+    "inverse_dynamics_derivatives": KernelSpec(inverse_dynamics_derivatives, ("q", "qd", "qdd"),
+                                               lambda n: (3, n, n)),
+    "inverse_dynamics_derivatives_contact": KernelSpec(
+        inverse_dynamics_derivatives, ("q", "qd", "qdd", "h_e"), lambda n: (3, n, n)),
+    "forward_dynamics_derivatives": KernelSpec(forward_dynamics_derivatives, ("q", "qd", "tau"),
+                                               lambda n: (3, n, n)),
+    "forward_dynamics_derivatives_contact": KernelSpec(
+        forward_dynamics_derivatives, ("q", "qd", "tau", "h_e"), lambda n: (3, n, n)),
+    "mass_matrix_derivatives": KernelSpec(mass_matrix_derivatives, ("q",), lambda n: (n, n, n)),
+    "jacobian_derivative": KernelSpec(jacobian_derivative, ("q", "qd"), lambda n: (6, n)),
 }

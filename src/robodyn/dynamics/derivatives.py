@@ -1,0 +1,216 @@
+"""Derivatives of the dynamics by forward-mode automatic differentiation.
+
+Every algorithm of :mod:`robodyn.dynamics` is a straight-line program on scalars,
+so it can be run on *dual numbers* ``x + sum_k x'_k e_k`` (``e_k e_l = 0``): a
+:class:`Dual` carries a value and a tangent vector, and each operation applies
+the chain rule to the tangents::
+
+    (a, a') + (b, b') = (a + b, a' + b')        (a, a') (b, b') = (ab, a b' + a' b)
+    (a, a') / (b, b') = (a/b, (a' - (a/b) b') / b)
+    sin(a, a') = (sin a, cos a · a'),   cos(a, a') = (cos a, -sin a · a')
+    sqrt(a, a') = (sqrt a, a' / (2 sqrt a)),   sign(a, a') = (sign a, 0)
+
+The value and tangent parts are themselves the tracer's scalars, so running an
+algorithm on duals whose values are the kernel's inputs records the derivative
+into the same compiled kernel (constant folding drops the tangents that are
+exactly zero: a link's pose does not depend on the joints after it). Seeding
+``q_j`` with the unit tangent ``e_j`` gives ``d/dq_j`` of every output at once
+(Griewank & Walther, *Evaluating Derivatives*, ch. 3).
+
+Coulomb friction ``F_s sign(qd)`` is differentiated as 0: exact away from
+``qd = 0``, where it is not differentiable.
+
+Forward dynamics uses the identity of Carpentier & Mansard (RSS 2018, eq. 9):
+with ``qdd = FD(q, qd, tau)`` and ``ID(q, qd, FD(q, qd, tau)) = tau``,
+``dFD/dx = -M^{-1} dID/dx`` for ``x = q, qd`` and ``dFD/dtau = M^{-1}``, solved
+with the Cholesky factor of ``M``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..codegen.tape import Var
+from ..model.chain import Chain
+from .crba import mass_matrix
+from .forward_dynamics import cholesky_solve, forward_dynamics
+from .inverse_dynamics import inverse_dynamics
+from .kinematics import jacobian
+
+
+class Dual(Var):
+    """A scalar ``v`` with a tangent vector ``t`` (a tuple of scalars).
+
+    A subclass of the tracer's :class:`~robodyn.codegen.tape.Var` only so that Python
+    asks it first in ``var + dual`` (a reflected operator of a subclass wins); it is
+    never an instruction of a tape."""
+
+    __slots__ = ("v", "t")
+
+    def __init__(self, v, t: tuple):
+        self.v = v
+        self.t = t
+
+    def __add__(self, other):
+        if isinstance(other, Dual):
+            return Dual(self.v + other.v, tuple(a + b for a, b in zip(self.t, other.t)))
+        return Dual(self.v + other, self.t)
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        if isinstance(other, Dual):
+            return Dual(self.v - other.v, tuple(a - b for a, b in zip(self.t, other.t)))
+        return Dual(self.v - other, self.t)
+
+    def __rsub__(self, other):
+        return Dual(other - self.v, tuple(-a for a in self.t))
+
+    def __mul__(self, other):
+        if isinstance(other, Dual):
+            u, v = self.v, other.v
+            return Dual(u * v, tuple(u * b + a * v for a, b in zip(self.t, other.t)))
+        return Dual(self.v * other, tuple(a * other for a in self.t))
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        if isinstance(other, Dual):
+            inv = 1 / other.v
+            value = self.v * inv
+            return Dual(value, tuple((a - value * b) * inv for a, b in zip(self.t, other.t)))
+        inv = 1 / other
+        return Dual(self.v * inv, tuple(a * inv for a in self.t))
+
+    def __rtruediv__(self, other):  # other / self
+        inv = 1 / self.v
+        value = other * inv
+        factor = -(value * inv)
+        return Dual(value, tuple(factor * a for a in self.t))
+
+    def __neg__(self):
+        return Dual(-self.v, tuple(-a for a in self.t))
+
+    def __pos__(self):
+        return self
+
+    def __pow__(self, k):
+        if k == 2:
+            return self * self
+        raise NotImplementedError("only x**2 of a dual number")
+
+    def __repr__(self):
+        return f"Dual({self.v!r}, {self.t!r})"
+
+
+class DualOps:
+    """The ``ops`` namespace of an algorithm run on :class:`Dual` numbers, built on the
+    ``ops`` of their parts (the tracer's tape)."""
+
+    def __init__(self, base):
+        self.base = base
+
+    @property
+    def name(self) -> str:
+        return f"dual-{self.base.name}"
+
+    def sin(self, a):
+        if not isinstance(a, Dual):
+            return self.base.sin(a)
+        c = self.base.cos(a.v)
+        return Dual(self.base.sin(a.v), tuple(c * x for x in a.t))
+
+    def cos(self, a):
+        if not isinstance(a, Dual):
+            return self.base.cos(a)
+        s = -self.base.sin(a.v)
+        return Dual(self.base.cos(a.v), tuple(s * x for x in a.t))
+
+    def sqrt(self, a):
+        if not isinstance(a, Dual):
+            return self.base.sqrt(a)
+        root = self.base.sqrt(a.v)
+        half = 0.5 / root
+        return Dual(root, tuple(half * x for x in a.t))
+
+    def sign(self, a):
+        # d sign(x)/dx = 0 away from x = 0 (Coulomb friction's derivative, module docstring)
+        return self.base.sign(a.v if isinstance(a, Dual) else a)
+
+    def pow(self, a, c: float):
+        if not isinstance(a, Dual):
+            return self.base.pow(a, c)
+        factor = c * self.base.pow(a.v, c - 1)
+        return Dual(self.base.pow(a.v, c), tuple(factor * x for x in a.t))
+
+
+def seeded(values: Sequence, width: int, offset: int) -> list[Dual]:
+    """Duals of ``values`` with unit tangents ``e_{offset + i}`` in ``width`` directions."""
+    out = []
+    for i, v in enumerate(values):
+        t = [0.0] * width
+        t[offset + i] = 1.0
+        out.append(Dual(v, tuple(t)))
+    return out
+
+
+def tangent(x, k: int):
+    """Direction ``k`` of the tangent of ``x`` (0 for a value that is not a dual)."""
+    return x.t[k] if isinstance(x, Dual) else 0.0
+
+
+def _id_jacobians(chain: Chain, q, qd, qdd, ops, h_e=None):
+    """``(dtau/dq, dtau/dqd)``, each ``[i][j] = dtau_i/dx_j``, in one dual pass seeded on
+    ``q`` and ``qd`` (``2 dof`` directions)."""
+    n = chain.dof
+    dual = DualOps(ops)
+    tau = inverse_dynamics(chain, seeded(q, 2 * n, 0), seeded(qd, 2 * n, n), list(qdd), dual,
+                           h_e=h_e)
+    d_q = [[tangent(tau[i], j) for j in range(n)] for i in range(n)]
+    d_qd = [[tangent(tau[i], n + j) for j in range(n)] for i in range(n)]
+    return d_q, d_qd
+
+
+def inverse_dynamics_derivatives(chain: Chain, q, qd, qdd, ops, h_e=None) -> list:
+    """``[dtau/dq, dtau/dqd, dtau/dqdd]`` of :func:`inverse_dynamics`, each ``[i][j] =
+    dtau_i/dx_j``; ``dtau/dqdd = M(q)`` (composite-rigid-body, the equation is linear in
+    ``qdd``)."""
+    d_q, d_qd = _id_jacobians(chain, q, qd, qdd, ops, h_e)
+    return [d_q, d_qd, mass_matrix(chain, q, ops)]
+
+
+def forward_dynamics_derivatives(chain: Chain, q, qd, tau, ops, h_e=None) -> list:
+    """``[dqdd/dq, dqdd/dqd, dqdd/dtau]`` of :func:`forward_dynamics`: with
+    ``qdd = FD(q, qd, tau)``, ``dqdd/dx = -M^{-1} dtau/dx`` (``x = q, qd``, the inverse
+    dynamics' derivatives at ``qdd``) and ``dqdd/dtau = M^{-1}`` (Carpentier & Mansard
+    2018), every column a Cholesky solve with the same factor."""
+    n = chain.dof
+    qdd = forward_dynamics(chain, q, qd, tau, ops, h_e=h_e)
+    d_q, d_qd = _id_jacobians(chain, q, qd, qdd, ops, h_e)
+    m = mass_matrix(chain, q, ops)  # recorded once: the tape shares it with the solve above
+
+    def solve_columns(columns, sign):
+        cols = [cholesky_solve(m, [sign * col[i] for i in range(n)], ops) for col in columns]
+        return [[cols[j][i] for j in range(n)] for i in range(n)]
+
+    d_q_cols = [[d_q[i][j] for i in range(n)] for j in range(n)]
+    d_qd_cols = [[d_qd[i][j] for i in range(n)] for j in range(n)]
+    unit = [[1.0 if i == j else 0.0 for i in range(n)] for j in range(n)]
+    return [solve_columns(d_q_cols, -1.0), solve_columns(d_qd_cols, -1.0),
+            solve_columns(unit, 1.0)]
+
+
+def mass_matrix_derivatives(chain: Chain, q, ops) -> list:
+    """``dM/dq`` as ``[i][j][k] = dM_ij/dq_k`` (one dual pass of the composite-rigid-body
+    algorithm seeded on ``q``)."""
+    n = chain.dof
+    m = mass_matrix(chain, seeded(q, n, 0), DualOps(ops))
+    return [[[tangent(m[i][j], k) for k in range(n)] for j in range(n)] for i in range(n)]
+
+
+def jacobian_derivative(chain: Chain, q, qd, ops) -> list:
+    """``Jdot = dJ/dt = sum_k dJ/dq_k qd_k``: the geometric Jacobian run on duals
+    ``q + qd ε`` (one direction), rows ``(v, w)`` as :func:`jacobian`."""
+    duals = [Dual(qi, (vi,)) for qi, vi in zip(q, qd, strict=True)]
+    jac = jacobian(chain, duals, DualOps(ops))
+    return [[tangent(x, 0) for x in row] for row in jac]
