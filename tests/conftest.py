@@ -25,3 +25,11 @@ def random_states(robot, n: int, seed: int = 0):
 @pytest.fixture(scope="session")
 def robots():
     return {name: rd.load(name) for name in MODEL_NAMES}
+
+
+@pytest.fixture
+def numpy_backend(monkeypatch):
+    """Run a test's new kernels on the NumPy backend: the same generated programs without
+    Numba's compile time (about a second per kernel, half a minute for a 7-DOF regressor).
+    For tests of values, not speed; the backends are checked equal in test_batching.py."""
+    monkeypatch.setenv("ROBODYN_BACKEND", "numpy")

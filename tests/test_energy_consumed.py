@@ -10,6 +10,9 @@ import robodyn as rd
 from robodyn import trajectory as tr
 from robodyn.errors import InputError
 
+# values, not speed: new kernels run on the NumPy backend (no Numba compile time)
+pytestmark = pytest.mark.usefixtures("numpy_backend")
+
 
 @pytest.mark.parametrize("name, q0, q1", [
     ("pendulum", [0.2], [2.0]),

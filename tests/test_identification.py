@@ -14,6 +14,9 @@ import robodyn as rd
 from robodyn.cli import main
 from robodyn.identification import consistency_problems
 
+# values, not speed: new kernels run on the NumPy backend (no Numba compile time)
+pytestmark = pytest.mark.usefixtures("numpy_backend")
+
 
 def _load(name):
     with warnings.catch_warnings():

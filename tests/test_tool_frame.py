@@ -9,6 +9,9 @@ import pytest
 import robodyn as rd
 from robodyn.model.urdf import rpy_matrix
 
+# values, not speed: new kernels run on the NumPy backend (no Numba compile time)
+pytestmark = pytest.mark.usefixtures("numpy_backend")
+
 ARM = """
 name: tool-arm
 dh: {dh}

@@ -25,6 +25,9 @@ from robodyn.cli import main
 from robodyn.model.urdf import rpy_matrix
 from robodyn.model.urdf_export import matrix_rpy
 
+# values, not speed: new kernels run on the NumPy backend (no Numba compile time)
+pytestmark = pytest.mark.usefixtures("numpy_backend")
+
 pin = pytest.importorskip("pinocchio")
 
 DATA = Path(__file__).parent / "data" / "urdf"

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
-from .codegen.kernels import Kernel, NonFiniteResult
+from .codegen.kernels import Kernel, NonFiniteResult, backend
 from .dynamics.registry import KERNELS, input_width
 from .errors import InputError, ModelError, RobodynError
 from .model.chain import Chain
@@ -157,10 +157,11 @@ class Robot:
         if kernel is None:
             self.parameter_values  # noqa: B018 - fail on bad values before compiling
             shared = _SHARED_KERNELS.setdefault(self.chain, {})
-            kernel = shared.get(kind)
+            key = (kind, backend())  # ROBODYN_BACKEND read when a robot first needs a kernel
+            kernel = shared.get(key)
             if kernel is None:
                 names = tuple(str(s) for s in self.symbols)
-                kernel = shared[kind] = Kernel(self.chain, kind, names)
+                kernel = shared[key] = Kernel(self.chain, kind, names)
             kernels[kind] = kernel
         return kernel
 
