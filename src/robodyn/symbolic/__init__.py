@@ -111,6 +111,7 @@ def equations(robot, method: str = "lagrange", *, values: Any = None,
     """
     chain, name, defaults = _chain_of(robot, values)
     eq = derive(chain, method, h_e=h_e, name=name, defaults=defaults)
+    eq.convention = getattr(robot, "convention", None)  # for exported code's headers
     if getattr(robot, "convention", None) == "standard":
         eq.frames_note = ("standard DH: link frame i is frame i-1 turned by joint i (origin on "
                           "joint i's axis); DH frame i is a constant transform away")
