@@ -27,6 +27,7 @@ test: $(VENV)/.installed-dev
 bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_dynamics.py
 	$(BIN)/python benchmarks/bench_simulate.py
+	$(BIN)/python benchmarks/bench_codegen.py
 
 bench-symbolic: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_symbolic.py
