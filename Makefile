@@ -28,6 +28,7 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_dynamics.py
 	$(BIN)/python benchmarks/bench_simulate.py
 	$(BIN)/python benchmarks/bench_derivatives.py
+	$(BIN)/python benchmarks/bench_codegen.py
 
 bench-symbolic: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_symbolic.py

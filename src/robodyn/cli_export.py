@@ -1,8 +1,11 @@
-"""``robodyn export MODEL --urdf FILE``: a model written as URDF (``robot.to_urdf``).
+"""``robodyn export MODEL``: a model written as URDF (``--urdf FILE``, ``robot.to_urdf``)
+or its equations of motion as code (``--lang LANG --out DIR``, ``eq.to_code``).
 
 MODEL is a built-in model name, a YAML model file or a URDF file (with the URDF
 options of every model command: ``--base``, ``--tip``, ...). ``--urdf -`` writes the
-file to standard output.
+file to standard output. ``--lang`` is one of python, c, cpp, matlab, java, julia,
+mathematica; ``--parameters baked`` (default) writes the model's numbers into the code,
+``--parameters argument`` makes every function take the parameter vector ``p`` first.
 """
 
 from __future__ import annotations
@@ -15,14 +18,32 @@ from .errors import ModelError
 
 def add_export_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the ``export`` command to the sub-parsers ``sub`` of ``robodyn``."""
+    from .codegen.export import LANGUAGES, PARAMETER_MODES
+
     p = sub.add_parser("export", parents=parents,
-                       help="write a model as URDF (values bound, offsets folded in)",
-                       description="Write a model as URDF: parameter values bound, joint "
-                       "offsets folded into the joint origins, the tip frame as a 'tool' link.")
+                       help="write a model as URDF, or its equations of motion as code",
+                       description="Write a model as URDF (--urdf: parameter values bound, "
+                       "joint offsets folded into the joint origins, the tip frame as a 'tool' "
+                       "link), or its closed-form equations of motion as standalone code "
+                       "(--lang LANG --out DIR: inverse_dynamics, mass_matrix, "
+                       "coriolis_matrix, gravity_torques, friction_torques).")
     p.add_argument("model", metavar="MODEL",
                    help="a built-in model name, a YAML model file or a URDF file")
-    p.add_argument("--urdf", required=True, metavar="FILE",
+    p.add_argument("--urdf", metavar="FILE",
                    help="the URDF file to write ('-': standard output)")
+    code = p.add_argument_group("code export")
+    code.add_argument("--lang", choices=list(LANGUAGES), metavar="LANG",
+                      help="the language of the code: " + ", ".join(LANGUAGES))
+    code.add_argument("--out", metavar="DIR", help="the folder to write the files into")
+    code.add_argument("--parameters", choices=PARAMETER_MODES, default="baked",
+                      help="baked: the model's numbers in the code (default); argument: "
+                      "every function takes the parameter vector p first")
+    code.add_argument("--method", default="lagrange", choices=["lagrange", "newton-euler"],
+                      help="how the closed forms are derived (the same equations; default "
+                      "lagrange)")
+    code.add_argument("--name", metavar="NAME",
+                      help="function prefix / module name (default: the model name with "
+                      "other characters than letters, digits and _ as _)")
     p.set_defaults(func=_cmd_export, models_of=lambda a: [a.model], command_parser=p)
     return p
 
@@ -30,7 +51,13 @@ def add_export_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.
 def _cmd_export(args: argparse.Namespace) -> int:
     from .cli import load_model  # here: cli imports this module
 
+    if (args.urdf is None) == (args.lang is None):
+        args.command_parser.error("give either --urdf FILE or --lang LANG --out DIR")
+    if args.lang is not None and not args.out:
+        args.command_parser.error("--lang needs --out DIR, the folder to write the files into")
     robot = load_model(args.model, args)
+    if args.lang is not None:
+        return _export_code(robot, args)
     text = robot.to_urdf()
     if args.urdf == "-":
         sys.stdout.write(text)
@@ -42,4 +69,19 @@ def _cmd_export(args: argparse.Namespace) -> int:
         raise ModelError(f"--urdf {args.urdf[:80]!r}: cannot write the file "
                          f"({exc.strerror or exc})") from None
     print(f"robodyn: wrote {robot.name} ({robot.dof} joints) to {args.urdf}", file=sys.stderr)
+    return 0
+
+
+def _export_code(robot, args: argparse.Namespace) -> int:
+    from .codegen.export import LANGUAGES, program_of, usage, write_files
+
+    eq = robot.equations(method=args.method)
+    program = program_of(eq, args.parameters, args.name)
+    files = LANGUAGES[args.lang][0](program)
+    paths = write_files(files, args.out)
+    print(f"robodyn: wrote {robot.name} ({robot.dof} joints, {args.lang}, parameters "
+          f"{args.parameters}): " + ", ".join(str(p) for p in paths), file=sys.stderr)
+    print("use:\n" + "\n".join("  " + line for line in
+                               usage(args.lang, program, args.out).splitlines()),
+          file=sys.stderr)
     return 0

@@ -379,6 +379,22 @@ class Equations:
 
         return to_json(self, steps=steps)
 
+    def to_code(self, lang: str, parameters: str = "baked", name: str | None = None,
+                values: Mapping[str, float] | None = None) -> dict[str, str]:
+        """These equations as standalone code: ``{file name: text}``.
+
+        ``lang``: ``python`` (NumPy only), ``c`` (C99 ``.h`` + ``.c``), ``cpp`` (Eigen,
+        header-only), ``matlab`` (Octave-compatible), ``java``, ``julia`` or
+        ``mathematica``. ``parameters``: ``"baked"`` (the numbers in the code:
+        ``self.defaults`` updated by ``values``) or ``"argument"`` (every function takes
+        the vector ``p`` first, in the order of ``self.params``). ``name``: the function
+        prefix / module name (default: the model name as an identifier). Common
+        subexpressions are eliminated (``sympy.cse``); see :mod:`robodyn.codegen.export`.
+        """
+        from ..codegen.export import export_code
+
+        return export_code(self, lang, parameters=parameters, name=name, values=values)
+
     def _repr_latex_(self) -> str:
         from .render import latex_summary
 
@@ -407,3 +423,4 @@ def _value_table(values: Mapping, params, name: str) -> dict[sp.Symbol, sp.Expr]
         else:
             raise InputError(f"{name}.subs: {key_name} = {value!r} is not a number")
     return table
+

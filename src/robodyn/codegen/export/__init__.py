@@ -1,0 +1,97 @@
+"""Closed-form equations of motion exported as standalone code.
+
+``export_code(eq, "c")`` (and :meth:`robodyn.symbolic.Equations.to_code`) returns
+``{file name: text}`` for one of :data:`LANGUAGES`: ``python`` (NumPy only), ``c`` (C99,
+``.h`` + ``.c``), ``cpp`` (Eigen, header-only), ``matlab`` (Octave-compatible ``.m``
+files), ``java`` (a class of static methods), ``julia`` (a module) and ``mathematica``
+(a Wolfram Language package). The functions are the same in every language:
+``inverse_dynamics(q, qd, qdd) -> tau``, ``mass_matrix(q) -> M``,
+``coriolis_matrix(q, qd) -> C``, ``gravity_torques(q) -> g``, ``friction_torques(qd)``
+(and ``regressor(q, qd, qdd) -> Y`` where the equations have one), prefixed with the
+model's name where the language has no modules (C: ``NAME_mass_matrix``; MATLAB:
+``NAME_mass_matrix.m``). How they are built: :mod:`.program`; printing: SymPy's code
+printers (:mod:`.printers`) inside small per-language writers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import sympy as sp
+
+from ...errors import InputError, ModelError
+from . import c, java, julia, mathematica, matlab, python
+from .program import FUNCTIONS, PARAMETER_MODES, Program, build_program, equation_matrices
+
+#: language -> (writer, usage text)
+LANGUAGES = {
+    "python": (python.write, python.usage),
+    "c": (c.write_c, c.usage_c),
+    "cpp": (c.write_cpp, c.usage_cpp),
+    "matlab": (matlab.write, matlab.usage),
+    "java": (java.write, java.usage),
+    "julia": (julia.write, julia.usage),
+    "mathematica": (mathematica.write, mathematica.usage),
+}
+_ALIASES = {"c++": "cpp", "cxx": "cpp", "octave": "matlab", "numpy": "python",
+            "wolfram": "mathematica", "py": "python", "jl": "julia", "m": "matlab"}
+
+__all__ = ["LANGUAGES", "PARAMETER_MODES", "FUNCTIONS", "export_code", "program_of",
+           "write_files", "usage", "language", "build_program", "equation_matrices", "Program"]
+
+
+def language(lang: str) -> str:
+    """The canonical name of ``lang`` (``"C++"`` -> ``"cpp"``), or an InputError."""
+    key = str(lang).strip().lower()
+    key = _ALIASES.get(key, key)
+    if key not in LANGUAGES:
+        raise InputError(f"lang: {str(lang)[:40]!r} is not a language; use one of "
+                         f"{', '.join(LANGUAGES)}")
+    return key
+
+
+def program_of(eq, parameters: str = "baked", name: str | None = None,
+               values: Mapping[str, float] | None = None,
+               matrices: Mapping[str, tuple[sp.Matrix, tuple[str, ...]]] | None = None
+               ) -> Program:
+    """The language-independent :class:`~.program.Program` (see :mod:`.program`)."""
+    return build_program(eq, parameters, name, values, matrices)
+
+
+def export_code(eq, lang: str, parameters: str = "baked", name: str | None = None,
+                values: Mapping[str, float] | None = None,
+                matrices: Mapping[str, tuple[sp.Matrix, tuple[str, ...]]] | None = None
+                ) -> dict[str, str]:
+    """``{file name: text}`` of the equations ``eq`` in ``lang``.
+
+    ``parameters``: ``"baked"`` (numbers in the code: the equations' default values,
+    updated by ``values``) or ``"argument"`` (each function takes the vector ``p`` first,
+    ordered as ``eq.params``; the order is in every file's header). ``name``: the prefix/
+    module/class name (default: the model name with other characters than letters, digits
+    and ``_`` turned into ``_``). ``matrices``: ``{function name: (SymPy matrix,
+    argument names)}`` to export instead of the default set (:func:`equation_matrices`).
+    """
+    writer, _ = LANGUAGES[language(lang)]
+    return writer(program_of(eq, parameters, name, values, matrices))
+
+
+def usage(lang: str, program: Program, directory: str) -> str:
+    """How to compile/load the files written to ``directory`` and call them."""
+    return LANGUAGES[language(lang)][1](program, str(directory))
+
+
+def write_files(files: Mapping[str, str], directory: str | Path) -> list[Path]:
+    """Write ``files`` into ``directory`` (created if missing); the paths written."""
+    out = Path(directory)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for fname, text in files.items():
+            path = out / fname
+            path.write_text(text, encoding="utf-8")
+            paths.append(path)
+    except OSError as exc:
+        raise ModelError(f"--out {str(directory)[:80]!r}: cannot write there "
+                         f"({exc.strerror or exc})") from None
+    return paths

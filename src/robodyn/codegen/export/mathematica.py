@@ -1,0 +1,60 @@
+"""Wolfram Language: a package ``NAME.wl`` (context ``NAME```) of functions on lists.
+
+Mathematica symbols cannot hold ``_`` (it makes patterns), so the functions are the
+common names in camel case (``inverseDynamics[q, qd, qdd]``, ``massMatrix[q]``, ...) and
+a local whose name has ``_`` gets ``U`` instead. Each body is a ``Module`` with one
+assignment per line, the result (a list, or a list of rows) last.
+"""
+
+from __future__ import annotations
+
+from .base import body, comment, signature_args
+from .printers import MathematicaPrinter
+from .program import Program
+
+
+def camel(name: str) -> str:
+    """``inverse_dynamics`` -> ``inverseDynamics``."""
+    head, *rest = name.split("_")
+    return head + "".join(w[:1].upper() + w[1:] for w in rest)
+
+
+def context(name: str) -> str:
+    return "".join(w[:1].upper() + w[1:] for w in name.split("_") if w) or "Robot"
+
+
+def write(program: Program) -> dict[str, str]:
+    printer = MathematicaPrinter()
+    ctx = context(program.name)
+    out = [comment(program, "(*", "  ", "*)").rstrip("\n"), f'BeginPackage["{ctx}`"];', ""]
+    for f in program.functions:
+        args = ", ".join(signature_args(program, f))
+        out.append(f'{camel(f.name)}::usage = "{camel(f.name)}[{args}]: {f.description}.";')
+    out += ["", 'Begin["`Private`"];']
+    for f in program.functions:
+        rows, cols = f.shape
+        args = signature_args(program, f)
+        b = body(program, f, printer, "mathematica",
+                 {camel(g.name) for g in program.functions} | {a.replace("_", "") for a in args})
+        params = [a.replace("_", "") for a in args]
+        locals_ = [local for local, _, _ in b.loads] + [t for t, _ in b.temporaries]
+        out += ["", f"{camel(f.name)}[{', '.join(p + '_' for p in params)}] := "
+                f"Module[{{{', '.join(locals_)}}},"]
+        out += [f"  {local} = {arr.replace('_', '')}[[{i + 1}]];" for local, arr, i in b.loads]
+        out += [f"  {t} = {e};" for t, e in b.temporaries]
+        written = dict(b.entries)
+        if f.vector:
+            result = "{" + ", ".join(written.get((i, 0), "0") for i in range(rows)) + "}"
+        else:
+            result = "{" + ", ".join(
+                "{" + ", ".join(written.get((i, j), "0") for j in range(cols)) + "}"
+                for i in range(rows)) + "}"
+        out += [f"  {result}", "];"]
+    out += ["", "End[];", "EndPackage[];"]
+    return {f"{program.name}.wl": "\n".join(out) + "\n"}
+
+
+def usage(program: Program, directory: str) -> str:
+    p = "p, " if program.argument else ""
+    return (f'Get["{directory}/{program.name}.wl"]\n'
+            f"tau = inverseDynamics[{p}q, qd, qdd]")

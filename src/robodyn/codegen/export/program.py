@@ -1,0 +1,253 @@
+"""The language-independent part of code export: which functions, their arguments, their
+parameters, and their bodies after common-subexpression elimination.
+
+A :class:`Program` is built from named SymPy matrices (``{"mass_matrix": (M, ("q",)),
+...}``, see :func:`equation_matrices`), so any further closed form (the regressor) is one
+more entry. Each function's entries are passed together through :func:`sympy.cse`
+(``optimizations=None``: the closed forms of a 6-7 joint arm are large, and the basic
+pass is what keeps the export to about a second), which turns them into a straight-line
+list of temporaries ``t_k = ...`` and the output entries. The language printers only
+print that list.
+
+Parameters: ``"baked"`` replaces every model parameter by its number (the equations'
+defaults, updated by ``values``); ``"argument"`` keeps them as symbols read from a
+vector ``p`` that every function takes first, in the order of :attr:`Program.parameters`
+(sorted by name, as ``eq.params``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sympy as sp
+
+from ...errors import InputError, ModelError
+
+#: The exported functions: name -> (attribute of Equations, arguments, output name).
+FUNCTIONS = {
+    "inverse_dynamics": ("tau", ("q", "qd", "qdd"), "tau"),
+    "mass_matrix": ("M", ("q",), "M"),
+    "coriolis_matrix": ("C", ("q", "qd"), "C"),
+    "gravity_torques": ("g", ("q",), "g"),
+    "friction_torques": ("friction", ("qd",), "tau_f"),
+}
+#: What each function returns, for the comments of the generated files.
+DESCRIPTIONS = {
+    "inverse_dynamics": "joint torques tau = M(q) qdd + C(q, qd) qd + friction(qd) + g(q)",
+    "mass_matrix": "joint-space inertia matrix M(q)",
+    "coriolis_matrix": "Coriolis/centrifugal matrix C(q, qd) (Christoffel symbols)",
+    "gravity_torques": "gravity torques g(q)",
+    "friction_torques": "friction torques F_v qd + F_s sign(qd)",
+    "regressor": "regressor Y(q, qd, qdd), tau = Y pi",
+}
+PARAMETER_MODES = ("baked", "argument")
+
+
+@dataclass(frozen=True)
+class Function:
+    """One exported function: ``name(args...) -> output`` of shape ``shape``.
+
+    ``args``: ``(argument name, its symbols)`` in call order (the parameter vector ``p``
+    not included); ``temporaries``: the ``(symbol, expression)`` list of the common
+    subexpressions, in evaluation order; ``entries``: the output entries, row-major;
+    ``vector``: true for an ``(n, 1)`` output (printed as a vector).
+    """
+
+    name: str
+    args: tuple[tuple[str, tuple[sp.Symbol, ...]], ...]
+    output: str
+    shape: tuple[int, int]
+    vector: bool
+    temporaries: tuple[tuple[sp.Symbol, sp.Expr], ...]
+    entries: tuple[sp.Expr, ...]
+    description: str = ""
+
+    def used(self) -> set[sp.Symbol]:
+        """The input and parameter symbols that the body reads."""
+        syms: set[sp.Symbol] = set()
+        for _, e in self.temporaries:
+            syms |= e.free_symbols
+        for e in self.entries:
+            syms |= e.free_symbols
+        return syms - {t for t, _ in self.temporaries}
+
+    def loads(self, parameters: Sequence[sp.Symbol]) -> Iterator[tuple[sp.Symbol, str, int]]:
+        """``(symbol, array, index)`` of each input the body reads: the joint variables
+        from their argument, the parameters from ``p`` (0-based index)."""
+        used = self.used()
+        for i, s in enumerate(parameters):
+            if s in used:
+                yield s, "p", i
+        for arg, symbols in self.args:
+            for i, s in enumerate(symbols):
+                if s in used:
+                    yield s, arg, i
+
+
+@dataclass(frozen=True)
+class Program:
+    """Everything a printer needs: the model, its symbols, the functions."""
+
+    name: str                      # identifier: the model name, other characters as "_"
+    model: str                     # the model's own name
+    convention: str | None
+    method: str
+    dof: int
+    parameter_mode: str
+    parameters: tuple[sp.Symbol, ...]       # order of p (argument mode; else empty)
+    values: tuple[tuple[str, float], ...]   # the numbers (baked) or defaults (argument)
+    joint_symbols: tuple[tuple[str, tuple[sp.Symbol, ...]], ...]
+    functions: tuple[Function, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def argument(self) -> bool:
+        return self.parameter_mode == "argument"
+
+    def header_lines(self) -> list[str]:
+        """The comment every file starts with (without comment markers)."""
+        convention = {
+            "standard": "standard DH (link frames of the DH table)",
+            "modified": "modified DH (Craig)",
+        }.get(self.convention or "", "no DH table (frames from a URDF or explicit joints)")
+        lines = [
+            f"Equations of motion of '{self.model}' ({self.dof} joints), generated by robodyn "
+            f"from its closed forms ({self.method}).",
+            f"Convention: {convention}.",
+            "Joint symbols: " + "; ".join(f"{arg} = ({', '.join(map(str, syms))})"
+                                          for arg, syms in self.joint_symbols) + ".",
+            "Arrays: vectors have dof entries; matrices are row-major (M[i*dof + j] in C).",
+        ]
+        if self.argument:
+            if self.parameters:
+                lines.append(f"Parameters: every function takes p first, {len(self.parameters)}"
+                             " entries in this order (default values):")
+                defaults = dict(self.values)
+                lines += [f"  p[{i}] = {s}" + (f" (default {defaults[str(s)]!r})"
+                                               if str(s) in defaults else "")
+                          for i, s in enumerate(self.parameters)]
+            else:
+                lines.append("Parameters: every function takes p first (no parameters left: "
+                             "the equations were derived with numbers).")
+        elif self.values:
+            lines.append("Parameters baked in: " + ", ".join(f"{k} = {v!r}"
+                                                             for k, v in self.values) + ".")
+        else:
+            lines.append("Parameters: none (the equations hold numbers only).")
+        lines += [f"{f.name}: {f.description} ({f.shape[0]} x {f.shape[1]})"
+                  for f in self.functions]
+        lines += list(self.notes)
+        return lines
+
+
+def identifier(name: str) -> str:
+    """``name`` with every character that is not a letter, digit or ``_`` turned into
+    ``_`` (and ``robot_`` in front of a leading digit)."""
+    out = re.sub(r"\W", "_", str(name), flags=re.ASCII) or "robot"
+    return "robot_" + out if out[0].isdigit() else out
+
+
+def equation_matrices(eq) -> dict[str, tuple[sp.Matrix, tuple[str, ...]]]:
+    """The closed forms of ``eq`` to export: ``{function name: (matrix, arguments)}``;
+    the regressor is included when the equations have one (``eq.regressor()``)."""
+    out: dict[str, tuple[sp.Matrix, tuple[str, ...]]] = {}
+    for fname, (attr, args, _) in FUNCTIONS.items():
+        if eq.h_e and fname == "inverse_dynamics":
+            args = args + ("h_e",)
+        out[fname] = (getattr(eq, attr), args)
+    if hasattr(eq, "regressor"):
+        Y, _ = eq.regressor()
+        out["regressor"] = (sp.Matrix(Y), ("q", "qd", "qdd"))
+    return out
+
+
+_OUTPUTS = {fname: out for fname, (_, _, out) in FUNCTIONS.items()} | {"regressor": "Y"}
+
+
+def _temporaries(taken: set[str]) -> Iterator[sp.Symbol]:
+    k = 0
+    while True:
+        name = f"t{k}"
+        k += 1
+        if name not in taken:
+            yield sp.Symbol(name)
+
+
+def build_program(eq, parameters: str = "baked", name: str | None = None,
+                  values: Mapping[str, float] | None = None,
+                  matrices: Mapping[str, tuple[sp.Matrix, tuple[str, ...]]] | None = None,
+                  convention: str | None = None) -> Program:
+    """A :class:`Program` of the equations ``eq`` (see the module docstring)."""
+    if parameters not in PARAMETER_MODES:
+        raise InputError(f"parameters: {str(parameters)[:40]!r} is not a mode; use 'baked' "
+                         "(numbers in the code) or 'argument' (a vector p)")
+    model = str(getattr(eq, "name", "robot"))
+    cname = identifier(name if name is not None else model)
+    if name is not None and cname != str(name):
+        raise InputError(f"name: {str(name)[:80]!r} is not an identifier (letters, digits, _, "
+                         f"not starting with a digit); e.g. {cname!r}")
+    matrices = dict(matrices if matrices is not None else equation_matrices(eq))
+    params = tuple(eq.params)
+    table = dict(getattr(eq, "defaults", {}) or {})
+    table.update({str(k): float(v) for k, v in (values or {}).items()})
+    unknown = sorted(set(map(str, (values or {}))) - {str(s) for s in params})
+    if unknown:
+        raise InputError(f"values: {unknown[0][:80]!r} is not a parameter of these equations; "
+                         f"they are {', '.join(map(str, params)) or '(none)'}")
+    if parameters == "baked":
+        missing = [str(s) for s in params if str(s) not in table]
+        if missing:
+            raise ModelError(f"{model}: no value for parameter(s) {', '.join(missing)}; pass "
+                             f"values={{'{missing[0]}': ...}} or parameters='argument'")
+        subs = {s: sp.Float(float(table[str(s)])) for s in params}
+        baked = tuple((str(s), float(table[str(s)])) for s in params)
+        p_symbols: tuple[sp.Symbol, ...] = ()
+    else:
+        subs = {}
+        baked = tuple((str(s), float(table[str(s)])) for s in params if str(s) in table)
+        p_symbols = params
+    joint = {"q": tuple(eq.q), "qd": tuple(eq.qd), "qdd": tuple(eq.qdd),
+             "h_e": tuple(getattr(eq, "h_e", ()) or ())}
+    taken = {str(s) for syms in joint.values() for s in syms} | {str(s) for s in params}
+    functions = []
+    for fname, (matrix, args) in matrices.items():
+        matrix = sp.Matrix(matrix)
+        unknown_args = [a for a in args if a not in joint]
+        if unknown_args:
+            raise InputError(f"{fname}: unknown argument {unknown_args[0]!r}; use q, qd, qdd, "
+                             "h_e")
+        arg_symbols = tuple((a, joint[a]) for a in args)
+        allowed = {s for _, syms in arg_symbols for s in syms} | set(p_symbols)
+        exprs = [sp.sympify(e).xreplace(subs) for e in matrix]
+        stray = set().union(*(e.free_symbols for e in exprs)) - allowed
+        if stray:
+            names = ", ".join(sorted(map(str, stray)))[:80]
+            raise ModelError(f"{model}: {fname} depends on {names}, which is not among its "
+                             f"arguments ({', '.join(args)}) or parameters")
+        temps, reduced = sp.cse(exprs, symbols=_temporaries(taken), optimizations=None,
+                                order="none")
+        functions.append(Function(
+            fname, arg_symbols, _OUTPUTS.get(fname, fname), tuple(matrix.shape),
+            matrix.shape[1] == 1 and fname != "regressor", tuple(temps), tuple(reduced),
+            DESCRIPTIONS.get(fname, fname)))
+    joint_symbols = tuple((a, joint[a]) for a in ("q", "qd", "qdd", "h_e") if joint[a])
+    notes = ()
+    if hasattr(eq, "regressor") and "regressor" in matrices:
+        pi = _regressor_symbols(eq)
+        if pi:
+            notes = ("regressor: columns multiply pi = (" + ", ".join(map(str, pi)) + ")",)
+    if convention is None:
+        convention = getattr(eq, "convention", None)
+    return Program(cname, model, convention, str(getattr(eq, "method", "")), eq.dof, parameters,
+                   p_symbols, baked, joint_symbols, tuple(functions), notes)
+
+
+def _regressor_symbols(eq) -> tuple[Any, ...]:
+    try:
+        _, pi = eq.regressor()
+    except Exception:  # noqa: BLE001 - only a comment depends on it
+        return ()
+    return tuple(pi)
