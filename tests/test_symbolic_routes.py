@@ -102,7 +102,7 @@ def test_christoffel_table_and_skew_symmetry_steps_planar_2r():
     assert names == [f"c_{i}{j}{k}" for i in (1, 2) for j in (1, 2) for k in (1, 2)]
     steps = {s.lhs: s.expression for s in eq.steps}
     l1, c2, m2 = sp.symbols("l1 c2 m2")
-    (q1, q2), (qd1, qd2) = eq.q, eq.qd
+    (_q1, q2), (qd1, qd2) = eq.q, eq.qd
     h = -m2 * l1 * c2 * sp.sin(q2)
     expected = {"c_112": h, "c_121": h, "c_122": h, "c_211": -h}
     for name in names:

@@ -35,8 +35,16 @@ from sympy import QQ
 
 from .. import linalg3 as la
 from ..model.chain import REVOLUTE, Chain
-from .derivation import Derivation, RawStep, christoffel, finish, poly, pose_list, \
-    potential_energy, vec
+from .derivation import (
+    Derivation,
+    RawStep,
+    christoffel,
+    finish,
+    poly,
+    pose_list,
+    potential_energy,
+    vec,
+)
 from .lagrange import energies
 from .trig_ring import TrigRing
 
