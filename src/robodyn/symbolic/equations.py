@@ -26,6 +26,8 @@ from .simplify import polys_equal, textbook, textbook_matrix
 
 SECTION_COLLECT = "Collecting M, C, g"
 SECTION_SKEW = "Skew-symmetry of dM/dt - 2C"
+#: LaTeX of the joint variables and rates (``qd2`` as ``\dot{q}_{2}``).
+_RATE_TEX = {"q": "q_{{{}}}", "qd": r"\dot{{q}}_{{{}}}", "qdd": r"\ddot{{q}}_{{{}}}"}
 
 #: The closing step of M per route: (title, formula, LaTeX formula).
 _M_STEP = {
@@ -68,6 +70,19 @@ class Step:
     def __iter__(self) -> Iterator:
         yield self.title
         yield self.expression
+
+    def _repr_latex_(self) -> str:
+        """``lhs = formula = expression`` as LaTeX, for Jupyter (the equations' own
+        printing, :meth:`Equations.latex`, also uses the model's display names)."""
+        lhs = self.latex_lhs or rf"\text{{{self.lhs}}}"
+        middle = f" = {self.latex_formula}" if self.latex_formula else ""
+        names = {}
+        for sym in getattr(self.expression, "free_symbols", ()):
+            head, index = sym.name.rstrip("0123456789"), sym.name[len(sym.name.rstrip(
+                "0123456789")):]
+            if index and head in _RATE_TEX:
+                names[sym] = _RATE_TEX[head].format(index)
+        return f"$\\displaystyle {lhs}{middle} = {sp.latex(self.expression, symbol_names=names)}$"
 
 
 @dataclass(frozen=True)
