@@ -84,7 +84,7 @@ def _kernel_cache_hits():
 
     out = {}
     for kernels in _SHARED_KERNELS.values():
-        for kind, kernel in kernels.items():
+        for (kind, _backend), kernel in kernels.items():
             stats = getattr(kernel.fn, "stats", None)
             out[kind] = (kernel.backend, bool(stats and sum(stats.cache_hits.values())))
     return out

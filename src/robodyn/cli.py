@@ -27,6 +27,7 @@ import numpy as np
 from . import models
 from .cli_check import add_check_command
 from .cli_dataset import add_dataset_command
+from .cli_exercise import add_exercise_command
 from .cli_export import add_export_command
 from .cli_identify import add_identify_command
 from .cli_motion import DEMO_DIR, add_motion_commands, tour
@@ -170,6 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_check_command(sub, parents)
     add_identify_command(sub, parents)
     add_dataset_command(sub, parents)
+    add_exercise_command(sub)
     return parser
 
 

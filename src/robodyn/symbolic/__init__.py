@@ -36,6 +36,7 @@ from .equations import Checks, Equations, Step
 from .lagrange import lagrange_euler
 from .newton_euler import newton_euler
 from .numeric import NumericEquations
+from .routes import ROUTES, energy_route, jacobian_route, route_of
 from .simplify import equal, float_scale, polys_equal, simplify_expression, textbook
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "equal",
     "simplify_expression",
     "METHODS",
+    "ROUTES",
 ]
 
 #: Accepted spellings of the two methods.
@@ -88,29 +90,47 @@ def _chain_of(robot, values) -> tuple[Chain, str, dict]:
 
 
 def derive(chain: Chain, method: str = "lagrange", *, h_e: bool = False, name: str = "robot",
-           defaults: Mapping[str, float] | None = None, ring=None) -> Equations:
-    """Derive the equations of ``chain`` (a symbolic :class:`~robodyn.model.chain.Chain`)."""
+           defaults: Mapping[str, float] | None = None, ring=None,
+           route: str | None = None) -> Equations:
+    """Derive the equations of ``chain`` (a symbolic :class:`~robodyn.model.chain.Chain`);
+    ``route``: see :func:`equations`."""
     method = _method(method)
+    route = route_of(route, method)
     chain = tidy_chain(chain)
     ring = ring or make_ring(chain, wrench=h_e)
-    route = lagrange_euler if method == "lagrange" else newton_euler
-    return Equations(route(chain, ring), name=name, defaults=defaults)
+    if method == "newton-euler":
+        algorithm = newton_euler
+    else:
+        algorithm = {"euler-lagrange": lagrange_euler, "energy": energy_route,
+                     "jacobian": jacobian_route}[route]
+    return Equations(algorithm(chain, ring), name=name, defaults=defaults)
 
 
 def equations(robot, method: str = "lagrange", *, values: Any = None,
-              h_e: bool = False) -> Equations:
+              h_e: bool = False, route: str | None = None) -> Equations:
     """The equations of motion of ``robot`` in closed form.
 
     ``method``: ``"lagrange"`` (Lagrange–Euler: energies, ``d/dt dL/dqd - dL/dq``) or
-    ``"newton-euler"`` (the outward/inward recursion). ``values``: ``None`` keeps every
-    parameter symbolic, ``True`` substitutes the model's default values, a mapping
+    ``"newton-euler"`` (the outward/inward recursion). ``route`` (Lagrange only; the
+    steps show the way taken, the equations are identical, :mod:`.routes`):
+
+    * ``"euler-lagrange"`` (the default): ``tau_i = d/dt dL/dqd_i - dL/dq_i``, ``M`` the
+      coefficients of ``qdd`` in ``tau``;
+    * ``"energy"``: ``M_ij = d^2 K / dqd_i dqd_j`` (the Hessian of ``K = 1/2 qd^T M qd``,
+      seed 003), ``g = dU/dq``;
+    * ``"jacobian"``: ``M = sum_i m_i J_P^(i)T J_P^(i) + J_O^(i)T R_i I_i R_i^T J_O^(i)``
+      and ``g_i = -sum_j m_j g0^T J_P,i^(j)`` from the Jacobians of the centres of mass
+      (Siciliano §7.2, seeds 002, 004).
+
+    In every route ``C`` comes from the Christoffel symbols of ``M``. ``values``: ``None``
+    keeps every parameter symbolic, ``True`` substitutes the model's default values, a mapping
     ``{name: number}`` substitutes those. ``h_e=True`` adds ``J(q)^T h_e`` for a wrench
     ``h_e = (f_ex, f_ey, f_ez, mu_ex, mu_ey, mu_ez)`` that the end effector exerts on
     the environment (base frame; Siciliano eq. 7.83). ``robot``: a
     :class:`~robodyn.robot.Robot` or a symbolic chain.
     """
     chain, name, defaults = _chain_of(robot, values)
-    eq = derive(chain, method, h_e=h_e, name=name, defaults=defaults)
+    eq = derive(chain, method, h_e=h_e, name=name, defaults=defaults, route=route)
     eq.dh_rows = tuple(getattr(robot, "dh_rows", ()) or ())
     eq.convention = getattr(robot, "convention", None)
     provenance = getattr(robot, "provenance", None)

@@ -2,6 +2,8 @@
 
     robodyn derive rp-arm                          M, C, g, tau by Lagrange-Euler
     robodyn derive rp-arm --method newton-euler --steps
+    robodyn derive planar-2r --route jacobian --steps   M, g from the link Jacobians
+    robodyn derive planar-2r --mass-matrix-from energy --steps   M as the Hessian of K
     robodyn derive planar-2r --verify              prove both methods agree
     robodyn derive puma560 --values --format json  numbers substituted, as JSON
     robodyn derive planar-2r --values g=9.81,m2=1.5 --format latex > eom.tex
@@ -50,7 +52,8 @@ def _cmd_derive(args: argparse.Namespace) -> int:
 
     robot = load_model(args.model, args)
     values = args.values  # None (symbolic), True (the model's defaults) or {name: number}
-    eq = equations(robot, method=args.method, values=values, h_e=args.h_e)
+    route = _route(args)
+    eq = equations(robot, method=args.method, values=values, h_e=args.h_e, route=route)
     fmt = args.format
     if fmt is None:  # math on a terminal, the plain form that reads back in a pipe
         fmt = "pretty" if sys.stdout.isatty() else "text"
@@ -103,6 +106,22 @@ def _cmd_derive(args: argparse.Namespace) -> int:
     return status
 
 
+def _route(args: argparse.Namespace) -> str:
+    """The Lagrange route of ``--route`` and ``--mass-matrix-from`` (which must agree);
+    a usage error (exit status 2) for a route with ``--method newton-euler``."""
+    route = getattr(args, "route", None) or "euler-lagrange"
+    source = getattr(args, "mass_matrix_from", None)
+    if source == "energy":
+        if route not in ("euler-lagrange", "energy"):
+            args.command_parser.error(f"--mass-matrix-from energy and --route {route} are two "
+                                      "different routes; give one")
+        route = "energy"
+    if route != "euler-lagrange" and args.method != "lagrange":
+        args.command_parser.error(f"--route {route} is a Lagrange-Euler route; drop "
+                                  "--method newton-euler")
+    return route
+
+
 def _with_regressor(eq, fmt: str, out: str) -> str:
     """``out`` with ``tau = Y pi`` appended (issue 10): ``pi``, what each parameter is in
     the model's parameters, ``Y`` row by row, and the exact check ``Y pi == tau``."""
@@ -146,6 +165,16 @@ def add_derive_command(subparsers, parents=()) -> argparse.ArgumentParser:
     p.add_argument("--method", default="lagrange", choices=("lagrange", "newton-euler"),
                    help="Lagrange-Euler (energies) or Newton-Euler (recursion); default "
                         "lagrange")
+    p.add_argument("--route", default="euler-lagrange",
+                   choices=("euler-lagrange", "energy", "jacobian"),
+                   help="the Lagrange-Euler route: euler-lagrange (tau = d/dt dL/dqd - dL/dq, "
+                        "the default), energy (M as the Hessian of K in qd, seed 003), "
+                        "jacobian (M = sum m J_P^T J_P + J_O^T R I R^T J_O and "
+                        "g_i = -sum m_j g0^T J_P,i^(j), seed 004); same equations, other steps")
+    p.add_argument("--mass-matrix-from", dest="mass_matrix_from", choices=("tau", "energy"),
+                   default=None,
+                   help="energy: read M off K = 1/2 qd^T M qd (the same as --route energy); "
+                        "tau: the coefficients of qdd in tau (the default)")
     p.add_argument("--steps", action="store_true",
                    help="print the whole derivation, step by step")
     p.add_argument("--verify", action="store_true",

@@ -70,6 +70,7 @@ class Derivation:
     wrench_symbols: tuple[sp.Symbol, ...] = ()
     friction: list[sp.Expr] = field(default_factory=list)
     steps: list[RawStep] = field(default_factory=list)
+    route: str = "euler-lagrange"            # the Lagrange route (:mod:`.routes`)
 
 
 def tidy_chain(chain: Chain) -> Chain:

@@ -25,6 +25,30 @@ from .numeric import NumericEquations
 from .simplify import polys_equal, textbook, textbook_matrix
 
 SECTION_COLLECT = "Collecting M, C, g"
+SECTION_SKEW = "Skew-symmetry of dM/dt - 2C"
+#: LaTeX of the joint variables and rates (``qd2`` as ``\dot{q}_{2}``).
+_RATE_TEX = {"q": "q_{{{}}}", "qd": r"\dot{{q}}_{{{}}}", "qdd": r"\ddot{{q}}_{{{}}}"}
+
+#: The closing step of M per route: (title, formula, LaTeX formula).
+_M_STEP = {
+    "euler-lagrange": ("Inertia matrix: the coefficients of qdd in tau",
+                       "M_ij = d tau_i / d qdd_j", r"M_{ij} = \partial\tau_i/\partial\ddot q_j"),
+    "newton-euler": ("Inertia matrix: the coefficients of qdd in tau",
+                     "M_ij = d tau_i / d qdd_j", r"M_{ij} = \partial\tau_i/\partial\ddot q_j"),
+    "energy": ("Inertia matrix: the Hessian of K in the rates",
+               "M_ij = d^2 K / (dqd_i dqd_j)",
+               r"M_{ij} = \partial^2 K/\partial\dot q_i\,\partial\dot q_j"),
+    "jacobian": ("Inertia matrix from the Jacobians", "B",
+                 r"B = \sum_i m_i J_P^{(i)T} J_P^{(i)} + J_O^{(i)T} R_i I_i R_i^T J_O^{(i)}"),
+}
+#: The closing step of g per route: (formula, LaTeX lhs, LaTeX formula).
+_G_FORMULA = {
+    "euler-lagrange": ("dU/dq", "g", r"\partial U/\partial q"),
+    "energy": ("dU/dq", "g", r"\partial U/\partial q"),
+    "jacobian": ("g_i = -sum_j m_j g0^T J_P,i^(j)", "g",
+                 r"g_i = -\sum_j m_j \mathbf{g}_0^T J_{P,i}^{(j)}"),
+    "newton-euler": ("tau(q, qd = 0, qdd = 0)", "g", r"\tau(q, 0, 0)"),
+}
 
 
 @dataclass(frozen=True)
@@ -46,6 +70,19 @@ class Step:
     def __iter__(self) -> Iterator:
         yield self.title
         yield self.expression
+
+    def _repr_latex_(self) -> str:
+        """``lhs = formula = expression`` as LaTeX, for Jupyter (the equations' own
+        printing, :meth:`Equations.latex`, also uses the model's display names)."""
+        lhs = self.latex_lhs or rf"\text{{{self.lhs}}}"
+        middle = f" = {self.latex_formula}" if self.latex_formula else ""
+        names = {}
+        for sym in getattr(self.expression, "free_symbols", ()):
+            head, index = sym.name.rstrip("0123456789"), sym.name[len(sym.name.rstrip(
+                "0123456789")):]
+            if index and head in _RATE_TEX:
+                names[sym] = _RATE_TEX[head].format(index)
+        return f"$\\displaystyle {lhs}{middle} = {sp.latex(self.expression, symbol_names=names)}$"
 
 
 @dataclass(frozen=True)
@@ -82,6 +119,9 @@ class Equations:
         self._d = derivation
         self.name = name
         self.method = derivation.method
+        #: the Lagrange route taken (``"euler-lagrange"``, ``"energy"``, ``"jacobian"``;
+        #: :mod:`.routes`); ``"euler-lagrange"`` for Newton-Euler too (it has one route)
+        self.route = derivation.route
         ring = derivation.ring
         self.dof = ring.dof
         self.joint_types = ring.joint_types
@@ -220,40 +260,31 @@ class Equations:
         n = self.dof
         S = SECTION_COLLECT
         lagrange = self.method == "lagrange"
-        steps = [Step(S, "Inertia matrix: the coefficients of qdd in tau", "M", self.M,
-                      "M_ij = d tau_i / d qdd_j", "M",
-                      r"M_{ij} = \partial\tau_i/\partial\ddot q_j")]
-        seen = False
+        title, formula, latex_formula = _M_STEP[self.route if lagrange else "newton-euler"]
+        steps = [Step(S, title, "M", self.M, formula, "M", latex_formula)]
+        # the whole table c_ijk, zeros included, as seeds 002 and 004 write it out
         for i in range(n):
             for j in range(n):
-                for k in range(j, n):
-                    c = self.christoffel[i][j][k]
-                    if c == 0:
-                        continue
-                    seen = True
+                for k in range(n):
+                    a, b, c = i + 1, j + 1, k + 1
                     steps.append(Step(
-                        S, f"Christoffel symbol c_{i + 1}{j + 1}{k + 1}"
-                        + (f" (= c_{i + 1}{k + 1}{j + 1})" if j != k else ""),
-                        f"c_{i + 1}{j + 1}{k + 1}", c,
-                        f"1/2 (dM_{i + 1}{j + 1}/dq{k + 1} + dM_{i + 1}{k + 1}/dq{j + 1}"
-                        f" - dM_{j + 1}{k + 1}/dq{i + 1})",
-                        f"c_{{{i + 1}{j + 1}{k + 1}}}",
-                        rf"\tfrac12\left(\frac{{\partial M_{{{i + 1}{j + 1}}}}}{{\partial "
-                        rf"q_{{{k + 1}}}}} + \frac{{\partial M_{{{i + 1}{k + 1}}}}}{{\partial "
-                        rf"q_{{{j + 1}}}}} - \frac{{\partial M_{{{j + 1}{k + 1}}}}}{{\partial "
-                        rf"q_{{{i + 1}}}}}\right)"))
-        if not seen:
-            steps.append(Step(S, "Christoffel symbols: all zero (M is constant)", "c_ijk",
-                              sp.Integer(0)))
+                        S, f"Christoffel symbol c_{a}{b}{c}"
+                        + (f" (= c_{a}{c}{b})" if j != k else ""),
+                        f"c_{a}{b}{c}", self.christoffel[i][j][k],
+                        f"1/2 (dM_{a}{b}/dq{c} + dM_{a}{c}/dq{b} - dM_{b}{c}/dq{a})",
+                        f"c_{{{a}{b}{c}}}",
+                        rf"\tfrac12\left(\frac{{\partial M_{{{a}{b}}}}}{{\partial "
+                        rf"q_{{{c}}}}} + \frac{{\partial M_{{{a}{c}}}}}{{\partial "
+                        rf"q_{{{b}}}}} - \frac{{\partial M_{{{b}{c}}}}}{{\partial "
+                        rf"q_{{{a}}}}}\right)"))
         steps += [
             Step(S, "Coriolis and centrifugal matrix", "C", self.C, "C_ij = sum_k c_ijk qd_k",
                  "C", r"C_{ij} = \sum_k c_{ijk}\,\dot q_k"),
             Step(S, "Coriolis and centrifugal torques", "C qd", self.Cqd,
                  "tau - M qdd - g" if not lagrange else "",
                  r"C\dot q", r"\tau - M\ddot q - g" if not lagrange else ""),
-            Step(S, "Gravity torques", "g", self.g,
-                 "dU/dq" if lagrange else "tau(q, qd = 0, qdd = 0)", "g",
-                 r"\partial U/\partial q" if lagrange else r"\tau(q, 0, 0)"),
+            Step(S, "Gravity torques", "g", self.g, *_G_FORMULA[self.route if lagrange
+                                                                  else "newton-euler"]),
             Step(S, "Friction torques", "friction", self.friction, "F_v qd + F_s sign(qd)",
                  r"\tau_f", r"F_v \dot q + F_s \operatorname{sign}(\dot q)"),
         ]
@@ -264,7 +295,42 @@ class Equations:
                           "M qdd + C qd + friction + g" + (" + J^T h_e" if self.h_e else ""),
                           r"\tau", r"M\ddot q + C\dot q + \tau_f + g"
                           + (r" + J^T h_e" if self.h_e else "")))
-        return steps
+        return steps + self._skew_steps()
+
+    @cached_property
+    def Mdot(self) -> sp.Matrix:
+        """``dM/dt = sum_k dM/dq_k qd_k`` (n x n)."""
+        return self._matrix(self._mdot_polys())
+
+    @cached_property
+    def N(self) -> sp.Matrix:
+        """``N = dM/dt - 2C``, skew-symmetric for the Christoffel ``C`` (seeds 003, 004)."""
+        return self._matrix(self._n_polys())
+
+    def _mdot_polys(self):
+        ring, M = self._d.ring, self._d.M
+        return [[ring.time_derivative(x) for x in row] for row in M]
+
+    def _n_polys(self):
+        Mdot, C = self._mdot_polys(), self._d.C
+        return [[Mdot[i][j] - 2 * C[i][j] for j in range(self.dof)] for i in range(self.dof)]
+
+    def _skew_steps(self) -> list[Step]:
+        """``dM/dt``, ``N = dM/dt - 2C`` and ``N + N^T`` (zero: ``N`` is skew-symmetric)."""
+        S = SECTION_SKEW
+        n = self.dof
+        N = self._n_polys()
+        sym_polys = [[N[i][j] + N[j][i] for j in range(n)] for i in range(n)]
+        skew = not any(x for row in sym_polys for x in row)
+        sym = self._matrix(sym_polys)
+        return [
+            Step(S, "Time derivative of the inertia matrix", "dM/dt", self.Mdot,
+                 "dM_ij/dt = sum_k dM_ij/dq_k qd_k", r"\dot M",
+                 r"\dot M_{ij} = \sum_k \frac{\partial M_{ij}}{\partial q_k}\,\dot q_k"),
+            Step(S, "The matrix N", "N", self.N, "dM/dt - 2C", "N", r"\dot M - 2C"),
+            Step(S, "N + N^T (all zero: N is skew-symmetric)" if skew else
+                 "N + N^T (NOT zero: N is not skew-symmetric)", "N + N^T", sym, "", r"N + N^T"),
+        ]
 
     # -- checks ----------------------------------------------------------------------
     def check(self) -> Checks:
@@ -341,7 +407,7 @@ class Equations:
         chain = self.chain.subs(table)
         remaining = {k: v for k, v in self.defaults.items() if sp.Symbol(k) not in table}
         return derive(chain, self.method, h_e=bool(self.h_e), name=self.name,
-                      defaults=remaining)
+                      defaults=remaining, route=self.route)
 
     def numeric(self, values: Mapping[str, float] | None = None) -> NumericEquations:
         """Batched NumPy functions of ``M``, ``C``, ``g``, ``Cqd``, ``friction``, ``tau``

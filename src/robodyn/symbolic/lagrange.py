@@ -83,6 +83,33 @@ def _step(name: str, value, k: int = 0, **fmt) -> RawStep:
 def lagrange_euler(chain: Chain, ring: TrigRing) -> Derivation:
     """Derive ``tau = d/dt dL/dqd - dL/dq`` for ``chain`` in ``ring``; see the module."""
     n = chain.dof
+    K, U, steps, chain_r, q_args = energies(chain, ring)
+    L = K - U
+    steps.append(_step("L", L))
+
+    tau = []
+    for i in range(n):
+        k = i + 1
+        dL_dqd = ring.diff_qd(L, i)
+        ddt = ring.time_derivative(dL_dqd)
+        dL_dq = ring.diff_q(L, i)
+        tau_i = ring.reduce(ddt - dL_dq)
+        tau.append(tau_i)
+        steps += [_step("dL_dqd", dL_dqd, k), _step("ddt_dL_dqd", ddt, k),
+                  _step("dL_dq", dL_dq, k), _step("tau", tau_i, k)]
+
+    d = Derivation(method="lagrange", ring=ring, chain=chain, tau=tau, kinetic=K, potential=U,
+                   steps=steps)
+    finish(d, chain_r, q_args)
+    return d
+
+
+def energies(chain: Chain, ring: TrigRing):
+    """``K``, ``U`` of ``chain`` in ``ring`` (the module's formulas for ``p_ci``, ``v_ci``,
+    ``w_i``, ``K_i``, ``U_i``) with their steps; also the chain on the ring and the
+    joint arguments. Shared by the Euler-Lagrange route and the energy route
+    (:mod:`.routes`)."""
+    n = chain.dof
     chain_r = ring.chain(chain)
     q_args, qd_args, _ = ring.joint_arguments()
     poses = pose_list(chain_r, q_args, ring)
@@ -124,27 +151,11 @@ def lagrange_euler(chain: Chain, ring: TrigRing) -> Derivation:
         steps.append(_step("U_link", U_links[i], i + 1))
     K = ring.reduce(sum(K_links + [k for k in K_motors if k is not None], ring.zero))
     U = ring.reduce(sum(U_links, ring.zero))
-    L = K - U
     sums = {f"{x}_sum": " + ".join(f"{x}_{k}" for k in range(1, n + 1)) for x in "KU"}
     sums.update({f"{x}_sum_latex": " + ".join(f"{x}_{{{k}}}" for k in range(1, n + 1))
                  for x in "KU"})
     motors = [k for k in range(1, n + 1) if K_motors[k - 1] is not None]
     sums["K_sum"] += "".join(f" + K_m{k}" for k in motors)
     sums["K_sum_latex"] += "".join(f" + K_{{m{k}}}" for k in motors)
-    steps += [_step("K", K, **sums), _step("U", U, **sums), _step("L", L)]
-
-    tau = []
-    for i in range(n):
-        k = i + 1
-        dL_dqd = ring.diff_qd(L, i)
-        ddt = ring.time_derivative(dL_dqd)
-        dL_dq = ring.diff_q(L, i)
-        tau_i = ring.reduce(ddt - dL_dq)
-        tau.append(tau_i)
-        steps += [_step("dL_dqd", dL_dqd, k), _step("ddt_dL_dqd", ddt, k),
-                  _step("dL_dq", dL_dq, k), _step("tau", tau_i, k)]
-
-    d = Derivation(method="lagrange", ring=ring, chain=chain, tau=tau, kinetic=K, potential=U,
-                   steps=steps)
-    finish(d, chain_r, q_args)
-    return d
+    steps += [_step("K", K, **sums), _step("U", U, **sums)]
+    return K, U, steps, chain_r, q_args

@@ -19,6 +19,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from .equations import Equations, Step
 
 METHOD_NAMES = {"lagrange": "Lagrange-Euler", "newton-euler": "Newton-Euler"}
+#: How the headings name the Lagrange routes other than Euler-Lagrange (:mod:`.routes`).
+ROUTE_NAMES = {"energy": "M from the kinetic energy", "jacobian": "M and g from the Jacobians"}
+
+
+def method_name(eq: Equations) -> str:
+    """``Lagrange-Euler``, ``Newton-Euler``, or ``Lagrange-Euler (M from the kinetic
+    energy)`` for a route other than Euler-Lagrange."""
+    route = ROUTE_NAMES.get(getattr(eq, "route", ""), "")
+    return METHOD_NAMES[eq.method] + (f" ({route})" if route else "")
 
 
 # -- strings that read back ------------------------------------------------------------
@@ -65,7 +74,7 @@ def plain(expr) -> str:
 def _header_lines(eq: Equations) -> list[str]:
     joints = ", ".join(f"q{i + 1} {t}" for i, t in enumerate(eq.joint_types))
     params = ", ".join(str(s) for s in eq.params) or "(none: all numbers)"
-    lines = [f"Equations of motion of {eq.name} by {METHOD_NAMES[eq.method]}",
+    lines = [f"Equations of motion of {eq.name} by {method_name(eq)}",
              f"  joints: {joints}",
              f"  parameters: {params}",
              f"  gravity g0 = [{', '.join(plain(x) for x in eq.chain.gravity)}] (base frame)"]
@@ -134,7 +143,7 @@ def _entry_formatter(fmt):
 
 
 def _text_steps(eq: Equations, fmt=None) -> list[str]:
-    out = ["", f"Derivation by {METHOD_NAMES[eq.method]}, step by step"]
+    out = ["", f"Derivation by {method_name(eq)}, step by step"]
     section = None
     number = 0
     count = 0
@@ -352,7 +361,7 @@ def _tex_escape(text: str) -> str:
 
 
 def to_latex(eq: Equations, steps: bool = False, document: bool = False) -> str:
-    method = METHOD_NAMES[eq.method].replace("-", "--")
+    method = method_name(eq).replace("-", "--")
     joints = ", ".join(f"${_tex(eq, q)}$ {t}" for q, t in zip(eq.q, eq.joint_types,
                                                                 strict=True))
     params = ", ".join(f"${_tex(eq, s)}$" for s in eq.params) or "none"
@@ -411,7 +420,7 @@ def to_markdown(eq: Equations, steps: bool = False) -> str:
     joints = ", ".join(f"${_tex(eq, q)}$ {t}" for q, t in zip(eq.q, eq.joint_types,
                                                                 strict=True))
     params = ", ".join(f"${_tex(eq, s)}$" for s in eq.params) or "none"
-    out = [f"# Equations of motion of {eq.name} by {METHOD_NAMES[eq.method]}", "",
+    out = [f"# Equations of motion of {eq.name} by {method_name(eq)}", "",
            f"- joints: {joints}", f"- parameters: {params}",
            f"- gravity $g_0 = {_tex(eq, sp.Matrix(eq.chain.gravity).T)}^T$ (base frame)", "",
            r"$$M(q)\,\ddot q + C(q,\dot q)\,\dot q + \tau_f(\dot q) + g(q)"
@@ -467,6 +476,8 @@ def to_dict(eq: Equations, steps: bool = False) -> dict:
         "kinetic_energy": exact_str(eq.kinetic_energy),
         "potential_energy": exact_str(eq.potential_energy),
     }
+    if getattr(eq, "route", "euler-lagrange") != "euler-lagrange":
+        data["route"] = eq.route
     if eq.h_e:
         data["h_e"] = [str(s) for s in eq.h_e]
         data["J^T h_e"] = col(eq.wrench_torques)
