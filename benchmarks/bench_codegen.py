@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import ctypes
 import shutil
-import statistics
 import subprocess
 import tempfile
 import time
@@ -26,6 +25,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from timing import median_time  # benchmarks/timing.py, beside this script
 
 import robodyn as rd
 from robodyn.codegen.export import LANGUAGES, equation_matrices, program_of, write_files
@@ -60,15 +60,6 @@ int main(void) {{
     return 0;
 }}
 """
-
-
-def median_time(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def load(which: str):

@@ -13,22 +13,13 @@ and the memory a batch of 10 000 000 states holds beyond its inputs and output.
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 import tracemalloc
 
 import numpy as np
+from timing import median_time  # benchmarks/timing.py, beside this script
 
 import robodyn as rd
-
-
-def median_time(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:

@@ -12,21 +12,10 @@ Compilation is excluded (a warm-up run first); medians of repeats.
 
 from __future__ import annotations
 
-import statistics
-import time
-
 import numpy as np
+from timing import median_time  # benchmarks/timing.py, beside this script
 
 import robodyn as rd
-
-
-def median_time(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:

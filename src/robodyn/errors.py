@@ -89,6 +89,18 @@ def _container_size(value) -> str:
     return f"{type(value).__name__} of {len(value):,} items, {nested} values nested"
 
 
+def positive_number(value, name: str) -> float:
+    """``value`` as a finite float > 0, else :class:`InputError` naming ``name`` (a duration,
+    a time step, a frame rate)."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{name}: expected a positive number, got {excerpt(value)}") from None
+    if not (x > 0 and x != float("inf")):
+        raise InputError(f"{name}: expected a positive number, got {x!r}")
+    return x
+
+
 def warn(warning: Warning) -> None:
     """Issue ``warning`` at the caller's first frame outside robodyn and the standard
     library (what ``skip_file_prefixes`` does on Python 3.12+; a ``cached_property`` sits

@@ -31,7 +31,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from .dynamics.kinematics import link_poses, tip_pose
-from .errors import InputError, excerpt
+from .errors import InputError, excerpt, positive_number
 from .trajectory import Trajectory
 
 __all__ = ["motion", "torques", "energy", "arm", "animate", "MAX_FRAMES"]
@@ -538,12 +538,7 @@ def animate(robot, sim, path, fps: float = 30, *, max_frames: int = MAX_FRAMES,
                              "PATH, which was not found; install ffmpeg or write a .gif")
     else:
         raise InputError(f"path: {excerpt(path.name)}: use a .gif or .mp4 file name")
-    try:
-        fps = float(fps)
-    except (TypeError, ValueError):
-        raise InputError(f"fps: expected a positive number, got {excerpt(fps)}") from None
-    if not (math.isfinite(fps) and fps > 0):
-        raise InputError(f"fps: expected a positive number, got {fps!r}")
+    fps = positive_number(fps, "fps")
     if isinstance(max_frames, bool) or not isinstance(max_frames, (int, np.integer)) \
             or max_frames < 1:
         raise InputError(f"max_frames: expected a positive whole number, got "

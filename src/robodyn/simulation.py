@@ -37,7 +37,7 @@ import numpy as np
 
 from .codegen.kernels import generated_function
 from .codegen.loops import loop_source
-from .errors import InputError, RobodynError, warn
+from .errors import InputError, RobodynError, positive_number, warn
 
 __all__ = ["simulate", "Simulation", "JointLimitWarning", "METHODS"]
 
@@ -116,16 +116,6 @@ def _state(value, name: str, dof: int) -> np.ndarray:
     return arr
 
 
-def _positive(value, name: str) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{name}: expected a positive number, got {str(value)[:80]!r}") from None
-    if not (np.isfinite(x) and x > 0):
-        raise InputError(f"{name}: expected a positive number, got {x!r}")
-    return x
-
-
 class _Table:
     """Torques given at times: linear in between, the last value held."""
 
@@ -177,7 +167,7 @@ def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None
     dof = robot.dof
     q0 = _state(q0, "q0", dof)
     qd0 = _state(qd0, "qd0", dof)
-    duration = _positive(duration, "duration")
+    duration = positive_number(duration, "duration")
     if method is None:
         method = "rk45" if dt is None else "rk4"
     method = str(method).lower()
@@ -186,7 +176,7 @@ def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None
     if method in ("rk4", "semi-implicit-euler", "implicit-euler") and dt is None:
         raise InputError(f"method {method!r} is a fixed-step method: give dt (e.g. 0.001)")
     if dt is not None:
-        dt = _positive(dt, "dt")
+        dt = positive_number(dt, "dt")
     if callable(tau):
         torque = tau
     elif tau is None:

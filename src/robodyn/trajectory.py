@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, positive_number
 
 __all__ = ["Motion", "Trajectory", "cubic", "quintic", "trapezoidal", "spline"]
 
@@ -71,7 +71,7 @@ class Trajectory:
 
     def sample(self, dt: float) -> Motion:
         """The motion at ``t = 0, dt, 2 dt, ...`` up to and including ``duration``."""
-        dt = _positive(dt, "dt")
+        dt = positive_number(dt, "dt")
         t = np.arange(int(np.floor(self.duration / dt + 1e-9)) + 1) * dt
         if self.duration - t[-1] > 1e-9 * max(1.0, self.duration):
             t = np.append(t, self.duration)
@@ -107,16 +107,6 @@ def _vector(value, name: str, dof: int | None = None) -> np.ndarray:
     return np.atleast_1d(arr)
 
 
-def _positive(value, name: str) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{name}: expected a positive number, got {str(value)[:80]!r}") from None
-    if not (np.isfinite(x) and x > 0):
-        raise InputError(f"{name}: expected a positive number, got {x!r}")
-    return x
-
-
 def _polynomial(coeffs: np.ndarray, duration: float, kind: str, dof: int) -> Trajectory:
     """``q(t) = sum_k coeffs[k] t^k`` per joint; ``coeffs`` is ``(order + 1, dof)``."""
     powers = np.arange(coeffs.shape[0])
@@ -140,7 +130,7 @@ def cubic(q0, q1, duration: float, qd0=0.0, qd1=0.0) -> Trajectory:
     dof = q0.shape[0]
     q1 = _vector(q1, "q1", dof)
     qd0, qd1 = _vector(qd0, "qd0", dof), _vector(qd1, "qd1", dof)
-    T = _positive(duration, "duration")
+    T = positive_number(duration, "duration")
     # q = a0 + a1 t + a2 t^2 + a3 t^3 with q(0) = q0, qd(0) = qd0, q(T) = q1, qd(T) = qd1
     a2 = (3 * (q1 - q0) - (2 * qd0 + qd1) * T) / T**2
     a3 = (-2 * (q1 - q0) + (qd0 + qd1) * T) / T**3
@@ -155,7 +145,7 @@ def quintic(q0, q1, duration: float, qd0=0.0, qd1=0.0, qdd0=0.0, qdd1=0.0) -> Tr
     q1 = _vector(q1, "q1", dof)
     v0, v1 = _vector(qd0, "qd0", dof), _vector(qd1, "qd1", dof)
     a0, a1 = _vector(qdd0, "qdd0", dof), _vector(qdd1, "qdd1", dof)
-    T = _positive(duration, "duration")
+    T = positive_number(duration, "duration")
     h = q1 - q0
     c3 = (20 * h - (8 * v1 + 12 * v0) * T - (3 * a0 - a1) * T**2) / (2 * T**3)
     c4 = (-30 * h + (14 * v1 + 16 * v0) * T + (3 * a0 - 2 * a1) * T**2) / (2 * T**4)
@@ -198,7 +188,7 @@ def trapezoidal(q0, q1, duration: float | None = None, vmax=None, amax=None) -> 
         if V * V > A:  # the cruise speed is never reached: a triangle
             V = np.sqrt(A)
         return _trapezoid(q0, q1, 1 / V + V / A, V, A, dof)
-    T = _positive(duration, "duration")
+    T = positive_number(duration, "duration")
     if V is not None and A is not None:
         raise InputError("trapezoidal: with a duration give vmax or amax, not both (the "
                          "profile would be over-determined)")

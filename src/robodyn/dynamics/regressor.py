@@ -32,7 +32,7 @@ from collections.abc import Sequence
 
 from .. import linalg3 as la
 from ..model.chain import REVOLUTE, Chain
-from .kinematics import joint_transform
+from .rnea import outward_step
 
 #: The ten standard parameters of a link, in order (``h = m c``; ``XX..ZZ`` about the origin).
 LINK_PARAMETERS = ("m", "mx", "my", "mz", "XX", "XY", "XZ", "YY", "YZ", "ZZ")
@@ -70,19 +70,7 @@ def regressor_full(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops) 
     a = la.neg(chain.gravity)
     rotations, origins, bodies = [], [], []
     for i, link in enumerate(chain.links):
-        joint = link.joint
-        rot, r = joint_transform(joint, q[i], ops)
-        a = la.tmatvec(rot, la.add(a, la.add(la.cross(wd, r), la.cross(w, la.cross(w, r)))))
-        w_parent = la.tmatvec(rot, w)
-        wd = la.tmatvec(rot, wd)
-        z = joint.axis
-        if joint.type == REVOLUTE:
-            w = la.add(w_parent, la.scale(qd[i], z))
-            wd = la.add(la.add(wd, la.cross(w_parent, la.scale(qd[i], z))), la.scale(qdd[i], z))
-        else:
-            w = w_parent
-            a = la.add(la.add(a, la.scale(2, la.cross(w, la.scale(qd[i], z)))),
-                       la.scale(qdd[i], z))
+        rot, r, w, wd, a = outward_step(link.joint, q[i], qd[i], qdd[i], w, wd, a, ops)
         rotations.append(rot)
         origins.append(r)
         bodies.append(body_regressor(w, wd, a))

@@ -36,6 +36,25 @@ from .kinematics import joint_transform
 Recorder = Callable[[str, int, object], None]
 
 
+def outward_step(joint, q, qd, qdd, w, wd, vd, ops):
+    """One step of the outward iteration (module docstring): from the parent's angular
+    velocity ``w``, acceleration ``wd`` and origin acceleration ``vd`` (parent frame) to
+    ``(rot, r, w_i, wd_i, vd_i)`` of the link moved by ``joint`` (its frame), with ``rot``,
+    ``r`` the link frame in the parent's."""
+    rot, r = joint_transform(joint, q, ops)
+    vd = la.tmatvec(rot, la.add(vd, la.add(la.cross(wd, r), la.cross(w, la.cross(w, r)))))
+    w_parent = la.tmatvec(rot, w)
+    wd = la.tmatvec(rot, wd)
+    z = joint.axis
+    if joint.type == REVOLUTE:
+        w = la.add(w_parent, la.scale(qd, z))
+        wd = la.add(la.add(wd, la.cross(w_parent, la.scale(qd, z))), la.scale(qdd, z))
+    else:
+        w = w_parent
+        vd = la.add(la.add(vd, la.scale(2, la.cross(w, la.scale(qd, z)))), la.scale(qdd, z))
+    return rot, r, w, wd, vd
+
+
 def rnea(
     chain: Chain,
     q: Sequence,
@@ -55,19 +74,8 @@ def rnea(
     vd = la.neg(chain.gravity)
     rotations, origins, forces, moments = [], [], [], []
     for i, link in enumerate(chain.links):
-        joint, inertial = link.joint, link.inertial
-        rot, r = joint_transform(joint, q[i], ops)
-        vd = la.tmatvec(rot, la.add(vd, la.add(la.cross(wd, r), la.cross(w, la.cross(w, r)))))
-        w_parent = la.tmatvec(rot, w)
-        wd = la.tmatvec(rot, wd)
-        z = joint.axis
-        if joint.type == REVOLUTE:
-            w = la.add(w_parent, la.scale(qd[i], z))
-            wd = la.add(la.add(wd, la.cross(w_parent, la.scale(qd[i], z))), la.scale(qdd[i], z))
-        else:
-            w = w_parent
-            vd = la.add(la.add(vd, la.scale(2, la.cross(w, la.scale(qd[i], z)))),
-                        la.scale(qdd[i], z))
+        inertial = link.inertial
+        rot, r, w, wd, vd = outward_step(link.joint, q[i], qd[i], qdd[i], w, wd, vd, ops)
         c, m, inertia = inertial.com, inertial.mass, inertial.inertia
         vdc = la.add(vd, la.add(la.cross(wd, c), la.cross(w, la.cross(w, c))))
         force = la.scale(m, vdc)
