@@ -112,31 +112,172 @@ def test_with_inertial_parameters_round_trip_and_errors():
 
 # -- base parameters ------------------------------------------------------------------------
 def test_planar_2r_base_set_is_the_textbook_one():
-    """Khalil & Dombre, *Modeling, Identification and Control of Robots* (2002), §10.3
-    (the grouping rules) and Gautier & Khalil, IEEE Trans. Robotics and Automation 6(3),
-    1990: for a planar 2R arm with link lengths l1, l2 moving in a vertical plane, the
-    rigid-body base parameters are ZZ1R = ZZ1 + l1^2 m2, MX1R = MX1 + l1 m2, MY1, ZZ2,
-    MX2, MY2 (6); without gravity MX1R and MY1 no longer act (4: ZZ1R, ZZ2, MX2, MY2).
-    The mass m1 and every other parameter of link 1 never act. Friction adds Fv, Fs per
-    joint."""
+    """Khalil & Dombre, *Modeling, Identification and Control of Robots* (2002), ch. 9
+    (the grouping rules) and Gautier & Khalil, "Direct calculation of minimum set of
+    inertial parameters of serial robots", IEEE Trans. Robotics and Automation 6(3),
+    1990: for a revolute joint j, M_j is grouped into link j-1 as MX_{j-1}R = MX_{j-1} +
+    d_j M_j and ZZ_{j-1}R = ZZ_{j-1} + Salpha_j^2 YY_j + (d_j^2 + r_j^2 Salpha_j^2) M_j
+    (d_j the distance between the axes, here l1; alpha_j = r_j = 0). So a planar 2R arm
+    with link lengths l1, l2 moving in a vertical plane has the rigid-body base parameters
+    ZZ1R = ZZ1 + l1^2 m2, MX1R = MX1 + l1 m2, MY1, ZZ2, MX2, MY2 (6); without gravity MX1R
+    and MY1 no longer act (4: ZZ1R, ZZ2, MX2, MY2). The mass m1 and every other parameter
+    of link 1 never act. Friction adds Fv, Fs per joint."""
     robot = _load("planar-2r")
     base = robot.base_parameters()
     assert base.base_names == ("mx1R", "my1", "ZZ1R", "mx2", "my2", "ZZ2",
                                "Fv1", "Fs1", "Fv2", "Fs2")
-    mx1, zz1, m2, l1 = sp.symbols("mx1 ZZ1 m2 l1")
-    l1_value = robot.values["l1"]
+    # the grouping coefficients in the model's symbols, exactly as the textbook writes them
+    assert base.symbolic and base.note == ""
+    mx1, my1, zz1, mx2, my2, zz2, m2, l1 = sp.symbols("mx1 my1 ZZ1 mx2 my2 ZZ2 m2 l1")
+    expected = {"mx1R": mx1 + l1 * m2, "my1": my1, "ZZ1R": zz1 + l1 ** 2 * m2, "mx2": mx2,
+                "my2": my2, "ZZ2": zz2}
     combos = dict(zip(base.base_names, base.combinations))
-    assert sp.expand(combos["ZZ1R"] - zz1).coeff(m2) == pytest.approx(l1_value ** 2)
-    assert sp.expand(combos["mx1R"] - mx1).coeff(m2) == pytest.approx(l1_value)
+    for name, expr in expected.items():
+        assert sp.expand(combos[name] - expr) == 0, (name, combos[name])
+    assert "ZZ1R = ZZ1 + l1**2*m2" in str(base)
+    # in the model's own parameters (COM of link i at c_i from joint i, I_i about it):
+    # ZZ1 = I1 + m1 c1^2 by the parallel-axis theorem, MX1 = m1 c1 (seed 003's M11, M12)
+    I1, c1, m1, c2, I2 = sp.symbols("I1 c1 m1 c2 I2")
+    exprs = dict(zip(base.base_names, base.expressions))
+    assert sp.expand(exprs["ZZ1R"] - (I1 + m1 * c1 ** 2 + m2 * l1 ** 2)) == 0
+    assert sp.expand(exprs["mx1R"] - (m1 * c1 + m2 * l1)) == 0
+    assert sp.expand(exprs["ZZ2"] - (I2 + m2 * c2 ** 2)) == 0
     # pi_b = K pi reproduces the torques with the base regressor
     q, qd, qdd = random_states(robot, 30, seed=9)
     np.testing.assert_allclose(robot.regressor_base(q, qd, qdd) @ base.values,
                                robot.inverse_dynamics(q, qd, qdd), rtol=1e-10, atol=1e-10)
     flat = robot.regressor_base(q, qd, qdd).reshape(-1, base.count)
     assert np.linalg.matrix_rank(flat) == base.count
-    # without gravity: four rigid-body base parameters
+    # without gravity: four rigid-body base parameters; g = 0 is set before the exact solve
     level = robot.with_values(g=0.0).base_parameters()
     assert level.base_names[:4] == ("ZZ1R", "mx2", "my2", "ZZ2") and level.count == 8
+    assert level.symbolic and "g = 0" in level.note
+    assert sp.expand(level.combinations[0] - (zz1 + l1 ** 2 * m2)) == 0
+
+
+def _numeric_beta(robot, base, seed=11):
+    """``beta`` by least squares on the numeric regressor (independent of robodyn's
+    solve): ``W_dep = W_ind beta`` over random states."""
+    q, qd, qdd = random_states(robot, 60, seed=seed)
+    W = robot.regressor(q, qd, qdd).reshape(-1, len(base.names))
+    return np.linalg.lstsq(W[:, list(base.independent)], W[:, list(base.dependent)],
+                           rcond=None)[0]
+
+
+@pytest.mark.parametrize("name", ["planar-3r", "rp-arm"])
+def test_symbolic_combinations_evaluate_to_the_numeric_ones(name):
+    """The combinations are linear in the standard parameters with coefficients in the
+    model's symbols; at the model's values those coefficients are the least-squares
+    ``beta`` of the numeric regressor, and the expressions give ``K pi``."""
+    robot = _load(name)
+    base = robot.base_parameters()
+    assert base.symbolic
+    values = {sp.Symbol(k): v for k, v in robot.values.items()}
+    std = [sp.Symbol(n) for n in base.names]
+    beta = _numeric_beta(robot, base)
+    for row, (i, combo) in enumerate(zip(base.independent, base.combinations)):
+        poly = sp.Poly(combo, *std)
+        assert poly.total_degree() == 1
+        assert poly.coeff_monomial(std[i]) == 1
+        coeffs = [float(poly.coeff_monomial(std[d]).xreplace(values)) for d in base.dependent]
+        np.testing.assert_allclose(coeffs, beta[row], rtol=1e-9, atol=1e-9)
+    subs = {**values, **{sp.Symbol(k): v for k, v in robot.inertial_parameters()
+                         .as_dict().items()}}
+    at_values = [float(e.xreplace(subs)) for e in base.expressions]
+    np.testing.assert_allclose(at_values, base.values, rtol=1e-12, atol=1e-12)
+
+
+def test_planar_3r_grouping_is_khalils():
+    """Khalil & Dombre (2002), ch. 9 (see the 2R test): the masses of links 3 and 2 are
+    grouped into link 2 and then link 1, ZZ1R = ZZ1 + l1^2 (m2 + m3), MX1R = MX1 + l1 (m2 +
+    m3), ZZ2R = ZZ2 + l2^2 m3, MX2R = MX2 + l2 m3."""
+    base = _load("planar-3r").base_parameters()
+    mx1, zz1, mx2, zz2, m2, m3, l1, l2 = sp.symbols("mx1 ZZ1 mx2 ZZ2 m2 m3 l1 l2")
+    combos = dict(zip(base.base_names, base.combinations))
+    expected = {"ZZ1R": zz1 + l1 ** 2 * (m2 + m3), "mx1R": mx1 + l1 * (m2 + m3),
+                "ZZ2R": zz2 + l2 ** 2 * m3, "mx2R": mx2 + l2 * m3}
+    for name, expr in expected.items():
+        assert sp.expand(combos[name] - expr) == 0, (name, combos[name])
+
+
+ARM4 = """
+name: arm4
+dh: standard
+gravity: [0, 0, -g]
+links:
+  - {joint: revolute, a: 0, alpha: pi/2, d: d1, theta: 0, mass: m1, com: [0, 0, 0],
+     inertia: [Ixx1, Iyy1, Izz1, 0, 0, 0]}
+  - {joint: revolute, a: a2, alpha: 0, d: 0, theta: 0, mass: m2, com: [cx2, 0, 0],
+     inertia: [Ixx2, Iyy2, Izz2, 0, 0, 0]}
+  - {joint: revolute, a: a3, alpha: pi/2, d: 0, theta: 0, mass: m3, com: [cx3, 0, 0],
+     inertia: [Ixx3, Iyy3, Izz3, 0, 0, 0]}
+  - {joint: revolute, a: 0, alpha: 0, d: d4, theta: 0, mass: m4, com: [0, 0, cz4],
+     inertia: [Ixx4, Iyy4, Izz4, 0, 0, 0]}
+values: {d1: 0.3, a2: 0.4, a3: 0.05, d4: 0.35, m1: 3, m2: 2.5, m3: 1.5, m4: 1, cx2: -0.2,
+         cx3: -0.02, cz4: -0.1, Ixx1: 0.02, Iyy1: 0.02, Izz1: 0.01, Ixx2: 0.01, Iyy2: 0.05,
+         Izz2: 0.05, Ixx3: 0.01, Iyy3: 0.02, Izz3: 0.02, Ixx4: 0.01, Iyy4: 0.01, Izz4: 0.005,
+         g: 9.81}
+"""
+
+
+def test_spatial_4r_grouping_follows_gautier_khalil_rules(tmp_path):
+    """A spatial 4R arm (standard DH alpha = (90, 0, 90, 0) deg, a = (0, a2, a3, 0), first
+    axis vertical along gravity). Its link frames are Khalil's modified-DH frames, with
+    d_j = a_{j-1}, alpha_j = alpha_{j-1} and r_j = 0, so Gautier & Khalil's (1990) rules
+    for a revolute joint j (YY_j, MZ_j, M_j grouped, applied for j = 4, 3, 2):
+    XX_jR = XX_j - YY_j; XX_{j-1} += YY_j; XY_{j-1} += d_j Sa_j MZ_j;
+    XZ_{j-1} -= d_j Ca_j MZ_j; YY_{j-1} += Ca_j^2 YY_j + d_j^2 M_j;
+    ZZ_{j-1} += Sa_j^2 YY_j + d_j^2 M_j; MX_{j-1} += d_j M_j; MY_{j-1} -= Sa_j MZ_j;
+    MZ_{j-1} += Ca_j MZ_j; M_{j-1} += M_j; and of link 1 only ZZ1R acts (axis along
+    gravity). Worked by hand for this arm, they give the combinations below."""
+    path = tmp_path / "arm4.yaml"
+    path.write_text(ARM4)
+    robot = rd.load(path)
+    base = robot.base_parameters()
+    assert base.symbolic
+    S = sp.Symbol
+    a2, a3, m3, m4 = S("a2"), S("a3"), S("m3"), S("m4")
+    yy2, yy3, yy4 = S("YY2"), S("YY3"), S("YY4")
+    expected = {
+        "ZZ1R": S("ZZ1") + yy2 + yy3 + a3 ** 2 * m4 + a2 ** 2 * (m3 + m4),
+        "mx2R": S("mx2") + a2 * (m3 + m4), "my2": S("my2"),
+        "XX2R": S("XX2") - yy2 - a2 ** 2 * (m3 + m4), "XY2": S("XY2"),
+        "XZ2R": S("XZ2") - a2 * S("mz3"), "YZ2": S("YZ2"),
+        "ZZ2R": S("ZZ2") + a2 ** 2 * (m3 + m4),
+        "mx3R": S("mx3") + a3 * m4, "my3R": S("my3") - S("mz4"),
+        "XX3R": S("XX3") - yy3 + yy4 - a3 ** 2 * m4, "XY3R": S("XY3") + a3 * S("mz4"),
+        "XZ3": S("XZ3"), "YZ3": S("YZ3"), "ZZ3R": S("ZZ3") + yy4 + a3 ** 2 * m4,
+        "mx4": S("mx4"), "my4": S("my4"), "XX4R": S("XX4") - yy4, "XY4": S("XY4"),
+        "XZ4": S("XZ4"), "YZ4": S("YZ4"), "ZZ4": S("ZZ4"),
+    }
+    combos = dict(zip(base.base_names, base.combinations))
+    assert set(combos) == set(expected) | {f"F{k}{j}" for k in "vs" for j in range(1, 5)}
+    for name, expr in expected.items():
+        assert sp.expand(combos[name] - expr) == 0, (name, combos[name])
+    q, qd, qdd = random_states(robot, 20, seed=4)
+    np.testing.assert_allclose(robot.regressor_base(q, qd, qdd) @ base.values,
+                               robot.inverse_dynamics(q, qd, qdd), rtol=1e-10, atol=1e-10)
+
+
+def test_symbolic_grouping_falls_back_to_numbers(monkeypatch):
+    """Past the limits (joints, time) or for a numeric geometry the coefficients stay
+    numeric (the short rational 16/25 = l1^2 at l1 = 0.8) and ``note`` says why."""
+    import robodyn.base_parameters as bp
+
+    m2, zz1 = sp.symbols("m2 ZZ1")
+    monkeypatch.setattr(bp, "SYMBOLIC_MAX_DOF", 1)
+    base = bp.base_parameters(_load("planar-2r"))
+    assert not base.symbolic and "at most 1 joints" in base.note and base.note in str(base)
+    assert sp.expand(dict(zip(base.base_names, base.combinations))["ZZ1R"]
+                     - (zz1 + sp.Rational(16, 25) * m2)) == 0
+    monkeypatch.setattr(bp, "SYMBOLIC_MAX_DOF", 4)
+    monkeypatch.setattr(bp, "SYMBOLIC_TIME", 0.0)
+    base = bp.base_parameters(_load("planar-2r"))
+    assert not base.symbolic and "took longer than 0 s" in base.note
+    monkeypatch.setattr(bp, "SYMBOLIC_TIME", 10.0)
+    numeric = _load("planar-2r").with_chain(_load("planar-2r").numeric_chain)
+    base = bp.base_parameters(numeric)
+    assert not base.symbolic and "no symbols" in base.note
 
 
 def test_rank_tolerance_edges():

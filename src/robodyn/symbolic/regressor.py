@@ -57,27 +57,37 @@ def _wrench(d, i):
     return d.wrench[i] if d.wrench is not None else d.ring.zero
 
 
-def regressor(eq) -> SymbolicRegressor:
-    """The regressor of the equations ``eq`` (module docstring)."""
-    d = eq.derivation
-    ring = d.ring
+def regressor_polynomials(eq) -> list[list]:
+    """The rows of ``Y`` as polynomials of ``eq``'s ring (``eq.derivation.ring``), in the
+    column order of :func:`~robodyn.dynamics.regressor.parameter_columns`; the friction
+    entries (``qd_i``, ``sign(qd_i)``: not ring elements) are 0 here."""
+    ring = eq.derivation.ring
     chain_r = ring.chain(eq.chain)
     q, qd, qdd = ring.joint_arguments()
     ops = SimpleNamespace(**{k: v for k, v in vars(ring.ops()).items() if k != "sign"},
-                          sign=lambda x: 0)  # friction columns are set below, in SymPy
+                          sign=lambda x: 0)  # friction columns are set by the callers
     full = regressor_full(chain_r, q, qd, qdd, ops)
-    cols, names = parameter_columns(eq.chain)
+    cols, _ = parameter_columns(eq.chain)
     n = eq.dof
     polys = [[poly(full[i][c], ring) for c in cols] for i in range(n)]
+    for i in range(n):
+        polys[i][10 * n + 2 * i] = polys[i][10 * n + 2 * i + 1] = ring.zero
+    return polys
+
+
+def regressor(eq) -> SymbolicRegressor:
+    """The regressor of the equations ``eq`` (module docstring)."""
+    ring = eq.derivation.ring
+    chain_r = ring.chain(eq.chain)
+    _, names = parameter_columns(eq.chain)
+    n = eq.dof
+    polys = regressor_polynomials(eq)
     rows = []
     for i in range(n):
         row = [textbook(ring, p) for p in polys[i]]
         row[10 * n + 2 * i] = eq.qd[i]
         row[10 * n + 2 * i + 1] = sp.sign(eq.qd[i])
         rows.append(row)
-    # the friction entries of the polynomial rows are 0 (they are not ring elements)
-    for i in range(n):
-        polys[i][10 * n + 2 * i] = polys[i][10 * n + 2 * i + 1] = ring.zero
     symbols = [sp.Symbol(name) for name in names]
     values = standard_parameters(eq.chain)
     pi_polys = [poly(v, ring) for v in standard_parameters(chain_r)]
@@ -87,4 +97,4 @@ def regressor(eq) -> SymbolicRegressor:
                              eq, polys, pi_polys)
 
 
-__all__ = ["regressor", "SymbolicRegressor"]
+__all__ = ["regressor", "regressor_polynomials", "SymbolicRegressor"]
