@@ -22,7 +22,7 @@ from ..model.chain import Chain
 from ..model.expressions import number
 from .derivation import Derivation, RawStep, given_steps
 from .numeric import NumericEquations
-from .simplify import polys_equal, textbook, textbook_matrix
+from .simplify import polys_equal, textbook, textbook_matrix, trig_form
 
 SECTION_COLLECT = "Collecting M, C, g"
 SECTION_SKEW = "Skew-symmetry of dM/dt - 2C"
@@ -150,14 +150,24 @@ class Equations:
         """The model parameters left symbolic (sorted by name)."""
         return tuple(sorted(self._d.chain.free_symbols(), key=lambda s: s.name))
 
+    @cached_property
+    def trig_form(self) -> str:
+        """The one trigonometric form every expression of these equations and their steps
+        is printed in: ``"sum-angle"`` (``cos(q1 + q2)``, ``cos(2*q2)``) or ``"product"``
+        (``cos(q1)*cos(q2)``, ``sin(q2)**2``), whichever writes ``M``, ``C`` and ``g``
+        with fewer terms (:func:`.simplify.trig_form`). Both are the ring's normal form
+        (unique), read two ways."""
+        d = self._d
+        return trig_form(d.ring, [p for row in d.M + d.C for p in row] + list(d.g))
+
     def _tb(self, p: PolyElement) -> sp.Expr:
-        return textbook(self._d.ring, p)
+        return textbook(self._d.ring, p, form=self.trig_form)
 
     def _matrix(self, rows) -> sp.Matrix:
-        return textbook_matrix(self._d.ring, rows)
+        return textbook_matrix(self._d.ring, rows, form=self.trig_form)
 
     def _column(self, polys) -> sp.Matrix:
-        return textbook_matrix(self._d.ring, [[p] for p in polys])
+        return textbook_matrix(self._d.ring, [[p] for p in polys], form=self.trig_form)
 
     @cached_property
     def M(self) -> sp.Matrix:
@@ -368,7 +378,8 @@ class Equations:
         # the printer's rewriting (sum angles, collected coefficients) is exact: read the
         # printed forms back (opaque numbers kept as placeholders) and compare
         printed = [p for row in d.M + d.C for p in row] + list(d.g) + list(d.Cqd)
-        ok = all(ring.poly(textbook(ring, p, raw=True)) == p for p in printed)
+        ok = all(ring.poly(textbook(ring, p, raw=True, form=self.trig_form)) == p
+                 for p in printed)
         results.append(("printed M, C, g, C qd equal the derived ones", ok))
         return Checks(tuple(results))
 
