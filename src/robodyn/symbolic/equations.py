@@ -391,7 +391,7 @@ class Equations:
         -c2*l1*m2*sin(q2)}`` for planar-2r, whose every nonzero entry of ``C`` is ``h``
         times a rate (``C = [[h qd2, h (qd1 + qd2)], [-h qd1, 0]]``).
 
-        ``h`` is the greatest common divisor of the nonzero entries of ``C`` (two or
+        ``h`` is the common monomial factor of the nonzero entries of ``C`` (two or
         more) without its rates, when it depends on ``q``, has three factors or more and
         at most one sine or cosine (so that it reads the same in either trigonometric
         form); its sign makes the first nonzero entry ``+h`` times its quotient. Printed
@@ -401,15 +401,11 @@ class Equations:
         entries = [p for row in d.C for p in row if p]
         if len(entries) < 2:
             return {}
-        common = entries[0]
-        for p in entries[1:]:
-            common = common.gcd(p)
-            if common.is_ground:
-                return {}
-        if len(common.terms()) != 1:
-            return {}
-        (m, c), = common.terms()
-        m = list(m)
+        # the common monomial factor (lowest exponent of each generator over every term)
+        m = list(next(iter(entries[0].itermonoms())))
+        for p in entries:
+            for mono in p.itermonoms():
+                m = [min(a, b) for a, b in zip(m, mono, strict=True)]
         for k in ring.qd_index + ring.qdd_index:
             m[k] = 0
         trig = [k for k in list(ring.s_index.values()) + list(ring.c_index.values()) if m[k]]

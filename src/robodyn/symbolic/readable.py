@@ -34,17 +34,13 @@ def _bare(name: str) -> str:
 
 
 def round_floats(expr, digits: int):
-    """``expr`` with each Float rounded to ``digits`` significant digits, and printed with
-    exactly the digits it has (``0.1``, not ``0.100``)."""
+    """``expr`` with each Float rounded to ``digits`` significant digits."""
     floats = expr.atoms(sp.Float) if isinstance(expr, (sp.Basic, sp.MatrixBase)) else set()
     if not floats:
         return expr
-    table = {}
-    for x in floats:
-        text = f"{float(x):.{digits}g}"
-        mantissa = text.split("e")[0].replace("-", "").replace(".", "").lstrip("0")
-        table[x] = sp.Float(text, max(1, len(mantissa)))
-    return expr.xreplace(table)
+    # a double of the rounded decimal (a Float of fewer bits would not be 4.9 but 4.898...);
+    # the printers show it without trailing zeros
+    return expr.xreplace({x: sp.Float(float(f"{float(x):.{digits}g}")) for x in floats})
 
 
 def divide_out(expr, name: sp.Symbol, term: sp.Expr):

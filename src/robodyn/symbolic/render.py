@@ -353,10 +353,43 @@ def _symbol_names(eq: Equations) -> dict:
 
 
 def _tex(eq: Equations, expr) -> str:
-    return sp.latex(expr, symbol_names=_symbol_names(eq), mul_symbol="\\,")
+    key = tuple(sorted((getattr(eq, "display", {}) or {}).items()))
+    cached = getattr(eq, "_tex_names", None)
+    if cached is None or cached[0] != key:  # the names, once per display table
+        cached = (key, _symbol_names(eq))
+        eq._tex_names = cached
+    return sp.latex(expr, symbol_names=cached[1], mul_symbol="\\,")
 
 
-_LINE = 110  # characters of LaTeX source per displayed line
+#: Widest displayed line, in characters as typeset (:func:`visible_width`): about the text
+#: width of the document's A4 page at 10pt with 1.5 cm margins.
+LINE_WIDTH = 72
+_LINE = 110  # characters of LaTeX source per displayed line (Markdown)
+
+_TEX_COMMAND = __import__("re").compile(r"\\([a-zA-Z]+)")
+_TEX_DROP = ("\\left", "\\right", "\\bigl", "\\bigr", "\\quad", "\\,", "\\;")
+
+
+def visible_width(tex: str) -> int:
+    """Roughly how many characters wide ``tex`` (one line of math) is as typeset:
+    commands as one glyph (``\\sin`` as three), braces, sub/superscript marks and
+    spacing dropped, a fraction as wide as numerator and denominator together (an
+    overestimate), a binary operator as two characters (its spaces)."""
+    for d in _TEX_DROP:
+        tex = tex.replace(d, "")
+
+    def glyph(m):
+        name = m.group(1)
+        if name in ("sin", "cos", "tan"):
+            return name
+        if name in ("frac", "dot", "ddot", "mathbf", "operatorname", "text", "mathrm",
+                    "begin", "end", "tfrac", "displaystyle"):
+            return ""
+        return "x"
+
+    tex = _TEX_COMMAND.sub(glyph, tex)
+    plain_text = "".join(ch for ch in tex if ch not in "{}_^& ")
+    return len(plain_text) + sum(plain_text.count(op) for op in "+-=")
 
 
 def _tex_lines(eq: Equations, lhs: str, expr, formula: str = "") -> str:
@@ -369,7 +402,7 @@ def _tex_lines(eq: Equations, lhs: str, expr, formula: str = "") -> str:
         lead = f"{lhs} &= "
     if isinstance(expr, sp.MatrixBase):
         body = _tex(eq, expr)
-        if len(body) <= 4 * _LINE:
+        if _matrix_fits(eq, lhs, expr):
             rows.append(lead + body)
             return _align(rows)
         # a big matrix: its entries one by one
@@ -382,18 +415,55 @@ def _tex_lines(eq: Equations, lhs: str, expr, formula: str = "") -> str:
     return _align(rows)
 
 
-def _broken(eq: Equations, lead: str, expr) -> list[str]:
-    body = _tex(eq, expr)
-    if len(body) <= _LINE or not isinstance(expr, sp.Add):
-        return [lead + body]
-    rows, current = [], ""
-    for term in expr.as_ordered_terms():
+def _matrix_fits(eq: Equations, lhs: str, m: sp.MatrixBase) -> bool:
+    """Whether the matrix ``m`` fits on one displayed line: its widest row (entries and
+    their gaps) and the left-hand side within :data:`LINE_WIDTH`."""
+    if any(sum(len(sp.Add.make_args(x)) for x in m.row(r)) > 12 for r in range(m.shape[0])):
+        return False  # too many terms for one line, whatever their width
+    widths = [sum(visible_width(_tex(eq, x)) + 3 for x in m.row(r)) for r in range(m.shape[0])]
+    return visible_width(lhs) + 4 + max(widths, default=0) <= LINE_WIDTH
+
+
+def _pieces(eq: Equations, expr, first: bool) -> list[str]:
+    """The LaTeX of the terms of a sum, each with its sign (`` + t``, `` - t``); a term
+    too wide for a line that is a product with a sum in it (``\\ddot q_1 (I_1 + ...)``)
+    is opened (``\\ddot q_1 \\bigl(``), its inner terms listed, and closed (``\\bigr)``),
+    so that the lines can break inside it."""
+    out = []
+    terms = expr.as_ordered_terms() if isinstance(expr, sp.Add) else [expr]
+    for k, term in enumerate(terms):
+        sign = ""
+        if term.could_extract_minus_sign():
+            term, sign = -term, "-"
         t = _tex(eq, term)
-        piece = t if not current and not rows else (f" - {t[1:]}" if t.startswith("-")
-                                                     else f" + {t}")
-        if current and len(current) + len(piece) > _LINE:
+        lead = (f"{sign}" if first and k == 0 else f" {sign or '+'} ")
+        inner = [a for a in term.args if isinstance(a, sp.Add)] if term.is_Mul else []
+        if visible_width(t) > LINE_WIDTH // 2 and len(inner) == 1:
+            rest = sp.Mul(*[a for a in term.args if a is not inner[0]])
+            head = "" if rest == 1 else _tex(eq, rest) + r"\,"
+            sub = _pieces(eq, inner[0], True)
+            out.append(f"{lead}{head}\\bigl({sub[0]}")
+            out += sub[1:-1]
+            out.append(f"{sub[-1]}\\bigr)" if len(sub) > 1 else "")
+            if len(sub) == 1:
+                out[-2] += r"\bigr)"
+                out.pop()
+        else:
+            out.append(lead + t)
+    return out
+
+
+def _broken(eq: Equations, lead: str, expr) -> list[str]:
+    """``lead`` + the LaTeX of ``expr``, broken between terms into lines no wider than
+    :data:`LINE_WIDTH` (:func:`visible_width`); continuation lines start ``&\\quad``."""
+    if not isinstance(expr, (sp.Add, sp.Mul)):
+        return [lead + _tex(eq, expr)]
+    room = LINE_WIDTH - visible_width(lead)
+    rows, current = [], ""
+    for piece in _pieces(eq, expr, True):
+        if current and visible_width(current) + visible_width(piece) > room:
             rows.append(current)
-            current = piece
+            current = piece.lstrip()
         else:
             current += piece
     rows.append(current)
