@@ -239,7 +239,7 @@ def test_pretty_output_is_math_wrapped_between_terms(capsys):
     from robodyn.symbolic.render import to_pretty
 
     eq = equations(rd.load("planar-2r"))
-    out = to_pretty(eq, width=70)
+    out = to_pretty(eq, width=70, shorthand=False)  # the full forms; shorthand: below
     body = out.split("= tau")[1]
     assert "q̇₁" in body and "sin(q₂)" in body and "qd1" not in body
     assert max(len(line) for line in body.splitlines()) <= 75   # tau1 broken between terms

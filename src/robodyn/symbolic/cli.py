@@ -46,6 +46,18 @@ def parse_values(text: str) -> dict[str, float | int] | bool:
     return out
 
 
+def _digits(text: str) -> int:
+    """An argparse type for ``--digits N``: an integer from 1 to 17."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number of digits "
+                                         "(e.g. --digits 4)") from None
+    if not 1 <= n <= 17:
+        raise argparse.ArgumentTypeError(f"{n} digits: give 1 to 17 (a double has 17)")
+    return n
+
+
 def _cmd_derive(args: argparse.Namespace) -> int:
     from ..cli import load_model
     from . import equations, verify
@@ -57,21 +69,23 @@ def _cmd_derive(args: argparse.Namespace) -> int:
     fmt = args.format
     if fmt is None:  # math on a terminal, the plain form that reads back in a pipe
         fmt = "pretty" if sys.stdout.isatty() else "text"
+    # shorthand by default where people read (pretty, LaTeX, Markdown), not where scripts do
+    short = args.shorthand if args.shorthand is not None else fmt in ("pretty", "latex",
+                                                                      "markdown")
+    opts = {"steps": args.steps, "shorthand": short, "digits": args.digits}
     if fmt == "pretty":
         import shutil
 
-        from .render import to_pretty
-
-        out = to_pretty(eq, steps=args.steps, width=shutil.get_terminal_size((100, 24)).columns)
+        out = eq.pretty(width=shutil.get_terminal_size((100, 24)).columns, **opts)
         fmt = "text"  # the verification report below is plain text
     elif fmt == "text":
-        out = eq.text(steps=args.steps)
+        out = eq.text(**opts)
     elif fmt == "latex":
-        out = eq.latex(steps=args.steps, document=True)
+        out = eq.latex(document=True, **opts)
     elif fmt == "markdown":
-        out = eq.markdown(steps=args.steps)
+        out = eq.markdown(**opts)
     else:
-        out = eq.json(steps=args.steps)
+        out = eq.json(**opts)
     if getattr(args, "regressor", False):
         out = _with_regressor(eq, fmt, out)
     status = 0
@@ -185,6 +199,13 @@ def add_derive_command(subparsers, parents=()) -> argparse.ArgumentParser:
                    help="output format: pretty (Unicode math, wrapped at the terminal width; "
                         "the default on a terminal), text (SymPy syntax that reads back; the "
                         "default in a pipe), latex, markdown, json")
+    p.add_argument("--shorthand", action=argparse.BooleanOptionalAction, default=None,
+                   help="write sin(q1) as s_1, cos(q1 + q2) as c_12 and a recurring factor "
+                        "of C as h, declared at the top (default: on for pretty, latex and "
+                        "markdown; off for text and json, which scripts read back)")
+    p.add_argument("--digits", type=_digits, default=None, metavar="N",
+                   help="round numeric coefficients to N significant digits (default: as "
+                        "the model wrote them)")
     p.add_argument("--values", nargs="?", const=True, default=None, type=parse_values,
                    metavar="NAME=NUM,..",
                    help="substitute numbers: alone, the model's default values; or a list "

@@ -22,7 +22,7 @@ from ..model.chain import Chain
 from ..model.expressions import number
 from .derivation import Derivation, RawStep, given_steps
 from .numeric import NumericEquations
-from .simplify import polys_equal, textbook, textbook_matrix
+from .simplify import polys_equal, textbook, textbook_matrix, trig_form
 
 SECTION_COLLECT = "Collecting M, C, g"
 SECTION_SKEW = "Skew-symmetry of dM/dt - 2C"
@@ -135,6 +135,8 @@ class Equations:
         self.convention: str | None = None
         #: Display names from the model file (``{"q2": "d_2"}``), for printing only.
         self.display: dict[str, str] = {}
+        #: Terms named by the user (:meth:`name_terms`), for printing only.
+        self.user_terms: dict[str, sp.Expr] = {}
 
     # -- the equations ----------------------------------------------------------------
     @property
@@ -150,14 +152,24 @@ class Equations:
         """The model parameters left symbolic (sorted by name)."""
         return tuple(sorted(self._d.chain.free_symbols(), key=lambda s: s.name))
 
+    @cached_property
+    def trig_form(self) -> str:
+        """The one trigonometric form every expression of these equations and their steps
+        is printed in: ``"sum-angle"`` (``cos(q1 + q2)``, ``cos(2*q2)``) or ``"product"``
+        (``cos(q1)*cos(q2)``, ``sin(q2)**2``), whichever writes ``M``, ``C`` and ``g``
+        with fewer terms (:func:`.simplify.trig_form`). Both are the ring's normal form
+        (unique), read two ways."""
+        d = self._d
+        return trig_form(d.ring, [p for row in d.M + d.C for p in row] + list(d.g))
+
     def _tb(self, p: PolyElement) -> sp.Expr:
-        return textbook(self._d.ring, p)
+        return textbook(self._d.ring, p, form=self.trig_form)
 
     def _matrix(self, rows) -> sp.Matrix:
-        return textbook_matrix(self._d.ring, rows)
+        return textbook_matrix(self._d.ring, rows, form=self.trig_form)
 
     def _column(self, polys) -> sp.Matrix:
-        return textbook_matrix(self._d.ring, [[p] for p in polys])
+        return textbook_matrix(self._d.ring, [[p] for p in polys], form=self.trig_form)
 
     @cached_property
     def M(self) -> sp.Matrix:
@@ -368,9 +380,72 @@ class Equations:
         # the printer's rewriting (sum angles, collected coefficients) is exact: read the
         # printed forms back (opaque numbers kept as placeholders) and compare
         printed = [p for row in d.M + d.C for p in row] + list(d.g) + list(d.Cqd)
-        ok = all(ring.poly(textbook(ring, p, raw=True)) == p for p in printed)
+        ok = all(ring.poly(textbook(ring, p, raw=True, form=self.trig_form)) == p
+                 for p in printed)
         results.append(("printed M, C, g, C qd equal the derived ones", ok))
         return Checks(tuple(results))
+
+    # -- named terms -------------------------------------------------------------------
+    def named_terms(self) -> dict[str, sp.Expr]:
+        """Recurring terms found automatically, as seeds 003 and 004 name them: ``{"h":
+        -c2*l1*m2*sin(q2)}`` for planar-2r, whose every nonzero entry of ``C`` is ``h``
+        times a rate (``C = [[h qd2, h (qd1 + qd2)], [-h qd1, 0]]``).
+
+        ``h`` is the common monomial factor of the nonzero entries of ``C`` (two or
+        more) without its rates, when it depends on ``q``, has three factors or more and
+        at most one sine or cosine (so that it reads the same in either trigonometric
+        form); its sign makes the first nonzero entry ``+h`` times its quotient. Printed
+        with ``shorthand=True`` (:mod:`.readable`); empty if there is no such term.
+        """
+        d, ring = self._d, self._d.ring
+        entries = [p for row in d.C for p in row if p]
+        if len(entries) < 2:
+            return {}
+        # the common monomial factor (lowest exponent of each generator over every term)
+        m = list(next(iter(entries[0].itermonoms())))
+        for p in entries:
+            for mono in p.itermonoms():
+                m = [min(a, b) for a, b in zip(m, mono, strict=True)]
+        for k in ring.qd_index + ring.qdd_index:
+            m[k] = 0
+        trig = [k for k in list(ring.s_index.values()) + list(ring.c_index.values()) if m[k]]
+        depends_on_q = trig or any(m[k] for k in ring.q_index)
+        if not depends_on_q or sum(m) < 3 or sum(m[k] for k in trig) > 1:
+            return {}
+        h = ring.ring.from_dict({tuple(m): QQ(1)})
+        quotient = entries[0].exquo(h)
+        if quotient.LC < 0:
+            h = -h
+        name = "h"
+        taken = {str(s) for s in self.params} | set(self.user_terms)
+        while name in taken:
+            name += "'"
+        return {name: self._tb(h)}
+
+    def name_terms(self, terms: Mapping[str, Any]) -> Equations:
+        """Name recurring terms for printing: ``eq.name_terms({"h": "m2*l1*c2*sin(q2)"})``
+        prints every entry that ``h`` divides exactly as ``h`` times the quotient, and
+        declares ``h = ...`` at the top (text, pretty, LaTeX, Markdown). Values are SymPy
+        expressions or text (parsed safely, as :meth:`compare` reads answers). Returns
+        ``self``; the equations themselves are unchanged."""
+        from .compare import parse_matrix
+
+        params = {str(s) for s in self.params} | {str(s) for s in self.q + self.qd + self.qdd}
+        for name, value in dict(terms).items():
+            if not isinstance(name, str) or not name.isidentifier() or name in params:
+                raise InputError(f"{self.name}.name_terms: {str(name)[:40]!r} is not a free "
+                                 "name (an identifier other than a parameter or a joint "
+                                 "variable)")
+            if isinstance(value, str):
+                value = parse_matrix(value, f"name_terms[{name!r}]")[0, 0]
+            elif not isinstance(value, sp.Expr):
+                raise InputError(f"{self.name}.name_terms: {name} = {str(value)[:40]!r} is not "
+                                 "an expression")
+            if value.is_number:
+                raise InputError(f"{self.name}.name_terms: {name} = {value} is a number; name "
+                                 "a term with symbols")
+            self.user_terms[name] = value
+        return self
 
     # -- checking an answer ----------------------------------------------------------
     def compare(self, *, M=None, C=None, g=None, tau=None, Cqd=None, symbols=None):
@@ -423,27 +498,44 @@ class Equations:
         return NumericEquations(self, {s: float(table[str(s)]) for s in self.params})
 
     # -- output ----------------------------------------------------------------------
-    def text(self, steps: bool = False) -> str:
+    # ``shorthand``: s_1 = sin(q1), c_12 = cos(q1 + q2) and named terms (h) declared at
+    # the top; ``digits``: Floats rounded to that many significant digits (:mod:`.readable`)
+    def text(self, steps: bool = False, shorthand: bool = False,
+             digits: int | None = None) -> str:
+        """The plain form, SymPy syntax that reads back (``shorthand`` off by default)."""
         from .render import to_text
 
-        return to_text(self, steps=steps)
+        return to_text(self, steps=steps, shorthand=shorthand, digits=digits)
 
-    def latex(self, steps: bool = False, document: bool = False) -> str:
+    def pretty(self, steps: bool = False, width: int = 100, shorthand: bool = True,
+               digits: int | None = None) -> str:
+        """Unicode math for a terminal (:func:`.render.to_pretty`)."""
+        from .render import to_pretty
+
+        return to_pretty(self, steps=steps, width=width, shorthand=shorthand, digits=digits)
+
+    def latex(self, steps: bool = False, document: bool = False, shorthand: bool = True,
+              digits: int | None = None) -> str:
         """LaTeX of the equations (``steps=True``: the whole derivation); ``document=True``
         gives a complete file for ``pdflatex``."""
         from .render import to_latex
 
-        return to_latex(self, steps=steps, document=document)
+        return to_latex(self, steps=steps, document=document, shorthand=shorthand,
+                        digits=digits)
 
-    def markdown(self, steps: bool = False) -> str:
+    def markdown(self, steps: bool = False, shorthand: bool = True,
+                 digits: int | None = None) -> str:
         from .render import to_markdown
 
-        return to_markdown(self, steps=steps)
+        return to_markdown(self, steps=steps, shorthand=shorthand, digits=digits)
 
-    def json(self, steps: bool = False) -> str:
+    def json(self, steps: bool = False, shorthand: bool = False,
+             digits: int | None = None) -> str:
+        """JSON whose expressions read back with ``sympy.parse_expr`` (``shorthand`` off by
+        default; when on, ``"shorthand"`` maps each name to its meaning)."""
         from .render import to_json
 
-        return to_json(self, steps=steps)
+        return to_json(self, steps=steps, shorthand=shorthand, digits=digits)
 
     def to_code(self, lang: str, parameters: str = "baked", name: str | None = None,
                 values: Mapping[str, float] | None = None) -> dict[str, str]:

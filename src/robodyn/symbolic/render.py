@@ -5,6 +5,11 @@ terminal shows can be pasted back into Python. LaTeX writes ``qd1`` as
 :math:`\\dot q_1`, breaks long sums over lines (``align*``), and ``document=True``
 gives a file that ``pdflatex`` compiles. JSON holds every expression as a string that
 :func:`sympy.parse_expr` reads back to the same expression (Floats keep every bit).
+
+Every format takes ``shorthand`` (``s_1 = sin q1``, ``c_12 = cos(q1 + q2)`` and named
+recurring terms such as ``h``, declared once at the top; on by default for pretty, LaTeX
+and Markdown, off for text and JSON, which scripts read back) and ``digits`` (Floats
+rounded to that many significant digits); see :mod:`.readable`.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 from sympy.printing.str import StrPrinter
+
+from .readable import Readable
 
 if TYPE_CHECKING:  # pragma: no cover
     from .equations import Equations, Step
@@ -87,6 +94,40 @@ def _header_lines(eq: Equations) -> list[str]:
     return lines
 
 
+def _readable(eq: Equations, steps: bool, shorthand: bool, digits: int | None,
+              latex: bool = False) -> Readable:
+    """The printing transform of one output: shorthand and named terms for what it
+    prints (the steps if ``steps``, and the result)."""
+    exprs = [s.expression for s in eq.steps] if steps else []
+    exprs += [eq.M, eq.C, eq.g, eq.friction, eq.tau]
+    if eq.h_e:
+        exprs.append(eq.wrench_torques)
+    return Readable(eq, exprs, shorthand=shorthand, digits=digits, latex=latex)
+
+
+def _definition_lines(rd: Readable, text, width: int = 90) -> list[str]:
+    """``where s_1 = sin(q1), c_12 = cos(q1 + q2)`` (wrapped at ``width``), then each named
+    term on a line of its own: ``and h = -c2*l1*m2*s_2``."""
+    if not rd.definitions:
+        return []
+    short = [f"{text(k)} = {text(v)}" for k, v in rd.definitions if k not in rd.term_names]
+    lines, current = [], "  where "
+    for k, item in enumerate(short):
+        piece = item + ("," if k < len(short) - 1 else "")
+        if current.strip() != "where" and len(current) + len(piece) > width:
+            lines.append(current.rstrip())
+            current = "        "
+        current += piece + " "
+    if short:
+        lines.append(current.rstrip())
+    lead = "  and " if short else "  where "
+    for k, v in rd.definitions:
+        if k in rd.term_names:
+            lines.append(f"{lead}{text(k)} = {text(v)}")
+            lead = "  and "
+    return lines
+
+
 def _index(eq: Equations, *idx: int) -> str:
     if eq.dof < 10:
         return "".join(str(i + 1) for i in idx)
@@ -106,9 +147,9 @@ def _text_value(value, fmt=None) -> str:
     return plain(value)
 
 
-def _text_equations(eq: Equations, fmt=None) -> list[str]:
+def _text_equations(eq: Equations, fmt=None, prep=None) -> list[str]:
     n = eq.dof
-    show = _entry_formatter(fmt)
+    show = _entry_formatter(fmt, prep)
     out = ["", "M(q) qdd + C(q, qd) qd + friction(qd) + g(q)"
            + (" + J(q)^T h_e" if eq.h_e else "") + " = tau", ""]
     out.append("M, inertia matrix (symmetric, M_ji = M_ij):")
@@ -130,19 +171,21 @@ def _text_equations(eq: Equations, fmt=None) -> list[str]:
     return out
 
 
-def _entry_formatter(fmt):
+def _entry_formatter(fmt, prep=None):
     """``show(prefix, expr)``: ``prefix`` + the expression, continuation lines indented."""
     if hasattr(fmt, "show"):
         return fmt.show
 
     def show(prefix: str, expr) -> str:
+        if prep is not None:
+            expr = prep(expr)
         text = plain(expr) if fmt is None else fmt(expr)
         lines = text.split("\n")
         return prefix + lines[0] + "".join("\n" + " " * len(prefix) + x for x in lines[1:])
     return show
 
 
-def _text_steps(eq: Equations, fmt=None) -> list[str]:
+def _text_steps(eq: Equations, fmt=None, prep=None) -> list[str]:
     out = ["", f"Derivation by {method_name(eq)}, step by step"]
     section = None
     number = 0
@@ -156,7 +199,8 @@ def _text_steps(eq: Equations, fmt=None) -> list[str]:
         out.append(f"  ({count}) {step.title}")
         lhs = f"      {step.lhs} = "
         pad = " " * (len(lhs) - 2) + "= "
-        value = _text_value(step.expression, fmt).replace("\n", "\n" + " " * len(lhs))
+        expr = step.expression if prep is None else prep(step.expression)
+        value = _text_value(expr, fmt).replace("\n", "\n" + " " * len(lhs))
         if step.formula:
             out.append(lhs + step.formula)
             out.append(pad + value.replace("\n" + " " * len(lhs), "\n" + " " * len(pad)))
@@ -165,12 +209,16 @@ def _text_steps(eq: Equations, fmt=None) -> list[str]:
     return out
 
 
-def to_text(eq: Equations, steps: bool = False) -> str:
-    lines = _header_lines(eq)
+def to_text(eq: Equations, steps: bool = False, shorthand: bool = False,
+            digits: int | None = None) -> str:
+    """The plain form (SymPy syntax). With ``shorthand`` the names ``s_1``, ``c_12``, ``h``
+    are declared in the header (``where s_1 = sin(q1), ...``); ``digits`` rounds Floats."""
+    rd = _readable(eq, steps, shorthand, digits)
+    lines = _header_lines(eq) + _definition_lines(rd, plain)
     if steps:
-        lines += _text_steps(eq)
+        lines += _text_steps(eq, prep=rd)
         lines += ["", "Result"]
-    lines += _text_equations(eq)
+    lines += _text_equations(eq, prep=rd)
     return "\n".join(lines) + "\n"
 
 
@@ -233,25 +281,35 @@ def _on_baseline(prefix: str, text: str, row: int) -> str:
                      for i, x in enumerate(text.split("\n")))
 
 
-def to_pretty(eq: Equations, steps: bool = False, width: int = 100) -> str:
+def to_pretty(eq: Equations, steps: bool = False, width: int = 100, shorthand: bool = True,
+              digits: int | None = None) -> str:
     """The text layout with every expression in SymPy's Unicode pretty printer
     (``q̇₁``, ``sin(q₂)``, matrices laid out, fractions stacked), wrapped at ``width``
-    columns. For reading on a terminal; :func:`to_text` is the form for scripts."""
+    columns. For reading on a terminal; :func:`to_text` is the form for scripts.
+    ``shorthand``: ``s₁``, ``c₁₂``, ``h`` declared at the top; ``digits``: Floats rounded."""
     names = _pretty_symbols(eq)
     columns = max(40, width - 14)
+    rd = _readable(eq, steps, shorthand, digits)
 
     def fmt(expr) -> str:
+        expr = rd(expr)
         if isinstance(expr, sp.MatrixBase) and expr.shape == (1, 1):
             expr = expr[0, 0]
         expr = expr.xreplace(names) if isinstance(expr, (sp.Basic, sp.MatrixBase)) else expr
         return _pretty_wrapped(expr, columns)[0]
 
     def show(prefix: str, expr) -> str:
+        expr = rd(expr)
         expr = expr.xreplace(names) if isinstance(expr, sp.Basic) else expr
         return _on_baseline(prefix, *_pretty_wrapped(expr, columns))
 
+    def one_line(expr) -> str:
+        expr = expr.xreplace(names) if isinstance(expr, sp.Basic) else expr
+        block, _ = _pretty_block(expr)
+        return block[0] if len(block) == 1 else plain(expr)
+
     fmt.show = show
-    lines = _header_lines(eq)
+    lines = _header_lines(eq) + _definition_lines(rd, one_line, width=max(40, width - 4))
     if steps:
         lines += _text_steps(eq, fmt)
         lines += ["", "Result"]
@@ -295,10 +353,43 @@ def _symbol_names(eq: Equations) -> dict:
 
 
 def _tex(eq: Equations, expr) -> str:
-    return sp.latex(expr, symbol_names=_symbol_names(eq), mul_symbol="\\,")
+    key = tuple(sorted((getattr(eq, "display", {}) or {}).items()))
+    cached = getattr(eq, "_tex_names", None)
+    if cached is None or cached[0] != key:  # the names, once per display table
+        cached = (key, _symbol_names(eq))
+        eq._tex_names = cached
+    return sp.latex(expr, symbol_names=cached[1], mul_symbol="\\,")
 
 
-_LINE = 110  # characters of LaTeX source per displayed line
+#: Widest displayed line, in characters as typeset (:func:`visible_width`): about the text
+#: width of the document's A4 page at 10pt with 1.5 cm margins.
+LINE_WIDTH = 72
+_LINE = 110  # characters of LaTeX source per displayed line (Markdown)
+
+_TEX_COMMAND = __import__("re").compile(r"\\([a-zA-Z]+)")
+_TEX_DROP = ("\\left", "\\right", "\\bigl", "\\bigr", "\\quad", "\\,", "\\;")
+
+
+def visible_width(tex: str) -> int:
+    """Roughly how many characters wide ``tex`` (one line of math) is as typeset:
+    commands as one glyph (``\\sin`` as three), braces, sub/superscript marks and
+    spacing dropped, a fraction as wide as numerator and denominator together (an
+    overestimate), a binary operator as two characters (its spaces)."""
+    for d in _TEX_DROP:
+        tex = tex.replace(d, "")
+
+    def glyph(m):
+        name = m.group(1)
+        if name in ("sin", "cos", "tan"):
+            return name
+        if name in ("frac", "dot", "ddot", "mathbf", "operatorname", "text", "mathrm",
+                    "begin", "end", "tfrac", "displaystyle"):
+            return ""
+        return "x"
+
+    tex = _TEX_COMMAND.sub(glyph, tex)
+    plain_text = "".join(ch for ch in tex if ch not in "{}_^& ")
+    return len(plain_text) + sum(plain_text.count(op) for op in "+-=")
 
 
 def _tex_lines(eq: Equations, lhs: str, expr, formula: str = "") -> str:
@@ -311,7 +402,7 @@ def _tex_lines(eq: Equations, lhs: str, expr, formula: str = "") -> str:
         lead = f"{lhs} &= "
     if isinstance(expr, sp.MatrixBase):
         body = _tex(eq, expr)
-        if len(body) <= 4 * _LINE:
+        if _matrix_fits(eq, lhs, expr):
             rows.append(lead + body)
             return _align(rows)
         # a big matrix: its entries one by one
@@ -324,18 +415,55 @@ def _tex_lines(eq: Equations, lhs: str, expr, formula: str = "") -> str:
     return _align(rows)
 
 
-def _broken(eq: Equations, lead: str, expr) -> list[str]:
-    body = _tex(eq, expr)
-    if len(body) <= _LINE or not isinstance(expr, sp.Add):
-        return [lead + body]
-    rows, current = [], ""
-    for term in expr.as_ordered_terms():
+def _matrix_fits(eq: Equations, lhs: str, m: sp.MatrixBase) -> bool:
+    """Whether the matrix ``m`` fits on one displayed line: its widest row (entries and
+    their gaps) and the left-hand side within :data:`LINE_WIDTH`."""
+    if any(sum(len(sp.Add.make_args(x)) for x in m.row(r)) > 12 for r in range(m.shape[0])):
+        return False  # too many terms for one line, whatever their width
+    widths = [sum(visible_width(_tex(eq, x)) + 3 for x in m.row(r)) for r in range(m.shape[0])]
+    return visible_width(lhs) + 4 + max(widths, default=0) <= LINE_WIDTH
+
+
+def _pieces(eq: Equations, expr, first: bool) -> list[str]:
+    """The LaTeX of the terms of a sum, each with its sign (`` + t``, `` - t``); a term
+    too wide for a line that is a product with a sum in it (``\\ddot q_1 (I_1 + ...)``)
+    is opened (``\\ddot q_1 \\bigl(``), its inner terms listed, and closed (``\\bigr)``),
+    so that the lines can break inside it."""
+    out = []
+    terms = expr.as_ordered_terms() if isinstance(expr, sp.Add) else [expr]
+    for k, term in enumerate(terms):
+        sign = ""
+        if term.could_extract_minus_sign():
+            term, sign = -term, "-"
         t = _tex(eq, term)
-        piece = t if not current and not rows else (f" - {t[1:]}" if t.startswith("-")
-                                                     else f" + {t}")
-        if current and len(current) + len(piece) > _LINE:
+        lead = (f"{sign}" if first and k == 0 else f" {sign or '+'} ")
+        inner = [a for a in term.args if isinstance(a, sp.Add)] if term.is_Mul else []
+        if visible_width(t) > LINE_WIDTH // 2 and len(inner) == 1:
+            rest = sp.Mul(*[a for a in term.args if a is not inner[0]])
+            head = "" if rest == 1 else _tex(eq, rest) + r"\,"
+            sub = _pieces(eq, inner[0], True)
+            out.append(f"{lead}{head}\\bigl({sub[0]}")
+            out += sub[1:-1]
+            out.append(f"{sub[-1]}\\bigr)" if len(sub) > 1 else "")
+            if len(sub) == 1:
+                out[-2] += r"\bigr)"
+                out.pop()
+        else:
+            out.append(lead + t)
+    return out
+
+
+def _broken(eq: Equations, lead: str, expr) -> list[str]:
+    """``lead`` + the LaTeX of ``expr``, broken between terms into lines no wider than
+    :data:`LINE_WIDTH` (:func:`visible_width`); continuation lines start ``&\\quad``."""
+    if not isinstance(expr, (sp.Add, sp.Mul)):
+        return [lead + _tex(eq, expr)]
+    room = LINE_WIDTH - visible_width(lead)
+    rows, current = [], ""
+    for piece in _pieces(eq, expr, True):
+        if current and visible_width(current) + visible_width(piece) > room:
             rows.append(current)
-            current = piece
+            current = piece.lstrip()
         else:
             current += piece
     rows.append(current)
@@ -360,7 +488,21 @@ def _tex_escape(text: str) -> str:
             .replace("%", r"\%").replace("#", r"\#").replace("^", r"\^{}"))
 
 
-def to_latex(eq: Equations, steps: bool = False, document: bool = False) -> str:
+def _tex_definitions(eq: Equations, rd: Readable) -> str:
+    """``where $s_{1} = \\sin\\theta_1$, ... and $h = ...$.`` (empty without any)."""
+    if not rd.definitions:
+        return ""
+    items = [f"${_tex(eq, k)} = {_tex(eq, v)}$" for k, v in rd.definitions]
+    if len(items) == 1:
+        return f"where {items[0]}."
+    return "where " + ", ".join(items[:-1]) + f" and {items[-1]}."
+
+
+def to_latex(eq: Equations, steps: bool = False, document: bool = False,
+             shorthand: bool = True, digits: int | None = None) -> str:
+    """LaTeX (``align*``, long sums broken between terms); ``shorthand``: ``s_{1}``,
+    ``c_{12}``, ``h`` declared under the heading; ``digits``: Floats rounded."""
+    rd = _readable(eq, steps, shorthand, digits, latex=True)
     method = method_name(eq).replace("-", "--")
     joints = ", ".join(f"${_tex(eq, q)}$ {t}" for q, t in zip(eq.q, eq.joint_types,
                                                                 strict=True))
@@ -370,6 +512,9 @@ def to_latex(eq: Equations, steps: bool = False, document: bool = False) -> str:
            f"{_tex(eq, sp.Matrix(eq.chain.gravity).T)}^T$ (base frame).", ""]
     out.append(_align([r"M(q)\,\ddot q + C(q,\dot q)\,\dot q + \tau_f(\dot q) + g(q)"
                        + (r" + J^T(q)\,h_e" if eq.h_e else "") + r" &= \tau"]))
+    definitions = _tex_definitions(eq, rd)
+    if definitions:
+        out.append(definitions)
     if steps:
         out.append("\\subsection*{Derivation}")
         section = None
@@ -379,22 +524,22 @@ def to_latex(eq: Equations, steps: bool = False, document: bool = False) -> str:
                 out.append(f"\\subsubsection*{{{_tex_escape(section)}}}")
             out.append(f"\\paragraph{{({k}) {_tex_escape(step.title)}}}")
             lhs = step.latex_lhs or rf"\text{{{_tex_escape(step.lhs)}}}"
-            out.append(_tex_lines(eq, lhs, step.expression, step.latex_formula))
+            out.append(_tex_lines(eq, lhs, rd(step.expression), step.latex_formula))
     out.append("\\subsection*{Result}")
     out.append("Inertia matrix")
-    out.append(_tex_lines(eq, "M", eq.M))
+    out.append(_tex_lines(eq, "M", rd(eq.M)))
     out.append("Coriolis and centrifugal matrix (Christoffel symbols of the first kind)")
-    out.append(_tex_lines(eq, "C", eq.C))
+    out.append(_tex_lines(eq, "C", rd(eq.C)))
     out.append("Gravity torques")
-    out.append(_tex_lines(eq, "g", eq.g))
+    out.append(_tex_lines(eq, "g", rd(eq.g)))
     out.append("Friction")
-    out.append(_tex_lines(eq, r"\tau_f", eq.friction))
+    out.append(_tex_lines(eq, r"\tau_f", rd(eq.friction)))
     if eq.h_e:
         out.append("End-effector wrench")
-        out.append(_tex_lines(eq, r"J^T h_e", eq.wrench_torques))
+        out.append(_tex_lines(eq, r"J^T h_e", rd(eq.wrench_torques)))
     out.append("Equations of motion")
     for i in range(eq.dof):
-        out.append(_tex_lines(eq, f"\\tau_{{{i + 1}}}", eq.tau[i]))
+        out.append(_tex_lines(eq, f"\\tau_{{{i + 1}}}", rd(eq.tau[i])))
     body = "\n".join(out) + "\n"
     if not document:
         return body
@@ -416,7 +561,10 @@ def _md_math(eq: Equations, lhs: str, expr, formula: str = "") -> str:
     return f"$${lhs}{middle} = {_tex(eq, expr)}$$"
 
 
-def to_markdown(eq: Equations, steps: bool = False) -> str:
+def to_markdown(eq: Equations, steps: bool = False, shorthand: bool = True,
+                digits: int | None = None) -> str:
+    """Markdown with ``$$`` math (as :func:`to_latex`, one display per quantity)."""
+    rd = _readable(eq, steps, shorthand, digits, latex=True)
     joints = ", ".join(f"${_tex(eq, q)}$ {t}" for q, t in zip(eq.q, eq.joint_types,
                                                                 strict=True))
     params = ", ".join(f"${_tex(eq, s)}$" for s in eq.params) or "none"
@@ -425,6 +573,9 @@ def to_markdown(eq: Equations, steps: bool = False) -> str:
            f"- gravity $g_0 = {_tex(eq, sp.Matrix(eq.chain.gravity).T)}^T$ (base frame)", "",
            r"$$M(q)\,\ddot q + C(q,\dot q)\,\dot q + \tau_f(\dot q) + g(q)"
            + (r" + J^T(q)\,h_e" if eq.h_e else "") + r" = \tau$$", ""]
+    definitions = _tex_definitions(eq, rd)
+    if definitions:
+        out += [definitions, ""]
     if steps:
         out += ["## Derivation", ""]
         section = None
@@ -433,27 +584,34 @@ def to_markdown(eq: Equations, steps: bool = False) -> str:
                 section = step.section
                 out += [f"### {section}", ""]
             out += [f"**({k}) {step.title}**", "",
-                    _md_math(eq, step.latex_lhs or step.lhs, step.expression,
+                    _md_math(eq, step.latex_lhs or step.lhs, rd(step.expression),
                              step.latex_formula), ""]
-    out += ["## Result", "", "Inertia matrix", "", _md_math(eq, "M", eq.M), "",
+    out += ["## Result", "", "Inertia matrix", "", _md_math(eq, "M", rd(eq.M)), "",
             "Coriolis and centrifugal matrix (Christoffel symbols of the first kind)", "",
-            _md_math(eq, "C", eq.C), "", "Gravity torques", "", _md_math(eq, "g", eq.g), "",
-            "Friction", "", _md_math(eq, r"\tau_f", eq.friction), ""]
+            _md_math(eq, "C", rd(eq.C)), "", "Gravity torques", "",
+            _md_math(eq, "g", rd(eq.g)), "",
+            "Friction", "", _md_math(eq, r"\tau_f", rd(eq.friction)), ""]
     if eq.h_e:
-        out += ["End-effector wrench", "", _md_math(eq, "J^T h_e", eq.wrench_torques), ""]
+        out += ["End-effector wrench", "", _md_math(eq, "J^T h_e", rd(eq.wrench_torques)), ""]
     out += ["Equations of motion", ""]
-    out += [_md_math(eq, f"\\tau_{{{i + 1}}}", eq.tau[i]) + "\n" for i in range(eq.dof)]
+    out += [_md_math(eq, f"\\tau_{{{i + 1}}}", rd(eq.tau[i])) + "\n" for i in range(eq.dof)]
     return "\n".join(out)
 
 
 # -- JSON ------------------------------------------------------------------------------
-def to_dict(eq: Equations, steps: bool = False) -> dict:
-    """The equations as plain data; every expression a :func:`exact_str` string."""
+def to_dict(eq: Equations, steps: bool = False, shorthand: bool = False,
+            digits: int | None = None) -> dict:
+    """The equations as plain data; every expression a :func:`exact_str` string. With
+    ``shorthand``, ``"shorthand": {"s_1": "sin(q1)", "h": ...}`` says what the names in the
+    expressions stand for (substitute them back to read the full forms)."""
+    rd = _readable(eq, steps, shorthand, digits)
+
     def mat(m):
+        m = rd(m)
         return [[exact_str(x) for x in m.row(r)] for r in range(m.shape[0])]
 
     def col(m):
-        return [exact_str(x) for x in m]
+        return [exact_str(x) for x in rd(m)]
 
     symbols = sorted({str(s) for s in eq.params} | {str(s) for s in eq.q + eq.qd + eq.qdd}
                      | {str(s) for s in eq.h_e})
@@ -473,21 +631,23 @@ def to_dict(eq: Equations, steps: bool = False) -> dict:
         "friction": col(eq.friction),
         "Cqd": col(eq.Cqd),
         "tau": col(eq.tau),
-        "kinetic_energy": exact_str(eq.kinetic_energy),
-        "potential_energy": exact_str(eq.potential_energy),
+        "kinetic_energy": exact_str(rd(eq.kinetic_energy)),
+        "potential_energy": exact_str(rd(eq.potential_energy)),
     }
+    if rd.definitions:
+        data["shorthand"] = {str(k): exact_str(v) for k, v in rd.definitions}
     if getattr(eq, "route", "euler-lagrange") != "euler-lagrange":
         data["route"] = eq.route
     if eq.h_e:
         data["h_e"] = [str(s) for s in eq.h_e]
         data["J^T h_e"] = col(eq.wrench_torques)
     if steps:
-        data["steps"] = [_step_dict(s) for s in eq.steps]
+        data["steps"] = [_step_dict(s, rd) for s in eq.steps]
     return data
 
 
-def _step_dict(step: Step) -> dict:
-    expr = step.expression
+def _step_dict(step: Step, rd: Readable) -> dict:
+    expr = rd(step.expression)
     if isinstance(expr, sp.MatrixBase):
         value = [[exact_str(x) for x in expr.row(r)] for r in range(expr.shape[0])]
     else:
@@ -496,8 +656,10 @@ def _step_dict(step: Step) -> dict:
             "formula": step.formula, "expression": value}
 
 
-def to_json(eq: Equations, steps: bool = False) -> str:
-    return json.dumps(to_dict(eq, steps=steps), indent=2) + "\n"
+def to_json(eq: Equations, steps: bool = False, shorthand: bool = False,
+            digits: int | None = None) -> str:
+    return json.dumps(to_dict(eq, steps=steps, shorthand=shorthand, digits=digits),
+                      indent=2) + "\n"
 
 
 __all__ = ["to_text", "to_pretty", "plain", "to_latex", "to_markdown", "to_json", "to_dict",

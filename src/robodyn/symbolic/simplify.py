@@ -32,7 +32,11 @@ from ..model.expressions import to_sympy
 from .back_to_sympy import rational
 from .trig_ring import TrigRing
 
-__all__ = ["textbook", "textbook_matrix", "canonical", "equal", "simplify_expression"]
+__all__ = ["textbook", "textbook_matrix", "canonical", "equal", "simplify_expression",
+           "trig_form"]
+
+#: The two trigonometric forms a closed form can be printed in (module docstring).
+SUM_ANGLE, PRODUCT = "sum-angle", "product"
 
 
 #: Float terms smaller than this, relative to the largest term of the same entry, are
@@ -52,7 +56,7 @@ FLOAT_TOLERANCE = 1e-9
 
 
 def textbook(ring: TrigRing, p: PolyElement, raw: bool = False,
-             scale: float | None = None) -> sp.Expr:
+             scale: float | None = None, form: str | None = None) -> sp.Expr:
     """The compact SymPy form of the polynomial ``p`` (see the module docstring).
 
     By default the model's Float numbers are multiplied out into Float coefficients
@@ -61,14 +65,16 @@ def textbook(ring: TrigRing, p: PolyElement, raw: bool = False,
     atom as its placeholder symbol instead, so that
     ``ring.poly(textbook(ring, p, raw=True)) == p`` exactly. ``scale``: the size of the
     largest term of the whole matrix ``p`` belongs to (default: of ``p``), against which
-    rounding residue is judged.
+    rounding residue is judged. ``form``: :data:`SUM_ANGLE` or :data:`PRODUCT` to print
+    that form whatever its size (one form for a whole derivation, :func:`trig_form`);
+    default: the shorter of the two for ``p`` alone.
     """
     if not p:
         return sp.Integer(0)
     terms = dict(p.iterterms()) if raw else evaluate_floats(ring, p, scale=scale)
     if not terms:
         return sp.Integer(0)
-    out = _textbook(ring, terms, scale)
+    out = _textbook(ring, terms, scale, form)
     if raw or not ring.atom_values:
         return out
     return out.xreplace(ring.atom_values)
@@ -122,11 +128,11 @@ def _drop_residue(terms: dict, scale: float | None = None) -> dict:
             if c and not (isinstance(c, float) and abs(c) <= limit)}
 
 
-def _textbook(ring: TrigRing, terms: dict, scale: float | None = None) -> sp.Expr:
+def _form_sizes(ring: TrigRing, terms: dict, scale: float | None = None):
+    """``(buckets, freq_buckets, fourier_size, product_size)`` of ``terms`` (see
+    :func:`_textbook`): the terms grouped by their trigonometric monomial, the same terms
+    as sines and cosines of sums of angles, and the number of terms of each form."""
     rev = [i for i in range(ring.dof) if ring.revolute[i]]
-    small = len(terms) <= 40
-    if not rev:
-        return _coefficient_expr(ring, terms, small)
     has_float = any(isinstance(c, float) for c in terms.values())
     if scale is None:
         scale = max(abs(float(c)) for c in terms.values())
@@ -161,9 +167,38 @@ def _textbook(ring: TrigRing, terms: dict, scale: float | None = None) -> sp.Exp
             slots[0] = _drop_residue(slots[0], scale)
             slots[1] = _drop_residue(slots[1], scale)
     fourier_size = sum(len(s[0]) + len(s[1]) for s in freq_buckets.values())
-    product_size = len(terms)
+    return buckets, freq_buckets, fourier_size, len(terms)
+
+
+def trig_form(ring: TrigRing, polys: Iterable[PolyElement]) -> str:
+    """The form (:data:`SUM_ANGLE` or :data:`PRODUCT`) with fewer terms over all of
+    ``polys`` together (ties: sum-angle), so that one derivation is printed in one
+    trigonometric form throughout, not ``cos(q1 + q2)`` here and ``cos q1 cos q2 - sin q1
+    sin q2`` there."""
+    if not any(ring.revolute[i] for i in range(ring.dof)):
+        return SUM_ANGLE
+    fourier = product = 0
+    for p in polys:
+        if not p:
+            continue
+        terms = evaluate_floats(ring, p)
+        if terms:
+            _, _, f, n = _form_sizes(ring, terms)
+            fourier += f
+            product += n
+    return SUM_ANGLE if fourier <= product else PRODUCT
+
+
+def _textbook(ring: TrigRing, terms: dict, scale: float | None = None,
+              form: str | None = None) -> sp.Expr:
+    rev = [i for i in range(ring.dof) if ring.revolute[i]]
+    small = len(terms) <= 40
+    if not rev:
+        return _coefficient_expr(ring, terms, small)
+    buckets, freq_buckets, fourier_size, product_size = _form_sizes(ring, terms, scale)
     q = ring.q
-    if fourier_size <= product_size:
+    use_sum = fourier_size <= product_size if form is None else form == SUM_ANGLE
+    if use_sum:
         out = []
         for freq in sorted(freq_buckets, key=lambda f: (sum(map(abs, f)), [-x for x in f])):
             cos_part, sin_part = freq_buckets[freq]
@@ -182,11 +217,13 @@ def _textbook(ring: TrigRing, terms: dict, scale: float | None = None) -> sp.Exp
     return sp.Add(*out)
 
 
-def textbook_matrix(ring: TrigRing, rows: Sequence[Sequence[PolyElement]]) -> sp.Matrix:
+def textbook_matrix(ring: TrigRing, rows: Sequence[Sequence[PolyElement]],
+                    form: str | None = None) -> sp.Matrix:
     """:func:`textbook` of every entry of a matrix given as rows of polynomials (rounding
     residue judged against the largest term of the whole matrix)."""
     scale = float_scale(ring, [p for row in rows for p in row])
-    return sp.Matrix([[textbook(ring, p, scale=scale) for p in row] for row in rows])
+    return sp.Matrix([[textbook(ring, p, scale=scale, form=form) for p in row]
+                      for row in rows])
 
 
 def float_scale(ring: TrigRing, polys: Iterable[PolyElement]) -> float | None:
