@@ -247,3 +247,23 @@ def test_pretty_output_is_math_wrapped_between_terms(capsys):
     # in a pipe (not a terminal) derive prints the plain form that reads back
     code, text = run(capsys, "planar-2r")
     assert code == 0 and "qd1" in text and "q̇" not in text
+
+
+def test_standard_dh_newton_euler_shows_the_constant_frame_transforms():
+    """Standard DH: the recursion's frame k sits on joint k; the DH frame k is X_k away,
+    X_k = Tz(d_k) Tx(a_k) Rx(alpha_k) (revolute) or Rz(theta_k) Tx(a_k) Rx(alpha_k)
+    (prismatic). Checked against the chain: X_k places joint k+1's frame, X_n is the tip."""
+    robot = rd.load("rp-arm")
+    eq = robot.equations(method="newton-euler")
+    xs = {step.lhs: step for step in eq.steps if step.lhs.startswith("X_")}
+    assert sorted(xs) == ["X_1", "X_2"]
+    chain = robot.chain
+
+    def homogeneous(t):
+        return sp.Matrix([[*t.rotation[r], t.translation[r]] for r in range(3)] + [[0, 0, 0, 1]])
+
+    placement = homogeneous(chain.links[1].joint.placement)
+    assert sp.simplify(sp.Matrix(xs["X_1"].expression) - placement) == sp.zeros(4, 4)
+    assert sp.simplify(sp.Matrix(xs["X_2"].expression) - homogeneous(chain.tip)) == sp.zeros(4, 4)
+    lagrange = robot.equations(method="lagrange")
+    assert not any(step.lhs.startswith("X_") for step in lagrange.steps)

@@ -275,6 +275,8 @@ def given_steps(d: Derivation, dh_rows=(), convention: str | None = None) -> lis
             S, f"Link frame {k} in the base frame: [R_{k}, o_{k}; 0, 1]", f"T_{k}",
             rf"T_{{{k}}}", _homogeneous(ring, rot, origin), lhs,
             " ".join(f"A_{{{j}}}" for j in range(1, k + 1))))
+    if dh_rows and convention != "modified" and d.method == "newton-euler":
+        steps += _dh_frames(dh_rows)
     for i, link in enumerate(chain_r.links):
         k = i + 1
         inertial = link.inertial
@@ -303,6 +305,28 @@ def given_steps(d: Derivation, dh_rows=(), convention: str | None = None) -> lis
                     "" if not ring.extra else r"0 \quad (h_e\ \text{enters as}\ J^T h_e)"),
         ]
     return steps
+
+
+def _dh_frames(dh_rows) -> list[RawStep]:
+    """Standard DH: the recursion's frame ``k`` is frame ``k-1`` turned by joint ``k`` (on
+    joint ``k``'s axis); the DH frame ``k`` (at the distal end, where the table puts it) is
+    the constant ``X_k = Tz(d_k) Tx(a_k) Rx(alpha_k)`` away (``Rz(theta_k) Tx(a_k)
+    Rx(alpha_k)`` for a prismatic joint), so ``A_k(DH) = A_k X_k`` up to the previous
+    ``X_{k-1}``. The centres of mass and inertias below are in the recursion's frames."""
+    out = []
+    for k, row in enumerate(dh_rows, start=1):
+        if row.joint == "revolute":
+            first, text, latex = Transform.trans(z=row.d), "Tz(d)", rf"T_z(d_{{{k}}})"
+        else:
+            first, text, latex = Transform.rot_z(row.theta), "Rz(theta)", rf"R_z(\theta_{{{k}}})"
+        x = first @ Transform.trans(x=row.a) @ Transform.rot_x(row.alpha)
+        matrix = sp.Matrix([[*(to_sympy(v) for v in x.rotation[r]), to_sympy(x.translation[r])]
+                            for r in range(3)] + [[0, 0, 0, 1]])
+        out.append(RawStep(
+            SECTION_GIVEN, f"DH frame {k} in the recursion's frame {k} (constant)", f"X_{k}",
+            rf"X_{{{k}}}", matrix, f"{text} Tx(a) Rx(alpha)",
+            latex + rf"\, T_x(a_{{{k}}})\, R_x(\alpha_{{{k}}})"))
+    return out
 
 
 def _homogeneous(ring: TrigRing, rot, origin) -> list[list[PolyElement]]:
