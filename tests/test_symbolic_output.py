@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -267,3 +268,23 @@ def test_standard_dh_newton_euler_shows_the_constant_frame_transforms():
     assert sp.simplify(sp.Matrix(xs["X_2"].expression) - homogeneous(chain.tip)) == sp.zeros(4, 4)
     lagrange = robot.equations(method="lagrange")
     assert not any(step.lhs.startswith("X_") for step in lagrange.steps)
+
+
+@pytest.mark.parametrize("model", rd.models.names())
+def test_every_builtin_derivation_compiles_without_overfull_lines(tmp_path, capsys, model):
+    """Issue 12: each built-in model's derivation (the PUMA without steps) compiles with
+    pdflatex, and no line runs more than 20 pt into the margin."""
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex is not installed (Debian: apt-get install texlive-latex-base "
+                    "texlive-latex-recommended)")
+    steps = () if model == "puma560" else ("--steps",)
+    code, out = run(capsys, model, *steps, "--format", "latex")
+    assert code == 0
+    (tmp_path / "eom.tex").write_text(out)
+    result = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
+                             "eom.tex"], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:]
+    log = (tmp_path / "eom.log").read_text(errors="replace")
+    widths = [float(w) for w in re.findall(r"Overfull \\hbox \(([0-9.]+)pt too wide", log)]
+    assert all(w <= 20 for w in widths), f"{model}: overfull lines of {max(widths)} pt"
