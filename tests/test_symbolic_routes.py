@@ -156,3 +156,23 @@ def test_route_errors_and_subs_keeps_the_route():
     eq = equations(robot, route="jacobian").subs({"g": 9.81})
     assert eq.route == "jacobian"
     assert any(s.section == "Gravity from the Jacobians" for s in eq.steps)
+
+
+def test_planar_3r_mass_matrix_splits_by_cosines_as_seed_003_writes_it():
+    """Seed 003 (3R arm): M = M_0 + M_1 cos q2 + M_2 cos q3 + M_3 cos(q2 + q3) with constant
+    matrices; the coefficient of cos q2 in M11 is 2 l1 (m2 c2 + m3 l2), of cos(q2 + q3) in
+    M11 is 2 m3 l1 c3, of cos q3 in M33 is 0 (hand derivation of K_3)."""
+    eq = rd.load("planar-3r").equations()
+    split = eq.mass_matrix_split()
+    q1, q2, q3 = eq.q
+    factors = [f for f, _ in split]
+    assert factors == [1, sp.cos(q2), sp.cos(q3), sp.cos(q2 + q3)]
+    total = sum((f * m for f, m in split), sp.zeros(3, 3))
+    assert sp.expand(total - eq.M) == sp.zeros(3, 3)
+    parts = dict(split)
+    l1, l2, c2, c3, m2, m3 = sp.symbols("l1 l2 c2 c3 m2 m3")
+    assert sp.expand(parts[sp.cos(q2)][0, 0] - 2 * l1 * (m2 * c2 + m3 * l2)) == 0
+    assert sp.expand(parts[sp.cos(q2 + q3)][0, 0] - 2 * m3 * l1 * c3) == 0
+    assert parts[sp.cos(q3)][2, 2] == 0
+    assert all(not m.free_symbols & set(eq.q) for _, m in split)
+    assert rd.load("rp-arm").equations().mass_matrix_split() is None  # M has q2**2

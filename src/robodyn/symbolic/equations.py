@@ -268,12 +268,43 @@ class Equations:
         return Step(s.section, s.title, s.lhs, self._value(s.value), s.formula, s.latex_lhs,
                     s.latex_formula)
 
+    def mass_matrix_split(self):
+        """``M = M_0 + sum_k M_k cos(a_k)`` (seed 003 writes the 3R arm's M so) when ``M``
+        depends on ``q`` only through cosines of joint angles or their sums, linearly:
+        ``[(1, M_0), (cos(a_1), M_1), ...]`` with constant matrices; else ``None``."""
+        q = set(self.q)
+        trig = set()
+        for entry in self.M:
+            trig |= {a for a in entry.atoms(sp.sin, sp.cos) if a.free_symbols & q}
+        if not trig or any(isinstance(a, sp.sin) for a in trig):
+            return None
+        cosines = sorted(trig, key=sp.default_sort_key)
+        xs = sp.symbols(f"_split0:{len(cosines)}")
+        table = dict(zip(cosines, xs, strict=True))
+        parts = [sp.zeros(*self.M.shape) for _ in range(len(xs) + 1)]
+        for (r, c), entry in np.ndenumerate(np.array(self.M, dtype=object)):
+            poly = sp.Poly(sp.expand(entry.xreplace(table)), *xs)
+            if poly.total_degree() > 1:
+                return None
+            for monom, coeff in poly.terms():
+                if coeff.free_symbols & q:
+                    return None
+                k = 0 if sum(monom) == 0 else 1 + monom.index(1)
+                parts[k][r, c] = coeff
+        return [(sp.Integer(1), parts[0])] + list(zip(cosines, parts[1:], strict=True))
+
     def _closing_steps(self) -> list[Step]:
         n = self.dof
         S = SECTION_COLLECT
         lagrange = self.method == "lagrange"
         title, formula, latex_formula = _M_STEP[self.route if lagrange else "newton-euler"]
         steps = [Step(S, title, "M", self.M, formula, "M", latex_formula)]
+        split = self.mass_matrix_split()
+        if split is not None:  # seed 003's form: M = M_0 + sum_k M_k cos(...)
+            for k, (factor, part) in enumerate(split):
+                what = "constant part" if k == 0 else f"coefficient of {factor}"
+                steps.append(Step(S, f"M = M_0 + sum_k M_k cos(...): {what}", f"M_{k}", part,
+                                  "", f"M_{{{k}}}", ""))
         # the whole table c_ijk, zeros included, as seeds 002 and 004 write it out
         for i in range(n):
             for j in range(n):
