@@ -28,7 +28,7 @@ import numpy as np
 
 from . import energy as rd_energy
 from . import trajectory as rd_trajectory
-from .errors import InputError, excerpt
+from .errors import InputError, PhysicalConsistencyWarning, excerpt
 from .simulation import METHODS, JointLimitWarning, simulate
 
 #: Most numbers one vector option takes (no chain has more joints).
@@ -550,7 +550,9 @@ def tour(out: Path) -> int:
     picture("2r-drop.gif", lambda p: plot.animate(arm, sim, p, fps=20))
 
     # 3. control: computed torque along a quintic
-    puma = load("puma560")
+    with warnings.catch_warnings():  # said once below, in words, instead of two warnings
+        warnings.simplefilter("ignore", PhysicalConsistencyWarning)
+        puma = load("puma560")
     goal = np.array([1.0, 0.5, -0.5, 0.3, 0.2, 0.1])
     traj = rd_trajectory.quintic(np.zeros(6), goal, 2.0)
     ctrl = control.ComputedTorque(puma, traj, kp=100.0, kd=20.0)
@@ -558,7 +560,9 @@ def tour(out: Path) -> int:
     error = np.abs(tracked.q - traj(tracked.t)[0]).max()
     print(f"\n3. Control: the PUMA 560 tracks a 2 s quintic to q = {_fmt(goal)}\n   with "
           "computed torque (exact model, kp = 100, kd = 20, RK4 at 1 kHz):\n   max tracking "
-          f"error {error:.2g} rad, peak |tau| = {_fmt(np.abs(tracked.tau).max(axis=0), 3)} N m")
+          f"error {error:.2g} rad, peak |tau| = {_fmt(np.abs(tracked.tau).max(axis=0), 3)} N m"
+          "\n   (Corke's published data, motors included; the inertias of links 1 and 3 are "
+          "not\n   those of any rigid body, and robodyn uses them as published)")
     picture("puma-torques.png", lambda p: plot.torques(puma, traj, path=p))
     picture("puma-tracking.png", lambda p: plot.motion(tracked, puma, path=p))
 
