@@ -59,6 +59,7 @@ import sympy as sp
 from .dynamics.regressor import parameter_columns, standard_parameters
 from .errors import InputError, ModelError
 from .model.chain import Friction, Inertial, Motor
+from .model.expressions import to_sympy
 
 #: Default rank tolerance of :func:`base_parameters` (module docstring).
 RANK_TOL = 1e-8
@@ -97,7 +98,7 @@ def symbolic_parameters(robot_or_chain) -> dict[sp.Symbol, sp.Expr]:
     """``{standard parameter symbol: its expression in the model's parameters}``."""
     chain = getattr(robot_or_chain, "chain", robot_or_chain)
     _, names = parameter_columns(chain)
-    values = [sp.expand(sp.sympify(v)) for v in standard_parameters(chain)]
+    values = [sp.expand(to_sympy(v)) for v in standard_parameters(chain)]
     return {sp.Symbol(n): v for n, v in zip(names, values, strict=True)}
 
 

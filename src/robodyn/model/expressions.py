@@ -19,13 +19,16 @@ a constant that is not a finite real number (``0/0``, ``1/0``, ``1e200*1e200``,
 from __future__ import annotations
 
 import ast
+import builtins
 import functools
 import keyword
 import math
 import re
+import types
 from numbers import Real
 
 import sympy as sp
+from sympy.assumptions.ask import AssumptionKeys
 
 from ..errors import ModelError, excerpt
 
@@ -299,19 +302,32 @@ _SYMPY_MEANINGS = {
 }
 
 
+@functools.cache
+def _parser_namespace() -> dict:
+    """The names :func:`sympy.parse_expr` (and so ``sympify``) resolves to objects rather
+    than to symbols: those of ``from sympy import *`` and Python's built-in functions,
+    ``max``/``min`` as ``Max``/``Min`` (SymPy's default global namespace)."""
+    names = {name: getattr(sp, name) for name in sp.__all__ if hasattr(sp, name)}
+    names.update({name: obj for name, obj in vars(builtins).items()
+                  if isinstance(obj, types.BuiltinFunctionType)})
+    names.update(max=sp.Max, min=sp.Min)
+    return names
+
+
 @functools.lru_cache(maxsize=4096)
 def _sympy_meaning(name: str) -> str | None:
-    """What :func:`sympy.sympify` reads ``name`` as, when it is not the plain symbol: the
-    printed equations (``robodyn derive --format json``) must parse back with
-    :func:`sympy.parse_expr`. ``name`` is an identifier (checked before), so sympify only
-    looks a name up, never calls anything."""
-    try:
-        meaning = sp.sympify(name)
-    except Exception:  # noqa: BLE001 - any failure to read back is a bad name
-        return "not readable by SymPy's parser"
-    if type(meaning) is sp.Symbol and meaning.name == name:  # no ==: classes may not compare
+    """What SymPy's parser reads the identifier ``name`` as, when it is not the plain
+    symbol: the printed equations (``robodyn derive --format json``) must parse back with
+    :func:`sympy.parse_expr`. A name is looked up as the parser does (an object that is a
+    SymPy ``Basic``, a class, an assumption key or callable stays that object; anything
+    else becomes a ``Symbol``); no text is parsed."""
+    namespace = _parser_namespace()
+    if name not in namespace:
         return None
-    if callable(meaning):
+    meaning = namespace[name]
+    if not (isinstance(meaning, (AssumptionKeys, sp.Basic, type)) or callable(meaning)):
+        return None
+    if callable(meaning) and not isinstance(meaning, sp.Basic):
         return _SYMPY_MEANINGS.get(name, f"the function {name}() to SymPy's parser")
     return _SYMPY_MEANINGS.get(name, f"{excerpt(meaning, 40)} to SymPy's parser")
 

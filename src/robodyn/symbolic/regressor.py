@@ -17,6 +17,7 @@ from types import SimpleNamespace
 import sympy as sp
 
 from ..dynamics.regressor import parameter_columns, regressor_full, standard_parameters
+from ..model.expressions import to_sympy
 from .derivation import poly
 from .simplify import polys_equal, textbook
 
@@ -92,7 +93,7 @@ def regressor(eq) -> SymbolicRegressor:
     values = standard_parameters(eq.chain)
     pi_polys = [poly(v, ring) for v in standard_parameters(chain_r)]
     return SymbolicRegressor(sp.Matrix(rows), sp.Matrix(symbols),
-                             {s: sp.expand(sp.sympify(v)) for s, v in zip(symbols, values,
+                             {s: sp.expand(to_sympy(v)) for s, v in zip(symbols, values,
                                                                           strict=True)},
                              eq, polys, pi_polys)
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import sympy as sp
-
+from ...model.expressions import to_sympy
 from .printers import safe_names
 from .program import Function, Program
 
@@ -34,7 +33,7 @@ def body(program: Program, function: Function, printer, language: str,
     rename = safe_names(sorted(symbols, key=str), language, OWN_NAMES | set(taken))
 
     def text(e) -> str:
-        return printer.doprint(sp.sympify(e).xreplace(rename))
+        return printer.doprint(to_sympy(e).xreplace(rename))
 
     loads = [(str(rename.get(s, s)), arr, i) for s, arr, i in function.loads(program.parameters)]
     temps = [(str(rename.get(t, t)), text(e)) for t, e in function.temporaries]

@@ -25,6 +25,7 @@ from typing import Any
 import sympy as sp
 
 from ...errors import InputError, ModelError
+from ...model.expressions import to_sympy
 
 #: The exported functions: name -> (attribute of Equations, arguments, output name).
 FUNCTIONS = {
@@ -221,7 +222,7 @@ def build_program(eq, parameters: str = "baked", name: str | None = None,
                              "h_e")
         arg_symbols = tuple((a, joint[a]) for a in args)
         allowed = {s for _, syms in arg_symbols for s in syms} | set(p_symbols)
-        exprs = [sp.sympify(e).xreplace(subs) for e in matrix]
+        exprs = [to_sympy(e).xreplace(subs) for e in matrix]
         stray = set().union(*(e.free_symbols for e in exprs)) - allowed
         if stray:
             names = ", ".join(sorted(map(str, stray)))[:80]
