@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from . import models
+from .cli_args import integer_between
 from .cli_check import add_check_command
 from .cli_dataset import add_dataset_command
 from .cli_exercise import add_exercise_command
@@ -52,13 +53,7 @@ MAX_SAMPLES = 10_000
 
 def positive_int(text: str, most: int = MAX_SAMPLES) -> int:
     """An argparse type: an integer ``1 <= n <= most``."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not an integer") from None
-    if not 1 <= value <= most:
-        raise argparse.ArgumentTypeError(f"{value} is not between 1 and {most}")
-    return value
+    return integer_between(text, 1, most)
 
 
 def tolerance(text: str) -> float:

@@ -28,6 +28,7 @@ import numpy as np
 
 from . import energy as rd_energy
 from . import trajectory as rd_trajectory
+from .cli_args import integer_between
 from .errors import InputError, PhysicalConsistencyWarning, excerpt
 from .simulation import METHODS, JointLimitWarning, simulate
 
@@ -94,24 +95,12 @@ def time_step(text: str) -> float:
 
 def sample_count(text: str) -> int:
     """An argparse type: a number of samples, ``2 <= n <= MAX_SAMPLES``."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{excerpt(text, 40)} is not an integer") from None
-    if not 2 <= value <= MAX_SAMPLES:
-        raise argparse.ArgumentTypeError(f"{value} is not between 2 and {MAX_SAMPLES}")
-    return value
+    return integer_between(text, 2, MAX_SAMPLES)
 
 
 def via_count(text: str) -> int:
     """An argparse type: a number of via points, ``1 <= n <= 20``."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{excerpt(text, 40)} is not an integer") from None
-    if not 1 <= value <= 20:
-        raise argparse.ArgumentTypeError(f"{value} is not between 1 and 20")
-    return value
+    return integer_between(text, 1, 20)
 
 
 # -- checks after the model is known -----------------------------------------------------------
