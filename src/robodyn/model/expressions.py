@@ -217,6 +217,20 @@ class _Translator:
             "+ - * / **, parentheses, pi, sqrt, sin, cos"
         )
 
+    def _operands(self, node, ops, keep, invert) -> list:
+        """The operands of a chain ``a + b - c ...`` (or ``a * b / c ...``) as one n-ary
+        list, walked without recursion along the chain; an operand after an operator other
+        than ``keep`` (``-``, ``/``) is ``invert``-ed."""
+        tail = []
+        while isinstance(node, ast.BinOp) and isinstance(node.op, ops):
+            tail.append((node.op, node.right))
+            node = node.left
+        args = [self.visit(node)]
+        for op, right in reversed(tail):
+            value = self.visit(right)
+            args.append(value if isinstance(op, keep) else invert(value))
+        return args
+
     def visit(self, node: ast.AST) -> sp.Expr:
         if isinstance(node, ast.Constant):
             if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
@@ -232,26 +246,10 @@ class _Translator:
                 raise self.fail(f"function {node.id!r} used without arguments")
             return symbol(check_parameter_name(node.id, self.field))
         if isinstance(node, ast.BinOp) and isinstance(node.op, _ADDITIVE):
-            # a + b - c + ...: one n-ary sum, built without recursion along the chain
-            terms = []
-            while isinstance(node, ast.BinOp) and isinstance(node.op, _ADDITIVE):
-                terms.append((node.op, node.right))
-                node = node.left
-            args = [self.visit(node)]
-            for op, right in reversed(terms):
-                term = self.visit(right)
-                args.append(term if isinstance(op, ast.Add) else -term)
-            return sp.Add(*args)
+            return sp.Add(*self._operands(node, _ADDITIVE, ast.Add, lambda t: -t))
         if isinstance(node, ast.BinOp) and isinstance(node.op, _MULTIPLICATIVE):
-            factors = []
-            while isinstance(node, ast.BinOp) and isinstance(node.op, _MULTIPLICATIVE):
-                factors.append((node.op, node.right))
-                node = node.left
-            args = [self.visit(node)]
-            for op, right in reversed(factors):
-                factor = self.visit(right)
-                args.append(factor if isinstance(op, ast.Mult) else sp.Pow(factor, -1))
-            return sp.Mul(*args)
+            return sp.Mul(*self._operands(node, _MULTIPLICATIVE, ast.Mult,
+                                          lambda f: sp.Pow(f, -1)))
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
             return self.power(self.visit(node.left), self.visit(node.right))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
