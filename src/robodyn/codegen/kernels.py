@@ -8,13 +8,20 @@ constants, the model's parameters (``m1``, ``l1``, ``g``) are inputs, so every
 The disk cache (Numba's machine code and the generated source beside it) lives
 in a private directory: ``$ROBODYN_CACHE_DIR`` if set, else
 ``$XDG_CACHE_HOME/robodyn`` or ``~/.cache/robodyn``, created with mode 0700 and
-checked for owner and mode before each use. Nothing read from it is trusted:
+checked for owner and mode before each use. A directory there that is not private
+(open to others: a shared project folder, root's ``/tmp``) is never changed, not even
+by root: the cache goes into ``robodyn-<uid>`` inside it, created with mode 0700 and
+used only as a real directory (not a symbolic link) of this user with that mode; one
+that is not (planted, or opened up since) is refused, never repaired. A directory of
+another user (root excepted) is not used at all. robodyn deletes only its own files,
+known by name (``k_<digest>.py``, Numba's cache files of them) inside its cache
+directory. Nothing read from it is trusted:
 the kernel that runs is always compiled from the source robodyn generated in
 this process (the file on disk is compared with it and rewritten when it
 differs), every file is written atomically, and a Numba cache entry that fails
 to load is deleted and rebuilt. When no private directory can be had, a
 private temporary one serves the process (one warning if the directory was
-the user's choice).
+the user's choice); at exit robodyn deletes its own files there, nothing else.
 
 ``ROBODYN_BACKEND=numpy`` (or no working Numba) runs the same generated
 programs vectorised with NumPy; ``ROBODYN_NUM_THREADS`` caps the threads a
@@ -24,10 +31,11 @@ large batch is split over (default: all cores).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import hashlib
 import os
-import shutil
+import re
 import stat
 import sys
 import tempfile
@@ -124,8 +132,16 @@ def backend() -> str:
 
 
 # -- the private cache directory -----------------------------------------------------------
-_cache_dirs: dict[str | None, Path] = {}
+_cache_dirs: dict[str | None, tuple[Path, bool]] = {}
 _cache_lock = threading.Lock()
+_POSIX = hasattr(os, "getuid")
+
+# The files robodyn writes in its cache: its kernels (``k_<digest>.py``), the temporary file
+# of an atomic write of one, and Numba's cache of one (index ``.nbi``, data ``.nbc``, and
+# Numba's own ``.tmp.<hex>`` file while it writes them). Nothing else is ever deleted.
+_KERNEL_NAME = re.compile(r"k_[0-9a-f]{24}\.py")
+_KERNEL_TEMP_NAME = re.compile(r"\.k_[0-9a-f]{24}\.py\.[A-Za-z0-9_]+\.tmp")
+_NUMBA_NAME = re.compile(r"k_[0-9a-f]{24}\.[A-Za-z0-9_.<>-]+\.nb[ic](\.tmp\.[0-9a-f]+)?")
 
 
 def _default_cache_root() -> Path:
@@ -134,60 +150,126 @@ def _default_cache_root() -> Path:
     return base / "robodyn"
 
 
-def _is_private(path: Path) -> tuple[bool, str]:
-    """Whether ``path`` is a directory owned by this user that no one else can enter
-    (following symlinks: what counts is the directory files are written to)."""
+def _directory(path: Path, follow: bool) -> tuple[os.stat_result | None, str]:
+    """The status of directory ``path``, or ``None`` and why it cannot serve as one.
+    A symbolic link is refused unless ``follow`` (a directory the user named), and even
+    then only a link of this user or root: a link another user planted is never followed."""
     try:
-        st = os.stat(path)
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
+            if not follow:
+                return None, "is a symbolic link"
+            if _POSIX and st.st_uid not in (os.getuid(), 0):
+                return None, f"is a symbolic link of another user (uid {st.st_uid})"
+            st = os.stat(path)
+    except FileNotFoundError:
+        return None, "does not exist"
     except OSError as exc:
-        return False, f"cannot be read ({exc.strerror})"
+        return None, f"cannot be read ({exc.strerror})"
     if not stat.S_ISDIR(st.st_mode):
-        return False, "is not a directory"
-    if hasattr(os, "getuid") and st.st_uid != os.getuid():
-        return False, f"belongs to another user (uid {st.st_uid})"
-    if st.st_mode & 0o077:
-        return False, f"is open to other users (mode {stat.S_IMODE(st.st_mode):o})"
-    return True, ""
+        return None, "is not a directory"
+    return st, ""
 
 
-def _make_private(path: Path) -> str:
-    """Create ``path`` (mode 0700) or take it over if it is ours; '' on success, else
-    why not. A directory of ours that others could write into is emptied first: what
-    they may have planted there is never read."""
-    try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    except FileExistsError:
-        return "is not a directory"
-    except OSError as exc:
-        return f"cannot be created ({exc.strerror})"
-    try:
-        st = os.stat(path)
-    except OSError as exc:
-        return f"cannot be read ({exc.strerror})"
-    if not stat.S_ISDIR(st.st_mode):
-        return "is not a directory"
-    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+def _openness(st: os.stat_result) -> str:
+    """Why a directory is not private to this user ('' if it is): another owner, or a
+    mode that lets others in."""
+    if not _POSIX:
+        return ""
+    if st.st_uid != os.getuid():
         return f"belongs to another user (uid {st.st_uid})"
     if st.st_mode & 0o077:
+        return f"is open to other users (mode {stat.S_IMODE(st.st_mode):o})"
+    return ""
+
+
+def _private_problem(path: Path, follow: bool = False) -> str:
+    """'' when ``path`` is a directory of this user that no one else can enter and that
+    this process can write into, else why not."""
+    st, why = _directory(path, follow)
+    if not why:
+        why = _openness(st)
+    if not why and not os.access(path, os.W_OK | os.X_OK):
+        why = "is not writable"
+    return why
+
+
+def _open_cache_dir(wanted: Path) -> tuple[Path | None, bool, str]:
+    """The directory to cache in for the chosen ``wanted``: ``(path, follow, '')``, or
+    ``(None, False, why)`` when none can be had safely (``follow``: whether ``path`` may be
+    a symbolic link when it is checked again).
+
+    ``wanted`` itself when robodyn creates it now or it is already private. A directory
+    that is not private is never changed (no chmod, nothing deleted, nothing written
+    beside its files): robodyn uses ``robodyn-<uid>`` inside it, which it creates with
+    mode 0700 and accepts only as a real directory of this user with that mode. In a
+    directory of another user (root excepted) even that is refused: its owner could
+    swap the subdirectory."""
+    try:
+        wanted.mkdir(mode=0o700, parents=True)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        return None, False, f"cannot be created ({exc.strerror})"
+    st, why = _directory(wanted, follow=True)
+    if why:
+        return None, False, why
+    openness = _openness(st)
+    if not openness:
+        if not os.access(wanted, os.W_OK | os.X_OK):
+            return None, False, "is not writable"
+        return wanted, True, ""
+    if st.st_uid not in (os.getuid(), 0):
+        return None, False, openness
+    sub = wanted / f"robodyn-{os.getuid()}"
+    try:
+        os.mkdir(sub, 0o700)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        return None, False, f"{openness} and {sub.name} cannot be created in it ({exc.strerror})"
+    why = _private_problem(sub)
+    if why:
+        return None, False, (f"{openness} and its {sub.name} {why}; robodyn creates that "
+                             "directory itself (mode 0700) and never follows, empties or "
+                             "chmods one it did not make: remove it to let robodyn use it")
+    return sub, False, ""
+
+
+def _remove_own_files(root: Path) -> None:
+    """Delete the files robodyn wrote in cache directory ``root`` (the names of
+    ``_KERNEL_NAME``, ``_KERNEL_TEMP_NAME``, ``_NUMBA_NAME``, regular files only, in
+    ``kernels/`` and ``kernels/__pycache__``), then those folders and ``root`` if that
+    left them empty. Anything else, and anything behind a symbolic link, stays."""
+    kernels = root / "kernels"
+    for folder, names in ((kernels / "__pycache__", (_NUMBA_NAME,)),
+                          (kernels, (_KERNEL_NAME, _KERNEL_TEMP_NAME))):
+        if _directory(folder, follow=False)[1]:
+            continue
         try:
-            if st.st_mode & 0o022:
-                for child in path.iterdir():
-                    if child.is_dir() and not child.is_symlink():
-                        shutil.rmtree(child)
-                    else:
-                        child.unlink()
-            os.chmod(path, 0o700)
-        except OSError as exc:
-            return f"is open to other users and cannot be made private ({exc.strerror})"
-    if not os.access(path, os.W_OK | os.X_OK):
-        return "is not writable"
-    ok, why = _is_private(path)
-    return "" if ok else why
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if (entry.is_file(follow_symlinks=False)
+                            and any(n.fullmatch(entry.name) for n in names)):
+                        with contextlib.suppress(OSError):
+                            os.unlink(entry.path)
+        except OSError:
+            continue
+    for folder in (kernels / "__pycache__", kernels, root):
+        with contextlib.suppress(OSError):
+            os.rmdir(folder)  # only when empty
+
+
+def _remove_temporary_cache(path: Path, pid: int) -> None:
+    """At exit of the process that made the temporary cache ``path`` (not of a forked
+    child, whose parent still uses it): delete what robodyn wrote there."""
+    if os.getpid() == pid:
+        _remove_own_files(path)
 
 
 def _temporary_cache() -> Path:
     path = Path(tempfile.mkdtemp(prefix="robodyn-private-"))  # mode 0700, unique
-    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    atexit.register(_remove_temporary_cache, path, os.getpid())
     return path
 
 
@@ -195,22 +277,18 @@ def cache_dir() -> Path:
     """The private directory of the disk cache (see the module docstring)."""
     configured = os.environ.get("ROBODYN_CACHE_DIR") or None
     with _cache_lock:
-        path = _cache_dirs.get(configured)
-        if path is not None:
-            ok, _ = _is_private(path)
-            if ok:
-                return path
+        known = _cache_dirs.get(configured)
+        if known is not None and not _private_problem(*known):
+            return known[0]
         wanted = Path(configured).expanduser() if configured else _default_cache_root()
-        why = _make_private(wanted)
-        if not why:
-            path = wanted
-        else:
+        path, follow, why = _open_cache_dir(wanted)
+        if path is None:
             path = _temporary_cache()
             if configured:
                 warnings.warn(f"robodyn: ROBODYN_CACHE_DIR={configured!r} {why}; compiled "
                               f"kernels are cached in {path} for this process only",
                               RuntimeWarning, stacklevel=2)
-        _cache_dirs[configured] = path
+        _cache_dirs[configured] = (path, follow)
         return path
 
 
@@ -243,8 +321,13 @@ def _kernel_file(source: str, digest: str) -> Path:
 
 def _purge_numba_cache(path: Path) -> None:
     """Delete Numba's cache entries (index and machine code) of a kernel file."""
-    for entry in (path.parent / "__pycache__").glob(f"{path.stem}.*"):
-        entry.unlink(missing_ok=True)
+    folder = path.parent / "__pycache__"
+    if _directory(folder, follow=False)[1]:
+        return
+    for entry in folder.iterdir():
+        if (entry.name.startswith(f"{path.stem}.") and _NUMBA_NAME.fullmatch(entry.name)
+                and not entry.is_symlink() and entry.is_file()):
+            entry.unlink(missing_ok=True)
 
 
 def _load_module(source: str, digest: str, attr: str = "kernel"):
