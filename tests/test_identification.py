@@ -124,10 +124,11 @@ def test_csv_input_cli_and_clear_errors(tmp_path, capsys):
     cells[4] = "nan"  # columns t, q1, q2, qd1, qd2: qd2 of data row 8 (file line 9)
     rows[8] = ",".join(cells)
     bad.write_text("\n".join(rows) + "\n")
-    with pytest.raises(rd.InputError, match=r"line 9 \(sample 8\), column 'qd2'"):
+    with pytest.raises(rd.InputError, match=r"nan.csv, line 9, column qd2: 'nan' is not a "
+                       "finite number"):
         rd.identify(robot, bad)
     assert main(["identify", "planar-2r", str(bad)]) == 2
-    assert "column 'qd2'" in capsys.readouterr().err
+    assert "line 9, column qd2: 'nan'" in capsys.readouterr().err
 
     wrong = tmp_path / "wrong.csv"
     header = lines[0].replace("tau2", "torque2").split(",")
