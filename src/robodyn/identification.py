@@ -33,8 +33,8 @@ of ``Y_b K pi``) beside that of least squares. When its overall RMS exceeds
 ``max(PHYSICAL_WORSE * rms_wls, PHYSICAL_ABS * rms_tau)`` (over all joints and samples;
 ``rms_tau`` the RMS of the torques), no physical robot explains the data nearly as well
 as the unconstrained fit: an :class:`IdentificationWarning` says so (the data may not be
-physical, e.g. the torques' sign convention is the opposite of the model's). An optimiser
-that stops at its budget is an :class:`IdentificationWarning` too.
+physical, e.g. the torques' sign convention is the opposite of the model's). A fit that
+stops before converging (its budget spent) is an :class:`IdentificationWarning` instead.
 """
 
 from __future__ import annotations
@@ -466,23 +466,22 @@ def identify(robot, q, qd=None, qdd=None, tau=None, weights=None, physical: bool
     wls = float(np.sqrt(np.mean(rms ** 2)))
     notes = [f"physical: every link has m > 0 and a positive-definite pseudo-inertia; torque "
              f"RMS error {overall:.4g} (least squares {wls:.4g}, torques {tau_rms:.4g})"]
-    problems = []
-    if overall > max(PHYSICAL_WORSE * wls, PHYSICAL_ABS * tau_rms):
-        problems.append(
-            f"identify: the physically consistent fit explains the torques much worse than "
-            f"least squares (RMS error {overall:.4g} against {wls:.4g}, torques {tau_rms:.4g}): "
-            "no physical robot fits these data; are they physical (check the torques' sign "
-            "convention, units and the model)?")
-    if not fit.converged:
+    problem = None
+    if not fit.converged:  # then how well it fits says little about the data
         why = (f"at its budget of {PHYSICAL_MAX_STEPS} Newton steps"
                if fit.steps >= PHYSICAL_MAX_STEPS else
                f"after {fit.steps} Newton steps, where rounding stopped its progress")
-        problems.append(
-            f"identify: the physically consistent fit stopped {why} before converging "
-            f"(duality gap {fit.gap:.2g}); its estimate is consistent but not the optimum")
-    for text in problems:
-        notes.append(f"warning: {text}")
-        warn(IdentificationWarning(text))
+        problem = (f"identify: the physically consistent fit stopped {why} before converging "
+                   f"(duality gap {fit.gap:.2g}); its estimate is consistent but not the "
+                   f"optimum (RMS error {overall:.4g}, least squares {wls:.4g})")
+    elif overall > max(PHYSICAL_WORSE * wls, PHYSICAL_ABS * tau_rms):
+        problem = (f"identify: the physically consistent fit explains the torques much worse "
+                   f"than least squares (RMS error {overall:.4g} against {wls:.4g}, torques "
+                   f"{tau_rms:.4g}): no physical robot fits these data; are they physical "
+                   "(check the torques' sign convention, units and the model)?")
+    if problem:
+        notes.append(f"warning: {problem}")
+        warn(IdentificationWarning(problem))
     return Identification(robot, base, est, se, cov, cond, rms, w, n, fit.x, phys,
                           tuple(notes), phys_rms, fit.steps, fit.converged)
 
