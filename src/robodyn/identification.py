@@ -626,16 +626,23 @@ class _Barrier:
         return g, H
 
 
-def _newton_direction(H, g) -> np.ndarray:
+def _newton_direction(H, g) -> np.ndarray | None:
     """``-H^-1 g`` (Jacobi-scaled Cholesky; least squares if ``H`` is numerically not
-    positive definite)."""
+    positive definite); ``None`` where rounding left no finite direction."""
     d = np.sqrt(np.maximum(np.diag(H), 1e-300))
-    Hs = H / np.outer(d, d)
+    with np.errstate(all="ignore"):
+        Hs, gs = H / np.outer(d, d), g / d
+    if not (np.isfinite(Hs).all() and np.isfinite(gs).all()):
+        return None
     try:
-        x = scipy.linalg.cho_solve(scipy.linalg.cho_factor(Hs), g / d)
+        x = scipy.linalg.cho_solve(scipy.linalg.cho_factor(Hs), gs)
     except (np.linalg.LinAlgError, ValueError):
-        x = np.linalg.lstsq(Hs, g / d, rcond=None)[0]
-    return -x / d
+        try:
+            x = np.linalg.lstsq(Hs, gs, rcond=None)[0]
+        except np.linalg.LinAlgError:
+            return None
+    x = -x / d
+    return x if np.isfinite(x).all() else None
 
 
 def _physical_fit(robot, base, R, est) -> _Fit:
@@ -652,7 +659,8 @@ def _physical_fit(robot, base, R, est) -> _Fit:
     ``t F + barrier`` (backtracking to stay feasible, a full step in the quadratic region
     ``lambda^2 < 0.1``), ``t`` raised tenfold when centred, until the duality gap
     ``m / t`` is below ``1e-8 F + 1e-20``; at most :data:`PHYSICAL_MAX_STEPS` Newton
-    steps."""
+    steps. Where rounding stops the progress first, the fit counts as converged if the gap
+    is below ``1e-6 F + 1e-14``."""
     pi0, split = _start(robot)
     size = pi0.shape[0]
     scale = float(np.linalg.norm(R @ est)) or 1.0  # |W est|: the weighted torques
@@ -678,8 +686,11 @@ def _physical_fit(robot, base, R, est) -> _Fit:
             gb, Hb = barrier.derivatives(pi)
             g = t * grad(pi) + gb
             dx = _newton_direction(t * HF + Hb, g)
-            lam2 = float(-g @ dx)
             steps += 1
+            if dx is None:
+                stalled = True
+                break
+            lam2 = float(-g @ dx)
             if lam2 <= 2e-9:
                 break
             # Newton converges quadratically here; three steps that do not quarter the
