@@ -252,8 +252,8 @@ def test_bad_arguments_are_clear_errors(argv, words, capsys, tmp_path, monkeypat
 
 @pytest.mark.parametrize(("content", "words"), [
     ("t,tau1,tau2\n0,1\n", ["line 2: 2 columns; expected 3 (t,tau1..tau2)"]),
-    ("t,tau1,tau2\n0,1,x\n", ["line 2:", "is not 3 numbers"]),
-    ("0,1,2\n1,1,nan\n", ["line 2: every value must be finite"]),
+    ("t,tau1,tau2\n0,1,x\n", ["line 2, column tau2: 'x' is not a number"]),
+    ("0,1,2\n1,1,nan\n", ["line 2, column tau2: 'nan' is not a finite number"]),
     ("0,1,2\n0,1,2\n", ["the times (first column) must increase strictly"]),
     ("t,tau1,tau2\n", ["holds no rows"]),
 ])

@@ -5,13 +5,15 @@
     robodyn identify planar-2r data.csv --format json
 
 The CSV file has a header naming the columns q1..qn, qd1..qn, qdd1..qddn, tau1..taun
-(other columns, such as t, are ignored); see robodyn.identification.read_csv.
+(other columns, such as t, are ignored); every value a plain decimal number (no 1_0,
+nan, inf, 0x10); see robodyn.identification.read_csv. --physical prints the physically
+consistent fit's RMS torque error beside that of least squares, with a warning when it
+is much worse (the data may not be physical: check the torques' sign convention).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 
@@ -40,16 +42,9 @@ def _cmd_identify(args: argparse.Namespace) -> int:
 
     robot = load_model(args.model, args)
     result = identify(robot, args.data, physical=args.physical)
-    if args.format == "json":
-        data = {"model": robot.name, "samples": result.samples,
-                "condition_number": result.condition_number,
-                "residual_rms": result.residual_rms.tolist(), "parameters": result.table()}
-        if result.standard is not None:
-            data["standard"] = dict(zip(robot.inertial_parameters().names,
-                                        result.standard.tolist(), strict=True))
-        sys.stdout.write(json.dumps(data, indent=2) + "\n")
-    else:
-        sys.stdout.write(str(result) + "\n")
+    # strict JSON: a number that is not finite (the relative std of an estimate of 0) is null
+    text = result.as_json() if args.format == "json" else str(result)
+    sys.stdout.write(text + "\n")
     return 0
 
 

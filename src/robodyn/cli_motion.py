@@ -174,40 +174,22 @@ def _report_warnings(caught) -> None:
 # -- --tau --------------------------------------------------------------------------------------
 def read_torque_table(path: Path, dof: int) -> tuple[np.ndarray, np.ndarray]:
     """``(times (T,), tau (T, dof))`` from a CSV file with columns ``t,tau1..taun`` (a header
-    line is optional; ``#`` starts a comment)."""
-    name = excerpt(str(path))
-    try:
-        size = path.stat().st_size
-        if size > MAX_TAU_FILE:
-            raise InputError(f"--tau: {name} has {size:,} bytes; at most {MAX_TAU_FILE:,}")
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise InputError(f"--tau: cannot read {name}: {exc.strerror or exc}") from None
-    rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        fields = [f.strip() for f in line.split(",")]
-        try:
-            values = [float(f) for f in fields]
-        except ValueError:
-            if not rows and fields[0].lower() in ("t", "time"):
-                continue  # the header
-            raise InputError(f"--tau: {name} line {number}: {excerpt(line, 40)} is not "
-                             f"{dof + 1} numbers (t,tau1..tau{dof})") from None
-        if len(values) != dof + 1:
-            raise InputError(f"--tau: {name} line {number}: {len(values)} columns; expected "
-                             f"{dof + 1} (t,tau1..tau{dof})")
-        if not all(math.isfinite(v) for v in values):
-            raise InputError(f"--tau: {name} line {number}: every value must be finite")
-        rows.append(values)
-    if not rows:
-        raise InputError(f"--tau: {name} holds no rows of t,tau1..tau{dof}")
-    table = np.array(rows)
-    if (np.diff(table[:, 0]) <= 0).any():
-        raise InputError(f"--tau: {name}: the times (first column) must increase strictly")
-    return table[:, 0], table[:, 1:]
+    line naming them, ``t`` or ``time`` first, is optional); the strict format of
+    :mod:`robodyn.csv_table`, shared with ``identify``: errors name the line and column."""
+    from .csv_table import read_number_table  # noqa: PLC0415 - only for a --tau file
+
+    columns = ["t"] + [f"tau{j}" for j in range(1, dof + 1)]
+    table = read_number_table(path, columns, header=None, aliases={"time": "t"},
+                              foreign=lambda name: re.fullmatch(r"tau[0-9]+", name) is not None,
+                              label="--tau: ", expected=f"t,tau1..tau{dof}",
+                              max_bytes=MAX_TAU_FILE)
+    times = table.values[:, 0]
+    back = np.flatnonzero(np.diff(times) <= 0)
+    if back.size:
+        row = int(back[0]) + 1
+        raise InputError(f"{table.where(row, 0)}: {times[row]:g} after {times[row - 1]:g}; the "
+                         "times (first column) must increase strictly")
+    return times, table.values[:, 1:]
 
 
 def _torques(args, robot):
