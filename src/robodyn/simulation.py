@@ -58,10 +58,13 @@ from .codegen.loops import loop_source
 from .errors import InputError, RobodynError, excerpt, positive_number, warn
 
 __all__ = ["simulate", "Simulation", "JointLimitWarning", "EnergyBalanceWarning",
-           "EnergyBalance", "energy_balance", "time_grid", "METHODS", "MAX_STEPS",
-           "DEFAULT_MAX_STEPS", "MAX_MAGNITUDE", "ENERGY_TOLERANCE"]
+           "EnergyBalance", "energy_balance", "time_grid", "METHODS", "MAX_DURATION", "MAX_STEPS",
+           "DEFAULT_MAX_STEPS", "MAX_MAGNITUDE", "ENERGY_TOLERANCE", "check_magnitude",
+           "state_vector"]
 
 METHODS = ("rk45", "dop853", "rk4", "semi-implicit-euler", "implicit-euler", "radau")
+#: Longest motion one run simulates, in seconds (``robodyn simulate --duration`` too).
+MAX_DURATION = 1.0e5
 #: Most fixed steps (and samples) one run takes: the run is kept in memory.
 MAX_STEPS = 2_000_000
 #: Adaptive steps one run takes unless ``max_steps`` says otherwise.
@@ -225,7 +228,7 @@ def _state(value, name: str, dof: int, bounded: bool = False) -> np.ndarray:
     if not np.isfinite(arr).all():
         raise InputError(f"{name}: {arr.tolist()} is not finite")
     if bounded:
-        _magnitude(arr, name)
+        check_magnitude(arr, name)
     return arr
 
 
@@ -235,12 +238,15 @@ def state_vector(value, name: str, dof: int) -> np.ndarray:
     return _state(value, name, dof, bounded=True)
 
 
-def _magnitude(values: np.ndarray, name: str) -> None:
+def check_magnitude(values, name: str) -> None:
+    """:class:`InputError` naming ``name`` when a (finite) value of ``values`` exceeds
+    :data:`MAX_MAGNITUDE` in magnitude."""
+    values = np.asarray(values, dtype=float)
     big = float(np.abs(values).max()) if values.size else 0.0
     if big > MAX_MAGNITUDE:
-        raise InputError(f"{name}: a value of magnitude {big:.3g} is out of range: simulate takes "
-                         f"values up to {MAX_MAGNITUDE:g} (rad, m, rad/s, m/s, N m, N); larger "
-                         "ones overflow float64 in the dynamics")
+        raise InputError(f"{name}: a value of magnitude {big:.3g} is out of range: at most "
+                         f"{MAX_MAGNITUDE:g} (rad, m, rad/s, m/s, N m, N); larger ones overflow "
+                         "float64 in the dynamics")
 
 
 def time_grid(duration, dt, names: tuple[str, str] = ("duration", "dt")) -> np.ndarray:
@@ -250,7 +256,7 @@ def time_grid(duration, dt, names: tuple[str, str] = ("duration", "dt")) -> np.n
     than ``duration`` or more than :data:`MAX_STEPS` steps is an :class:`InputError` naming
     ``names`` (the arguments, or the command's options)."""
     d_name, dt_name = names
-    duration = positive_number(duration, d_name)
+    duration = _duration(duration, d_name)
     dt = positive_number(dt, dt_name)
     if dt > duration:
         raise InputError(f"{dt_name}: {dt:g} s is longer than the duration {duration:g} s")
@@ -263,6 +269,14 @@ def time_grid(duration, dt, names: tuple[str, str] = ("duration", "dt")) -> np.n
     if duration - t[-1] > 1e-6 * dt:
         t = np.append(t, duration)
     return t
+
+
+def _duration(value, name: str) -> float:
+    duration = positive_number(value, name)
+    if duration > MAX_DURATION:
+        raise InputError(f"{name}: {duration:g} s is longer than {MAX_DURATION:g} s, the longest "
+                         "motion simulate takes")
+    return duration
 
 
 def _shorter(last: float, dt: float) -> bool:
@@ -307,7 +321,7 @@ class _Table:
                              f"got shape {values.shape}")
         if not np.isfinite(values).all():
             raise InputError("tau: every value must be finite")
-        _magnitude(values, "tau")
+        check_magnitude(values, "tau")
         if times is None:
             times = np.linspace(0.0, duration, values.shape[0]) if values.shape[0] > 1 \
                 else np.zeros(1)
@@ -338,7 +352,7 @@ def _wrench(h_e):
     if h.shape != (6,) or not np.isfinite(h).all():
         raise InputError("h_e: expected 6 finite numbers (force, moment; base frame) or a "
                          "callable h_e(t, q, qd)")
-    _magnitude(h, "h_e")
+    check_magnitude(h, "h_e")
     return h
 
 
@@ -356,7 +370,7 @@ def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None
     dof = robot.dof
     q0 = state_vector(q0, "q0", dof)
     qd0 = state_vector(qd0, "qd0", dof)
-    duration = positive_number(duration, "duration")
+    duration = _duration(duration, "duration")
     if method is None:
         method = "rk45" if dt is None else "rk4"
     method = str(method).lower()
@@ -367,13 +381,14 @@ def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None
     times = None if dt is None else time_grid(duration, dt)
     rtol, atol = _tolerances(rtol, atol)
     max_steps = _step_budget(max_steps)
+    given = max_step
     try:
         max_step = float(max_step)
     except (TypeError, ValueError):
         max_step = np.nan
     if not max_step > 0:
         raise InputError(f"max_step: expected a positive number of seconds (or inf), got "
-                         f"{excerpt(max_step)}")
+                         f"{excerpt(given)}")
     if method in ("rk45", "dop853", "radau") and duration / max_step > max_steps:
         raise InputError(f"max_step: {max_step:g} s takes at least {duration / max_step:,.0f} "
                          f"steps over {duration:g} s, more than max_steps = {max_steps:,}: a "
@@ -407,7 +422,7 @@ def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None
 def _torque_at(torque, t, q, qd, dof):
     if torque is None:
         return np.zeros(dof)
-    return _state(torque(t, q, qd), "tau(t, q, qd)", dof)
+    return _state(torque(t, q, qd), "tau(t, q, qd)", dof, bounded=True)
 
 
 def _wrench_at(wrench, t, q, qd):
@@ -491,20 +506,28 @@ def _state_words(y, dof: int) -> str:
             f"{np.array2string(y[dof:], precision=4, separator=', ')}")
 
 
-def _attempt(step, rhs, t, y, dof, explicit):
-    """``step()`` (a solver's constructor or step from the accepted state ``(t, y)``); a
-    robodyn error on the way is the model's where ``rhs`` fails at ``(t, y)`` itself, else a
-    trial state that overflowed: a diverging motion."""
+def _attempt(step, rhs, t, y, dof, method, h=None):
+    """``step()`` (a solver's constructor, or its step of size about ``h`` from the accepted
+    state ``(t, y)``); a robodyn error on the way is the model's where ``rhs`` fails at
+    ``(t, y)`` itself, else a trial state that overflowed: a stiff system for an explicit
+    method whose trial step is beyond its stability limit, else a diverging motion."""
     try:
         return step()
     except RobodynError:
         rhs(t, y)  # an error at the accepted state is the model's (or tau's): raise it
+        explicit = method in ("rk45", "dop853")
+        rate = _fastest_rate(rhs, t, y) if explicit and h else None
+        if rate is not None and rate * h > 1.0:
+            raise RobodynError(
+                f"simulate: stiff system (a trial step of {h:.2g} s from t = {t:.3g} s "
+                f"overflowed: the motion's fastest rate is {rate:.3g} 1/s, and {method} is "
+                f"stable only for steps below about {3 / rate:.2g} s); try method='radau' (or "
+                "a fixed step with method='implicit-euler')") from None
         raise RobodynError(
             f"simulate: the motion diverged in the step from t = {t:.6g} s "
-            f"({_state_words(y, dof)}): the dynamics overflowed float64 at a trial state; the "
-            "torques or the wrench drive the arm without bound, or the model's values are out "
-            "of range" + ("; for a stiff system try method='radau'" if explicit else "")
-        ) from None
+            f"({_state_words(y, dof)}): at a trial state the dynamics overflowed float64 or "
+            f"the torque passed {MAX_MAGNITUDE:g}; the torques or the wrench drive the arm "
+            "without bound, or the model's values are out of range") from None
 
 
 def _drive(make, rhs, y0, duration, t_eval, max_steps, method, dof):
@@ -516,12 +539,12 @@ def _drive(make, rhs, y0, duration, t_eval, max_steps, method, dof):
     from scipy.integrate import OdeSolution  # noqa: PLC0415 - SciPy only when used
 
     explicit = method in ("rk45", "dop853")
-    solver = _attempt(make, rhs, 0.0, y0, dof, explicit)
+    solver = _attempt(make, rhs, 0.0, y0, dof, method)
     ts, ys, pieces = [solver.t], [solver.y.copy()], []
     checked = np.inf  # the step size of the last stiffness check
     while solver.status == "running":
         t_old, y_old = solver.t, solver.y.copy()
-        message = _attempt(solver.step, rhs, t_old, y_old, dof, explicit)
+        message = _attempt(solver.step, rhs, t_old, y_old, dof, method, solver.h_abs)
         if solver.status == "failed":
             raise RobodynError(f"simulate: the integrator failed at t = {solver.t:.6g} s "
                                f"({message}); try method='radau', a smaller max_step or looser "
