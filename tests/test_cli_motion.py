@@ -262,7 +262,19 @@ def test_energy_optimize_finds_a_cheaper_motion(capsys):
      ["--method rk4 is a fixed-step method: give --dt"]),
     # huge inputs used to overflow in the dynamics and blame the parameter g = 9.81
     (["simulate", "planar-2r", "--q0", "0,0", "--qd0", "1e200,0", "--duration", "1"],
-     ["--qd0: a value of magnitude 1e+200 is out of range: simulate takes values up to 1e+10"]),
+     ["--qd0: a value of magnitude 1e+200 is out of range: at most 1e+10"]),
+    (["simulate", "planar-2r", "--q0", "0,0", "--tau", "1e300,0", "--duration", "1"],
+     ["--tau: a value of magnitude 1e+300 is out of range"]),
+    (["torques", "planar-2r", "--from", "1e200,0", "--to", "1,1", "--duration", "1"],
+     ["--from: a value of magnitude 1e+200 is out of range"]),
+    (["energy", "planar-2r", "--from", "0,0", "--to", "0,1e200", "--duration", "1"],
+     ["--to: a value of magnitude 1e+200 is out of range"]),
+    (["torques", "planar-2r", "--from", "0,0", "--to", "1,1", "--duration", "1e-300"],
+     ["--duration: 1e-300 s is too short for this motion: its speeds or accelerations "
+      "overflow float64"]),
+    (["torques", "planar-2r", "--from", "0,0", "--to", "1,1", "--duration", "1e-6",
+      "--profile", "trapezoidal"], ["--duration: 1e-06 s is too short for this motion: its "
+                                    "speeds or accelerations reach "]),
     (["simulate", "planar-2r", "--q0", "0,1e11", "--duration", "1"],
      ["--q0: a value of magnitude 1e+11 is out of range"]),
     (["simulate", "planar-2r", "--q0", "0,0", "--duration", "1", "--max-steps", "0"],

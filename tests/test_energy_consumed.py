@@ -115,11 +115,15 @@ def test_optimize_respects_torque_limits():
     ({"samples": 10**9}, r"samples: .* got 1000000000"),
     ({"maxiter": 0}, r"maxiter: .* got 0"),
     ({"max_evaluations": 0}, r"max_evaluations: .* got 0"),
+    # they overflowed inside the inverse dynamics, which blamed g = 9.81
+    ({"q0": [1e200, 0]}, r"q0: a value of magnitude 1e\+200 is out of range"),
+    ({"duration": 1e-300}, r"duration: 1e-300 s is too short for this motion: its speeds or "
+                           r"accelerations overflow float64"),
 ])
 def test_optimize_names_a_bad_argument(kwargs, message):
     robot = rd.load("planar-2r")
     with pytest.raises(InputError, match=message):
-        rd.energy.optimize(robot, [0, 0], [1, 1], 1.0, **kwargs)
+        rd.energy.optimize(robot, **{"q0": [0, 0], "q1": [1, 1], "duration": 1.0, **kwargs})
 
 
 def test_the_via_point_cap_is_the_command_s():

@@ -33,10 +33,12 @@ from .cli_args import integer_between
 from .errors import InputError, PhysicalConsistencyWarning, excerpt
 from .simulation import (
     DEFAULT_MAX_STEPS,
+    MAX_DURATION,
     MAX_STEPS,
     METHODS,
     EnergyBalanceWarning,
     JointLimitWarning,
+    check_magnitude,
     simulate,
     state_vector,
     time_grid,
@@ -44,8 +46,6 @@ from .simulation import (
 
 #: Most numbers one vector option takes (no chain has more joints).
 MAX_VALUES = 64
-#: Longest motion the commands accept, in seconds.
-MAX_DURATION = 1.0e5
 #: Most samples ``torques`` and ``energy`` evaluate (:data:`robodyn.energy.MAX_SAMPLES`).
 MAX_SAMPLES = rd_energy.MAX_SAMPLES
 #: Largest ``--tau`` CSV file read, in bytes.
@@ -234,6 +234,7 @@ def _torques(args, robot):
         if not path.is_file():
             raise InputError(f"--tau: no file {excerpt(args.tau[0])}")
         times, values = read_torque_table(path, robot.dof)
+        check_magnitude(values, f"--tau: {excerpt(str(path))}")
         return values, times, f"tau from {path.name} ({len(times)} rows)"
     try:
         groups = [numbers(text) for text in args.tau]
@@ -241,6 +242,7 @@ def _torques(args, robot):
         raise InputError(f"--tau: {exc} (give {robot.dof} numbers or a CSV file "
                          "t,tau1..taun)") from None
     tau = joint_vector(groups, "--tau", robot)
+    check_magnitude(tau, "--tau")
     return tau[None, :], None, f"tau = {_fmt(tau)} (constant)"
 
 
@@ -315,8 +317,10 @@ def _profile(args, robot, profile: str):
     q0 = joint_vector(args.q_from, "--from", robot)
     q1 = joint_vector(args.q_to, "--to", robot)
     make = getattr(rd_trajectory, profile)
-    traj = make(q0, q1, args.duration)
+    with np.errstate(all="ignore"):  # a duration too short for the motion is said below
+        traj = make(q0, q1, args.duration)
     t = np.linspace(0.0, traj.duration, args.samples)
+    rd_energy.check_motion(traj, t, ("--from", "--to", "--duration"))
     return traj, rd_trajectory.Motion(t, *traj(t))
 
 

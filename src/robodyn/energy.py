@@ -23,10 +23,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InputError, excerpt
+from .simulation import MAX_MAGNITUDE, check_magnitude
 from .trajectory import Motion, Trajectory, quintic, spline
 
-__all__ = ["EnergyReport", "consumed", "optimize", "OBJECTIVES", "MAX_VIA_POINTS",
-           "MAX_SAMPLES", "MAX_EVALUATIONS"]
+__all__ = ["EnergyReport", "consumed", "optimize", "check_motion", "OBJECTIVES",
+           "MAX_VIA_POINTS", "MAX_SAMPLES", "MAX_EVALUATIONS"]
 
 #: The criteria :func:`optimize` can minimise.
 OBJECTIVES = ("positive_work", "effort")
@@ -43,6 +44,24 @@ MAX_EVALUATIONS = 5_000
 
 class _OutOfEvaluations(Exception):
     """The optimiser used its evaluation budget (caught inside :func:`optimize`)."""
+
+
+def check_motion(traj: Trajectory, t: np.ndarray, names=("q0", "q1", "duration")) -> None:
+    """:class:`InputError` when the end points of ``traj`` or its speeds or accelerations at
+    ``t`` exceed :data:`~robodyn.simulation.MAX_MAGNITUDE` (they overflow the dynamics,
+    which would blame the model's values): naming the end point, else the duration (too
+    short for the motion)."""
+    with np.errstate(all="ignore"):  # an overflow is said below
+        q0, q1 = traj.q0, traj.q1
+        _, qd, qdd = traj(t)
+    check_magnitude(q0, names[0])
+    check_magnitude(q1, names[1])
+    big = float(np.max(np.abs(np.concatenate([qd.ravel(), qdd.ravel()]))))  # NaN stays
+    if not big <= MAX_MAGNITUDE:
+        reach = f"reach {big:.3g}, beyond {MAX_MAGNITUDE:g}" if np.isfinite(big) \
+            else "overflow float64"
+        raise InputError(f"{names[2]}: {traj.duration:g} s is too short for this motion: its "
+                         f"speeds or accelerations {reach}; give a longer duration")
 
 
 def _whole(value, name: str, least: int, most: int) -> int:
@@ -148,12 +167,14 @@ def optimize(robot, q0, q1, duration: float, via_points: int = 3,
     samples = _whole(samples, "samples", 2, MAX_SAMPLES)
     maxiter = _whole(maxiter, "maxiter", 1, 10**6)
     max_evaluations = _whole(max_evaluations, "max_evaluations", 1, 10**7)
-    baseline = quintic(q0, q1, duration)
+    with np.errstate(all="ignore"):  # a duration too short is said below
+        baseline = quintic(q0, q1, duration)
     dof = baseline.dof
     if dof != robot.dof:
         raise InputError(f"q0: expected {robot.dof} values (one per joint), got {dof}")
     T = baseline.duration
     t = np.linspace(0.0, T, samples)
+    check_motion(baseline, t)
     knots = np.linspace(0.0, T, via_points + 2)
     start, end = baseline.q0, baseline.q1
     limits = None
