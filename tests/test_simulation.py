@@ -322,6 +322,8 @@ def test_adaptive_methods_stop_when_the_step_budget_runs_out(method, numpy_backe
     ({"max_steps": 0}, r"max_steps: expected a whole number from 1 to 2,000,000, got 0"),
     ({"max_steps": 2.5}, r"max_steps: .* got 2\.5"),
     ({"max_steps": True}, r"max_steps: .* got True"),
+    ({"max_steps": "many"}, r"max_steps: .* got 'many'"),
+    ({"max_steps": None}, r"max_steps: .* got None"),
     ({"max_steps": 10**9}, r"max_steps: .* got 1000000000"),
     ({"max_step": 0}, r"max_step: expected a positive number of seconds"),
     ({"max_step": float("nan")}, r"max_step: expected a positive number"),

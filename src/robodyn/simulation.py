@@ -280,8 +280,8 @@ def _duration(value, name: str) -> float:
 
 
 def _shorter(last: float, dt: float) -> bool:
-    """Whether the last step of a :func:`time_grid` is the shorter remainder (under
-    ``(1 - 1e-6) dt``), not a whole step (``dt`` up to rounding)."""
+    """Whether the last step of a :func:`time_grid` is the shorter remainder (at most
+    ``(1 - 1e-6) dt`` by construction), not a whole step (``dt`` up to rounding)."""
     return last < dt * (1 - 1e-7)
 
 
@@ -298,8 +298,12 @@ def _tolerances(rtol, atol) -> tuple[float, float]:
 
 
 def _step_budget(max_steps) -> int:
-    if isinstance(max_steps, bool) or int(max_steps) != max_steps \
-            or not 1 <= max_steps <= MAX_STEPS:
+    try:
+        ok = not isinstance(max_steps, bool) and int(max_steps) == max_steps \
+            and 1 <= max_steps <= MAX_STEPS
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
         raise InputError(f"max_steps: expected a whole number from 1 to {MAX_STEPS:,}, got "
                          f"{excerpt(max_steps)}")
     return int(max_steps)
