@@ -6,7 +6,10 @@ arguments get one clear line and exit status 2."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -86,6 +89,58 @@ def test_simulate_reads_torques_from_a_csv_file(tmp_path, capsys):
                       tau_times=times)
     np.testing.assert_allclose(saved["q1"], sim.q[:, 0], rtol=1e-14, atol=1e-14)
     np.testing.assert_allclose(saved["q2"], sim.q[:, 1], rtol=1e-14, atol=1e-14)
+
+
+def test_simulate_ends_at_the_duration_after_a_shorter_last_step(tmp_path, capsys):
+    """``--duration 1 --dt 0.3`` stopped at 0.9 while saying "simulated for 1 s"; now the
+    last step is 0.1 s and the output says so."""
+    path = tmp_path / "sim.csv"
+    out = _run(["simulate", "pendulum", "--q0", "0.2", "--duration", "1", "--dt", "0.3",
+                "--save", str(path)], capsys)
+    assert "simulated for 1 s (rk4, dt = 0.3 s, the last step 0.1 s)" in out
+    assert "steps: 4" in out
+    np.testing.assert_allclose(_csv(path)["t"], [0, 0.3, 0.6, 0.9, 1.0], rtol=0, atol=1e-15)
+    out = _run(["simulate", "pendulum", "--q0", "0.2", "--duration", "0.9", "--dt", "0.3"],
+               capsys)
+    assert "simulated for 0.9 s (rk4, dt = 0.3 s)" in out and "steps: 3" in out
+
+
+def test_simulate_warns_when_the_energy_balance_is_off(capsys):
+    """RK4 at dt = 0.05 on the passive 2R arm: the printed drift is large, and one warning
+    says the integration is not accurate."""
+    assert main(["simulate", "planar-2r", "--q0", "0.5,0.3", "--duration", "10", "--dt",
+                 "0.05"]) == 0
+    captured = capsys.readouterr()
+    relative = float(re.search(rf"drift {NUMBER} J \(relative ({NUMBER})\)", captured.out)[1])
+    assert relative > 0.1
+    warned = [line for line in captured.err.splitlines() if "EnergyBalance" in line
+              or "drifted by" in line]
+    assert len(warned) == 1
+    assert warned[0].startswith("robodyn: warning: simulate: E = K + U drifted by ")
+    percent = float(re.search(rf"J, ({NUMBER})% of the energy scale", warned[0])[1])
+    assert percent == pytest.approx(100 * relative, abs=0.6)  # the same drift, as printed
+    _run(["simulate", "planar-2r", "--q0", "0.5,0.3", "--duration", "1", "--dt", "0.002"],
+         capsys)
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_a_stiff_model_stops_at_once_and_radau_runs_it(tmp_path):
+    """Viscous friction 1e9 with the default rk45 ran past 90 s without a word."""
+    model = tmp_path / "stiff.yaml"
+    model.write_text(rd.models.path("pendulum").read_text().replace("F: 0.1", "F: 1.0e9"))
+    env = {**os.environ, "ROBODYN_BACKEND": "numpy"}
+    command = [sys.executable, "-m", "robodyn.cli", "simulate", str(model), "--q0", "1",
+               "--duration", "1"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=90, env=env)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("robodyn: error: simulate: stiff system (step size fell to ")
+    assert "try method='radau'" in done.stderr and "Traceback" not in done.stderr
+    done = subprocess.run(command + ["--method", "radau"], capture_output=True, text=True,
+                          timeout=90, env=env)
+    assert done.returncode == 0, done.stderr
+    # overdamped: qd = -m g l sin(q) / F
+    qd = _vector(re.search(r"qd = (\[.*?\])", done.stdout)[1])
+    np.testing.assert_allclose(qd, -1.0 * 9.81 * 0.5 * np.sin(1.0) / 1e9, rtol=1e-4)
 
 
 def test_vectors_take_commas_spaces_and_negative_numbers(tmp_path, capsys):
@@ -205,6 +260,29 @@ def test_energy_optimize_finds_a_cheaper_motion(capsys):
      ["100,000,000 steps; at most"]),
     (["simulate", "planar-2r", "--q0", "0,0", "--duration", "1", "--method", "rk4"],
      ["--method rk4 is a fixed-step method: give --dt"]),
+    # huge inputs used to overflow in the dynamics and blame the parameter g = 9.81
+    (["simulate", "planar-2r", "--q0", "0,0", "--qd0", "1e200,0", "--duration", "1"],
+     ["--qd0: a value of magnitude 1e+200 is out of range: at most 1e+10"]),
+    (["simulate", "planar-2r", "--q0", "0,0", "--tau", "1e300,0", "--duration", "1"],
+     ["--tau: a value of magnitude 1e+300 is out of range"]),
+    (["torques", "planar-2r", "--from", "1e200,0", "--to", "1,1", "--duration", "1"],
+     ["--from: a value of magnitude 1e+200 is out of range"]),
+    (["energy", "planar-2r", "--from", "0,0", "--to", "0,1e200", "--duration", "1"],
+     ["--to: a value of magnitude 1e+200 is out of range"]),
+    (["torques", "planar-2r", "--from", "0,0", "--to", "1,1", "--duration", "1e-300"],
+     ["--duration: 1e-300 s is too short for this motion: its speeds or accelerations "
+      "overflow float64"]),
+    (["torques", "planar-2r", "--from", "0,0", "--to", "1,1", "--duration", "1e-6",
+      "--profile", "trapezoidal"], ["--duration: 1e-06 s is too short for this motion: its "
+                                    "speeds or accelerations reach "]),
+    (["simulate", "planar-2r", "--q0", "0,1e11", "--duration", "1"],
+     ["--q0: a value of magnitude 1e+11 is out of range"]),
+    (["simulate", "planar-2r", "--q0", "0,0", "--duration", "1", "--max-steps", "0"],
+     ["--max-steps", "0 is not between 1 and 2000000"]),
+    (["simulate", "planar-2r", "--q0", "0.5,0", "--duration", "1", "--max-steps", "3"],
+     ["simulate: the step budget ran out: max_steps = 3 rk45 steps reached t = "]),
+    (["simulate", "planar-2r", "--q0", "0,0", "--duration", "1", "--method",
+      "implicit-euler"], ["--method implicit-euler is a fixed-step method: give --dt"]),
     (["simulate", "planar-2r", "--q0", "0,0", "--duration", "1", "--method", "euler"],
      ["--method", "invalid choice"]),
     (["simulate", "planar-2r", "--q0", "0,0", "--duration", "1", "--tau", "1,2,3"],
@@ -235,6 +313,8 @@ def test_energy_optimize_finds_a_cheaper_motion(capsys):
       "speed"], ["--objective", "invalid choice: 'speed'"]),
     (["energy", "planar-2r", "--from", "0,0", "--to", "1,1", "--duration", "1", "--optimize",
       "--via-points", "0"], ["--via-points", "0 is not between 1 and 20"]),
+    (["energy", "planar-2r", "--from", "0,0", "--to", "1,1", "--duration", "1", "--optimize",
+      "--via-points", "10000"], ["--via-points", "10000 is not between 1 and 20"]),
 ])
 def test_bad_arguments_are_clear_errors(argv, words, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

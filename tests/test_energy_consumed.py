@@ -98,3 +98,69 @@ def test_optimize_respects_torque_limits():
     tau = best.info["report"].tau
     assert (np.abs(tau) <= limit * (1 + 1e-6)).all()
     assert best.info["energy"] <= best.info["baseline_energy"]
+
+
+# -- budgets and checks (issue 15) ---------------------------------------------------------------
+@pytest.mark.parametrize("kwargs, message", [
+    ({"torque_limits": [1, 2, 3]}, r"torque_limits: expected one number or 2 \(one per joint\), "
+                                   r"got 3"),
+    ({"torque_limits": [[1, 2]]}, r"torque_limits: expected one number or 2"),
+    ({"torque_limits": "strong"}, r"torque_limits: expected one number or 2 .* 'strong'"),
+    ({"torque_limits": [1, -2]}, r"torque_limits: expected positive finite numbers"),
+    ({"via_points": 10_000}, r"via_points: expected a whole number from 1 to 20, got 10000"),
+    ({"via_points": 0}, r"via_points: .* got 0"),
+    ({"via_points": "3"}, r"via_points: .* got '3'"),
+    ({"via_points": 2.5}, r"via_points: .* got 2\.5"),
+    ({"samples": 1}, r"samples: expected a whole number from 2 to 1,000,000, got 1"),
+    ({"samples": 10**9}, r"samples: .* got 1000000000"),
+    ({"maxiter": 0}, r"maxiter: .* got 0"),
+    ({"max_evaluations": 0}, r"max_evaluations: .* got 0"),
+    # they overflowed inside the inverse dynamics, which blamed g = 9.81
+    ({"q0": [1e200, 0]}, r"q0: a value of magnitude 1e\+200 is out of range"),
+    ({"duration": 1e-300}, r"duration: 1e-300 s is too short for this motion: its speeds or "
+                           r"accelerations overflow float64"),
+])
+def test_optimize_names_a_bad_argument(kwargs, message):
+    robot = rd.load("planar-2r")
+    with pytest.raises(InputError, match=message):
+        rd.energy.optimize(robot, **{"q0": [0, 0], "q1": [1, 1], "duration": 1.0, **kwargs})
+
+
+def test_the_via_point_cap_is_the_command_s():
+    from robodyn.cli_motion import via_count
+
+    assert via_count(str(rd.energy.MAX_VIA_POINTS)) == rd.energy.MAX_VIA_POINTS
+    with pytest.raises(Exception, match=f"is not between 1 and {rd.energy.MAX_VIA_POINTS}"):
+        via_count(str(rd.energy.MAX_VIA_POINTS + 1))
+
+
+def test_via_points_10000_is_refused_at_once():
+    """It ran past 60 s (a 20 000-variable search with finite differences)."""
+    from test_simulation import OUTCOMES, run_bounded
+
+    out = run_bounded(OUTCOMES, """
+        arm = rd.load("planar-2r")
+        outcomes({"via": lambda: rd.energy.optimize(arm, [0, 0], [1, 1], 1.0,
+                                                    via_points=10000)})
+    """)
+    assert out["via"] == ["InputError", "via_points: expected a whole number from 1 to 20, "
+                                        "got 10000"]
+
+
+@pytest.mark.parametrize("limits", [None, 40.0])
+def test_optimize_warns_when_its_budget_runs_out(limits):
+    """Five evaluations are not enough to converge: a RuntimeWarning saying so, and the
+    motion returned still costs no more than the quintic (evaluated independently)."""
+    robot = rd.load("planar-2r")
+    with pytest.warns(RuntimeWarning, match=r"ran out of its budget before converging "
+                                            r"\(maxiter = 200, max_evaluations = 5; 5 "
+                                            r"evaluations used\)"):
+        best = rd.energy.optimize(robot, [-1, 1], [1, -1], 1.5, objective="positive_work",
+                                  torque_limits=limits, samples=61, max_evaluations=5)
+    assert best.info["exhausted"] and best.info["evaluations"] == 5
+    t = np.linspace(0, 1.5, 61)
+    quintic = rd.energy.consumed(robot, tr.Motion(t, *tr.quintic([-1, 1], [1, -1], 1.5)(t)))
+    mine = rd.energy.consumed(robot, tr.Motion(t, *best(t)))
+    assert mine.positive_work <= quintic.positive_work * (1 + 1e-12)
+    with pytest.warns(RuntimeWarning, match=r"ran out of its budget .*maxiter = 1,"):
+        rd.energy.optimize(robot, [-1, 1], [1, -1], 1.5, samples=61, maxiter=1)

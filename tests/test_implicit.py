@@ -3,6 +3,9 @@ the exact Jacobian from the dynamics' derivatives) and ``"implicit-euler"`` (New
 
 from __future__ import annotations
 
+import re
+import warnings
+
 import numpy as np
 import pytest
 
@@ -31,9 +34,16 @@ def test_radau_matches_a_tight_explicit_reference(arm, reference):
 
 
 def test_implicit_euler_is_first_order(arm, reference):
-    errors = [np.abs(rd.simulate(arm, Q0, duration=1.0, method="implicit-euler", dt=dt).q[-1]
-                     - reference.q[-1]).max() for dt in (2e-3, 1e-3)]
+    with warnings.catch_warnings():  # implicit Euler damps the motion: said below
+        warnings.simplefilter("ignore", rd.EnergyBalanceWarning)
+        runs = [rd.simulate(arm, Q0, duration=1.0, method="implicit-euler", dt=dt)
+                for dt in (2e-3, 1e-3)]
+    errors = [np.abs(run.q[-1] - reference.q[-1]).max() for run in runs]
     assert 1.8 < errors[0] / errors[1] < 2.2  # halving dt halves the error
+    # and the energy it damps away (the passive arm keeps K + U): the drift halves too
+    drifts = [run.info["energy_balance"].relative for run in runs]
+    assert 1.8 < drifts[0] / drifts[1] < 2.2
+    assert drifts[0] > rd.simulation.ENERGY_TOLERANCE  # so that run warned
 
 
 def test_state_jacobian_matches_finite_differences(arm):
@@ -62,8 +72,15 @@ def test_stiff_friction_explicit_fails_implicit_does_not():
     dt = 10 ms blows up, implicit Euler and Radau settle on the slow overdamped motion
     ``qd ~ -m g l sin(q) / F``."""
     p = rd.load("pendulum").with_values(F=1000.0)
-    with pytest.raises(RobodynError, match="finite"):
+    with pytest.raises(RobodynError, match=r"diverged on the step from t = \S+ s to \S+ s: the "
+                                           r"state stopped being finite or passed 1e\+10 .* "
+                                           "too fast for dt") as caught:
         rd.simulate(p, [1.0], duration=1.0, dt=0.01, method="rk4")
+    # the fastest rate of I qdd + F qd + m g l sin q = 0 is about F / I
+    v = p.values
+    rate = float(re.search(r"fastest rate is (\S+) 1/s", str(caught.value))[1])
+    assert rate == pytest.approx(1000.0 / (v["Izz"] + v["m"] * v["l"] ** 2), rel=0.01)
+    assert "use method='implicit-euler' or 'radau'" in str(caught.value)
     euler = rd.simulate(p, [1.0], duration=1.0, dt=0.01, method="implicit-euler")
     radau = rd.simulate(p, [1.0], duration=1.0, method="radau", rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(euler.q[-1], radau.q[-1], atol=1e-4)
@@ -75,3 +92,20 @@ def test_stiff_friction_explicit_fails_implicit_does_not():
 def test_implicit_euler_needs_dt(arm):
     with pytest.raises(InputError, match="give dt"):
         rd.simulate(arm, Q0, method="implicit-euler")
+
+
+def test_implicit_euler_diverges_only_under_an_unbounded_torque(numpy_backend):
+    """Implicit Euler is stable for any dt; a state past MAX_MAGNITUDE means the torques
+    drive the arm without bound, and the error says so, at the step where q = a t (t + dt)
+    / 2 (implicit Euler on qdd = a) passes it."""
+    pendulum = rd.load("pendulum").with_values(F=0.0)
+    v = pendulum.values
+    accel = 1e8 / (v["Izz"] + v["m"] * v["l"] ** 2)
+    with pytest.raises(RobodynError, match=r"the motion diverged: the state stopped being "
+                                           r"finite or passed 1e\+10 by t = (\S+) s \(implicit "
+                                           "Euler is stable for any dt") as caught:
+        rd.simulate(pendulum, [0.0], duration=20.0, dt=0.1, method="implicit-euler",
+                    tau=np.full((2, 1), 1e8))
+    t = np.arange(1, 201) * 0.1
+    first = t[np.argmax(accel * t * (t + 0.1) / 2 > 1e10)]
+    assert float(re.search(r"by t = (\S+) s", str(caught.value))[1]) == pytest.approx(first)

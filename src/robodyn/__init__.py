@@ -16,13 +16,13 @@ from .errors import (
 )
 from .identification import identify
 from .robot import Robot, TorqueParts, load
-from .simulation import JointLimitWarning, Simulation, simulate
+from .simulation import EnergyBalanceWarning, JointLimitWarning, Simulation, simulate
 
 __version__ = "0.1.0"
 __all__ = ["load", "Robot", "TorqueParts", "models", "trajectory", "energy", "control",
            "simulate", "Simulation", "identify", "excitation", "JointLimitWarning", "ModelError",
            "InputError", "RobodynError", "UrdfWarning", "PhysicalConsistencyWarning",
-           "__version__"]
+           "EnergyBalanceWarning", "__version__"]
 
 
 def __getattr__(name: str):

@@ -27,19 +27,27 @@ from types import SimpleNamespace
 import numpy as np
 
 from . import energy as rd_energy
+from . import simulation as rd_simulation
 from . import trajectory as rd_trajectory
 from .cli_args import integer_between
 from .errors import InputError, PhysicalConsistencyWarning, excerpt
-from .simulation import METHODS, JointLimitWarning, simulate
+from .simulation import (
+    DEFAULT_MAX_STEPS,
+    MAX_DURATION,
+    MAX_STEPS,
+    METHODS,
+    EnergyBalanceWarning,
+    JointLimitWarning,
+    check_magnitude,
+    simulate,
+    state_vector,
+    time_grid,
+)
 
 #: Most numbers one vector option takes (no chain has more joints).
 MAX_VALUES = 64
-#: Longest motion the commands accept, in seconds.
-MAX_DURATION = 1.0e5
-#: Most fixed steps ``simulate`` takes (the run is kept in memory).
-MAX_STEPS = 2_000_000
-#: Most samples ``torques`` and ``energy`` evaluate.
-MAX_SAMPLES = 1_000_000
+#: Most samples ``torques`` and ``energy`` evaluate (:data:`robodyn.energy.MAX_SAMPLES`).
+MAX_SAMPLES = rd_energy.MAX_SAMPLES
 #: Largest ``--tau`` CSV file read, in bytes.
 MAX_TAU_FILE = 100_000_000
 PROFILES = ("quintic", "cubic", "trapezoidal")
@@ -99,8 +107,14 @@ def sample_count(text: str) -> int:
 
 
 def via_count(text: str) -> int:
-    """An argparse type: a number of via points, ``1 <= n <= 20``."""
-    return integer_between(text, 1, 20)
+    """An argparse type: a number of via points, ``1 <= n <=``
+    :data:`robodyn.energy.MAX_VIA_POINTS`."""
+    return integer_between(text, 1, rd_energy.MAX_VIA_POINTS)
+
+
+def step_count(text: str) -> int:
+    """An argparse type: a budget of adaptive steps, ``1 <= n <= MAX_STEPS``."""
+    return integer_between(text, 1, MAX_STEPS)
 
 
 # -- checks after the model is known -----------------------------------------------------------
@@ -202,6 +216,7 @@ def _torques(args, robot):
         if not path.is_file():
             raise InputError(f"--tau: no file {excerpt(args.tau[0])}")
         times, values = read_torque_table(path, robot.dof)
+        check_magnitude(values, f"--tau: {excerpt(str(path))}")
         return values, times, f"tau from {path.name} ({len(times)} rows)"
     try:
         groups = [numbers(text) for text in args.tau]
@@ -209,6 +224,7 @@ def _torques(args, robot):
         raise InputError(f"--tau: {exc} (give {robot.dof} numbers or a CSV file "
                          "t,tau1..taun)") from None
     tau = joint_vector(groups, "--tau", robot)
+    check_magnitude(tau, "--tau")
     return tau[None, :], None, f"tau = {_fmt(tau)} (constant)"
 
 
@@ -223,28 +239,27 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         plot = _plot_module("--animate")
         animation = _output(args.animate, "--animate", (".gif", ".mp4"))
     robot = load_model(args.model, args)
-    q0 = joint_vector(args.q0, "--q0", robot)
-    qd0 = joint_vector(args.qd0, "--qd0", robot) if args.qd0 else np.zeros(robot.dof)
-    if args.method in ("rk4", "semi-implicit-euler") and args.dt is None:
+    q0 = state_vector(joint_vector(args.q0, "--q0", robot), "--q0", robot.dof)
+    qd0 = state_vector(joint_vector(args.qd0, "--qd0", robot), "--qd0", robot.dof) \
+        if args.qd0 else np.zeros(robot.dof)
+    if args.method in ("rk4", "semi-implicit-euler", "implicit-euler") and args.dt is None:
         raise InputError(f"--method {args.method} is a fixed-step method: give --dt (e.g. "
                          "0.001)")
     if args.dt is not None:
-        if args.dt > args.duration:
-            raise InputError(f"--dt: {args.dt:g} s is longer than the duration "
-                             f"{args.duration:g} s")
-        if args.duration / args.dt > MAX_STEPS:
-            raise InputError(f"--duration / --dt: {args.duration / args.dt:,.0f} steps; at most "
-                             f"{MAX_STEPS:,} (a larger dt or a shorter duration)")
+        time_grid(args.duration, args.dt, ("--duration", "--dt"))  # the checks simulate makes
     tau, tau_times, tau_words = _torques(args, robot)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", JointLimitWarning)
+        warnings.simplefilter("always", EnergyBalanceWarning)
         sim = simulate(robot, q0, qd0, duration=args.duration, tau=tau, tau_times=tau_times,
-                       dt=args.dt, method=args.method)
+                       dt=args.dt, method=args.method, max_steps=args.max_steps)
     _report_warnings(caught)
     info = sim.info
     how = info["method"] + (f", dt = {args.dt:g} s" if args.dt else
                             f", rtol = {info['rtol']:g}, atol = {info['atol']:g}")
-    print(f"{robot.name}: {robot.dof} DOF simulated for {args.duration:g} s ({how}) from "
+    if "last_step" in info:
+        how += f", the last step {info['last_step']:.6g} s"
+    print(f"{robot.name}: {robot.dof} DOF simulated for {sim.t[-1]:g} s ({how}) from "
           f"q0 = {_fmt(q0)}, qd0 = {_fmt(qd0)}, {tau_words}")
     evaluations = f" ({info['evaluations']:,} evaluations)" if "evaluations" in info else ""
     compiled = " in a compiled loop" if info.get("compiled") else ""
@@ -267,18 +282,15 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 def energy_balance(robot, sim) -> str:
     """One line on ``E = K + U`` along ``sim``: its drift when nothing adds or removes energy,
     else the balance ``E(end) - E(0) - W_tau + L_friction`` (trapezoidal rule on the samples),
-    each also relative to ``max(max |E|, range of K)``."""
+    each also relative to the energy scale (:class:`robodyn.simulation.EnergyBalance`, the
+    one ``simulate`` checks)."""
     total = sim.total
-    scale = max(float(np.abs(total).max()), float(np.ptp(sim.kinetic)), 1e-300)
-    change = float(total[-1] - total[0])
+    b = sim.info.get("energy_balance") or rd_simulation.energy_balance(robot, sim)
     start = f"energy K+U: start {total[0]:.10g} J, end {total[-1]:.10g} J"
-    report = rd_energy.consumed(robot, sim)
-    if not np.any(sim.tau) and report.friction_loss == 0:
-        return f"{start}, drift {change:.3g} J (relative {abs(change) / scale:.2g})"
-    balance = change - report.net_work + report.friction_loss
-    return (f"{start}; work of tau {report.net_work:.6g} J, friction loss "
-            f"{report.friction_loss:.6g} J; balance {balance:.3g} J (relative "
-            f"{abs(balance) / scale:.2g})")
+    if b.passive:
+        return f"{start}, drift {b.change:.3g} J (relative {b.relative:.2g})"
+    return (f"{start}; work of tau {b.work:.6g} J, friction loss {b.friction_loss:.6g} J; "
+            f"balance {b.error:.3g} J (relative {b.relative:.2g})")
 
 
 # -- torques -----------------------------------------------------------------------------------
@@ -287,8 +299,10 @@ def _profile(args, robot, profile: str):
     q0 = joint_vector(args.q_from, "--from", robot)
     q1 = joint_vector(args.q_to, "--to", robot)
     make = getattr(rd_trajectory, profile)
-    traj = make(q0, q1, args.duration)
+    with np.errstate(all="ignore"):  # a duration too short for the motion is said below
+        traj = make(q0, q1, args.duration)
     t = np.linspace(0.0, traj.duration, args.samples)
+    rd_energy.check_motion(traj, t, ("--from", "--to", "--duration"))
     return traj, rd_trajectory.Motion(t, *traj(t))
 
 
@@ -434,6 +448,10 @@ def add_motion_commands(sub, parents=()) -> None:
                    help="fixed step (e.g. 0.001 for 1 kHz; default: adaptive steps)")
     p.add_argument("--method", choices=METHODS, default=None,
                    help="integrator (default: rk45, or rk4 with --dt)")
+    p.add_argument("--max-steps", type=step_count, default=DEFAULT_MAX_STEPS, metavar="N",
+                   help=f"most steps of an adaptive method (default {DEFAULT_MAX_STEPS:,}, at "
+                        f"most {MAX_STEPS:,}); a fixed step takes duration / dt steps, at most "
+                        f"{MAX_STEPS:,}")
     p.add_argument("--plot", metavar="PICTURE", help="draw q, qd, qdd over time (e.g. sim.png)")
     p.add_argument("--animate", metavar="FILE", help="animate the arm (.gif, or .mp4 with "
                                                      "ffmpeg)")

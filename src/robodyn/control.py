@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import InputError
+from .errors import InputError, excerpt
 from .trajectory import Trajectory
 
 __all__ = ["PDGravity", "ComputedTorque"]
@@ -41,11 +41,19 @@ class PDGravity:
     kind = "pd_gravity"
 
     def __init__(self, model, q_ref, kp, kd):
+        if isinstance(q_ref, Trajectory):
+            raise InputError("q_ref: PDGravity regulates to a set point (one position per "
+                             "joint), and a Trajectory was given; to track a trajectory use "
+                             "ComputedTorque(model, trajectory, kp, kd)")
         self.model = model
-        self.q_ref = np.asarray(q_ref, dtype=float).reshape(-1)
+        try:
+            self.q_ref = np.asarray(q_ref, dtype=float).reshape(-1)
+        except (TypeError, ValueError):
+            raise InputError(f"q_ref: expected {model.dof} finite values (the set point), got "
+                             f"{excerpt(q_ref)}") from None
         if self.q_ref.shape != (model.dof,) or not np.isfinite(self.q_ref).all():
             raise InputError(f"q_ref: expected {model.dof} finite values, got "
-                             f"{self.q_ref.tolist()}")
+                             f"{excerpt(self.q_ref.tolist())}")
         self.kp = _gains(kp, "kp", model.dof)
         self.kd = _gains(kd, "kd", model.dof)
 

@@ -14,8 +14,9 @@ Jacobian (Newton then converges more slowly, to the same answer).
   solved by Newton's method on ``G(y) = y - y_k - dt f(t_{k+1}, y)``,
   ``G' = 1 - dt df/dy``; first order, L-stable: stiff joints (large friction, stiff
   feedback gains) do not blow up, they are damped.
-* ``"radau"`` (adaptive): SciPy's Radau IIA of order 5 (``solve_ivp(method="Radau")``)
-  given the exact Jacobian ``jac=df/dy``.
+* ``"radau"`` (adaptive): SciPy's Radau IIA of order 5 (``scipy.integrate.Radau``,
+  stepped by :func:`robodyn.simulate` within its step budget) given the exact Jacobian
+  ``jac=df/dy`` (:func:`radau_functions`).
 """
 
 from __future__ import annotations
@@ -54,40 +55,52 @@ def _central(f, x, h=1e-6):
     return np.stack(cols, axis=-1)
 
 
-def implicit_euler(robot, q0, qd0, steps, dt, torque_at, wrench_at, tol=1e-10):
-    """``(t, Q, QD)`` of ``steps`` implicit-Euler steps of size ``dt`` (module docstring)."""
+def implicit_euler(robot, q0, qd0, times, torque_at, wrench_at, tol=1e-10, bound=np.inf):
+    """``(Q, QD)`` at ``times`` (``t_0 = 0``) by implicit-Euler steps from one time to the
+    next (module docstring). A state that stops being finite or passes ``bound`` is an
+    error naming the time."""
     dof = robot.dof
-    t = np.arange(steps + 1) * dt
+    t = np.asarray(times, dtype=float)
+    steps = len(t) - 1
     Q = np.empty((steps + 1, dof))
     QD = np.empty((steps + 1, dof))
     Q[0], QD[0] = q0, qd0
     y = np.concatenate([q0, qd0])
     eye = np.eye(2 * dof)
     for k in range(steps):
-        t1 = t[k + 1]
+        t1, dt = t[k + 1], t[k + 1] - t[k]
         f, jac = state_jacobian(robot, torque_at, wrench_at, t[k], y[:dof], y[dof:])
         y_prev, y_new = y, y + dt * f  # explicit Euler predicts, Newton corrects
-        for _ in range(NEWTON_ITERATIONS):
-            f, jac = state_jacobian(robot, torque_at, wrench_at, t1, y_new[:dof], y_new[dof:])
-            step = np.linalg.solve(eye - dt * jac, -(y_new - y_prev - dt * f))
-            y_new = y_new + step
-            if np.linalg.norm(step) <= tol * (1.0 + np.linalg.norm(y_new)):
-                break
-        else:
+        converged = False
+        try:
+            for _ in range(NEWTON_ITERATIONS):
+                f, jac = state_jacobian(robot, torque_at, wrench_at, t1, y_new[:dof],
+                                        y_new[dof:])
+                step = np.linalg.solve(eye - dt * jac, -(y_new - y_prev - dt * f))
+                y_new = y_new + step
+                if np.linalg.norm(step) <= tol * (1.0 + np.linalg.norm(y_new)):
+                    converged = True
+                    break
+        except RobodynError:
+            if np.all(np.abs(y_new) <= bound):
+                raise  # the model's (or the torque's) own error at a state in range
+        except np.linalg.LinAlgError:
+            pass  # a singular Newton matrix: not converged
+        if not converged and np.all(np.abs(y_new) <= bound):
             raise RobodynError(f"simulate: implicit Euler's Newton iteration did not converge "
                                f"at t = {t1:.6g} s; reduce dt")
-        if not np.isfinite(y_new).all():
-            raise RobodynError(f"simulate: the state stopped being finite by t = {t1:.6g} s; "
-                               "reduce dt")
+        if not np.all(np.abs(y_new) <= bound):
+            raise RobodynError(f"simulate: the motion diverged: the state stopped being finite "
+                               f"or passed {bound:g} by t = {t1:.6g} s (implicit Euler is "
+                               "stable for any dt: the torques or the wrench drive the arm "
+                               "without bound, or the model's values are out of range)")
         y = y_new
         Q[k + 1], QD[k + 1] = y[:dof], y[dof:]
-    return t, Q, QD
+    return Q, QD
 
 
-def radau(robot, q0, qd0, duration, torque_at, wrench_at, rtol, atol, t_eval, max_step):
-    """SciPy's Radau IIA with the exact Jacobian: the ``solve_ivp`` result."""
-    from scipy.integrate import solve_ivp  # noqa: PLC0415 - SciPy only when used
-
+def radau_functions(robot, torque_at, wrench_at):
+    """``(f(t, y), df/dy(t, y))`` for SciPy's Radau IIA with the exact Jacobian."""
     dof = robot.dof
 
     def rhs(t, y):
@@ -98,6 +111,4 @@ def radau(robot, q0, qd0, duration, torque_at, wrench_at, rtol, atol, t_eval, ma
     def jac(t, y):
         return state_jacobian(robot, torque_at, wrench_at, t, y[:dof], y[dof:])[1]
 
-    return solve_ivp(rhs, (0.0, duration), np.concatenate([q0, qd0]), method="Radau",
-                     jac=jac, rtol=rtol, atol=atol, dense_output=True, t_eval=t_eval,
-                     max_step=max_step)
+    return rhs, jac

@@ -12,7 +12,9 @@ without returning to Python between stages. Torques are one of:
 
 ``s`` indexes the stage times ``t_k`` (``2k``), ``t_k + dt/2`` (``2k + 1``); an
 array with one row is the same at every stage. The loop records the state
-after each step and the torque and acceleration at each step's start.
+after each step and the torque and acceleration at each step's start; it stops at
+the first step whose result is not finite or exceeds ``LIMIT`` in magnitude (a
+diverging motion) and returns that step's index, its result not recorded.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ _HEADER = '''import numpy as np
 from numba import njit
 from {fd} import kernel as fd
 {controller_import}
+
+LIMIT = {limit!r}
 
 @njit(nogil=True, cache=True, error_model="numpy")
 def row(A, s):
@@ -62,7 +66,7 @@ _LOOP = '''
 @njit(nogil=True, cache=True, error_model="numpy")
 def run(P, PC, H, TAB, QR, QDR, QDDR, KP, KD, dt, k0, k1, method, Q, QD, QDD, TAU):
     """Steps k0..k1-1 from state Q[k0], QD[k0]; returns -1, or the step where a result
-    stopped being finite."""
+    stopped being finite or passed LIMIT."""
     n = Q.shape[1]
     q = np.empty((1, n))
     qd = np.empty((1, n))
@@ -118,6 +122,9 @@ def run(P, PC, H, TAB, QR, QDR, QDDR, KP, KD, dt, k0, k1, method, Q, QD, QDD, TA
                 qd[0, i] = qd[0, i] + dt / 6.0 * (k1v[i] + 2.0 * k2v[i] + 2.0 * k3v[i]
                                                   + acc[0, i])
         for i in range(n):
+            if not (abs(q[0, i]) <= LIMIT and abs(qd[0, i]) <= LIMIT):  # also NaN
+                return k
+        for i in range(n):
             Q[k + 1, i] = q[0, i]
             QD[k + 1, i] = qd[0, i]
     return -1
@@ -125,14 +132,18 @@ def run(P, PC, H, TAB, QR, QDR, QDDR, KP, KD, dt, k0, k1, method, Q, QD, QDD, TA
 
 
 def loop_source(fd_module: str, controller: str, controller_module: str | None,
-                contact: bool) -> str:
+                contact: bool, limit: float) -> str:
     """The loop module for a forward-dynamics kernel module ``fd_module`` (with an ``h_e``
     input when ``contact``) and a ``controller`` of :data:`CONTROLLERS` whose model
-    kernel (gravity or inverse dynamics) lives in ``controller_module``."""
+    kernel (gravity or inverse dynamics) lives in ``controller_module``; a state beyond
+    ``limit`` in magnitude stops the loop."""
     if controller not in CONTROLLERS:
         raise ValueError(f"unknown controller {controller!r}")
     imports = f"from {controller_module} import kernel as ck" if controller != "table" else ""
-    return (_HEADER.format(fd=fd_module, controller_import=imports)
+    limit = float(limit)  # a float literal in the source, never other text
+    if not 0 < limit < float("inf"):
+        raise ValueError(f"limit must be a positive finite number, got {limit!r}")
+    return (_HEADER.format(fd=fd_module, controller_import=imports, limit=limit)
             + _STAGE.format(controller=_CONTROLLER[controller],
                             contact=", H" if contact else "")
             + _LOOP)
