@@ -54,7 +54,7 @@ def _cmd_exercise(args: argparse.Namespace) -> int:
         ex = make_exercise(dof, args.joints, args.seed)
     except InputError as exc:
         args.command_parser.error(str(exc))
-    for path in ex.write(args.out):
+    for path in ex.write(args.out, option="--out"):
         print(path)
     sys.stdout.flush()
     return 0

@@ -6,6 +6,10 @@ options of every model command: ``--base``, ``--tip``, ...). ``--urdf -`` writes
 file to standard output. ``--lang`` is one of python, c, cpp, matlab, java, julia,
 mathematica; ``--parameters baked`` (default) writes the model's numbers into the code,
 ``--parameters argument`` makes every function take the parameter vector ``p`` first.
+
+A file that is already there is overwritten only when robodyn wrote it (its header's
+first line says so) or with ``--force``; a symbolic link is never written through or
+replaced (:mod:`robodyn.codegen.export.files`).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .errors import ModelError
+from .model.names import visible
 
 
 def add_export_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
@@ -31,6 +35,8 @@ def add_export_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.
                    help="a built-in model name, a YAML model file or a URDF file")
     p.add_argument("--urdf", metavar="FILE",
                    help="the URDF file to write ('-': standard output)")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite files that robodyn did not write (never a symbolic link)")
     code = p.add_argument_group("code export")
     code.add_argument("--lang", choices=list(LANGUAGES), metavar="LANG",
                       help="the language of the code: " + ", ".join(LANGUAGES))
@@ -58,17 +64,15 @@ def _cmd_export(args: argparse.Namespace) -> int:
     robot = load_model(args.model, args)
     if args.lang is not None:
         return _export_code(robot, args)
+    from .codegen.export.files import write_file
+
     text = robot.to_urdf()
     if args.urdf == "-":
         sys.stdout.write(text)
         return 0
-    try:
-        with open(args.urdf, "w", encoding="utf-8") as out:
-            out.write(text)
-    except OSError as exc:
-        raise ModelError(f"--urdf {args.urdf[:80]!r}: cannot write the file "
-                         f"({exc.strerror or exc})") from None
-    print(f"robodyn: wrote {robot.name} ({robot.dof} joints) to {args.urdf}", file=sys.stderr)
+    write_file(args.urdf, text, force=args.force, option="--urdf")
+    print(f"robodyn: wrote {visible(robot.name)} ({robot.dof} joints) to {args.urdf}",
+          file=sys.stderr)
     return 0
 
 
@@ -78,8 +82,8 @@ def _export_code(robot, args: argparse.Namespace) -> int:
     eq = robot.equations(method=args.method)
     program = program_of(eq, args.parameters, args.name)
     files = LANGUAGES[args.lang][0](program)
-    paths = write_files(files, args.out)
-    print(f"robodyn: wrote {robot.name} ({robot.dof} joints, {args.lang}, parameters "
+    paths = write_files(files, args.out, force=args.force)
+    print(f"robodyn: wrote {visible(robot.name)} ({robot.dof} joints, {args.lang}, parameters "
           f"{args.parameters}): " + ", ".join(str(p) for p in paths), file=sys.stderr)
     print("use:\n" + "\n".join("  " + line for line in
                                usage(args.lang, program, args.out).splitlines()),

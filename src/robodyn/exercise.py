@@ -54,30 +54,28 @@ class Exercise:
     def dof(self) -> int:
         return len(self.joints)
 
-    def write(self, out: str | Path) -> list[Path]:
+    def write(self, out: str | Path, option: str = "out") -> list[Path]:
         """Write ``out/task/`` (model file, task sheet) and ``out/solution/`` (the worked
-        derivation); returns the paths written, in order."""
+        derivation); returns the paths written, in order. The files are replaced each
+        time (not through a symbolic link: one is refused); a folder that cannot be made
+        is an :class:`InputError` naming ``option`` (``--out`` for the command line)."""
+        from .codegen.export.files import prepare_folder, write_files
         from .robot import load
         from .symbolic import equations
 
-        out = Path(out)
+        out = prepare_folder(out, option)
         task, solution = out / "task", out / "solution"
-        task.mkdir(parents=True, exist_ok=True)
-        solution.mkdir(parents=True, exist_ok=True)
-        model = task / "arm.yaml"
-        model.write_text(self.model_yaml)
+        (model,) = write_files({"arm.yaml": self.model_yaml}, task, force=True, option=option)
         eq = equations(load(model), method="lagrange")
-        files = {
-            task / "task.md": task_markdown(self, eq),
-            task / "task.tex": task_latex(self, eq),
-            solution / "solution.txt": eq.text(steps=True),
-            solution / "solution.md": eq.markdown(steps=True),
-            solution / "solution.tex": eq.latex(steps=True, document=True),
-            solution / "answer.json": eq.json(),
-        }
-        for path, text in files.items():
-            path.write_text(text)
-        return [model, *files]
+        written = write_files({"task.md": task_markdown(self, eq),
+                               "task.tex": task_latex(self, eq)}, task, force=True,
+                              option=option)
+        written += write_files({"solution.txt": eq.text(steps=True),
+                                "solution.md": eq.markdown(steps=True),
+                                "solution.tex": eq.latex(steps=True, document=True),
+                                "answer.json": eq.json()}, solution, force=True,
+                               option=option)
+        return [model, *written]
 
 
 def make_exercise(dof: int = 2, joints: str | None = None, seed: int = 0) -> Exercise:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .chain import Chain
+from .names import check_source_names
 
 
 @dataclass(frozen=True)
@@ -38,13 +39,20 @@ class Provenance:
 
 @dataclass(frozen=True)
 class ModelSource:
-    """A parsed model: its chain, default parameter values and description."""
+    """A parsed model: its chain, default parameter values and description.
+
+    Every loader ends here, so this is where the names are checked (one line of
+    printable text each, :func:`~robodyn.model.names.check_source_names`): the model's,
+    its links' and joints', the parameters', the display names."""
 
     name: str
     chain: Chain
     values: dict[str, float]
     description: str = ""
     provenance: Provenance = field(default_factory=Provenance)
+
+    def __post_init__(self):
+        check_source_names(self)
 
 
 __all__ = ["ModelSource", "Provenance"]

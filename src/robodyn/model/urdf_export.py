@@ -29,19 +29,23 @@ The URDF holds the chain with every parameter value bound, as
   in a comment.
 
 URDF has no motor (armature) inertia: ``G^2 J_m`` is left out, with a comment and a
-:class:`~robodyn.errors.UrdfWarning`. Names are the chain's (made unique); numbers are
-written with ``repr`` (shortest text that reads back as the same float).
+:class:`~robodyn.errors.UrdfWarning`. Names are the chain's (made unique, control
+characters as ``<U+XXXX>``; ElementTree escapes ``& < > "``); numbers are written with
+``repr`` (shortest text that reads back as the same float). The second line is the comment
+:data:`~robodyn.model.names.MARKER`, by which ``robodyn export`` knows its own files.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import xml.etree.ElementTree as ET
 
 import numpy as np
 
 from ..errors import UrdfWarning, warn
 from .chain import PRISMATIC, REVOLUTE, Chain
+from .names import MARKER, visible
 from .urdf import GRAVITY
 
 #: Stand-in for a limit URDF requires and the model does not know (m, rad, m/s, N, N m).
@@ -53,7 +57,7 @@ def chain_to_urdf(chain: Chain, name: str, comment: str = "") -> str:
     ``robot.numeric_chain``); ``comment`` heads the file. See the module docstring for
     the frames, joints and links written."""
     names = _Names()
-    root = ET.Element("robot", name=name or "robot")
+    root = ET.Element("robot", name=visible(name) or "robot")
     notes = [comment] if comment else []
     base = names.link("base_link")
 
@@ -83,7 +87,7 @@ def chain_to_urdf(chain: Chain, name: str, comment: str = "") -> str:
         text = (f"URDF has no motor (armature) inertia: G^2 Jm of joint(s) "
                 f"{', '.join(armature[:10])}{' ...' if len(armature) > 10 else ''} is left out")
         notes.append(text)
-        warn(UrdfWarning(f"{name}: {text}"))
+        warn(UrdfWarning(f"{visible(name)}: {text}"))
 
     tip_rotation = np.array(chain.tip.rotation, dtype=float)
     tip_translation = np.array(chain.tip.translation, dtype=float)
@@ -98,7 +102,8 @@ def chain_to_urdf(chain: Chain, name: str, comment: str = "") -> str:
     for k, note in enumerate(notes):
         root.insert(k, ET.Comment(f" {_comment_text(note)} "))
     ET.indent(root, space="  ")
-    return '<?xml version="1.0"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    return (f'<?xml version="1.0"?>\n<!-- {MARKER} -->\n' + ET.tostring(root, encoding="unicode")
+            + "\n")
 
 
 def _joint(root, link, i, parent, names, notes):
@@ -218,8 +223,9 @@ def _vector(values) -> str:
 
 
 def _comment_text(text: str) -> str:
-    """Text safe inside ``<!-- -->`` (no ``--``)."""
-    return text.replace("--", "- -")
+    """Text safe inside ``<!-- -->``: no ``--`` (``---`` becomes ``- - -``), control
+    characters as ``<U+XXXX>``."""
+    return re.sub(r"-(?=-)", "- ", visible(text))
 
 
 class _Names:
@@ -231,6 +237,7 @@ class _Names:
 
     def _unique(self, kind: str, name: str) -> str:
         taken = self.taken[kind]
+        name = visible(name)  # XML 1.0 cannot hold most control characters at all
         out, k = name, 2
         while out in taken:
             out, k = f"{name}_{k}", k + 1

@@ -47,6 +47,7 @@ from ..errors import ModelError, excerpt
 from .chain import JOINT_TYPES, Friction, Inertial, Motor, Transform
 from .dh import CONVENTIONS, STANDARD, DHRow, dh_chain
 from .expressions import check_parameter_name, parse_expression, symbol
+from .names import display_tex_problem
 from .source import ModelSource, Provenance
 
 _TOP_KEYS = {"name", "dh", "gravity", "links", "values", "description", "planar", "tool",
@@ -282,7 +283,9 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
 def _display(value: object, chain, field: str) -> tuple[tuple[str, str], ...]:
     """``display: {q2: d_2, ml2: "m_{l_2}"}``: how printed derivations name a joint
     variable (``q1``..) or a parameter; each key must be one of the model's, each value
-    a name or short LaTeX (at most 40 characters of letters, digits, ``_ { } \\ ^ '``)."""
+    a name or short LaTeX (at most 40 characters of letters, digits, ``_ { } \\ ^ '``;
+    balanced braces; only the commands of
+    :data:`~robodyn.model.names.DISPLAY_COMMANDS`, nothing that reads a file)."""
     if value is None:
         return ()
     if not isinstance(value, Mapping):
@@ -297,6 +300,9 @@ def _display(value: object, chain, field: str) -> tuple[tuple[str, str], ...]:
         if not isinstance(name, str) or not _DISPLAY.match(name):
             raise ModelError(f"{field}.{key}: {excerpt(name, 40)} is not a display name "
                              "(letters, digits, _ { } \\ ^ ', at most 40 characters)")
+        problem = display_tex_problem(name)
+        if problem:
+            raise ModelError(f"{field}.{key}: {excerpt(name, 40)} {problem}")
         out.append((str(key), name))
     return tuple(sorted(out))
 

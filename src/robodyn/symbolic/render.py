@@ -15,11 +15,13 @@ rounded to that many significant digits); see :mod:`.readable`.
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING
 
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
+from ..model.names import display_tex_problem, visible
 from .readable import Readable
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -81,7 +83,7 @@ def plain(expr) -> str:
 def _header_lines(eq: Equations) -> list[str]:
     joints = ", ".join(f"q{i + 1} {t}" for i, t in enumerate(eq.joint_types))
     params = ", ".join(str(s) for s in eq.params) or "(none: all numbers)"
-    lines = [f"Equations of motion of {eq.name} by {method_name(eq)}",
+    lines = [f"Equations of motion of {visible(eq.name)} by {method_name(eq)}",
              f"  joints: {joints}",
              f"  parameters: {params}",
              f"  gravity g0 = [{', '.join(plain(x) for x in eq.chain.gravity)}] (base frame)"]
@@ -90,7 +92,8 @@ def _header_lines(eq: Equations) -> list[str]:
     if eq.frames_note:
         lines.append(f"  frames: {eq.frames_note}")
     if getattr(eq, "display", None):
-        lines.append("  notation: " + ", ".join(f"{k} = {v}" for k, v in eq.display.items()))
+        lines.append("  notation: " + ", ".join(f"{visible(k)} = {visible(v)}"
+                                                for k, v in eq.display.items()))
     return lines
 
 
@@ -318,12 +321,22 @@ def to_pretty(eq: Equations, steps: bool = False, width: int = 100, shorthand: b
 
 
 # -- LaTeX -------------------------------------------------------------------------------
+_PLAIN_DISPLAY = re.compile(r"^[A-Za-z0-9_' ^]+$")
+_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
 def display_tex(name: str) -> str:
     """LaTeX of a display name: ``theta_1`` as SymPy writes the symbol (``\\theta_{1}``);
-    a name with a backslash or braces is LaTeX already."""
-    if "\\" in name or "{" in name:
+    a name with a backslash or braces is LaTeX already. Anything else, and LaTeX that a
+    model file could not hold (:func:`~robodyn.model.names.display_tex_problem`: another
+    command, unbalanced braces), is shown as escaped text, never run."""
+    name = str(name)
+    if _PLAIN_DISPLAY.match(name):
+        return sp.latex(sp.Symbol(name))
+    if ("\\" in name or "{" in name) and visible(name) == name \
+            and not display_tex_problem(name):
         return name
-    return sp.latex(sp.Symbol(name))
+    return rf"\text{{{_tex_escape(name)}}}"
 
 
 def _symbol_names(eq: Equations) -> dict:
@@ -335,7 +348,7 @@ def _symbol_names(eq: Equations) -> dict:
         if shown:
             names[eq.q[i]] = display_tex(shown)
             head, _, sub = shown.partition("_")
-            plain_name = "\\" not in shown and "{" not in shown
+            plain_name = bool(_PLAIN_DISPLAY.match(shown))
             if plain_name and sub and head:  # theta_1: \dot{\theta}_{1}
                 head, sub = display_tex(head), f"_{{{sub}}}"
             else:
@@ -349,6 +362,8 @@ def _symbol_names(eq: Equations) -> dict:
     for s in eq.params:
         if s.name in display:
             names[s] = display_tex(display[s.name])
+        elif not _IDENTIFIER.match(s.name):  # a symbol made in Python: shown as text
+            names[s] = rf"\text{{{_tex_escape(s.name)}}}"
     return names
 
 
@@ -483,9 +498,26 @@ def latex_summary(eq: Equations) -> str:
     return "\\begin{aligned}" + " \\\\ ".join(parts) + "\\end{aligned}"
 
 
+_TEX_TEXT = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "&": r"\&",
+             "%": r"\%", "#": r"\#", "^": r"\^{}", "~": r"\~{}", "$": r"\$",
+             "<": r"\textless{}", ">": r"\textgreater{}"}
+
+
 def _tex_escape(text: str) -> str:
-    return (text.replace("\\", r"\textbackslash{}").replace("_", r"\_").replace("&", r"\&")
-            .replace("%", r"\%").replace("#", r"\#").replace("^", r"\^{}"))
+    """``text`` as LaTeX text: every special character escaped (``\\ { } _ & % # ^ ~ $ < >``),
+    every control or invisible character written as ``<U+XXXX>``, so it can neither run a
+    command nor end the group it stands in."""
+    return "".join(_TEX_TEXT.get(ch, ch) for ch in visible(text))
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#+!|$~&])")
+
+
+def md_escape(text: str) -> str:
+    """``text`` as Markdown text: the characters that start emphasis, links, math, HTML
+    or entities backslash-escaped (CommonMark reads ``\\<`` as ``<``), control and
+    invisible characters as ``<U+XXXX>``."""
+    return _MD_SPECIAL.sub(r"\\\1", visible(text))
 
 
 def _tex_definitions(eq: Equations, rd: Readable) -> str:
@@ -568,7 +600,7 @@ def to_markdown(eq: Equations, steps: bool = False, shorthand: bool = True,
     joints = ", ".join(f"${_tex(eq, q)}$ {t}" for q, t in zip(eq.q, eq.joint_types,
                                                                 strict=True))
     params = ", ".join(f"${_tex(eq, s)}$" for s in eq.params) or "none"
-    out = [f"# Equations of motion of {eq.name} by {method_name(eq)}", "",
+    out = [f"# Equations of motion of {md_escape(eq.name)} by {method_name(eq)}", "",
            f"- joints: {joints}", f"- parameters: {params}",
            f"- gravity $g_0 = {_tex(eq, sp.Matrix(eq.chain.gravity).T)}^T$ (base frame)", "",
            r"$$M(q)\,\ddot q + C(q,\dot q)\,\dot q + \tau_f(\dot q) + g(q)"

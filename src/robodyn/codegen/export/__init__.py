@@ -20,9 +20,10 @@ from pathlib import Path
 
 import sympy as sp
 
-from ...errors import InputError, ModelError
+from ...errors import InputError
 from . import c, java, julia, mathematica, matlab, python
-from .program import FUNCTIONS, PARAMETER_MODES, Program, build_program, equation_matrices
+from . import files as files_
+from .program import FUNCTIONS, MARKER, PARAMETER_MODES, Program, build_program, equation_matrices
 
 #: language -> (writer, usage text)
 LANGUAGES = {
@@ -38,7 +39,8 @@ _ALIASES = {"c++": "cpp", "cxx": "cpp", "octave": "matlab", "numpy": "python",
             "wolfram": "mathematica", "py": "python", "jl": "julia", "m": "matlab"}
 
 __all__ = ["LANGUAGES", "PARAMETER_MODES", "FUNCTIONS", "export_code", "program_of",
-           "write_files", "usage", "language", "build_program", "equation_matrices", "Program"]
+           "write_files", "usage", "language", "build_program", "equation_matrices", "Program",
+           "MARKER"]
 
 
 def language(lang: str) -> str:
@@ -68,8 +70,10 @@ def export_code(eq, lang: str, parameters: str = "baked", name: str | None = Non
     ``parameters``: ``"baked"`` (numbers in the code: the equations' default values,
     updated by ``values``) or ``"argument"`` (each function takes the vector ``p`` first,
     ordered as ``eq.params``; the order is in every file's header). ``name``: the prefix/
-    module/class name (default: the model name with other characters than letters, digits
-    and ``_`` turned into ``_``). ``matrices``: ``{function name: (SymPy matrix,
+    module/class name (default: the model name made an identifier of every language,
+    :func:`.program.identifier`: ``planar-2r`` -> ``planar_2r``, ``class`` -> ``class_``).
+    The model's own name and symbols appear only in the header comment, escaped for the
+    language (:func:`.base.comment`). ``matrices``: ``{function name: (SymPy matrix,
     argument names)}`` to export instead of the default set (:func:`equation_matrices`).
     """
     writer, _ = LANGUAGES[language(lang)]
@@ -81,17 +85,9 @@ def usage(lang: str, program: Program, directory: str) -> str:
     return LANGUAGES[language(lang)][1](program, str(directory))
 
 
-def write_files(files: Mapping[str, str], directory: str | Path) -> list[Path]:
-    """Write ``files`` into ``directory`` (created if missing); the paths written."""
-    out = Path(directory)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        paths = []
-        for fname, text in files.items():
-            path = out / fname
-            path.write_text(text, encoding="utf-8")
-            paths.append(path)
-    except OSError as exc:
-        raise ModelError(f"--out {str(directory)[:80]!r}: cannot write there "
-                         f"({exc.strerror or exc})") from None
-    return paths
+def write_files(files: Mapping[str, str], directory: str | Path, force: bool = False,
+                option: str = "--out") -> list[Path]:
+    """Write ``files`` into ``directory`` (created if missing); the paths written. A file
+    there that robodyn did not write is not overwritten unless ``force``, and a symbolic
+    link never is (see :mod:`.files`)."""
+    return files_.write_files(files, directory, force=force, option=option)

@@ -9,6 +9,8 @@ takes ``const double *p`` first. Every output entry is written (zeros included).
 
 from __future__ import annotations
 
+import shlex
+
 from .base import body, comment, signature_args
 from .printers import CppPrinter, CPrinter
 from .program import Function, Program
@@ -19,10 +21,17 @@ def _c_signature(program: Program, f: Function) -> str:
     return f"void {program.name}_{f.name}({', '.join(args + [f'double *{f.output}'])})"
 
 
+def _unused(program: Program, f: Function, b) -> list[str]:
+    """``(void)x;`` for each argument the body does not read (a constant mass matrix does
+    not read ``q``), so that ``-Wall -Wextra -Werror`` compiles the file."""
+    read = {arr for _, arr, _ in b.loads}
+    return [f"    (void){a};" for a in signature_args(program, f) if a not in read]
+
+
 def write_c(program: Program) -> dict[str, str]:
     name, n = program.name, program.dof
     guard = f"{name.upper()}_H"
-    head = [comment(program, "/*", " *", " */").rstrip("\n"), f"#ifndef {guard}",
+    head = [comment(program, "c").rstrip("\n"), f"#ifndef {guard}",
             f"#define {guard}", "", f"#define {name.upper()}_DOF {n}"]
     if program.argument:
         head.append(f"#define {name.upper()}_N_PARAMETERS {len(program.parameters)}")
@@ -39,7 +48,7 @@ def write_c(program: Program) -> dict[str, str]:
     head += ["", "#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */"]
 
     printer = CPrinter()
-    src = [comment(program, "/*", " *", " */").rstrip("\n"), "#include <math.h>", "",
+    src = [comment(program, "c").rstrip("\n"), "#include <math.h>", "",
            f'#include "{name}.h"']
     if program.argument:
         defaults = dict(program.values)
@@ -51,6 +60,7 @@ def write_c(program: Program) -> dict[str, str]:
         rows, cols = f.shape
         written = {i * cols + j: e for (i, j), e in b.entries}
         src += ["", _c_signature(program, f), "{"]
+        src += _unused(program, f, b)
         src += [f"    const double {local} = {arr}[{i}];" for local, arr, i in b.loads]
         src += [f"    const double {t} = {e};" for t, e in b.temporaries]
         src += [f"    {f.output}[{k}] = {written.get(k, '0.0')};" for k in range(rows * cols)]
@@ -61,7 +71,7 @@ def write_c(program: Program) -> dict[str, str]:
 def write_cpp(program: Program) -> dict[str, str]:
     name, n = program.name, program.dof
     printer = CppPrinter()
-    out = [comment(program, "//").rstrip("\n"), "#pragma once", "", "#include <cmath>", "",
+    out = [comment(program, "cpp").rstrip("\n"), "#pragma once", "", "#include <cmath>", "",
            "#include <Eigen/Dense>", "", f"namespace {name} {{", "",
            f"constexpr int dof = {n};", "using Vector = Eigen::Matrix<double, dof, 1>;",
            "using Matrix = Eigen::Matrix<double, dof, dof>;"]
@@ -80,6 +90,7 @@ def write_cpp(program: Program) -> dict[str, str]:
         b = body(program, f, printer, "cpp", {g.name for g in program.functions})
         out += ["", f"/// {f.description[0].upper()}{f.description[1:]}.",
                 f"inline {rtype} {f.name}({', '.join(args)})", "{"]
+        out += _unused(program, f, b)
         out += [f"    const double {local} = {arr}({i});" for local, arr, i in b.loads]
         out += [f"    const double {t} = {e};" for t, e in b.temporaries]
         out.append(f"    {rtype} {f.output} = {rtype}::Zero();")
@@ -92,18 +103,21 @@ def write_cpp(program: Program) -> dict[str, str]:
 
 
 def usage_c(program: Program, directory: str) -> str:
+    """How to compile and call the C files in ``directory`` (shell words quoted)."""
     name = program.name
     p = "p, " if program.argument else ""
-    return (f"gcc -O2 -std=c99 -c {directory}/{name}.c -o {name}.o   # then link {name}.o, "
+    source = shlex.quote(f"{directory}/{name}.c")
+    return (f"gcc -O2 -std=c99 -c {source} -o {name}.o   # then link {name}.o, "
             f"and -lm\n"
-            f'#include "{name}.h"   /* -I{directory} */\n'
+            f'#include "{name}.h"   /* {shlex.quote("-I" + directory)} */\n'
             f"double tau[{name.upper()}_DOF]; {name}_inverse_dynamics({p}q, qd, qdd, tau);\n"
-            f"shared library: gcc -O2 -shared -fPIC {directory}/{name}.c -o lib{name}.so -lm")
+            f"shared library: gcc -O2 -shared -fPIC {source} -o lib{name}.so -lm")
 
 
 def usage_cpp(program: Program, directory: str) -> str:
+    """How to include and call the C++ header in ``directory`` (shell words quoted)."""
     name = program.name
     p = "p, " if program.argument else ""
-    return (f'#include "{name}.hpp"   // header-only: g++ -O2 -I{directory} '
+    return (f'#include "{name}.hpp"   // header-only: g++ -O2 {shlex.quote("-I" + directory)} '
             f"$(pkg-config --cflags eigen3) your.cpp\n"
             f"{name}::Vector tau = {name}::inverse_dynamics({p}q, qd, qdd);")

@@ -5,7 +5,9 @@ argument."""
 
 from __future__ import annotations
 
-from .base import body, comment, signature_args
+import shlex
+
+from .base import body, comment, java_string, signature_args
 from .printers import JavaPrinter
 from .program import Program
 
@@ -13,13 +15,13 @@ from .program import Program
 def write(program: Program) -> dict[str, str]:
     name, n = program.name, program.dof
     printer = JavaPrinter()
-    out = [comment(program, "/*", " *", " */").rstrip("\n"),
+    out = [comment(program, "java").rstrip("\n"),
            f"public final class {name} {{", f"    private {name}() {{}}", "",
            f"    public static final int DOF = {n};"]
     if program.argument:
         defaults = dict(program.values)
         out.append("    public static final String[] PARAMETERS = {"
-                   + ", ".join(f'"{s}"' for s in program.parameters) + "};")
+                   + ", ".join(java_string(str(s)) for s in program.parameters) + "};")
         if all(str(s) in defaults for s in program.parameters):
             out.append("    public static final double[] DEFAULT_PARAMETERS = {"
                        + ", ".join(repr(defaults[str(s)]) for s in program.parameters) + "};")
@@ -45,5 +47,5 @@ def write(program: Program) -> dict[str, str]:
 
 def usage(program: Program, directory: str) -> str:
     p = "p, " if program.argument else ""
-    return (f"javac -d classes {directory}/{program.name}.java\n"
+    return (f"javac -d classes {shlex.quote(f'{directory}/{program.name}.java')}\n"
             f"double[] tau = {program.name}.inverse_dynamics({p}q, qd, qdd);")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .base import body, comment, signature_args
+from .base import body, comment, julia_string, signature_args
 from .printers import JuliaPrinter
 from .program import Program
 
@@ -10,11 +10,11 @@ from .program import Program
 def write(program: Program) -> dict[str, str]:
     printer = JuliaPrinter()
     names = [f.name for f in program.functions]
-    out = [comment(program, "#").rstrip("\n"), f"module {program.name}", "",
+    out = [comment(program, "julia").rstrip("\n"), f"module {program.name}", "",
            f"export {', '.join(names)}", "", f"const DOF = {program.dof}"]
     if program.argument:
-        out.append("const PARAMETERS = [" + ", ".join(f'"{s}"' for s in program.parameters)
-                   + "]")
+        out.append("const PARAMETERS = ["
+                   + ", ".join(julia_string(str(s)) for s in program.parameters) + "]")
     for f in program.functions:
         rows, cols = f.shape
         b = body(program, f, printer, "julia", set(names) | {program.name, "DOF", "PARAMETERS"})
@@ -34,5 +34,5 @@ def write(program: Program) -> dict[str, str]:
 
 def usage(program: Program, directory: str) -> str:
     p = "p, " if program.argument else ""
-    return (f'include("{directory}/{program.name}.jl")\n'
+    return (f"include({julia_string(f'{directory}/{program.name}.jl')})\n"
             f"tau = {program.name}.inverse_dynamics({p}q, qd, qdd)")

@@ -8,7 +8,7 @@ assignment per line, the result (a list, or a list of rows) last.
 
 from __future__ import annotations
 
-from .base import body, comment, signature_args
+from .base import body, comment, mathematica_string, signature_args
 from .printers import MathematicaPrinter
 from .program import Program
 
@@ -19,17 +19,26 @@ def camel(name: str) -> str:
     return head + "".join(w[:1].upper() + w[1:] for w in rest)
 
 
+#: Contexts a package must not take: the kernel's own.
+_KERNEL_CONTEXTS = {"System", "Global", "Private", "Developer", "Internal", "Experimental"}
+
+
 def context(name: str) -> str:
-    return "".join(w[:1].upper() + w[1:] for w in name.split("_") if w) or "Robot"
+    """The package context of the identifier ``name``: its words in camel case
+    (``planar_2r`` -> ``Planar2r``), ``Robot`` appended to a context of the kernel's
+    (``system`` -> ``SystemRobot``)."""
+    out = "".join(w[:1].upper() + w[1:] for w in name.split("_") if w) or "Robot"
+    return out + "Robot" if out in _KERNEL_CONTEXTS or not out[0].isalpha() else out
 
 
 def write(program: Program) -> dict[str, str]:
     printer = MathematicaPrinter()
     ctx = context(program.name)
-    out = [comment(program, "(*", "  ", "*)").rstrip("\n"), f'BeginPackage["{ctx}`"];', ""]
+    out = [comment(program, "mathematica").rstrip("\n"), f'BeginPackage["{ctx}`"];', ""]
     for f in program.functions:
         args = ", ".join(signature_args(program, f))
-        out.append(f'{camel(f.name)}::usage = "{camel(f.name)}[{args}]: {f.description}.";')
+        usage_text = f"{camel(f.name)}[{args}]: {f.description}."
+        out.append(f"{camel(f.name)}::usage = {mathematica_string(usage_text)};")
     out += ["", 'Begin["`Private`"];']
     for f in program.functions:
         rows, cols = f.shape
@@ -56,5 +65,5 @@ def write(program: Program) -> dict[str, str]:
 
 def usage(program: Program, directory: str) -> str:
     p = "p, " if program.argument else ""
-    return (f'Get["{directory}/{program.name}.wl"]\n'
+    return (f"Get[{mathematica_string(f'{directory}/{program.name}.wl')}]\n"
             f"tau = inverseDynamics[{p}q, qd, qdd]")

@@ -18,7 +18,7 @@ def write(program: Program) -> dict[str, str]:
         args = signature_args(program, f)
         b = body(program, f, printer, "matlab", {g.name for g in program.functions}
                  | {f"{program.name}_{g.name}" for g in program.functions})
-        out = [comment(program, "%").rstrip("\n"),
+        out = [comment(program, "matlab").rstrip("\n"),
                f"function {f.output} = {fname}({', '.join(args)})",
                f"% {fname.upper()}  {f.description[0].upper()}{f.description[1:]}."]
         out += [f"  {local} = {arr}({i + 1});" for local, arr, i in b.loads]
@@ -34,5 +34,6 @@ def write(program: Program) -> dict[str, str]:
 
 def usage(program: Program, directory: str) -> str:
     p = "p, " if program.argument else ""
-    return (f"addpath('{directory}')   % MATLAB or Octave\n"
+    quoted = directory.replace("'", "''")
+    return (f"addpath('{quoted}')   % MATLAB or Octave\n"
             f"tau = {program.name}_inverse_dynamics({p}q, qd, qdd);")

@@ -8,7 +8,9 @@
   ``Math.signum``; Mathematica's ``sign`` prints as ``Sign``; pi prints as a number in C
   (``M_PI`` is not C99).
 * :func:`safe_names` renames symbols that collide with a language's keywords or with the
-  generated code's own names (``q``, ``p``, ``tau``, ...).
+  generated code's own names (``q``, ``p``, ``tau``, ...), and symbols whose name is not
+  an ASCII identifier (made in Python: ``Symbol("m 1")``, ``Symbol("a$(run(x))")``):
+  never is a symbol's name printed into code as it is unless it is an identifier.
 """
 
 from __future__ import annotations
@@ -126,15 +128,24 @@ RESERVED["cpp"] = RESERVED["c"] | {"bool", "class", "namespace", "template", "th
                                    "protected", "virtual", "friend", "typename", "dof"}
 
 
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
 def safe_names(symbols, language: str, taken: set[str]) -> dict[sp.Symbol, sp.Symbol]:
     """A renaming of ``symbols`` (only those that need it) so that no name is reserved in
-    ``language`` or in ``taken``, or (Mathematica) holds an ``_``."""
+    ``language`` or in ``taken``, or (Mathematica) holds an ``_``. A name that is not an
+    ASCII identifier first has every other character replaced by ``_`` (``s`` in front
+    when it would not start with a letter or ``_``)."""
     reserved = RESERVED[language] | set(taken)
     names = {str(s) for s in symbols}
     out = {}
     for s in symbols:
         name = str(s)
-        new = re.sub("_", "U", name) if language == "mathematica" else name
+        new = name
+        if not _IDENTIFIER.match(name):
+            new = re.sub(r"\W", "_", name, flags=re.ASCII)
+            new = new if new[:1].isalpha() or new[:1] == "_" else "s" + new
+        new = re.sub("_", "U", new) if language == "mathematica" else new
         suffix = "V" if language == "mathematica" else "_"
         while new in reserved or (new != name and new in names):
             new += suffix
