@@ -632,3 +632,41 @@ def test_a_write_that_fails_midway_is_a_clean_error_and_resumes(tmp_path, capsys
     monkeypatch.setattr(cd.np, "savez", real)
     assert write_dataset(robot, tmp_path / "d.npz", 40, chunk=10) == 2
     assert_dataset(tmp_path / "d.npz", robot, 40, 10, 0)
+
+
+def test_a_zarr_run_resumes_locked_and_counts_what_it_computed(tmp_path, numpy_backend):
+    zarr = pytest.importorskip("zarr")
+    robot = rd.load("planar-2r")
+    out = tmp_path / "d.zarr"
+    interrupted(robot, out, 35, 10, 6, after=2)
+    assert (tmp_path / "d.zarr.lock").exists()  # the lock file of the stopped run, unlocked
+    with pytest.raises(InputError, match=r"other settings: seed 6 \(now 7\)"):
+        write_dataset(robot, out, 35, chunk=10, seed=7)
+    assert write_dataset(robot, out, 35, chunk=10, seed=6) == 2
+    group = zarr.open_group(str(out), mode="r")
+    want = drawn(robot, 35, 10, 6)
+    for name, value in want.items():
+        np.testing.assert_array_equal(np.asarray(group[name]), value, err_msg=name)
+    assert not (tmp_path / "d.zarr.lock").exists()
+
+
+@pytest.mark.parametrize("plant, message", [
+    (lambda parts: (parts / "robodyn.lock").symlink_to("/etc/hostname"),
+     "robodyn.lock': Too many levels of symbolic links; a symbolic link is in the way"),
+    (lambda parts: (parts / "robodyn.lock").write_text("my notes"),
+     "robodyn.lock' is not robodyn's lock file; move it away"),
+    (lambda parts: parts.rmdir() or parts.write_text("mine"), "d.npz.parts' is in the way"),
+])
+def test_a_file_in_the_way_is_named_and_left_alone(tmp_path, capsys, numpy_backend, plant,
+                                                   message):
+    parts = tmp_path / "d.npz.parts"
+    parts.mkdir()
+    plant(parts)
+    before = {p: p.read_bytes() for p in [parts, *(parts.iterdir() if parts.is_dir() else [])]
+              if p.is_file()}
+    hostname = Path("/etc/hostname").read_bytes() if Path("/etc/hostname").exists() else None
+    assert main(["dataset", "planar-2r", "--samples", "20", "--out", str(tmp_path / "d.npz")]) == 2
+    assert message in error_line(capsys)
+    assert {p: p.read_bytes() for p in before} == before
+    if hostname is not None:
+        assert Path("/etc/hostname").read_bytes() == hostname

@@ -24,6 +24,7 @@ free memory holds); the free disk space is checked before the first chunk.
 from __future__ import annotations
 
 import argparse
+import errno
 import hashlib
 import json
 import math
@@ -185,9 +186,10 @@ def _os_error(out: Path, exc: OSError) -> InputError:
     """A file-system failure as one line naming the file and what to do."""
     where = f" {_quote(exc.filename)}" if exc.filename else ""
     reason = exc.strerror or type(exc).__name__
-    hint = ("free some space, then rerun the same command to resume"
-            if getattr(exc, "errno", None) == 28 else  # ENOSPC
-            "choose a directory you can write to (a rerun of the same command resumes)")
+    hint = {errno.ENOSPC: "free some space, then rerun the same command to resume",
+            errno.ELOOP: "a symbolic link is in the way: move it away",
+            errno.EISDIR: "a directory is in the way: move it away"}.get(
+        exc.errno, "choose a directory you can write to (a rerun of the same command resumes)")
     return InputError(f"--out {_quote(out)}: cannot write{where}: {reason}; {hint}")
 
 
