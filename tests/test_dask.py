@@ -113,3 +113,71 @@ def test_one_million_states_on_a_two_process_cluster():
         backend, from_cache = kinds["inverse_dynamics"]
         if backend == "numba":  # the NumPy backend has no machine code to cache
             assert from_cache, f"{worker} compiled the kernel instead of loading it"
+
+
+# -- issue 15: a bad input is named by its index in the whole array, once ------------------
+
+@pytest.mark.parametrize("shape, chunks, where", [
+    ((40_000, 3), (10_000, 3), (25_000, 2)),       # the issue's case: row 5000 of chunk 2
+    ((4, 50, 3), (2, 20, 3), (3, 45, 1)),          # two chunked batch axes
+    ((30, 3), (7, 3), (0, 0)),                     # the first row
+    ((3,), (3,), (1,)),                            # one state, no batch axis
+])
+def test_a_non_finite_input_is_named_by_its_global_index(numpy_backend, shape, chunks, where):
+    r = rd.load("planar-3r")
+    q = np.random.default_rng(1).normal(size=shape)
+    q[where] = np.nan
+    qd = np.zeros(shape)
+    qd[(*where[:-1], 0)] = np.inf  # at the same row, in a later input: q is named first
+    # the NumPy call on the whole arrays is the reference for the message
+    with pytest.raises(InputError) as eager:
+        r.inverse_dynamics(q, qd, np.zeros(shape))
+    index = ", ".join(str(i) for i in where)
+    assert str(eager.value).startswith(f"q[{index}] is nan")
+    with pytest.raises(InputError) as lazy:
+        r.inverse_dynamics(da.from_array(q, chunks=chunks), da.from_array(qd, chunks=chunks),
+                           np.zeros(shape)).compute()
+    assert str(lazy.value) == str(eager.value)
+    assert lazy.value.__cause__ is None and lazy.value.__context__ is None  # raised once
+
+
+def test_a_non_finite_input_in_a_broadcast_input_is_named(numpy_backend):
+    r = rd.load("planar-2r")
+    q = da.zeros((100, 2), chunks=(30, 2))
+    qd = np.array([0.0, np.inf])  # one state for every sample
+    # any chunk may fail first; the index is the first row of one (qd is inf on every row)
+    with pytest.raises(InputError, match=r"^qd\[(0|30|60|90), 1\] is inf"):
+        r.inverse_dynamics(q, qd, np.zeros(2)).compute()
+
+
+def test_a_cluster_worker_does_not_log_the_error_the_user_gets(numpy_backend):
+    import logging  # noqa: PLC0415
+
+    distributed = pytest.importorskip("dask.distributed")
+    records = []
+    handler = logging.Handler(logging.DEBUG)
+    handler.emit = records.append
+    log = logging.getLogger("distributed.worker")
+    log.addHandler(handler)
+    cluster = distributed.LocalCluster(n_workers=1, processes=False, threads_per_worker=1,
+                                       dashboard_address=None)
+    try:
+        with distributed.Client(cluster) as client:
+            r = rd.load("planar-3r")
+            q = np.zeros((40_000, 3))
+            q[25_000, 2] = np.nan
+            lazy = r.inverse_dynamics(da.from_array(q, chunks=(10_000, 3)), q * 0, q * 0)
+            with pytest.raises(InputError, match=r"^q\[25000, 2\] is nan"):
+                lazy.compute()
+            heavy = r.with_values(m1=1e300, m2=1e300)  # a result that overflows: a ModelError
+            with pytest.raises(rd.ModelError, match="overflow float64"):
+                heavy.inverse_dynamics(da.from_array(q[:100] * 0 + 1, chunks=(50, 3)),
+                                       np.full(3, 1e10), np.ones(3)).compute()
+            assert not [x for x in records if x.getMessage().startswith("Compute Failed")]
+            # the worker still logs the failures of other tasks
+            with pytest.raises(ZeroDivisionError):
+                client.submit(lambda: 1 / 0).result()
+            assert [x for x in records if x.getMessage().startswith("Compute Failed")]
+    finally:
+        cluster.close()
+        log.removeHandler(handler)
