@@ -360,9 +360,24 @@ def _run_python(directory: Path, module: str, calls: str, timeout: int = 60):
     return json.loads(done.stdout)
 
 
+def _past_the_check(robot, name, **changes):
+    """``robot`` with ``name`` planted after construction: a name that got past the check
+    of ``Robot(...)``, for the writers' own escaping (defence in depth)."""
+    out = dataclasses.replace(robot, **changes)
+    object.__setattr__(out, "name", name)
+    return out
+
+
+def test_a_robot_built_in_python_checks_its_name(pendulum):
+    with pytest.raises(ModelError, match=r"name: contains a line break \(U\+000A\)"):
+        dataclasses.replace(pendulum, name="arm\nimport os")
+    with pytest.raises(ModelError, match="name: contains"):
+        pendulum.with_chain(pendulum.chain, name="arm\u2028x")
+
+
 def test_hostile_python_module_does_not_run_the_name(pendulum, pendulum_eq, tmp_path):
     marker = tmp_path / "PWNED"
-    hostile = dataclasses.replace(pendulum, name=payload(marker))  # Robot built in Python
+    hostile = _past_the_check(pendulum, payload(marker))
     eq = _named(pendulum_eq, hostile.name)
     out = tmp_path / "gen"
     (path,) = write_files(eq.to_code("python"), out)
@@ -614,7 +629,7 @@ def test_urdf_writer_escapes_names(pendulum, tmp_path):
         link, name='l"><evil/>&\n\x00--', joint=dataclasses.replace(link.joint, name="j -->x"))
         for link in pendulum.chain.links)
     chain = dataclasses.replace(pendulum.chain, links=links)
-    robot = dataclasses.replace(pendulum, name='arm"\n<!-- --->\x01&', chain=chain)
+    robot = _past_the_check(pendulum, 'arm"\n<!-- --->\x01&', chain=chain)
     text = robot.to_urdf()
     root = ET.fromstring(text.split("\n", 1)[1])  # valid XML: ElementTree reads it back
     assert root.get("name") == 'arm"<U+000A><!-- ---><U+0001>&'

@@ -26,6 +26,7 @@ from .dynamics.registry import KERNELS, input_width
 from .errors import InputError, ModelError, RobodynError
 from .model.chain import Chain
 from .model.expressions import check_parameter_name
+from .model.names import check_text
 from .model.source import ModelSource, Provenance
 from .model.yaml_file import read_model_file
 
@@ -43,6 +44,11 @@ class Robot:
     _values: tuple[tuple[str, float], ...] = ()
     description: str = ""
     provenance: Provenance = field(default_factory=Provenance)
+
+    def __post_init__(self):
+        # the name reaches generated code, markup and file headers: one line of text,
+        # however the robot was built (rd.load checks the model file's names already)
+        check_text(self.name, "name", "a model name")
 
     # -- description ---------------------------------------------------------------
     @property
@@ -312,20 +318,22 @@ class Robot:
         return self._run("jacobian", q)
 
     # -- export ---------------------------------------------------------------------
-    def to_urdf(self, path: str | Path | None = None) -> str:
+    def to_urdf(self, path: str | Path | None = None, force: bool = False) -> str:
         """The robot as URDF text, every parameter value bound (joints with origin, axis,
         limits where known and ``<dynamics>`` friction; links with ``<inertial>``; the tip
         frame as a ``tool`` link); see :mod:`robodyn.model.urdf_export`. Joint offsets are
         folded into the origins, so the file's joint values are this robot's ``q``. Motor
         (armature) inertia has no URDF field and is left out, with a ``UrdfWarning``.
-        Written to ``path`` when given; the text is returned either way."""
+        Written to ``path`` when given (an existing file only if robodyn wrote it, or with
+        ``force``; never through a symbolic link); the text is returned either way."""
+        from .codegen.export.files import write_file
         from .model.urdf_export import chain_to_urdf
 
         origin = f" from {self.source}" if self.source and self.source != self.name else ""
         text = chain_to_urdf(self.numeric_chain, self.name,
                              comment=f"robodyn model {self.name!r}{origin}, values bound")
         if path is not None:
-            Path(path).write_text(text, encoding="utf-8")
+            write_file(path, text, force=force, option="path")
         return text
 
     # -- derivatives ------------------------------------------------------------------

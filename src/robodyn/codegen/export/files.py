@@ -109,9 +109,12 @@ def _check_target(dir_fd: int, fname: str, force: bool, where: str) -> None:
             os.close(fd)
     except OSError as exc:
         raise InputError(f"{where}: exists and cannot be read to check who wrote it "
-                         f"({exc.strerror or exc}); pass --force to overwrite it") from None
+                         f"({exc.strerror or exc}); pass "
+                         f"{'--force' if where.startswith('-') else 'force=True'} to overwrite it"
+                         ) from None
     if not is_ours(head):
-        raise InputError(f"{where}: exists and was not written by robodyn export; pass --force "
+        how = "--force" if where.startswith("-") else "force=True"
+        raise InputError(f"{where}: exists and was not written by robodyn export; pass {how} "
                          "to overwrite it, or choose another folder")
 
 
