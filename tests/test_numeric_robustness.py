@@ -120,3 +120,14 @@ def test_numpy_backend_reports_the_same_errors(tmp_path, monkeypatch):
         robot.with_values(m2=1.0).inverse_dynamics(
             np.zeros((2, 2)), np.zeros((2, 2)), np.zeros((2, 2)),
             h_e=[[0.0] * 6, [np.nan] + [0.0] * 5])
+
+
+def test_an_overflowing_input_is_named_not_a_parameter(numpy_backend):
+    """tau is quadratic in qd: qd = 1e200 overflows float64 whatever the parameters are,
+    so the error names qd (not the largest parameter, g = 9.81)."""
+    robot = rd.load("planar-2r")
+    with pytest.raises(rd.InputError, match=r"inverse_dynamics: qd\[1\] = 1e\+200 makes"):
+        robot.inverse_dynamics([0.0, 0.0], [0.0, 1e200], [0.0, 0.0])
+    heavy = robot.with_values(m2=1e300)  # here the parameter is what overflows
+    with pytest.raises(rd.ModelError, match=r"the largest is m2 = 1e\+300"):
+        heavy.inverse_dynamics([0.0, 0.0], [1e10, 1e10], [1.0, 1.0])

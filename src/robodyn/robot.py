@@ -229,6 +229,15 @@ class Robot:
                         "that joint moves no mass or inertia at this q, so its acceleration is "
                         "undefined; give the links it moves a mass and inertia")
         big = max(self._values, key=lambda kv: abs(kv[1]), default=None)
+        # blame what overflowed: the largest input, when it is larger than every parameter
+        name, index, value = max(((k, int(np.argmax(np.abs(v))), float(np.max(np.abs(v))))
+                                  for k, v in sample.items() if np.size(v)),
+                                 key=lambda t: t[2], default=(None, 0, 0.0))
+        if name is not None and (big is None or value >= abs(big[1])):
+            return InputError(
+                f"{self.name}: {kind}: {name}[{index}] = {sample[name].flat[index]:.3g} makes "
+                "the result overflow float64 (the dynamics are quadratic in qd); use values "
+                "in a physical range")
         hint = f" (the largest is {big[0]} = {big[1]:g})" if big else ""
         return ModelError(
             f"{self.name}: {kind} at {state}: the result is not finite although the inputs "
