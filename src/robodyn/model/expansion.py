@@ -40,7 +40,7 @@ import re
 
 import sympy as sp
 
-from ..errors import ModelError, excerpt
+from ..errors import ExpansionError, excerpt
 
 __all__ = ["MAX_EXPANDED_TERMS", "expanded_terms", "check_expansion", "describe_terms",
            "largest_expression"]
@@ -170,10 +170,10 @@ MODEL_FIX = ("write it with fewer terms: one parameter for a sum under a power (
 
 
 def check_expansion(expr, field: str, raw: object = None, cap: int = MAX_EXPANDED_TERMS,
-                    fix: str = MODEL_FIX, error: type[Exception] = ModelError) -> sp.Basic:
+                    fix: str = MODEL_FIX, error: type[Exception] = ExpansionError) -> sp.Basic:
     """``expr`` if it (and each subexpression) expands to at most ``cap`` terms
-    (:func:`expanded_terms`); else ``error`` (a :class:`~robodyn.errors.ModelError`)
-    naming ``field``, the size and ``fix``."""
+    (:func:`expanded_terms`); else ``error`` (an :class:`~robodyn.errors.ExpansionError`)
+    naming ``field`` (or ``raw``, the text as written), the size and ``fix``."""
     if expanded_terms(expr, cap) > cap:
         text = excerpt(expr if raw is None else raw)
         raise error(f"{field}: {text} expands to {describe_terms(expr)} terms, more than the "
