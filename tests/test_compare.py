@@ -215,3 +215,12 @@ def test_check_command_symbols_messages(capsys):
                  "q1=q2"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("robodyn: error: symbols: q1=q2 renumbers")
+
+
+def test_a_key_used_only_through_its_rates_is_not_called_unused(eq):
+    result = eq.compare(C="[[0, 0], [0, thetadot1]]", symbols={"theta1": "q1"})
+    assert "symbols read as thetadot1 = qd1" in result.notes
+    assert not any("not used" in n for n in result.notes)
+    # a parameter mapped to a joint variable is a plain substitution, not a renumbering
+    result = eq.compare(M="[[q1 + l1, 0], [0, 1]]", symbols={"l1": "q1"})
+    assert result.notes == ("symbols read as l1 = q1",)

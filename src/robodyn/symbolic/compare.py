@@ -219,8 +219,8 @@ def _as_matrix(value: Any, field: str) -> sp.Matrix:
 
 
 # -- symbols -------------------------------------------------------------------------------
-def _symbol_table(symbols: Mapping | None, used: set[str], model: set[str],
-                  eq: Equations) -> dict[sp.Symbol, sp.Expr]:
+def _symbol_table(symbols: Mapping | None, used: set[str], model: set[str], eq: Equations,
+                  rates_of: set[str]) -> dict[sp.Symbol, sp.Expr]:
     """``{student's symbol: model expression}``; a joint variable's rates follow it
     (``theta2 -> q2`` also maps ``theta2dot``, ``dtheta2``, ``theta2ddot``, ...), and the
     rates of the model's own ``q1`` written as ``q1dot``, ``dq1``, ... are recognised
@@ -230,9 +230,10 @@ def _symbol_table(symbols: Mapping | None, used: set[str], model: set[str],
     student numbered the joints the other way; all names are replaced at once), and their
     rates ``qd1``, ``qdd1`` follow unless mapped themselves. A mapping to a name the model
     does not have, or a renumbering that leaves the answer's own ``q2`` reading as ``q2``
-    too, is an :class:`~robodyn.errors.InputError` saying what to map."""
+    too, is an :class:`~robodyn.errors.InputError` saying what to map. The keys whose
+    rates were mapped are added to ``rates_of``."""
     table: dict[sp.Symbol, sp.Expr] = {}
-    renamed: list[tuple[str, str, str, bool]] = []  # (base, i, k, the key is the model's q_i)
+    renamed: list[tuple[str, str, str, bool, str]] = []  # (base, i, k, key is q_i, key)
     for key, target in dict(symbols or {}).items():
         name = str(key)
         if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", name):
@@ -256,15 +257,18 @@ def _symbol_table(symbols: Mapping | None, used: set[str], model: set[str],
         joint = _JOINT.match(str(value)) if isinstance(value, sp.Symbol) else None
         split = re.match(r"^(.*?)(\d+)$", name)
         if joint and joint.group(1) == "q" and split:
-            renamed.append((split.group(1), split.group(2), joint.group(2), name in model))
-    own = [("q", str(i), str(i), False) for i in range(1, 100) if f"q{i}" in model]
-    for base, i, k, follows in renamed + own:  # the user's mappings first: they win
+            renamed.append((split.group(1), split.group(2), joint.group(2), name in model,
+                            name))
+    own = [("q", str(i), str(i), False, "") for i in range(1, 100) if f"q{i}" in model]
+    for base, i, k, follows, key in renamed + own:  # the user's mappings first: they win
         for forms, prefix in ((_ACCEL_FORMS, "qdd"), (_RATE_FORMS, "qd")):
             for form in forms:
                 alias = form.format(b=base, i=i)
                 if alias in used and (follows or alias not in model) \
                         and ex.symbol(alias) not in table:
                     table[ex.symbol(alias)] = ex.symbol(f"{prefix}{k}")
+                    if key:
+                        rates_of.add(key)
     _check_renumbering(table, used, model)
     return table
 
@@ -274,7 +278,8 @@ def _check_renumbering(table: dict, used: set[str], model: set[str]) -> None:
     also uses the target's own name unmapped: two of the student's joints would read as
     one (``q1 -> q2`` without ``q2 -> q1``)."""
     for key, value in table.items():
-        if key.name not in model or not isinstance(value, sp.Symbol) or value == key:
+        if not (key.name in model and _JOINT.match(key.name) and isinstance(value, sp.Symbol)) \
+                or value == key:
             continue
         if value.name in used and value not in table and _JOINT.match(value.name):
             raise InputError(
@@ -368,16 +373,18 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
 
     used = {s.name for m in given.values() for s in m.free_symbols}
     model = {s.name for s in eq.params} | {s.name for s in eq.q + eq.qd + eq.qdd + eq.h_e}
-    table = _symbol_table(symbols, used, model, eq)
+    rates_of: set[str] = set()
+    table = _symbol_table(symbols, used, model, eq, rates_of)
     given = {k: m.xreplace(table) for k, m in given.items()}
     notes: list[str] = []
     read = sorted((k.name, v) for k, v in table.items() if k.name in used)
     if read:
-        relabelled = any(k in model and _JOINT.match(str(v)) and str(v) != k for k, v in read)
+        relabelled = any(k in model and _JOINT.match(k) and _JOINT.match(str(v)) and str(v) != k
+                         for k, v in read)
         notes.append("symbols read as " + ", ".join(f"{k} = {v}" for k, v in read)
                      + (" (names only: rows and columns stay in the model's joint order)"
                         if relabelled else ""))
-    idle = sorted(str(k) for k in dict(symbols or {}) if str(k) not in used)
+    idle = sorted(str(k) for k in dict(symbols or {}) if str(k) not in used | rates_of)
     if idle:
         notes.append(f"symbols {', '.join(idle)} given but not in the answer (not used)")
     mistakes: list[Mistake] = []
