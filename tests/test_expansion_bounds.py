@@ -202,3 +202,13 @@ def test_a_long_wrong_answer_is_counted_not_printed():
     assert "(not printed; expected " in m11.message and len(m11.message) < 400
     with pytest.raises(InputError, match="M11: "):
         eq.compare(M=f"[[({ANSWER8})**9, 0], [0, 1]]")
+
+
+def test_equal_does_not_fall_back_to_simplify_when_the_ring_budget_runs_out(monkeypatch):
+    from robodyn.symbolic import simplify, trig_ring  # noqa: PLC0415
+
+    monkeypatch.setattr(trig_ring, "MAX_WORK", 100)
+    with pytest.raises(ExpansionError, match="more than 100 products of terms"):
+        simplify.equal(sum(sp.symbols("a1:6")) ** 6, 0)
+    q1 = sp.Symbol("q1")
+    assert simplify.equal(sp.sin(q1) ** 2 + sp.cos(q1) ** 2, 1)   # small ones still decide
