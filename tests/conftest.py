@@ -33,3 +33,21 @@ def numpy_backend(monkeypatch):
     Numba's compile time (about a second per kernel, half a minute for a 7-DOF regressor).
     For tests of values, not speed; the backends are checked equal in test_batching.py."""
     monkeypatch.setenv("ROBODYN_BACKEND", "numpy")
+
+
+def run_bounded(args, *, timeout: float = 30, memory_mb: int = 1024, env=None):
+    """Run ``python *args`` in a subprocess under a wall-clock ``timeout`` (seconds) and an
+    address-space limit of ``memory_mb`` (``resource.RLIMIT_AS``), so that a hang or a
+    runaway allocation fails the test instead of stalling the machine; the completed
+    process (text output) is returned."""
+    import resource  # noqa: PLC0415 - POSIX only, as the tests that use it
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    limit = memory_mb * 2**20
+
+    def bound():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True,
+                          timeout=timeout, preexec_fn=bound, env=env)

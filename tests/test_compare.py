@@ -139,3 +139,88 @@ def test_check_command(capsys):
     # a broken answer: a message, status 2, nothing evaluated
     assert main(["check", "planar-2r", "--M", "__import__('os')"]) == 2
     assert "not an allowed function" in capsys.readouterr().err
+
+
+# -- --symbols: what a mapping does, said with the model's real names (issue 15, §6) --------
+def _swapped(text: str) -> str:
+    """The seed's answer with the joint names swapped: the student calls joint 1 q2
+    (its rate qd2) and joint 2 q1; rows and columns stay in the model's joint order."""
+    for old, new in (("thetadot1", "qd@2"), ("thetadot2", "qd@1"), ("theta1", "q@2"),
+                     ("theta2", "q@1")):
+        text = text.replace(old, new)
+    return text.replace("@", "")
+
+
+def test_a_swap_of_joint_names_is_read_with_the_rates_following(eq):
+    swap = {"q1": "q2", "q2": "q1"}
+    result = eq.compare(M=_swapped(M_SEED), C=_swapped(C_SEED), g=_swapped(G_SEED),
+                        symbols=swap)
+    assert result.ok, str(result)
+    assert result.c_form == "christoffel"   # C uses qd1, qd2: they followed q1, q2
+    note = next(n for n in result.notes if n.startswith("symbols read as"))
+    assert "q1 = q2" in note and "qd1 = qd2" in note and "qd2 = qd1" in note
+    assert "rows and columns stay in the model's joint order" in note
+    # without the mapping the same answer is wrong where cos(q2) became cos(q1)
+    assert not eq.compare(M=_swapped(M_SEED)).ok
+
+
+def test_half_a_renumbering_is_an_error_saying_what_to_map(eq):
+    with pytest.raises(InputError) as info:
+        eq.compare(M="[[q1 + q2, 0], [0, 1]]", symbols={"q1": "q2"})
+    message = str(info.value)
+    assert "q1 and q2 would both read as q2" in message
+    assert "--symbols q1=q2,q2=q1" in message
+    # the same mapping is fine when the answer has no q2 of its own
+    assert eq.compare(M="[[q1, 0], [0, 1]]", symbols={"q1": "q2"}).mistakes
+
+
+def test_a_mapping_to_a_name_the_model_lacks_is_an_error(eq):
+    with pytest.raises(InputError) as info:
+        eq.compare(M=M_SEED, symbols={"theta2": "q9"})
+    message = str(info.value)
+    assert message.startswith("symbols['theta2']: q9 is not a symbol of planar-2r")
+    assert "joint variables q1, q2" in message and "l1" in message
+
+
+def test_unused_symbols_are_named_not_an_empty_note(eq):
+    result = eq.compare(M="[[q99, 0], [0, 1]]", symbols={"q1": "q2", "q2": "q1"})
+    assert "symbols read as " not in " ".join(result.notes)
+    assert "symbols q1, q2 given but not in the answer (not used)" in result.notes
+
+
+@pytest.mark.parametrize("name, hint", [
+    ("q99", "it has 2 joint(s), q1, q2; if the answer numbers them differently, map them, "
+            "e.g. symbols={'q99': 'q2'} (robodyn check --symbols q99=q2)"),
+    ("qd7", "e.g. symbols={'qd7': 'qd2'}"),
+    ("theta1", "map it, e.g. symbols={'theta1': 'q1'} (robodyn check --symbols theta1=q1)"),
+    ("L2", "e.g. symbols={'L2': 'l2'}"),
+    ("theta3", "(parameters I1, I2, c1, c2, g, l1, l2, m1, m2; joint variables q1, q2"),
+    ("foo", "map it with symbols={'foo': ...} (robodyn check --symbols foo=...)"),
+])
+def test_an_unknown_name_gets_a_hint_with_the_model_s_real_names(eq, name, hint):
+    result = eq.compare(M=f"[[{name}, 0], [0, 1]]")
+    message = next(m.message for m in result.mistakes if m.quantity == "symbols")
+    assert message.startswith(f"{name} is not a symbol of planar-2r")
+    assert hint in message
+    assert f"'{name}': '{name}'" not in message and "q3" not in message
+
+
+def test_check_command_symbols_messages(capsys):
+    assert main(["check", "planar-2r", "--M", "[[q99, 0], [0, 1]]", "--symbols",
+                 "q1=q2,q2=q1"]) == 1
+    out = capsys.readouterr().out
+    assert "symbols={'q99': 'q2'}" in out and "'q99': 'q99'" not in out
+    assert "note: symbols q1, q2 given but not in the answer" in out
+    assert main(["check", "planar-2r", "--M", "[[q1 + q2, 0], [0, 1]]", "--symbols",
+                 "q1=q2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("robodyn: error: symbols: q1=q2 renumbers")
+
+
+def test_a_key_used_only_through_its_rates_is_not_called_unused(eq):
+    result = eq.compare(C="[[0, 0], [0, thetadot1]]", symbols={"theta1": "q1"})
+    assert "symbols read as thetadot1 = qd1" in result.notes
+    assert not any("not used" in n for n in result.notes)
+    # a parameter mapped to a joint variable is a plain substitution, not a renumbering
+    result = eq.compare(M="[[q1 + l1, 0], [0, 1]]", symbols={"l1": "q1"})
+    assert result.notes == ("symbols read as l1 = q1",)

@@ -20,6 +20,11 @@ class InputError(RobodynError, ValueError):
     """A numeric argument has the wrong shape or is not finite."""
 
 
+class ExpansionError(ModelError):
+    """An expression or a derivation would expand to more terms than its budget
+    (:mod:`robodyn.model.expansion`, :class:`robodyn.symbolic.trig_ring.TrigRing`)."""
+
+
 class UrdfWarning(UserWarning):
     """Something in a URDF file was ignored or changed (e.g. a non-physical body outside
     the chosen chain)."""

@@ -13,7 +13,10 @@ syntax tree and its nesting are bounded before anything is built; an exponent
 must be a constant within :data:`MAX_EXPONENT`, and a power of two numbers is
 computed only when the result is small (``9**9**9**9`` is an error, not a hang);
 a constant that is not a finite real number (``0/0``, ``1/0``, ``1e200*1e200``,
-``sqrt(-1)``) is an error naming the field.
+``sqrt(-1)``) is an error naming the field; so is an expression that would expand to
+more than :data:`~robodyn.model.expansion.MAX_EXPANDED_TERMS` terms
+(``(a1 + ... + a8)**64``: 1.3e9), bounded before anything expands
+(:mod:`robodyn.model.expansion`).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import sympy as sp
 from sympy.assumptions.ask import AssumptionKeys
 
 from ..errors import ModelError, excerpt
+from .expansion import check_expansion
 
 _FUNCTIONS = {"sqrt": sp.sqrt, "sin": sp.sin, "cos": sp.cos}
 _CONSTANTS = {"pi": sp.pi}
@@ -124,7 +128,7 @@ def parse_expression(value: object, field: str) -> sp.Expr:
         except ValueError as exc:
             raise ModelError(f"{field}: {exc}") from None
     if isinstance(value, sp.Expr):
-        return _checked(value, field, value)
+        return check_expansion(_checked(value, field, value), field, value)
     if not isinstance(value, str):
         raise ModelError(
             f"{field}: expected a number or an expression string, got {type(value).__name__} "
@@ -145,7 +149,8 @@ def parse_expression(value: object, field: str) -> sp.Expr:
         raise ModelError(f"{field}: cannot parse {excerpt(text)}: not an expression or nested "
                          "too deeply") from None
     _check_size(tree.body, field, text)
-    return _checked(_Translator(field, text).visit(tree.body), field, text)
+    return check_expansion(_checked(_Translator(field, text).visit(tree.body), field, text),
+                           field, text)
 
 
 def _check_size(root: ast.AST, field: str, text: str) -> None:

@@ -58,6 +58,10 @@ placements, inertial frames, so also the tip's placement) within ``tol`` radians
 of a multiple of pi/2 to that multiple: a file's ``rpy="1.5708 0 0"`` is not a
 right angle (its cosine is -3.7e-6), so no term of the closed-form equations
 cancels. Each changed angle of the chain is listed in ``provenance.notes``.
+
+Size rule: a file over :data:`MAX_URDF_BYTES` (10 MB), or with more than
+:data:`MAX_URDF_JOINTS` joints (5,000) or :data:`MAX_URDF_LINKS` links, is rejected before
+its tree is walked; the walk itself is linear in the number of links and joints.
 """
 
 from __future__ import annotations
@@ -96,6 +100,12 @@ GRAVITY = 9.81
 #: Names an error or warning message lists at most, and the characters it quotes of one.
 LIST_NAMES = 10
 NAME_CHARS = 80
+#: Largest URDF file read, in bytes (example-robot-data's largest, TIAGo dual, is 211 kB).
+MAX_URDF_BYTES = 10_000_000
+#: Most ``<joint>`` elements of a file, fixed ones included (example-robot-data's most:
+#: TIAGo dual, 129); a tree of that many joints has one more ``<link>``.
+MAX_URDF_JOINTS = 5_000
+MAX_URDF_LINKS = MAX_URDF_JOINTS + 1
 
 
 @dataclass(frozen=True)
@@ -209,9 +219,13 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
     locked.sort(key=file_order.__getitem__)
     _check_bodies(source, frames, bodies, owner, base, tip)
 
+    members_of: dict[int, list[str]] = {k: [] for k in range(len(chain_joints))}
+    for link in subtree:  # one pass: each link's body joins its owner's
+        if owner[link] >= 0:
+            members_of[owner[link]].append(link)
     links = []
     for k, joint in enumerate(chain_joints):
-        members = [link for link in subtree if owner[link] == k]
+        members = members_of[k]
         for link in members:
             moved_by = parent_joint[link]
             if bodies[link] is None and moved_by.type != "fixed" and not allow_massless:
@@ -249,18 +263,26 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
         + (f"; locked at 0: {_listing(locked)}" if locked else "")
     )
     in_chain = {link for link, k in owner.items() if k >= 0}
-    notes = snapper.notes(lambda kind, key: key in in_chain if kind == "link"
-                          else key in {j.name for j in joints if j.child in in_chain})
+    joints_in_chain = {j.name for j in joints if j.child in in_chain}
+    notes = snapper.notes(lambda kind, key: key in (in_chain if kind == "link"
+                                                    else joints_in_chain))
     provenance = Provenance(loader="urdf", path=source, locked=tuple(locked), notes=notes)
     return ModelSource(name, chain, {"g": GRAVITY}, description, provenance)
 
 
 # -- reading -------------------------------------------------------------------------
 def _read_xml(path: Path) -> ET.Element:
+    """The ``<robot>`` element of the file; at most :data:`MAX_URDF_BYTES` are read."""
     try:
-        root = ET.parse(path).getroot()
+        with path.open("rb") as f:
+            data = f.read(MAX_URDF_BYTES + 1)
     except OSError as exc:
         raise ModelError(f"{path}: cannot read the URDF file ({exc.strerror or exc})") from None
+    if len(data) > MAX_URDF_BYTES:
+        raise ModelError(f"{path}: the file is larger than {MAX_URDF_BYTES:,} bytes; a robot's "
+                         "URDF is well under 1 MB (meshes are separate files)")
+    try:
+        root = ET.fromstring(data)
     except ET.ParseError as exc:
         raise ModelError(f"{path}: not valid XML ({exc}); a URDF file is an XML document "
                          "with a <robot> element") from None
@@ -272,7 +294,7 @@ def _read_xml(path: Path) -> ET.Element:
 def _read_links(root: ET.Element, source: str, snapper: _AngleSnapper):
     bodies: dict[str, _Body | None] = {}
     frames: list[str] = []
-    for element in root.findall("link"):
+    for element in _at_most(root, "link", MAX_URDF_LINKS, source):
         name = element.get("name")
         if not name:
             raise ModelError(f"{source}: a <link> has no name attribute; every link needs one")
@@ -313,7 +335,7 @@ def _read_joints(root: ET.Element, source: str, frames: list[str],
     known = set(frames)
     names: set[str] = set()
     joints = []
-    for element in root.findall("joint"):
+    for element in _at_most(root, "joint", MAX_URDF_JOINTS, source):
         name = element.get("name")
         if not name:
             raise ModelError(f"{source}: a <joint> has no name attribute; every joint needs one")
@@ -361,6 +383,16 @@ def _read_joints(root: ET.Element, source: str, frames: list[str],
             damping=damping, friction=friction, mimic=element.find("mimic") is not None,
         ))
     return joints
+
+
+def _at_most(root: ET.Element, tag: str, limit: int, source: str) -> list[ET.Element]:
+    """The ``<tag>`` children of ``root``, at most ``limit`` of them, else a ModelError."""
+    elements = root.findall(tag)
+    if len(elements) > limit:
+        raise ModelError(f"{source}: {len(elements):,} <{tag}> elements, more than the "
+                         f"{limit:,} robodyn reads (robodyn.model.urdf.MAX_URDF_{tag.upper()}S); "
+                         "a robot has a few hundred at most: load a URDF of the robot alone")
+    return elements
 
 
 def _limits(element: ET.Element | None, kind: str, where: str) -> tuple | None:
@@ -436,14 +468,14 @@ def _choose_base(source, frames, parent_joint, base):
 def _check_acyclic(source, frames, parent_joint):
     done: set[str] = set()
     for start in frames:
-        seen = []
+        seen: dict[str, int] = {}  # link -> its place on this walk (a dict: linear time)
         link = start
         while link in parent_joint and link not in done:
             if link in seen:
-                loop = seen[seen.index(link):]
+                loop = list(seen)[seen[link]:]
                 raise ModelError(f"{source}: the joints form a kinematic loop through links "
                                  f"{_listing(loop)}; URDF describes trees only")
-            seen.append(link)
+            seen[link] = len(seen)
             link = parent_joint[link].parent
         done.update(seen)
 

@@ -29,8 +29,9 @@ from typing import Any
 
 import sympy as sp
 
-from ..errors import InputError
+from ..errors import ExpansionError, InputError, excerpt
 from ..model.chain import Chain
+from ..model.expansion import describe_terms, largest_expression
 from .derivation import make_ring, tidy_chain
 from .equations import Checks, Equations, Step
 from .lagrange import lagrange_euler
@@ -103,7 +104,22 @@ def derive(chain: Chain, method: str = "lagrange", *, h_e: bool = False, name: s
     else:
         algorithm = {"euler-lagrange": lagrange_euler, "energy": energy_route,
                      "jacobian": jacobian_route}[route]
-    return Equations(algorithm(chain, ring), name=name, defaults=defaults)
+    try:
+        derivation = algorithm(chain, ring)
+    except ExpansionError as exc:
+        raise ExpansionError(f"{name}: {exc}{_largest(chain)}; give numbers for some "
+                             "parameters (values=..., robodyn derive --values) or write the "
+                             "model's expressions with fewer terms") from None
+    return Equations(derivation, name=name, defaults=defaults)
+
+
+def _largest(chain: Chain) -> str:
+    """``" (the largest expression: links[0]... with N terms)"`` for an error message."""
+    path, expr, terms = largest_expression(chain)
+    if expr is None or terms <= 1:
+        return ""
+    return (f" (the largest expression: {path} = {excerpt(str(expr), 60)}, "
+            f"{describe_terms(expr)} terms)")
 
 
 def equations(robot, method: str = "lagrange", *, values: Any = None,

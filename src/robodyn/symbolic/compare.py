@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 
-from ..errors import InputError, ModelError, excerpt
+from ..errors import ExpansionError, InputError, ModelError, excerpt
 from ..model import expressions as ex
+from ..model.expansion import MAX_EXPANDED_TERMS, describe_terms, expanded_terms
 from .simplify import textbook
 from .trig_ring import TrigRing
 
@@ -43,6 +44,13 @@ QUANTITIES = {"M": "inertia matrix", "C": "Coriolis and centrifugal matrix",
 #: Longest matrix text (characters) and most entries.
 MAX_TEXT_CHARS = 100_000
 MAX_ENTRIES = 400
+#: Most terms the answer may expand to, all its entries together once the symbols are
+#: mapped (:func:`robodyn.model.expansion.expanded_terms`, bounded before anything
+#: expands), or four times the terms of the derived entries where that is more.
+MAX_ANSWER_TERMS = MAX_EXPANDED_TERMS
+ANSWER_TERMS_PER_DERIVED = 4
+#: A difference of more terms than this is counted in its message, not printed.
+MAX_PRINTED_TERMS = 500
 
 _RATE_FORMS = ("{b}dot{i}", "{b}{i}dot", "{b}{i}_dot", "d{b}{i}", "{b}d{i}", "{b}_dot{i}")
 _ACCEL_FORMS = ("{b}ddot{i}", "{b}{i}ddot", "{b}{i}_ddot", "dd{b}{i}", "{b}dd{i}",
@@ -57,7 +65,8 @@ class Mistake:
     ``quantity``: ``"M"``, ``"C"``, ``"g"``, ``"tau"``, ``"Cqd"`` (or ``"symbols"`` for a
     name the model does not have); ``index``: 0-based tuple (``(0, 1)`` is ``M12``, ``()``
     for a whole quantity); ``expected``, ``given``, ``difference`` (``given - expected``
-    in compact form) are SymPy; ``message`` says it in words.
+    in compact form) are SymPy (``difference`` is None when it has more than
+    :data:`MAX_PRINTED_TERMS` terms); ``message`` says it in words.
     """
 
     quantity: str
@@ -210,14 +219,21 @@ def _as_matrix(value: Any, field: str) -> sp.Matrix:
 
 
 # -- symbols -------------------------------------------------------------------------------
-def _symbol_table(symbols: Mapping | None, used: set[str],
-                  model: set[str]) -> dict[sp.Symbol, sp.Expr]:
+def _symbol_table(symbols: Mapping | None, used: set[str], model: set[str], eq: Equations,
+                  rates_of: set[str]) -> dict[sp.Symbol, sp.Expr]:
     """``{student's symbol: model expression}``; a joint variable's rates follow it
     (``theta2 -> q2`` also maps ``theta2dot``, ``dtheta2``, ``theta2ddot``, ...), and the
     rates of the model's own ``q1`` written as ``q1dot``, ``dq1``, ... are recognised
-    unless the model has a parameter of that name."""
+    unless the model has a parameter of that name.
+
+    The model's own joint variables may be renumbered (``q1 -> q2, q2 -> q1``: the
+    student numbered the joints the other way; all names are replaced at once), and their
+    rates ``qd1``, ``qdd1`` follow unless mapped themselves. A mapping to a name the model
+    does not have, or a renumbering that leaves the answer's own ``q2`` reading as ``q2``
+    too, is an :class:`~robodyn.errors.InputError` saying what to map. The keys whose
+    rates were mapped are added to ``rates_of``."""
     table: dict[sp.Symbol, sp.Expr] = {}
-    pairs = [("q", str(i)) for i in range(1, 100) if f"q{i}" in model]
+    renamed: list[tuple[str, str, str, bool, str]] = []  # (base, i, k, key is q_i, key)
     for key, target in dict(symbols or {}).items():
         name = str(key)
         if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", name):
@@ -233,37 +249,94 @@ def _symbol_table(symbols: Mapping | None, used: set[str],
             except TypeError:
                 raise InputError(f"symbols[{name!r}]: {excerpt(target)} is not a name or "
                                  "an expression") from None
+        foreign = sorted(s.name for s in getattr(value, "free_symbols", ()) if s.name not in model)
+        if foreign:
+            raise InputError(f"symbols[{name!r}]: {foreign[0]} is not a symbol of {eq.name}; "
+                             f"map {name} to the model's names ({_model_names(eq)})")
         table[ex.symbol(name)] = value
         joint = _JOINT.match(str(value)) if isinstance(value, sp.Symbol) else None
         split = re.match(r"^(.*?)(\d+)$", name)
         if joint and joint.group(1) == "q" and split:
-            pairs.append((split.group(1), split.group(2), joint.group(2)))
-    for base, i, *rest in pairs:
-        k = rest[0] if rest else i
+            renamed.append((split.group(1), split.group(2), joint.group(2), name in model,
+                            name))
+    own = [("q", str(i), str(i), False, "") for i in range(1, 100) if f"q{i}" in model]
+    for base, i, k, follows, key in renamed + own:  # the user's mappings first: they win
         for forms, prefix in ((_ACCEL_FORMS, "qdd"), (_RATE_FORMS, "qd")):
             for form in forms:
                 alias = form.format(b=base, i=i)
-                if alias in used and alias not in model and ex.symbol(alias) not in table:
+                if alias in used and (follows or alias not in model) \
+                        and ex.symbol(alias) not in table:
                     table[ex.symbol(alias)] = ex.symbol(f"{prefix}{k}")
+                    if key:
+                        rates_of.add(key)
+    _check_renumbering(table, used, model)
     return table
 
 
+def _check_renumbering(table: dict, used: set[str], model: set[str]) -> None:
+    """A joint variable (or rate) of the model mapped to another one, while the answer
+    also uses the target's own name unmapped: two of the student's joints would read as
+    one (``q1 -> q2`` without ``q2 -> q1``)."""
+    for key, value in table.items():
+        if not (key.name in model and _JOINT.match(key.name) and isinstance(value, sp.Symbol)) \
+                or value == key:
+            continue
+        if value.name in used and value not in table and _JOINT.match(value.name):
+            raise InputError(
+                f"symbols: {key.name}={value.name} renumbers the joints, but the answer's own "
+                f"{value.name} is not mapped, so {key.name} and {value.name} would both read "
+                f"as {value.name}; map it too, e.g. symbols={{'{key.name}': '{value.name}', "
+                f"'{value.name}': '{key.name}'}} (robodyn check --symbols "
+                f"{key.name}={value.name},{value.name}={key.name})")
+
+
+def _model_names(eq: Equations) -> str:
+    """The model's symbols for a message: its parameters and joint variables."""
+    params = [s.name for s in eq.params]
+    shown = ", ".join(params[:12]) + (", ..." if len(params) > 12 else "")
+    joints = ", ".join(s.name for s in eq.q[:6]) + (", ..." if eq.dof > 6 else "")
+    return (f"parameters {shown}; " if params else "") + f"joint variables {joints} " \
+        "(rates qd1.., qdd1..)"
+
+
 def _suggest(name: str, model_names: set[str]) -> str:
-    """A mapping the student probably meant, for an unknown name such as ``theta2``."""
+    """A mapping the student probably meant, for an unknown name such as ``theta2``
+    (``theta2=q2``): its target is always a symbol of the model; ``""`` if none fits."""
+    candidates = []
     split = re.match(r"^([A-Za-z_]+?)_?(\d+)$", name)
     if split:
         base, i = split.groups()
         low = base.lower()
         if low in ("theta", "th", "d", "q", "x"):
-            return f"{name}=q{i}"
-        if low.endswith("ddot") or low.startswith("dd"):
-            return f"{name}=qdd{i}"
-        if low.endswith("dot") or low.startswith("d"):
-            return f"{name}=qd{i}"
+            candidates.append(f"q{i}")
+        elif low.endswith("ddot") or low.startswith("dd"):
+            candidates.append(f"qdd{i}")
+        elif low.endswith("dot") or low.startswith("d"):
+            candidates.append(f"qd{i}")
     lowered = {n.lower(): n for n in model_names}
-    if name.lower() in lowered:
-        return f"{name}={lowered[name.lower()]}"
+    candidates.append(lowered.get(name.lower(), ""))
+    for target in candidates:
+        if target in model_names and target != name:
+            return f"{name}={target}"
     return ""
+
+
+def _unknown_message(name: str, eq: Equations, model: set[str]) -> str:
+    """Why ``name`` of the answer is not the model's, and a mapping with real names."""
+    hint = _suggest(name, model)
+    if hint:
+        key, target = hint.split("=")
+        return (f"{name} is not a symbol of {eq.name}; map it, e.g. symbols={{'{key}': "
+                f"'{target}'}} (robodyn check --symbols {hint})")
+    joint = re.match(r"^(q|qd|qdd)(\d+)$", name)
+    if joint:  # q9 of a 2-joint model
+        last = f"{joint.group(1)}{eq.dof}"
+        return (f"{name} is not a symbol of {eq.name}: it has {eq.dof} joint(s), "
+                f"{', '.join(s.name for s in eq.q[:6])}{', ...' if eq.dof > 6 else ''}; if the "
+                f"answer numbers them differently, map them, e.g. symbols={{'{name}': "
+                f"'{last}'}} (robodyn check --symbols {name}={last})")
+    return (f"{name} is not a symbol of {eq.name} ({_model_names(eq)}); map it with "
+            f"symbols={{'{name}': ...}} (robodyn check --symbols {name}=...)")
 
 
 # -- comparing -----------------------------------------------------------------------------
@@ -300,31 +373,38 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
 
     used = {s.name for m in given.values() for s in m.free_symbols}
     model = {s.name for s in eq.params} | {s.name for s in eq.q + eq.qd + eq.qdd + eq.h_e}
-    table = _symbol_table(symbols, used, model)
+    rates_of: set[str] = set()
+    table = _symbol_table(symbols, used, model, eq, rates_of)
     given = {k: m.xreplace(table) for k, m in given.items()}
     notes: list[str] = []
-    if table:
-        notes.append("symbols read as " + ", ".join(
-            f"{k} = {v}" for k, v in sorted(table.items(), key=lambda kv: kv[0].name)
-            if k.name in used))
+    read = sorted((k.name, v) for k, v in table.items() if k.name in used)
+    if read:
+        relabelled = any(k in model and _JOINT.match(k) and _JOINT.match(str(v)) and str(v) != k
+                         for k, v in read)
+        notes.append("symbols read as " + ", ".join(f"{k} = {v}" for k, v in read)
+                     + (" (names only: rows and columns stay in the model's joint order)"
+                        if relabelled else ""))
+    idle = sorted(str(k) for k in dict(symbols or {}) if str(k) not in used | rates_of)
+    if idle:
+        notes.append(f"symbols {', '.join(idle)} given but not in the answer (not used)")
     mistakes: list[Mistake] = []
     unknown = sorted({s.name for m in given.values() for s in m.free_symbols} - model)
     for name in unknown:
-        hint = _suggest(name, model)
-        how = f"; map it, e.g. symbols={{'{hint.split('=')[0]}': '{hint.split('=')[1]}'}} " \
-              f"(robodyn check --symbols {hint})" if hint else "; map it with symbols={...}"
         mistakes.append(Mistake("symbols", (), None, ex.symbol(name), None,
-                                f"{name} is not a symbol of {eq.name}{how}"))
+                                _unknown_message(name, eq, model)))
 
     expected = {k: getattr(eq, k) for k in given}
+    _check_answer_size(given, expected)
     exprs = [x for k in given for x in list(expected[k]) + list(given[k])]
     if "C" in given:  # its classification needs M and C qd in the same ring
         exprs += list(eq.M) + list(eq.Cqd)
     ring = TrigRing(list(eq.joint_types), exprs)
 
-    def poly(x):
+    def poly(x, label):
         try:
             return ring.poly(x)
+        except ExpansionError as exc:  # the ring's own budget: never fall back to simplify
+            raise InputError(f"{label}: {exc}") from None
         except (ValueError, TypeError):
             return None
 
@@ -333,16 +413,23 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
         for i in range(m.shape[0]):
             for j in range(m.shape[1]):
                 index = (i, j) if m.shape[1] > 1 else (i,)
-                a, b = poly(m[i, j]), poly(want[i, j])
+                label = f"{quantity}{_label(*index)}"
+                a, b = poly(m[i, j], label), poly(want[i, j], label)
                 if a is not None and b is not None:
                     if a == b:
+                        continue
+                    if len(a - b) > MAX_PRINTED_TERMS:  # printing it would take long
+                        mistakes.append(Mistake(
+                            quantity, index, want[i, j], m[i, j], None,
+                            f"{label} differs: given - expected has {len(a - b):,} terms "
+                            f"(not printed; expected {excerpt(str(want[i, j]))}, given "
+                            f"{excerpt(str(m[i, j]))})"))
                         continue
                     diff = textbook(ring, a - b)
                 else:  # outside the ring (sign(qd) of friction, ...)
                     diff = sp.simplify(m[i, j] - want[i, j])
                     if diff == 0:
                         continue
-                label = f"{quantity}{_label(*index)}"
                 mistakes.append(Mistake(
                     quantity, index, want[i, j], m[i, j], diff,
                     f"{label} differs: given - expected = {diff} (expected {want[i, j]}, "
@@ -355,6 +442,36 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
         if note:
             notes.append(note)
     return Comparison(eq.name, tuple(given), tuple(mistakes), tuple(notes), c_form)
+
+
+def _check_answer_size(given: dict[str, sp.Matrix], expected: dict[str, sp.Matrix]) -> None:
+    """Every entry of ``given``, and all of them together, within the term budget
+    (:data:`MAX_ANSWER_TERMS`, or four times the derived entries' terms): else an
+    :class:`~robodyn.errors.InputError` naming the entry, before anything expands."""
+    def terms(x, cap):
+        return expanded_terms(x, cap) if isinstance(x, sp.Basic) else 1
+
+    derived = sum(terms(x, 10**7) for m in expected.values() for x in m)
+    budget = max(MAX_ANSWER_TERMS, ANSWER_TERMS_PER_DERIVED * derived)
+    total = 0
+    for quantity, m in given.items():
+        for i in range(m.shape[0]):
+            for j in range(m.shape[1]):
+                label = f"{quantity}{_label(*((i, j) if m.shape[1] > 1 else (i,)))}"
+                n = terms(m[i, j], budget)
+                if n > budget:
+                    want = terms(expected[quantity][i, j], 10**7)
+                    raise InputError(
+                        f"{label}: {excerpt(str(m[i, j]))} expands to "
+                        f"{describe_terms(m[i, j])} terms, more than the {budget:,} an answer "
+                        f"may have (the derived {label} has at most {want:,}); write it with fewer "
+                        "terms, e.g. in the form the derivation prints")
+                total += n
+                if total > budget:
+                    raise InputError(
+                        f"{label}: the answer expands to more than the {budget:,} terms an "
+                        f"answer may have in all ({total - n:,} before {label}, which adds "
+                        f"{n:,}); check fewer entries at a time")
 
 
 def _classify_c(eq: Equations, ring: TrigRing, C: sp.Matrix, c_mistakes) -> tuple[str, str]:

@@ -129,7 +129,7 @@ def to_polynomial(ring: TrigRing, e: sp.Expr) -> PolyElement:
     if e.is_Mul:
         out = R.one
         for a in e.args:
-            out = ring.reduce(out * to_polynomial(ring, a))
+            out = ring.reduce(ring.product(out, to_polynomial(ring, a)))
         return out
     if e.is_Pow and e.exp.is_Integer and e.exp >= 0:
         return ring.power(to_polynomial(ring, e.base), int(e.exp))
@@ -154,7 +154,8 @@ def _angle(ring: TrigRing, coeffs: dict[int, int]) -> tuple[PolyElement, PolyEle
     c, s = ring.one, ring.zero
     for i, k in coeffs.items():
         ci, si = _multiple(ring, i, k)
-        c, s = ring.reduce(c * ci - s * si), ring.reduce(s * ci + c * si)
+        c, s = (ring.reduce(ring.product(c, ci) - ring.product(s, si)),
+                ring.reduce(ring.product(s, ci) + ring.product(c, si)))
     return c, s
 
 

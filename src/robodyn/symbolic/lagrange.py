@@ -135,8 +135,8 @@ def energies(chain: Chain, ring: TrigRing):
         w_scalars = tuple(ring.scalar(x) for x in w)
         w_link = la.tmatvec(rot, w_scalars)          # R_i^T w_i: the rate in link frame i
         inertial = link.inertial
-        translational = poly(inertial.mass, ring) * ring.reduce(
-            sum((x * x for x in v_c), ring.zero))
+        translational = ring.product(poly(inertial.mass, ring), ring.reduce(
+            sum((ring.product(x, x) for x in v_c), ring.zero)))
         rotational = poly(la.dot(w_link, la.matvec(inertial.inertia, w_link)), ring)
         K_i = ring.reduce((translational + rotational) * half)
         K_links.append(K_i)

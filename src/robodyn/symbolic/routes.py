@@ -168,10 +168,10 @@ def jacobian_route(chain: Chain, ring: TrigRing) -> Derivation:
         Bi = [[zero] * n for _ in range(n)]
         for a in range(n):
             for b in range(a, n):
-                lin = sum((JP[r][a] * JP[r][b] for r in range(3)), zero)
-                ang = sum((JO[r][a] * I_base[r][s] * JO[s][b] for r in range(3) for s in range(3)
-                           if JO[r][a] and JO[s][b]), zero)
-                Bi[a][b] = Bi[b][a] = ring.reduce(m * lin + ang)
+                lin = sum((ring.product(JP[r][a], JP[r][b]) for r in range(3)), zero)
+                ang = sum((ring.product(ring.product(JO[r][a], I_base[r][s]), JO[s][b])
+                           for r in range(3) for s in range(3) if JO[r][a] and JO[s][b]), zero)
+                Bi[a][b] = Bi[b][a] = ring.reduce(ring.product(m, lin) + ang)
         B = [[B[a][b] + Bi[a][b] for b in range(n)] for a in range(n)]
         steps += [
             RawStep(S, f"Link {k}: centre of mass", f"p_c{k}", rf"p_{{c{k}}}", p,
@@ -210,7 +210,7 @@ def jacobian_route(chain: Chain, ring: TrigRing) -> Derivation:
         gi = zero
         for j in range(n):
             m = poly(chain_r.links[j].inertial.mass, ring)
-            gi -= m * sum((gravity[r] * JPs[j][r][i] for r in range(3)), zero)
+            gi -= ring.product(m, sum((gravity[r] * JPs[j][r][i] for r in range(3)), zero))
         g.append(ring.reduce(gi))
         a = i + 1
         steps.append(RawStep(

@@ -27,6 +27,7 @@ import sympy as sp
 from sympy import QQ
 from sympy.polys.rings import PolyElement
 
+from ..errors import ExpansionError
 from ..model.chain import REVOLUTE
 from ..model.expressions import to_sympy
 from .back_to_sympy import rational
@@ -399,6 +400,8 @@ def equal(a, b, dof: int | None = None, joint_types: Sequence[str] | None = None
     diff = to_sympy(a) - to_sympy(b)
     try:
         ring, (p,) = canonical([diff], dof, joint_types)
+    except ExpansionError:  # too large for the ring: far too large for simplify
+        raise
     except ValueError:
         return sp.simplify(diff) == 0
     if not p:

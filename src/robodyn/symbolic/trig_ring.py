@@ -28,6 +28,7 @@ from sympy import QQ
 from sympy.polys.orderings import lex
 from sympy.polys.rings import PolyElement, PolyRing
 
+from ..errors import ExpansionError
 from ..model.chain import REVOLUTE, Chain
 from ..model.expressions import to_sympy
 from .back_to_sympy import to_expression
@@ -45,6 +46,13 @@ __all__ = ["TrigRing", "joint_symbols"]
 
 #: Conversions remembered per ring (SymPy expression -> polynomial), at most this many.
 MEMO_SIZE = 100_000
+#: Most terms one polynomial of a ring may have. The largest of a 6-joint arm with every DH
+#: and inertial parameter a symbol has 27,000; the PUMA 560 with its numbers, 1,000.
+MAX_TERMS = 200_000
+#: Most products of two terms one ring may form in all (``len(a) * len(b)`` summed over its
+#: multiplications, :meth:`TrigRing.product`): that 6-joint arm forms 360,000 for all of
+#: its equations, the PUMA 560 16,000.
+MAX_WORK = 3_000_000
 
 
 def joint_symbols(n: int) -> tuple[tuple[sp.Symbol, ...], ...]:
@@ -138,6 +146,8 @@ class TrigRing:
                     pairs.append((atom_index[a], atom_index[partner]))
         self.pairs = tuple(pairs)
         self._memo: dict[sp.Expr, PolyElement] = {}
+        #: the term budget (:data:`MAX_TERMS`, :data:`MAX_WORK`) and the work spent
+        self.max_terms, self.max_work, self.work = MAX_TERMS, MAX_WORK, 0
         #: monomial (exponent tuple) -> its SymPy product, shared by the printer
         self.monomial_cache: dict[tuple, sp.Expr] = {}
         self._ops = None
@@ -171,14 +181,34 @@ class TrigRing:
     # -- arithmetic in normal form ---------------------------------------------------------
     def reduce(self, p: PolyElement) -> PolyElement:
         """Normal form modulo ``c^2 + s^2 - 1`` of every trig pair (no ``c`` above degree 1)
-        and ``sqrt(n)^2 - n`` of every square root (:func:`.normal_form.normal_form`)."""
+        and ``sqrt(n)^2 - n`` of every square root (:func:`.normal_form.normal_form`).
+        A polynomial of more than :attr:`max_terms` terms is an
+        :class:`~robodyn.errors.ExpansionError`."""
+        if len(p) > self.max_terms:
+            raise ExpansionError(
+                f"the closed forms grow beyond {self.max_terms:,} terms (a polynomial of "
+                f"{len(p):,}); the expressions are too large to derive symbolically")
         return normal_form(self.ring, p, self.pairs, self.roots)
+
+    def product(self, a, b):
+        """``a * b`` (not reduced), its ``len(a) * len(b)`` term products counted against
+        :attr:`max_work` before they are formed: beyond it, an
+        :class:`~robodyn.errors.ExpansionError`. Every product of two polynomials that may
+        both be large goes through here (products with one generator cost ``len(a)``)."""
+        if isinstance(a, PolyElement) and isinstance(b, PolyElement):
+            self.work += len(a) * len(b)
+            if self.work > self.max_work:
+                raise ExpansionError(
+                    f"the closed forms take more than {self.max_work:,} products of terms "
+                    f"to form (a product of {len(a):,} by {len(b):,} terms); the expressions "
+                    "are too large to derive symbolically")
+        return a * b
 
     def power(self, p: PolyElement, k: int) -> PolyElement:
         """``p**k`` in normal form (``k >= 0``)."""
         out = self.one
         for _ in range(k):
-            out = self.reduce(out * p)
+            out = self.reduce(self.product(out, p))
         return out
 
     # -- calculus ---------------------------------------------------------------------

@@ -60,7 +60,7 @@ class TrigScalar:
     def __mul__(self, b):
         if isinstance(b, int):
             return TrigScalar(self.ring, self.p * b)
-        return TrigScalar(self.ring, self.ring.reduce(self.p * self._other(b)))
+        return TrigScalar(self.ring, self.ring.reduce(self.ring.product(self.p, self._other(b))))
 
     __rmul__ = __mul__
 
