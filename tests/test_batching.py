@@ -8,7 +8,7 @@ import pytest
 
 import robodyn as rd
 from conftest import random_states
-from robodyn.codegen.kernels import Kernel
+from robodyn.codegen.kernel import Kernel
 
 FUNCTIONS = {
     "inverse_dynamics": (lambda r, q, qd, qdd: r.inverse_dynamics(q, qd, qdd), ()),

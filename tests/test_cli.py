@@ -14,7 +14,7 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
-from robodyn.cli import main
+from robodyn.cli.app import main
 
 
 def test_models_lists_every_builtin(capsys):

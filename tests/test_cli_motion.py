@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import robodyn as rd
-from robodyn.cli import main
+from robodyn.cli.app import main
 
 NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 

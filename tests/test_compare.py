@@ -13,8 +13,8 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
-from robodyn.cli import main
-from robodyn.errors import InputError
+from robodyn.cli.app import main
+from robodyn.core.errors import InputError
 from robodyn.symbolic.compare import parse_matrix
 
 # seed 003 in the lesson's notation (theta for q, thetadot for qd)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import robodyn as rd
-from robodyn.errors import InputError
+from robodyn.core.errors import InputError
 
 da = pytest.importorskip("dask.array")
 

@@ -22,9 +22,9 @@ import numpy as np
 import pytest
 
 import robodyn as rd
-from robodyn.cli import main
-from robodyn.cli_dataset import write_dataset
-from robodyn.errors import InputError, RobodynError
+from robodyn.cli.app import main
+from robodyn.cli.dataset import write_dataset
+from robodyn.core.errors import InputError, RobodynError
 
 URDF = Path(__file__).parent / "data" / "urdf" / "rpc_branch.urdf"
 
@@ -302,7 +302,7 @@ def test_resuming_with_other_settings_names_the_difference(tmp_path, numpy_backe
 def test_a_resumed_run_accepts_the_model_within_rounding(tmp_path, monkeypatch, numpy_backend):
     """Another backend may compute the model's fingerprint in the manifest a few ulps
     apart: that is the same model, and the finished chunks are kept."""
-    import robodyn.cli_dataset as cd  # noqa: PLC0415
+    import robodyn.cli.dataset as cd  # noqa: PLC0415
 
     robot = rd.load("planar-2r")
     out = tmp_path / "d.npz"
@@ -316,7 +316,7 @@ def test_a_resumed_run_accepts_the_model_within_rounding(tmp_path, monkeypatch, 
 
 def test_the_parts_are_deleted_only_after_the_final_file_reads_back(tmp_path, monkeypatch,
                                                                     numpy_backend):
-    import robodyn.cli_dataset as cd  # noqa: PLC0415
+    import robodyn.cli.dataset as cd  # noqa: PLC0415
 
     robot = rd.load("planar-2r")
     out = tmp_path / "d.npz"
@@ -354,7 +354,7 @@ def test_a_chunk_that_changes_during_the_run_stops_the_merge(tmp_path, numpy_bac
 
 def test_a_run_stopped_after_the_merge_completes_on_the_next_run(tmp_path, monkeypatch,
                                                                  numpy_backend):
-    import robodyn.cli_dataset as cd  # noqa: PLC0415
+    import robodyn.cli.dataset as cd  # noqa: PLC0415
 
     robot = rd.load("planar-2r")
     out = tmp_path / "d.npz"
@@ -421,7 +421,7 @@ def wait_for(path: Path, proc: subprocess.Popen, seconds: float = 60) -> None:
 def test_a_second_run_into_the_same_output_fails_at_once(tmp_path, capsys, numpy_backend):
     first = start("""
         import pathlib, time, robodyn as rd
-        from robodyn.cli_dataset import write_dataset
+        from robodyn.cli.dataset import write_dataset
 
         def hold(k):
             if k == 0:
@@ -450,7 +450,7 @@ def test_a_second_run_into_the_same_output_fails_at_once(tmp_path, capsys, numpy
 def test_a_killed_run_leaves_no_stale_lock_and_no_temporary_file(tmp_path, numpy_backend, when):
     killed = start(f"""
         import os, signal, robodyn as rd
-        import robodyn.cli_dataset as cd
+        import robodyn.cli.dataset as cd
 
         def kill(*args):
             os.kill(os.getpid(), signal.SIGKILL)
@@ -496,7 +496,7 @@ def bounded(code: str, tmp_path: Path) -> subprocess.CompletedProcess:
 # the runs must stop before their first chunk: were a check missing, this stops them
 NO_CHUNKS = """
     import shutil, sys
-    import robodyn.cli_dataset as cd
+    import robodyn.cli.dataset as cd
     from robodyn.cli import main
 
     def never(*args):
@@ -524,7 +524,7 @@ def test_a_huge_sample_count_starts_at_once_where_it_fits(tmp_path):
     """The to-do list is not built: the first of 10**11 chunks is written at once."""
     run = start("""
         import shutil, robodyn as rd
-        from robodyn.cli_dataset import write_dataset
+        from robodyn.cli.dataset import write_dataset
 
         shutil.disk_usage = lambda p: shutil._ntuple_diskusage(10**18, 0, 10**18)
 
@@ -610,7 +610,7 @@ def test_a_directory_where_writing_fails_is_a_clean_error(tmp_path, capsys, nump
 ])
 def test_a_write_that_fails_midway_is_a_clean_error_and_resumes(tmp_path, capsys, monkeypatch,
                                                                 numpy_backend, error, hint):
-    import robodyn.cli_dataset as cd  # noqa: PLC0415
+    import robodyn.cli.dataset as cd  # noqa: PLC0415
 
     robot = rd.load("planar-2r")
     calls = []

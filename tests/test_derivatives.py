@@ -204,8 +204,8 @@ def test_dual_numbers_follow_the_chain_rule():
 def test_effort_gradient_matches_finite_differences(fd_robots):
     """The exact gradient ``energy.optimize`` uses for ``objective="effort"``: the effort
     of ``consumed`` and its central differences over the via points."""
-    from robodyn.energy import EffortGradient, consumed  # noqa: PLC0415
-    from robodyn.trajectory import Motion, spline  # noqa: PLC0415
+    from robodyn.motion.energy import EffortGradient, consumed  # noqa: PLC0415
+    from robodyn.motion.trajectory import Motion, spline  # noqa: PLC0415
 
     r = fd_robots["planar-2r"]
     t, knots = np.linspace(0, 1.5, 101), np.linspace(0, 1.5, 5)

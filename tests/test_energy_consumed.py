@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import robodyn as rd
-from robodyn import trajectory as tr
-from robodyn.errors import InputError
+from robodyn.core.errors import InputError
+from robodyn.motion import trajectory as tr
 
 # values, not speed: new kernels run on the NumPy backend (no Numba compile time)
 pytestmark = pytest.mark.usefixtures("numpy_backend")
@@ -127,7 +127,7 @@ def test_optimize_names_a_bad_argument(kwargs, message):
 
 
 def test_the_via_point_cap_is_the_command_s():
-    from robodyn.cli_motion import via_count
+    from robodyn.cli.motion import via_count
 
     assert via_count(str(rd.energy.MAX_VIA_POINTS)) == rd.energy.MAX_VIA_POINTS
     with pytest.raises(Exception, match=f"is not between 1 and {rd.energy.MAX_VIA_POINTS}"):

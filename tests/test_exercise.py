@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 import robodyn as rd
-from robodyn.cli import main
-from robodyn.errors import InputError
-from robodyn.exercise import make_exercise
+from robodyn.cli.app import main
+from robodyn.core.errors import InputError
 from robodyn.symbolic import equations, verify
+from robodyn.teaching.exercise import make_exercise
 
 ARGS = ["exercise", "--dof", "2", "--joints", "RP", "--seed", "7"]
 

@@ -19,11 +19,11 @@ import sympy as sp
 
 import robodyn as rd
 from conftest import run_bounded
-from robodyn.errors import ExpansionError, InputError, ModelError
+from robodyn.core.errors import ExpansionError, InputError, ModelError
 from robodyn.model.expansion import MAX_EXPANDED_TERMS, expanded_terms
 from robodyn.model.expressions import parse_expression
 from robodyn.symbolic.compare import MAX_PRINTED_TERMS
-from robodyn.symbolic.trig_ring import TrigRing
+from robodyn.symbolic.ring.trig_ring import TrigRing
 
 SUM8 = "a1+a2+a3+a4+a5+a6+a7+a8"
 ANSWER8 = "sin(q1)+cos(q2)+m1+m2+l1+l2+c1+c2"
@@ -205,7 +205,8 @@ def test_a_long_wrong_answer_is_counted_not_printed():
 
 
 def test_equal_does_not_fall_back_to_simplify_when_the_ring_budget_runs_out(monkeypatch):
-    from robodyn.symbolic import simplify, trig_ring  # noqa: PLC0415
+    from robodyn.symbolic import simplify
+    from robodyn.symbolic.ring import trig_ring  # noqa: PLC0415
 
     monkeypatch.setattr(trig_ring, "MAX_WORK", 100)
     with pytest.raises(ExpansionError, match="more than 100 products of terms"):

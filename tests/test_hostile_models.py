@@ -18,7 +18,7 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
-from robodyn.errors import ModelError, excerpt
+from robodyn.core.errors import ModelError, excerpt
 from robodyn.model import expressions, yaml_file
 from robodyn.model.chain import Inertial, check_physical
 from robodyn.model.expressions import check_parameter_name, parse_expression

@@ -36,11 +36,11 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
-from robodyn.cli import main as cli_main
+from robodyn.cli.app import main as cli_main
 from robodyn.codegen.export import LANGUAGES, export_code, program_of, write_files
 from robodyn.codegen.export.files import is_ours, write_file
 from robodyn.codegen.export.program import IDENTIFIER_CHARS, RESERVED_IDENTIFIERS, identifier
-from robodyn.errors import InputError, ModelError
+from robodyn.core.errors import InputError, ModelError
 from robodyn.model.names import MARKER
 from robodyn.model.yaml_file import parse_model
 

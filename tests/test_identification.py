@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import robodyn as rd
-from robodyn.cli import main
-from robodyn.identification import consistency_problems
+from robodyn.cli.app import main
+from robodyn.identification.estimate import consistency_problems
 
 # values, not speed: new kernels run on the NumPy backend (no Numba compile time)
 pytestmark = pytest.mark.usefixtures("numpy_backend")

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import robodyn as rd
-from robodyn.errors import InputError, RobodynError
-from robodyn.implicit import state_jacobian
+from robodyn.core.errors import InputError, RobodynError
+from robodyn.motion.implicit import state_jacobian
 
 Q0 = [0.3, -0.5]
 

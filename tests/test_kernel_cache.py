@@ -27,8 +27,8 @@ import pytest
 
 import robodyn as rd
 from robodyn import robot as robot_module
-from robodyn.codegen import kernels
-from robodyn.errors import RobodynError
+from robodyn.codegen import kernel as kernels
+from robodyn.core.errors import RobodynError
 
 ROOT = Path(__file__).resolve().parents[1]
 

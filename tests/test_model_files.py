@@ -10,7 +10,7 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
-from robodyn.errors import InputError, ModelError
+from robodyn.core.errors import InputError, ModelError
 from robodyn.model.expressions import parse_expression
 
 GOOD = """\

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import robodyn as rd
-from robodyn.errors import ModelError
+from robodyn.core.errors import ModelError
 
 MODEL = """
 name: 2r-motors

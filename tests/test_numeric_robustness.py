@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import robodyn as rd
-from robodyn.errors import InputError, ModelError
+from robodyn.core.errors import InputError, ModelError
 
 TWO_LINK = """
 name: two-link

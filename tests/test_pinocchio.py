@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import robodyn as rd
-from robodyn import models
+from robodyn.model import builtin as models
 
 pin = pytest.importorskip("pinocchio")
 
@@ -32,7 +32,7 @@ RTOL = 1e-9
 
 
 def example_robot_data(relative: str) -> Path:
-    """A URDF of example-robot-data (:func:`robodyn.models.example_robot_data`); the test
+    """A URDF of example-robot-data (:func:`robodyn.model.builtin.example_robot_data`); the test
     is skipped when the package is not installed."""
     try:
         importlib.metadata.distribution("example-robot-data")

@@ -14,8 +14,8 @@ from matplotlib.figure import Figure
 from PIL import Image
 
 import robodyn as rd
-from robodyn import trajectory as tr
-from robodyn.errors import InputError
+from robodyn.core.errors import InputError
+from robodyn.motion import trajectory as tr
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

@@ -15,7 +15,7 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
-from robodyn.base_parameters import random_states
+from robodyn.symbolic.base_parameters import random_states
 
 DATA = Path(__file__).parent / "data" / "urdf"
 
@@ -262,7 +262,7 @@ def test_spatial_4r_grouping_follows_gautier_khalil_rules(tmp_path):
 def test_symbolic_grouping_falls_back_to_numbers(monkeypatch):
     """Past the limits (joints, time) or for a numeric geometry the coefficients stay
     numeric (the short rational 16/25 = l1^2 at l1 = 0.8) and ``note`` says why."""
-    import robodyn.base_parameters as bp
+    import robodyn.symbolic.base_parameters as bp
 
     m2, zz1 = sp.symbols("m2 ZZ1")
     monkeypatch.setattr(bp, "SYMBOLIC_MAX_DOF", 1)
@@ -373,7 +373,7 @@ def test_symbolic_regressor_times_pi_is_tau_exactly(name, method):
 
 
 def test_derive_regressor_command(capsys):
-    from robodyn.cli import main
+    from robodyn.cli.app import main
 
     assert main(["derive", "rp-arm", "--regressor"]) == 0
     out = capsys.readouterr().out

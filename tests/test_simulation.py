@@ -19,7 +19,7 @@ from scipy.optimize import brentq
 from scipy.special import ellipk
 
 import robodyn as rd
-from robodyn.errors import InputError, RobodynError
+from robodyn.core.errors import InputError, RobodynError
 
 FRICTIONLESS_TWO_LINK = """
 name: 2r-viscous

@@ -11,10 +11,10 @@ import sympy as sp
 
 import robodyn as rd
 import robodyn.symbolic
+from robodyn.identification.parameters import with_symbolic_inertia
 from robodyn.symbolic import equal, equations, simplify_expression
-from robodyn.symbolic.parameters import with_symbolic_inertia
+from robodyn.symbolic.ring import TrigRing
 from robodyn.symbolic.simplify import _fourier, textbook
-from robodyn.symbolic.trigpoly import TrigRing
 
 q1, q2, q3 = sp.symbols("q1 q2 q3")
 qd1, qd2, qdd1, qdd2 = sp.symbols("qd1 qd2 qdd1 qdd2")

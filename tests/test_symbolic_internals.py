@@ -1,6 +1,6 @@
 """Internals of the symbolic package checked against independent references.
 
-* The normal form (:mod:`robodyn.symbolic.normal_form`) is the remainder of SymPy's own
+* The normal form (:mod:`robodyn.symbolic.ring.normal_form`) is the remainder of SymPy's own
   multivariate division (``reduced``) by ``c^2 + s^2 - 1`` and ``sqrt(n)^2 - n``, whose
   generators SymPy's ``groebner`` confirms to be a Gröbner basis; for one trig pair it is
   ``rem`` in ``c``. Random polynomials from Hypothesis.
@@ -31,8 +31,8 @@ from robodyn.model.chain import SNAP, Transform, snap
 from robodyn.symbolic import equations
 from robodyn.symbolic.derivation import tidy_chain
 from robodyn.symbolic.numeric import NumericEquations
-from robodyn.symbolic.render import exact_str, is_double
-from robodyn.symbolic.trigpoly import TrigRing
+from robodyn.symbolic.printing.render import exact_str, is_double
+from robodyn.symbolic.ring import TrigRing
 
 al = sp.Symbol("al")
 a = sp.Symbol("a")

@@ -28,7 +28,7 @@ import sympy as sp
 
 import robodyn as rd
 from robodyn.symbolic import equations, verify
-from robodyn.symbolic.render import is_double
+from robodyn.symbolic.printing.render import is_double
 
 try:
     from conftest import random_states
@@ -176,7 +176,7 @@ def test_6dof_symbolic_inertia_smoke():
     kernel's own ``rnea`` (a consistency check). The PUMA's numbers are checked
     independently by the Jacobian reference and Corke's gravity load in
     test_seed_examples.py, and by the Lagrange–Euler test above."""
-    from robodyn.symbolic.parameters import with_symbolic_inertia
+    from robodyn.identification.parameters import with_symbolic_inertia
 
     robot = rd.load("puma560")
     symbolic = with_symbolic_inertia(robot)

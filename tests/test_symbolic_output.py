@@ -18,9 +18,9 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
-from robodyn.cli import main
+from robodyn.cli.app import main
 from robodyn.symbolic import Step, equations
-from robodyn.symbolic.render import exact_str
+from robodyn.symbolic.printing.render import exact_str
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -237,7 +237,7 @@ def test_numbers_print_as_the_model_wrote_them():
 
 
 def test_pretty_output_is_math_wrapped_between_terms(capsys):
-    from robodyn.symbolic.render import to_pretty
+    from robodyn.symbolic.printing.render import to_pretty
 
     eq = equations(rd.load("planar-2r"))
     out = to_pretty(eq, width=70, shorthand=False)  # the full forms; shorthand: below

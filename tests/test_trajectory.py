@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from robodyn import trajectory as tr
-from robodyn.errors import InputError
+from robodyn.core.errors import InputError
+from robodyn.motion import trajectory as tr
 
 Q0 = np.array([0.1, -0.5, 1.0])
 Q1 = np.array([1.2, 0.5, 1.0])

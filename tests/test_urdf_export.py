@@ -21,7 +21,7 @@ import pytest
 
 import robodyn as rd
 from conftest import MODEL_NAMES, random_states
-from robodyn.cli import main
+from robodyn.cli.app import main
 from robodyn.model.urdf import rpy_matrix
 from robodyn.model.urdf_export import matrix_rpy
 

@@ -4,7 +4,7 @@ A :class:`Robot` is immutable. It holds the symbolic chain (every number a SymPy
 expression of the model's parameters) and default values for the parameters;
 :meth:`Robot.with_values` returns a new robot. Numeric functions evaluate the
 chain with the values once, trace each algorithm into a compiled kernel on
-first use (:mod:`robodyn.codegen.kernels`) and run it over the whole batch.
+first use (:mod:`robodyn.codegen.kernel`) and run it over the whole batch.
 
 All numeric functions take arrays of shape ``(..., dof)`` and broadcast their
 leading (batch) axes; a single state is ``(dof,)``.
@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
-from .codegen.kernels import Kernel, NonFiniteResult, backend
+from .codegen.kernel import Kernel, NonFiniteResult, backend
+from .core.errors import InputError, ModelError, RobodynError
 from .dynamics.registry import KERNELS, input_width
-from .errors import InputError, ModelError, RobodynError
 from .model.chain import Chain
 from .model.expressions import check_parameter_name
 from .model.names import check_text
@@ -198,7 +198,7 @@ class Robot:
                 one = None
                 break
         if one is None and any(type(a).__module__.startswith("dask") for a in arrays):
-            from .dask_arrays import run_lazy  # noqa: PLC0415 - Dask only for Dask inputs
+            from .codegen.dask import run_lazy  # noqa: PLC0415 - Dask only for Dask inputs
 
             return run_lazy(self, kind, names, widths, out_shape, arrays)
         try:
@@ -387,7 +387,7 @@ class Robot:
         return self._run("jacobian_derivative", q, qd)
 
 
-    # -- parameters, regressor, base parameters (robodyn.base_parameters) -------------
+    # -- parameters, regressor, base parameters (robodyn.symbolic.base_parameters) -------------
     def inertial_parameters(self):
         """The standard dynamic parameters ``(names, values)``: per link ``[m, m cx, m cy,
         m cz, XX, XY, XZ, YY, YZ, ZZ]`` (first moments ``h = m c`` and the inertia about the
@@ -397,7 +397,7 @@ class Robot:
         with a motor. The link frame is the chain's (see :mod:`robodyn.dynamics.regressor`:
         for a standard-DH model the frame ``i-1`` turned by joint ``i``, on joint ``i``'s
         axis). ``regressor(q, qd, qdd) @ values == inverse_dynamics(q, qd, qdd)``."""
-        from .base_parameters import inertial_parameters
+        from .symbolic.base_parameters import inertial_parameters
 
         return inertial_parameters(self)
 
@@ -407,7 +407,7 @@ class Robot:
         about them ``I_c = I_o - m (|c|^2 1 - c c^T)`` (parallel-axis theorem), friction
         and armature (as ``J_m`` behind a gear of ratio 1). A :class:`ModelError` if a mass
         is zero but its first moments are not, or the result is not physical."""
-        from .base_parameters import with_inertial_parameters
+        from .symbolic.base_parameters import with_inertial_parameters
 
         return with_inertial_parameters(self, pi)
 
@@ -426,8 +426,8 @@ class Robot:
                         seed: int = 0):
         """The identifiable combinations of the standard parameters (Gautier's numerical
         QR of the regressor stacked over random states), see
-        :func:`robodyn.base_parameters.base_parameters`."""
-        from .base_parameters import base_parameters
+        :func:`robodyn.symbolic.base_parameters.base_parameters`."""
+        from .symbolic.base_parameters import base_parameters
 
         cache = self.__dict__.setdefault("_base", {})
         key = (tol, samples, seed)
@@ -523,7 +523,7 @@ def _cholesky_pivots(m: np.ndarray) -> np.ndarray:
 def load(source: str | Path, **kwargs) -> Robot:
     """Load a robot: a built-in model name (``rd.models.names()``) or a path to a
     ``.yaml``/``.yml`` model file."""
-    from . import models
+    from .model import builtin as models
 
     text = str(source)
     path = Path(text)

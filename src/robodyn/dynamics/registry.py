@@ -2,7 +2,7 @@
 
 Each :class:`KernelSpec` names the scalar algorithm, its per-sample inputs (in
 call order) and the shape of its result for a chain of ``dof`` joints. The
-tracer (:mod:`robodyn.codegen.kernels`) records ``algorithm(chain, ops=tape,
+tracer (:mod:`robodyn.codegen.kernel`) records ``algorithm(chain, ops=tape,
 **inputs)`` into a compiled kernel, and :class:`~robodyn.Robot` checks and
 batches the arrays it is given from the same entry, so a new numeric function
 is one module in :mod:`robodyn.dynamics` plus one line here (and a documented

@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from .. import linalg3 as la
-from ..errors import ModelError, PhysicalConsistencyWarning, excerpt, warn
+from ..core import linalg3 as la
+from ..core.errors import ModelError, PhysicalConsistencyWarning, excerpt, warn
 
 REVOLUTE = "revolute"
 PRISMATIC = "prismatic"

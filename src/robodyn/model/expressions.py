@@ -8,7 +8,7 @@ containing ``__import__('os')`` is an error, not a call.
 Allowed: numbers, names, ``+ - * / **``, parentheses, ``pi``, ``sqrt``,
 ``sin``, ``cos``.
 
-Hostile text fails fast with a :class:`~robodyn.errors.ModelError`: the text, its
+Hostile text fails fast with a :class:`~robodyn.core.errors.ModelError`: the text, its
 syntax tree and its nesting are bounded before anything is built; an exponent
 must be a constant within :data:`MAX_EXPONENT`, and a power of two numbers is
 computed only when the result is small (``9**9**9**9`` is an error, not a hang);
@@ -33,7 +33,7 @@ from numbers import Real
 import sympy as sp
 from sympy.assumptions.ask import AssumptionKeys
 
-from ..errors import ModelError, excerpt
+from ..core.errors import ModelError, excerpt
 from .expansion import check_expansion
 
 _FUNCTIONS = {"sqrt": sp.sqrt, "sin": sp.sin, "cos": sp.cos}

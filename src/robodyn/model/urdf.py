@@ -75,7 +75,7 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
-from ..errors import ModelError, PhysicalConsistencyWarning, UrdfWarning, warn
+from ..core.errors import ModelError, PhysicalConsistencyWarning, UrdfWarning, warn
 from .chain import (
     PRISMATIC,
     REVOLUTE,

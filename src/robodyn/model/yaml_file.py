@@ -43,7 +43,7 @@ from pathlib import Path
 
 import yaml
 
-from ..errors import ModelError, excerpt
+from ..core.errors import ModelError, excerpt
 from .chain import JOINT_TYPES, Friction, Inertial, Motor, Transform
 from .dh import CONVENTIONS, STANDARD, DHRow, dh_chain
 from .expressions import check_parameter_name, parse_expression, symbol

@@ -29,7 +29,7 @@ from typing import Any
 
 import sympy as sp
 
-from ..errors import ExpansionError, InputError, excerpt
+from ..core.errors import ExpansionError, InputError, excerpt
 from ..model.chain import Chain
 from ..model.expansion import describe_terms, largest_expression
 from .derivation import make_ring, tidy_chain

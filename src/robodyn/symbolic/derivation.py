@@ -18,15 +18,15 @@ import sympy as sp
 from sympy import QQ
 from sympy.polys.rings import PolyElement
 
-from .. import linalg3 as la
+from ..core import linalg3 as la
 from ..dynamics.friction import friction_torques
 from ..dynamics.kinematics import jacobian, joint_transform, link_poses
 from ..dynamics.ops import SYMPY
 from ..model.chain import SNAP, Chain, Transform, snap
 from ..model.expressions import to_sympy
-from .from_sympy import chain_expressions
-from .trig_ring import TrigRing
-from .trig_scalar import TrigScalar
+from .ring.from_sympy import chain_expressions
+from .ring.trig_ring import TrigRing
+from .ring.trig_scalar import TrigScalar
 
 #: Names of the end-effector wrench h_e = (f_e, mu_e), base frame (Siciliano eq. 7.83).
 WRENCH_NAMES = ("f_ex", "f_ey", "f_ez", "mu_ex", "mu_ey", "mu_ez")

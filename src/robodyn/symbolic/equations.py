@@ -17,7 +17,7 @@ import sympy as sp
 from sympy import QQ
 from sympy.polys.rings import PolyElement
 
-from ..errors import InputError, ModelError
+from ..core.errors import InputError, ModelError
 from ..model.chain import Chain
 from ..model.expressions import number
 from .derivation import Derivation, RawStep, given_steps
@@ -534,14 +534,14 @@ class Equations:
     def text(self, steps: bool = False, shorthand: bool = False,
              digits: int | None = None) -> str:
         """The plain form, SymPy syntax that reads back (``shorthand`` off by default)."""
-        from .render import to_text
+        from .printing.render import to_text
 
         return to_text(self, steps=steps, shorthand=shorthand, digits=digits)
 
     def pretty(self, steps: bool = False, width: int = 100, shorthand: bool = True,
                digits: int | None = None) -> str:
         """Unicode math for a terminal (:func:`.render.to_pretty`)."""
-        from .render import to_pretty
+        from .printing.render import to_pretty
 
         return to_pretty(self, steps=steps, width=width, shorthand=shorthand, digits=digits)
 
@@ -549,14 +549,14 @@ class Equations:
               digits: int | None = None) -> str:
         """LaTeX of the equations (``steps=True``: the whole derivation); ``document=True``
         gives a complete file for ``pdflatex``."""
-        from .render import to_latex
+        from .printing.render import to_latex
 
         return to_latex(self, steps=steps, document=document, shorthand=shorthand,
                         digits=digits)
 
     def markdown(self, steps: bool = False, shorthand: bool = True,
                  digits: int | None = None) -> str:
-        from .render import to_markdown
+        from .printing.render import to_markdown
 
         return to_markdown(self, steps=steps, shorthand=shorthand, digits=digits)
 
@@ -564,7 +564,7 @@ class Equations:
              digits: int | None = None) -> str:
         """JSON whose expressions read back with ``sympy.parse_expr`` (``shorthand`` off by
         default; when on, ``"shorthand"`` maps each name to its meaning)."""
-        from .render import to_json
+        from .printing.render import to_json
 
         return to_json(self, steps=steps, shorthand=shorthand, digits=digits)
 
@@ -585,7 +585,7 @@ class Equations:
         return export_code(self, lang, parameters=parameters, name=name, values=values)
 
     def _repr_latex_(self) -> str:
-        from .render import latex_summary
+        from .printing.render import latex_summary
 
         return "$\\displaystyle " + latex_summary(self) + "$"
 

@@ -21,7 +21,7 @@ import numpy as np
 import sympy as sp
 
 from ..codegen.tape import Tape, Var
-from ..errors import InputError
+from ..core.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .equations import Equations
@@ -183,7 +183,7 @@ class NumericEquations:
 
 def _checked(name: str, value, width: int) -> np.ndarray:
     """``value`` as a float array of shape ``(..., width)`` with finite entries, or an
-    :class:`~robodyn.errors.InputError` naming the argument."""
+    :class:`~robodyn.core.errors.InputError` naming the argument."""
     try:
         raw = np.asarray(value)
     except (TypeError, ValueError):

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from sympy import QQ
 
-from .. import linalg3 as la
+from ..core import linalg3 as la
 from ..model.chain import REVOLUTE, Chain
 from .derivation import (
     Derivation,
@@ -46,7 +46,7 @@ from .derivation import (
     vec,
 )
 from .lagrange import energies
-from .trig_ring import TrigRing
+from .ring.trig_ring import TrigRing
 
 __all__ = ["ROUTES", "energy_route", "jacobian_route", "route_of"]
 
@@ -70,7 +70,7 @@ SECTION_G_JACOBIAN = "Gravity from the Jacobians"
 def route_of(route: str | None, method: str) -> str:
     """The canonical name of ``route`` (``None``: ``"euler-lagrange"``); only the
     Lagrange method has routes."""
-    from ..errors import InputError
+    from ..core.errors import InputError
 
     key = "euler-lagrange" if route is None else str(route).strip().lower()
     key = _ALIASES.get(key, key)

@@ -26,7 +26,7 @@ from typing import Any
 
 import sympy as sp
 
-from ...errors import InputError, ModelError, excerpt
+from ...core.errors import InputError, ModelError, excerpt
 from ...model.expressions import to_sympy
 from ...model.names import MARKER, visible
 from .printers import RESERVED

@@ -1,0 +1,192 @@
+"""The ``robodyn`` command.
+
+    robodyn models                 list the built-in models
+    robodyn demo                   a short tour: derive, simulate, control, energy
+    robodyn demo MODEL ...         torques of the models along a short motion
+    robodyn derive MODEL ...       equations of motion in closed form (see --help)
+    robodyn simulate MODEL ...     simulate the motion from a state (see --help)
+    robodyn torques MODEL ...      joint torques along a motion, term by term
+    robodyn energy MODEL ...       the energy a motion costs, and a cheaper motion
+
+A MODEL is a built-in model name, a YAML model file or a URDF file; for a URDF file
+``--base LINK --tip LINK`` choose the chain, ``--allow-massless`` accepts moving links
+without ``<inertial>``, ``--snap-angles TOL`` rounds angles within TOL of a right angle
+(``robodyn.load``'s options of the same names).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from ..core.errors import RobodynError
+from ..model import builtin as models
+from ..robot import load
+from .check import add_check_command
+from .common import integer_between
+from .dataset import add_dataset_command
+from .derive import add_derive_command
+from .exercise import add_exercise_command
+from .export import add_export_command
+from .identify import add_identify_command
+from .motion import DEMO_DIR, add_motion_commands, tour
+
+
+def _cmd_models(args: argparse.Namespace) -> int:
+    width = max(len(n) for n in models.names())
+    for name in models.names():
+        robot = load(name)
+        joints = "".join("R" if link.joint.type == "revolute" else "P" for link in robot.links)
+        summary = robot.description.split(". ")[0].rstrip(".") if robot.description else ""
+        print(f"{name:<{width}}  {robot.dof} DOF  {joints:<6} {summary}")
+    return 0
+
+
+#: Most samples ``robodyn demo`` prints (one line each).
+MAX_SAMPLES = 10_000
+
+
+def positive_int(text: str, most: int = MAX_SAMPLES) -> int:
+    """An argparse type: an integer ``1 <= n <= most``."""
+    return integer_between(text, 1, most)
+
+
+def tolerance(text: str) -> float:
+    """An argparse type: an angle tolerance in radians, ``0 <= tol < pi/4``."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a number") from None
+    if not 0 <= value < math.pi / 4:
+        raise argparse.ArgumentTypeError(f"{text[:40]} is not a tolerance in radians from 0 to "
+                                         "below pi/4 (e.g. 1e-3)")
+    return value
+
+
+def model_options() -> argparse.ArgumentParser:
+    """The options of every command that takes a model (a parent parser)."""
+    parent = argparse.ArgumentParser(add_help=False)
+    group = parent.add_argument_group("URDF files")
+    group.add_argument("--base", metavar="LINK",
+                       help="the link fixed to the world (default: the root link)")
+    group.add_argument("--tip", metavar="LINK",
+                       help="the end-effector link (default: the end of the movable joints)")
+    group.add_argument("--allow-massless", action="store_true",
+                       help="accept moving links without <inertial> as massless")
+    group.add_argument("--snap-angles", type=tolerance, metavar="TOL",
+                       help="round <origin rpy> angles within TOL rad of a multiple of pi/2 to "
+                            "it (e.g. 1e-3; the changes are printed on stderr)")
+    return parent
+
+
+_URDF_OPTIONS = ("base", "tip", "allow_massless", "snap_angles")
+
+
+def urdf_options(args: argparse.Namespace, models: list[str]) -> str | None:
+    """What is wrong with the URDF options given for ``models``, or ``None``."""
+    given = [name for name in _URDF_OPTIONS if getattr(args, name, None) not in (None, False)]
+    others = [m for m in models if not m.lower().endswith(".urdf")]
+    if given and others:
+        flags = ", ".join("--" + name.replace("_", "-") for name in given)
+        verb = "applies" if len(given) == 1 else "apply"
+        return (f"{flags} {verb} to URDF files only; {others[0][:80]!r} is a built-in model "
+                "or a YAML file, whose chain is fixed")
+    return None
+
+
+def load_model(name: str, args: argparse.Namespace):
+    """``robodyn.load(name)`` with the command's URDF options; notes (angles snapped)
+    go to stderr."""
+    if not name.lower().endswith(".urdf"):
+        return load(name)
+    options = {key: getattr(args, key) for key in _URDF_OPTIONS
+               if getattr(args, key, None) not in (None, False)}
+    robot = load(name, **options)
+    for note in robot.provenance.notes:
+        print(f"robodyn: note: {note}", file=sys.stderr)
+    return robot
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    """Without models the tour (:func:`robodyn.cli.motion.tour`); with models the inverse
+    dynamics of each along a smooth rest-to-rest motion, printed sample by sample."""
+    if not args.models:
+        return tour(Path(args.out))
+    t = np.linspace(0.0, 1.0, args.samples)
+    for name in args.models:
+        robot = load_model(name, args)
+        n = robot.dof
+        # a smooth rest-to-rest motion of every joint: q = q0 + A (1 - cos(pi t)) / 2
+        amplitude = np.linspace(0.5, 0.2, n)
+        s = np.pi * t[:, None]
+        q = amplitude * (1 - np.cos(s)) / 2
+        qd = amplitude * np.pi * np.sin(s) / 2
+        qdd = amplitude * np.pi**2 * np.cos(s) / 2
+        tau = robot.inverse_dynamics(q, qd, qdd)
+        units = ["N m" if link.joint.type == "revolute" else "N" for link in robot.links]
+        print(f"{robot.name}: {n} DOF, inverse dynamics (recursive Newton-Euler) along "
+              f"q(t) = A (1 - cos(pi t))/2, A = {np.round(amplitude, 3).tolist()}")
+        header = "   t   " + "".join(f"{'tau' + str(i + 1) + ' [' + u + ']':>16}"
+                                   for i, u in enumerate(units))
+        print(header)
+        for k in range(len(t)):
+            print(f"  {t[k]:.2f} " + "".join(f"{x:16.4f}" for x in tau[k]))
+        g = robot.gravity_torques(q[-1])
+        print(f"  gravity share at t = 1: {np.round(g, 4).tolist()}\n")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="robodyn", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("models", help="list the built-in models")
+    p.set_defaults(func=_cmd_models)
+    parents = [model_options()]
+    p = sub.add_parser("demo", help="a short tour, or torques of models along a short motion",
+                       parents=parents)
+    p.add_argument("models", nargs="*", metavar="MODEL",
+                   help="built-in model names or model files: print their torques along a "
+                        "short motion (default: the tour of planar-2r, rp-arm and puma560)")
+    p.add_argument("--samples", type=positive_int, default=6,
+                   help=f"time samples from t = 0 to 1 with models (1 to {MAX_SAMPLES}, "
+                        "default 6)")
+    p.add_argument("--out", default=DEMO_DIR, metavar="DIR",
+                   help=f"where the tour writes its pictures (default ./{DEMO_DIR})")
+    p.set_defaults(func=_cmd_demo, command_parser=p,
+                   models_of=lambda a: a.models or ["planar-2r", "rp-arm", "puma560"])
+    p = add_derive_command(sub, parents=parents)
+    p.set_defaults(models_of=lambda a: [a.model], command_parser=p)
+    add_motion_commands(sub, parents)
+    add_export_command(sub, parents)
+    add_check_command(sub, parents)
+    add_identify_command(sub, parents)
+    add_dataset_command(sub, parents)
+    add_exercise_command(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if hasattr(args, "models_of"):
+        problem = urdf_options(args, args.models_of(args))
+        if problem:
+            args.command_parser.error(problem)  # exits with status 2
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return args.func(args)
+    except RobodynError as exc:
+        print(f"robodyn: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings on the command line: one line each, ``robodyn: warning: ...``, no source
+    location (it would name robodyn's code, not anything the user wrote)."""
+    print(f"robodyn: warning: {message}", file=file or sys.stderr)
