@@ -40,9 +40,9 @@ def run_bounded(args, *, timeout: float = 30, memory_mb: int = 1024, env=None):
     address-space limit of ``memory_mb`` (``resource.RLIMIT_AS``), so that a hang or a
     runaway allocation fails the test instead of stalling the machine; the completed
     process (text output) is returned."""
-    import resource  # noqa: PLC0415 - POSIX only, as the tests that use it
-    import subprocess  # noqa: PLC0415
-    import sys  # noqa: PLC0415
+    import resource  # POSIX only, as the tests that use it
+    import subprocess
+    import sys
 
     limit = memory_mb * 2**20
 

@@ -461,7 +461,7 @@ def test_regressor_is_exported_when_the_equations_have_one():
             "double *Y);") in files["planar_2r.h"]
     code = export_code(eq, "python", matrices=extra)["planar_2r.py"]
     namespace: dict = {}
-    exec(compile(code, "planar_2r.py", "exec"), namespace)  # noqa: S102 - our own output
+    exec(compile(code, "planar_2r.py", "exec"), namespace)  # our own output
     Y = namespace["regressor"]([0.3, 0.4], [0, 0], [0, 0])
     np.testing.assert_allclose(Y, [[np.cos(0.3), 0], [0, np.sin(0.4)]], rtol=1e-15)
 

@@ -67,7 +67,7 @@ def test_dask_bad_input_is_an_input_error_at_once():
 
 def test_no_dask_import_for_numpy_calls():
     """Dask is imported only when a Dask array is passed."""
-    import subprocess  # noqa: PLC0415
+    import subprocess
 
     code = ("import sys, numpy as np, robodyn as rd; r = rd.load('planar-2r'); "
             "r.inverse_dynamics(np.zeros((5, 2)), np.zeros(2), np.zeros(2)); "
@@ -80,7 +80,7 @@ def test_no_dask_import_for_numpy_calls():
 def _kernel_cache_hits():
     """In a worker: the robodyn kernels it holds and whether Numba loaded each from the disk
     cache (its dispatcher counts cache hits) rather than compiling it."""
-    from robodyn.robot import _SHARED_KERNELS  # noqa: PLC0415
+    from robodyn.robot import _SHARED_KERNELS
 
     out = {}
     for kernels in _SHARED_KERNELS.values():
@@ -151,7 +151,7 @@ def test_a_non_finite_input_in_a_broadcast_input_is_named(numpy_backend):
 
 
 def test_a_cluster_worker_does_not_log_the_error_the_user_gets(numpy_backend):
-    import logging  # noqa: PLC0415
+    import logging
 
     distributed = pytest.importorskip("dask.distributed")
     records = []

@@ -106,7 +106,7 @@ def test_bad_output_names_are_clear_errors(tmp_path, capsys):
     with pytest.raises(InputError, match="already exists"):
         write_dataset(robot, tmp_path / "old.npz", 10)
     try:
-        import zarr  # noqa: F401, PLC0415
+        import zarr  # noqa: F401
     except ImportError:
         assert main(["dataset", "planar-2r", "--samples", "5", "--out",
                      str(tmp_path / "d.zarr")]) == 2
@@ -302,7 +302,7 @@ def test_resuming_with_other_settings_names_the_difference(tmp_path, numpy_backe
 def test_a_resumed_run_accepts_the_model_within_rounding(tmp_path, monkeypatch, numpy_backend):
     """Another backend may compute the model's fingerprint in the manifest a few ulps
     apart: that is the same model, and the finished chunks are kept."""
-    import robodyn.cli.dataset as cd  # noqa: PLC0415
+    import robodyn.cli.dataset as cd
 
     robot = rd.load("planar-2r")
     out = tmp_path / "d.npz"
@@ -316,7 +316,7 @@ def test_a_resumed_run_accepts_the_model_within_rounding(tmp_path, monkeypatch, 
 
 def test_the_parts_are_deleted_only_after_the_final_file_reads_back(tmp_path, monkeypatch,
                                                                     numpy_backend):
-    import robodyn.cli.dataset as cd  # noqa: PLC0415
+    import robodyn.cli.dataset as cd
 
     robot = rd.load("planar-2r")
     out = tmp_path / "d.npz"
@@ -354,7 +354,7 @@ def test_a_chunk_that_changes_during_the_run_stops_the_merge(tmp_path, numpy_bac
 
 def test_a_run_stopped_after_the_merge_completes_on_the_next_run(tmp_path, monkeypatch,
                                                                  numpy_backend):
-    import robodyn.cli.dataset as cd  # noqa: PLC0415
+    import robodyn.cli.dataset as cd
 
     robot = rd.load("planar-2r")
     out = tmp_path / "d.npz"
@@ -610,7 +610,7 @@ def test_a_directory_where_writing_fails_is_a_clean_error(tmp_path, capsys, nump
 ])
 def test_a_write_that_fails_midway_is_a_clean_error_and_resumes(tmp_path, capsys, monkeypatch,
                                                                 numpy_backend, error, hint):
-    import robodyn.cli.dataset as cd  # noqa: PLC0415
+    import robodyn.cli.dataset as cd
 
     robot = rd.load("planar-2r")
     calls = []

@@ -46,7 +46,7 @@ PIN_CASES = ["panda", "ur5", "double_pendulum"]
 
 @pytest.fixture(scope="module", params=PIN_CASES)
 def pin_pair(request):
-    from test_pinocchio import CASES, Pair  # noqa: PLC0415 - skips without pinocchio
+    from test_pinocchio import CASES, Pair  # skips without pinocchio
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("ROBODYN_BACKEND", "numpy")
@@ -58,7 +58,7 @@ def pin_pair(request):
 
 
 def test_inverse_dynamics_derivatives_match_pinocchio(pin_pair):
-    import pinocchio as pin  # noqa: PLC0415
+    import pinocchio as pin
 
     p, r = pin_pair, pin_pair.robot
     q, qd, qdd = p.q[:N_PIN], p.qd[:N_PIN], p.qdd[:N_PIN]
@@ -74,7 +74,7 @@ def test_inverse_dynamics_derivatives_match_pinocchio(pin_pair):
 
 
 def test_forward_dynamics_derivatives_match_pinocchio(pin_pair):
-    import pinocchio as pin  # noqa: PLC0415
+    import pinocchio as pin
 
     p, r = pin_pair, pin_pair.robot
     q, qd, tau = p.q[:N_PIN], p.qd[:N_PIN], p.tau[:N_PIN]
@@ -189,7 +189,7 @@ def test_coulomb_friction_is_differentiated_as_zero(fd_robots):
 
 def test_dual_numbers_follow_the_chain_rule():
     """The dual arithmetic itself, on SymPy scalars: tangents are exact derivatives."""
-    import sympy as sp  # noqa: PLC0415
+    import sympy as sp
 
     x = sp.Symbol("x")
     ops = DualOps(SYMPY)
@@ -204,8 +204,8 @@ def test_dual_numbers_follow_the_chain_rule():
 def test_effort_gradient_matches_finite_differences(fd_robots):
     """The exact gradient ``energy.optimize`` uses for ``objective="effort"``: the effort
     of ``consumed`` and its central differences over the via points."""
-    from robodyn.motion.energy import EffortGradient, consumed  # noqa: PLC0415
-    from robodyn.motion.trajectory import Motion, spline  # noqa: PLC0415
+    from robodyn.motion.energy import EffortGradient, consumed
+    from robodyn.motion.trajectory import Motion, spline
 
     r = fd_robots["planar-2r"]
     t, knots = np.linspace(0, 1.5, 101), np.linspace(0, 1.5, 5)

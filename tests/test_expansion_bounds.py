@@ -206,7 +206,7 @@ def test_a_long_wrong_answer_is_counted_not_printed():
 
 def test_equal_does_not_fall_back_to_simplify_when_the_ring_budget_runs_out(monkeypatch):
     from robodyn.symbolic import simplify
-    from robodyn.symbolic.ring import trig_ring  # noqa: PLC0415
+    from robodyn.symbolic.ring import trig_ring
 
     monkeypatch.setattr(trig_ring, "MAX_WORK", 100)
     with pytest.raises(ExpansionError, match="more than 100 products of terms"):

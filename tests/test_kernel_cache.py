@@ -555,7 +555,7 @@ _AS_NOBODY = """
 @as_root
 def test_as_another_user_shared_and_sticky_directories_are_never_changed():
     try:
-        import pwd  # noqa: PLC0415 - POSIX only
+        import pwd  # POSIX only
 
         pwd.getpwuid(65534)
     except (ImportError, KeyError):

@@ -198,7 +198,7 @@ class Robot:
                 one = None
                 break
         if one is None and any(type(a).__module__.startswith("dask") for a in arrays):
-            from .codegen.dask import run_lazy  # noqa: PLC0415 - Dask only for Dask inputs
+            from .codegen.dask import run_lazy  # Dask only for Dask inputs
 
             return run_lazy(self, kind, names, widths, out_shape, arrays)
         try:
@@ -534,7 +534,7 @@ def load(source: str | Path, **kwargs) -> Robot:
             raise TypeError(f"load() of a YAML file takes no options, got {sorted(kwargs)}")
         parsed = read_model_file(path)
     elif path.suffix.lower() == ".urdf":
-        from .model.urdf import load_urdf  # noqa: PLC0415 - only URDF users pay the import
+        from .model.urdf import load_urdf  # only URDF users pay the import
 
         parsed = load_urdf(path, **kwargs)
     elif text in models.names():

@@ -345,7 +345,7 @@ def _npz_problem(path: Path, shapes: dict, digests: dict | None = None) -> str |
                 problem = _member_problem(zf, name, shape, (digests or {}).get(name))
                 if problem:
                     return problem
-    except Exception as exc:  # noqa: BLE001 - whatever breaks reading makes the file bad
+    except Exception as exc:  # whatever breaks reading makes the file bad
         return f"it cannot be read ({type(exc).__name__}: {str(exc)[:80]})"
     return None
 
@@ -573,7 +573,7 @@ class _NpzStore:
                 value = part[name]
             problem = None if value.shape == shape and value.dtype == _F8 else \
                 f"{name} is {value.dtype} of shape {value.shape}, expected {shape}"
-        except Exception as exc:  # noqa: BLE001 - whatever breaks reading makes the file bad
+        except Exception as exc:  # whatever breaks reading makes the file bad
             problem = f"it cannot be read ({type(exc).__name__})"
         if problem:
             raise InputError(f"--out {_quote(self.out)}: {path.name} changed while the "
@@ -683,7 +683,7 @@ class _ZarrStore:
 
     def __init__(self, out: Path, manifest: dict, shapes: dict, row_bytes: int):
         try:
-            import zarr  # noqa: PLC0415 - optional
+            import zarr  # optional
         except ImportError:
             raise RobodynError(f"--out {_quote(out)}: writing .zarr needs the zarr "
                                "package (pip install zarr); or write a .npz") from None

@@ -150,7 +150,7 @@ def _plot_module(option: str):
 
 
 def _picture_suffixes() -> tuple[str, ...]:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: PLC0415
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     return tuple("." + s for s in sorted(FigureCanvasAgg.get_supported_filetypes()))
 
@@ -190,7 +190,7 @@ def read_torque_table(path: Path, dof: int) -> tuple[np.ndarray, np.ndarray]:
     """``(times (T,), tau (T, dof))`` from a CSV file with columns ``t,tau1..taun`` (a header
     line naming them, ``t`` or ``time`` first, is optional); the strict format of
     :mod:`robodyn.core.csv_table`, shared with ``identify``: errors name the line and column."""
-    from ..core.csv_table import read_number_table  # noqa: PLC0415 - only for a --tau file
+    from ..core.csv_table import read_number_table  # only for a --tau file
 
     columns = ["t"] + [f"tau{j}" for j in range(1, dof + 1)]
     table = read_number_table(path, columns, header=None, aliases={"time": "t"},
@@ -230,7 +230,7 @@ def _torques(args, robot):
 
 # -- simulate ----------------------------------------------------------------------------------
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from .app import load_model  # noqa: PLC0415 - cli imports this module
+    from .app import load_model  # cli imports this module
 
     save = _output(args.save, "--save", (".csv", ".npz"))
     plot, picture = _picture(args.plot, "--plot")
@@ -307,7 +307,7 @@ def _profile(args, robot, profile: str):
 
 
 def _cmd_torques(args: argparse.Namespace) -> int:
-    from .app import load_model  # noqa: PLC0415 - cli imports this module
+    from .app import load_model  # cli imports this module
 
     save = _output(args.save, "--save", (".csv",))
     plot, picture = _picture(args.plot, "--plot")
@@ -366,7 +366,7 @@ def _driven(motion, report) -> SimpleNamespace:
 
 
 def _cmd_energy(args: argparse.Namespace) -> int:
-    from .app import load_model  # noqa: PLC0415 - cli imports this module
+    from .app import load_model  # cli imports this module
 
     plot, picture = _picture(args.plot, "--plot")
     robot = load_model(args.model, args)
@@ -490,10 +490,10 @@ def tour(out: Path) -> int:
     """``robodyn demo``: derive the RP arm, drop the 2R arm, track a quintic of the PUMA with
     computed torque, find a cheaper motion of the 2R; pictures into ``out`` when
     :mod:`robodyn.plot` imports."""
-    import sympy as sp  # noqa: PLC0415 - only the tour prints closed forms
+    import sympy as sp  # only the tour prints closed forms
 
-    from ..motion import control  # noqa: PLC0415
-    from ..robot import load  # noqa: PLC0415
+    from ..motion import control
+    from ..robot import load
 
     try:
         plot = importlib.import_module("robodyn.plot")

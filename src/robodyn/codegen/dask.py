@@ -104,7 +104,7 @@ class _DropOwnErrors(logging.Filter):
 
 def run_lazy(robot, kind: str, names, widths, out_shape, arrays):
     """``robot._run(kind, *arrays)`` as a lazy Dask array of shape ``batch + out_shape``."""
-    import dask.array as da  # noqa: PLC0415 - optional dependency, only for Dask inputs
+    import dask.array as da  # optional dependency, only for Dask inputs
 
     inputs = []
     for name, value, width in zip(names, arrays, widths, strict=True):

@@ -97,7 +97,7 @@ def _numba_works() -> bool:
     NumPy, a half-installed package) warns once and the NumPy backend is used."""
     global _numba_failure
     try:
-        import numba  # noqa: F401, PLC0415 - optional accelerator
+        import numba  # optional accelerator
 
         numba.njit  # noqa: B018
     except ModuleNotFoundError as exc:
@@ -105,7 +105,7 @@ def _numba_works() -> bool:
             _numba_failure = "not installed"
             return False
         _numba_failure = f"{type(exc).__name__}: {exc}"
-    except Exception as exc:  # noqa: BLE001 - any import failure: fall back, loudly
+    except Exception as exc:  # any import failure: fall back, loudly
         _numba_failure = f"{type(exc).__name__}: {exc}"
     else:
         return True
@@ -343,7 +343,7 @@ def _load_module(source: str, digest: str, attr: str = "kernel"):
         module = types.ModuleType(name)
         module.__file__ = str(path)
         module.__robodyn_source__ = source
-        exec(compile(source, str(path), "exec"), module.__dict__)  # noqa: S102 - our own text
+        exec(compile(source, str(path), "exec"), module.__dict__)  # our own text
         sys.modules[name] = module
     return getattr(module, attr)
 
@@ -461,7 +461,7 @@ class Kernel:
             self.fn = self._load(source)
             self._probe()
             return True
-        except Exception:  # noqa: BLE001 - a broken cache entry: rebuild it once
+        except Exception:  # a broken cache entry: rebuild it once
             digest = hashlib.sha256(source.encode()).hexdigest()[:24]
             with _lock:
                 _loaded.pop((self.backend, digest), None)
@@ -471,7 +471,7 @@ class Kernel:
             self.fn = self._load(source)
             self._probe()
             return True
-        except Exception as exc:  # noqa: BLE001 - any compiler failure: fall back, loudly
+        except Exception as exc:  # any compiler failure: fall back, loudly
             warnings.warn(f"robodyn: Numba could not compile the {self.kind} kernel "
                           f"({type(exc).__name__}: {str(exc)[:200]}); using the NumPy backend",
                           RuntimeWarning, stacklevel=4)

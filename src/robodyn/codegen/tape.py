@@ -19,37 +19,63 @@ import sympy as sp
 _COMMUTATIVE = {"add", "mul"}
 
 
+def _defers(other) -> bool:
+    """Whether an operation with ``other`` is left to ``other``'s reflected operator: a
+    number type that wraps traced scalars (forward-mode duals of
+    :mod:`robodyn.dynamics.derivatives`) says so with a higher ``op_priority``, as SymPy's
+    ``_op_priority`` and NumPy's ``__array_priority__`` do."""
+    return getattr(other, "op_priority", 0.0) > Var.op_priority
+
+
 class Var:
     """A traced scalar: index ``i`` of an instruction on ``tape``."""
 
     __slots__ = ("tape", "i")
+    #: Operands with a higher ``op_priority`` handle the operation (see :func:`_defers`).
+    op_priority = 10.0
 
     def __init__(self, tape: Tape, i: int):
         self.tape = tape
         self.i = i
 
     def __add__(self, other):
+        if _defers(other):
+            return NotImplemented
         return self.tape.add(self, other)
 
     def __radd__(self, other):
+        if _defers(other):
+            return NotImplemented
         return self.tape.add(other, self)
 
     def __sub__(self, other):
+        if _defers(other):
+            return NotImplemented
         return self.tape.sub(self, other)
 
     def __rsub__(self, other):
+        if _defers(other):
+            return NotImplemented
         return self.tape.sub(other, self)
 
     def __mul__(self, other):
+        if _defers(other):
+            return NotImplemented
         return self.tape.mul(self, other)
 
     def __rmul__(self, other):
+        if _defers(other):
+            return NotImplemented
         return self.tape.mul(other, self)
 
     def __truediv__(self, other):
+        if _defers(other):
+            return NotImplemented
         return self.tape.div(self, other)
 
     def __rtruediv__(self, other):
+        if _defers(other):
+            return NotImplemented
         return self.tape.div(other, self)
 
     def __neg__(self):

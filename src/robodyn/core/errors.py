@@ -61,7 +61,7 @@ def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
         return f"{text[:limit]}… ({_container_size(value)})"
     try:
         text = repr(value)
-    except Exception:  # noqa: BLE001 - e.g. an int too long to print: say what it is
+    except Exception:  # e.g. an int too long to print: say what it is
         return f"<{type(value).__name__} that cannot be printed>"
     if len(text) <= limit:
         return text
@@ -110,14 +110,14 @@ def warn(warning: Warning) -> None:
     """Issue ``warning`` at the caller's first frame outside robodyn and the standard
     library (what ``skip_file_prefixes`` does on Python 3.12+; a ``cached_property`` sits
     between robodyn's frames), so it names the user's line, not ours."""
-    import functools  # noqa: PLC0415 - only when warning
-    import os  # noqa: PLC0415
-    import sys  # noqa: PLC0415
-    import warnings  # noqa: PLC0415
+    import functools  # only when warning
+    import inspect
+    import os
+    import warnings
 
     skip = (os.path.dirname(os.path.abspath(__file__)) + os.sep,
             os.path.dirname(os.path.abspath(functools.__file__)) + os.sep)
-    level, frame = 2, sys._getframe(1)  # stacklevel 2: the frame that called warn()
+    level, frame = 2, inspect.currentframe().f_back  # stacklevel 2: the caller of warn()
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(skip):
         frame = frame.f_back
         level += 1

@@ -41,7 +41,7 @@ def with_symbolic_inertia(robot: Robot | Chain) -> Robot | Chain:
               if sp.Symbol(k) in new_chain.free_symbols()}
     try:
         numeric = robot.numeric_chain
-    except Exception:  # noqa: BLE001 - defaults are a convenience; symbols stay symbols
+    except Exception:  # defaults are a convenience; symbols stay symbols
         numeric = None
     if numeric is not None:
         for i, link in enumerate(numeric.links, start=1):

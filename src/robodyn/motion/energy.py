@@ -159,7 +159,7 @@ def optimize(robot, q0, q1, duration: float, via_points: int = 3,
     ``baseline`` (the quintic) and ``baseline_energy``, the optimiser's ``result``,
     ``evaluations`` (of the objective) and ``exhausted`` (a budget stopped it).
     """
-    from scipy.optimize import minimize  # noqa: PLC0415 - SciPy only when used
+    from scipy.optimize import minimize  # SciPy only when used
 
     if objective not in OBJECTIVES:
         raise InputError(f"objective: {objective!r} is not one of {', '.join(OBJECTIVES)}")

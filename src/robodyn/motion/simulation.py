@@ -540,7 +540,7 @@ def _drive(make, rhs, y0, duration, t_eval, max_steps, method, dof):
     samples at ``t_eval`` or at every step. An
     explicit solver whose step sits at its stability limit while the budget cannot last
     stops early (a stiff system)."""
-    from scipy.integrate import OdeSolution  # noqa: PLC0415 - SciPy only when used
+    from scipy.integrate import OdeSolution  # SciPy only when used
 
     explicit = method in ("rk45", "dop853")
     solver = _attempt(make, rhs, 0.0, y0, dof, method)
@@ -592,7 +592,7 @@ def _drive(make, rhs, y0, duration, t_eval, max_steps, method, dof):
 
 def _adaptive(robot, q0, qd0, duration, torque, wrench, method, rtol, atol, t_eval, max_step,
               max_steps):
-    from scipy.integrate import DOP853, RK45  # noqa: PLC0415 - SciPy only when used
+    from scipy.integrate import DOP853, RK45  # SciPy only when used
 
     dof = robot.dof
     rhs = _rhs(robot, torque, wrench)
@@ -620,7 +620,7 @@ def _implicit(robot, q0, qd0, duration, torque, wrench, method, rtol, atol, time
               max_steps):
     """``"implicit-euler"`` and ``"radau"``, driven by the dynamics' derivatives
     (:mod:`robodyn.motion.implicit`)."""
-    from . import implicit  # noqa: PLC0415
+    from . import implicit
 
     dof = robot.dof
 
@@ -639,7 +639,7 @@ def _implicit(robot, q0, qd0, duration, torque, wrench, method, rtol, atol, time
         if _shorter(t[-1] - t[-2], info["dt"]):
             info["last_step"] = float(t[-1] - t[-2])
     else:
-        from scipy.integrate import Radau  # noqa: PLC0415 - SciPy only when used
+        from scipy.integrate import Radau  # SciPy only when used
 
         rhs, jac = implicit.radau_functions(robot, torque_at, wrench_at)
         y0 = np.concatenate([q0, qd0])

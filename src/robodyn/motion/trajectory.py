@@ -228,7 +228,7 @@ def spline(times, waypoints) -> Trajectory:
     """Clamped cubic spline through ``waypoints`` ``(K, dof)`` at ``times`` ``(K,)``
     (increasing; shifted to start at 0): zero velocity at both ends, continuous
     velocity and acceleration at the via points."""
-    from scipy.interpolate import CubicSpline  # noqa: PLC0415 - SciPy only when used
+    from scipy.interpolate import CubicSpline  # SciPy only when used
 
     times = _vector(times, "times")
     try:

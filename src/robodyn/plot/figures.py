@@ -527,7 +527,7 @@ def animate(robot, sim, path, fps: float = 30, *, max_frames: int = MAX_FRAMES,
     """
     path = Path(path)
     suffix = path.suffix.lower()
-    from matplotlib import animation  # noqa: PLC0415 - only animations pay this import
+    from matplotlib import animation  # only animations pay this import
 
     if suffix == ".gif":
         writer_class = animation.PillowWriter

@@ -82,10 +82,10 @@ def _chain_of(robot, values) -> tuple[Chain, str, dict]:
         return tidy_chain(chain), name, defaults
     if values is True or values == "defaults":
         values = defaults
-    from .equations import _value_table
+    from .equations import value_table
 
     symbols = tuple(sorted(chain.free_symbols(), key=str))
-    table = _value_table(values, symbols, name)
+    table = value_table(values, symbols, name)
     rest = {k: v for k, v in defaults.items() if sp.Symbol(k) not in table}
     return tidy_chain(chain.subs(table)), name, rest
 

@@ -333,7 +333,7 @@ def symbolic_beta(robot, independent, dependent, beta) -> tuple[sp.Matrix | None
         return None, f"grouping coefficients numerical: {why}"
     except _Timeout as exc:
         return None, f"grouping coefficients numerical: {exc}"
-    except Exception as exc:  # noqa: BLE001 - a best effort: the numerical beta stands
+    except Exception as exc:  # a best effort: the numerical beta stands
         return None, (f"grouping coefficients numerical: the symbolic solve failed "
                       f"({type(exc).__name__}: {str(exc)[:80]})")
 

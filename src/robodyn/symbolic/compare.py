@@ -118,7 +118,7 @@ class Comparison:
 
 
 # -- parsing -------------------------------------------------------------------------------
-class _AnswerTranslator(ex._Translator):
+class _AnswerTranslator(ex.Translator):
     """The model files' translator, with the joint variables allowed."""
 
     def fail(self, what: str) -> ModelError:
@@ -126,8 +126,8 @@ class _AnswerTranslator(ex._Translator):
                           "names, + - * / ** (or ^), parentheses, pi, sqrt, sin, cos")
 
     def visit(self, node: ast.AST) -> sp.Expr:
-        if isinstance(node, ast.Name) and node.id not in ex._CONSTANTS \
-                and node.id not in ex._FUNCTIONS:
+        if isinstance(node, ast.Name) and node.id not in ex.CONSTANTS \
+                and node.id not in ex.FUNCTIONS:
             if len(node.id) > ex.MAX_NAME_CHARS:
                 raise self.fail(f"the name {excerpt(node.id, 40)} is too long")
             return ex.symbol(node.id)
@@ -136,8 +136,8 @@ class _AnswerTranslator(ex._Translator):
 
 def _entry(node: ast.AST, field: str, text: str) -> sp.Expr:
     try:
-        ex._check_size(node, field, text)
-        return ex._checked(_AnswerTranslator(field, text).visit(node), field, text)
+        ex.check_size(node, field, text)
+        return ex.checked_expression(_AnswerTranslator(field, text).visit(node), field, text)
     except ModelError as exc:
         raise InputError(str(exc)) from None
 

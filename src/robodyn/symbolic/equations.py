@@ -509,7 +509,7 @@ class Equations:
         from the substituted model (so the steps and the compact forms follow)."""
         from . import derive
 
-        table = _value_table(values, self.params, self.name)
+        table = value_table(values, self.params, self.name)
         chain = self.chain.subs(table)
         remaining = {k: v for k, v in self.defaults.items() if sp.Symbol(k) not in table}
         return derive(chain, self.method, h_e=bool(self.h_e), name=self.name,
@@ -596,7 +596,7 @@ class Equations:
         return self.text()
 
 
-def _value_table(values: Mapping, params, name: str) -> dict[sp.Symbol, sp.Expr]:
+def value_table(values: Mapping, params, name: str) -> dict[sp.Symbol, sp.Expr]:
     known = {str(s): s for s in params}
     table = {}
     for key, value in dict(values).items():

@@ -207,7 +207,7 @@ def _check_hint(ex: Exercise) -> str:
 def task_markdown(ex: Exercise, eq) -> str:
     """The task sheet in Markdown: the arm's data (DH table, link data, gravity) and the
     questions."""
-    from ..symbolic.printing.render import _md_math
+    from ..symbolic.printing.render import markdown_math
 
     names = ", ".join(f"${eq_tex(eq, q)}$ ({t})" for q, t in zip(eq.q, eq.joint_types,
                                                                  strict=True))
@@ -215,7 +215,7 @@ def task_markdown(ex: Exercise, eq) -> str:
            f"Joint variables: {names}. Standard Denavit-Hartenberg frames; link $i$ has "
            "mass $m_i$; the model file is `arm.yaml`.", "", "## Given", ""]
     for title, lhs, value in _given(ex, eq):
-        out += [f"**{title}**", "", _md_math(eq, lhs, value), ""]
+        out += [f"**{title}**", "", markdown_math(eq, lhs, value), ""]
     out += ["## Questions", ""]
     out += [f"{k}. {text}" for k, text in enumerate(QUESTIONS, start=1)]
     out += ["", "Check your answer (text as in Python, `^` for powers, your own symbol names "
@@ -225,7 +225,7 @@ def task_markdown(ex: Exercise, eq) -> str:
 
 def task_latex(ex: Exercise, eq) -> str:
     """The task sheet as a LaTeX document (``pdflatex task.tex``)."""
-    from ..symbolic.printing.render import _tex_escape, _tex_lines
+    from ..symbolic.printing.render import tex_escape, tex_lines
 
     names = ", ".join(f"${eq_tex(eq, q)}$ ({t})" for q, t in zip(eq.q, eq.joint_types,
                                                                  strict=True))
@@ -236,16 +236,16 @@ def task_latex(ex: Exercise, eq) -> str:
            f"Joint variables: {names}. Standard Denavit--Hartenberg frames; link $i$ has "
            "mass $m_i$; the model file is \\texttt{arm.yaml}.", "\\subsection*{Given}"]
     for title, lhs, value in _given(ex, eq):
-        out.append(f"\\paragraph{{{_tex_escape(title)}}}")
-        out.append(_tex_lines(eq, lhs, value))
+        out.append(f"\\paragraph{{{tex_escape(title)}}}")
+        out.append(tex_lines(eq, lhs, value))
     out += ["\\subsection*{Questions}", "\\begin{enumerate}"]
-    out += [f"  \\item {_tex_escape(text)}" for text in QUESTIONS]
+    out += [f"  \\item {tex_escape(text)}" for text in QUESTIONS]
     out += ["\\end{enumerate}", "Check your answer:", "\\begin{verbatim}", _check_hint(ex),
             "\\end{verbatim}", "\\end{document}"]
     return "\n".join(out) + "\n"
 
 
 def eq_tex(eq, expr) -> str:
-    from ..symbolic.printing.render import _tex
+    from ..symbolic.printing.render import tex_of
 
-    return _tex(eq, expr)
+    return tex_of(eq, expr)

@@ -337,6 +337,6 @@ def build_program(eq, parameters: str = "baked", name: str | None = None,
 def _regressor_symbols(eq) -> tuple[Any, ...]:
     try:
         _, pi = eq.regressor()
-    except Exception:  # noqa: BLE001 - only a comment depends on it
+    except Exception:  # only a comment depends on it
         return ()
     return tuple(pi)

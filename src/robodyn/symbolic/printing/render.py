@@ -336,7 +336,7 @@ def display_tex(name: str) -> str:
     if ("\\" in name or "{" in name) and visible(name) == name \
             and not display_tex_problem(name):
         return name
-    return rf"\text{{{_tex_escape(name)}}}"
+    return rf"\text{{{tex_escape(name)}}}"
 
 
 def _symbol_names(eq: Equations) -> dict:
@@ -363,11 +363,11 @@ def _symbol_names(eq: Equations) -> dict:
         if s.name in display:
             names[s] = display_tex(display[s.name])
         elif not _IDENTIFIER.match(s.name):  # a symbol made in Python: shown as text
-            names[s] = rf"\text{{{_tex_escape(s.name)}}}"
+            names[s] = rf"\text{{{tex_escape(s.name)}}}"
     return names
 
 
-def _tex(eq: Equations, expr) -> str:
+def tex_of(eq: Equations, expr) -> str:
     key = tuple(sorted((getattr(eq, "display", {}) or {}).items()))
     cached = getattr(eq, "_tex_names", None)
     if cached is None or cached[0] != key:  # the names, once per display table
@@ -407,7 +407,7 @@ def visible_width(tex: str) -> int:
     return len(plain_text) + sum(plain_text.count(op) for op in "+-=")
 
 
-def _tex_lines(eq: Equations, lhs: str, expr, formula: str = "") -> str:
+def tex_lines(eq: Equations, lhs: str, expr, formula: str = "") -> str:
     """``\\begin{align*} lhs &= formula \\\\ &= expr\\end{align*}``, long sums broken."""
     rows = []
     if formula:
@@ -416,7 +416,7 @@ def _tex_lines(eq: Equations, lhs: str, expr, formula: str = "") -> str:
     else:
         lead = f"{lhs} &= "
     if isinstance(expr, sp.MatrixBase):
-        body = _tex(eq, expr)
+        body = tex_of(eq, expr)
         if _matrix_fits(eq, lhs, expr):
             rows.append(lead + body)
             return _align(rows)
@@ -435,7 +435,7 @@ def _matrix_fits(eq: Equations, lhs: str, m: sp.MatrixBase) -> bool:
     their gaps) and the left-hand side within :data:`LINE_WIDTH`."""
     if any(sum(len(sp.Add.make_args(x)) for x in m.row(r)) > 12 for r in range(m.shape[0])):
         return False  # too many terms for one line, whatever their width
-    widths = [sum(visible_width(_tex(eq, x)) + 3 for x in m.row(r)) for r in range(m.shape[0])]
+    widths = [sum(visible_width(tex_of(eq, x)) + 3 for x in m.row(r)) for r in range(m.shape[0])]
     return visible_width(lhs) + 4 + max(widths, default=0) <= LINE_WIDTH
 
 
@@ -450,12 +450,12 @@ def _pieces(eq: Equations, expr, first: bool) -> list[str]:
         sign = ""
         if term.could_extract_minus_sign():
             term, sign = -term, "-"
-        t = _tex(eq, term)
+        t = tex_of(eq, term)
         lead = (f"{sign}" if first and k == 0 else f" {sign or '+'} ")
         inner = [a for a in term.args if isinstance(a, sp.Add)] if term.is_Mul else []
         if visible_width(t) > LINE_WIDTH // 2 and len(inner) == 1:
             rest = sp.Mul(*[a for a in term.args if a is not inner[0]])
-            head = "" if rest == 1 else _tex(eq, rest) + r"\,"
+            head = "" if rest == 1 else tex_of(eq, rest) + r"\,"
             sub = _pieces(eq, inner[0], True)
             out.append(f"{lead}{head}\\bigl({sub[0]}")
             out += sub[1:-1]
@@ -472,7 +472,7 @@ def _broken(eq: Equations, lead: str, expr) -> list[str]:
     """``lead`` + the LaTeX of ``expr``, broken between terms into lines no wider than
     :data:`LINE_WIDTH` (:func:`visible_width`); continuation lines start ``&\\quad``."""
     if not isinstance(expr, (sp.Add, sp.Mul)):
-        return [lead + _tex(eq, expr)]
+        return [lead + tex_of(eq, expr)]
     room = LINE_WIDTH - visible_width(lead)
     rows, current = [], ""
     for piece in _pieces(eq, expr, True):
@@ -491,10 +491,10 @@ def _align(rows: list[str]) -> str:
 
 def latex_summary(eq: Equations) -> str:
     """The equations as one LaTeX ``aligned`` block (for Jupyter)."""
-    parts = [f"M &= {_tex(eq, eq.M)}", f"C &= {_tex(eq, eq.C)}", f"g &= {_tex(eq, eq.g)}"]
+    parts = [f"M &= {tex_of(eq, eq.M)}", f"C &= {tex_of(eq, eq.C)}", f"g &= {tex_of(eq, eq.g)}"]
     if any(f != 0 for f in eq.friction):
-        parts.append(rf"\tau_f &= {_tex(eq, eq.friction)}")
-    parts.append(rf"\tau &= {_tex(eq, eq.tau)}")
+        parts.append(rf"\tau_f &= {tex_of(eq, eq.friction)}")
+    parts.append(rf"\tau &= {tex_of(eq, eq.tau)}")
     return "\\begin{aligned}" + " \\\\ ".join(parts) + "\\end{aligned}"
 
 
@@ -503,7 +503,7 @@ _TEX_TEXT = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "&":
              "<": r"\textless{}", ">": r"\textgreater{}"}
 
 
-def _tex_escape(text: str) -> str:
+def tex_escape(text: str) -> str:
     """``text`` as LaTeX text: every special character escaped (``\\ { } _ & % # ^ ~ $ < >``),
     every control or invisible character written as ``<U+XXXX>``, so it can neither run a
     command nor end the group it stands in."""
@@ -524,7 +524,7 @@ def _tex_definitions(eq: Equations, rd: Readable) -> str:
     """``where $s_{1} = \\sin\\theta_1$, ... and $h = ...$.`` (empty without any)."""
     if not rd.definitions:
         return ""
-    items = [f"${_tex(eq, k)} = {_tex(eq, v)}$" for k, v in rd.definitions]
+    items = [f"${tex_of(eq, k)} = {tex_of(eq, v)}$" for k, v in rd.definitions]
     if len(items) == 1:
         return f"where {items[0]}."
     return "where " + ", ".join(items[:-1]) + f" and {items[-1]}."
@@ -536,12 +536,12 @@ def to_latex(eq: Equations, steps: bool = False, document: bool = False,
     ``c_{12}``, ``h`` declared under the heading; ``digits``: Floats rounded."""
     rd = _readable(eq, steps, shorthand, digits, latex=True)
     method = method_name(eq).replace("-", "--")
-    joints = ", ".join(f"${_tex(eq, q)}$ {t}" for q, t in zip(eq.q, eq.joint_types,
+    joints = ", ".join(f"${tex_of(eq, q)}$ {t}" for q, t in zip(eq.q, eq.joint_types,
                                                                 strict=True))
-    params = ", ".join(f"${_tex(eq, s)}$" for s in eq.params) or "none"
-    out = [f"\\section*{{Equations of motion of {_tex_escape(eq.name)} by {method}}}",
+    params = ", ".join(f"${tex_of(eq, s)}$" for s in eq.params) or "none"
+    out = [f"\\section*{{Equations of motion of {tex_escape(eq.name)} by {method}}}",
            f"Joints: {joints}. Parameters: {params}. Gravity $g_0 = "
-           f"{_tex(eq, sp.Matrix(eq.chain.gravity).T)}^T$ (base frame).", ""]
+           f"{tex_of(eq, sp.Matrix(eq.chain.gravity).T)}^T$ (base frame).", ""]
     out.append(_align([r"M(q)\,\ddot q + C(q,\dot q)\,\dot q + \tau_f(\dot q) + g(q)"
                        + (r" + J^T(q)\,h_e" if eq.h_e else "") + r" &= \tau"]))
     definitions = _tex_definitions(eq, rd)
@@ -553,25 +553,25 @@ def to_latex(eq: Equations, steps: bool = False, document: bool = False,
         for k, step in enumerate(eq.steps, start=1):
             if step.section != section:
                 section = step.section
-                out.append(f"\\subsubsection*{{{_tex_escape(section)}}}")
-            out.append(f"\\paragraph{{({k}) {_tex_escape(step.title)}}}")
-            lhs = step.latex_lhs or rf"\text{{{_tex_escape(step.lhs)}}}"
-            out.append(_tex_lines(eq, lhs, rd(step.expression), step.latex_formula))
+                out.append(f"\\subsubsection*{{{tex_escape(section)}}}")
+            out.append(f"\\paragraph{{({k}) {tex_escape(step.title)}}}")
+            lhs = step.latex_lhs or rf"\text{{{tex_escape(step.lhs)}}}"
+            out.append(tex_lines(eq, lhs, rd(step.expression), step.latex_formula))
     out.append("\\subsection*{Result}")
     out.append("Inertia matrix")
-    out.append(_tex_lines(eq, "M", rd(eq.M)))
+    out.append(tex_lines(eq, "M", rd(eq.M)))
     out.append("Coriolis and centrifugal matrix (Christoffel symbols of the first kind)")
-    out.append(_tex_lines(eq, "C", rd(eq.C)))
+    out.append(tex_lines(eq, "C", rd(eq.C)))
     out.append("Gravity torques")
-    out.append(_tex_lines(eq, "g", rd(eq.g)))
+    out.append(tex_lines(eq, "g", rd(eq.g)))
     out.append("Friction")
-    out.append(_tex_lines(eq, r"\tau_f", rd(eq.friction)))
+    out.append(tex_lines(eq, r"\tau_f", rd(eq.friction)))
     if eq.h_e:
         out.append("End-effector wrench")
-        out.append(_tex_lines(eq, r"J^T h_e", rd(eq.wrench_torques)))
+        out.append(tex_lines(eq, r"J^T h_e", rd(eq.wrench_torques)))
     out.append("Equations of motion")
     for i in range(eq.dof):
-        out.append(_tex_lines(eq, f"\\tau_{{{i + 1}}}", rd(eq.tau[i])))
+        out.append(tex_lines(eq, f"\\tau_{{{i + 1}}}", rd(eq.tau[i])))
     body = "\n".join(out) + "\n"
     if not document:
         return body
@@ -581,28 +581,28 @@ def to_latex(eq: Equations, steps: bool = False, document: bool = False,
 
 
 # -- Markdown ----------------------------------------------------------------------------
-def _md_math(eq: Equations, lhs: str, expr, formula: str = "") -> str:
-    if isinstance(expr, sp.MatrixBase) and len(_tex(eq, expr)) > 4 * _LINE:
+def markdown_math(eq: Equations, lhs: str, expr, formula: str = "") -> str:
+    if isinstance(expr, sp.MatrixBase) and len(tex_of(eq, expr)) > 4 * _LINE:
         lines = []
         for r in range(expr.shape[0]):
             for c in range(expr.shape[1]):
                 sub = f"{r + 1}" if expr.shape[1] == 1 else f"{r + 1}{c + 1}"
-                lines.append(f"$$\\left({lhs}\\right)_{{{sub}}} = {_tex(eq, expr[r, c])}$$")
+                lines.append(f"$$\\left({lhs}\\right)_{{{sub}}} = {tex_of(eq, expr[r, c])}$$")
         return "\n\n".join(lines)
     middle = f" = {formula}" if formula else ""
-    return f"$${lhs}{middle} = {_tex(eq, expr)}$$"
+    return f"$${lhs}{middle} = {tex_of(eq, expr)}$$"
 
 
 def to_markdown(eq: Equations, steps: bool = False, shorthand: bool = True,
                 digits: int | None = None) -> str:
     """Markdown with ``$$`` math (as :func:`to_latex`, one display per quantity)."""
     rd = _readable(eq, steps, shorthand, digits, latex=True)
-    joints = ", ".join(f"${_tex(eq, q)}$ {t}" for q, t in zip(eq.q, eq.joint_types,
+    joints = ", ".join(f"${tex_of(eq, q)}$ {t}" for q, t in zip(eq.q, eq.joint_types,
                                                                 strict=True))
-    params = ", ".join(f"${_tex(eq, s)}$" for s in eq.params) or "none"
+    params = ", ".join(f"${tex_of(eq, s)}$" for s in eq.params) or "none"
     out = [f"# Equations of motion of {md_escape(eq.name)} by {method_name(eq)}", "",
            f"- joints: {joints}", f"- parameters: {params}",
-           f"- gravity $g_0 = {_tex(eq, sp.Matrix(eq.chain.gravity).T)}^T$ (base frame)", "",
+           f"- gravity $g_0 = {tex_of(eq, sp.Matrix(eq.chain.gravity).T)}^T$ (base frame)", "",
            r"$$M(q)\,\ddot q + C(q,\dot q)\,\dot q + \tau_f(\dot q) + g(q)"
            + (r" + J^T(q)\,h_e" if eq.h_e else "") + r" = \tau$$", ""]
     definitions = _tex_definitions(eq, rd)
@@ -616,17 +616,17 @@ def to_markdown(eq: Equations, steps: bool = False, shorthand: bool = True,
                 section = step.section
                 out += [f"### {section}", ""]
             out += [f"**({k}) {step.title}**", "",
-                    _md_math(eq, step.latex_lhs or step.lhs, rd(step.expression),
+                    markdown_math(eq, step.latex_lhs or step.lhs, rd(step.expression),
                              step.latex_formula), ""]
-    out += ["## Result", "", "Inertia matrix", "", _md_math(eq, "M", rd(eq.M)), "",
+    out += ["## Result", "", "Inertia matrix", "", markdown_math(eq, "M", rd(eq.M)), "",
             "Coriolis and centrifugal matrix (Christoffel symbols of the first kind)", "",
-            _md_math(eq, "C", rd(eq.C)), "", "Gravity torques", "",
-            _md_math(eq, "g", rd(eq.g)), "",
-            "Friction", "", _md_math(eq, r"\tau_f", rd(eq.friction)), ""]
+            markdown_math(eq, "C", rd(eq.C)), "", "Gravity torques", "",
+            markdown_math(eq, "g", rd(eq.g)), "",
+            "Friction", "", markdown_math(eq, r"\tau_f", rd(eq.friction)), ""]
     if eq.h_e:
-        out += ["End-effector wrench", "", _md_math(eq, "J^T h_e", rd(eq.wrench_torques)), ""]
+        out += ["End-effector wrench", "", markdown_math(eq, "J^T h_e", rd(eq.wrench_torques)), ""]
     out += ["Equations of motion", ""]
-    out += [_md_math(eq, f"\\tau_{{{i + 1}}}", rd(eq.tau[i])) + "\n" for i in range(eq.dof)]
+    out += [markdown_math(eq, f"\\tau_{{{i + 1}}}", rd(eq.tau[i])) + "\n" for i in range(eq.dof)]
     return "\n".join(out)
 
 
