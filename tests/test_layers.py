@@ -178,3 +178,32 @@ def test_no_module_reads_another_modules_private_names(module):
                 and not node.attr.startswith("__")):
             bad.append(f"line {node.lineno}: reads {node.value.id}.{node.attr}")
     assert not bad, "\n".join(bad)
+
+
+SHIMS = sorted(m for m, p in MODULES.items() if _is_shim(p))
+
+
+def test_every_old_path_is_a_shim_to_a_module_that_exists():
+    assert len(SHIMS) >= 30
+    for old in SHIMS:
+        text = MODULES[old].read_text(encoding="utf-8")
+        new = text.split("is now ``robodyn.", 1)[1].split("``", 1)[0]
+        assert new in MODULES, (old, new)
+        assert len(text.splitlines()) <= 6, old
+
+
+@pytest.mark.parametrize("old", SHIMS)
+def test_an_old_module_path_still_works_and_says_where_it_went(old):
+    import importlib
+    import sys
+
+    new = MODULES[old].read_text(encoding="utf-8").split("is now ``robodyn.", 1)[1]
+    new = new.split("``", 1)[0]
+    sys.modules.pop(f"robodyn.{old}", None)
+    with pytest.warns(DeprecationWarning, match=rf"robodyn\.{old} moved to robodyn\.{new};") \
+            as caught:
+        shim = importlib.import_module(f"robodyn.{old}")
+    assert caught[0].filename == __file__  # names the importing line, not robodyn's
+    target = importlib.import_module(f"robodyn.{new}")
+    public = getattr(target, "__all__", None) or [n for n in vars(target) if not n.startswith("_")]
+    assert public and all(getattr(shim, n) is getattr(target, n) for n in public)

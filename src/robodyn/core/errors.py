@@ -115,10 +115,17 @@ def warn(warning: Warning) -> None:
     import os
     import warnings
 
-    skip = (os.path.dirname(os.path.abspath(__file__)) + os.sep,
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # robodyn/
+    skip = (package + os.sep,
             os.path.dirname(os.path.abspath(functools.__file__)) + os.sep)
     level, frame = 2, inspect.currentframe().f_back  # stacklevel 2: the caller of warn()
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(skip):
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name.startswith("<frozen importlib"):
+            pass  # an import's machinery: warnings.warn skips these frames itself
+        elif os.path.abspath(name).startswith(skip):
+            level += 1
+        else:
+            break
         frame = frame.f_back
-        level += 1
     warnings.warn(warning, stacklevel=level)
