@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import robodyn as rd
 
 MODEL_NAMES = rd.models.names()
+
+#: The tests folder (it mirrors src/robodyn: tests/model/, tests/dynamics/, ...), the
+#: repository root, and the test data (URDF files).
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+TEST_DATA = TESTS / "data"
 
 
 def random_states(robot, n: int, seed: int = 0):

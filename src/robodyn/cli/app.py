@@ -17,7 +17,6 @@ without ``<inertial>``, ``--snap-angles TOL`` rounds angles within TOL of a righ
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import warnings
 from pathlib import Path
@@ -28,7 +27,7 @@ from ..core.errors import RobodynError
 from ..model import builtin as models
 from ..robot import load
 from .check import add_check_command
-from .common import integer_between
+from .common import MAX_SAMPLES, load_model, model_options, positive_int, urdf_options
 from .dataset import add_dataset_command
 from .derive import add_derive_command
 from .exercise import add_exercise_command
@@ -45,71 +44,6 @@ def _cmd_models(args: argparse.Namespace) -> int:
         summary = robot.description.split(". ")[0].rstrip(".") if robot.description else ""
         print(f"{name:<{width}}  {robot.dof} DOF  {joints:<6} {summary}")
     return 0
-
-
-#: Most samples ``robodyn demo`` prints (one line each).
-MAX_SAMPLES = 10_000
-
-
-def positive_int(text: str, most: int = MAX_SAMPLES) -> int:
-    """An argparse type: an integer ``1 <= n <= most``."""
-    return integer_between(text, 1, most)
-
-
-def tolerance(text: str) -> float:
-    """An argparse type: an angle tolerance in radians, ``0 <= tol < pi/4``."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a number") from None
-    if not 0 <= value < math.pi / 4:
-        raise argparse.ArgumentTypeError(f"{text[:40]} is not a tolerance in radians from 0 to "
-                                         "below pi/4 (e.g. 1e-3)")
-    return value
-
-
-def model_options() -> argparse.ArgumentParser:
-    """The options of every command that takes a model (a parent parser)."""
-    parent = argparse.ArgumentParser(add_help=False)
-    group = parent.add_argument_group("URDF files")
-    group.add_argument("--base", metavar="LINK",
-                       help="the link fixed to the world (default: the root link)")
-    group.add_argument("--tip", metavar="LINK",
-                       help="the end-effector link (default: the end of the movable joints)")
-    group.add_argument("--allow-massless", action="store_true",
-                       help="accept moving links without <inertial> as massless")
-    group.add_argument("--snap-angles", type=tolerance, metavar="TOL",
-                       help="round <origin rpy> angles within TOL rad of a multiple of pi/2 to "
-                            "it (e.g. 1e-3; the changes are printed on stderr)")
-    return parent
-
-
-_URDF_OPTIONS = ("base", "tip", "allow_massless", "snap_angles")
-
-
-def urdf_options(args: argparse.Namespace, models: list[str]) -> str | None:
-    """What is wrong with the URDF options given for ``models``, or ``None``."""
-    given = [name for name in _URDF_OPTIONS if getattr(args, name, None) not in (None, False)]
-    others = [m for m in models if not m.lower().endswith(".urdf")]
-    if given and others:
-        flags = ", ".join("--" + name.replace("_", "-") for name in given)
-        verb = "applies" if len(given) == 1 else "apply"
-        return (f"{flags} {verb} to URDF files only; {others[0][:80]!r} is a built-in model "
-                "or a YAML file, whose chain is fixed")
-    return None
-
-
-def load_model(name: str, args: argparse.Namespace):
-    """``robodyn.load(name)`` with the command's URDF options; notes (angles snapped)
-    go to stderr."""
-    if not name.lower().endswith(".urdf"):
-        return load(name)
-    options = {key: getattr(args, key) for key in _URDF_OPTIONS
-               if getattr(args, key, None) not in (None, False)}
-    robot = load(name, **options)
-    for note in robot.provenance.notes:
-        print(f"robodyn: note: {note}", file=sys.stderr)
-    return robot
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

@@ -62,7 +62,7 @@ def add_check_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.A
 
 def _cmd_check(args: argparse.Namespace) -> int:
     from ..symbolic import equations
-    from .app import load_model  # here: cli imports this module
+    from .common import load_model
     from .derive import parse_values
 
     answers = {k: getattr(args, k) for k in ("M", "C", "g", "tau")

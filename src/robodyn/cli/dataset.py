@@ -79,7 +79,7 @@ def add_dataset_command(sub, parents: list[argparse.ArgumentParser]) -> argparse
 
 
 def _cmd_dataset(args: argparse.Namespace) -> int:
-    from .app import load_model  # here: cli imports this module
+    from .common import load_model
 
     robot = load_model(args.model, args)
     done = write_dataset(robot, args.out, args.samples, chunk=args.chunk, seed=args.seed,

@@ -60,7 +60,7 @@ def _digits(text: str) -> int:
 
 def _cmd_derive(args: argparse.Namespace) -> int:
     from ..symbolic import equations, verify
-    from .app import load_model
+    from .common import load_model
 
     robot = load_model(args.model, args)
     values = args.values  # None (symbolic), True (the model's defaults) or {name: number}
@@ -167,7 +167,7 @@ def _with_regressor(eq, fmt: str, out: str) -> str:
 
 def add_derive_command(subparsers, parents=()) -> argparse.ArgumentParser:
     """Add ``derive`` to the ``robodyn`` command's sub-commands (``parents``: parsers
-    whose options it shares, e.g. the URDF options of :func:`robodyn.cli.model_options`)."""
+    whose options it shares, e.g. the URDF options of :func:`robodyn.cli.common.model_options`)."""
     p = subparsers.add_parser(
         "derive", help="equations of motion in closed form (Lagrange-Euler or Newton-Euler)",
         description="Derive M(q) qdd + C(q, qd) qd + friction + g(q) = tau of a model in "

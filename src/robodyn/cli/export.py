@@ -55,7 +55,7 @@ def add_export_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from .app import load_model  # here: cli imports this module
+    from .common import load_model
 
     if (args.urdf is None) == (args.lang is None):
         args.command_parser.error("give either --urdf FILE or --lang LANG --out DIR")

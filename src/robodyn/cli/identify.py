@@ -38,7 +38,7 @@ def add_identify_command(sub, parents) -> argparse.ArgumentParser:
 
 def _cmd_identify(args: argparse.Namespace) -> int:
     from ..identification.estimate import identify
-    from .app import load_model  # here: cli imports this module
+    from .common import load_model
 
     robot = load_model(args.model, args)
     result = identify(robot, args.data, physical=args.physical)

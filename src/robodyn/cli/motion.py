@@ -230,7 +230,7 @@ def _torques(args, robot):
 
 # -- simulate ----------------------------------------------------------------------------------
 def _cmd_simulate(args: argparse.Namespace) -> int:
-    from .app import load_model  # cli imports this module
+    from .common import load_model
 
     save = _output(args.save, "--save", (".csv", ".npz"))
     plot, picture = _picture(args.plot, "--plot")
@@ -307,7 +307,7 @@ def _profile(args, robot, profile: str):
 
 
 def _cmd_torques(args: argparse.Namespace) -> int:
-    from .app import load_model  # cli imports this module
+    from .common import load_model
 
     save = _output(args.save, "--save", (".csv",))
     plot, picture = _picture(args.plot, "--plot")
@@ -366,7 +366,7 @@ def _driven(motion, report) -> SimpleNamespace:
 
 
 def _cmd_energy(args: argparse.Namespace) -> int:
-    from .app import load_model  # cli imports this module
+    from .common import load_model
 
     plot, picture = _picture(args.plot, "--plot")
     robot = load_model(args.model, args)
@@ -433,7 +433,8 @@ def _command(sub, name: str, parents, help: str, description: str):
 
 def add_motion_commands(sub, parents=()) -> None:
     """Add ``simulate``, ``torques`` and ``energy`` to the ``robodyn`` command's
-    sub-commands (``parents``: the shared model options, :func:`robodyn.cli.model_options`)."""
+    sub-commands (``parents``: the shared model options,
+    :func:`robodyn.cli.common.model_options`)."""
     p = _command(sub, "simulate", parents, "simulate the motion (direct dynamics in time)",
                  "Integrate M(q) qdd + C qd + friction + g = tau from q0, qd0 and print the "
                  "final state, the energy drift and the speed.")

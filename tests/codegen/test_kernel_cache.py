@@ -26,11 +26,10 @@ import numpy as np
 import pytest
 
 import robodyn as rd
+from conftest import ROOT
 from robodyn import robot as robot_module
 from robodyn.codegen import kernel as kernels
 from robodyn.core.errors import RobodynError
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _mode(path: Path) -> int:

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import robodyn as rd
-from robodyn.cli.app import main
+from robodyn.cli import main
 
 NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 

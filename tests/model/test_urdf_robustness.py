@@ -14,9 +14,10 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
+from conftest import TEST_DATA
 from robodyn.model.urdf import UrdfWarning, load_urdf
 
-DATA = Path(__file__).parent / "data" / "urdf"
+DATA = TEST_DATA / "urdf"
 MOVING = ("revolute", "continuous", "prismatic")
 
 

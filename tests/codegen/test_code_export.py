@@ -22,7 +22,7 @@ import pytest
 
 import robodyn as rd
 from conftest import random_states
-from robodyn.cli.app import main as cli_main
+from robodyn.cli import main as cli_main
 from robodyn.codegen.export import LANGUAGES, export_code, program_of, write_files
 from robodyn.codegen.export.program import identifier
 from robodyn.symbolic import derive

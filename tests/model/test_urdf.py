@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 import robodyn as rd
+from conftest import TEST_DATA
 
-DATA = Path(__file__).parent / "data" / "urdf"
+DATA = TEST_DATA / "urdf"
 G = 9.81
 
 

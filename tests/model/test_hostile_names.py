@@ -36,7 +36,7 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
-from robodyn.cli.app import main as cli_main
+from robodyn.cli import main as cli_main
 from robodyn.codegen.export import LANGUAGES, export_code, program_of, write_files
 from robodyn.codegen.export.files import is_ours, write_file
 from robodyn.codegen.export.program import IDENTIFIER_CHARS, RESERVED_IDENTIFIERS, identifier

@@ -16,7 +16,7 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
-from robodyn.cli.app import main
+from robodyn.cli import main
 from robodyn.core.errors import InputError
 from robodyn.symbolic import derive, equations
 from robodyn.symbolic.derivation import make_ring, tidy_chain

@@ -13,7 +13,7 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
-from robodyn.cli.app import main
+from robodyn.cli import main
 from robodyn.core.errors import InputError
 from robodyn.symbolic.compare import parse_matrix
 

@@ -11,8 +11,6 @@ NumPy straight from the model file.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 import sympy as sp
@@ -236,7 +234,7 @@ def test_seed_closed_form_with_values(model):
 
 
 def _model_file(name: str) -> dict:
-    path = Path(rd.__file__).parent / "models" / f"{name}.yaml"
+    path = rd.models.path(name)
     with path.open() as f:
         return yaml.safe_load(f)
 

@@ -11,7 +11,7 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
-from robodyn.cli.app import main
+from robodyn.cli import main
 from robodyn.symbolic import equal, equations
 
 

@@ -8,16 +8,16 @@ and the textbook base set of the planar 2R.
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 import sympy as sp
 
 import robodyn as rd
+from conftest import TEST_DATA
 from robodyn.symbolic.base_parameters import random_states
 
-DATA = Path(__file__).parent / "data" / "urdf"
+DATA = TEST_DATA / "urdf"
 
 
 def _load(name):
@@ -373,7 +373,7 @@ def test_symbolic_regressor_times_pi_is_tau_exactly(name, method):
 
 
 def test_derive_regressor_command(capsys):
-    from robodyn.cli.app import main
+    from robodyn.cli import main
 
     assert main(["derive", "rp-arm", "--regressor"]) == 0
     out = capsys.readouterr().out

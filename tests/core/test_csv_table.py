@@ -11,19 +11,18 @@ import subprocess
 import sys
 import textwrap
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import robodyn as rd
-from robodyn.cli.app import main
+from conftest import ROOT
+from robodyn.cli import main
 from robodyn.cli.motion import read_torque_table
 from robodyn.core.csv_table import parse_number, read_number_table
 
 pytestmark = pytest.mark.usefixtures("numpy_backend")
 
-ROOT = Path(__file__).resolve().parents[1]
 COLUMNS = ["t"] + [f"{k}{j}" for k in ("q", "qd", "qdd", "tau") for j in (1, 2)]
 
 

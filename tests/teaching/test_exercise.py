@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import robodyn as rd
-from robodyn.cli.app import main
+from robodyn.cli import main
 from robodyn.core.errors import InputError
 from robodyn.symbolic import equations, verify
 from robodyn.teaching.exercise import make_exercise

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import robodyn as rd
-from robodyn.cli.app import main
+from robodyn.cli import main
 from robodyn.identification.estimate import consistency_problems
 
 # values, not speed: new kernels run on the NumPy backend (no Numba compile time)

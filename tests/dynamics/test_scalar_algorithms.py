@@ -12,13 +12,13 @@ largest entry of each result: reassociated sums differ in the last bits).
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 import robodyn as rd
+from conftest import TEST_DATA
 from robodyn.dynamics.coriolis import coriolis_matrix
 from robodyn.dynamics.crba import mass_matrix
 from robodyn.dynamics.energy import kinetic_energy, potential_energy
@@ -40,7 +40,7 @@ FLOATS = SimpleNamespace(
 )
 RTOL = 1e-12
 N_STATES = 3
-URDF = Path(__file__).parent / "data" / "urdf" / "rpc_branch.urdf"
+URDF = TEST_DATA / "urdf" / "rpc_branch.urdf"
 
 
 @pytest.fixture(scope="module")

@@ -22,11 +22,12 @@ import numpy as np
 import pytest
 
 import robodyn as rd
+from conftest import TEST_DATA
 from robodyn.model import builtin as models
 
 pin = pytest.importorskip("pinocchio")
 
-DATA = Path(__file__).parent / "data" / "urdf"
+DATA = TEST_DATA / "urdf"
 N = 50
 RTOL = 1e-9
 

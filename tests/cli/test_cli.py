@@ -7,14 +7,14 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import sympy as sp
 
 import robodyn as rd
-from robodyn.cli.app import main
+from conftest import TEST_DATA
+from robodyn.cli import main
 
 
 def test_models_lists_every_builtin(capsys):
@@ -47,7 +47,7 @@ def test_errors_are_reported_without_a_traceback():
 
 
 # -- URDF chains from the command line ---------------------------------------------------
-DATA = Path(__file__).parent / "data" / "urdf"
+DATA = TEST_DATA / "urdf"
 
 
 def _rows(out: str) -> list[list[float]]:

@@ -20,13 +20,12 @@ the Jacobian reference of ``test_seed_examples.py`` check on their own):
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 import sympy as sp
 
 import robodyn as rd
+from conftest import TEST_DATA
 from robodyn.symbolic import equations, verify
 from robodyn.symbolic.printing.render import is_double
 
@@ -37,7 +36,7 @@ except ImportError:  # tests/ collected as a package
 
 MODELS = rd.models.names()
 METHODS = ("lagrange", "newton-euler")
-URDF_DIR = Path(__file__).parent / "data" / "urdf"
+URDF_DIR = TEST_DATA / "urdf"
 URDF_MODELS = ("planar_2r.urdf", "planar_2r_rotated.urdf", "payload_2r_merged.urdf")
 TOL = 1e-10
 

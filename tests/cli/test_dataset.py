@@ -22,11 +22,12 @@ import numpy as np
 import pytest
 
 import robodyn as rd
-from robodyn.cli.app import main
+from conftest import TEST_DATA
+from robodyn.cli import main
 from robodyn.cli.dataset import write_dataset
 from robodyn.core.errors import InputError, RobodynError
 
-URDF = Path(__file__).parent / "data" / "urdf" / "rpc_branch.urdf"
+URDF = TEST_DATA / "urdf" / "rpc_branch.urdf"
 
 
 class Stop(Exception):

@@ -12,17 +12,17 @@ import os
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 import sympy as sp
 
 import robodyn as rd
-from robodyn.cli.app import main
+from conftest import TESTS
+from robodyn.cli import main
 from robodyn.symbolic import Step, equations
 from robodyn.symbolic.printing.render import exact_str
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = TESTS / "golden"
 
 
 def run(capsys, *argv) -> tuple[int, str]:

@@ -14,14 +14,13 @@ from __future__ import annotations
 import math
 import warnings
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import robodyn as rd
-from conftest import MODEL_NAMES, random_states
-from robodyn.cli.app import main
+from conftest import MODEL_NAMES, TEST_DATA, random_states
+from robodyn.cli import main
 from robodyn.model.urdf import rpy_matrix
 from robodyn.model.urdf_export import matrix_rpy
 
@@ -30,7 +29,7 @@ pytestmark = pytest.mark.usefixtures("numpy_backend")
 
 pin = pytest.importorskip("pinocchio")
 
-DATA = Path(__file__).parent / "data" / "urdf"
+DATA = TEST_DATA / "urdf"
 N = 20
 RTOL = 1e-9
 
