@@ -496,7 +496,7 @@ def test_the_temporary_cache_is_cleaned_at_exit(tmp_path):
         import warnings
         warnings.simplefilter("ignore")
         import numpy as np, robodyn as rd
-        from robodyn.codegen import kernels
+        from robodyn.codegen import kernel as kernels
         print(rd.load("pendulum").gravity_torques(np.array([[0.3]])).item())
         print(kernels.cache_dir())
         (kernels.cache_dir() / "kernels" / "mine.txt").write_text("mine")
@@ -532,7 +532,7 @@ _AS_NOBODY = """
     import json, os, sys, warnings
     from pathlib import Path
     import numpy as np, robodyn as rd
-    from robodyn.codegen import kernels
+    from robodyn.codegen import kernel as kernels
     os.setgroups([])
     os.setgid(65534)
     os.setuid(65534)
