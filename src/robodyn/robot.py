@@ -23,7 +23,7 @@ import sympy as sp
 
 from .codegen.kernel import Kernel, NonFiniteResult, backend
 from .core.errors import InputError, ModelError, RobodynError
-from .dynamics.registry import KERNELS, input_width
+from .dynamics.registry import KERNELS, TORQUE_PARTS, input_width
 from .model.chain import Chain
 from .model.expressions import check_parameter_name
 from .model.names import check_text
@@ -293,7 +293,8 @@ class Robot:
         else:
             parts = self._run("torque_parts_contact", q, qd, qdd, h_e)
         contiguous = np.ascontiguousarray if isinstance(parts, np.ndarray) else (lambda a: a)
-        return TorqueParts(*(contiguous(parts[..., k, :]) for k in range(6)))
+        return TorqueParts(**{name: contiguous(parts[..., k, :])
+                              for k, name in enumerate(TORQUE_PARTS)})
 
     # -- energy ---------------------------------------------------------------------
     def kinetic_energy(self, q, qd) -> np.ndarray:
@@ -456,7 +457,7 @@ class TorqueParts:
     external: np.ndarray
     total: np.ndarray
 
-    NAMES = ("inertial", "coriolis", "gravity", "friction", "external")
+    NAMES = TORQUE_PARTS[:-1]  # the parts, without their total
 
     def as_dict(self) -> dict[str, np.ndarray]:
         """``{name: array}`` of the five parts and the total, in that order."""

@@ -52,6 +52,7 @@ import scipy.optimize
 
 from ..core.csv_table import read_number_table
 from ..core.errors import InputError, RobodynError, excerpt, warn
+from ..dynamics.regressor import PER_LINK
 
 __all__ = ["identify", "Identification", "IdentificationWarning", "read_csv",
            "consistency_problems", "NOISE_FLOOR", "PHYSICAL_WORSE", "PHYSICAL_ABS",
@@ -541,21 +542,22 @@ def consistency_problems(robot, pi) -> list[str]:
     pi = np.asarray(pi, dtype=float)
     out = []
     for k in range(robot.dof):
-        seg = pi[10 * k:10 * k + 10]
+        seg = pi[PER_LINK * k:PER_LINK * (k + 1)]
         if not seg[0] > 0:
             out.append(f"link {k + 1}: mass {seg[0]:.4g} is not positive")
         eig = np.linalg.eigvalsh(_link_pseudo(seg))
         if not eig[0] > 0:
             out.append(f"link {k + 1}: pseudo-inertia not positive definite (smallest "
                        f"eigenvalue {eig[0]:.3g})")
-    for name, value in zip(names[10 * robot.dof:], pi[10 * robot.dof:], strict=True):
+    friction = PER_LINK * robot.dof  # friction and armature, after every link's ten
+    for name, value in zip(names[friction:], pi[friction:], strict=True):
         if value < 0:
             out.append(f"{name} = {value:.4g} is negative")
     return out
 
 
 #: ``J = sum_a pi10[a] _PSEUDO[a]``: a link's pseudo-inertia is linear in its parameters.
-_PSEUDO = np.array([_link_pseudo(np.eye(10)[a]) for a in range(10)])
+_PSEUDO = np.array([_link_pseudo(np.eye(PER_LINK)[a]) for a in range(PER_LINK)])
 
 
 def _start(robot) -> tuple[np.ndarray, int]:
@@ -566,15 +568,16 @@ def _start(robot) -> tuple[np.ndarray, int]:
     n = robot.dof
     pi = pi.copy()
     for k in range(n):
-        J = _link_pseudo(pi[10 * k:10 * k + 10])
+        J = _link_pseudo(pi[PER_LINK * k:PER_LINK * (k + 1)])
         scale = max(1e-3, float(np.abs(J).max()))
         eig = np.linalg.eigvalsh(J)
         if eig[0] < 1e-6 * scale:
             J = J + (1e-6 * scale - min(eig[0], 0.0) + 1e-3 * scale) * np.eye(4)
-            pi[10 * k:10 * k + 10] = _link_from_pseudo(J)
-    floor = 1e-3 * max(1e-12, float(np.abs(pi[:10 * n]).max()))
-    pi[10 * n:] = np.maximum(pi[10 * n:], floor)
-    return pi, 10 * n
+            pi[PER_LINK * k:PER_LINK * (k + 1)] = _link_from_pseudo(J)
+    split = PER_LINK * n
+    floor = 1e-3 * max(1e-12, float(np.abs(pi[:split]).max()))
+    pi[split:] = np.maximum(pi[split:], floor)
+    return pi, split
 
 
 @dataclass(frozen=True)
@@ -590,11 +593,11 @@ class _Barrier:
     ``i``): finite exactly where ``pi`` is physically consistent, strictly."""
 
     def __init__(self, links: int, size: int):
-        self.links, self.split, self.size = links, 10 * links, size
-        self.count = 4 * links + size - 10 * links  # its "m" (the duality gap is m / t)
+        self.links, self.split, self.size = links, PER_LINK * links, size
+        self.count = 4 * links + size - self.split  # its "m" (the duality gap is m / t)
 
     def pseudo(self, pi):
-        return np.einsum("ka,aij->kij", pi[:self.split].reshape(self.links, 10), _PSEUDO)
+        return np.einsum("ka,aij->kij", pi[:self.split].reshape(self.links, PER_LINK), _PSEUDO)
 
     def value(self, pi) -> float:
         """The barrier at ``pi``, ``inf`` where ``pi`` is not strictly consistent."""
@@ -619,7 +622,8 @@ class _Barrier:
         g[:self.split] = -np.einsum("kaii->ka", P).ravel()
         blocks = np.einsum("kaij,kbji->kab", P, P)
         for k in range(self.links):
-            H[10 * k:10 * k + 10, 10 * k:10 * k + 10] = blocks[k]
+            block = slice(PER_LINK * k, PER_LINK * (k + 1))
+            H[block, block] = blocks[k]
         rest = pi[self.split:]
         g[self.split:] = -1.0 / rest
         H[self.split:, self.split:] += np.diag(1.0 / rest ** 2)

@@ -57,7 +57,14 @@ import scipy.linalg
 import sympy as sp
 
 from ..core.errors import InputError, ModelError
-from ..dynamics.regressor import parameter_columns, standard_parameters
+from ..dynamics.regressor import (
+    FRICTION_PARAMETERS,
+    PER_LINK,
+    armature_column,
+    friction_column,
+    parameter_columns,
+    standard_parameters,
+)
 from ..model.chain import Friction, Inertial, Motor
 from ..model.expressions import to_sympy
 
@@ -108,10 +115,10 @@ def with_inertial_parameters(robot, pi):
     arr = _vector(pi, len(names), "pi")
     n = robot.dof
     links = []
-    armatures = iter(arr[12 * n:])
+    armatures = iter(arr[armature_column(n, 0):])
     motors = {int(name[2:]) - 1 for name in names if name.startswith("Ia")}
     for k, link in enumerate(robot.chain.links):
-        m, hx, hy, hz, xx, xy, xz, yy, yz, zz = arr[10 * k:10 * k + 10]
+        m, hx, hy, hz, xx, xy, xz, yy, yz, zz = arr[PER_LINK * k:PER_LINK * (k + 1)]
         h = np.array([hx, hy, hz])
         scale = max(1.0, float(np.abs(h).max()))
         if m == 0:
@@ -127,7 +134,7 @@ def with_inertial_parameters(robot, pi):
         ic = io - m * (c @ c * np.eye(3) - np.outer(c, c))
         inertial = Inertial(float(m), tuple(float(x) for x in c),
                             tuple(tuple(float(x) for x in row) for row in ic))
-        fv, fs = arr[10 * n + 2 * k:10 * n + 2 * k + 2]
+        fv, fs = arr[friction_column(n, k):friction_column(n, k) + 2]
         motor = Motor(float(next(armatures)), 1) if k in motors else Motor()
         links.append(replace(link, inertial=inertial, friction=Friction(float(fv), float(fs)),
                              motor=motor))
@@ -478,11 +485,11 @@ class _Sampler:
         n, ring = self.n, self.ring
         ring_dom = self.domain.ring
         out = []
-        friction = 10 * n <= j < 12 * n
+        friction = friction_column(n, 0) <= j < armature_column(n, 0)
         for st, signs in zip(self.states, self.signs, strict=True):
             for i in range(n):
                 if friction:
-                    joint, kind = divmod(j - 10 * n, 2)
+                    joint, kind = divmod(j - friction_column(n, 0), len(FRICTION_PARAMETERS))
                     v = (st[ring.qd_index[i]] if kind == 0 else sp.QQ(signs[i])) \
                         if joint == i else sp.QQ(0)
                     out.append(ring_dom(v))

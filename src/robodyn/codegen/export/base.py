@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from ...model.expressions import to_sympy
 from ...model.names import visible
 from .printers import safe_names
-from .program import Function, Program
+from .program import OUTPUTS, Function, Program
 
-#: The names generated code uses for its own arrays (never a local variable's name).
-OWN_NAMES = {"q", "qd", "qdd", "h_e", "p", "tau", "M", "C", "g", "tau_f", "Y", "out"}
+#: The names generated code uses for its own arrays (never a local variable's name): the
+#: arguments, the results (``tau``, ``M``, ..., ``Y``) and ``out``.
+OWN_NAMES = {"q", "qd", "qdd", "h_e", "p", "out"} | set(OUTPUTS.values())
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
+from ...dynamics.registry import CLOSED_FORMS, ClosedForm, printed_forms
 from ...model.names import display_tex_problem, visible
 from .readable import Readable
 
@@ -102,9 +103,8 @@ def _readable(eq: Equations, steps: bool, shorthand: bool, digits: int | None,
     """The printing transform of one output: shorthand and named terms for what it
     prints (the steps if ``steps``, and the result)."""
     exprs = [s.expression for s in eq.steps] if steps else []
-    exprs += [eq.M, eq.C, eq.g, eq.friction, eq.tau]
-    if eq.h_e:
-        exprs.append(eq.wrench_torques)
+    exprs += [getattr(eq, f.attribute) for f in CLOSED_FORMS
+              if f.shown is not None and (eq.h_e or not f.h_e)]
     return Readable(eq, exprs, shorthand=shorthand, digits=digits, latex=latex)
 
 
@@ -155,22 +155,14 @@ def _text_equations(eq: Equations, fmt=None, prep=None) -> list[str]:
     show = _entry_formatter(fmt, prep)
     out = ["", "M(q) qdd + C(q, qd) qd + friction(qd) + g(q)"
            + (" + J(q)^T h_e" if eq.h_e else "") + " = tau", ""]
-    out.append("M, inertia matrix (symmetric, M_ji = M_ij):")
-    out += [show(f"  M{_index(eq, i, j)} = ", eq.M[i, j])
-            for i in range(n) for j in range(i, n)]
-    out.append("C, Coriolis and centrifugal matrix (Christoffel symbols of the first kind):")
-    out += [show(f"  C{_index(eq, i, j)} = ", eq.C[i, j])
-            for i in range(n) for j in range(n)]
-    out.append("g, gravity torques:")
-    out += [show(f"  g{_index(eq, i)} = ", eq.g[i]) for i in range(n)]
-    out.append("friction:")
-    out += [show(f"  friction{_index(eq, i)} = ", eq.friction[i]) for i in range(n)]
-    if eq.h_e:
-        out.append("J^T h_e, torques balancing the end-effector wrench:")
-        out += [show(f"  (J^T h_e){_index(eq, i)} = ", eq.wrench_torques[i])
-                for i in range(n)]
-    out.append("Equations of motion:")
-    out += [show(f"  tau{_index(eq, i)} = ", eq.tau[i]) for i in range(n)]
+    for form in printed_forms(bool(eq.h_e)):
+        value, shown = getattr(eq, form.attribute), form.shown
+        out.append(shown.label)
+        if form.rank == 2:
+            out += [show(f"  {shown.symbol}{_index(eq, i, j)} = ", value[i, j])
+                    for i in range(n) for j in range(i if shown.symmetric else 0, n)]
+        else:
+            out += [show(f"  {shown.symbol}{_index(eq, i)} = ", value[i]) for i in range(n)]
     return out
 
 
@@ -489,12 +481,29 @@ def _align(rows: list[str]) -> str:
     return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}"
 
 
+def _results(eq: Equations, rd: Readable) -> list[tuple[str, list[tuple[str, object]]]]:
+    """The results that LaTeX and Markdown show: ``(title, [(lhs, value), ...])`` per
+    closed form (:func:`~robodyn.dynamics.registry.printed_forms`), one row for the whole
+    matrix or one per entry (``tau_1 = ...``)."""
+    out = []
+    for form in printed_forms(bool(eq.h_e)):
+        value, shown = getattr(eq, form.attribute), form.shown
+        if shown.entrywise:
+            rows = [(f"{shown.tex}_{{{i + 1}}}", rd(value[i])) for i in range(eq.dof)]
+        else:
+            rows = [(shown.tex, rd(value))]
+        out.append((shown.title, rows))
+    return out
+
+
 def latex_summary(eq: Equations) -> str:
     """The equations as one LaTeX ``aligned`` block (for Jupyter)."""
-    parts = [f"M &= {tex_of(eq, eq.M)}", f"C &= {tex_of(eq, eq.C)}", f"g &= {tex_of(eq, eq.g)}"]
-    if any(f != 0 for f in eq.friction):
-        parts.append(rf"\tau_f &= {tex_of(eq, eq.friction)}")
-    parts.append(rf"\tau &= {tex_of(eq, eq.tau)}")
+    parts = []
+    for form in printed_forms(False):
+        value = getattr(eq, form.attribute)
+        if form.shown.term == "friction" and not any(f != 0 for f in value):
+            continue  # a model without friction
+        parts.append(f"{form.shown.tex} &= {tex_of(eq, value)}")
     return "\\begin{aligned}" + " \\\\ ".join(parts) + "\\end{aligned}"
 
 
@@ -558,20 +567,9 @@ def to_latex(eq: Equations, steps: bool = False, document: bool = False,
             lhs = step.latex_lhs or rf"\text{{{tex_escape(step.lhs)}}}"
             out.append(tex_lines(eq, lhs, rd(step.expression), step.latex_formula))
     out.append("\\subsection*{Result}")
-    out.append("Inertia matrix")
-    out.append(tex_lines(eq, "M", rd(eq.M)))
-    out.append("Coriolis and centrifugal matrix (Christoffel symbols of the first kind)")
-    out.append(tex_lines(eq, "C", rd(eq.C)))
-    out.append("Gravity torques")
-    out.append(tex_lines(eq, "g", rd(eq.g)))
-    out.append("Friction")
-    out.append(tex_lines(eq, r"\tau_f", rd(eq.friction)))
-    if eq.h_e:
-        out.append("End-effector wrench")
-        out.append(tex_lines(eq, r"J^T h_e", rd(eq.wrench_torques)))
-    out.append("Equations of motion")
-    for i in range(eq.dof):
-        out.append(tex_lines(eq, f"\\tau_{{{i + 1}}}", rd(eq.tau[i])))
+    for title, rows in _results(eq, rd):
+        out.append(title)
+        out += [tex_lines(eq, lhs, value) for lhs, value in rows]
     body = "\n".join(out) + "\n"
     if not document:
         return body
@@ -618,15 +616,11 @@ def to_markdown(eq: Equations, steps: bool = False, shorthand: bool = True,
             out += [f"**({k}) {step.title}**", "",
                     markdown_math(eq, step.latex_lhs or step.lhs, rd(step.expression),
                              step.latex_formula), ""]
-    out += ["## Result", "", "Inertia matrix", "", markdown_math(eq, "M", rd(eq.M)), "",
-            "Coriolis and centrifugal matrix (Christoffel symbols of the first kind)", "",
-            markdown_math(eq, "C", rd(eq.C)), "", "Gravity torques", "",
-            markdown_math(eq, "g", rd(eq.g)), "",
-            "Friction", "", markdown_math(eq, r"\tau_f", rd(eq.friction)), ""]
-    if eq.h_e:
-        out += ["End-effector wrench", "", markdown_math(eq, "J^T h_e", rd(eq.wrench_torques)), ""]
-    out += ["Equations of motion", ""]
-    out += [markdown_math(eq, f"\\tau_{{{i + 1}}}", rd(eq.tau[i])) + "\n" for i in range(eq.dof)]
+    out += ["## Result", ""]
+    for title, rows in _results(eq, rd):
+        out += [title, ""]
+        for lhs, value in rows:
+            out += [markdown_math(eq, lhs, value), ""]
     return "\n".join(out)
 
 
@@ -645,6 +639,12 @@ def to_dict(eq: Equations, steps: bool = False, shorthand: bool = False,
     def col(m):
         return [exact_str(x) for x in rd(m)]
 
+    def entries(form: ClosedForm):
+        value = getattr(eq, form.attribute)
+        if form.rank == 2:
+            return mat(value)
+        return col(value) if form.rank == 1 else exact_str(rd(value))
+
     symbols = sorted({str(s) for s in eq.params} | {str(s) for s in eq.q + eq.qd + eq.qdd}
                      | {str(s) for s in eq.h_e})
     data = {
@@ -657,22 +657,15 @@ def to_dict(eq: Equations, steps: bool = False, shorthand: bool = False,
         "q": [str(s) for s in eq.q],
         "qd": [str(s) for s in eq.qd],
         "qdd": [str(s) for s in eq.qdd],
-        "M": mat(eq.M),
-        "C": mat(eq.C),
-        "g": col(eq.g),
-        "friction": col(eq.friction),
-        "Cqd": col(eq.Cqd),
-        "tau": col(eq.tau),
-        "kinetic_energy": exact_str(rd(eq.kinetic_energy)),
-        "potential_energy": exact_str(rd(eq.potential_energy)),
     }
+    data.update((form.key, entries(form)) for form in CLOSED_FORMS if not form.h_e)
     if rd.definitions:
         data["shorthand"] = {str(k): exact_str(v) for k, v in rd.definitions}
     if getattr(eq, "route", "euler-lagrange") != "euler-lagrange":
         data["route"] = eq.route
     if eq.h_e:
         data["h_e"] = [str(s) for s in eq.h_e]
-        data["J^T h_e"] = col(eq.wrench_torques)
+        data.update((form.key, entries(form)) for form in CLOSED_FORMS if form.h_e)
     if steps:
         data["steps"] = [_step_dict(s, rd) for s in eq.steps]
     return data
