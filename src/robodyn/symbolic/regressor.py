@@ -46,16 +46,12 @@ class SymbolicRegressor:
         n = eq.dof
         lhs = [ring.reduce(sum((y * p for y, p in zip(row, self._pi_polys, strict=True)),
                                ring.zero)) for row in self._polys]
-        ring_ok = polys_equal(ring, lhs, [eq._tau_poly(i) - _wrench(d, i) for i in range(n)])
+        ring_ok = polys_equal(ring, lhs, list(d.tau))  # the rigid-body part: no wrench
         k = 10 * n
         friction = sp.Matrix([self.Y[i, k + 2 * i] * self.values[self.pi[k + 2 * i]]
                               + self.Y[i, k + 2 * i + 1] * self.values[self.pi[k + 2 * i + 1]]
                               for i in range(n)])
         return bool(ring_ok) and sp.expand(friction - eq.friction) == sp.zeros(n, 1)
-
-
-def _wrench(d, i):
-    return d.wrench[i] if d.wrench is not None else d.ring.zero
 
 
 def regressor_polynomials(eq) -> list[list]:
