@@ -66,7 +66,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         qd = amplitude * np.pi * np.sin(s) / 2
         qdd = amplitude * np.pi**2 * np.cos(s) / 2
         tau = robot.inverse_dynamics(q, qd, qdd)
-        units = ["N m" if link.joint.type == "revolute" else "N" for link in robot.links]
+        units = [link.joint.torque_unit for link in robot.links]
         print(f"{robot.name}: {n} DOF, inverse dynamics (recursive Newton-Euler) along "
               f"q(t) = A (1 - cos(pi t))/2, A = {np.round(amplitude, 3).tolist()}")
         header = "   t   " + "".join(f"{'tau' + str(i + 1) + ' [' + u + ']':>16}"

@@ -216,7 +216,7 @@ def _fmt(values, digits: int = 6) -> str:
 
 
 def _units(robot) -> list[str]:
-    return ["N m" if link.joint.type == "revolute" else "N" for link in robot.links]
+    return [link.joint.torque_unit for link in robot.links]
 
 
 def _report_warnings(caught) -> None:

@@ -56,6 +56,7 @@ import numpy as np
 from ..codegen.kernel import generated_function
 from ..codegen.loops import loop_source
 from ..core.errors import InputError, RobodynError, excerpt, positive_number, warn
+from .trajectory import sample_times
 
 __all__ = ["simulate", "Simulation", "JointLimitWarning", "EnergyBalanceWarning",
            "EnergyBalance", "energy_balance", "time_grid", "METHODS", "MAX_DURATION", "MAX_STEPS",
@@ -250,11 +251,11 @@ def check_magnitude(values, name: str) -> None:
 
 
 def time_grid(duration, dt, names: tuple[str, str] = ("duration", "dt")) -> np.ndarray:
-    """The sample times of a fixed-step run: ``0, dt, 2 dt, ...`` and, when ``duration`` is
-    not a multiple of ``dt``, ``duration`` itself after a shorter last step (a remainder
-    under a millionth of ``dt`` is rounding: the run ends at the multiple). A ``dt`` longer
-    than ``duration`` or more than :data:`MAX_STEPS` steps is an :class:`InputError` naming
-    ``names`` (the arguments, or the command's options)."""
+    """The sample times of a fixed-step run, :func:`~.trajectory.sample_times` (``0, dt,
+    2 dt, ...`` and, when ``duration`` is not a multiple of ``dt``, ``duration`` itself
+    after a shorter last step), checked: a ``dt`` longer than ``duration`` or more than
+    :data:`MAX_STEPS` steps is an :class:`InputError` naming ``names`` (the arguments, or
+    the command's options)."""
     d_name, dt_name = names
     duration = _duration(duration, d_name)
     dt = positive_number(dt, dt_name)
@@ -264,11 +265,7 @@ def time_grid(duration, dt, names: tuple[str, str] = ("duration", "dt")) -> np.n
     if count > MAX_STEPS:
         raise InputError(f"{d_name} / {dt_name}: {count:,.0f} steps; at most {MAX_STEPS:,} (a "
                          f"larger {dt_name} or a shorter {d_name})")
-    n = int(np.floor(count + 1e-6))
-    t = np.arange(n + 1) * dt
-    if duration - t[-1] > 1e-6 * dt:
-        t = np.append(t, duration)
-    return t
+    return sample_times(duration, dt)
 
 
 def _duration(value, name: str) -> float:
