@@ -50,6 +50,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -402,13 +403,14 @@ def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None
     else:
         torque = _Table(tau, tau_times, duration, dof)
     wrench = _wrench(h_e)
+    problem = _Problem(robot=robot, q0=q0, qd0=qd0, duration=duration, torque=torque,
+                       wrench=wrench, rtol=rtol, atol=atol, max_step=max_step,
+                       max_steps=max_steps)
     start = time.perf_counter()
     if method in ("implicit-euler", "radau"):
-        sim = _implicit(robot, q0, qd0, duration, torque, wrench, method, rtol, atol, times,
-                        max_step, max_steps)
+        sim = _implicit(problem, method, times)
     elif method in ("rk45", "dop853"):
-        sim = _adaptive(robot, q0, qd0, duration, torque, wrench, method, rtol, atol, times,
-                        max_step, max_steps)
+        sim = _adaptive(problem, method, times)
     else:
         sim = _fixed(robot, q0, qd0, times, torque, wrench, method, dt, progress)
     wall = time.perf_counter() - start
@@ -587,10 +589,32 @@ def _drive(make, rhs, y0, duration, t_eval, max_steps, method, dof):
     return t_eval, solution(t_eval), solution, len(pieces), solver
 
 
-def _adaptive(robot, q0, qd0, duration, torque, wrench, method, rtol, atol, t_eval, max_step,
-              max_steps):
+@dataclass(frozen=True, kw_only=True)
+class _Problem:
+    """What :func:`simulate` integrates, checked: the arm, its start ``(q0, qd0)``, the
+    duration, what drives it (``torque(t, q, qd)`` or None, the wrench ``h_e``) and the
+    adaptive methods' tolerances and step limits."""
+
+    robot: Any
+    q0: np.ndarray
+    qd0: np.ndarray
+    duration: float
+    torque: Any
+    wrench: Any
+    rtol: float
+    atol: float
+    max_step: float
+    max_steps: int
+
+
+def _adaptive(problem: _Problem, method: str, t_eval) -> Simulation:
+    """``"rk45"`` and ``"dop853"`` (SciPy's explicit solvers), sampled at ``t_eval`` (or at
+    every step when None)."""
     from scipy.integrate import DOP853, RK45  # SciPy only when used
 
+    robot, q0, qd0, duration = problem.robot, problem.q0, problem.qd0, problem.duration
+    torque, wrench, rtol, atol = problem.torque, problem.wrench, problem.rtol, problem.atol
+    max_step, max_steps = problem.max_step, problem.max_steps
     dof = robot.dof
     rhs = _rhs(robot, torque, wrench)
     y0 = np.concatenate([q0, qd0])
@@ -613,12 +637,15 @@ def _adaptive(robot, q0, qd0, duration, torque, wrench, method, rtol, atol, t_ev
     return _finish(robot, t, q, qd, qdd, tau, info, solution)
 
 
-def _implicit(robot, q0, qd0, duration, torque, wrench, method, rtol, atol, times, max_step,
-              max_steps):
-    """``"implicit-euler"`` and ``"radau"``, driven by the dynamics' derivatives
+def _implicit(problem: _Problem, method: str, times) -> Simulation:
+    """``"implicit-euler"`` (on the fixed grid ``times``) and ``"radau"`` (sampled at
+    ``times``, or at every step when None), driven by the dynamics' derivatives
     (:mod:`robodyn.motion.implicit`)."""
     from . import implicit
 
+    robot, q0, qd0, duration = problem.robot, problem.q0, problem.qd0, problem.duration
+    torque, wrench, rtol, atol = problem.torque, problem.wrench, problem.rtol, problem.atol
+    max_step, max_steps = problem.max_step, problem.max_steps
     dof = robot.dof
 
     def torque_at(t, q, qd):
