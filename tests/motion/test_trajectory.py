@@ -126,6 +126,10 @@ def test_with_info_keeps_the_motion():
     assert (other.kind, other.duration, other.dof) == ("mine", 2.0, 3)
     assert other.info == {**traj.info, "cost": 3.0} and "cost" not in traj.info
     assert traj.kind == "quintic"
+    with pytest.raises(InputError, match="kind: expected a name"):
+        traj.with_info(3)
+    with pytest.raises(InputError, match="info: expected a mapping"):
+        traj.with_info("mine", [("cost", 3.0)])
 
 
 @pytest.mark.parametrize("call, message", [

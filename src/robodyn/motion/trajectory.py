@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.errors import InputError, positive_number
+from ..core.errors import InputError, excerpt, positive_number
 
 __all__ = ["Motion", "Trajectory", "cubic", "quintic", "trapezoidal", "spline"]
 
@@ -90,8 +90,12 @@ class Trajectory:
 
     def with_info(self, kind: str, info: Mapping | None = None) -> Trajectory:
         """The same motion under another ``kind``, its ``info`` updated by ``info``."""
-        return Trajectory(self._evaluate, self.duration, self.dof, kind, {**self.info,
-                                                                          **(info or {})})
+        if not isinstance(kind, str):
+            raise InputError(f"kind: expected a name (text), got {excerpt(kind)}")
+        if info is not None and not isinstance(info, Mapping):
+            raise InputError(f"info: expected a mapping of names to values, got {excerpt(info)}")
+        return Trajectory(self._evaluate, self.duration, self.dof, kind,
+                          {**self.info, **(info or {})})
 
     def sample(self, dt: float) -> Motion:
         """The motion at ``t = 0, dt, 2 dt, ...`` up to and including ``duration``
