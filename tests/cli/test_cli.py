@@ -25,6 +25,18 @@ def test_models_lists_every_builtin(capsys):
     assert "puma560" in out and "6 DOF" in out
 
 
+def test_help_opens_with_what_robodyn_does(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--help"])
+    assert stop.value.code == 0
+    out = capsys.readouterr().out
+    description = out.split("\n\n")[1]
+    assert " ".join(description.split()) == (
+        "Rigid-body dynamics of serial robot arms: equations of motion in closed form, "
+        "simulation, torques and energy along a motion, identification, code export.")
+    assert "``" not in out
+
+
 def test_demo_prints_the_inverse_dynamics_of_the_motion(capsys):
     assert main(["demo", "planar-2r", "--samples", "3"]) == 0
     out = capsys.readouterr().out

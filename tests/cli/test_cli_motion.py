@@ -16,6 +16,7 @@ import pytest
 
 import robodyn as rd
 from robodyn.cli import main
+from robodyn.cli.motion import numbers_attached
 
 NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 
@@ -150,6 +151,30 @@ def test_vectors_take_commas_spaces_and_negative_numbers(tmp_path, capsys):
         assert "q0 = [-0.5, -0.1]" in out
         finals.append(re.search(r"final state: q = (\[.*?\])", out)[1])
     assert len(set(finals)) == 1
+
+
+def test_negative_numbers_are_values_on_every_python(capsys):
+    """A word that starts with a minus and a digit is a number, not an option, whatever the
+    Python (3.11 and 3.12's argparse read only -1 and -0.5 so): the words are attached to
+    their option with '=' (argparse's own syntax), a vector option taking all its words."""
+    assert numbers_attached(["simulate", "m", "--q0", "-0.5,0.3", "--dt", "-1e-3", "--save",
+                             "x.csv"]) == ["simulate", "m", "--q0=-0.5,0.3", "--dt=-1e-3",
+                                           "--save", "x.csv"]
+    assert numbers_attached(["torques", "m", "--from", "1", "-.5,", "-2", "--to", "1,2"]) == \
+        ["torques", "m", "--from=1 -.5, -2", "--to", "1,2"]
+    for unchanged in (["simulate", "m", "--q0", "1", "2", "--duration", "1"],
+                      ["simulate", "m", "--q0=-1,2", "--", "-1"],
+                      ["derive", "m", "--digits", "-1e3"], []):
+        assert numbers_attached(unchanged) == unchanged
+    # read through the parser: the value reaches its type, which names what is wrong
+    with pytest.raises(SystemExit) as stop:
+        main(["simulate", "planar-2r", "--q0", "0,0", "--duration", "1", "--dt", "-1e-3"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --dt: '-1e-3' is not a time step in seconds (a number above 0" in err
+    out = _run(["torques", "planar-2r", "--from", "-1e-1", "-2e-1", "--to", "0.5,-1e-3",
+                "--duration", "1", "--samples", "3"], capsys)
+    assert "along a quintic from [-0.1, -0.2] to [0.5, -0.001] in 1 s" in out
 
 
 # -- torques ------------------------------------------------------------------------------------

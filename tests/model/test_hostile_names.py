@@ -43,6 +43,7 @@ from robodyn.codegen.export.program import IDENTIFIER_CHARS, RESERVED_IDENTIFIER
 from robodyn.core.errors import InputError, ModelError
 from robodyn.model.names import MARKER
 from robodyn.model.yaml_file import parse_model
+from robodyn.symbolic import Equations
 
 ENV = {**os.environ, "ROBODYN_BACKEND": "numpy"}
 
@@ -598,12 +599,9 @@ def test_latex_escapes_the_name(pendulum_eq, tmp_path):
 
 
 def test_hostile_display_and_symbol_names_are_text_in_latex(pendulum, pendulum_eq):
-    eq = _named(pendulum_eq, "arm")
-    eq.display = {"q1": "\\input{x}", "l": "}\\write18{y}"}  # made in Python: not checked
-    try:
-        tex = eq.latex()
-    finally:
-        del eq.display
+    eq = Equations(pendulum_eq.derivation, name="arm",  # made in Python: not checked
+                   display={"q1": "\\input{x}", "l": "}\\write18{y}"})
+    tex = eq.latex()
     assert "\\input{" not in tex and "\\write18" not in tex
     assert "\\text{\\textbackslash{}input\\{x\\}}" in tex
     robot = _hostile_symbol_robot(pendulum, "m}\\input{z}")

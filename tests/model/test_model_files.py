@@ -11,6 +11,7 @@ import sympy as sp
 
 import robodyn as rd
 from robodyn.core.errors import InputError, ModelError
+from robodyn.model.chain import PARALLEL_TOL, parallel
 from robodyn.model.expressions import parse_expression
 
 GOOD = """\
@@ -214,3 +215,50 @@ def test_every_builtin_model_loads_and_is_described():
         assert robot.name == name
         assert robot.description, f"{name} has no description"
         assert set(robot.values) >= {str(s) for s in robot.symbols}
+
+
+FLAT = """\
+name: flat
+dh: standard
+planar: true
+gravity: [0, -9.81, 0]
+links:
+  - joint: revolute
+    a: 1
+    alpha: {alpha}
+    mass: 1
+    com: [-0.5, 0, 0]
+    inertia: [0.01, 0.1, 0.1, 0, 0, 0]
+  - joint: revolute
+    a: 1
+    mass: 1
+    com: [-0.5, 0, 0]
+    inertia: [0.01, 0.1, 0.1, 0, 0, 0]
+"""
+
+
+@pytest.mark.parametrize("alpha, planar", [("0", True), ("1e-10", True), ("pi", True),
+                                           ("1e-8", False), ("0.1", False)])
+def test_planar_needs_parallel_axes(tmp_path, alpha, planar):
+    """``planar: true`` holds when joint 2's axis, turned by alpha_1 about x, is parallel or
+    opposite to joint 1's: |z x R_x(alpha) z| = |sin alpha| at most PARALLEL_TOL (1e-9)."""
+    path = write(tmp_path, FLAT.format(alpha=alpha))
+    if planar:
+        assert rd.load(path).dof == 2
+    else:
+        with pytest.raises(ModelError, match="planar: true, but joint 2's axis .* is not "
+                                             "parallel to joint 1's"):
+            rd.load(path)
+
+
+def test_parallel_is_the_sine_of_the_angle_within_its_tolerance():
+    z = np.array([0.0, 0.0, 1.0])
+    tilted = [[0.0, np.sin(a), np.cos(a)] for a in (0.0, 5e-10, 2e-9, np.pi, 0.3)]
+    assert parallel(z, np.array(tilted)).tolist() == [True, True, False, True, False]
+    assert PARALLEL_TOL == 1e-9
+
+
+def test_a_joint_knows_its_units():
+    joints = [link.joint for link in rd.load("rp-arm").links]  # revolute, then prismatic
+    assert [(j.type, j.unit, j.torque_unit) for j in joints] == [
+        ("revolute", "rad", "N m"), ("prismatic", "m", "N")]

@@ -8,6 +8,7 @@ import pytest
 
 from robodyn.core.errors import InputError
 from robodyn.motion import trajectory as tr
+from robodyn.motion.simulation import time_grid
 
 Q0 = np.array([0.1, -0.5, 1.0])
 Q1 = np.array([1.2, 0.5, 1.0])
@@ -101,6 +102,34 @@ def test_sample_and_hold_outside():
     q, qd, qdd = traj([-1.0, 5.0])
     np.testing.assert_allclose(q, [[0, 1], [1, 0]], atol=1e-14)
     assert not qd.any() and not qdd.any()
+
+
+def test_one_time_grid_for_sampling_and_fixed_steps():
+    """traj.sample(dt) and simulate's fixed steps share one grid: 0, dt, 2 dt, ... and the
+    duration after a shorter last step; a remainder within rounding is no extra step."""
+    for T, dt in [(1.0, 0.1), (1.2, 1.2 / 100), (1.0, 0.3), (2.0, 1e-3), (0.7, 0.7 / 3)]:
+        t = tr.quintic([0.0], [1.0], T).sample(dt).t
+        np.testing.assert_array_equal(t, time_grid(T, dt))
+        assert t[0] == 0 and abs(t[-1] - T) <= 1e-12 * T
+        assert np.all(np.diff(t) <= dt * (1 + 1e-12)) and np.all(np.diff(t) > 0)
+    assert len(tr.quintic([0.0], [1.0], 1.0).sample(0.1).t) == 11      # 1.0 / 0.1: 10 steps
+    t = tr.quintic([0.0], [1.0], 1.0).sample(1.0 / 10.01).t             # 10 and a hundredth
+    assert len(t) == 12 and t[-1] == 1.0 and t[-1] - t[-2] == pytest.approx(0.01 / 10.01)
+
+
+def test_with_info_keeps_the_motion():
+    traj = tr.quintic(Q0, Q1, 2.0)
+    other = traj.with_info("mine", {"cost": 3.0})
+    t = np.linspace(-0.5, 2.5, 13)
+    for a, b in zip(traj(t), other(t), strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert (other.kind, other.duration, other.dof) == ("mine", 2.0, 3)
+    assert other.info == {**traj.info, "cost": 3.0} and "cost" not in traj.info
+    assert traj.kind == "quintic"
+    with pytest.raises(InputError, match="kind: expected a name"):
+        traj.with_info(3)
+    with pytest.raises(InputError, match="info: expected a mapping"):
+        traj.with_info("mine", [("cost", 3.0)])
 
 
 @pytest.mark.parametrize("call, message", [

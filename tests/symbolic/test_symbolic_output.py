@@ -202,6 +202,29 @@ def test_display_names_from_the_model_file_in_latex():
     assert "notation: q1 = theta_1, q2 = d_2" in text and "m2*q2*qd2" in text
 
 
+def test_equations_are_complete_when_made():
+    """What the steps and the printing read comes with the equations and stays: the DH
+    table and its convention (the Given section), the frames they are written in, the
+    model's display names and their LaTeX; none can be set afterwards."""
+    robot = rd.load("rp-arm")
+    eq = equations(robot)
+    assert eq.dh_rows == robot.dh_rows and len(eq.dh_rows) == 2
+    assert eq.convention == robot.convention == "standard"
+    assert eq.frames_note.startswith("standard DH: link frame i is frame i-1 turned by joint i")
+    assert dict(eq.display) == {"q1": "theta_1", "q2": "d_2"}
+    assert eq.tex_names[eq.q[0]] == r"\theta_{1}" and eq.tex_names[eq.qd[1]] == r"\dot{d}_{2}"
+    for name in ("dh_rows", "convention", "frames_note", "display", "user_terms"):
+        with pytest.raises(AttributeError):
+            setattr(eq, name, None)
+    with pytest.raises(TypeError):
+        eq.display["q1"] = "x"
+    # a chain made in Python: no table, no frames, no names
+    bare = equations(robot.chain)
+    assert (bare.dh_rows, bare.convention, bare.frames_note, dict(bare.display)) == \
+        ((), None, "", {})
+    assert "DH" in {s.lhs for s in eq.steps} and "DH" not in {s.lhs for s in bare.steps}
+
+
 def test_com_vectors_are_bold_and_do_not_clash_with_parameters():
     eq = equations(rd.load("planar-2r"), method="newton-euler")
     tex = eq.latex(steps=True)

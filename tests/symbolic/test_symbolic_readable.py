@@ -70,8 +70,16 @@ def test_named_term_h_of_seed_003():
 
 
 def test_user_named_terms():
-    eq = equations(rd.load("rp-arm")).name_terms({"p": "m2*q2"})
+    plain = equations(rd.load("rp-arm"))
+    eq = plain.name_terms({"p": "m2*q2"})
     text = eq.text()
+    # new equations: the ones named from are unchanged, and print without p
+    assert eq is not plain and dict(plain.user_terms) == {}
+    assert "where p" not in plain.text() and "  C12 = m2*q2*qd1\n" in plain.text()
+    q2, m2 = sp.symbols("q2 m2")
+    assert dict(eq.user_terms) == {"p": m2 * q2} and eq.M == plain.M
+    both = eq.name_terms({"r": "m2*q2**2"})
+    assert set(both.user_terms) == {"p", "r"} and set(eq.user_terms) == {"p"}
     assert "where p = m2*q2" in text and "  C12 = p*qd1\n" in text and "  C21 = -p*qd1\n" in text
     assert "  M22 = m2\n" in text            # p does not divide it: unchanged
     data = json.loads(eq.json())

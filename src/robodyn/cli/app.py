@@ -1,4 +1,5 @@
-"""The ``robodyn`` command.
+"""Rigid-body dynamics of serial robot arms: equations of motion in closed form,
+simulation, torques and energy along a motion, identification, code export.
 
     robodyn models                 list the built-in models
     robodyn demo                   a short tour: derive, simulate, control, energy
@@ -12,6 +13,9 @@ A MODEL is a built-in model name, a YAML model file or a URDF file; for a URDF f
 ``--base LINK --tip LINK`` choose the chain, ``--allow-massless`` accepts moving links
 without ``<inertial>``, ``--snap-angles TOL`` rounds angles within TOL of a right angle
 (``robodyn.load``'s options of the same names).
+
+This module builds the ``robodyn`` command (:func:`build_parser`; its help opens with the
+first paragraph above) and runs it (:func:`main`).
 """
 
 from __future__ import annotations
@@ -27,13 +31,13 @@ from ..core.errors import RobodynError
 from ..model import builtin as models
 from ..robot import load
 from .check import add_check_command
-from .common import MAX_SAMPLES, load_model, model_options, positive_int, urdf_options
+from .common import MAX_PRINTED_SAMPLES, load_model, model_options, positive_int, urdf_options
 from .dataset import add_dataset_command
 from .derive import add_derive_command
 from .exercise import add_exercise_command
 from .export import add_export_command
 from .identify import add_identify_command
-from .motion import DEMO_DIR, add_motion_commands, tour
+from .motion import DEMO_DIR, add_motion_commands, numbers_attached, tour
 
 
 def _cmd_models(args: argparse.Namespace) -> int:
@@ -62,7 +66,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         qd = amplitude * np.pi * np.sin(s) / 2
         qdd = amplitude * np.pi**2 * np.cos(s) / 2
         tau = robot.inverse_dynamics(q, qd, qdd)
-        units = ["N m" if link.joint.type == "revolute" else "N" for link in robot.links]
+        units = [link.joint.torque_unit for link in robot.links]
         print(f"{robot.name}: {n} DOF, inverse dynamics (recursive Newton-Euler) along "
               f"q(t) = A (1 - cos(pi t))/2, A = {np.round(amplitude, 3).tolist()}")
         header = "   t   " + "".join(f"{'tau' + str(i + 1) + ' [' + u + ']':>16}"
@@ -76,7 +80,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="robodyn", description=__doc__.split("\n")[0])
+    # the help opens with the docstring's first paragraph: what robodyn does
+    parser = argparse.ArgumentParser(prog="robodyn", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("models", help="list the built-in models")
     p.set_defaults(func=_cmd_models)
@@ -87,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="built-in model names or model files: print their torques along a "
                         "short motion (default: the tour of planar-2r, rp-arm and puma560)")
     p.add_argument("--samples", type=positive_int, default=6,
-                   help=f"time samples from t = 0 to 1 with models (1 to {MAX_SAMPLES}, "
+                   help=f"time samples from t = 0 to 1 with models (1 to {MAX_PRINTED_SAMPLES}, "
                         "default 6)")
     p.add_argument("--out", default=DEMO_DIR, metavar="DIR",
                    help=f"where the tour writes its pictures (default ./{DEMO_DIR})")
@@ -104,9 +109,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def prepare_argv(argv: list[str] | None = None) -> list[str]:
+    """The command line's words (``sys.argv[1:]`` by default) as the parser reads them:
+    negative numbers attached to their options (:func:`.motion.numbers_attached`)."""
+    return numbers_attached(sys.argv[1:] if argv is None else argv)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(prepare_argv(argv))
     if hasattr(args, "models_of"):
         problem = urdf_options(args, args.models_of(args))
         if problem:

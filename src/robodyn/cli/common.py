@@ -23,10 +23,10 @@ def integer_between(text: str, least: int, most: int) -> int:
 
 
 #: Most samples ``robodyn demo`` prints (one line each).
-MAX_SAMPLES = 10_000
+MAX_PRINTED_SAMPLES = 10_000
 
 
-def positive_int(text: str, most: int = MAX_SAMPLES) -> int:
+def positive_int(text: str, most: int = MAX_PRINTED_SAMPLES) -> int:
     """An argparse type: an integer ``1 <= n <= most``."""
     return integer_between(text, 1, most)
 

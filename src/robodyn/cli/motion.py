@@ -46,17 +46,55 @@ from .common import integer_between
 
 #: Most numbers one vector option takes (no chain has more joints).
 MAX_VALUES = 64
-#: Most samples ``torques`` and ``energy`` evaluate (:data:`robodyn.motion.energy.MAX_SAMPLES`).
-MAX_SAMPLES = rd_energy.MAX_SAMPLES
 #: Largest ``--tau`` CSV file read, in bytes.
 MAX_TAU_FILE = 100_000_000
 PROFILES = ("quintic", "cubic", "trapezoidal")
 #: The folder ``robodyn demo`` writes its pictures into (``--out`` changes it).
 DEMO_DIR = "robodyn-demo"
 
-# Python 3.13's rule for "this word is a negative number, not an option" (argparse): with the
-# older rule of 3.11/3.12, ``--q0 -0.5,0.3`` or ``--q0 -1e-3`` would read as an unknown option.
-_NEGATIVE_NUMBER = re.compile(r"-\.?\d")
+#: The commands defined here.
+COMMANDS = ("simulate", "torques", "energy")
+#: The options of :data:`COMMANDS` that take one or more words (:func:`_vector_option`, --tau).
+VECTOR_OPTIONS = frozenset({"--q0", "--qd0", "--tau", "--from", "--to"})
+#: A word that starts with a minus and a digit (``-0.5,0.3``, ``-1e-3``, ``-.5``) is a number,
+#: never an option: the rule of Python 3.13's argparse. Those of 3.11 and 3.12 read only ``-1``
+#: and ``-0.5`` as numbers, and ``--q0 -0.5,0.3`` as an unknown option ``-0.5,0.3``.
+NEGATIVE_NUMBER = re.compile(r"-\.?\d")
+
+
+def numbers_attached(argv) -> list[str]:
+    """The words of a command line, those of :data:`COMMANDS` with each negative number
+    (:data:`NEGATIVE_NUMBER`) given to an option attached to it as ``--option=value``
+    (argparse's spelling of a value that starts with a minus), so that every Python reads
+    them as 3.13 does: an option of :data:`VECTOR_OPTIONS` takes its words up to the next
+    option (``--q0 -0.5 -0.1`` is ``--q0=-0.5 -0.1``), any other option the one word after
+    it (``--dt -1e-3`` is ``--dt=-1e-3``). The words of other commands are left as they are."""
+    words = list(argv)
+    if not words or words[0] not in COMMANDS:
+        return words
+    out, k = words[:1], 1
+    while k < len(words):
+        word = words[k]
+        if word == "--":  # the rest are positional
+            return out + words[k:]
+        out.append(word)
+        k += 1
+        if not word.startswith("--") or "=" in word:
+            continue
+        vector = any(option.startswith(word) for option in VECTOR_OPTIONS)  # or abbreviated
+        end = k
+        while end < len(words) and _value_word(words[end]) and (vector or end == k):
+            end += 1
+        if any(NEGATIVE_NUMBER.match(w) for w in words[k:end]):
+            out[-1] = f"{word}={' '.join(words[k:end])}"
+            k = end
+    return out
+
+
+def _value_word(word: str) -> bool:
+    """Whether argparse (by :data:`NEGATIVE_NUMBER`) reads ``word`` as a value, not an option."""
+    return (not word.startswith("-") or len(word) == 1 or " " in word
+            or bool(NEGATIVE_NUMBER.match(word)))
 
 
 # -- argument types ----------------------------------------------------------------------------
@@ -102,8 +140,9 @@ def time_step(text: str) -> float:
 
 
 def sample_count(text: str) -> int:
-    """An argparse type: a number of samples, ``2 <= n <= MAX_SAMPLES``."""
-    return integer_between(text, 2, MAX_SAMPLES)
+    """An argparse type: a number of samples along a motion, ``2 <= n <=``
+    :data:`robodyn.motion.energy.MAX_SAMPLES` (``torques`` and ``energy`` evaluate them)."""
+    return integer_between(text, 2, rd_energy.MAX_SAMPLES)
 
 
 def via_count(text: str) -> int:
@@ -177,7 +216,7 @@ def _fmt(values, digits: int = 6) -> str:
 
 
 def _units(robot) -> list[str]:
-    return ["N m" if link.joint.type == "revolute" else "N" for link in robot.links]
+    return [link.joint.torque_unit for link in robot.links]
 
 
 def _report_warnings(caught) -> None:
@@ -408,6 +447,7 @@ def _cmd_energy(args: argparse.Namespace) -> int:
 # -- the parsers -------------------------------------------------------------------------------
 def _vector_option(p, flag: str, dest: str | None = None, required: bool = False,
                    help: str = "") -> None:
+    """An option of one or more words of numbers (listed in :data:`VECTOR_OPTIONS`)."""
     p.add_argument(flag, dest=dest, nargs="+", type=numbers, required=required,
                    metavar="X", help=help)
 
@@ -425,7 +465,6 @@ def _command(sub, name: str, parents, help: str, description: str):
     p = sub.add_parser(name, help=help, description=description, parents=list(parents),
                        epilog=__doc__.split("\n\n", 1)[1],
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p._negative_number_matcher = _NEGATIVE_NUMBER  # see _NEGATIVE_NUMBER
     p.add_argument("model", help="a built-in model name (robodyn models) or a model file")
     p.set_defaults(models_of=lambda a: [a.model], command_parser=p)
     return p

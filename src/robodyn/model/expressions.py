@@ -38,13 +38,6 @@ from .expansion import check_expansion
 
 FUNCTIONS = {"sqrt": sp.sqrt, "sin": sp.sin, "cos": sp.cos}
 CONSTANTS = {"pi": sp.pi}
-_BINOPS = {
-    ast.Add: lambda a, b: a + b,
-    ast.Sub: lambda a, b: a - b,
-    ast.Mult: lambda a, b: a * b,
-    ast.Div: lambda a, b: a / b,
-    ast.Pow: lambda a, b: a**b,
-}
 #: Names a model may not use for its parameters: the joint variables and torques.
 RESERVED = re.compile(r"^(q|qd|qdd|tau)\d+$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")

@@ -251,9 +251,7 @@ def optimize(robot, q0, q1, duration: float, via_points: int = 3,
             "baseline": baseline, "baseline_energy": base_value, "result": result,
             "exhausted": exhausted, "evaluations": min(counted.count, max_evaluations),
             "report": best_report, "baseline_report": base_report}
-    out = Trajectory(best._evaluate, T, dof, "optimized" if best is not baseline else "quintic",
-                     {**best.info, **info})
-    return out
+    return best.with_info("optimized" if best is not baseline else "quintic", info)
 
 
 def _torque_limits(value, dof: int) -> np.ndarray:

@@ -50,12 +50,14 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..codegen.kernel import generated_function
 from ..codegen.loops import loop_source
 from ..core.errors import InputError, RobodynError, excerpt, positive_number, warn
+from .trajectory import sample_times
 
 __all__ = ["simulate", "Simulation", "JointLimitWarning", "EnergyBalanceWarning",
            "EnergyBalance", "energy_balance", "time_grid", "METHODS", "MAX_DURATION", "MAX_STEPS",
@@ -250,11 +252,11 @@ def check_magnitude(values, name: str) -> None:
 
 
 def time_grid(duration, dt, names: tuple[str, str] = ("duration", "dt")) -> np.ndarray:
-    """The sample times of a fixed-step run: ``0, dt, 2 dt, ...`` and, when ``duration`` is
-    not a multiple of ``dt``, ``duration`` itself after a shorter last step (a remainder
-    under a millionth of ``dt`` is rounding: the run ends at the multiple). A ``dt`` longer
-    than ``duration`` or more than :data:`MAX_STEPS` steps is an :class:`InputError` naming
-    ``names`` (the arguments, or the command's options)."""
+    """The sample times of a fixed-step run, :func:`~.trajectory.sample_times` (``0, dt,
+    2 dt, ...`` and, when ``duration`` is not a multiple of ``dt``, ``duration`` itself
+    after a shorter last step), checked: a ``dt`` longer than ``duration`` or more than
+    :data:`MAX_STEPS` steps is an :class:`InputError` naming ``names`` (the arguments, or
+    the command's options)."""
     d_name, dt_name = names
     duration = _duration(duration, d_name)
     dt = positive_number(dt, dt_name)
@@ -264,11 +266,7 @@ def time_grid(duration, dt, names: tuple[str, str] = ("duration", "dt")) -> np.n
     if count > MAX_STEPS:
         raise InputError(f"{d_name} / {dt_name}: {count:,.0f} steps; at most {MAX_STEPS:,} (a "
                          f"larger {dt_name} or a shorter {d_name})")
-    n = int(np.floor(count + 1e-6))
-    t = np.arange(n + 1) * dt
-    if duration - t[-1] > 1e-6 * dt:
-        t = np.append(t, duration)
-    return t
+    return sample_times(duration, dt)
 
 
 def _duration(value, name: str) -> float:
@@ -405,13 +403,14 @@ def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None
     else:
         torque = _Table(tau, tau_times, duration, dof)
     wrench = _wrench(h_e)
+    problem = _Problem(robot=robot, q0=q0, qd0=qd0, duration=duration, torque=torque,
+                       wrench=wrench, rtol=rtol, atol=atol, max_step=max_step,
+                       max_steps=max_steps)
     start = time.perf_counter()
     if method in ("implicit-euler", "radau"):
-        sim = _implicit(robot, q0, qd0, duration, torque, wrench, method, rtol, atol, times,
-                        max_step, max_steps)
+        sim = _implicit(problem, method, times)
     elif method in ("rk45", "dop853"):
-        sim = _adaptive(robot, q0, qd0, duration, torque, wrench, method, rtol, atol, times,
-                        max_step, max_steps)
+        sim = _adaptive(problem, method, times)
     else:
         sim = _fixed(robot, q0, qd0, times, torque, wrench, method, dt, progress)
     wall = time.perf_counter() - start
@@ -590,10 +589,32 @@ def _drive(make, rhs, y0, duration, t_eval, max_steps, method, dof):
     return t_eval, solution(t_eval), solution, len(pieces), solver
 
 
-def _adaptive(robot, q0, qd0, duration, torque, wrench, method, rtol, atol, t_eval, max_step,
-              max_steps):
+@dataclass(frozen=True, kw_only=True)
+class _Problem:
+    """What :func:`simulate` integrates, checked: the arm, its start ``(q0, qd0)``, the
+    duration, what drives it (``torque(t, q, qd)`` or None, the wrench ``h_e``) and the
+    adaptive methods' tolerances and step limits."""
+
+    robot: Any
+    q0: np.ndarray
+    qd0: np.ndarray
+    duration: float
+    torque: Any
+    wrench: Any
+    rtol: float
+    atol: float
+    max_step: float
+    max_steps: int
+
+
+def _adaptive(problem: _Problem, method: str, t_eval) -> Simulation:
+    """``"rk45"`` and ``"dop853"`` (SciPy's explicit solvers), sampled at ``t_eval`` (or at
+    every step when None)."""
     from scipy.integrate import DOP853, RK45  # SciPy only when used
 
+    robot, q0, qd0, duration = problem.robot, problem.q0, problem.qd0, problem.duration
+    torque, wrench, rtol, atol = problem.torque, problem.wrench, problem.rtol, problem.atol
+    max_step, max_steps = problem.max_step, problem.max_steps
     dof = robot.dof
     rhs = _rhs(robot, torque, wrench)
     y0 = np.concatenate([q0, qd0])
@@ -616,12 +637,15 @@ def _adaptive(robot, q0, qd0, duration, torque, wrench, method, rtol, atol, t_ev
     return _finish(robot, t, q, qd, qdd, tau, info, solution)
 
 
-def _implicit(robot, q0, qd0, duration, torque, wrench, method, rtol, atol, times, max_step,
-              max_steps):
-    """``"implicit-euler"`` and ``"radau"``, driven by the dynamics' derivatives
+def _implicit(problem: _Problem, method: str, times) -> Simulation:
+    """``"implicit-euler"`` (on the fixed grid ``times``) and ``"radau"`` (sampled at
+    ``times``, or at every step when None), driven by the dynamics' derivatives
     (:mod:`robodyn.motion.implicit`)."""
     from . import implicit
 
+    robot, q0, qd0, duration = problem.robot, problem.q0, problem.qd0, problem.duration
+    torque, wrench, rtol, atol = problem.torque, problem.wrench, problem.rtol, problem.atol
+    max_step, max_steps = problem.max_step, problem.max_steps
     dof = robot.dof
 
     def torque_at(t, q, qd):

@@ -18,14 +18,33 @@ Outside ``[0, duration]`` a trajectory holds its end points at rest.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.errors import InputError, positive_number
+from ..core.errors import InputError, excerpt, positive_number
 
 __all__ = ["Motion", "Trajectory", "cubic", "quintic", "trapezoidal", "spline"]
+
+#: A time grid's remainder under this fraction of a step is rounding, not a shorter last step.
+GRID_ROUNDING = 1e-6
+
+
+def whole_steps(duration: float, dt: float) -> int:
+    """How many whole steps ``dt`` fit in ``duration``; a shortfall under
+    :data:`GRID_ROUNDING` of a step is rounding (``1.0 / 0.1`` is 10 steps, not 9)."""
+    return int(np.floor(duration / dt + GRID_ROUNDING))
+
+
+def sample_times(duration: float, dt: float) -> np.ndarray:
+    """The times ``0, dt, 2 dt, ...`` and, when ``duration`` is not a whole number of steps
+    (:func:`whole_steps`), ``duration`` itself after a shorter last step; a remainder under
+    :data:`GRID_ROUNDING` of ``dt`` is rounding: the grid ends at the multiple."""
+    t = np.arange(whole_steps(duration, dt) + 1) * dt
+    if duration - t[-1] > GRID_ROUNDING * dt:
+        t = np.append(t, duration)
+    return t
 
 
 @dataclass(frozen=True)
@@ -69,12 +88,19 @@ class Trajectory:
             qdd = np.where(outside, 0.0, qdd)
         return q, qd, qdd
 
+    def with_info(self, kind: str, info: Mapping | None = None) -> Trajectory:
+        """The same motion under another ``kind``, its ``info`` updated by ``info``."""
+        if not isinstance(kind, str):
+            raise InputError(f"kind: expected a name (text), got {excerpt(kind)}")
+        if info is not None and not isinstance(info, Mapping):
+            raise InputError(f"info: expected a mapping of names to values, got {excerpt(info)}")
+        return Trajectory(self._evaluate, self.duration, self.dof, kind,
+                          {**self.info, **(info or {})})
+
     def sample(self, dt: float) -> Motion:
-        """The motion at ``t = 0, dt, 2 dt, ...`` up to and including ``duration``."""
-        dt = positive_number(dt, "dt")
-        t = np.arange(int(np.floor(self.duration / dt + 1e-9)) + 1) * dt
-        if self.duration - t[-1] > 1e-9 * max(1.0, self.duration):
-            t = np.append(t, self.duration)
+        """The motion at ``t = 0, dt, 2 dt, ...`` up to and including ``duration``
+        (:func:`sample_times`)."""
+        t = sample_times(self.duration, positive_number(dt, "dt"))
         return Motion(t, *self(t))
 
     @property

@@ -32,7 +32,8 @@ from matplotlib.figure import Figure
 
 from ..core.errors import InputError, excerpt, positive_number
 from ..dynamics.kinematics import link_poses, tip_pose
-from ..motion.trajectory import Trajectory
+from ..model.chain import PARALLEL_TOL, parallel
+from ..motion.trajectory import Trajectory, whole_steps
 
 __all__ = ["motion", "torques", "energy", "arm", "animate", "MAX_FRAMES", "TRAJECTORY_SAMPLES"]
 
@@ -120,7 +121,7 @@ def _units(robot, dof: int) -> list[str] | None:
     if robot is None:
         return None
     _check_dof(robot, dof)
-    return ["rad" if link.joint.type == "revolute" else "m" for link in robot.links]
+    return [link.joint.unit for link in robot.links]
 
 
 def _unit_label(units: list[str] | None, suffix: str = "") -> str:
@@ -207,8 +208,7 @@ def torques(robot, motion, h_e=None, *, dt: float | None = None, path=None,
         ax.axhline(0.0, color="0.4", lw=0.6)
         ax.plot(s.t, parts.total[:, j], color="black", lw=2.2, label="total")
         joint = robot.links[j].joint
-        unit = "N m" if joint.type == "revolute" else "N"
-        ax.set_ylabel(f"tau{j + 1} [{unit}]")
+        ax.set_ylabel(f"tau{j + 1} [{joint.torque_unit}]")
         named = joint.name and joint.name.replace(" ", "") != f"joint{j + 1}"
         ax.set_title(f"joint {j + 1} ({joint.type}{', ' + joint.name if named else ''})",
                      fontsize="medium")
@@ -350,11 +350,11 @@ def _plane(geometry: _Geometry):
     revolute, prismatic = geometry.axes(generic)
     points = origins.reshape(-1, 3)
     scale = max(1.0, float(np.max(np.abs(points))))
-    tol = 1e-9
+    tol = PARALLEL_TOL
 
     def fits(n):
-        return (all(np.all(np.linalg.norm(np.cross(a, n), axis=-1) < tol) for a in revolute)
-                and all(np.all(np.abs(a @ n) < tol) for a in prismatic)
+        return (all(np.all(parallel(a, n)) for a in revolute)
+                and all(np.all(np.abs(a @ n) <= tol) for a in prismatic)
                 and np.ptp(points @ n) < tol * scale)
 
     candidates = []
@@ -546,7 +546,7 @@ def animate(robot, sim, path, fps: float = 30, *, max_frames: int = MAX_FRAMES,
     s = _sampled(sim, need=("q",))
     _check_dof(robot, s.dof)
     duration = float(s.t[-1] - s.t[0])
-    count = min(int(math.floor(duration * fps + 1e-9)) + 1, int(max_frames))
+    count = min(whole_steps(duration, 1.0 / fps) + 1, int(max_frames))
     times = np.linspace(s.t[0], s.t[-1], count) if count > 1 else s.t[:1]
     play_fps = (count - 1) / duration if count > 1 else fps
     Q = np.stack([np.interp(times, s.t, s.q[:, j]) for j in range(s.dof)], axis=-1)

@@ -78,6 +78,9 @@ SYMBOLIC_MAX_DOF = 4
 SYMBOLIC_TIME = 10.0
 #: The symbolic ``beta`` must match the numerical one at the model's values to this.
 SYMBOLIC_CHECK_TOL = 1e-9
+#: The rows an exact solve uses must be independent at the model's values: the last pivot
+#: of their QR at least this fraction of the first.
+SOLVE_PIVOT_TOL = 1e-9
 #: A dependent column is solved on all independent ones (when the numerical ``beta``'s
 #: columns do not give an exact relation) only up to this many (the fraction-free solve
 #: grows fast: ~2 s for 20 columns of a 4R arm, ~30 s for 30).
@@ -383,7 +386,7 @@ def _solve(sampler, cols, dep):
     if len(rhs) < k:
         return None
     R, piv = scipy.linalg.qr(F.T, pivoting=True, mode="r")
-    if abs(R[k - 1, k - 1]) <= 1e-9 * abs(R[0, 0]):
+    if abs(R[k - 1, k - 1]) <= SOLVE_PIVOT_TOL * abs(R[0, 0]):
         return None
     chosen = sorted(piv[:k])
     dom = sampler.domain

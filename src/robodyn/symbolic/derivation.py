@@ -72,6 +72,13 @@ class Derivation:
     steps: list[RawStep] = field(default_factory=list)
     route: str = "euler-lagrange"            # the Lagrange route (:mod:`.routes`)
 
+    @property
+    def tau_with_wrench(self) -> list[PolyElement]:
+        """``tau`` with the wrench's ``J^T h_e`` added, if asked for (friction aside)."""
+        if self.wrench is None:
+            return list(self.tau)
+        return [t + w for t, w in zip(self.tau, self.wrench, strict=True)]
+
 
 def tidy_chain(chain: Chain) -> Chain:
     """``chain`` with the rounding of its constant rotations undone, so that the closed

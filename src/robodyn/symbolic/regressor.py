@@ -51,16 +51,12 @@ class SymbolicRegressor:
         n = eq.dof
         lhs = [ring.reduce(sum((y * p for y, p in zip(row, self._pi_polys, strict=True)),
                                ring.zero)) for row in self._polys]
-        ring_ok = polys_equal(ring, lhs, [eq._tau_poly(i) - _wrench(d, i) for i in range(n)])
+        ring_ok = polys_equal(ring, lhs, list(d.tau))  # the rigid-body part: no wrench
         columns = [friction_column(n, i) for i in range(n)]  # Fv_i, then Fs_i
         friction = sp.Matrix([self.Y[i, k] * self.values[self.pi[k]]
                               + self.Y[i, k + 1] * self.values[self.pi[k + 1]]
                               for i, k in enumerate(columns)])
         return bool(ring_ok) and sp.expand(friction - eq.friction) == sp.zeros(n, 1)
-
-
-def _wrench(d, i):
-    return d.wrench[i] if d.wrench is not None else d.ring.zero
 
 
 def regressor_polynomials(eq) -> list[list]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...model.expressions import to_sympy
@@ -143,6 +142,3 @@ def mathematica_string(text: str) -> str:
 def signature_args(program: Program, function: Function) -> list[str]:
     """The argument names in call order: ``p`` first in argument mode."""
     return (["p"] if program.argument else []) + [a for a, _ in function.args]
-
-
-Writer = Callable[[Program], dict[str, str]]

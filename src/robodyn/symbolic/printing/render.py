@@ -19,6 +19,7 @@ import re
 from typing import TYPE_CHECKING
 
 import sympy as sp
+from sympy.printing.pretty.pretty import PrettyPrinter
 from sympy.printing.str import StrPrinter
 
 from ...dynamics.registry import CLOSED_FORMS, ClosedForm, printed_forms
@@ -230,11 +231,16 @@ def _pretty_symbols(eq: Equations) -> dict:
 
 def _pretty_block(expr) -> tuple[list[str], int]:
     """SymPy's Unicode picture of ``expr``: its lines and the index of its baseline."""
-    from sympy.printing.pretty.pretty import PrettyPrinter
+    return _BlockPrinter({"use_unicode": True, "wrap_line": False, "order": "none"}).block(expr)
 
-    form = PrettyPrinter({"use_unicode": True, "wrap_line": False, "order": "none"})._print(
-        expr)
-    return str(form).split("\n"), form.baseline
+
+class _BlockPrinter(PrettyPrinter):
+    """SymPy's pretty printer, giving a picture's lines and its baseline (the line that a
+    prefix such as ``M11 =`` goes on) where :meth:`doprint` gives only the text."""
+
+    def block(self, expr) -> tuple[list[str], int]:
+        form = self._print(expr)  # the printer's own dispatch, as its _print_<Class> use it
+        return str(form).split("\n"), form.baseline
 
 
 def _pretty_wrapped(expr, columns: int) -> tuple[str, int]:
@@ -331,10 +337,11 @@ def display_tex(name: str) -> str:
     return rf"\text{{{tex_escape(name)}}}"
 
 
-def _symbol_names(eq: Equations) -> dict:
-    """LaTeX names: ``q_{1}``, ``\\dot{q}_{1}``, or the model's display names."""
+def symbol_names(eq: Equations) -> dict:
+    """LaTeX names: ``q_{1}``, ``\\dot{q}_{1}``, or the model's display names (read once,
+    as :attr:`~robodyn.symbolic.equations.Equations.tex_names`)."""
     names = {}
-    display = getattr(eq, "display", {}) or {}
+    display = eq.display
     for i in range(eq.dof):
         shown = display.get(f"q{i + 1}")
         if shown:
@@ -360,12 +367,8 @@ def _symbol_names(eq: Equations) -> dict:
 
 
 def tex_of(eq: Equations, expr) -> str:
-    key = tuple(sorted((getattr(eq, "display", {}) or {}).items()))
-    cached = getattr(eq, "_tex_names", None)
-    if cached is None or cached[0] != key:  # the names, once per display table
-        cached = (key, _symbol_names(eq))
-        eq._tex_names = cached
-    return sp.latex(expr, symbol_names=cached[1], mul_symbol="\\,")
+    """LaTeX of ``expr`` with ``eq``'s names for its symbols."""
+    return sp.latex(expr, symbol_names=eq.tex_names, mul_symbol="\\,")
 
 
 #: Widest displayed line, in characters as typeset (:func:`visible_width`): about the text
