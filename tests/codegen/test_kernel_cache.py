@@ -227,6 +227,23 @@ def test_a_bad_thread_count_is_a_clear_error(monkeypatch, value):
         robot.inverse_dynamics(q, q, q)
 
 
+def test_the_thread_pool_grows_to_the_threads_asked_for_and_is_reused(monkeypatch):
+    import threading
+
+    monkeypatch.setattr(kernels, "_pool", None)
+    monkeypatch.setattr(kernels, "_pool_workers", 0)
+    two = kernels._get_pool(2)
+    assert kernels._get_pool(2) is two and kernels._get_pool(1) is two
+    three = kernels._get_pool(3)
+    assert three is not two and kernels._get_pool(3) is three
+    # three tasks that wait for each other finish only if three threads run at once
+    meet = threading.Barrier(3, timeout=20)
+    futures = [three.submit(meet.wait) for _ in range(3)]
+    assert sorted(f.result(timeout=30) for f in futures) == [0, 1, 2]
+    two.shutdown()
+    three.shutdown()
+
+
 def test_an_unknown_backend_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("ROBODYN_BACKEND", "cuda")
     with pytest.raises(RobodynError, match="ROBODYN_BACKEND='cuda' is not a backend"):
