@@ -27,8 +27,8 @@ import pytest
 
 import robodyn as rd
 from conftest import ROOT
-from robodyn import robot as robot_module
 from robodyn.codegen import kernel as kernels
+from robodyn.codegen import runner as runner_module
 from robodyn.core.errors import RobodynError
 
 
@@ -42,7 +42,7 @@ def fresh_cache(tmp_path, monkeypatch):
     path = tmp_path / "cache"
     monkeypatch.setenv("ROBODYN_CACHE_DIR", str(path))
     monkeypatch.setattr(kernels, "_loaded", {})
-    monkeypatch.setattr(robot_module, "_SHARED_KERNELS", type(robot_module._SHARED_KERNELS)())
+    monkeypatch.setattr(runner_module, "_SHARED_KERNELS", type(runner_module._SHARED_KERNELS)())
     return path
 
 
@@ -140,7 +140,7 @@ def test_a_truncated_kernel_file_is_detected_and_repaired(fresh_cache, monkeypat
         lines = path.read_text().splitlines(keepends=True)
         path.write_text("".join(lines[:-4] + lines[-1:]))  # three statements cut out
     monkeypatch.setattr(kernels, "_loaded", {})
-    monkeypatch.setattr(robot_module, "_SHARED_KERNELS", type(robot_module._SHARED_KERNELS)())
+    monkeypatch.setattr(runner_module, "_SHARED_KERNELS", type(runner_module._SHARED_KERNELS)())
     again = rd.load("puma560").forward_dynamics(q, qd, tau)
     np.testing.assert_array_equal(again, expected)
 
@@ -513,7 +513,7 @@ def test_the_temporary_cache_is_cleaned_at_exit(tmp_path):
         import warnings
         warnings.simplefilter("ignore")
         import numpy as np, robodyn as rd
-        from robodyn.codegen import kernels
+        from robodyn.codegen import kernel as kernels
         print(rd.load("pendulum").gravity_torques(np.array([[0.3]])).item())
         print(kernels.cache_dir())
         (kernels.cache_dir() / "kernels" / "mine.txt").write_text("mine")
@@ -549,7 +549,7 @@ _AS_NOBODY = """
     import json, os, sys, warnings
     from pathlib import Path
     import numpy as np, robodyn as rd
-    from robodyn.codegen import kernels
+    from robodyn.codegen import kernel as kernels
     os.setgroups([])
     os.setgid(65534)
     os.setuid(65534)
