@@ -122,6 +122,23 @@ def test_a_runner_pickles_without_its_caches_and_computes_the_same_numbers():
     np.testing.assert_array_equal(clone.run("inverse_dynamics", q, qd, qdd), expected)
 
 
+def test_the_runner_names_an_unknown_kernel_and_a_wrong_number_of_arrays():
+    runner = rd.load("planar-2r").runner
+    q = np.zeros(2)
+    with pytest.raises(rd.InputError, match="kind: 'nope' is not an entry of the kernel "
+                                            "registry; the entries are inverse_dynamics, "):
+        runner.run("nope", q)
+    with pytest.raises(rd.InputError, match=r"inverse_dynamics: takes 3 arrays \(q, qd, qdd\), "
+                                            "got 2"):
+        runner.run("inverse_dynamics", q, q)
+    with pytest.raises(rd.InputError, match=r"mass_matrix: takes 1 array \(q\), got 2"):
+        runner.run("mass_matrix", q, q)
+    with pytest.raises(rd.InputError, match=r"mass_matrix: takes 1 array \(q\), got 2"):
+        runner.run("mass_matrix", np.zeros((4, 2)), q)
+    np.testing.assert_array_equal(runner.run("mass_matrix", q),
+                                  rd.load("planar-2r").mass_matrix(q))
+
+
 def test_a_robot_pickled_with_its_caches_in_its_state_loads():
     """Older robodyn kept caches in the robot's own state; such a pickle still loads (the
     caches are dropped and the runner made afresh)."""

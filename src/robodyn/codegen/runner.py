@@ -76,6 +76,9 @@ class Runner:
         chain (any ``with_values``) shares one kernel."""
         kernel = self._kernels.get(kind)
         if kernel is None:
+            if kind not in KERNELS:
+                raise InputError(f"kind: {str(kind)[:80]!r} is not an entry of the kernel "
+                                 f"registry; the entries are {', '.join(KERNELS)}")
             self.parameter_values  # noqa: B018 - fail on bad values before compiling
             shared = _SHARED_KERNELS.setdefault(self.chain, {})
             key = (kind, backend())
@@ -90,11 +93,12 @@ class Runner:
         entry ``kind``, looked up once (simulation loops call :meth:`run` often)."""
         entry = self._entries.get(kind)
         if entry is None:
+            kernel = self.kernel(kind)
             spec = KERNELS[kind]
             dof = self.chain.dof
             widths = tuple(input_width(name, dof) for name in spec.inputs)
-            entry = self._entries[kind] = (self.kernel(kind), self.parameter_values,
-                                           spec.inputs, widths, spec.shape(dof))
+            entry = self._entries[kind] = (kernel, self.parameter_values, spec.inputs,
+                                           widths, spec.shape(dof))
         return entry
 
     def run(self, kind: str, *arrays):
@@ -102,6 +106,9 @@ class Runner:
         ``(..., width)``, broadcast together): an array ``batch + shape(dof)``, or a lazy
         Dask array when an input is one."""
         kernel, p, names, widths, out_shape = self._entries.get(kind) or self._entry(kind)
+        if len(arrays) != len(names):
+            raise InputError(f"{kind}: takes {len(names)} array{'s' * (len(names) != 1)} "
+                             f"({', '.join(names)}), got {len(arrays)}")
         # fast path for one state (simulation loops): (width,) float64 arrays as (1, width)
         one = []
         for a, w in zip(arrays, widths):
