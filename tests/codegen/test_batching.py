@@ -93,11 +93,71 @@ def test_robots_pickle_without_their_compiled_kernels():
     np.testing.assert_allclose(clone.mass_matrix(q), before, rtol=1e-15)
 
 
+def test_a_robot_stays_as_it_was_made_while_its_runner_compiles_and_caches():
+    """The kernels, the numeric chain and the base parameters are the runner's, made with the
+    robot: computing changes nothing the robot itself holds, nor what it pickles to."""
+    import pickle
+
+    robot = rd.load("planar-2r")
+    held = dict(vars(robot))
+    size = len(pickle.dumps(robot))
+    q = np.array([0.3, -0.4])
+    robot.mass_matrix(q)
+    robot.forward_dynamics(q, q, q)
+    robot.base_parameters()
+    assert robot.runner.kernel("mass_matrix") is robot.runner.kernel("mass_matrix")
+    assert vars(robot).keys() == held.keys()
+    assert all(vars(robot)[k] is v for k, v in held.items())
+    assert len(pickle.dumps(robot)) == size
+
+
+def test_a_runner_pickles_without_its_caches_and_computes_the_same_numbers():
+    import pickle
+
+    robot = rd.load("planar-3r").with_values(m3=0.7)
+    q, qd, qdd = random_states(robot, 5, seed=4)
+    expected = robot.inverse_dynamics(q, qd, qdd)
+    clone = pickle.loads(pickle.dumps(robot.runner))
+    assert len(pickle.dumps(robot.runner)) < len(pickle.dumps(robot.chain)) + 1000
+    np.testing.assert_array_equal(clone.run("inverse_dynamics", q, qd, qdd), expected)
+
+
+def test_the_runner_names_an_unknown_kernel_and_a_wrong_number_of_arrays():
+    runner = rd.load("planar-2r").runner
+    q = np.zeros(2)
+    with pytest.raises(rd.InputError, match="kind: 'nope' is not an entry of the kernel "
+                                            "registry; the entries are inverse_dynamics, "):
+        runner.run("nope", q)
+    with pytest.raises(rd.InputError, match=r"inverse_dynamics: takes 3 arrays \(q, qd, qdd\), "
+                                            "got 2"):
+        runner.run("inverse_dynamics", q, q)
+    with pytest.raises(rd.InputError, match=r"mass_matrix: takes 1 array \(q\), got 2"):
+        runner.run("mass_matrix", q, q)
+    with pytest.raises(rd.InputError, match=r"mass_matrix: takes 1 array \(q\), got 2"):
+        runner.run("mass_matrix", np.zeros((4, 2)), q)
+    np.testing.assert_array_equal(runner.run("mass_matrix", q),
+                                  rd.load("planar-2r").mass_matrix(q))
+
+
+def test_a_robot_pickled_with_its_caches_in_its_state_loads():
+    """Older robodyn kept caches in the robot's own state; such a pickle still loads (the
+    caches are dropped and the runner made afresh)."""
+    robot = rd.load("planar-2r")
+    state = {"name": robot.name, "chain": robot.chain, "_values": robot._values,
+             "description": robot.description, "provenance": robot.provenance,
+             "numeric_chain": None, "_kernels": {}, "_runners": {}, "_base": {}}
+    old = rd.Robot.__new__(rd.Robot)
+    old.__setstate__(state)
+    q = np.array([0.1, 0.2])
+    np.testing.assert_array_equal(old.mass_matrix(q), robot.mass_matrix(q))
+    assert old.numeric_chain == robot.numeric_chain and "_kernels" not in vars(old)
+
+
 def test_with_values_reuses_the_compiled_kernels_and_uses_the_new_numbers():
     """Parameters are inputs of the compiled program: a parameter sweep compiles once."""
     robot = rd.load("planar-2r")
     heavy = robot.with_values(m2=3.0, c2=0.25)
-    assert heavy._kernel("mass_matrix") is robot._kernel("mass_matrix")
+    assert heavy.runner.kernel("mass_matrix") is robot.runner.kernel("mass_matrix")
     q = np.array([0.2, 0.7])
     p = heavy.values
     # seed 003: M22 = I2 + m2 c2^2

@@ -80,7 +80,7 @@ def test_no_dask_import_for_numpy_calls():
 def _kernel_cache_hits():
     """In a worker: the robodyn kernels it holds and whether Numba loaded each from the disk
     cache (its dispatcher counts cache hits) rather than compiling it."""
-    from robodyn.robot import _SHARED_KERNELS
+    from robodyn.codegen.runner import _SHARED_KERNELS
 
     out = {}
     for kernels in _SHARED_KERNELS.values():

@@ -27,8 +27,8 @@ import pytest
 
 import robodyn as rd
 from conftest import ROOT
-from robodyn import robot as robot_module
 from robodyn.codegen import kernel as kernels
+from robodyn.codegen import runner as runner_module
 from robodyn.core.errors import RobodynError
 
 
@@ -42,7 +42,7 @@ def fresh_cache(tmp_path, monkeypatch):
     path = tmp_path / "cache"
     monkeypatch.setenv("ROBODYN_CACHE_DIR", str(path))
     monkeypatch.setattr(kernels, "_loaded", {})
-    monkeypatch.setattr(robot_module, "_SHARED_KERNELS", type(robot_module._SHARED_KERNELS)())
+    monkeypatch.setattr(runner_module, "_SHARED_KERNELS", type(runner_module._SHARED_KERNELS)())
     return path
 
 
@@ -140,7 +140,7 @@ def test_a_truncated_kernel_file_is_detected_and_repaired(fresh_cache, monkeypat
         lines = path.read_text().splitlines(keepends=True)
         path.write_text("".join(lines[:-4] + lines[-1:]))  # three statements cut out
     monkeypatch.setattr(kernels, "_loaded", {})
-    monkeypatch.setattr(robot_module, "_SHARED_KERNELS", type(robot_module._SHARED_KERNELS)())
+    monkeypatch.setattr(runner_module, "_SHARED_KERNELS", type(runner_module._SHARED_KERNELS)())
     again = rd.load("puma560").forward_dynamics(q, qd, tau)
     np.testing.assert_array_equal(again, expected)
 
@@ -225,6 +225,23 @@ def test_a_bad_thread_count_is_a_clear_error(monkeypatch, value):
     q = np.zeros((kernels.THREAD_MIN_BATCH, 2))
     with pytest.raises(RobodynError, match="ROBODYN_NUM_THREADS=.* is not a positive integer"):
         robot.inverse_dynamics(q, q, q)
+
+
+def test_the_thread_pool_grows_to_the_threads_asked_for_and_is_reused(monkeypatch):
+    import threading
+
+    monkeypatch.setattr(kernels, "_pool", None)
+    monkeypatch.setattr(kernels, "_pool_workers", 0)
+    two = kernels._get_pool(2)
+    assert kernels._get_pool(2) is two and kernels._get_pool(1) is two
+    three = kernels._get_pool(3)
+    assert three is not two and kernels._get_pool(3) is three
+    # three tasks that wait for each other finish only if three threads run at once
+    meet = threading.Barrier(3, timeout=20)
+    futures = [three.submit(meet.wait) for _ in range(3)]
+    assert sorted(f.result(timeout=30) for f in futures) == [0, 1, 2]
+    two.shutdown()
+    three.shutdown()
 
 
 def test_an_unknown_backend_is_a_clear_error(monkeypatch):

@@ -53,7 +53,7 @@ def pin_pair(request):
         pair = Pair(CASES[request.param])
         pair.robot = frictionless(pair.robot)
         for kind in ("inverse_dynamics_derivatives", "forward_dynamics_derivatives"):
-            pair.robot._kernel(kind)  # built now, on the NumPy backend
+            pair.robot.runner.kernel(kind)  # built now, on the NumPy backend
     return pair
 
 
@@ -114,7 +114,7 @@ def fd_robots():
             mp.setenv("ROBODYN_BACKEND", "numba" if name in COMPILED else "numpy")
             for kind in ("inverse_dynamics_derivatives", "forward_dynamics_derivatives",
                          "mass_matrix_derivatives", "jacobian_derivative"):
-                robot._kernel(kind)
+                robot.runner.kernel(kind)
             out[name] = robot
     return out
 

@@ -201,6 +201,24 @@ def test_numeric_rejects_bad_arrays_by_name():
     assert num.C(q, np.zeros((3, 2))).shape == (3, 2, 2)
 
 
+def test_numeric_runs_constant_entries_and_fractional_powers():
+    """The kernels' NumPy back end runs the closed forms: an entry that reads no input (a
+    constant of the batch's shape, even a function that reads none) and a constant
+    fractional power ``qd^(1/3)`` (a ``pow`` instruction) as NumPy computes them."""
+    q1, qd1, qdd1 = sp.symbols("q1 qd1 qdd1")
+    stub = SimpleNamespace(dof=2, h_e=(), q=(q1, sp.Symbol("q2")), qd=(qd1, sp.Symbol("qd2")),
+                           qdd=(qdd1, sp.Symbol("qdd2")),
+                           tau=sp.Matrix([qd1 ** sp.Rational(1, 3) * sp.cos(q1), sp.Float(2.5)]),
+                           friction=sp.Matrix([sp.Float(0.5), sp.Integer(0)]))
+    num = NumericEquations(stub, {})
+    q = np.array([[0.3, 9.0], [-1.2, 9.0], [2.0, 9.0]])
+    qd = np.array([[0.5, 1.0], [8.0, 1.0], [0.1, 1.0]])
+    tau = num.tau(q, qd, np.zeros((3, 2)))
+    np.testing.assert_allclose(tau[:, 0], np.cbrt(qd[:, 0]) * np.cos(q[:, 0]), rtol=1e-14)
+    np.testing.assert_array_equal(tau[:, 1], [2.5, 2.5, 2.5])
+    np.testing.assert_array_equal(num.friction(qd), [[0.5, 0.0]] * 3)
+
+
 PANDA = "panda_description/urdf/panda.urdf"
 
 

@@ -5,12 +5,13 @@ Any :class:`~robodyn.Robot` function that takes batched arrays accepts
 chunks; the last (joint) axis of each input is one chunk. Each output chunk is
 the ordinary NumPy call on the matching input chunks (``dask.array.blockwise``),
 so the work is the compiled kernel, run wherever Dask schedules the chunk: in
-threads, or in the processes of a ``dask.distributed`` cluster. The robot
-travels to the workers by pickle without its compiled kernels; a worker traces
-the algorithm again and loads the machine code from the on-disk kernel cache
-(:mod:`robodyn.codegen.kernel`), compiling it once if it is not there. A
-non-finite input is named by its index in the whole array, as the NumPy call
-names it, and a worker does not log robodyn's errors that the client raises.
+threads, or in the processes of a ``dask.distributed`` cluster. The robot's
+:class:`~robodyn.codegen.runner.Runner` travels to the workers by pickle without
+its compiled kernels; a worker traces the algorithm again and loads the machine
+code from the on-disk kernel cache (:mod:`robodyn.codegen.kernel`), compiling it
+once if it is not there. A non-finite input is named by its index in the whole
+array, as the NumPy call names it, and a worker does not log robodyn's errors that
+the client raises.
 
 Dask is imported only here, and this module only when a Dask array is passed
 (``pip install robodyn[dask]``).
@@ -27,7 +28,7 @@ import numpy as np
 
 from ..core.errors import InputError, RobodynError
 
-#: Robots seen by this process's chunk tasks, most recent last: holding them holds their
+#: Runners seen by this process's chunk tasks, most recent last: holding them holds their
 #: chains, so the compiled kernels shared per chain stay loaded between chunks.
 _RECENT: OrderedDict = OrderedDict()
 _KEEP = 8
@@ -38,19 +39,19 @@ def is_dask(x) -> bool:
     return type(x).__module__.startswith("dask")
 
 
-def _chunk(*blocks, robot, kind: str, names, axes: int):
+def _chunk(*blocks, runner, kind: str, names, axes: int):
     """One output chunk: the NumPy call of ``kind`` on the input chunks. The first
     ``axes`` blocks are the global indices along each batch axis (``arange`` chunked
     like the data), so a bad input is named by its index in the whole array."""
-    key = id(robot)
+    key = id(runner)
     if key not in _RECENT:
-        _RECENT[key] = robot
+        _RECENT[key] = runner
         while len(_RECENT) > _KEEP:
             _RECENT.popitem(last=False)
     starts = [int(b[0]) if b.size else 0 for b in blocks[:axes]]
     arrays = [np.asarray(b) for b in blocks[axes:]]
     try:
-        return robot._run(kind, *arrays)
+        return runner.run(kind, *arrays)
     except RobodynError as exc:
         error = (_non_finite_input(names, arrays, starts) if isinstance(exc, InputError)
                  else None) or exc
@@ -102,8 +103,10 @@ class _DropOwnErrors(logging.Filter):
         return not any(isinstance(a, str) and a in _RAISED for a in args)
 
 
-def run_lazy(robot, kind: str, names, widths, out_shape, arrays):
-    """``robot._run(kind, *arrays)`` as a lazy Dask array of shape ``batch + out_shape``."""
+def run_lazy(runner, kind: str, names, widths, out_shape, arrays):
+    """``runner.run(kind, *arrays)`` (a :class:`~robodyn.codegen.runner.Runner`) as a lazy
+    Dask array of shape ``batch + out_shape``; ``names``, ``widths``: the entry's inputs and
+    their widths, ``out_shape``: the shape of one sample's result."""
     import dask.array as da  # optional dependency, only for Dask inputs
 
     inputs = []
@@ -140,5 +143,5 @@ def run_lazy(robot, kind: str, names, widths, out_shape, arrays):
         _chunk, batch_ix + out_ix, *args,
         new_axes=dict(zip(out_ix, out_shape)), concatenate=True, dtype=np.float64,
         meta=np.empty((0,) * (len(batch) + len(out_shape))),
-        robot=robot, kind=kind, names=tuple(names), axes=len(batch),
+        runner=runner, kind=kind, names=tuple(names), axes=len(batch),
     )

@@ -364,6 +364,7 @@ def generated_function(source: str, attr: str):
 _loaded: dict[tuple[str, str], object] = {}
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
+_pool_workers = 0  # the threads _pool was made with (the executor has no public count)
 
 
 def _threads() -> int:
@@ -382,18 +383,21 @@ def _threads() -> int:
 
 
 def _get_pool(workers: int) -> ThreadPoolExecutor:
-    global _pool
+    """The shared pool, made anew when it has fewer than ``workers`` threads."""
+    global _pool, _pool_workers
     with _lock:
-        if _pool is None or _pool._max_workers < workers:
+        if _pool is None or _pool_workers < workers:
             _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="robodyn")
+            _pool_workers = workers
         return _pool
 
 
 def _after_fork_in_child() -> None:
     # A forked child has the parent's pool object but none of its threads, and maybe a
     # lock held by a thread that no longer exists: start both afresh.
-    global _pool, _lock, _cache_lock
+    global _pool, _pool_workers, _lock, _cache_lock
     _pool = None
+    _pool_workers = 0
     _lock = threading.Lock()
     _cache_lock = threading.Lock()
 

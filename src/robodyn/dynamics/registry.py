@@ -17,7 +17,7 @@ closed form of the equations, the two without a kernel of their own (``C qd``,
 ``J^T h_e``) included.
 
 So a new numeric function is one module in :mod:`robodyn.dynamics` plus one entry here
-(and a documented method of ``Robot`` that calls ``self._run(name, ...)``); giving it a
+(and a documented method of ``Robot`` that calls ``self._runner.run(name, ...)``); giving it a
 closed form to export or print is one :class:`ClosedForm` more.
 
 Inputs are named as the user passes them: ``q``, ``qd``, ``qdd``, ``tau`` (one value per

@@ -814,7 +814,7 @@ def _compiled_loop(robot, torque, wrench, times):
         if kind not in ("pd_gravity", "computed_torque"):
             return None
     contact = wrench is not None
-    fd = robot._kernel("forward_dynamics_contact" if contact else "forward_dynamics")
+    fd = robot.runner.kernel("forward_dynamics_contact" if contact else "forward_dynamics")
     if fd.backend != "numba":
         return None
     dof = robot.dof
@@ -833,7 +833,7 @@ def _compiled_loop(robot, torque, wrench, times):
         model = torque.model
         if model.dof != dof:
             raise InputError(f"controller model has {model.dof} joints, the robot {dof}")
-        ck = model._kernel("gravity_torques" if kind == "pd_gravity" else "inverse_dynamics")
+        ck = model.runner.kernel("gravity_torques" if kind == "pd_gravity" else "inverse_dynamics")
         if ck.backend != "numba":
             return None
         controller_module = ck.fn.py_func.__module__
