@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -122,3 +123,30 @@ def run_bounded(args, *, timeout: float = 30, memory_mb: int = 1024, env=None):
 
     return subprocess.run([sys.executable, *args], capture_output=True, text=True,
                           timeout=timeout, preexec_fn=bound, env=env)
+
+
+#: A small valid model file (a revolute and a prismatic joint), for tests that break it.
+GOOD_MODEL = """\
+name: test-arm
+dh: standard
+gravity: [0, -g, 0]
+links:
+  - joint: revolute
+    a: l1
+    mass: m1
+    com: [-l1/2, 0, 0]
+    inertia: [Ixx1, m1*l1**2/12, m1*l1**2/12, 0, 0, 0]
+    friction: {viscous: Fv1, coulomb: 0}
+  - joint: prismatic
+    alpha: pi/2
+    mass: m2
+    com: [0, 0, 0]
+values: {m1: 2.0, m2: 1.0, l1: 0.5, Ixx1: 0.001, Fv1: 0.1, g: 9.81}
+"""
+
+
+def write_model(tmp_path, text, name="arm.yaml"):
+    """``text`` (dedented) as the model file ``name`` in ``tmp_path``."""
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path

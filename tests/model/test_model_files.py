@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 import warnings
 
 import numpy as np
@@ -10,33 +9,11 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
+from conftest import GOOD_MODEL as GOOD
+from conftest import write_model as write
 from robodyn.core.errors import InputError, ModelError
 from robodyn.model.chain import PARALLEL_TOL, parallel
 from robodyn.model.expressions import parse_expression
-
-GOOD = """\
-name: test-arm
-dh: standard
-gravity: [0, -g, 0]
-links:
-  - joint: revolute
-    a: l1
-    mass: m1
-    com: [-l1/2, 0, 0]
-    inertia: [Ixx1, m1*l1**2/12, m1*l1**2/12, 0, 0, 0]
-    friction: {viscous: Fv1, coulomb: 0}
-  - joint: prismatic
-    alpha: pi/2
-    mass: m2
-    com: [0, 0, 0]
-values: {m1: 2.0, m2: 1.0, l1: 0.5, Ixx1: 0.001, Fv1: 0.1, g: 9.81}
-"""
-
-
-def write(tmp_path, text, name="arm.yaml"):
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(text))
-    return path
 
 
 def test_a_good_file_loads_with_symbols_and_values(tmp_path):
