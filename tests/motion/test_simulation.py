@@ -20,6 +20,7 @@ from scipy.special import ellipk
 
 import robodyn as rd
 from robodyn.core.errors import InputError, RobodynError
+from robodyn.motion.simulation import MAX_MAGNITUDE
 
 FRICTIONLESS_TWO_LINK = """
 name: 2r-viscous
@@ -410,7 +411,7 @@ def test_an_unbounded_torque_diverges_when_the_state_passes_the_bound(method, nu
     robot = rd.load("pendulum").with_values(F=0.0)
     v = robot.values
     accel = 1e9 / (v["Izz"] + v["m"] * v["l"] ** 2)
-    crossing = np.sqrt(2 * rd.simulation.MAX_MAGNITUDE / accel)
+    crossing = np.sqrt(2 * MAX_MAGNITUDE / accel)
     with pytest.raises(RobodynError, match="the torques or the wrench drive the arm without "
                                            "bound") as caught:
         rd.simulate(robot, [0.0], duration=5.0, dt=0.01, tau=np.full((2, 1), 1e9),
