@@ -20,7 +20,7 @@ from scipy.special import ellipk
 
 import robodyn as rd
 from robodyn.core.errors import InputError, RobodynError
-from robodyn.motion import simulation
+from robodyn.motion.simulation import MAX_MAGNITUDE
 
 FRICTIONLESS_TWO_LINK = """
 name: 2r-viscous
@@ -144,6 +144,24 @@ def test_compiled_loop_equals_the_python_loop():
         b = rd.simulate(robot, [0.0, 0.1, 0.0], duration=0.2, dt=1e-3, method=method,
                         tau=lambda t, q, qd: ctrl(t, q, qd))
         np.testing.assert_allclose(a.q, b.q, rtol=1e-12, atol=1e-13)
+
+
+def test_compiled_computed_torque_equals_the_python_loop_along_a_trajectory():
+    """Computed torque on a moving reference: both loops evaluate it at the same stage times
+    (the compiled one from tables, the Python one by calling the controller), with the
+    same step and the same law; what differs is the trajectory's vectorised evaluation."""
+    pytest.importorskip("numba")
+    robot = rd.load("planar-2r")
+    ctrl = rd.control.ComputedTorque(robot, rd.trajectory.quintic([0, 0], [1.0, -0.5], 0.3),
+                                     kp=100.0, kd=20.0)
+    for method in ("rk4", "semi-implicit-euler"):
+        fast = rd.simulate(robot, [0.05, 0.0], duration=0.3047, tau=ctrl, dt=1e-3,
+                           method=method)
+        slow = rd.simulate(robot, [0.05, 0.0], duration=0.3047, dt=1e-3, method=method,
+                           tau=lambda t, q, qd: ctrl(t, q, qd))
+        assert fast.info["compiled"] and not slow.info["compiled"]
+        np.testing.assert_allclose(fast.q, slow.q, rtol=1e-12, atol=1e-13)
+        np.testing.assert_allclose(fast.tau, slow.tau, rtol=1e-11, atol=1e-11)
 
 
 def test_torque_table_and_wrench():
@@ -411,7 +429,7 @@ def test_an_unbounded_torque_diverges_when_the_state_passes_the_bound(method, nu
     robot = rd.load("pendulum").with_values(F=0.0)
     v = robot.values
     accel = 1e9 / (v["Izz"] + v["m"] * v["l"] ** 2)
-    crossing = np.sqrt(2 * simulation.MAX_MAGNITUDE / accel)
+    crossing = np.sqrt(2 * MAX_MAGNITUDE / accel)
     with pytest.raises(RobodynError, match="the torques or the wrench drive the arm without "
                                            "bound") as caught:
         rd.simulate(robot, [0.0], duration=5.0, dt=0.01, tau=np.full((2, 1), 1e9),

@@ -12,7 +12,9 @@ what model error does:
   ``y = qdd_ref + K_D (qd_ref - qd) + K_P (q_ref - q)`` (Siciliano §8.5.3,
   eq. 8.57–8.61): with the exact model the error obeys ``e'' + K_D e' + K_P e = 0``.
 
-The simulator runs these two inside its compiled fixed-step loop.
+The control laws themselves are :func:`robodyn.dynamics.steps.pd_gravity` and
+:func:`~robodyn.dynamics.steps.computed_torque_acceleration`: the simulator runs the
+same two inside its compiled fixed-step loop.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import InputError, excerpt
+from ..dynamics.steps import computed_torque_acceleration, pd_gravity
 from .trajectory import Trajectory
 
 __all__ = ["PDGravity", "ComputedTorque"]
@@ -58,7 +61,7 @@ class PDGravity:
         self.kd = _gains(kd, "kd", model.dof)
 
     def __call__(self, t, q, qd) -> np.ndarray:
-        return self.kp * (self.q_ref - q) - self.kd * qd + self.model.gravity_torques(q)
+        return pd_gravity(q, qd, self.q_ref, self.kp, self.kd, self.model.gravity_torques(q))
 
     def references(self, times: np.ndarray):
         """``(q_ref, qd_ref, qdd_ref)`` rows at ``times`` (one constant row here)."""
@@ -83,7 +86,7 @@ class ComputedTorque:
 
     def __call__(self, t, q, qd) -> np.ndarray:
         q_ref, qd_ref, qdd_ref = self.trajectory(t)
-        y = qdd_ref + self.kd * (qd_ref - qd) + self.kp * (q_ref - q)
+        y = computed_torque_acceleration(q, qd, q_ref, qd_ref, qdd_ref, self.kp, self.kd)
         return self.model.inverse_dynamics(q, qd, y)
 
     def references(self, times: np.ndarray):

@@ -57,6 +57,7 @@ import numpy as np
 from ..codegen.kernel import generated_function
 from ..codegen.loops import loop_source
 from ..core.errors import InputError, RobodynError, excerpt, positive_number, warn
+from ..dynamics.steps import RK4, SEMI_IMPLICIT_EULER, bind
 from .trajectory import sample_times
 
 __all__ = ["simulate", "Simulation", "JointLimitWarning", "EnergyBalanceWarning",
@@ -705,7 +706,7 @@ def _fixed(robot, q0, qd0, t, torque, wrench, method, dt, progress):
     segments = [(a, b, dt) for a, b in zip(chunks[:-1], chunks[1:]) if b > a]
     if regular < steps:
         segments.append((regular, steps, last))
-    code = 1 if method == "semi-implicit-euler" else 0
+    code = SEMI_IMPLICIT_EULER if method == "semi-implicit-euler" else RK4
     for a, b, h in segments:
         failed = runner(a, b, code, h, Q, QD, QDD, TAU)
         if failed >= 0:
@@ -764,43 +765,41 @@ def _progress_bar(fraction: float) -> None:
 
 
 def _python_loop(robot, torque, wrench, times):
-    """The fixed-step loop in Python: any callable torque or wrench. ``run`` returns -1, or
-    the step whose result stopped being finite or passed :data:`MAX_MAGNITUDE` (its state
-    is not recorded), as the compiled loop does."""
+    """The fixed-step loop in Python: any callable torque or wrench, one call of each per
+    stage, in :func:`robodyn.dynamics.steps.run` (the code the compiled loop runs). ``run``
+    returns -1, or the step whose result stopped being finite or passed
+    :data:`MAX_MAGNITUDE` (its state is not recorded), as the compiled loop does."""
     dof = robot.dof
+    stage_times = _stage_times(times)
+    errors = np.geterr()
 
-    def accel(t, q, qd):
-        tau = _torque_at(torque, t, q, qd, dof)
-        return tau, robot.forward_dynamics(q, qd, tau, h_e=_wrench_at(wrench, t, q, qd))
-
-    def run(k0, k1, method, dt, Q, QD, QDD, TAU):
-        q, qd = Q[k0].copy(), QD[k0].copy()
-        for k in range(k0, k1):
-            t = times[k]
-            try:
-                tau, a1 = accel(t, q, qd)
-                TAU[k], QDD[k] = tau, a1
-                with np.errstate(all="ignore"):
-                    if method == 1:
-                        qd = qd + dt * a1
-                        q = q + dt * qd
-                    else:
-                        _, a2 = accel(t + dt / 2, q + dt / 2 * qd, qd + dt / 2 * a1)
-                        v2 = qd + dt / 2 * a1
-                        _, a3 = accel(t + dt / 2, q + dt / 2 * v2, qd + dt / 2 * a2)
-                        v3 = qd + dt / 2 * a2
-                        v4 = qd + dt * a3
-                        _, a4 = accel(t + dt, q + dt * v3, v4)
-                        q = q + dt / 6 * (qd + 2 * v2 + 2 * v3 + v4)
-                        qd = qd + dt / 6 * (a1 + 2 * a2 + 2 * a3 + a4)
-            except RobodynError:
-                return k
-            if not (_bounded(q) and _bounded(qd)):
-                return k
-            Q[k + 1], QD[k + 1] = q, qd
+    def stage(data, s, q, qd, tau, acc):
+        t, q, qd = stage_times[s], q[0].copy(), qd[0].copy()
+        try:
+            with np.errstate(**errors):  # the caller's, for tau and h_e (the loop: none)
+                tau_t = _torque_at(torque, t, q, qd, dof)
+                acc[0] = robot.forward_dynamics(q, qd, tau_t, h_e=_wrench_at(wrench, t, q, qd))
+                tau[0] = tau_t
+        except RobodynError:
+            return 0
         return -1
 
+    loop = bind(stage)
+
+    def run(k0, k1, method, dt, Q, QD, QDD, TAU):
+        with np.errstate(all="ignore"):
+            return loop(None, method, dt, MAX_MAGNITUDE, k0, k1, Q, QD, QDD, TAU)
+
     return run
+
+
+def _stage_times(times):
+    """The stage times of the fixed-step loops: ``t_k`` at ``2k``, ``t_k + h/2`` at
+    ``2k + 1``."""
+    stage_times = np.empty(2 * len(times) - 1)
+    stage_times[0::2] = times
+    stage_times[1::2] = (times[:-1] + times[1:]) / 2
+    return stage_times
 
 
 def _compiled_loop(robot, torque, wrench, times):
@@ -818,10 +817,7 @@ def _compiled_loop(robot, torque, wrench, times):
     if fd.backend != "numba":
         return None
     dof = robot.dof
-    # the stage times: t_k at 2k, t_k + h/2 at 2k + 1
-    stage_times = np.empty(2 * len(times) - 1)
-    stage_times[0::2] = times
-    stage_times[1::2] = (times[:-1] + times[1:]) / 2
+    stage_times = _stage_times(times)
     empty = np.zeros((1, dof))
     tab, qr, qdr, qddr = empty, empty, empty, empty
     kp = kd = np.zeros(dof)
@@ -841,14 +837,14 @@ def _compiled_loop(robot, torque, wrench, times):
         kp, kd = torque.kp, torque.kd
         refs = torque.references(stage_times)
         qr, qdr, qddr = (np.ascontiguousarray(np.atleast_2d(r)) for r in refs)
-    source = loop_source(fd.fn.py_func.__module__, kind, controller_module, contact,
-                         MAX_MAGNITUDE)
+    source = loop_source(fd.fn.py_func.__module__, kind, controller_module, contact)
     run = generated_function(source, "run")
     p = robot.parameter_values
     h = np.ascontiguousarray(np.reshape(wrench if contact else np.zeros(6), (1, 6)))
+    data = (p, pc, h, tab, qr, qdr, qddr, kp, kd, np.empty((1, dof)))
 
     def runner(k0, k1, method, dt, Q, QD, QDD, TAU):
-        return run(p, pc, h, tab, qr, qdr, qddr, kp, kd, dt, k0, k1, method, Q, QD, QDD, TAU)
+        return run(data, method, dt, MAX_MAGNITUDE, k0, k1, Q, QD, QDD, TAU)
 
     return runner
 
