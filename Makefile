@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test bench bench-symbolic lint clean
+.PHONY: demo test test-fast bench bench-symbolic lint clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "robodyn needs Python 3.11 or newer; set PYTHON=python3.11 (or newer)")'
@@ -23,6 +23,9 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest
+
+test-fast: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest -m "not slow"
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_dynamics.py

@@ -49,7 +49,7 @@ def main() -> None:
         os.environ["ROBODYN_CACHE_DIR"] = tmp
         for kind in ("inverse_dynamics_derivatives", "forward_dynamics_derivatives"):
             start = time.perf_counter()
-            cold._kernel(kind)
+            cold.runner.kernel(kind)
             print(f"{kind}: traced and compiled in {time.perf_counter() - start:.1f} s "
                   "(once; then loaded from the disk cache)")
     if saved is None:

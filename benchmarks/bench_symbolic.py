@@ -3,7 +3,7 @@
 
 Systems: the 2R and 3R planar arms and the PUMA 560 geometry, each with every inertial
 parameter symbolic (ten per link: m, the centre of mass cx, cy, cz, and the six entries
-of the inertia tensor about it; ``robodyn.symbolic.parameters.with_symbolic_inertia``),
+of the inertia tensor about it; ``robodyn.identification.parameters.with_symbolic_inertia``),
 link lengths symbolic where the model has them, gravity g symbolic.
 
 For robodyn, two times per method: *derive* (the equations as polynomials: for
@@ -41,9 +41,9 @@ import numpy as np
 import sympy as sp
 
 import robodyn as rd
+from robodyn.identification.parameters import with_symbolic_inertia
 from robodyn.model.chain import REVOLUTE
 from robodyn.symbolic import equations, verify
-from robodyn.symbolic.parameters import with_symbolic_inertia
 
 SYSTEMS = {"2r": "planar-2r", "3r": "planar-3r", "6dof": "puma560"}
 

@@ -1,9 +1,10 @@
 """The examples in the docstrings of ``src/robodyn`` run and print what they show.
 
-Collected here rather than with ``--doctest-modules``: ``robodyn.model`` is a namespace
-package (no ``__init__.py``), which pytest's module-path import would load a second time
-under a top-level name. Each module is imported by its package name when its test runs,
-so collection imports nothing.
+Every module under ``src/robodyn`` (every folder of the layers, at any depth) whose source
+holds ``>>>`` is found by reading the files as text, and imported by its package name
+when its test runs: collection imports nothing. ``--doctest-modules`` would instead import
+every module while collecting, the old module paths (each warns that it is deprecated)
+and the plotting modules (they need matplotlib) included.
 """
 
 from __future__ import annotations
@@ -23,17 +24,22 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-#: The modules whose source holds a docstring example (read as text, not imported).
-MODULES = sorted(_module_name(p) for p in SRC.rglob("*.py") if ">>>" in p.read_text())
+#: The modules whose source holds a docstring example (read as text, not imported), and
+#: their files.
+FILES = {_module_name(p): p for p in sorted(SRC.rglob("*.py")) if ">>>" in p.read_text()}
+MODULES = sorted(FILES)
 
 
 def test_the_package_has_docstring_examples():
-    assert "robodyn" in MODULES and "robodyn.symbolic" in MODULES
+    assert {"robodyn", "robodyn.symbolic", "robodyn.symbolic.equations",
+            "robodyn.plot.figures"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name):
     module = importlib.import_module(name)
+    assert Path(module.__file__).resolve() == FILES[name].resolve(), \
+        f"{name} imports {module.__file__}, not the file its examples were found in"
     finder = doctest.DocTestFinder()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     report = io.StringIO()

@@ -28,7 +28,7 @@ def test_notebook_has_no_stored_outputs():
 
 def test_notebook_runs(capsys):
     try:
-        import nbclient  # noqa: F401
+        import nbclient
         import nbformat
     except ImportError:
         namespace: dict = {"__name__": "__main__"}

@@ -6,17 +6,19 @@
 2
 """
 
-from . import control, energy, excitation, models, trajectory
-from .errors import (
+from .core.errors import (
     InputError,
     ModelError,
     PhysicalConsistencyWarning,
     RobodynError,
     UrdfWarning,
 )
-from .identification import identify
+from .identification import excitation
+from .identification.estimate import identify
+from .model import builtin as models
+from .motion import control, energy, trajectory
+from .motion.simulation import EnergyBalanceWarning, JointLimitWarning, Simulation, simulate
 from .robot import Robot, TorqueParts, load
-from .simulation import EnergyBalanceWarning, JointLimitWarning, Simulation, simulate
 
 __version__ = "0.1.0"
 __all__ = ["load", "Robot", "TorqueParts", "models", "trajectory", "energy", "control",

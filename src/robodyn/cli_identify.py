@@ -1,51 +1,6 @@
-"""``robodyn identify MODEL data.csv``: base parameters from measured motion and torques.
+"""Deprecated: ``robodyn.cli_identify`` is now ``robodyn.cli.identify``."""
 
-    robodyn identify planar-2r data.csv             estimates, standard errors, condition
-    robodyn identify puma560 data.csv --physical    also a physically consistent fit
-    robodyn identify planar-2r data.csv --format json
+from .cli.identify import *  # noqa: F403
+from .core.deprecation import moved
 
-The CSV file has a header naming the columns q1..qn, qd1..qn, qdd1..qddn, tau1..taun
-(other columns, such as t, are ignored); every value a plain decimal number (no 1_0,
-nan, inf, 0x10); see robodyn.identification.read_csv. --physical prints the physically
-consistent fit's RMS torque error beside that of least squares, with a warning when it
-is much worse (the data may not be physical: check the torques' sign convention).
-"""
-
-from __future__ import annotations
-
-import argparse
-import sys
-
-
-def add_identify_command(sub, parents) -> argparse.ArgumentParser:
-    """Add the ``identify`` command to the sub-parsers ``sub`` of ``robodyn``."""
-    p = sub.add_parser("identify", parents=list(parents),
-                       help="identify the base dynamic parameters from a CSV of q, qd, qdd, tau",
-                       description="Estimate the base parameters of a model (weighted least "
-                       "squares) from measured samples, with standard errors.",
-                       epilog=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("model", metavar="MODEL",
-                   help="a built-in model name, a YAML model file or a URDF file")
-    p.add_argument("data", metavar="DATA.csv", help="the samples (header q1.., qd1.., qdd1.., "
-                   "tau1..)")
-    p.add_argument("--physical", action="store_true",
-                   help="also fit standard parameters with every link physically consistent")
-    p.add_argument("--format", default="text", choices=("text", "json"), help="output format")
-    p.set_defaults(func=_cmd_identify, models_of=lambda a: [a.model], command_parser=p)
-    return p
-
-
-def _cmd_identify(args: argparse.Namespace) -> int:
-    from .cli import load_model  # here: cli imports this module
-    from .identification import identify
-
-    robot = load_model(args.model, args)
-    result = identify(robot, args.data, physical=args.physical)
-    # strict JSON: a number that is not finite (the relative std of an estimate of 0) is null
-    text = result.as_json() if args.format == "json" else str(result)
-    sys.stdout.write(text + "\n")
-    return 0
-
-
-__all__ = ["add_identify_command"]
+moved("robodyn.cli_identify", "robodyn.cli.identify")

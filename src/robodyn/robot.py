@@ -2,9 +2,10 @@
 
 A :class:`Robot` is immutable. It holds the symbolic chain (every number a SymPy
 expression of the model's parameters) and default values for the parameters;
-:meth:`Robot.with_values` returns a new robot. Numeric functions evaluate the
-chain with the values once, trace each algorithm into a compiled kernel on
-first use (:mod:`robodyn.codegen.kernels`) and run it over the whole batch.
+:meth:`Robot.with_values` returns a new robot. Numeric functions run through the
+robot's :attr:`~Robot.runner` (:mod:`robodyn.codegen.runner`), which evaluates the
+chain with the values once, traces each algorithm into a compiled kernel on first
+use (:mod:`robodyn.codegen.kernel`) and runs it over the whole batch.
 
 All numeric functions take arrays of shape ``(..., dof)`` and broadcast their
 leading (batch) axes; a single state is ``(dof,)``.
@@ -12,18 +13,16 @@ leading (batch) axes; a single state is ``(dof,)``.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from functools import cached_property
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 import numpy as np
 import sympy as sp
 
-from .codegen.kernels import Kernel, NonFiniteResult, backend
-from .dynamics.registry import KERNELS, input_width
-from .errors import InputError, ModelError, RobodynError
+from .codegen.runner import Runner
+from .core.errors import ModelError
+from .dynamics.registry import TORQUE_PARTS
 from .model.chain import Chain
 from .model.expressions import check_parameter_name
 from .model.names import check_text
@@ -36,7 +35,9 @@ class Robot:
     """A serial manipulator: ``name``, symbolic ``chain`` and default parameter values.
 
     Build one with :func:`robodyn.load`. ``provenance`` says where the model came from
-    (the DH table, the URDF joints locked at zero, ...).
+    (the DH table, the URDF joints locked at zero, ...). The compiled kernels and the
+    numeric chain live in the robot's :attr:`runner`, made with the robot and never
+    compared, printed or pickled.
     """
 
     name: str
@@ -44,11 +45,13 @@ class Robot:
     _values: tuple[tuple[str, float], ...] = ()
     description: str = ""
     provenance: Provenance = field(default_factory=Provenance)
+    _runner: Runner = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         # the name reaches generated code, markup and file headers: one line of text,
         # however the robot was built (rd.load checks the model file's names already)
         check_text(self.name, "name", "a model name")
+        object.__setattr__(self, "_runner", Runner(self.chain, self._values, self.name))
 
     # -- description ---------------------------------------------------------------
     @property
@@ -126,122 +129,43 @@ class Robot:
                             name=name or self.name)
 
     def _derive(self, **changes) -> Robot:
-        kwargs = {f: getattr(self, f) for f in self.__dataclass_fields__}
+        kwargs = {f.name: getattr(self, f.name) for f in fields(self) if f.init}
         kwargs.update(changes)
         return Robot(**kwargs)
 
     def __getstate__(self):
-        # compiled kernels and the numeric chain are caches: rebuilt after unpickling
-        caches = ("_kernels", "_runners", "numeric_chain", "parameter_values", "_base")
-        return {k: v for k, v in self.__dict__.items() if k not in caches}
+        # the runner holds caches (compiled kernels, the numeric chain): made afresh after
+        # unpickling, as in __post_init__
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.init}
 
     def __setstate__(self, state):
-        self.__dict__.update(state)
+        # a robot pickled by an older robodyn may carry its caches in the state: dropped
+        known = {f.name for f in fields(self) if f.init}
+        self.__dict__.update({k: v for k, v in state.items() if k in known})
+        object.__setattr__(self, "_runner", Runner(self.chain, self._values, self.name))
 
     def __repr__(self) -> str:
         joints = "".join("R" if link.joint.type == "revolute" else "P" for link in self.links)
         return f"Robot({self.name!r}, dof={self.dof}, joints={joints})"
 
     # -- numeric model and kernels ----------------------------------------------------
-    @cached_property
+    @property
+    def runner(self) -> Runner:
+        """What this robot computes with (:class:`~robodyn.codegen.runner.Runner`): its
+        compiled kernels (``robot.runner.kernel("forward_dynamics")``) and
+        ``robot.runner.run(kind, *arrays)`` for any entry of
+        :data:`~robodyn.dynamics.registry.KERNELS`."""
+        return self._runner
+
+    @property
     def numeric_chain(self) -> Chain:
         """The chain with every number a float (parameters substituted), checked for physics."""
-        return self.chain.evaluate(dict(self._values), source=self.name)
+        return self._runner.numeric_chain
 
-    @cached_property
+    @property
     def parameter_values(self) -> np.ndarray:
         """The values of :attr:`symbols`, in that order (checked for physics first)."""
-        self.numeric_chain  # noqa: B018 - raises on a missing value or a non-physical model
-        return np.array([dict(self._values)[str(s)] for s in self.symbols], dtype=float)
-
-    def _kernel(self, kind: str) -> Kernel:
-        """The compiled ``kind`` algorithm of this model (an entry of
-        :data:`~robodyn.dynamics.registry.KERNELS`). Parameters are kernel inputs, so
-        every robot with an equal chain (any ``with_values``) shares one kernel."""
-        kernels = self.__dict__.setdefault("_kernels", {})
-        kernel = kernels.get(kind)
-        if kernel is None:
-            self.parameter_values  # noqa: B018 - fail on bad values before compiling
-            shared = _SHARED_KERNELS.setdefault(self.chain, {})
-            key = (kind, backend())  # ROBODYN_BACKEND read when a robot first needs a kernel
-            kernel = shared.get(key)
-            if kernel is None:
-                names = tuple(str(s) for s in self.symbols)
-                kernel = shared[key] = Kernel(self.chain, kind, names)
-            kernels[kind] = kernel
-        return kernel
-
-    def _runner(self, kind: str) -> tuple:
-        """``(kernel, parameter values, input names, widths, output shape)`` of registry
-        entry ``kind``, looked up once per robot (simulation loops call ``_run`` often)."""
-        runners = self.__dict__.setdefault("_runners", {})
-        runner = runners.get(kind)
-        if runner is None:
-            spec = KERNELS[kind]
-            widths = tuple(input_width(name, self.dof) for name in spec.inputs)
-            runner = runners[kind] = (self._kernel(kind), self.parameter_values, spec.inputs,
-                                      widths, spec.shape(self.dof))
-        return runner
-
-    def _run(self, kind: str, *arrays):
-        """Run registry entry ``kind`` on ``arrays`` (one per input of the entry, shape
-        ``(..., width)``, broadcast together): ``batch + shape(dof)``."""
-        runner = self.__dict__.get("_runners", {}).get(kind) or self._runner(kind)
-        kernel, p, names, widths, out_shape = runner
-        # fast path for one state (simulation loops): (width,) float64 arrays as (1, width)
-        one = []
-        for a, w in zip(arrays, widths):
-            if type(a) is np.ndarray and a.shape == (w,) and a.dtype == _F64 \
-                    and a.flags.c_contiguous:
-                one.append(a.reshape(1, w))
-            else:
-                one = None
-                break
-        if one is None and any(type(a).__module__.startswith("dask") for a in arrays):
-            from .dask_arrays import run_lazy  # noqa: PLC0415 - Dask only for Dask inputs
-
-            return run_lazy(self, kind, names, widths, out_shape, arrays)
-        try:
-            if one is not None:
-                return kernel.single(p, *one).reshape(out_shape)
-            inputs, batch = _batch(list(zip(names, arrays, widths, strict=True)))
-            out = kernel(p, *inputs, batch_shape=batch)
-        except NonFiniteResult as exc:
-            flat = one if one is not None else inputs
-            raise self._explain_non_finite(kind, {name: a[exc.row]
-                                                  for name, a in zip(names, flat)}) from None
-        return out.reshape(batch + out_shape)
-
-    def _explain_non_finite(self, kind: str, sample: dict) -> RobodynError:
-        """Why a result is not finite although its inputs are: a singular mass matrix
-        (a joint that moves no mass) or parameter values too large for float64."""
-        state = ", ".join(f"{k}={np.array2string(v, precision=4, separator=', ')}"
-                          for k, v in sample.items())
-        if "q" in sample and kind.startswith("forward_dynamics"):
-            pivots = _cholesky_pivots(self.mass_matrix(sample["q"]))
-            scale = max(1.0, float(np.max(np.abs(pivots))))
-            for j, pivot in enumerate(pivots):
-                if not pivot > 1e-13 * scale:
-                    link = self.numeric_chain.links[j]
-                    return ModelError(
-                        f"{self.name}: {kind} at {state}: the mass matrix is singular (Cholesky "
-                        f"pivot {pivot:.3g} at joint {j + 1}, {link.joint.name or link.name!r}): "
-                        "that joint moves no mass or inertia at this q, so its acceleration is "
-                        "undefined; give the links it moves a mass and inertia")
-        big = max(self._values, key=lambda kv: abs(kv[1]), default=None)
-        # blame what overflowed: the largest input, when it is larger than every parameter
-        name, index, value = max(((k, int(np.argmax(np.abs(v))), float(np.max(np.abs(v))))
-                                  for k, v in sample.items() if np.size(v)),
-                                 key=lambda t: t[2], default=(None, 0, 0.0))
-        if name is not None and (big is None or value >= abs(big[1])):
-            return InputError(
-                f"{self.name}: {kind}: {name}[{index}] = {sample[name].flat[index]:.3g} makes "
-                "the result overflow float64 (the dynamics are quadratic in qd); use values "
-                "in a physical range")
-        hint = f" (the largest is {big[0]} = {big[1]:g})" if big else ""
-        return ModelError(
-            f"{self.name}: {kind} at {state}: the result is not finite although the inputs "
-            f"are; the parameter values overflow float64{hint}: use values in a physical range")
+        return self._runner.parameter_values
 
     # -- dynamics -----------------------------------------------------------------
     def inverse_dynamics(self, q, qd, qdd, h_e=None) -> np.ndarray:
@@ -253,26 +177,26 @@ class Robot:
         (Siciliano eq. 7.83, seed 002). Shapes ``(..., dof)`` -> ``(..., dof)``.
         """
         if h_e is None:
-            return self._run("inverse_dynamics", q, qd, qdd)
-        return self._run("inverse_dynamics_contact", q, qd, qdd, h_e)
+            return self._runner.run("inverse_dynamics", q, qd, qdd)
+        return self._runner.run("inverse_dynamics_contact", q, qd, qdd, h_e)
 
     def mass_matrix(self, q) -> np.ndarray:
         """Joint-space inertia matrix ``M(q)`` (composite-rigid-body algorithm),
         ``(..., dof)`` -> ``(..., dof, dof)``, symmetric positive definite."""
-        return self._run("mass_matrix", q)
+        return self._runner.run("mass_matrix", q)
 
     def coriolis_matrix(self, q, qd) -> np.ndarray:
         """Coriolis/centrifugal matrix ``C(q, qd)`` in Christoffel form
         (``dM/dt - 2C`` skew-symmetric), ``(..., dof, dof)``."""
-        return self._run("coriolis_matrix", q, qd)
+        return self._runner.run("coriolis_matrix", q, qd)
 
     def gravity_torques(self, q) -> np.ndarray:
         """Gravity torques ``g(q) = dU/dq``, ``(..., dof)``."""
-        return self._run("gravity_torques", q)
+        return self._runner.run("gravity_torques", q)
 
     def friction_torques(self, qd) -> np.ndarray:
         """Friction ``F_v qd + F_s sign(qd)``, ``(..., dof)``."""
-        return self._run("friction_torques", qd)
+        return self._runner.run("friction_torques", qd)
 
     def forward_dynamics(self, q, qd, tau, h_e=None) -> np.ndarray:
         """Joint accelerations ``qdd = M^{-1} (tau - J^T h_e - C qd - F_v qd - F_s sign(qd) - g)``,
@@ -280,8 +204,8 @@ class Robot:
 
         A joint that moves no mass (a singular ``M``) is a :class:`ModelError` naming it."""
         if h_e is None:
-            return self._run("forward_dynamics", q, qd, tau)
-        return self._run("forward_dynamics_contact", q, qd, tau, h_e)
+            return self._runner.run("forward_dynamics", q, qd, tau)
+        return self._runner.run("forward_dynamics_contact", q, qd, tau, h_e)
 
     def torque_parts(self, q, qd, qdd, h_e=None) -> TorqueParts:
         """The torques of :meth:`inverse_dynamics` split into the terms of the equation of
@@ -289,22 +213,23 @@ class Robot:
         ``friction`` (``F_v qd + F_s sign(qd)``), ``external`` (``J^T h_e``, zero without
         ``h_e``) and ``total`` (their sum), each ``(..., dof)``."""
         if h_e is None:
-            parts = self._run("torque_parts", q, qd, qdd)
+            parts = self._runner.run("torque_parts", q, qd, qdd)
         else:
-            parts = self._run("torque_parts_contact", q, qd, qdd, h_e)
+            parts = self._runner.run("torque_parts_contact", q, qd, qdd, h_e)
         contiguous = np.ascontiguousarray if isinstance(parts, np.ndarray) else (lambda a: a)
-        return TorqueParts(*(contiguous(parts[..., k, :]) for k in range(6)))
+        return TorqueParts(**{name: contiguous(parts[..., k, :])
+                              for k, name in enumerate(TORQUE_PARTS)})
 
     # -- energy ---------------------------------------------------------------------
     def kinetic_energy(self, q, qd) -> np.ndarray:
         """Kinetic energy ``T = sum_i 1/2 m_i v_ci^T v_ci + 1/2 w_i^T I_i w_i``
         (``= 1/2 qd^T M qd``), from each link's velocity; ``(..., dof)`` -> ``(...)``."""
-        return self._run("kinetic_energy", q, qd)
+        return self._runner.run("kinetic_energy", q, qd)
 
     def potential_energy(self, q) -> np.ndarray:
         """Gravitational potential energy ``U = -sum_i m_i g0^T p_ci`` (zero at the base
         origin; ``g(q) = dU/dq``), ``(..., dof)`` -> ``(...)``."""
-        return self._run("potential_energy", q)
+        return self._runner.run("potential_energy", q)
 
     # -- closed forms ---------------------------------------------------------------
     def equations(self, method: str = "lagrange", **options):
@@ -317,14 +242,14 @@ class Robot:
     # -- kinematics ---------------------------------------------------------------
     def forward_kinematics(self, q) -> np.ndarray:
         """Pose of the end-effector frame in the base frame, ``(..., 4, 4)``."""
-        top = self._run("forward_kinematics", q)
+        top = self._runner.run("forward_kinematics", q)
         bottom = np.broadcast_to(np.array([0.0, 0.0, 0.0, 1.0]), top.shape[:-2] + (1, 4))
         return np.concatenate([top, bottom], axis=-2)
 
     def jacobian(self, q) -> np.ndarray:
         """Geometric Jacobian at the end-effector origin in the base frame,
         rows ``(v_x, v_y, v_z, w_x, w_y, w_z)``, ``(..., 6, dof)``."""
-        return self._run("jacobian", q)
+        return self._runner.run("jacobian", q)
 
     # -- export ---------------------------------------------------------------------
     def to_urdf(self, path: str | Path | None = None, force: bool = False) -> str:
@@ -356,9 +281,9 @@ class Robot:
         differentiated as 0 (exact away from ``qd = 0``, where it has no derivative).
         With ``h_e``, ``dtau/dq`` includes ``d(J^T h_e)/dq``."""
         if h_e is None:
-            out = self._run("inverse_dynamics_derivatives", q, qd, qdd)
+            out = self._runner.run("inverse_dynamics_derivatives", q, qd, qdd)
         else:
-            out = self._run("inverse_dynamics_derivatives_contact", q, qd, qdd, h_e)
+            out = self._runner.run("inverse_dynamics_derivatives_contact", q, qd, qdd, h_e)
         return out[..., 0, :, :], out[..., 1, :, :], out[..., 2, :, :]
 
     def forward_dynamics_derivatives(self, q, qd, tau, h_e=None) -> tuple[np.ndarray, ...]:
@@ -370,24 +295,24 @@ class Robot:
         factor of ``M``. Coulomb friction is differentiated as 0 (see
         :meth:`inverse_dynamics_derivatives`)."""
         if h_e is None:
-            out = self._run("forward_dynamics_derivatives", q, qd, tau)
+            out = self._runner.run("forward_dynamics_derivatives", q, qd, tau)
         else:
-            out = self._run("forward_dynamics_derivatives_contact", q, qd, tau, h_e)
+            out = self._runner.run("forward_dynamics_derivatives_contact", q, qd, tau, h_e)
         return out[..., 0, :, :], out[..., 1, :, :], out[..., 2, :, :]
 
     def mass_matrix_derivatives(self, q) -> np.ndarray:
         """``dM/dq``, ``(..., dof)`` -> ``(..., dof, dof, dof)`` with
         ``[..., i, j, k] = dM_ij/dq_k`` (symmetric in ``i, j``)."""
-        return self._run("mass_matrix_derivatives", q)
+        return self._runner.run("mass_matrix_derivatives", q)
 
     def jacobian_derivative(self, q, qd) -> np.ndarray:
         """``Jdot = dJ/dt = sum_k (dJ/dq_k) qd_k`` of the geometric Jacobian
         (:meth:`jacobian`), ``(..., 6, dof)``; the end effector's acceleration is
         ``J qdd + Jdot qd``."""
-        return self._run("jacobian_derivative", q, qd)
+        return self._runner.run("jacobian_derivative", q, qd)
 
 
-    # -- parameters, regressor, base parameters (robodyn.base_parameters) -------------
+    # -- parameters, regressor, base parameters (robodyn.symbolic.base_parameters) -------------
     def inertial_parameters(self):
         """The standard dynamic parameters ``(names, values)``: per link ``[m, m cx, m cy,
         m cz, XX, XY, XZ, YY, YZ, ZZ]`` (first moments ``h = m c`` and the inertia about the
@@ -397,7 +322,7 @@ class Robot:
         with a motor. The link frame is the chain's (see :mod:`robodyn.dynamics.regressor`:
         for a standard-DH model the frame ``i-1`` turned by joint ``i``, on joint ``i``'s
         axis). ``regressor(q, qd, qdd) @ values == inverse_dynamics(q, qd, qdd)``."""
-        from .base_parameters import inertial_parameters
+        from .symbolic.base_parameters import inertial_parameters
 
         return inertial_parameters(self)
 
@@ -407,7 +332,7 @@ class Robot:
         about them ``I_c = I_o - m (|c|^2 1 - c c^T)`` (parallel-axis theorem), friction
         and armature (as ``J_m`` behind a gear of ratio 1). A :class:`ModelError` if a mass
         is zero but its first moments are not, or the result is not physical."""
-        from .base_parameters import with_inertial_parameters
+        from .symbolic.base_parameters import with_inertial_parameters
 
         return with_inertial_parameters(self, pi)
 
@@ -418,7 +343,7 @@ class Robot:
         :mod:`robodyn.dynamics.regressor`."""
         from .dynamics.regressor import parameter_columns
 
-        full = self._run("regressor", q, qd, qdd)
+        full = self._runner.run("regressor", q, qd, qdd)
         cols, _ = parameter_columns(self.chain)
         return full if len(cols) == full.shape[-1] else np.ascontiguousarray(full[..., cols])
 
@@ -426,23 +351,18 @@ class Robot:
                         seed: int = 0):
         """The identifiable combinations of the standard parameters (Gautier's numerical
         QR of the regressor stacked over random states), see
-        :func:`robodyn.base_parameters.base_parameters`."""
-        from .base_parameters import base_parameters
+        :func:`robodyn.symbolic.base_parameters.base_parameters`."""
+        from .symbolic.base_parameters import base_parameters
 
-        cache = self.__dict__.setdefault("_base", {})
-        key = (tol, samples, seed)
-        if key not in cache:
-            cache[key] = base_parameters(self, tol=tol, samples=samples, seed=seed)
-        return cache[key]
+        return self._runner.cached(
+            ("base_parameters", tol, samples, seed),
+            lambda: base_parameters(self, tol=tol, samples=samples, seed=seed))
 
     def regressor_base(self, q, qd, qdd) -> np.ndarray:
         """The base regressor ``Y_b`` (the columns of :meth:`regressor` of the base
         parameters), ``(..., dof, b)`` of full column rank: ``Y pi = Y_b pi_b``."""
         return np.ascontiguousarray(self.regressor(q, qd, qdd)[..., self.base_parameters()
                                                                 .independent])
-
-_F64 = np.dtype(np.float64)
-
 
 @dataclass(frozen=True)
 class TorqueParts:
@@ -456,74 +376,17 @@ class TorqueParts:
     external: np.ndarray
     total: np.ndarray
 
-    NAMES = ("inertial", "coriolis", "gravity", "friction", "external")
+    NAMES = TORQUE_PARTS[:-1]  # the parts, without their total
 
     def as_dict(self) -> dict[str, np.ndarray]:
         """``{name: array}`` of the five parts and the total, in that order."""
         return {name: getattr(self, name) for name in (*self.NAMES, "total")}
 
-#: Compiled kernels per chain (weakly held): robots that differ only in values share them.
-_SHARED_KERNELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _as_array(name: str, value) -> np.ndarray:
-    """``value`` as a float64 array; real numbers only (no bool, complex, text, dates)."""
-    try:
-        arr = np.asarray(value)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{name}: expected an array of real numbers ({exc})") from None
-    kind = arr.dtype.kind
-    if kind in "iuf":
-        return arr.astype(np.float64, copy=False)
-    what = {"b": "booleans", "c": "complex numbers", "U": "text", "S": "bytes",
-            "M": "dates", "m": "time spans", "O": "Python objects"}.get(kind, str(arr.dtype))
-    raise InputError(f"{name}: expected real numbers, got an array of {what} "
-                     f"(dtype {arr.dtype}, shape {arr.shape}); pass floats, e.g. "
-                     f"np.asarray({name}, dtype=float) if the values are real")
-
-
-def _batch(named) -> tuple[list[np.ndarray], tuple]:
-    """Check and broadcast ``(name, array, width)`` inputs of shape ``(..., width)``;
-    return them as C-contiguous ``(N, width)`` float64 arrays and the batch shape."""
-    arrays = []
-    for name, value, width in named:
-        arr = value if type(value) is np.ndarray and value.dtype == np.float64 \
-            else _as_array(name, value)
-        if arr.ndim == 0 or arr.shape[-1] != width:
-            what = "a wrench: force, moment" if name == "h_e" else "one value per joint"
-            raise InputError(f"{name}: expected shape (..., {width}) ({what}), got {arr.shape}")
-        arrays.append(arr)
-    shapes = [a.shape[:-1] for a in arrays]
-    if len(arrays) > 1 and any(s != shapes[0] for s in shapes):
-        try:
-            batch = np.broadcast_shapes(*shapes)
-        except ValueError:
-            detail = ", ".join(f"{n} {a.shape}" for (n, _, _), a in zip(named, arrays))
-            raise InputError(f"batch shapes do not broadcast: {detail}") from None
-        arrays = [np.broadcast_to(a, batch + a.shape[-1:]) for a in arrays]
-    else:
-        batch = shapes[0]
-    flat = [np.ascontiguousarray(a.reshape(-1, a.shape[-1])) for a in arrays]
-    return flat, batch
-
-
-def _cholesky_pivots(m: np.ndarray) -> np.ndarray:
-    """The pivots ``d_j`` of ``M = L diag(d) L^T`` (all > 0 iff ``M`` is positive definite)."""
-    n = m.shape[0]
-    low = np.eye(n)
-    d = np.zeros(n)
-    for j in range(n):
-        d[j] = m[j, j] - np.sum(low[j, :j] ** 2 * d[:j])
-        for i in range(j + 1, n):
-            low[i, j] = (m[i, j] - np.sum(low[i, :j] * low[j, :j] * d[:j])) / d[j] \
-                if d[j] != 0 else 0.0
-    return d
-
 
 def load(source: str | Path, **kwargs) -> Robot:
     """Load a robot: a built-in model name (``rd.models.names()``) or a path to a
     ``.yaml``/``.yml`` model file."""
-    from . import models
+    from .model import builtin as models
 
     text = str(source)
     path = Path(text)
@@ -534,7 +397,7 @@ def load(source: str | Path, **kwargs) -> Robot:
             raise TypeError(f"load() of a YAML file takes no options, got {sorted(kwargs)}")
         parsed = read_model_file(path)
     elif path.suffix.lower() == ".urdf":
-        from .model.urdf import load_urdf  # noqa: PLC0415 - only URDF users pay the import
+        from .model.urdf import load_urdf  # only URDF users pay the import
 
         parsed = load_urdf(path, **kwargs)
     elif text in models.names():

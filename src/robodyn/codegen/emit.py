@@ -9,7 +9,11 @@ Two flavours of the same straight-line program:
   are not finite, or -1.
 * ``numpy``: the statements applied to whole ``(N,)`` columns (inputs ``(k, N)``),
   for machines without Numba. Temporaries are renamed by liveness so that only
-  a few columns are alive at a time.
+  a few columns are alive at a time. It is the one NumPy back end of the tape:
+  the kernels run it (:mod:`robodyn.codegen.kernel`) and so do the closed forms'
+  NumPy functions (:func:`numpy_function`, :mod:`robodyn.symbolic.numeric`).
+
+Both flavours run only the instructions the outputs need (:func:`live_ops`).
 """
 
 from __future__ import annotations
@@ -21,17 +25,19 @@ from .tape import Tape, Var
 _BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 
 
-def _used(tape: Tape, outputs: Sequence) -> list[bool]:
-    live = [False] * len(tape.ops)
+def live_ops(tape: Tape, outputs: Sequence) -> list[bool]:
+    """``[i]``: whether instruction ``i`` of ``tape`` is needed for ``outputs`` (tape
+    values or constants): the liveness pass of every back end."""
+    needed = [False] * len(tape.ops)
     for out in outputs:
         if isinstance(out, Var):
-            live[out.i] = True
+            needed[out.i] = True
     for i in reversed(range(len(tape.ops))):
-        if live[i]:
+        if needed[i]:
             for arg in tape.ops[i][1:]:
                 if isinstance(arg, tuple) and arg[0] == "v":
-                    live[arg[1]] = True
-    return live
+                    needed[arg[1]] = True
+    return needed
 
 
 def _const(x: float) -> str:
@@ -67,7 +73,7 @@ def numba_source(
     is column 3 of the array of prefix ``q``. ``P`` holds the model's ``params``
     parameter values (inputs ``p0, p1, ...``), the same for every sample.
     """
-    live = _used(tape, outputs)
+    live = live_ops(tape, outputs)
     arrays = {prefix: f"A{k}" for k, (prefix, _) in enumerate(groups)}
     lines = [
         "import math",
@@ -76,7 +82,7 @@ def numba_source(
         "",
         "",
         '@njit(nogil=True, cache=True, error_model="numpy")',
-        f"def {fname}({', '.join(arrays.values())}, P, OUT, start, stop):",
+        f"def {fname}({', '.join([*arrays.values(), 'P', 'OUT', 'start', 'stop'])}):",
         "    bad = -1",
     ]
     lines += [f"    p{j} = P[{j}]" for j in range(params)]
@@ -117,8 +123,9 @@ def numpy_source(
     fname: str = "kernel",
 ) -> str:
     """Source of a vectorised kernel ``fname(A0, A1, ..., P, OUT)`` on ``(k, N)`` inputs,
-    parameter values ``P`` and a ``(m, N)`` output."""
-    live = _used(tape, outputs)
+    parameter values ``P`` and a ``(m, N)`` output (it only indexes them: ``A0[3]``,
+    ``OUT[j] = ...``, so any sequences of broadcastable arrays serve too)."""
+    live = live_ops(tape, outputs)
     last_use: dict[int, int] = {}
     for i, op in enumerate(tape.ops):
         if live[i]:
@@ -131,7 +138,7 @@ def numpy_source(
         "import numpy as np",
         "",
         "",
-        f"def {fname}({', '.join(arrays.values())}, P, OUT):",
+        f"def {fname}({', '.join([*arrays.values(), 'P', 'OUT'])}):",
     ]
     arrays["p"] = "P"
     names: dict[int, str] = {}
@@ -165,3 +172,13 @@ def numpy_source(
         lines.append(f"    OUT[{j}] = {value}")
     lines.append("    return OUT")
     return "\n".join(lines) + "\n"
+
+
+def numpy_function(tape: Tape, groups: Sequence[tuple[str, int]], outputs: Sequence,
+                   params: int = 0):
+    """The :func:`numpy_source` kernel ``kernel(A0, A1, ..., P, OUT)``, compiled in
+    memory from that text (nothing is written to or read from disk)."""
+    namespace: dict = {}
+    exec(compile(numpy_source(tape, groups, outputs, params), "<robodyn numpy kernel>",
+                 "exec"), namespace)  # our own generated text
+    return namespace["kernel"]

@@ -19,38 +19,47 @@ import sympy as sp
 _COMMUTATIVE = {"add", "mul"}
 
 
+def _defers(other) -> bool:
+    """Whether an operation with ``other`` is left to ``other``'s reflected operator: a
+    number type that wraps traced scalars (forward-mode duals of
+    :mod:`robodyn.dynamics.derivatives`) says so with a higher ``op_priority``, as SymPy's
+    ``_op_priority`` and NumPy's ``__array_priority__`` do."""
+    return getattr(other, "op_priority", 0.0) > Var.op_priority
+
+
+def _binary(op: str, reflected: bool = False):
+    """The operator method of :class:`Var` that records ``op`` (``other op self`` when
+    ``reflected``) on the tape, or leaves it to an operand that :func:`_defers`."""
+
+    def method(self, other):
+        if _defers(other):
+            return NotImplemented
+        record = getattr(self.tape, op)
+        return record(other, self) if reflected else record(self, other)
+
+    method.__name__ = f"__{'r' if reflected else ''}{'truediv' if op == 'div' else op}__"
+    return method
+
+
 class Var:
     """A traced scalar: index ``i`` of an instruction on ``tape``."""
 
     __slots__ = ("tape", "i")
+    #: Operands with a higher ``op_priority`` handle the operation (see :func:`_defers`).
+    op_priority = 10.0
 
     def __init__(self, tape: Tape, i: int):
         self.tape = tape
         self.i = i
 
-    def __add__(self, other):
-        return self.tape.add(self, other)
-
-    def __radd__(self, other):
-        return self.tape.add(other, self)
-
-    def __sub__(self, other):
-        return self.tape.sub(self, other)
-
-    def __rsub__(self, other):
-        return self.tape.sub(other, self)
-
-    def __mul__(self, other):
-        return self.tape.mul(self, other)
-
-    def __rmul__(self, other):
-        return self.tape.mul(other, self)
-
-    def __truediv__(self, other):
-        return self.tape.div(self, other)
-
-    def __rtruediv__(self, other):
-        return self.tape.div(other, self)
+    __add__ = _binary("add")
+    __radd__ = _binary("add", reflected=True)
+    __sub__ = _binary("sub")
+    __rsub__ = _binary("sub", reflected=True)
+    __mul__ = _binary("mul")
+    __rmul__ = _binary("mul", reflected=True)
+    __truediv__ = _binary("div")
+    __rtruediv__ = _binary("div", reflected=True)
 
     def __neg__(self):
         return self.tape.neg(self)

@@ -21,7 +21,7 @@ contributes two force vectors.
 
 from __future__ import annotations
 
-from .. import linalg3 as la
+from ..core import linalg3 as la
 from ..model.chain import Chain
 from .kinematics import link_poses
 from .spatial import (

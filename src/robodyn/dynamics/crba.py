@@ -18,7 +18,7 @@ Link coordinates keep each step sparse (a joint's rotation has four
 
 from __future__ import annotations
 
-from .. import linalg3 as la
+from ..core import linalg3 as la
 from ..model.chain import REVOLUTE, Chain
 from .kinematics import joint_transform
 from .spatial import add_inertia, inertia_times, pair

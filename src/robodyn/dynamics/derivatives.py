@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..codegen.tape import Var
 from ..model.chain import Chain
 from .crba import mass_matrix
 from .forward_dynamics import cholesky_solve, forward_dynamics
@@ -38,14 +37,14 @@ from .inverse_dynamics import inverse_dynamics
 from .kinematics import jacobian
 
 
-class Dual(Var):
+class Dual:
     """A scalar ``v`` with a tangent vector ``t`` (a tuple of scalars).
 
-    A subclass of the tracer's :class:`~robodyn.codegen.tape.Var` only so that Python
-    asks it first in ``var + dual`` (a reflected operator of a subclass wins); it is
-    never an instruction of a tape."""
+    Its scalars may be traced (:class:`~robodyn.codegen.tape.Var`): its ``op_priority``,
+    higher than the tracer's, makes ``var + dual`` a ``Dual`` operation."""
 
     __slots__ = ("v", "t")
+    op_priority = 20.0
 
     def __init__(self, v, t: tuple):
         self.v = v

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .. import linalg3 as la
+from ..core import linalg3 as la
 from ..model.chain import REVOLUTE, Chain
 from .kinematics import joint_transform, link_poses
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from numbers import Real
 
-from ..errors import ModelError
+from ..core.errors import ModelError
 from ..model.chain import Chain
 from .crba import mass_matrix
 from .friction import friction_torques

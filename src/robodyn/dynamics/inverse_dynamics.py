@@ -18,6 +18,10 @@ from .friction import friction_torques
 from .kinematics import jacobian
 from .rnea import rnea
 
+#: The terms of the equation of motion, in the order :func:`torque_parts` returns them:
+#: ``M qdd``, ``C qd``, ``g``, friction, ``J^T h_e``, then their sum.
+TORQUE_PARTS = ("inertial", "coriolis", "gravity", "friction", "external", "total")
+
 
 def inverse_dynamics(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops,
                      h_e: Sequence | None = None) -> list:
@@ -47,7 +51,8 @@ def torque_parts(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops,
                  h_e: Sequence | None = None) -> list[list]:
     """The joint torques split into the terms of the equation of motion, rows
     ``inertial (M qdd)``, ``coriolis (C qd)``, ``gravity (g)``, ``friction``,
-    ``external (J^T h_e)`` and their ``total`` (= :func:`inverse_dynamics`).
+    ``external (J^T h_e)`` and their ``total`` (= :func:`inverse_dynamics`), the order of
+    :data:`TORQUE_PARTS`.
 
     ``M qdd`` is the Newton–Euler torque at zero velocity less gravity, ``C qd`` the
     one at zero acceleration less gravity: one recursion each, sharing the poses.

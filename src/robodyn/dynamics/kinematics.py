@@ -10,7 +10,7 @@ joint axis and ``o_j`` the joint origin in the base frame.
 
 from __future__ import annotations
 
-from .. import linalg3 as la
+from ..core import linalg3 as la
 from ..model.chain import REVOLUTE, Chain, Joint
 
 

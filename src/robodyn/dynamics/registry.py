@@ -1,21 +1,33 @@
-"""The registry of compiled algorithms: one line per kernel.
+"""The registry of the functions: one entry per compiled algorithm, read by everything
+that lists them.
 
-Each :class:`KernelSpec` names the scalar algorithm, its per-sample inputs (in
-call order) and the shape of its result for a chain of ``dof`` joints. The
-tracer (:mod:`robodyn.codegen.kernels`) records ``algorithm(chain, ops=tape,
-**inputs)`` into a compiled kernel, and :class:`~robodyn.Robot` checks and
-batches the arrays it is given from the same entry, so a new numeric function
-is one module in :mod:`robodyn.dynamics` plus one line here (and a documented
-method of ``Robot`` that calls ``self._run(name, ...)``).
+Each :class:`KernelSpec` names the scalar algorithm, its per-sample inputs (in call
+order), the shape of its result for a chain of ``dof`` joints, a one-line docstring (the
+equation) and, for a function that can also take the end-effector wrench, the name of its
+``h_e`` variant: the same algorithm with ``h_e`` as one more input
+(``inverse_dynamics_contact``). The tracer (:mod:`robodyn.codegen.kernel`) records
+``algorithm(chain, ops=tape, **inputs)`` into a compiled kernel, and
+:class:`~robodyn.Robot` checks and batches the arrays it is given from the same entry.
 
-Inputs are named as the user passes them: ``q``, ``qd``, ``qdd``, ``tau`` (one
-value per joint) and ``h_e`` (a wrench, 6 values).
+A function with a closed form also carries its :class:`ClosedForm`: what the symbolic
+equations (:class:`~robodyn.symbolic.equations.Equations`), the code exporters
+(:mod:`robodyn.codegen.export`) and the printed forms
+(:mod:`robodyn.symbolic.printing.render`) call it; :data:`CLOSED_FORMS` lists every
+closed form of the equations, the two without a kernel of their own (``C qd``,
+``J^T h_e``) included.
+
+So a new numeric function is one module in :mod:`robodyn.dynamics` plus one entry here
+(and a documented method of ``Robot`` that calls ``self._runner.run(name, ...)``); giving it a
+closed form to export or print is one :class:`ClosedForm` more.
+
+Inputs are named as the user passes them: ``q``, ``qd``, ``qdd``, ``tau`` (one value per
+joint) and ``h_e`` (a wrench, 6 values).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .coriolis import coriolis_matrix
 from .crba import mass_matrix
@@ -28,19 +40,74 @@ from .derivatives import (
 from .energy import kinetic_energy, potential_energy
 from .forward_dynamics import forward_dynamics
 from .friction import friction_torques
-from .inverse_dynamics import gravity_torques, inverse_dynamics, torque_parts
+from .inverse_dynamics import TORQUE_PARTS, gravity_torques, inverse_dynamics, torque_parts
 from .kinematics import forward_kinematics, jacobian
-from .regressor import regressor_full
+from .regressor import PARAMETERS_PER_JOINT, regressor_full
+
+
+@dataclass(frozen=True)
+class Shown:
+    """How the printed equations (text, pretty, LaTeX, Markdown) show a closed form.
+
+    ``term``: the term of the equation of motion it gives, a name of
+    :data:`TORQUE_PARTS` (``inertial`` for ``M``, ``total`` for ``tau``), which sets the
+    order of the printed results; ``symbol``: the name of its entries in the text form
+    (``M12 = ...``); ``label``: its heading there; ``title``: its heading in LaTeX and
+    Markdown; ``tex``: its LaTeX symbol; ``symmetric``: the text form lists only the
+    upper triangle; ``entrywise``: LaTeX and Markdown show it entry by entry
+    (``tau_1 = ...``), not as one matrix.
+    """
+
+    term: str
+    symbol: str
+    label: str
+    title: str
+    tex: str
+    symmetric: bool = False
+    entrywise: bool = False
+
+
+@dataclass(frozen=True)
+class ClosedForm:
+    """What the symbolic side and the exporters call a function's closed form.
+
+    ``attribute``: the :class:`~robodyn.symbolic.equations.Equations` attribute that holds
+    it (``eq.M``), or with ``computed`` the method that returns ``(matrix, symbols)`` on
+    request (``eq.regressor()``, not held by every equations object); ``rank``: 0 a
+    scalar, 1 a column (``n x 1``), 2 a matrix (how the JSON form nests its entries);
+    ``key``: its key in the JSON form (empty: not in it); ``h_e``: the equations have it
+    only when derived with the end-effector wrench; ``output``: the name of the exported
+    function's result (empty: not exported); ``shown``: how the printed equations show it
+    (``None``: they do not).
+    """
+
+    attribute: str
+    rank: int
+    key: str = ""
+    h_e: bool = False
+    output: str = ""
+    shown: Shown | None = None
+    computed: bool = False
 
 
 @dataclass(frozen=True)
 class KernelSpec:
     """A compiled algorithm: ``algorithm(chain, ops=..., **inputs)`` returns a scalar or
-    nested lists of scalars, flattened row-major into ``shape(dof)``."""
+    nested lists of scalars, flattened row-major into ``shape(dof)``.
+
+    ``name``: its key in :data:`KERNELS`; ``doc``: what it computes, in one line;
+    ``contact``: the name of its ``h_e`` variant (``None``: it has none, or it is one);
+    ``closed_form``: what its closed form is called (``None``: no closed form, or a
+    variant, whose closed form is its base entry's).
+    """
 
     algorithm: Callable
     inputs: tuple[str, ...]
     shape: Callable[[int], tuple[int, ...]]
+    name: str = ""
+    doc: str = ""
+    contact: str | None = None
+    closed_form: ClosedForm | None = None
 
 
 def input_width(name: str, dof: int) -> int:
@@ -60,31 +127,109 @@ def _scalar(n):
     return ()
 
 
-KERNELS: dict[str, KernelSpec] = {
-    "inverse_dynamics": KernelSpec(inverse_dynamics, ("q", "qd", "qdd"), _vector),
-    "inverse_dynamics_contact": KernelSpec(inverse_dynamics, ("q", "qd", "qdd", "h_e"), _vector),
-    "forward_dynamics": KernelSpec(forward_dynamics, ("q", "qd", "tau"), _vector),
-    "forward_dynamics_contact": KernelSpec(forward_dynamics, ("q", "qd", "tau", "h_e"), _vector),
-    "mass_matrix": KernelSpec(mass_matrix, ("q",), _square),
-    "coriolis_matrix": KernelSpec(coriolis_matrix, ("q", "qd"), _square),
-    "gravity_torques": KernelSpec(gravity_torques, ("q",), _vector),
-    "friction_torques": KernelSpec(friction_torques, ("qd",), _vector),
-    "forward_kinematics": KernelSpec(forward_kinematics, ("q",), lambda n: (3, 4)),
-    "jacobian": KernelSpec(jacobian, ("q",), lambda n: (6, n)),
-    "torque_parts": KernelSpec(torque_parts, ("q", "qd", "qdd"), lambda n: (6, n)),
-    "torque_parts_contact": KernelSpec(torque_parts, ("q", "qd", "qdd", "h_e"), lambda n: (6, n)),
-    "kinetic_energy": KernelSpec(kinetic_energy, ("q", "qd"), _scalar),
-    "potential_energy": KernelSpec(potential_energy, ("q",), _scalar),
-    "regressor": KernelSpec(regressor_full, ("q", "qd", "qdd"), lambda n: (n, 13 * n)),
+def _parts(n):
+    return (len(TORQUE_PARTS), n)
+
+
+def _derivatives(n):  # d/dq, d/dqd, then the third input's
+    return (3, n, n)
+
+
+# -- the closed forms (in the order of the JSON form) ---------------------------------------
+INERTIA = ClosedForm("M", 2, key="M", output="M", shown=Shown(
+    "inertial", "M", "M, inertia matrix (symmetric, M_ji = M_ij):", "Inertia matrix", "M",
+    symmetric=True))
+CORIOLIS = ClosedForm("C", 2, key="C", output="C", shown=Shown(
+    "coriolis", "C",
+    "C, Coriolis and centrifugal matrix (Christoffel symbols of the first kind):",
+    "Coriolis and centrifugal matrix (Christoffel symbols of the first kind)", "C"))
+GRAVITY = ClosedForm("g", 1, key="g", output="g", shown=Shown(
+    "gravity", "g", "g, gravity torques:", "Gravity torques", "g"))
+FRICTION = ClosedForm("friction", 1, key="friction", output="tau_f", shown=Shown(
+    "friction", "friction", "friction:", "Friction", r"\tau_f"))
+CORIOLIS_TORQUES = ClosedForm("Cqd", 1, key="Cqd")
+TORQUES = ClosedForm("tau", 1, key="tau", output="tau", shown=Shown(
+    "total", "tau", "Equations of motion:", "Equations of motion", r"\tau", entrywise=True))
+KINETIC_ENERGY = ClosedForm("kinetic_energy", 0, key="kinetic_energy")
+POTENTIAL_ENERGY = ClosedForm("potential_energy", 0, key="potential_energy")
+WRENCH_TORQUES = ClosedForm("wrench_torques", 1, key="J^T h_e", h_e=True, shown=Shown(
+    "external", "(J^T h_e)", "J^T h_e, torques balancing the end-effector wrench:",
+    "End-effector wrench", "J^T h_e"))
+REGRESSOR = ClosedForm("regressor", 2, output="Y", computed=True)
+
+#: Every closed form an :class:`~robodyn.symbolic.equations.Equations` holds, in the
+#: order of its JSON form (those with ``h_e`` last); the regressor, computed on request,
+#: is not among them.
+CLOSED_FORMS = (INERTIA, CORIOLIS, GRAVITY, FRICTION, CORIOLIS_TORQUES, TORQUES,
+                KINETIC_ENERGY, POTENTIAL_ENERGY, WRENCH_TORQUES)
+
+
+def _registry(*specs: KernelSpec) -> dict[str, KernelSpec]:
+    """``{name: spec}`` of ``specs``, each followed by its ``h_e`` variant if it has one."""
+    out = {}
+    for spec in specs:
+        out[spec.name] = spec
+        if spec.contact:
+            out[spec.contact] = replace(spec, name=spec.contact, inputs=(*spec.inputs, "h_e"),
+                                        doc=f"{spec.doc}, with the end-effector wrench h_e",
+                                        contact=None, closed_form=None)
+    return out
+
+
+def _entry(name, algorithm, inputs, shape, doc, contact=False, closed_form=None):
+    return KernelSpec(algorithm, inputs, shape, name, doc,
+                      f"{name}_contact" if contact else None, closed_form)
+
+
+#: Every compiled function, by name (the exporters write them in this order).
+KERNELS: dict[str, KernelSpec] = _registry(
+    _entry("inverse_dynamics", inverse_dynamics, ("q", "qd", "qdd"), _vector,
+           "joint torques tau = M(q) qdd + C(q, qd) qd + friction(qd) + g(q)",
+           contact=True, closed_form=TORQUES),
+    _entry("forward_dynamics", forward_dynamics, ("q", "qd", "tau"), _vector,
+           "joint accelerations qdd = M(q)^-1 (tau - C(q, qd) qd - friction(qd) - g(q))",
+           contact=True),
+    _entry("mass_matrix", mass_matrix, ("q",), _square, "joint-space inertia matrix M(q)",
+           closed_form=INERTIA),
+    _entry("coriolis_matrix", coriolis_matrix, ("q", "qd"), _square,
+           "Coriolis/centrifugal matrix C(q, qd) (Christoffel symbols)",
+           closed_form=CORIOLIS),
+    _entry("gravity_torques", gravity_torques, ("q",), _vector, "gravity torques g(q)",
+           closed_form=GRAVITY),
+    _entry("friction_torques", friction_torques, ("qd",), _vector,
+           "friction torques F_v qd + F_s sign(qd)", closed_form=FRICTION),
+    _entry("forward_kinematics", forward_kinematics, ("q",), lambda n: (3, 4),
+           "end-effector pose [R(q) | p(q)], the top rows of T_0e"),
+    _entry("jacobian", jacobian, ("q",), lambda n: (6, n),
+           "geometric Jacobian J(q), (v_e, w_e) = J(q) qd"),
+    _entry("torque_parts", torque_parts, ("q", "qd", "qdd"), _parts,
+           "the terms of tau: M qdd, C qd, g, friction, J^T h_e, and their sum", contact=True),
+    _entry("kinetic_energy", kinetic_energy, ("q", "qd"), _scalar,
+           "kinetic energy T(q, qd) = 1/2 qd^T M(q) qd", closed_form=KINETIC_ENERGY),
+    _entry("potential_energy", potential_energy, ("q",), _scalar,
+           "potential energy U(q) = -sum_i m_i g0^T p_ci", closed_form=POTENTIAL_ENERGY),
+    _entry("regressor", regressor_full, ("q", "qd", "qdd"),
+           lambda n: (n, PARAMETERS_PER_JOINT * n), "regressor Y(q, qd, qdd), tau = Y pi",
+           closed_form=REGRESSOR),
     # derivatives (forward-mode over the traced program, dynamics/derivatives.py)
-    "inverse_dynamics_derivatives": KernelSpec(inverse_dynamics_derivatives, ("q", "qd", "qdd"),
-                                               lambda n: (3, n, n)),
-    "inverse_dynamics_derivatives_contact": KernelSpec(
-        inverse_dynamics_derivatives, ("q", "qd", "qdd", "h_e"), lambda n: (3, n, n)),
-    "forward_dynamics_derivatives": KernelSpec(forward_dynamics_derivatives, ("q", "qd", "tau"),
-                                               lambda n: (3, n, n)),
-    "forward_dynamics_derivatives_contact": KernelSpec(
-        forward_dynamics_derivatives, ("q", "qd", "tau", "h_e"), lambda n: (3, n, n)),
-    "mass_matrix_derivatives": KernelSpec(mass_matrix_derivatives, ("q",), lambda n: (n, n, n)),
-    "jacobian_derivative": KernelSpec(jacobian_derivative, ("q", "qd"), lambda n: (6, n)),
-}
+    _entry("inverse_dynamics_derivatives", inverse_dynamics_derivatives, ("q", "qd", "qdd"),
+           _derivatives, "dtau/dq, dtau/dqd, dtau/dqdd = M(q)", contact=True),
+    _entry("forward_dynamics_derivatives", forward_dynamics_derivatives, ("q", "qd", "tau"),
+           _derivatives, "dqdd/dq, dqdd/dqd, dqdd/dtau = M(q)^-1", contact=True),
+    _entry("mass_matrix_derivatives", mass_matrix_derivatives, ("q",), lambda n: (n, n, n),
+           "dM/dq, [i][j][k] = dM_ij/dq_k"),
+    _entry("jacobian_derivative", jacobian_derivative, ("q", "qd"), lambda n: (6, n),
+           "dJ/dt = sum_k dJ/dq_k qd_k"),
+)
+
+
+def printed_forms(h_e: bool) -> tuple[ClosedForm, ...]:
+    """The closed forms the printed equations show for equations derived with the wrench
+    (``h_e``) or without, in the order of the terms of the equation of motion
+    (:data:`TORQUE_PARTS`): ``M, C, g, friction, [J^T h_e], tau``."""
+    shown = [f for f in CLOSED_FORMS if f.shown is not None and (h_e or not f.h_e)]
+    return tuple(sorted(shown, key=lambda f: TORQUE_PARTS.index(f.shown.term)))
+
+
+__all__ = ["KERNELS", "KernelSpec", "ClosedForm", "Shown", "CLOSED_FORMS", "TORQUE_PARTS",
+           "input_width", "printed_forms"]

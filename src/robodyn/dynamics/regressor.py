@@ -30,14 +30,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .. import linalg3 as la
+from ..core import linalg3 as la
 from ..model.chain import REVOLUTE, Chain
 from .rnea import outward_step
 
 #: The ten standard parameters of a link, in order (``h = m c``; ``XX..ZZ`` about the origin).
 LINK_PARAMETERS = ("m", "mx", "my", "mz", "XX", "XY", "XZ", "YY", "YZ", "ZZ")
-#: Columns per link, and the per-joint columns after them.
-PER_LINK = 10
+#: The friction parameters of a joint, in order (viscous, Coulomb).
+FRICTION_PARAMETERS = ("Fv", "Fs")
+#: Columns per link: its ten inertial parameters (the first ``PER_LINK * dof`` columns).
+PER_LINK = len(LINK_PARAMETERS)
+#: Standard parameters per joint, the columns of :func:`regressor_full` per joint: its
+#: link's ten inertial parameters, two friction parameters and the armature (13).
+PARAMETERS_PER_JOINT = PER_LINK + len(FRICTION_PARAMETERS) + 1
 
 # the six inertia basis tensors E_p in the order XX, XY, XZ, YY, YZ, ZZ: E_p v
 _INERTIA_BASIS = (
@@ -62,9 +67,9 @@ def body_regressor(w, wd, a) -> list[tuple]:
 
 
 def regressor_full(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops) -> list[list]:
-    """``Y`` with every column: ``dof`` rows, ``13 dof`` columns (ten per link, then
-    ``Fv_j, Fs_j`` per joint, then ``Ia_j`` per joint, whether or not joint ``j`` has a
-    motor; :func:`parameter_columns` picks a model's columns)."""
+    """``Y`` with every column: ``dof`` rows, ``PARAMETERS_PER_JOINT * dof`` columns (ten
+    per link, then ``Fv_j, Fs_j`` per joint, then ``Ia_j`` per joint, whether or not joint
+    ``j`` has a motor; :func:`parameter_columns` picks a model's columns)."""
     n = chain.dof
     w, wd = la.ZERO3, la.ZERO3
     a = la.neg(chain.gravity)
@@ -75,7 +80,7 @@ def regressor_full(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops) 
         origins.append(r)
         bodies.append(body_regressor(w, wd, a))
 
-    rows = [[0] * (13 * n) for _ in range(n)]
+    rows = [[0] * (PARAMETERS_PER_JOINT * n) for _ in range(n)]
     for k in range(n):
         for p, (nm, f) in enumerate(bodies[k]):
             col = PER_LINK * k + p
@@ -88,10 +93,22 @@ def regressor_full(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops) 
                 z = link.joint.axis
                 rows[j][col] = la.dot(z, nm) if link.joint.type == REVOLUTE else la.dot(z, f)
     for j in range(n):
-        rows[j][PER_LINK * n + 2 * j] = qd[j]
-        rows[j][PER_LINK * n + 2 * j + 1] = ops.sign(qd[j])
-        rows[j][12 * n + j] = qdd[j]
+        rows[j][friction_column(n, j)] = qd[j]
+        rows[j][friction_column(n, j) + 1] = ops.sign(qd[j])
+        rows[j][armature_column(n, j)] = qdd[j]
     return rows
+
+
+def friction_column(dof: int, j: int) -> int:
+    """The column of ``Fv_j`` (0-based joint ``j``) in :func:`regressor_full` and in
+    :func:`parameter_columns`' order; ``Fs_j`` is the next one."""
+    return PER_LINK * dof + len(FRICTION_PARAMETERS) * j
+
+
+def armature_column(dof: int, j: int) -> int:
+    """The column of ``Ia_j`` (0-based joint ``j``) in :func:`regressor_full`: the armature
+    columns are the last ``dof``, after every link's and every joint's friction columns."""
+    return (PARAMETERS_PER_JOINT - 1) * dof + j
 
 
 def has_motor(link) -> bool:
@@ -107,12 +124,12 @@ def parameter_columns(chain: Chain) -> tuple[list[int], list[str]]:
     """The columns of :func:`regressor_full` a model has, and their names: ``m1, mx1, ...,
     ZZ1, ..., Fv1, Fs1, ..., Ia_j`` (armature only for joints with a motor)."""
     n = chain.dof
-    cols = list(range(12 * n))
+    cols = list(range(armature_column(n, 0)))
     names = [f"{p}{k + 1}" for k in range(n) for p in LINK_PARAMETERS]
-    names += [f"{p}{j + 1}" for j in range(n) for p in ("Fv", "Fs")]
+    names += [f"{p}{j + 1}" for j in range(n) for p in FRICTION_PARAMETERS]
     for j, link in enumerate(chain.links):
         if has_motor(link):
-            cols.append(12 * n + j)
+            cols.append(armature_column(n, j))
             names.append(f"Ia{j + 1}")
     return cols, names
 
@@ -133,4 +150,5 @@ def standard_parameters(chain: Chain) -> list:
 
 
 __all__ = ["regressor_full", "body_regressor", "parameter_columns", "standard_parameters",
-           "has_motor", "LINK_PARAMETERS"]
+           "has_motor", "friction_column", "armature_column", "LINK_PARAMETERS",
+           "FRICTION_PARAMETERS", "PER_LINK", "PARAMETERS_PER_JOINT"]

@@ -11,7 +11,7 @@ a force. A rigid-body inertia is kept as ``(m, h, Ibar)``: mass, first moment
 
 from __future__ import annotations
 
-from .. import linalg3 as la
+from ..core import linalg3 as la
 from ..model.chain import REVOLUTE, Chain
 
 

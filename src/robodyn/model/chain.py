@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from .. import linalg3 as la
-from ..errors import ModelError, PhysicalConsistencyWarning, excerpt, warn
+from ..core import linalg3 as la
+from ..core.errors import ModelError, PhysicalConsistencyWarning, excerpt, warn
 
 REVOLUTE = "revolute"
 PRISMATIC = "prismatic"
@@ -101,6 +101,16 @@ class Joint:
     placement: Transform = field(default_factory=Transform)
     name: str = ""
     limits: tuple | None = None  # (lower, upper, velocity, effort), if known
+
+    @property
+    def unit(self) -> str:
+        """The unit of the joint variable: ``"rad"`` (revolute) or ``"m"`` (prismatic)."""
+        return "rad" if self.type == REVOLUTE else "m"
+
+    @property
+    def torque_unit(self) -> str:
+        """The unit of the joint's torque: ``"N m"`` (revolute) or ``"N"`` (prismatic)."""
+        return "N m" if self.type == REVOLUTE else "N"
 
 
 @dataclass(frozen=True)
@@ -328,6 +338,18 @@ def check_physical(chain: Chain, source: str = "model", tol: float = INERTIA_TOL
             raise ModelError(f"{where}.joint.axis: {link.joint.axis} is not a unit vector")
 
 
+#: Two unit vectors are parallel (or opposite) when ``|a x b|``, the sine of the angle
+#: between them, is at most this; a unit vector ``a`` lies in the plane of unit normal ``n``
+#: when ``|a . n|`` is.
+PARALLEL_TOL = 1e-9
+
+
+def parallel(a, b) -> np.ndarray:
+    """Whether the unit vectors ``a`` and ``b`` (``(..., 3)``) are parallel or opposite:
+    ``|a x b| <= PARALLEL_TOL``, per vector of the leading axes."""
+    return np.linalg.norm(np.cross(a, b), axis=-1) <= PARALLEL_TOL
+
+
 def _check_planar(chain: Chain, source: str) -> None:
     """``planar: true`` holds: every revolute axis is parallel to the first at ``q = 0``
     (rotations about parallel axes keep them parallel, so then at every ``q``)."""
@@ -341,7 +363,7 @@ def _check_planar(chain: Chain, source: str) -> None:
         offset = float(link.joint.offset)
         if first is None:
             first = axis
-        elif np.linalg.norm(np.cross(first, axis)) > 1e-9:
+        elif not parallel(first, axis):
             raise ModelError(f"{source}: planar: true, but joint {i + 1}'s axis "
                              f"{np.round(axis, 6).tolist()} is not parallel to joint 1's "
                              f"{np.round(first, 6).tolist()}; remove 'planar' or fix the table")

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .. import linalg3 as la
+from ..core import linalg3 as la
 from .chain import PRISMATIC, REVOLUTE, Chain, Friction, Inertial, Joint, Link, Motor, Transform
 
 STANDARD = "standard"

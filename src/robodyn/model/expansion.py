@@ -28,7 +28,7 @@ few operations per node whatever the numbers.
 :func:`check_expansion` is used by the model files' expressions
 (:mod:`robodyn.model.expressions`) and by the answer checker
 (:mod:`robodyn.symbolic.compare`); the ring of the closed forms
-(:class:`robodyn.symbolic.trig_ring.TrigRing`) has its own term budget for what
+(:class:`robodyn.symbolic.ring.trig_ring.TrigRing`) has its own term budget for what
 multiplies out during a derivation.
 """
 
@@ -40,7 +40,7 @@ import re
 
 import sympy as sp
 
-from ..errors import ExpansionError, excerpt
+from ..core.errors import ExpansionError, excerpt
 
 __all__ = ["MAX_EXPANDED_TERMS", "expanded_terms", "check_expansion", "describe_terms",
            "largest_expression"]
@@ -172,7 +172,7 @@ MODEL_FIX = ("write it with fewer terms: one parameter for a sum under a power (
 def check_expansion(expr, field: str, raw: object = None, cap: int = MAX_EXPANDED_TERMS,
                     fix: str = MODEL_FIX, error: type[Exception] = ExpansionError) -> sp.Basic:
     """``expr`` if it (and each subexpression) expands to at most ``cap`` terms
-    (:func:`expanded_terms`); else ``error`` (an :class:`~robodyn.errors.ExpansionError`)
+    (:func:`expanded_terms`); else ``error`` (an :class:`~robodyn.core.errors.ExpansionError`)
     naming ``field`` (or ``raw``, the text as written), the size and ``fix``."""
     if expanded_terms(expr, cap) > cap:
         text = excerpt(expr if raw is None else raw)

@@ -8,7 +8,7 @@ containing ``__import__('os')`` is an error, not a call.
 Allowed: numbers, names, ``+ - * / **``, parentheses, ``pi``, ``sqrt``,
 ``sin``, ``cos``.
 
-Hostile text fails fast with a :class:`~robodyn.errors.ModelError`: the text, its
+Hostile text fails fast with a :class:`~robodyn.core.errors.ModelError`: the text, its
 syntax tree and its nesting are bounded before anything is built; an exponent
 must be a constant within :data:`MAX_EXPONENT`, and a power of two numbers is
 computed only when the result is small (``9**9**9**9`` is an error, not a hang);
@@ -33,18 +33,11 @@ from numbers import Real
 import sympy as sp
 from sympy.assumptions.ask import AssumptionKeys
 
-from ..errors import ModelError, excerpt
+from ..core.errors import ModelError, excerpt
 from .expansion import check_expansion
 
-_FUNCTIONS = {"sqrt": sp.sqrt, "sin": sp.sin, "cos": sp.cos}
-_CONSTANTS = {"pi": sp.pi}
-_BINOPS = {
-    ast.Add: lambda a, b: a + b,
-    ast.Sub: lambda a, b: a - b,
-    ast.Mult: lambda a, b: a * b,
-    ast.Div: lambda a, b: a / b,
-    ast.Pow: lambda a, b: a**b,
-}
+FUNCTIONS = {"sqrt": sp.sqrt, "sin": sp.sin, "cos": sp.cos}
+CONSTANTS = {"pi": sp.pi}
 #: Names a model may not use for its parameters: the joint variables and torques.
 RESERVED = re.compile(r"^(q|qd|qdd|tau)\d+$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -124,11 +117,11 @@ def parse_expression(value: object, field: str) -> sp.Expr:
             raise ModelError(f"{field}: the integer {excerpt(value)} is too large (more than "
                              f"{MAX_NUMBER_BITS} bits); write it as a float, e.g. 1e300")
         try:
-            return _checked(number(value), field, value)
+            return checked_expression(number(value), field, value)
         except ValueError as exc:
             raise ModelError(f"{field}: {exc}") from None
     if isinstance(value, sp.Expr):
-        return check_expansion(_checked(value, field, value), field, value)
+        return check_expansion(checked_expression(value, field, value), field, value)
     if not isinstance(value, str):
         raise ModelError(
             f"{field}: expected a number or an expression string, got {type(value).__name__} "
@@ -148,12 +141,12 @@ def parse_expression(value: object, field: str) -> sp.Expr:
         # null bytes; Python's own parser giving up on nesting
         raise ModelError(f"{field}: cannot parse {excerpt(text)}: not an expression or nested "
                          "too deeply") from None
-    _check_size(tree.body, field, text)
-    return check_expansion(_checked(_Translator(field, text).visit(tree.body), field, text),
-                           field, text)
+    check_size(tree.body, field, text)
+    expr = checked_expression(Translator(field, text).visit(tree.body), field, text)
+    return check_expansion(expr, field, text)
 
 
-def _check_size(root: ast.AST, field: str, text: str) -> None:
+def check_size(root: ast.AST, field: str, text: str) -> None:
     """At most :data:`MAX_EXPRESSION_NODES` nodes and :data:`MAX_EXPRESSION_DEPTH` levels
     (a chain of one operator is one level), counted without recursion."""
     count = 0
@@ -179,7 +172,7 @@ def _check_size(root: ast.AST, field: str, text: str) -> None:
             stack.append((child, depth if same_chain else depth + 1))
 
 
-def _checked(expr: sp.Expr, field: str, raw: object) -> sp.Expr:
+def checked_expression(expr: sp.Expr, field: str, raw: object) -> sp.Expr:
     """``expr`` if it can be a finite real number: else a :class:`ModelError` saying why."""
     for node in sp.preorder_traversal(expr):
         if node in _NOT_FINITE:
@@ -209,7 +202,7 @@ def _bits(x: sp.Rational) -> int:
     return max(int(x.p).bit_length(), int(x.q).bit_length())
 
 
-class _Translator:
+class Translator:
     """Python syntax tree to SymPy, node by node; sizes are checked before each power."""
 
     def __init__(self, field: str, text: str):
@@ -245,9 +238,9 @@ class _Translator:
                                  "(a number beyond the largest float, 1.8e308)")
             return number(node.value)
         if isinstance(node, ast.Name):
-            if node.id in _CONSTANTS:
-                return _CONSTANTS[node.id]
-            if node.id in _FUNCTIONS:
+            if node.id in CONSTANTS:
+                return CONSTANTS[node.id]
+            if node.id in FUNCTIONS:
                 raise self.fail(f"function {node.id!r} used without arguments")
             return symbol(check_parameter_name(node.id, self.field))
         if isinstance(node, ast.BinOp) and isinstance(node.op, _ADDITIVE):
@@ -266,14 +259,14 @@ class _Translator:
             return -operand if negative else operand
         if isinstance(node, ast.Call):
             name = node.func.id if isinstance(node.func, ast.Name) else None
-            if name not in _FUNCTIONS:
+            if name not in FUNCTIONS:
                 raise self.fail(f"call of {excerpt(ast.unparse(node.func))} (not an allowed "
                                 "function)")
             if node.keywords or len(node.args) != 1:
                 raise self.fail(f"{name}() takes exactly one argument")
             if name == "sqrt":  # the checks of a power
                 return self.power(self.visit(node.args[0]), sp.S.Half)
-            return _FUNCTIONS[name](self.visit(node.args[0]))
+            return FUNCTIONS[name](self.visit(node.args[0]))
         raise self.fail(f"{type(node).__name__} {excerpt(ast.unparse(node))} is not allowed")
 
     def power(self, base: sp.Expr, exp: sp.Expr) -> sp.Expr:
@@ -344,7 +337,7 @@ def check_parameter_name(name: object, field: str) -> str:
     if len(name) > MAX_NAME_CHARS:
         raise ModelError(f"{field}: the parameter name {excerpt(name)} is too long (at most "
                          f"{MAX_NAME_CHARS} characters)")
-    if RESERVED.match(name) or name in _CONSTANTS or name in _FUNCTIONS:
+    if RESERVED.match(name) or name in CONSTANTS or name in FUNCTIONS:
         raise ModelError(
             f"{field}: {name!r} is reserved (joint variables q1.., qd1.., qdd1.., tau1.., "
             "and pi, sqrt, sin, cos); rename the parameter"

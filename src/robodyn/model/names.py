@@ -25,7 +25,7 @@ import re
 import unicodedata
 from typing import TYPE_CHECKING
 
-from ..errors import ModelError, excerpt
+from ..core.errors import ModelError, excerpt
 
 if TYPE_CHECKING:  # pragma: no cover
     from .source import ModelSource

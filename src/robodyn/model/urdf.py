@@ -75,7 +75,7 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
-from ..errors import ModelError, PhysicalConsistencyWarning, UrdfWarning, warn
+from ..core.errors import ModelError, PhysicalConsistencyWarning, UrdfWarning, warn
 from .chain import (
     PRISMATIC,
     REVOLUTE,
@@ -154,7 +154,49 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
     name = root.get("name") or path.stem
     bodies, frames = _read_links(root, source, snapper)
     joints = _read_joints(root, source, frames, snapper)
+    child_joints, parent_joint = _tree(source, frames, joints)
 
+    _check_acyclic(source, frames, parent_joint)
+    base = _choose_base(source, frames, parent_joint, base)
+    subtree = _subtree(base, child_joints)
+    tip = _choose_tip(source, frames, subtree, child_joints, base, tip)
+    chain_joints = _chain_joints(source, _path(source, parent_joint, base, tip), base, tip)
+    owner, pose, placements, locked = _walk(base, child_joints, chain_joints)
+    file_order = {joint.name: i for i, joint in enumerate(joints)}
+    locked.sort(key=file_order.__getitem__)
+    _check_bodies(source, frames, bodies, owner, base, tip)
+
+    members_of: dict[int, list[str]] = {k: [] for k in range(len(chain_joints))}
+    for link in subtree:  # one pass: each link's body joins its owner's
+        if owner[link] >= 0:
+            members_of[owner[link]].append(link)
+    links = [_chain_link(source, joint, members_of[k], bodies, pose, placements[k],
+                         parent_joint, allow_massless)
+             for k, joint in enumerate(chain_joints)]
+
+    tip_pose = pose[tip]
+    g = symbol("g")
+    chain = Chain(
+        links=tuple(links),
+        gravity=(0, 0, -g),
+        tip=Transform(_rotation(tip_pose[:3, :3]), _numbers(tip_pose[:3, 3])),
+    )
+    description = (
+        f"URDF {path.name}: {len(links)} joints from {_q(base)} to {_q(tip)}"
+        + (f"; locked at 0: {_listing(locked)}" if locked else "")
+    )
+    in_chain = {link for link, k in owner.items() if k >= 0}
+    joints_in_chain = {j.name for j in joints if j.child in in_chain}
+    notes = snapper.notes(lambda kind, key: key in (in_chain if kind == "link"
+                                                    else joints_in_chain))
+    provenance = Provenance(loader="urdf", path=source, locked=tuple(locked), notes=notes)
+    return ModelSource(name, chain, {"g": GRAVITY}, description, provenance)
+
+
+# -- the chain in the tree ---------------------------------------------------------
+def _tree(source: str, frames, joints: list[_Joint]):
+    """``(child_joints, parent_joint)``: the joints below each link, the joint above each
+    link; a link with two parents (a kinematic loop) is an error."""
     child_joints: dict[str, list[_Joint]] = {link: [] for link in frames}
     parent_joint: dict[str, _Joint] = {}
     for joint in joints:
@@ -166,13 +208,12 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
             )
         parent_joint[joint.child] = joint
         child_joints[joint.parent].append(joint)
+    return child_joints, parent_joint
 
-    _check_acyclic(source, frames, parent_joint)
-    base = _choose_base(source, frames, parent_joint, base)
-    subtree = _subtree(base, child_joints)
-    tip = _choose_tip(source, frames, subtree, child_joints, base, tip)
-    path_joints = _path(source, parent_joint, base, tip)
 
+def _chain_joints(source: str, path_joints: list[_Joint], base: str, tip: str) -> list[_Joint]:
+    """The moving joints of the path from ``base`` to ``tip``, checked: no unsupported
+    type, no ``<mimic>``, at least one."""
     for joint in path_joints:
         if joint.type in _UNSUPPORTED:
             raise ModelError(
@@ -192,9 +233,14 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
             f"{source}: no revolute, continuous or prismatic joint between base {_q(base)} and tip "
             f"{_q(tip)}; choose base and tip with moving joints between them"
         )
+    return chain_joints
 
-    # Walk the tree under the base: each link gets its owner (the index of the chain
-    # link whose body it joins, -1 for the fixed base) and its pose in the owner's frame.
+
+def _walk(base: str, child_joints, chain_joints: list[_Joint]):
+    """Walk the tree under the base: ``(owner, pose, placements, locked)``, each link's
+    owner (the index of the chain link whose body it joins, -1 for the fixed base) and
+    pose in the owner's frame, each chain joint's placement, the moving joints off the
+    chain (held at q = 0, where a joint is its origin)."""
     index = {joint.name: k for k, joint in enumerate(chain_joints)}
     owner: dict[str, int] = {base: -1}
     pose: dict[str, np.ndarray] = {base: np.eye(4)}
@@ -210,64 +256,40 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
                 pose[joint.child] = np.eye(4)
             else:
                 if joint.type != "fixed":
-                    locked.append(joint.name)  # held at q = 0, where the joint is its origin
+                    locked.append(joint.name)
                 owner[joint.child] = owner[link]
                 pose[joint.child] = pose[link] @ joint.origin
             stack.append(joint.child)
+    return owner, pose, placements, locked
 
-    file_order = {joint.name: i for i, joint in enumerate(joints)}
-    locked.sort(key=file_order.__getitem__)
-    _check_bodies(source, frames, bodies, owner, base, tip)
 
-    members_of: dict[int, list[str]] = {k: [] for k in range(len(chain_joints))}
-    for link in subtree:  # one pass: each link's body joins its owner's
-        if owner[link] >= 0:
-            members_of[owner[link]].append(link)
-    links = []
-    for k, joint in enumerate(chain_joints):
-        members = members_of[k]
-        for link in members:
-            moved_by = parent_joint[link]
-            if bodies[link] is None and moved_by.type != "fixed" and not allow_massless:
-                raise ModelError(
-                    f"{source}: link {_q(link)} has no <inertial> but is moved by joint "
-                    f"{_q(moved_by.name)}; give it <inertial> (mass, origin, inertia), or pass "
-                    "allow_massless=True to treat it as massless"
-                )
-        mass, com, inertia = _merge(
-            [(pose[link], bodies[link]) for link in members if bodies[link] is not None]
-        )
-        placement = placements[k]
-        links.append(Link(
-            name=joint.child,
-            joint=Joint(
-                type=_MOVING[joint.type],
-                axis=_numbers(joint.axis),
-                placement=Transform(_rotation(placement[:3, :3]), _numbers(placement[:3, 3])),
-                name=joint.name,
-                limits=joint.limits,
-            ),
-            inertial=Inertial(_number(mass), _numbers(com), _numbers(inertia)),
-            friction=Friction(_number(joint.damping), _number(joint.friction)),
-        ))
-
-    tip_pose = pose[tip]
-    g = symbol("g")
-    chain = Chain(
-        links=tuple(links),
-        gravity=(0, 0, -g),
-        tip=Transform(_rotation(tip_pose[:3, :3]), _numbers(tip_pose[:3, 3])),
+def _chain_link(source: str, joint: _Joint, members: list[str], bodies, pose, placement,
+                parent_joint, allow_massless: bool) -> Link:
+    """The chain link of moving ``joint``: the bodies of its ``members`` merged in its
+    frame (a moving member without ``<inertial>`` only with ``allow_massless``)."""
+    for link in members:
+        moved_by = parent_joint[link]
+        if bodies[link] is None and moved_by.type != "fixed" and not allow_massless:
+            raise ModelError(
+                f"{source}: link {_q(link)} has no <inertial> but is moved by joint "
+                f"{_q(moved_by.name)}; give it <inertial> (mass, origin, inertia), or pass "
+                "allow_massless=True to treat it as massless"
+            )
+    mass, com, inertia = _merge(
+        [(pose[link], bodies[link]) for link in members if bodies[link] is not None]
     )
-    description = (
-        f"URDF {path.name}: {len(links)} joints from {_q(base)} to {_q(tip)}"
-        + (f"; locked at 0: {_listing(locked)}" if locked else "")
+    return Link(
+        name=joint.child,
+        joint=Joint(
+            type=_MOVING[joint.type],
+            axis=_numbers(joint.axis),
+            placement=Transform(_rotation(placement[:3, :3]), _numbers(placement[:3, 3])),
+            name=joint.name,
+            limits=joint.limits,
+        ),
+        inertial=Inertial(_number(mass), _numbers(com), _numbers(inertia)),
+        friction=Friction(_number(joint.damping), _number(joint.friction)),
     )
-    in_chain = {link for link, k in owner.items() if k >= 0}
-    joints_in_chain = {j.name for j in joints if j.child in in_chain}
-    notes = snapper.notes(lambda kind, key: key in (in_chain if kind == "link"
-                                                    else joints_in_chain))
-    provenance = Provenance(loader="urdf", path=source, locked=tuple(locked), notes=notes)
-    return ModelSource(name, chain, {"g": GRAVITY}, description, provenance)
 
 
 # -- reading -------------------------------------------------------------------------

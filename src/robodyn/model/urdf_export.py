@@ -29,7 +29,7 @@ The URDF holds the chain with every parameter value bound, as
   in a comment.
 
 URDF has no motor (armature) inertia: ``G^2 J_m`` is left out, with a comment and a
-:class:`~robodyn.errors.UrdfWarning`. Names are the chain's (made unique, control
+:class:`~robodyn.core.errors.UrdfWarning`. Names are the chain's (made unique, control
 characters as ``<U+XXXX>``; ElementTree escapes ``& < > "``); numbers are written with
 ``repr`` (shortest text that reads back as the same float). The second line is the comment
 :data:`~robodyn.model.names.MARKER`, by which ``robodyn export`` knows its own files.
@@ -43,7 +43,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from ..errors import UrdfWarning, warn
+from ..core.errors import UrdfWarning, warn
 from .chain import PRISMATIC, REVOLUTE, Chain
 from .names import MARKER, visible
 from .urdf import GRAVITY

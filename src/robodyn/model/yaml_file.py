@@ -43,7 +43,7 @@ from pathlib import Path
 
 import yaml
 
-from ..errors import ModelError, excerpt
+from ..core.errors import ModelError, excerpt
 from .chain import JOINT_TYPES, Friction, Inertial, Motor, Transform
 from .dh import CONVENTIONS, STANDARD, DHRow, dh_chain
 from .expressions import check_parameter_name, parse_expression, symbol
@@ -179,7 +179,7 @@ def read_model_file(path: str | Path) -> ModelSource:
         raise ModelError(f"{path}: the file is larger than {MAX_FILE_BYTES:,} bytes; a model "
                          "file is a few kB")
     try:
-        data = yaml.load(text, Loader=_ModelLoader)  # noqa: S506 - a SafeLoader
+        data = yaml.load(text, Loader=_ModelLoader)  # a SafeLoader
     except _LimitError as exc:
         mark = exc.problem_mark
         raise ModelError(f"{path}: line {mark.line + 1}: {exc.problem}") from None

@@ -29,10 +29,10 @@ from typing import Any
 
 import sympy as sp
 
-from ..errors import ExpansionError, InputError, excerpt
+from ..core.errors import ExpansionError, InputError, excerpt
 from ..model.chain import Chain
 from ..model.expansion import describe_terms, largest_expression
-from .derivation import make_ring, tidy_chain
+from .derivation import Derivation, make_ring, tidy_chain
 from .equations import Checks, Equations, Step
 from .lagrange import lagrange_euler
 from .newton_euler import newton_euler
@@ -82,10 +82,10 @@ def _chain_of(robot, values) -> tuple[Chain, str, dict]:
         return tidy_chain(chain), name, defaults
     if values is True or values == "defaults":
         values = defaults
-    from .equations import _value_table
+    from .equations import value_table
 
     symbols = tuple(sorted(chain.free_symbols(), key=str))
-    table = _value_table(values, symbols, name)
+    table = value_table(values, symbols, name)
     rest = {k: v for k, v in defaults.items() if sp.Symbol(k) not in table}
     return tidy_chain(chain.subs(table)), name, rest
 
@@ -95,6 +95,14 @@ def derive(chain: Chain, method: str = "lagrange", *, h_e: bool = False, name: s
            route: str | None = None) -> Equations:
     """Derive the equations of ``chain`` (a symbolic :class:`~robodyn.model.chain.Chain`);
     ``route``: see :func:`equations`."""
+    return Equations(_derivation(chain, method, h_e, name, ring, route), name=name,
+                     defaults=defaults)
+
+
+def _derivation(chain: Chain, method: str, h_e: bool, name: str, ring,
+                route: str | None) -> Derivation:
+    """The polynomials of ``chain``'s equations by ``method`` (and ``route``), in ``ring``
+    (by default the chain's own)."""
     method = _method(method)
     route = route_of(route, method)
     chain = tidy_chain(chain)
@@ -105,12 +113,11 @@ def derive(chain: Chain, method: str = "lagrange", *, h_e: bool = False, name: s
         algorithm = {"euler-lagrange": lagrange_euler, "energy": energy_route,
                      "jacobian": jacobian_route}[route]
     try:
-        derivation = algorithm(chain, ring)
+        return algorithm(chain, ring)
     except ExpansionError as exc:
         raise ExpansionError(f"{name}: {exc}{_largest(chain)}; give numbers for some "
                              "parameters (values=..., robodyn derive --values) or write the "
                              "model's expressions with fewer terms") from None
-    return Equations(derivation, name=name, defaults=defaults)
 
 
 def _largest(chain: Chain) -> str:
@@ -146,19 +153,14 @@ def equations(robot, method: str = "lagrange", *, values: Any = None,
     :class:`~robodyn.robot.Robot` or a symbolic chain.
     """
     chain, name, defaults = _chain_of(robot, values)
-    eq = derive(chain, method, h_e=h_e, name=name, defaults=defaults, route=route)
-    eq.dh_rows = tuple(getattr(robot, "dh_rows", ()) or ())
-    eq.convention = getattr(robot, "convention", None)
+    derivation = _derivation(chain, method, h_e, name, None, route)
+    dh_rows = tuple(getattr(robot, "dh_rows", ()) or ())
+    if len(dh_rows) != derivation.ring.dof:  # a chain cut from a longer table: none to show
+        dh_rows = ()
     provenance = getattr(robot, "provenance", None)
-    eq.display = dict(getattr(provenance, "display", ()) or ())
-    if len(eq.dh_rows) != eq.dof:  # a chain cut from a longer table: no table to show
-        eq.dh_rows = ()
-    if getattr(robot, "convention", None) == "standard":
-        eq.frames_note = ("standard DH: link frame i is frame i-1 turned by joint i (origin on "
-                          "joint i's axis); DH frame i is a constant transform away")
-    elif getattr(robot, "convention", None) == "modified":
-        eq.frames_note = "modified DH (Craig): link frame i is DH frame i, on joint i's axis"
-    return eq
+    return Equations(derivation, name=name, defaults=defaults, dh_rows=dh_rows,
+                     convention=getattr(robot, "convention", None),
+                     display=dict(getattr(provenance, "display", ()) or ()))
 
 
 @dataclass(frozen=True)
@@ -209,21 +211,20 @@ def verify(robot, other: Equations | None = None, *, values: Any = None,
         a = derive(chain, "lagrange", h_e=h_e, name=name, defaults=defaults, ring=ring)
         b = derive(chain, "newton-euler", h_e=h_e, name=name, defaults=defaults, ring=ring)
     da, db = a.derivation, b.derivation
-    n = a.dof
     if da.ring is db.ring:
         ring = da.ring
-        diff = [a._tau_poly(i) - b._tau_poly(i) for i in range(n)]
+        tau_a, tau_b = da.tau_with_wrench, db.tau_with_wrench
+        diff = [x - y for x, y in zip(tau_a, tau_b, strict=True)]
         flat = [x for row in da.M for x in row], [x for row in db.M for x in row]
         flat_c = [x for row in da.C for x in row], [x for row in db.C for x in row]
         same = [
             ("M", polys_equal(ring, *flat)),
             ("C", polys_equal(ring, *flat_c)),
             ("g", polys_equal(ring, da.g, db.g)),
-            ("tau", polys_equal(ring, [a._tau_poly(i) for i in range(n)],
-                                [b._tau_poly(i) for i in range(n)])),
+            ("tau", polys_equal(ring, tau_a, tau_b)),
         ]
         exact = not any(diff)
-        scale = float_scale(ring, [a._tau_poly(i) for i in range(n)])
+        scale = float_scale(ring, tau_a)
         difference = sp.Matrix([textbook(ring, p, scale=scale) for p in diff])
     else:
         same = [(k, equal(getattr(a, k), getattr(b, k), joint_types=a.joint_types))

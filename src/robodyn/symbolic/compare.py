@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING, Any
 
 import sympy as sp
 
-from ..errors import ExpansionError, InputError, ModelError, excerpt
+from ..core.errors import ExpansionError, InputError, ModelError, excerpt
 from ..model import expressions as ex
 from ..model.expansion import MAX_EXPANDED_TERMS, describe_terms, expanded_terms
+from .ring.trig_ring import TrigRing
 from .simplify import textbook
-from .trig_ring import TrigRing
 
 if TYPE_CHECKING:  # pragma: no cover
     from .equations import Equations
@@ -118,7 +118,7 @@ class Comparison:
 
 
 # -- parsing -------------------------------------------------------------------------------
-class _AnswerTranslator(ex._Translator):
+class _AnswerTranslator(ex.Translator):
     """The model files' translator, with the joint variables allowed."""
 
     def fail(self, what: str) -> ModelError:
@@ -126,8 +126,8 @@ class _AnswerTranslator(ex._Translator):
                           "names, + - * / ** (or ^), parentheses, pi, sqrt, sin, cos")
 
     def visit(self, node: ast.AST) -> sp.Expr:
-        if isinstance(node, ast.Name) and node.id not in ex._CONSTANTS \
-                and node.id not in ex._FUNCTIONS:
+        if isinstance(node, ast.Name) and node.id not in ex.CONSTANTS \
+                and node.id not in ex.FUNCTIONS:
             if len(node.id) > ex.MAX_NAME_CHARS:
                 raise self.fail(f"the name {excerpt(node.id, 40)} is too long")
             return ex.symbol(node.id)
@@ -136,8 +136,8 @@ class _AnswerTranslator(ex._Translator):
 
 def _entry(node: ast.AST, field: str, text: str) -> sp.Expr:
     try:
-        ex._check_size(node, field, text)
-        return ex._checked(_AnswerTranslator(field, text).visit(node), field, text)
+        ex.check_size(node, field, text)
+        return ex.checked_expression(_AnswerTranslator(field, text).visit(node), field, text)
     except ModelError as exc:
         raise InputError(str(exc)) from None
 
@@ -146,7 +146,7 @@ def parse_matrix(text: str, field: str = "answer") -> sp.Matrix:
     """A matrix written as text, ``"[[a, b], [c, d]]"`` (a list of rows) or a vector
     ``"[a, b]"`` (a column), optionally wrapped in ``Matrix(...)``; a single expression
     is a 1x1 matrix. Entries as in a model file (see the module docstring); errors are
-    :class:`~robodyn.errors.InputError` naming ``field`` and the entry."""
+    :class:`~robodyn.core.errors.InputError` naming ``field`` and the entry."""
     if not isinstance(text, str):
         raise InputError(f"{field}: expected the matrix as text, got {type(text).__name__}")
     text = text.strip()
@@ -230,7 +230,7 @@ def _symbol_table(symbols: Mapping | None, used: set[str], model: set[str], eq: 
     student numbered the joints the other way; all names are replaced at once), and their
     rates ``qd1``, ``qdd1`` follow unless mapped themselves. A mapping to a name the model
     does not have, or a renumbering that leaves the answer's own ``q2`` reading as ``q2``
-    too, is an :class:`~robodyn.errors.InputError` saying what to map. The keys whose
+    too, is an :class:`~robodyn.core.errors.InputError` saying what to map. The keys whose
     rates were mapped are added to ``rates_of``."""
     table: dict[sp.Symbol, sp.Expr] = {}
     renamed: list[tuple[str, str, str, bool, str]] = []  # (base, i, k, key is q_i, key)
@@ -447,7 +447,7 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
 def _check_answer_size(given: dict[str, sp.Matrix], expected: dict[str, sp.Matrix]) -> None:
     """Every entry of ``given``, and all of them together, within the term budget
     (:data:`MAX_ANSWER_TERMS`, or four times the derived entries' terms): else an
-    :class:`~robodyn.errors.InputError` naming the entry, before anything expands."""
+    :class:`~robodyn.core.errors.InputError` naming the entry, before anything expands."""
     def terms(x, cap):
         return expanded_terms(x, cap) if isinstance(x, sp.Basic) else 1
 

@@ -18,15 +18,15 @@ import sympy as sp
 from sympy import QQ
 from sympy.polys.rings import PolyElement
 
-from .. import linalg3 as la
+from ..core import linalg3 as la
 from ..dynamics.friction import friction_torques
 from ..dynamics.kinematics import jacobian, joint_transform, link_poses
 from ..dynamics.ops import SYMPY
 from ..model.chain import SNAP, Chain, Transform, snap
 from ..model.expressions import to_sympy
-from .from_sympy import chain_expressions
-from .trig_ring import TrigRing
-from .trig_scalar import TrigScalar
+from .ring.from_sympy import chain_expressions
+from .ring.trig_ring import TrigRing
+from .ring.trig_scalar import TrigScalar
 
 #: Names of the end-effector wrench h_e = (f_e, mu_e), base frame (Siciliano eq. 7.83).
 WRENCH_NAMES = ("f_ex", "f_ey", "f_ez", "mu_ex", "mu_ey", "mu_ez")
@@ -71,6 +71,13 @@ class Derivation:
     friction: list[sp.Expr] = field(default_factory=list)
     steps: list[RawStep] = field(default_factory=list)
     route: str = "euler-lagrange"            # the Lagrange route (:mod:`.routes`)
+
+    @property
+    def tau_with_wrench(self) -> list[PolyElement]:
+        """``tau`` with the wrench's ``J^T h_e`` added, if asked for (friction aside)."""
+        if self.wrench is None:
+            return list(self.tau)
+        return [t + w for t, w in zip(self.tau, self.wrench, strict=True)]
 
 
 def tidy_chain(chain: Chain) -> Chain:
@@ -224,13 +231,21 @@ def given_steps(d: Derivation, dh_rows=(), convention: str | None = None) -> lis
     * for Newton–Euler the boundary values ``w_0 = wd_0 = 0``, ``vd_0 = -g0`` and
       ``f_{n+1} = n_{n+1} = 0`` (a wrench ``h_e`` enters as ``J^T h_e``).
     """
-    ring, chain = d.ring, d.chain
-    chain_r = ring.chain(chain)
-    q_args = ring.joint_arguments()[0]
-    ops = ring.ops()
-    steps: list[RawStep] = []
+    ring = d.ring
+    chain_r = ring.chain(d.chain)
+    steps = _geometry_steps(ring, d.chain, dh_rows, convention)
+    steps += _frame_steps(ring, chain_r)
+    if dh_rows and convention != "modified" and d.method == "newton-euler":
+        steps += _dh_frames(dh_rows)
+    steps += _inertial_steps(ring, chain_r)
+    if d.method == "newton-euler":
+        steps += _boundary_steps(ring, chain_r)
+    return steps
+
+
+def _geometry_steps(ring, chain: Chain, dh_rows, convention) -> list[RawStep]:
+    """The DH table with the joint variables added, or each joint's axis and placement."""
     S = SECTION_GIVEN
-    n = ring.dof
     if dh_rows:
         table = []
         for i, row in enumerate(dh_rows):
@@ -240,20 +255,29 @@ def given_steps(d: Derivation, dh_rows=(), convention: str | None = None) -> lis
             table.append([to_sympy(row.a), to_sympy(row.alpha), to_sympy(dd), to_sympy(theta)])
         name = "modified (Craig): a_{i-1}, alpha_{i-1}" if convention == "modified" else \
             "standard: a_i, alpha_i"
-        steps.append(RawStep(S, f"DH table ({name}, d_i, theta_i; row i = joint i)",
-                             "DH", r"\mathrm{DH}", sp.Matrix(table)))
-    else:
-        for i, link in enumerate(chain.links):
-            k = i + 1
-            p = link.joint.placement
-            steps.append(RawStep(
-                S, f"Joint {k} ({link.joint.type}): axis in link frame {k}", f"a_{k}",
-                rf"\mathbf{{a}}_{{{k}}}", sp.Matrix([to_sympy(x) for x in link.joint.axis])))
-            steps.append(RawStep(
-                S, f"Joint {k}: placement in frame {k - 1} (rotation, origin)",
-                f"P_{k}", rf"P_{{{k}}}", sp.Matrix([[to_sympy(x) for x in row]
-                                                   + [to_sympy(p.translation[r])]
-                                                   for r, row in enumerate(p.rotation)])))
+        return [RawStep(S, f"DH table ({name}, d_i, theta_i; row i = joint i)",
+                        "DH", r"\mathrm{DH}", sp.Matrix(table))]
+    steps = []
+    for i, link in enumerate(chain.links):
+        k = i + 1
+        p = link.joint.placement
+        steps.append(RawStep(
+            S, f"Joint {k} ({link.joint.type}): axis in link frame {k}", f"a_{k}",
+            rf"\mathbf{{a}}_{{{k}}}", sp.Matrix([to_sympy(x) for x in link.joint.axis])))
+        steps.append(RawStep(
+            S, f"Joint {k}: placement in frame {k - 1} (rotation, origin)",
+            f"P_{k}", rf"P_{{{k}}}", sp.Matrix([[to_sympy(x) for x in row]
+                                               + [to_sympy(p.translation[r])]
+                                               for r, row in enumerate(p.rotation)])))
+    return steps
+
+
+def _frame_steps(ring, chain_r: Chain) -> list[RawStep]:
+    """Each ``A_i`` and the products ``T_i = A_1 ... A_i``."""
+    S = SECTION_GIVEN
+    q_args = ring.joint_arguments()[0]
+    ops = ring.ops()
+    steps: list[RawStep] = []
     rot_0, pos_0 = la.IDENTITY3, la.ZERO3
     products = []
     for i, link in enumerate(chain_r.links):
@@ -275,8 +299,13 @@ def given_steps(d: Derivation, dh_rows=(), convention: str | None = None) -> lis
             S, f"Link frame {k} in the base frame: [R_{k}, o_{k}; 0, 1]", f"T_{k}",
             rf"T_{{{k}}}", _homogeneous(ring, rot, origin), lhs,
             " ".join(f"A_{{{j}}}" for j in range(1, k + 1))))
-    if dh_rows and convention != "modified" and d.method == "newton-euler":
-        steps += _dh_frames(dh_rows)
+    return steps
+
+
+def _inertial_steps(ring, chain_r: Chain) -> list[RawStep]:
+    """Each link's mass, centre of mass, inertia (and rotor inertia); gravity."""
+    S = SECTION_GIVEN
+    steps = []
     for i, link in enumerate(chain_r.links):
         k = i + 1
         inertial = link.inertial
@@ -292,19 +321,25 @@ def given_steps(d: Derivation, dh_rows=(), convention: str | None = None) -> lis
                                  rf"G_{{{k}}}^2 J_{{m{k}}}", poly(link.motor.armature, ring)))
     steps.append(RawStep(S, "Gravity (base frame)", "g0", r"\mathbf{g}_0",
                          vec(chain_r.gravity, ring)))
-    if d.method == "newton-euler":
-        zero = (ring.zero,) * 3
-        steps += [
-            RawStep(S, "Base: angular velocity and acceleration", "w_0 = wd_0", r"\omega_0 = "
-                    r"\dot\omega_0", zero),
-            RawStep(S, "Base: gravity as an upward acceleration of the base", "vd_0",
-                    r"\dot v_0", vec(la.neg(chain_r.gravity), ring), "-g0", r"-\mathbf{g}_0"),
-            RawStep(S, f"Tip: force and moment of the environment on link {n}",
-                    f"f_{n + 1} = n_{n + 1}", rf"f_{{{n + 1}}} = n_{{{n + 1}}}", zero,
-                    "" if not ring.extra else "0 (h_e enters as J^T h_e)",
-                    "" if not ring.extra else r"0 \quad (h_e\ \text{enters as}\ J^T h_e)"),
-        ]
     return steps
+
+
+def _boundary_steps(ring, chain_r: Chain) -> list[RawStep]:
+    """Newton–Euler's boundary values: the base's motion (gravity as its acceleration)
+    and the tip's force and moment."""
+    S = SECTION_GIVEN
+    n = ring.dof
+    zero = (ring.zero,) * 3
+    return [
+        RawStep(S, "Base: angular velocity and acceleration", "w_0 = wd_0", r"\omega_0 = "
+                r"\dot\omega_0", zero),
+        RawStep(S, "Base: gravity as an upward acceleration of the base", "vd_0",
+                r"\dot v_0", vec(la.neg(chain_r.gravity), ring), "-g0", r"-\mathbf{g}_0"),
+        RawStep(S, f"Tip: force and moment of the environment on link {n}",
+                f"f_{n + 1} = n_{n + 1}", rf"f_{{{n + 1}}} = n_{{{n + 1}}}", zero,
+                "" if not ring.extra else "0 (h_e enters as J^T h_e)",
+                "" if not ring.extra else r"0 \quad (h_e\ \text{enters as}\ J^T h_e)"),
+    ]
 
 
 def _dh_frames(dh_rows) -> list[RawStep]:

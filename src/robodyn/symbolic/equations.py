@@ -7,9 +7,11 @@ form of :mod:`.simplify`); nothing is recomputed afterwards.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -17,7 +19,7 @@ import sympy as sp
 from sympy import QQ
 from sympy.polys.rings import PolyElement
 
-from ..errors import InputError, ModelError
+from ..core.errors import InputError, ModelError
 from ..model.chain import Chain
 from ..model.expressions import number
 from .derivation import Derivation, RawStep, given_steps
@@ -26,6 +28,12 @@ from .simplify import polys_equal, textbook, textbook_matrix, trig_form
 
 SECTION_COLLECT = "Collecting M, C, g"
 SECTION_SKEW = "Skew-symmetry of dM/dt - 2C"
+#: :attr:`Equations.frames_note` per DH convention.
+_FRAMES_NOTES = {
+    "standard": ("standard DH: link frame i is frame i-1 turned by joint i (origin on joint "
+                 "i's axis); DH frame i is a constant transform away"),
+    "modified": "modified DH (Craig): link frame i is DH frame i, on joint i's axis",
+}
 #: LaTeX of the joint variables and rates (``qd2`` as ``\dot{q}_{2}``).
 _RATE_TEX = {"q": "q_{{{}}}", "qd": r"\dot{{q}}_{{{}}}", "qdd": r"\ddot{{q}}_{{{}}}"}
 
@@ -115,7 +123,9 @@ class Equations:
     """
 
     def __init__(self, derivation: Derivation, name: str = "robot",
-                 defaults: Mapping[str, float] | None = None):
+                 defaults: Mapping[str, float] | None = None, *, dh_rows: tuple = (),
+                 convention: str | None = None, display: Mapping[str, str] | None = None,
+                 user_terms: Mapping[str, sp.Expr] | None = None):
         self._d = derivation
         self.name = name
         self.method = derivation.method
@@ -128,15 +138,44 @@ class Equations:
         self.q, self.qd, self.qdd = ring.q, ring.qd, ring.qdd
         self.h_e: tuple[sp.Symbol, ...] = derivation.wrench_symbols
         self.defaults = dict(defaults or {})
-        #: Which frames the steps are written in (set by :func:`robodyn.symbolic.equations`).
-        self.frames_note = ""
-        #: The DH table and its convention, when the model has one (for the Given section).
-        self.dh_rows: tuple = ()
-        self.convention: str | None = None
-        #: Display names from the model file (``{"q2": "d_2"}``), for printing only.
-        self.display: dict[str, str] = {}
-        #: Terms named by the user (:meth:`name_terms`), for printing only.
-        self.user_terms: dict[str, sp.Expr] = {}
+        # what the steps and the printing read: fixed here, read-only below
+        self._dh_rows = tuple(dh_rows)
+        self._convention = convention
+        self._display = MappingProxyType(dict(display or {}))
+        self._user_terms = MappingProxyType(dict(user_terms or {}))
+
+    @property
+    def dh_rows(self) -> tuple:
+        """The DH table, when the model has one of ``dof`` rows (for the Given section)."""
+        return self._dh_rows
+
+    @property
+    def convention(self) -> str | None:
+        """The DH table's convention (``"standard"``, ``"modified"``), else None."""
+        return self._convention
+
+    @property
+    def frames_note(self) -> str:
+        """Which frames the steps are written in (empty without a DH convention)."""
+        return _FRAMES_NOTES.get(self._convention or "", "")
+
+    @property
+    def display(self) -> Mapping[str, str]:
+        """Display names from the model file (``{"q2": "d_2"}``), for printing only."""
+        return self._display
+
+    @property
+    def user_terms(self) -> Mapping[str, sp.Expr]:
+        """Terms named by the user (:meth:`name_terms`), for printing only."""
+        return self._user_terms
+
+    @cached_property
+    def tex_names(self) -> Mapping[sp.Symbol, str]:
+        """The LaTeX name of each joint variable, rate and parameter (``q_{1}``,
+        ``\\dot{q}_{1}``, or the model's display name; :mod:`.printing.render`)."""
+        from .printing.render import symbol_names
+
+        return MappingProxyType(symbol_names(self))
 
     # -- the equations ----------------------------------------------------------------
     @property
@@ -202,12 +241,6 @@ class Equations:
         if self._d.wrench is None:
             return sp.zeros(self.dof, 1)
         return self._column(self._d.wrench)
-
-    def _tau_poly(self, i: int) -> PolyElement:
-        p = self._d.tau[i]
-        if self._d.wrench is not None:
-            p = p + self._d.wrench[i]
-        return p
 
     @cached_property
     def tau(self) -> sp.Matrix:
@@ -457,11 +490,13 @@ class Equations:
         """Name recurring terms for printing: ``eq.name_terms({"h": "m2*l1*c2*sin(q2)"})``
         prints every entry that ``h`` divides exactly as ``h`` times the quotient, and
         declares ``h = ...`` at the top (text, pretty, LaTeX, Markdown). Values are SymPy
-        expressions or text (parsed safely, as :meth:`compare` reads answers). Returns
-        ``self``; the equations themselves are unchanged."""
+        expressions or text (parsed safely, as :meth:`compare` reads answers). Returns new
+        equations with these names added to :attr:`user_terms`; ``self`` is unchanged, and
+        the equations themselves are the same."""
         from .compare import parse_matrix
 
         params = {str(s) for s in self.params} | {str(s) for s in self.q + self.qd + self.qdd}
+        named = dict(self._user_terms)
         for name, value in dict(terms).items():
             if not isinstance(name, str) or not name.isidentifier() or name in params:
                 raise InputError(f"{self.name}.name_terms: {str(name)[:40]!r} is not a free "
@@ -475,8 +510,10 @@ class Equations:
             if value.is_number:
                 raise InputError(f"{self.name}.name_terms: {name} = {value} is a number; name "
                                  "a term with symbols")
-            self.user_terms[name] = value
-        return self
+            named[name] = value
+        out = copy.copy(self)  # shares the derivation and what was printed of it so far
+        out._user_terms = MappingProxyType(named)
+        return out
 
     # -- checking an answer ----------------------------------------------------------
     def compare(self, *, M=None, C=None, g=None, tau=None, Cqd=None, symbols=None):
@@ -509,7 +546,7 @@ class Equations:
         from the substituted model (so the steps and the compact forms follow)."""
         from . import derive
 
-        table = _value_table(values, self.params, self.name)
+        table = value_table(values, self.params, self.name)
         chain = self.chain.subs(table)
         remaining = {k: v for k, v in self.defaults.items() if sp.Symbol(k) not in table}
         return derive(chain, self.method, h_e=bool(self.h_e), name=self.name,
@@ -534,14 +571,14 @@ class Equations:
     def text(self, steps: bool = False, shorthand: bool = False,
              digits: int | None = None) -> str:
         """The plain form, SymPy syntax that reads back (``shorthand`` off by default)."""
-        from .render import to_text
+        from .printing.render import to_text
 
         return to_text(self, steps=steps, shorthand=shorthand, digits=digits)
 
     def pretty(self, steps: bool = False, width: int = 100, shorthand: bool = True,
                digits: int | None = None) -> str:
         """Unicode math for a terminal (:func:`.render.to_pretty`)."""
-        from .render import to_pretty
+        from .printing.render import to_pretty
 
         return to_pretty(self, steps=steps, width=width, shorthand=shorthand, digits=digits)
 
@@ -549,14 +586,14 @@ class Equations:
               digits: int | None = None) -> str:
         """LaTeX of the equations (``steps=True``: the whole derivation); ``document=True``
         gives a complete file for ``pdflatex``."""
-        from .render import to_latex
+        from .printing.render import to_latex
 
         return to_latex(self, steps=steps, document=document, shorthand=shorthand,
                         digits=digits)
 
     def markdown(self, steps: bool = False, shorthand: bool = True,
                  digits: int | None = None) -> str:
-        from .render import to_markdown
+        from .printing.render import to_markdown
 
         return to_markdown(self, steps=steps, shorthand=shorthand, digits=digits)
 
@@ -564,7 +601,7 @@ class Equations:
              digits: int | None = None) -> str:
         """JSON whose expressions read back with ``sympy.parse_expr`` (``shorthand`` off by
         default; when on, ``"shorthand"`` maps each name to its meaning)."""
-        from .render import to_json
+        from .printing.render import to_json
 
         return to_json(self, steps=steps, shorthand=shorthand, digits=digits)
 
@@ -585,7 +622,7 @@ class Equations:
         return export_code(self, lang, parameters=parameters, name=name, values=values)
 
     def _repr_latex_(self) -> str:
-        from .render import latex_summary
+        from .printing.render import latex_summary
 
         return "$\\displaystyle " + latex_summary(self) + "$"
 
@@ -596,7 +633,7 @@ class Equations:
         return self.text()
 
 
-def _value_table(values: Mapping, params, name: str) -> dict[sp.Symbol, sp.Expr]:
+def value_table(values: Mapping, params, name: str) -> dict[sp.Symbol, sp.Expr]:
     known = {str(s): s for s in params}
     table = {}
     for key, value in dict(values).items():

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from sympy import QQ
 
-from .. import linalg3 as la
+from ..core import linalg3 as la
 from ..model.chain import REVOLUTE, Chain
 from .derivation import Derivation, RawStep, finish, poly, pose_list, potential_energy, vec
-from .trig_ring import TrigRing
+from .ring.trig_ring import TrigRing
 
 SECTION_KINEMATICS = "Kinematics of the centres of mass (base frame)"
 SECTION_ENERGY = "Kinetic and potential energy"

@@ -22,7 +22,7 @@ from ..dynamics.kinematics import joint_transform
 from ..dynamics.rnea import rnea
 from ..model.chain import REVOLUTE, Chain
 from .derivation import Derivation, RawStep, finish, poly, pose_list, potential_energy, vec
-from .trig_ring import TrigRing
+from .ring.trig_ring import TrigRing
 
 SECTION_FRAMES = "Link frames"
 SECTION_OUTWARD = "Outward iteration (link i in frame i)"

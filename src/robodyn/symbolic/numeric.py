@@ -4,12 +4,12 @@ Each matrix of :class:`~.equations.Equations` (``M``, ``C``, ``g``, ``Cqd``,
 ``friction``, ``tau``), its parameters replaced by their values, is recorded on a
 :class:`~robodyn.codegen.tape.Tape` (:meth:`~robodyn.codegen.tape.Tape.from_sympy`):
 constants fold, and identical subexpressions are recorded once (hash-consing, so common
-subexpressions are shared across all entries). The tape is then run as a list of NumPy
-ufunc calls on whole columns of the inputs, freeing each intermediate after its last
-use. No source text is generated or executed, and the program is a flat list: unlike
-:func:`sympy.lambdify`, which compiles one nested Python expression per entry and hits
-Python's recursion limit on a 7-DOF arm's ``tau``, nothing here grows with the depth of
-an expression.
+subexpressions are shared across all entries). The tape then runs on NumPy's back end of
+the kernels (:func:`robodyn.codegen.emit.numpy_function`): one statement per
+instruction the outputs need, on whole columns of the inputs, each intermediate freed
+after its last use. The program is flat: unlike :func:`sympy.lambdify`, which compiles
+one nested Python expression per entry and hits Python's recursion limit on a 7-DOF
+arm's ``tau``, nothing here grows with the depth of an expression.
 """
 
 from __future__ import annotations
@@ -20,19 +20,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 import sympy as sp
 
-from ..codegen.tape import Tape, Var
-from ..errors import InputError
+from ..codegen.emit import live_ops, numpy_function
+from ..codegen.tape import Tape
+from ..core.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .equations import Equations
 
 __all__ = ["NumericEquations", "TapeProgram"]
-
-_UFUNCS = {
-    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
-    "neg": np.negative, "sin": np.sin, "cos": np.cos, "sqrt": np.sqrt, "sign": np.sign,
-}
-
 
 class TapeProgram:
     """The instructions of ``tape`` that ``outputs`` need, as NumPy calls.
@@ -42,48 +37,26 @@ class TapeProgram:
     """
 
     def __init__(self, tape: Tape, outputs: Sequence):
-        ops = tape.ops
-        live = [False] * len(ops)
-        for out in outputs:
-            if isinstance(out, Var):
-                live[out.i] = True
-        for i in reversed(range(len(ops))):
-            if live[i]:
-                for a in ops[i][1:]:
-                    if isinstance(a, tuple) and a[0] == "v":
-                        live[a[1]] = True
-        last_use: dict[int, int] = {}
-        for i, op in enumerate(ops):
-            if live[i] and op[0] != "in":
-                for a in op[1:]:
-                    if a[0] == "v":
-                        last_use[a[1]] = i
-        keep = {out.i for out in outputs if isinstance(out, Var)}
-        dying: dict[int, list[int]] = {}
-        for v, i in last_use.items():
-            if v not in keep:
-                dying.setdefault(i, []).append(v)
-        #: (slot, input name) of the inputs used
-        self.inputs = [(i, op[1]) for i, op in enumerate(ops) if live[i] and op[0] == "in"]
-        #: (slot, ufunc, ((is_slot, slot or constant), ...), slots freed after it)
-        self.steps = [
-            (i, _UFUNCS[op[0]], tuple((a[0] == "v", a[1]) for a in op[1:]),
-             tuple(dying.get(i, ())))
-            for i, op in enumerate(ops) if live[i] and op[0] != "in"
-        ]
-        self.size = len(ops)
-        self.outputs = [(True, out.i) if isinstance(out, Var) else (False, float(out))
-                        for out in outputs]
+        live = live_ops(tape, outputs)
+        #: the inputs used, by prefix: ``{"q": [0, 2], ...}`` for ``q0, q2``
+        self.inputs: dict[str, list[int]] = {}
+        for i, op in enumerate(tape.ops):
+            if live[i] and op[0] == "in":
+                prefix = op[1].rstrip("0123456789")
+                self.inputs.setdefault(prefix, []).append(int(op[1][len(prefix):]))
+        groups = [(prefix, max(cols) + 1) for prefix, cols in self.inputs.items()]
+        self._function = numpy_function(tape, groups, outputs)
+        self._size = len(outputs)
 
     def __call__(self, columns: Mapping[str, np.ndarray]) -> list:
-        values: list = [None] * self.size
-        for slot, name in self.inputs:
-            values[slot] = columns[name]
-        for slot, ufunc, args, free in self.steps:
-            values[slot] = ufunc(*[values[a] if is_slot else a for is_slot, a in args])
-            for j in free:
-                values[j] = None
-        return [values[ref] if is_slot else ref for is_slot, ref in self.outputs]
+        # each group a list of its columns (None for one the program does not read)
+        groups = []
+        for prefix, cols in self.inputs.items():
+            group = [None] * (max(cols) + 1)
+            for c in cols:
+                group[c] = columns[f"{prefix}{c}"]
+            groups.append(group)
+        return self._function(*groups, (), [None] * self._size)
 
 
 # argument groups of each function: (argument name, input prefix on the tape)
@@ -183,7 +156,7 @@ class NumericEquations:
 
 def _checked(name: str, value, width: int) -> np.ndarray:
     """``value`` as a float array of shape ``(..., width)`` with finite entries, or an
-    :class:`~robodyn.errors.InputError` naming the argument."""
+    :class:`~robodyn.core.errors.InputError` naming the argument."""
     try:
         raw = np.asarray(value)
     except (TypeError, ValueError):

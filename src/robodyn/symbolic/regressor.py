@@ -16,7 +16,12 @@ from types import SimpleNamespace
 
 import sympy as sp
 
-from ..dynamics.regressor import parameter_columns, regressor_full, standard_parameters
+from ..dynamics.regressor import (
+    friction_column,
+    parameter_columns,
+    regressor_full,
+    standard_parameters,
+)
 from ..model.expressions import to_sympy
 from .derivation import poly
 from .simplify import polys_equal, textbook
@@ -46,16 +51,12 @@ class SymbolicRegressor:
         n = eq.dof
         lhs = [ring.reduce(sum((y * p for y, p in zip(row, self._pi_polys, strict=True)),
                                ring.zero)) for row in self._polys]
-        ring_ok = polys_equal(ring, lhs, [eq._tau_poly(i) - _wrench(d, i) for i in range(n)])
-        k = 10 * n
-        friction = sp.Matrix([self.Y[i, k + 2 * i] * self.values[self.pi[k + 2 * i]]
-                              + self.Y[i, k + 2 * i + 1] * self.values[self.pi[k + 2 * i + 1]]
-                              for i in range(n)])
+        ring_ok = polys_equal(ring, lhs, list(d.tau))  # the rigid-body part: no wrench
+        columns = [friction_column(n, i) for i in range(n)]  # Fv_i, then Fs_i
+        friction = sp.Matrix([self.Y[i, k] * self.values[self.pi[k]]
+                              + self.Y[i, k + 1] * self.values[self.pi[k + 1]]
+                              for i, k in enumerate(columns)])
         return bool(ring_ok) and sp.expand(friction - eq.friction) == sp.zeros(n, 1)
-
-
-def _wrench(d, i):
-    return d.wrench[i] if d.wrench is not None else d.ring.zero
 
 
 def regressor_polynomials(eq) -> list[list]:
@@ -72,7 +73,8 @@ def regressor_polynomials(eq) -> list[list]:
     n = eq.dof
     polys = [[poly(full[i][c], ring) for c in cols] for i in range(n)]
     for i in range(n):
-        polys[i][10 * n + 2 * i] = polys[i][10 * n + 2 * i + 1] = ring.zero
+        k = friction_column(n, i)
+        polys[i][k] = polys[i][k + 1] = ring.zero
     return polys
 
 
@@ -86,8 +88,9 @@ def regressor(eq) -> SymbolicRegressor:
     rows = []
     for i in range(n):
         row = [textbook(ring, p) for p in polys[i]]
-        row[10 * n + 2 * i] = eq.qd[i]
-        row[10 * n + 2 * i + 1] = sp.sign(eq.qd[i])
+        k = friction_column(n, i)
+        row[k] = eq.qd[i]
+        row[k + 1] = sp.sign(eq.qd[i])
         rows.append(row)
     symbols = [sp.Symbol(name) for name in names]
     values = standard_parameters(eq.chain)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from sympy import QQ
 
-from .. import linalg3 as la
+from ..core import linalg3 as la
 from ..model.chain import REVOLUTE, Chain
 from .derivation import (
     Derivation,
@@ -46,7 +46,7 @@ from .derivation import (
     vec,
 )
 from .lagrange import energies
-from .trig_ring import TrigRing
+from .ring.trig_ring import TrigRing
 
 __all__ = ["ROUTES", "energy_route", "jacobian_route", "route_of"]
 
@@ -70,7 +70,7 @@ SECTION_G_JACOBIAN = "Gravity from the Jacobians"
 def route_of(route: str | None, method: str) -> str:
     """The canonical name of ``route`` (``None``: ``"euler-lagrange"``); only the
     Lagrange method has routes."""
-    from ..errors import InputError
+    from ..core.errors import InputError
 
     key = "euler-lagrange" if route is None else str(route).strip().lower()
     key = _ALIASES.get(key, key)
@@ -118,6 +118,37 @@ def energy_route(chain: Chain, ring: TrigRing) -> Derivation:
     return d
 
 
+def _link_jacobians(ring: TrigRing, i: int, p, z, o, revolute):
+    """``(J_P, J_O)`` of link ``i`` (3 x n, columns past ``i`` zero): column ``j`` is
+    ``z_j x (p - o_j)``, ``z_j`` for a revolute joint ``j`` and ``z_j``, 0 for a prismatic
+    one (Siciliano eq. 7.16-7.17)."""
+    n, zero = ring.dof, ring.zero
+    JP = [[zero] * n for _ in range(3)]
+    JO = [[zero] * n for _ in range(3)]
+    for j in range(i + 1):
+        if revolute[j]:
+            col = [ring.reduce(x) for x in la.cross(z[j], la.sub(p, o[j]))]
+            for r in range(3):
+                JP[r][j], JO[r][j] = col[r], z[j][r]
+        else:
+            for r in range(3):
+                JP[r][j] = z[j][r]
+    return JP, JO
+
+
+def _inertia_part(ring: TrigRing, m, JP, JO, I_base):
+    """One link's part of the inertia matrix, ``m J_P^T J_P + J_O^T (R I R^T) J_O``."""
+    n, zero = ring.dof, ring.zero
+    Bi = [[zero] * n for _ in range(n)]
+    for a in range(n):
+        for b in range(a, n):
+            lin = sum((ring.product(JP[r][a], JP[r][b]) for r in range(3)), zero)
+            ang = sum((ring.product(ring.product(JO[r][a], I_base[r][s]), JO[s][b])
+                       for r in range(3) for s in range(3) if JO[r][a] and JO[s][b]), zero)
+            Bi[a][b] = Bi[b][a] = ring.reduce(ring.product(m, lin) + ang)
+    return Bi
+
+
 def jacobian_route(chain: Chain, ring: TrigRing) -> Derivation:
     """``B = sum_i m_i J_P^T J_P + J_O^T R_i I_i R_i^T J_O``,
     ``g_i = -sum_j m_j g0^T J_P,i^(j)`` (seeds 002, 004); see the module."""
@@ -142,36 +173,17 @@ def jacobian_route(chain: Chain, ring: TrigRing) -> Derivation:
             steps.append(RawStep(S, f"Joint {k}: a point of its axis (origin of link frame {k})",
                                  f"o_{k}", rf"\mathbf{{o}}_{{{k}}}", o[j]))
 
-    def reduce3(v):
-        return tuple(ring.reduce(x) for x in v)
-
     B = [[zero] * n for _ in range(n)]
     JPs = []
     b_steps: list[RawStep] = []
     for i, link in enumerate(chain_r.links):
         k = i + 1
         p = vec(coms[i], ring)
-        JP = [[zero] * n for _ in range(3)]
-        JO = [[zero] * n for _ in range(3)]
-        for j in range(i + 1):
-            if revolute[j]:
-                col = reduce3(la.cross(z[j], la.sub(p, o[j])))
-                for r in range(3):
-                    JP[r][j], JO[r][j] = col[r], z[j][r]
-            else:
-                for r in range(3):
-                    JP[r][j] = z[j][r]
+        JP, JO = _link_jacobians(ring, i, p, z, o, revolute)
         JPs.append(JP)
         rot = poses[i][0]
         I_base = [list(vec(row, ring)) for row in la.rotate_tensor(rot, link.inertial.inertia)]
-        m = poly(link.inertial.mass, ring)
-        Bi = [[zero] * n for _ in range(n)]
-        for a in range(n):
-            for b in range(a, n):
-                lin = sum((ring.product(JP[r][a], JP[r][b]) for r in range(3)), zero)
-                ang = sum((ring.product(ring.product(JO[r][a], I_base[r][s]), JO[s][b])
-                           for r in range(3) for s in range(3) if JO[r][a] and JO[s][b]), zero)
-                Bi[a][b] = Bi[b][a] = ring.reduce(ring.product(m, lin) + ang)
+        Bi = _inertia_part(ring, poly(link.inertial.mass, ring), JP, JO, I_base)
         B = [[B[a][b] + Bi[a][b] for b in range(n)] for a in range(n)]
         steps += [
             RawStep(S, f"Link {k}: centre of mass", f"p_c{k}", rf"p_{{c{k}}}", p,
@@ -205,13 +217,11 @@ def jacobian_route(chain: Chain, ring: TrigRing) -> Derivation:
     steps.append(RawStep(SECTION_B, "Inertia matrix", "B", "B", B, terms,
                          " + ".join(f"B_{{{k}}}" for k in range(1, n + 1))
                          + (" + B_m" if motors else "")))
-    g = []
+    masses = [poly(link.inertial.mass, ring) for link in chain_r.links]
+    g = [ring.reduce(-sum((ring.product(m, sum((gravity[r] * JP[r][i] for r in range(3)), zero))
+                           for m, JP in zip(masses, JPs, strict=True)), zero))
+         for i in range(n)]
     for i in range(n):
-        gi = zero
-        for j in range(n):
-            m = poly(chain_r.links[j].inertial.mass, ring)
-            gi -= ring.product(m, sum((gravity[r] * JPs[j][r][i] for r in range(3)), zero))
-        g.append(ring.reduce(gi))
         a = i + 1
         steps.append(RawStep(
             SECTION_G_JACOBIAN, f"Joint {a}: gravity torque", f"g_{a}", f"g_{{{a}}}", g[i],

@@ -27,11 +27,11 @@ import sympy as sp
 from sympy import QQ
 from sympy.polys.rings import PolyElement
 
-from ..errors import ExpansionError
+from ..core.errors import ExpansionError
 from ..model.chain import REVOLUTE
 from ..model.expressions import to_sympy
-from .back_to_sympy import rational
-from .trig_ring import TrigRing
+from .ring.back_to_sympy import rational
+from .ring.trig_ring import TrigRing
 
 __all__ = ["textbook", "textbook_matrix", "canonical", "equal", "simplify_expression",
            "trig_form"]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import sympy as sp
 
-from ...errors import InputError
+from ...core.errors import InputError
 from . import c, java, julia, mathematica, matlab, python
 from . import files as files_
 from .program import FUNCTIONS, MARKER, PARAMETER_MODES, Program, build_program, equation_matrices

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...model.expressions import to_sympy
 from ...model.names import visible
 from .printers import safe_names
-from .program import Function, Program
+from .program import OUTPUTS, Function, Program
 
-#: The names generated code uses for its own arrays (never a local variable's name).
-OWN_NAMES = {"q", "qd", "qdd", "h_e", "p", "tau", "M", "C", "g", "tau_f", "Y", "out"}
+#: The names generated code uses for its own arrays (never a local variable's name): the
+#: arguments, the results (``tau``, ``M``, ..., ``Y``) and ``out``.
+OWN_NAMES = {"q", "qd", "qdd", "h_e", "p", "out"} | set(OUTPUTS.values())
 
 
 @dataclass(frozen=True)
@@ -142,6 +142,3 @@ def mathematica_string(text: str) -> str:
 def signature_args(program: Program, function: Function) -> list[str]:
     """The argument names in call order: ``p`` first in argument mode."""
     return (["p"] if program.argument else []) + [a for a, _ in function.args]
-
-
-Writer = Callable[[Program], dict[str, str]]

@@ -16,7 +16,7 @@ writes one file (``robodyn export --urdf FILE``). Both
   path can leave the folder;
 * check every target before writing any, so a refusal leaves the folder as it was.
 
-Errors are :class:`~robodyn.errors.InputError` naming the option (``--out DIR``) and
+Errors are :class:`~robodyn.core.errors.InputError` naming the option (``--out DIR``) and
 saying what to do.
 """
 
@@ -29,7 +29,7 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
-from ...errors import InputError
+from ...core.errors import InputError
 from ...model.names import MARKER
 
 #: Bytes of an existing file read to find :data:`MARKER`.

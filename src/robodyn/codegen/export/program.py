@@ -26,28 +26,24 @@ from typing import Any
 
 import sympy as sp
 
-from ...errors import InputError, ModelError, excerpt
+from ...core.errors import InputError, ModelError, excerpt
+from ...dynamics.registry import KERNELS
 from ...model.expressions import to_sympy
 from ...model.names import MARKER, visible
 from .printers import RESERVED
 
-#: The exported functions: name -> (attribute of Equations, arguments, output name).
-FUNCTIONS = {
-    "inverse_dynamics": ("tau", ("q", "qd", "qdd"), "tau"),
-    "mass_matrix": ("M", ("q",), "M"),
-    "coriolis_matrix": ("C", ("q", "qd"), "C"),
-    "gravity_torques": ("g", ("q",), "g"),
-    "friction_torques": ("friction", ("qd",), "tau_f"),
-}
+#: The functions whose closed form is exported (those of the registry with an ``output``),
+#: in the registry's order: name -> its registry entry.
+EXPORTED = {name: spec for name, spec in KERNELS.items()
+            if spec.closed_form is not None and spec.closed_form.output}
+#: The exported functions every equations object has: name -> (attribute of Equations,
+#: arguments, output name); the regressor (computed on request) is added where there is one.
+FUNCTIONS = {name: (spec.closed_form.attribute, spec.inputs, spec.closed_form.output)
+             for name, spec in EXPORTED.items() if not spec.closed_form.computed}
 #: What each function returns, for the comments of the generated files.
-DESCRIPTIONS = {
-    "inverse_dynamics": "joint torques tau = M(q) qdd + C(q, qd) qd + friction(qd) + g(q)",
-    "mass_matrix": "joint-space inertia matrix M(q)",
-    "coriolis_matrix": "Coriolis/centrifugal matrix C(q, qd) (Christoffel symbols)",
-    "gravity_torques": "gravity torques g(q)",
-    "friction_torques": "friction torques F_v qd + F_s sign(qd)",
-    "regressor": "regressor Y(q, qd, qdd), tau = Y pi",
-}
+DESCRIPTIONS = {name: spec.doc for name, spec in EXPORTED.items()}
+#: The names of the exported functions' results (``tau``, ``M``, ..., ``Y``).
+OUTPUTS = {name: spec.closed_form.output for name, spec in EXPORTED.items()}
 PARAMETER_MODES = ("baked", "argument")
 
 #: The most characters of the model's name a header quotes.
@@ -171,8 +167,8 @@ IDENTIFIER_CHARS = 40
 RESERVED_IDENTIFIERS = frozenset(
     set().union(*RESERVED.values())
     | set(getattr(sys, "stdlib_module_names", ())) | {"numpy", "sympy", "robodyn"}
-    | set(FUNCTIONS) | {"regressor", "DOF", "PARAMETERS", "DEFAULT_PARAMETERS", "q", "qd",
-                        "qdd", "h_e", "p", "tau", "M", "C", "g", "tau_f", "Y", "out", "batch"}
+    | set(EXPORTED) | set(OUTPUTS.values())
+    | {"DOF", "PARAMETERS", "DEFAULT_PARAMETERS", "q", "qd", "qdd", "h_e", "p", "out", "batch"}
     | {"Base", "Core", "Main", "String", "Object", "System", "Double", "Integer", "Class",
        "Override", "Math", "Global", "Private"}
     | {"NULL", "EOF", "errno", "assert", "stdin", "stdout", "stderr", "NAN", "INFINITY",
@@ -230,7 +226,7 @@ def _function_name(fname: object) -> str:
         raise InputError(f"matrices: {excerpt(fname, 40)} is not a function name (an ASCII "
                          f"letter, then letters, digits and _, at most {IDENTIFIER_CHARS} "
                          "characters)")
-    if fname not in FUNCTIONS and fname != "regressor" and reserved(fname):
+    if fname not in EXPORTED and reserved(fname):
         raise InputError(f"matrices: {fname!r} is reserved in a target language or by the "
                          f"generated code; name the function e.g. {fname}_matrix")
     return fname
@@ -240,17 +236,16 @@ def equation_matrices(eq) -> dict[str, tuple[sp.Matrix, tuple[str, ...]]]:
     """The closed forms of ``eq`` to export: ``{function name: (matrix, arguments)}``;
     the regressor is included when the equations have one (``eq.regressor()``)."""
     out: dict[str, tuple[sp.Matrix, tuple[str, ...]]] = {}
-    for fname, (attr, args, _) in FUNCTIONS.items():
-        if eq.h_e and fname == "inverse_dynamics":
-            args = args + ("h_e",)
-        out[fname] = (getattr(eq, attr), args)
-    if hasattr(eq, "regressor"):
-        Y, _ = eq.regressor()
-        out["regressor"] = (sp.Matrix(Y), ("q", "qd", "qdd"))
+    for fname, spec in EXPORTED.items():
+        form = spec.closed_form
+        if eq.h_e and spec.contact:  # the closed form then takes the wrench too
+            spec = KERNELS[spec.contact]
+        if not form.computed:
+            out[fname] = (getattr(eq, form.attribute), spec.inputs)
+        elif hasattr(eq, form.attribute):
+            matrix, _ = getattr(eq, form.attribute)()
+            out[fname] = (sp.Matrix(matrix), spec.inputs)
     return out
-
-
-_OUTPUTS = {fname: out for fname, (_, _, out) in FUNCTIONS.items()} | {"regressor": "Y"}
 
 
 def _temporaries(taken: set[str]) -> Iterator[sp.Symbol]:
@@ -319,7 +314,7 @@ def build_program(eq, parameters: str = "baked", name: str | None = None,
         temps, reduced = sp.cse(exprs, symbols=_temporaries(taken), optimizations=None,
                                 order="none")
         functions.append(Function(
-            fname, arg_symbols, _OUTPUTS.get(fname, fname), tuple(matrix.shape),
+            fname, arg_symbols, OUTPUTS.get(fname, fname), tuple(matrix.shape),
             matrix.shape[1] == 1 and fname != "regressor", tuple(temps), tuple(reduced),
             DESCRIPTIONS.get(fname, fname)))
     joint_symbols = tuple((a, joint[a]) for a in ("q", "qd", "qdd", "h_e") if joint[a])
@@ -337,6 +332,6 @@ def build_program(eq, parameters: str = "baked", name: str | None = None,
 def _regressor_symbols(eq) -> tuple[Any, ...]:
     try:
         _, pi = eq.regressor()
-    except Exception:  # noqa: BLE001 - only a comment depends on it
+    except Exception:  # only a comment depends on it
         return ()
     return tuple(pi)

@@ -1,0 +1,137 @@
+"""Rigid-body dynamics of serial robot arms: equations of motion in closed form,
+simulation, torques and energy along a motion, identification, code export.
+
+    robodyn models                 list the built-in models
+    robodyn demo                   a short tour: derive, simulate, control, energy
+    robodyn demo MODEL ...         torques of the models along a short motion
+    robodyn derive MODEL ...       equations of motion in closed form (see --help)
+    robodyn simulate MODEL ...     simulate the motion from a state (see --help)
+    robodyn torques MODEL ...      joint torques along a motion, term by term
+    robodyn energy MODEL ...       the energy a motion costs, and a cheaper motion
+
+A MODEL is a built-in model name, a YAML model file or a URDF file; for a URDF file
+``--base LINK --tip LINK`` choose the chain, ``--allow-massless`` accepts moving links
+without ``<inertial>``, ``--snap-angles TOL`` rounds angles within TOL of a right angle
+(``robodyn.load``'s options of the same names).
+
+This module builds the ``robodyn`` command (:func:`build_parser`; its help opens with the
+first paragraph above) and runs it (:func:`main`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from ..core.errors import RobodynError
+from ..model import builtin as models
+from ..robot import load
+from .check import add_check_command
+from .common import MAX_PRINTED_SAMPLES, load_model, model_options, positive_int, urdf_options
+from .dataset import add_dataset_command
+from .derive import add_derive_command
+from .exercise import add_exercise_command
+from .export import add_export_command
+from .identify import add_identify_command
+from .motion import DEMO_DIR, add_motion_commands, numbers_attached, tour
+
+
+def _cmd_models(args: argparse.Namespace) -> int:
+    width = max(len(n) for n in models.names())
+    for name in models.names():
+        robot = load(name)
+        joints = "".join("R" if link.joint.type == "revolute" else "P" for link in robot.links)
+        summary = robot.description.split(". ")[0].rstrip(".") if robot.description else ""
+        print(f"{name:<{width}}  {robot.dof} DOF  {joints:<6} {summary}")
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    """Without models the tour (:func:`robodyn.cli.motion.tour`); with models the inverse
+    dynamics of each along a smooth rest-to-rest motion, printed sample by sample."""
+    if not args.models:
+        return tour(Path(args.out))
+    t = np.linspace(0.0, 1.0, args.samples)
+    for name in args.models:
+        robot = load_model(name, args)
+        n = robot.dof
+        # a smooth rest-to-rest motion of every joint: q = q0 + A (1 - cos(pi t)) / 2
+        amplitude = np.linspace(0.5, 0.2, n)
+        s = np.pi * t[:, None]
+        q = amplitude * (1 - np.cos(s)) / 2
+        qd = amplitude * np.pi * np.sin(s) / 2
+        qdd = amplitude * np.pi**2 * np.cos(s) / 2
+        tau = robot.inverse_dynamics(q, qd, qdd)
+        units = [link.joint.torque_unit for link in robot.links]
+        print(f"{robot.name}: {n} DOF, inverse dynamics (recursive Newton-Euler) along "
+              f"q(t) = A (1 - cos(pi t))/2, A = {np.round(amplitude, 3).tolist()}")
+        header = "   t   " + "".join(f"{'tau' + str(i + 1) + ' [' + u + ']':>16}"
+                                   for i, u in enumerate(units))
+        print(header)
+        for k in range(len(t)):
+            print(f"  {t[k]:.2f} " + "".join(f"{x:16.4f}" for x in tau[k]))
+        g = robot.gravity_torques(q[-1])
+        print(f"  gravity share at t = 1: {np.round(g, 4).tolist()}\n")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    # the help opens with the docstring's first paragraph: what robodyn does
+    parser = argparse.ArgumentParser(prog="robodyn", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("models", help="list the built-in models")
+    p.set_defaults(func=_cmd_models)
+    parents = [model_options()]
+    p = sub.add_parser("demo", help="a short tour, or torques of models along a short motion",
+                       parents=parents)
+    p.add_argument("models", nargs="*", metavar="MODEL",
+                   help="built-in model names or model files: print their torques along a "
+                        "short motion (default: the tour of planar-2r, rp-arm and puma560)")
+    p.add_argument("--samples", type=positive_int, default=6,
+                   help=f"time samples from t = 0 to 1 with models (1 to {MAX_PRINTED_SAMPLES}, "
+                        "default 6)")
+    p.add_argument("--out", default=DEMO_DIR, metavar="DIR",
+                   help=f"where the tour writes its pictures (default ./{DEMO_DIR})")
+    p.set_defaults(func=_cmd_demo, command_parser=p,
+                   models_of=lambda a: a.models or ["planar-2r", "rp-arm", "puma560"])
+    p = add_derive_command(sub, parents=parents)
+    p.set_defaults(models_of=lambda a: [a.model], command_parser=p)
+    add_motion_commands(sub, parents)
+    add_export_command(sub, parents)
+    add_check_command(sub, parents)
+    add_identify_command(sub, parents)
+    add_dataset_command(sub, parents)
+    add_exercise_command(sub)
+    return parser
+
+
+def prepare_argv(argv: list[str] | None = None) -> list[str]:
+    """The command line's words (``sys.argv[1:]`` by default) as the parser reads them:
+    negative numbers attached to their options (:func:`.motion.numbers_attached`)."""
+    return numbers_attached(sys.argv[1:] if argv is None else argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(prepare_argv(argv))
+    if hasattr(args, "models_of"):
+        problem = urdf_options(args, args.models_of(args))
+        if problem:
+            args.command_parser.error(problem)  # exits with status 2
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return args.func(args)
+    except RobodynError as exc:
+        print(f"robodyn: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Warnings on the command line: one line each, ``robodyn: warning: ...``, no source
+    location (it would name robodyn's code, not anything the user wrote)."""
+    print(f"robodyn: warning: {message}", file=file or sys.stderr)

@@ -1,0 +1,87 @@
+"""What the commands share: loading a model with the URDF options, and argparse types
+(bounded integers and tolerances) whose messages name the value."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+from ..core.errors import excerpt
+from ..robot import load
+
+
+def integer_between(text: str, least: int, most: int) -> int:
+    """``text`` as an integer ``least <= n <= most``, else an argparse error saying why."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{excerpt(text, 40)} is not an integer") from None
+    if not least <= value <= most:
+        raise argparse.ArgumentTypeError(f"{value} is not between {least} and {most}")
+    return value
+
+
+#: Most samples ``robodyn demo`` prints (one line each).
+MAX_PRINTED_SAMPLES = 10_000
+
+
+def positive_int(text: str, most: int = MAX_PRINTED_SAMPLES) -> int:
+    """An argparse type: an integer ``1 <= n <= most``."""
+    return integer_between(text, 1, most)
+
+
+def tolerance(text: str) -> float:
+    """An argparse type: an angle tolerance in radians, ``0 <= tol < pi/4``."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a number") from None
+    if not 0 <= value < math.pi / 4:
+        raise argparse.ArgumentTypeError(f"{text[:40]} is not a tolerance in radians from 0 to "
+                                         "below pi/4 (e.g. 1e-3)")
+    return value
+
+
+def model_options() -> argparse.ArgumentParser:
+    """The options of every command that takes a model (a parent parser)."""
+    parent = argparse.ArgumentParser(add_help=False)
+    group = parent.add_argument_group("URDF files")
+    group.add_argument("--base", metavar="LINK",
+                       help="the link fixed to the world (default: the root link)")
+    group.add_argument("--tip", metavar="LINK",
+                       help="the end-effector link (default: the end of the movable joints)")
+    group.add_argument("--allow-massless", action="store_true",
+                       help="accept moving links without <inertial> as massless")
+    group.add_argument("--snap-angles", type=tolerance, metavar="TOL",
+                       help="round <origin rpy> angles within TOL rad of a multiple of pi/2 to "
+                            "it (e.g. 1e-3; the changes are printed on stderr)")
+    return parent
+
+
+_URDF_OPTIONS = ("base", "tip", "allow_massless", "snap_angles")
+
+
+def urdf_options(args: argparse.Namespace, models: list[str]) -> str | None:
+    """What is wrong with the URDF options given for ``models``, or ``None``."""
+    given = [name for name in _URDF_OPTIONS if getattr(args, name, None) not in (None, False)]
+    others = [m for m in models if not m.lower().endswith(".urdf")]
+    if given and others:
+        flags = ", ".join("--" + name.replace("_", "-") for name in given)
+        verb = "applies" if len(given) == 1 else "apply"
+        return (f"{flags} {verb} to URDF files only; {others[0][:80]!r} is a built-in model "
+                "or a YAML file, whose chain is fixed")
+    return None
+
+
+def load_model(name: str, args: argparse.Namespace):
+    """``robodyn.load(name)`` with the command's URDF options; notes (angles snapped)
+    go to stderr."""
+    if not name.lower().endswith(".urdf"):
+        return load(name)
+    options = {key: getattr(args, key) for key in _URDF_OPTIONS
+               if getattr(args, key, None) not in (None, False)}
+    robot = load(name, **options)
+    for note in robot.provenance.notes:
+        print(f"robodyn: note: {note}", file=sys.stderr)
+    return robot

@@ -1,0 +1,221 @@
+"""``robodyn derive MODEL``: equations of motion in closed form from the command line.
+
+    robodyn derive rp-arm                          M, C, g, tau by Lagrange-Euler
+    robodyn derive rp-arm --method newton-euler --steps
+    robodyn derive planar-2r --route jacobian --steps   M, g from the link Jacobians
+    robodyn derive planar-2r --mass-matrix-from energy --steps   M as the Hessian of K
+    robodyn derive planar-2r --verify              prove both methods agree
+    robodyn derive puma560 --values --format json  numbers substituted, as JSON
+    robodyn derive planar-2r --values g=9.81,m2=1.5 --format latex > eom.tex
+    robodyn derive xarm7.urdf --snap-angles 1e-3   a URDF chain, angles made right angles
+    robodyn derive ur5.urdf --tip tool0            a URDF chain up to a chosen link
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+FORMATS = ("pretty", "text", "latex", "markdown", "json")
+
+
+def parse_values(text: str) -> dict[str, float | int] | bool:
+    """An argparse type for ``--values NAME=NUMBER,...``: ``{name: number}`` (integers
+    exact), each name an identifier and each number finite; ``defaults``: ``True``."""
+    if text.strip() == "defaults":
+        return True
+    out: dict[str, float | int] = {}
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        name, sep, number = (part.strip() for part in item.partition("="))
+        if not sep or not name.isidentifier():
+            raise argparse.ArgumentTypeError(
+                f"{item[:40]!r} is not NAME=NUMBER (e.g. --values g=9.81,m1=2)")
+        try:
+            value = int(number) if number.lstrip("+-").isdigit() else float(number)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name[:40]} = {number[:40]!r} is not a "
+                                             "number") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{name[:40]} = {number[:40]!r} is not a finite "
+                                             "number")
+        out[name] = value
+    return out
+
+
+def _digits(text: str) -> int:
+    """An argparse type for ``--digits N``: an integer from 1 to 17."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number of digits "
+                                         "(e.g. --digits 4)") from None
+    if not 1 <= n <= 17:
+        raise argparse.ArgumentTypeError(f"{n} digits: give 1 to 17 (a double has 17)")
+    return n
+
+
+def _cmd_derive(args: argparse.Namespace) -> int:
+    from ..symbolic import equations, verify
+    from .common import load_model
+
+    robot = load_model(args.model, args)
+    values = args.values  # None (symbolic), True (the model's defaults) or {name: number}
+    route = _route(args)
+    eq = equations(robot, method=args.method, values=values, h_e=args.h_e, route=route)
+    fmt = args.format
+    if fmt is None:  # math on a terminal, the plain form that reads back in a pipe
+        fmt = "pretty" if sys.stdout.isatty() else "text"
+    # shorthand by default where people read (pretty, LaTeX, Markdown), not where scripts do
+    short = args.shorthand if args.shorthand is not None else fmt in ("pretty", "latex",
+                                                                      "markdown")
+    opts = {"steps": args.steps, "shorthand": short, "digits": args.digits}
+    if fmt == "pretty":
+        import shutil
+
+        out = eq.pretty(width=shutil.get_terminal_size((100, 24)).columns, **opts)
+        fmt = "text"  # the verification report below is plain text
+    elif fmt == "text":
+        out = eq.text(**opts)
+    elif fmt == "latex":
+        out = eq.latex(document=True, **opts)
+    elif fmt == "markdown":
+        out = eq.markdown(**opts)
+    else:
+        out = eq.json(**opts)
+    if getattr(args, "regressor", False):
+        out = _with_regressor(eq, fmt, out)
+    status = 0
+    if args.verify:
+        agreement = verify(robot, values=values, h_e=args.h_e)
+        checks = eq.check()
+        if fmt == "json":
+            import json
+
+            data = json.loads(out)
+            data["verify"] = {
+                "agree": agreement.holds,
+                "quantities": dict(agreement.quantities),
+                "tau_LE - tau_NE": [str(x) for x in agreement.difference],
+                "checks": dict(checks.results),
+            }
+            out = json.dumps(data, indent=2) + "\n"
+        else:
+            report = ["", "Verification", str(agreement), "Checks of the equations:",
+                      *("  " + line for line in str(checks).splitlines())]
+            text = "\n".join(report) + "\n"
+            if fmt == "latex":
+                text = "\n".join("% " + line for line in text.splitlines()) + "\n"
+                out = out.replace("\\end{document}\n", "") + text + "\\end{document}\n"
+            elif fmt == "markdown":
+                out += "\n```\n" + text.strip("\n") + "\n```\n"
+            else:
+                out += text
+        if not (agreement.holds and checks):
+            status = 1
+    sys.stdout.write(out)
+    return status
+
+
+def _route(args: argparse.Namespace) -> str:
+    """The Lagrange route of ``--route`` and ``--mass-matrix-from`` (which must agree);
+    a usage error (exit status 2) for a route with ``--method newton-euler``."""
+    route = getattr(args, "route", None) or "euler-lagrange"
+    source = getattr(args, "mass_matrix_from", None)
+    if source == "energy":
+        if route not in ("euler-lagrange", "energy"):
+            args.command_parser.error(f"--mass-matrix-from energy and --route {route} are two "
+                                      "different routes; give one")
+        route = "energy"
+    if route != "euler-lagrange" and args.method != "lagrange":
+        args.command_parser.error(f"--route {route} is a Lagrange-Euler route; drop "
+                                  "--method newton-euler")
+    return route
+
+
+def _with_regressor(eq, fmt: str, out: str) -> str:
+    """``out`` with ``tau = Y pi`` appended (issue 10): ``pi``, what each parameter is in
+    the model's parameters, ``Y`` row by row, and the exact check ``Y pi == tau``."""
+    reg = eq.regressor()
+    ok = reg.check()
+    if fmt == "json":
+        import json
+
+        data = json.loads(out)
+        data["regressor"] = {"pi": [str(s) for s in reg.pi],
+                             "values": {str(k): str(v) for k, v in reg.values.items()},
+                             "Y": [[str(x) for x in reg.Y.row(i)] for i in range(eq.dof)],
+                             "Y pi == tau": ok}
+        return json.dumps(data, indent=2) + "\n"
+    lines = ["", "Regressor: tau = Y(q, qd, qdd) pi "
+             f"({'checked: Y pi == tau exactly' if ok else 'CHECK FAILED'})",
+             "pi = [" + ", ".join(str(s) for s in reg.pi) + "]"]
+    lines += [f"  {k} = {v}" for k, v in reg.values.items() if v != 0]
+    for i in range(eq.dof):
+        lines.append(f"Y[{i + 1}] = [" + ", ".join(str(x) for x in reg.Y.row(i)) + "]")
+    text = "\n".join(lines) + "\n"
+    if fmt == "latex":
+        text = "\n".join("% " + line for line in text.splitlines()) + "\n"
+        return out.replace("\\end{document}\n", "") + text + "\\end{document}\n"
+    if fmt == "markdown":
+        return out + "\n```\n" + text.strip("\n") + "\n```\n"
+    return out + text
+
+
+def add_derive_command(subparsers, parents=()) -> argparse.ArgumentParser:
+    """Add ``derive`` to the ``robodyn`` command's sub-commands (``parents``: parsers
+    whose options it shares, e.g. the URDF options of :func:`robodyn.cli.common.model_options`)."""
+    p = subparsers.add_parser(
+        "derive", help="equations of motion in closed form (Lagrange-Euler or Newton-Euler)",
+        description="Derive M(q) qdd + C(q, qd) qd + friction + g(q) = tau of a model in "
+                    "closed form, optionally with every step and a proof that Lagrange-Euler "
+                    "and Newton-Euler agree.",
+        epilog=__doc__.split("\n\n", 1)[1] if __doc__ else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter, parents=list(parents))
+    p.add_argument("model", help="a built-in model name (robodyn models) or a model file")
+    p.add_argument("--method", default="lagrange", choices=("lagrange", "newton-euler"),
+                   help="Lagrange-Euler (energies) or Newton-Euler (recursion); default "
+                        "lagrange")
+    p.add_argument("--route", default="euler-lagrange",
+                   choices=("euler-lagrange", "energy", "jacobian"),
+                   help="the Lagrange-Euler route: euler-lagrange (tau = d/dt dL/dqd - dL/dq, "
+                        "the default), energy (M as the Hessian of K in qd, seed 003), "
+                        "jacobian (M = sum m J_P^T J_P + J_O^T R I R^T J_O and "
+                        "g_i = -sum m_j g0^T J_P,i^(j), seed 004); same equations, other steps")
+    p.add_argument("--mass-matrix-from", dest="mass_matrix_from", choices=("tau", "energy"),
+                   default=None,
+                   help="energy: read M off K = 1/2 qd^T M qd (the same as --route energy); "
+                        "tau: the coefficients of qdd in tau (the default)")
+    p.add_argument("--steps", action="store_true",
+                   help="print the whole derivation, step by step")
+    p.add_argument("--verify", action="store_true",
+                   help="prove that both methods give identical equations and check the "
+                        "structure (M symmetric, dM/dt - 2C skew-symmetric); exit status 1 if "
+                        "not")
+    p.add_argument("--format", default=None, choices=FORMATS,
+                   help="output format: pretty (Unicode math, wrapped at the terminal width; "
+                        "the default on a terminal), text (SymPy syntax that reads back; the "
+                        "default in a pipe), latex, markdown, json")
+    p.add_argument("--shorthand", action=argparse.BooleanOptionalAction, default=None,
+                   help="write sin(q1) as s_1, cos(q1 + q2) as c_12 and a recurring factor "
+                        "of C as h, declared at the top (default: on for pretty, latex and "
+                        "markdown; off for text and json, which scripts read back)")
+    p.add_argument("--digits", type=_digits, default=None, metavar="N",
+                   help="round numeric coefficients to N significant digits (default: as "
+                        "the model wrote them)")
+    p.add_argument("--values", nargs="?", const=True, default=None, type=parse_values,
+                   metavar="NAME=NUM,..",
+                   help="substitute numbers: alone, the model's default values; or a list "
+                        "such as g=9.81,m1=2 (the others stay symbolic)")
+    p.add_argument("--h-e", dest="h_e", action="store_true",
+                   help="add J(q)^T h_e for a wrench h_e exerted by the end effector")
+    p.add_argument("--regressor", action="store_true",
+                   help="also print tau = Y(q, qd, qdd) pi with the standard parameters pi")
+    p.set_defaults(func=_cmd_derive)
+    return p
+
+
+__all__ = ["add_derive_command"]

@@ -1,0 +1,63 @@
+"""``robodyn exercise``: a random small arm to hand out, and its worked solution.
+
+    robodyn exercise --dof 2 --joints RP --seed 7 --out ex7
+    robodyn exercise --dof 3 --seed 12 --out ex12      joint types drawn too
+
+writes ``DIR/task/`` (``arm.yaml``, ``task.md``, ``task.tex``: the arm's data and the
+questions) and, separately, ``DIR/solution/`` (``solution.txt``, ``.md``, ``.tex``: the
+derivation step by step; ``answer.json``: M, C, g, tau). The same seed gives the same
+files. Students check their answers with ``robodyn check DIR/task/arm.yaml --M ...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative; give a seed >= 0")
+    return value
+
+
+def add_exercise_command(sub, parents=()) -> argparse.ArgumentParser:
+    """Add ``exercise`` to the sub-parsers ``sub`` of ``robodyn``."""
+    from ..teaching.exercise import MAX_DOF
+
+    p = sub.add_parser("exercise", help="a random small arm as an exercise, with its solution",
+                       description="Draw a small arm from a seed and write its task sheet and "
+                       "its worked solution.", epilog=__doc__.split("\n\n", 1)[1],
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--dof", type=int, default=None, choices=range(1, MAX_DOF + 1),
+                   metavar="N", help=f"number of joints, 1 to {MAX_DOF} (default: the length "
+                                     "of --joints, else 2)")
+    p.add_argument("--joints", default=None, metavar="RP",
+                   help="joint types base to tip, R revolute, P prismatic (default: drawn)")
+    p.add_argument("--seed", type=_seed, default=0, help="the seed (default 0)")
+    p.add_argument("--out", default="exercise", metavar="DIR",
+                   help="where to write task/ and solution/ (default ./exercise)")
+    p.set_defaults(func=_cmd_exercise, command_parser=p)
+    return p
+
+
+def _cmd_exercise(args: argparse.Namespace) -> int:
+    from ..core.errors import InputError
+    from ..teaching.exercise import make_exercise
+
+    dof = args.dof if args.dof is not None else (len(args.joints) if args.joints else 2)
+    try:
+        ex = make_exercise(dof, args.joints, args.seed)
+    except InputError as exc:
+        args.command_parser.error(str(exc))
+    for path in ex.write(args.out, option="--out"):
+        print(path)
+    sys.stdout.flush()
+    return 0
+
+
+__all__ = ["add_exercise_command"]

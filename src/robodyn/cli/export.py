@@ -1,0 +1,91 @@
+"""``robodyn export MODEL``: a model written as URDF (``--urdf FILE``, ``robot.to_urdf``)
+or its equations of motion as code (``--lang LANG --out DIR``, ``eq.to_code``).
+
+MODEL is a built-in model name, a YAML model file or a URDF file (with the URDF
+options of every model command: ``--base``, ``--tip``, ...). ``--urdf -`` writes the
+file to standard output. ``--lang`` is one of python, c, cpp, matlab, java, julia,
+mathematica; ``--parameters baked`` (default) writes the model's numbers into the code,
+``--parameters argument`` makes every function take the parameter vector ``p`` first.
+
+A file that is already there is overwritten only when robodyn wrote it (its header's
+first line says so) or with ``--force``; a symbolic link is never written through or
+replaced (:mod:`robodyn.codegen.export.files`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..model.names import visible
+
+
+def add_export_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    """Add the ``export`` command to the sub-parsers ``sub`` of ``robodyn``."""
+    from ..codegen.export import LANGUAGES, PARAMETER_MODES
+
+    p = sub.add_parser("export", parents=parents,
+                       help="write a model as URDF, or its equations of motion as code",
+                       description="Write a model as URDF (--urdf: parameter values bound, "
+                       "joint offsets folded into the joint origins, the tip frame as a 'tool' "
+                       "link), or its closed-form equations of motion as standalone code "
+                       "(--lang LANG --out DIR: inverse_dynamics, mass_matrix, "
+                       "coriolis_matrix, gravity_torques, friction_torques).")
+    p.add_argument("model", metavar="MODEL",
+                   help="a built-in model name, a YAML model file or a URDF file")
+    p.add_argument("--urdf", metavar="FILE",
+                   help="the URDF file to write ('-': standard output)")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite files that robodyn did not write (never a symbolic link)")
+    code = p.add_argument_group("code export")
+    code.add_argument("--lang", choices=list(LANGUAGES), metavar="LANG",
+                      help="the language of the code: " + ", ".join(LANGUAGES))
+    code.add_argument("--out", metavar="DIR", help="the folder to write the files into")
+    code.add_argument("--parameters", choices=PARAMETER_MODES, default="baked",
+                      help="baked: the model's numbers in the code (default); argument: "
+                      "every function takes the parameter vector p first")
+    code.add_argument("--method", default="lagrange", choices=["lagrange", "newton-euler"],
+                      help="how the closed forms are derived (the same equations; default "
+                      "lagrange)")
+    code.add_argument("--name", metavar="NAME",
+                      help="function prefix / module name (default: the model name with "
+                      "other characters than letters, digits and _ as _)")
+    p.set_defaults(func=_cmd_export, models_of=lambda a: [a.model], command_parser=p)
+    return p
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from .common import load_model
+
+    if (args.urdf is None) == (args.lang is None):
+        args.command_parser.error("give either --urdf FILE or --lang LANG --out DIR")
+    if args.lang is not None and not args.out:
+        args.command_parser.error("--lang needs --out DIR, the folder to write the files into")
+    robot = load_model(args.model, args)
+    if args.lang is not None:
+        return _export_code(robot, args)
+    from ..codegen.export.files import write_file
+
+    text = robot.to_urdf()
+    if args.urdf == "-":
+        sys.stdout.write(text)
+        return 0
+    write_file(args.urdf, text, force=args.force, option="--urdf")
+    print(f"robodyn: wrote {visible(robot.name)} ({robot.dof} joints) to {args.urdf}",
+          file=sys.stderr)
+    return 0
+
+
+def _export_code(robot, args: argparse.Namespace) -> int:
+    from ..codegen.export import LANGUAGES, program_of, usage, write_files
+
+    eq = robot.equations(method=args.method)
+    program = program_of(eq, args.parameters, args.name)
+    files = LANGUAGES[args.lang][0](program)
+    paths = write_files(files, args.out, force=args.force)
+    print(f"robodyn: wrote {visible(robot.name)} ({robot.dof} joints, {args.lang}, parameters "
+          f"{args.parameters}): " + ", ".join(str(p) for p in paths), file=sys.stderr)
+    print("use:\n" + "\n".join("  " + line for line in
+                               usage(args.lang, program, args.out).splitlines()),
+          file=sys.stderr)
+    return 0

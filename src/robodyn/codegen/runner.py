@@ -1,0 +1,226 @@
+"""Kernel dispatch and batching for one robot: the mutable "data" beside an immutable model.
+
+A :class:`Runner` is what a :class:`~robodyn.Robot` computes with (a "data" object in
+Pinocchio's sense). It is made from the robot's symbolic chain, parameter values and
+name, and builds on first use, then keeps: the numeric chain (every number a float,
+checked for physics), the parameter values in kernel order, the compiled kernels
+(:mod:`robodyn.codegen.kernel`) and, per registry entry, what a call needs. The robot
+itself never changes; its numeric methods call :meth:`Runner.run`.
+
+Kernels are shared between runners of equal chains (every ``with_values`` of a model),
+since the parameters are kernel inputs. A runner pickles without its caches and
+rebuilds them where it is unpickled (a Dask worker).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Hashable
+from functools import cached_property
+
+import numpy as np
+
+from ..core.errors import InputError, ModelError, RobodynError
+from ..dynamics.registry import KERNELS, input_width
+from ..model.chain import Chain
+from .kernel import Kernel, NonFiniteResult, backend
+
+__all__ = ["Runner"]
+
+#: Compiled kernels per chain (weakly held): runners that differ only in values share them.
+_SHARED_KERNELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+_F64 = np.dtype(np.float64)
+
+
+class Runner:
+    """Runs the registry's kernels (:data:`~robodyn.dynamics.registry.KERNELS`) of one
+    model: ``chain`` (symbolic), ``values`` (``(name, value)`` pairs, a number for every
+    parameter) and ``name`` (the robot's, for error messages)."""
+
+    def __init__(self, chain: Chain, values: tuple[tuple[str, float], ...], name: str):
+        self.chain = chain
+        self.values = tuple(values)
+        self.name = name
+        self._kernels: dict[str, Kernel] = {}
+        self._entries: dict[str, tuple] = {}
+        self._results: dict[Hashable, object] = {}
+
+    def __getstate__(self):
+        return {"chain": self.chain, "values": self.values, "name": self.name}
+
+    def __setstate__(self, state):
+        self.__init__(state["chain"], state["values"], state["name"])
+
+    @cached_property
+    def numeric_chain(self) -> Chain:
+        """The chain with every number a float (parameters substituted), checked for physics."""
+        return self.chain.evaluate(dict(self.values), source=self.name)
+
+    @cached_property
+    def parameter_names(self) -> tuple[str, ...]:
+        """The names of the chain's parameters, sorted: the order of the kernels' ``p``."""
+        return tuple(str(s) for s in sorted(self.chain.free_symbols(), key=str))
+
+    @cached_property
+    def parameter_values(self) -> np.ndarray:
+        """The values of :attr:`parameter_names`, in that order (checked for physics first)."""
+        self.numeric_chain  # noqa: B018 - raises on a missing value or a non-physical model
+        values = dict(self.values)
+        return np.array([values[name] for name in self.parameter_names], dtype=float)
+
+    def kernel(self, kind: str) -> Kernel:
+        """The compiled ``kind`` algorithm (an entry of
+        :data:`~robodyn.dynamics.registry.KERNELS`) of this chain, on the backend chosen
+        when this runner first needs it (``ROBODYN_BACKEND``). Every runner of an equal
+        chain (any ``with_values``) shares one kernel."""
+        kernel = self._kernels.get(kind)
+        if kernel is None:
+            if kind not in KERNELS:
+                raise InputError(f"kind: {str(kind)[:80]!r} is not an entry of the kernel "
+                                 f"registry; the entries are {', '.join(KERNELS)}")
+            self.parameter_values  # noqa: B018 - fail on bad values before compiling
+            shared = _SHARED_KERNELS.setdefault(self.chain, {})
+            key = (kind, backend())
+            kernel = shared.get(key)
+            if kernel is None:
+                kernel = shared[key] = Kernel(self.chain, kind, self.parameter_names)
+            self._kernels[kind] = kernel
+        return kernel
+
+    def _entry(self, kind: str) -> tuple:
+        """``(kernel, parameter values, input names, widths, output shape)`` of registry
+        entry ``kind``, looked up once (simulation loops call :meth:`run` often)."""
+        entry = self._entries.get(kind)
+        if entry is None:
+            kernel = self.kernel(kind)
+            spec = KERNELS[kind]
+            dof = self.chain.dof
+            widths = tuple(input_width(name, dof) for name in spec.inputs)
+            entry = self._entries[kind] = (kernel, self.parameter_values, spec.inputs,
+                                           widths, spec.shape(dof))
+        return entry
+
+    def run(self, kind: str, *arrays):
+        """Registry entry ``kind`` on ``arrays`` (one per input of the entry, shape
+        ``(..., width)``, broadcast together): an array ``batch + shape(dof)``, or a lazy
+        Dask array when an input is one."""
+        kernel, p, names, widths, out_shape = self._entries.get(kind) or self._entry(kind)
+        if len(arrays) != len(names):
+            raise InputError(f"{kind}: takes {len(names)} array{'s' * (len(names) != 1)} "
+                             f"({', '.join(names)}), got {len(arrays)}")
+        # fast path for one state (simulation loops): (width,) float64 arrays as (1, width)
+        one = []
+        for a, w in zip(arrays, widths):
+            if type(a) is np.ndarray and a.shape == (w,) and a.dtype == _F64 \
+                    and a.flags.c_contiguous:
+                one.append(a.reshape(1, w))
+            else:
+                one = None
+                break
+        if one is None and any(type(a).__module__.startswith("dask") for a in arrays):
+            from .dask import run_lazy  # Dask only for Dask inputs
+
+            return run_lazy(self, kind, names, widths, out_shape, arrays)
+        try:
+            if one is not None:
+                return kernel.single(p, *one).reshape(out_shape)
+            inputs, batch = _batch(list(zip(names, arrays, widths, strict=True)))
+            out = kernel(p, *inputs, batch_shape=batch)
+        except NonFiniteResult as exc:
+            flat = one if one is not None else inputs
+            raise self._explain_non_finite(kind, {name: a[exc.row]
+                                                  for name, a in zip(names, flat)}) from None
+        return out.reshape(batch + out_shape)
+
+    def cached(self, key: Hashable, compute: Callable[[], object]):
+        """``compute()``, computed once per runner for each ``key`` (results of the model
+        and its values that are costly to find, such as the base parameters)."""
+        if key not in self._results:
+            self._results[key] = compute()
+        return self._results[key]
+
+    def _explain_non_finite(self, kind: str, sample: dict) -> RobodynError:
+        """Why a result is not finite although its inputs are: a singular mass matrix
+        (a joint that moves no mass) or parameter values too large for float64."""
+        state = ", ".join(f"{k}={np.array2string(v, precision=4, separator=', ')}"
+                          for k, v in sample.items())
+        if "q" in sample and kind.startswith("forward_dynamics"):
+            pivots = _cholesky_pivots(self.run("mass_matrix", sample["q"]))
+            scale = max(1.0, float(np.max(np.abs(pivots))))
+            for j, pivot in enumerate(pivots):
+                if not pivot > 1e-13 * scale:
+                    link = self.numeric_chain.links[j]
+                    return ModelError(
+                        f"{self.name}: {kind} at {state}: the mass matrix is singular (Cholesky "
+                        f"pivot {pivot:.3g} at joint {j + 1}, {link.joint.name or link.name!r}): "
+                        "that joint moves no mass or inertia at this q, so its acceleration is "
+                        "undefined; give the links it moves a mass and inertia")
+        big = max(self.values, key=lambda kv: abs(kv[1]), default=None)
+        # blame what overflowed: the largest input, when it is larger than every parameter
+        name, index, value = max(((k, int(np.argmax(np.abs(v))), float(np.max(np.abs(v))))
+                                  for k, v in sample.items() if np.size(v)),
+                                 key=lambda t: t[2], default=(None, 0, 0.0))
+        if name is not None and (big is None or value >= abs(big[1])):
+            return InputError(
+                f"{self.name}: {kind}: {name}[{index}] = {sample[name].flat[index]:.3g} makes "
+                "the result overflow float64 (the dynamics are quadratic in qd); use values "
+                "in a physical range")
+        hint = f" (the largest is {big[0]} = {big[1]:g})" if big else ""
+        return ModelError(
+            f"{self.name}: {kind} at {state}: the result is not finite although the inputs "
+            f"are; the parameter values overflow float64{hint}: use values in a physical range")
+
+
+def _as_array(name: str, value) -> np.ndarray:
+    """``value`` as a float64 array; real numbers only (no bool, complex, text, dates)."""
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name}: expected an array of real numbers ({exc})") from None
+    kind = arr.dtype.kind
+    if kind in "iuf":
+        return arr.astype(np.float64, copy=False)
+    what = {"b": "booleans", "c": "complex numbers", "U": "text", "S": "bytes",
+            "M": "dates", "m": "time spans", "O": "Python objects"}.get(kind, str(arr.dtype))
+    raise InputError(f"{name}: expected real numbers, got an array of {what} "
+                     f"(dtype {arr.dtype}, shape {arr.shape}); pass floats, e.g. "
+                     f"np.asarray({name}, dtype=float) if the values are real")
+
+
+def _batch(named) -> tuple[list[np.ndarray], tuple]:
+    """Check and broadcast ``(name, array, width)`` inputs of shape ``(..., width)``;
+    return them as C-contiguous ``(N, width)`` float64 arrays and the batch shape."""
+    arrays = []
+    for name, value, width in named:
+        arr = value if type(value) is np.ndarray and value.dtype == np.float64 \
+            else _as_array(name, value)
+        if arr.ndim == 0 or arr.shape[-1] != width:
+            what = "a wrench: force, moment" if name == "h_e" else "one value per joint"
+            raise InputError(f"{name}: expected shape (..., {width}) ({what}), got {arr.shape}")
+        arrays.append(arr)
+    shapes = [a.shape[:-1] for a in arrays]
+    if len(arrays) > 1 and any(s != shapes[0] for s in shapes):
+        try:
+            batch = np.broadcast_shapes(*shapes)
+        except ValueError:
+            detail = ", ".join(f"{n} {a.shape}" for (n, _, _), a in zip(named, arrays))
+            raise InputError(f"batch shapes do not broadcast: {detail}") from None
+        arrays = [np.broadcast_to(a, batch + a.shape[-1:]) for a in arrays]
+    else:
+        batch = shapes[0]
+    flat = [np.ascontiguousarray(a.reshape(-1, a.shape[-1])) for a in arrays]
+    return flat, batch
+
+
+def _cholesky_pivots(m: np.ndarray) -> np.ndarray:
+    """The pivots ``d_j`` of ``M = L diag(d) L^T`` (all > 0 iff ``M`` is positive definite)."""
+    n = m.shape[0]
+    low = np.eye(n)
+    d = np.zeros(n)
+    for j in range(n):
+        d[j] = m[j, j] - np.sum(low[j, :j] ** 2 * d[:j])
+        for i in range(j + 1, n):
+            low[i, j] = (m[i, j] - np.sum(low[i, :j] * low[j, :j] * d[:j])) / d[j] \
+                if d[j] != 0 else 0.0
+    return d

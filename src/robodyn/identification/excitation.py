@@ -1,0 +1,155 @@
+"""Excitation trajectories for identification: periodic, within the joint limits, and
+optimised so that the stacked base regressor is well conditioned.
+
+:func:`fourier` is the finite Fourier series of Swevers, Ganseman, Tukel, De Schutter
+& Van Brussel, "Optimal robot excitation and identification", IEEE Trans. Robotics
+and Automation 13(5), 1997: for joint ``j``, with ``w_f = 2 pi / period``::
+
+    q_j(t) = q0_j + sum_{l=1}^{L} a_jl / (w_f l) sin(w_f l t) - b_jl / (w_f l) cos(w_f l t)
+
+(and its exact derivatives ``qd``, ``qdd``), periodic with ``period`` so that the data
+can be averaged over periods. The coefficients ``a, b`` minimise the condition number of
+``W``, the base regressor :meth:`~robodyn.Robot.regressor_base` stacked over
+``samples`` instants of one period (:func:`scipy.optimize.minimize`, L-BFGS-B from a
+random start), and are then scaled about ``q0`` so that every joint stays inside its
+position and velocity limits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.optimize
+
+from ..core.errors import InputError
+
+__all__ = ["fourier", "Excitation"]
+
+
+@dataclass(frozen=True, eq=False)
+class Excitation:
+    """A periodic trajectory (:func:`fourier`): ``a``, ``b`` (``(dof, harmonics)``),
+    ``q0``, ``period``; sampled at ``t`` as ``q``, ``qd``, ``qdd``; the condition number
+    of the stacked base regressor before (the random start) and after optimisation."""
+
+    a: np.ndarray
+    b: np.ndarray
+    q0: np.ndarray
+    period: float
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    qdd: np.ndarray
+    condition_before: float
+    condition_after: float
+
+    def __call__(self, t):
+        """``(q, qd, qdd)`` at times ``t`` (any shape), each ``t.shape + (dof,)``."""
+        return _evaluate(self.a, self.b, self.q0, self.period, np.asarray(t, dtype=float))
+
+    def __str__(self) -> str:
+        return (f"Fourier excitation: {self.a.shape[1]} harmonics, period {self.period:g} s, "
+                f"{len(self.t)} samples; condition number {self.condition_before:.4g} -> "
+                f"{self.condition_after:.4g}")
+
+
+def _evaluate(a, b, q0, period, t):
+    wf = 2 * np.pi / period
+    lw = wf * np.arange(1, a.shape[1] + 1)  # (L,)
+    arg = t[..., None] * lw  # (..., L)
+    s, c = np.sin(arg), np.cos(arg)
+    q = q0 + (s / lw) @ a.T - (c / lw) @ b.T
+    qd = c @ a.T + s @ b.T
+    qdd = (-s * lw) @ a.T + (c * lw) @ b.T
+    return q, qd, qdd
+
+
+def _limits(robot, limits):
+    """``(lower, upper, velocity)`` arrays of ``dof``: given, else the model's joint limits,
+    else ``[-pi, pi]`` (revolute) / ``[-0.5, 0.5]`` (prismatic) and 2 per second."""
+    dof = robot.dof
+    lo, hi, vel = np.empty(dof), np.empty(dof), np.empty(dof)
+    for j, link in enumerate(robot.numeric_chain.links):
+        lim = link.joint.limits
+        revolute = link.joint.type == "revolute"
+        lo[j], hi[j], vel[j] = (-np.pi, np.pi, 2.0) if revolute else (-0.5, 0.5, 1.0)
+        if lim is not None:
+            vals = [float(x) if x is not None else np.nan for x in lim[:3]]
+            if np.isfinite(vals[:2]).all() and vals[0] < vals[1]:
+                lo[j], hi[j] = vals[0], vals[1]
+            if len(vals) > 2 and np.isfinite(vals[2]) and vals[2] > 0:
+                vel[j] = vals[2]
+    if limits is not None:
+        given = dict(limits) if isinstance(limits, dict) else dict(zip(("q_min", "q_max", "qd_max"),
+                                                                       limits))
+        for key, target in (("q_min", lo), ("q_max", hi), ("qd_max", vel)):
+            if key in given and given[key] is not None:
+                arr = np.broadcast_to(np.asarray(given[key], dtype=float), (dof,))
+                if not np.isfinite(arr).all():
+                    raise InputError(f"limits.{key}: expected {dof} finite numbers")
+                target[:] = arr
+    if np.any(lo >= hi) or np.any(vel <= 0):
+        raise InputError("limits: need q_min < q_max and qd_max > 0 for every joint")
+    return lo, hi, vel
+
+
+def _fit_to_limits(a, b, q0, period, t, lo, hi, vel, margin=0.95):
+    """Scale each joint's coefficients so that its motion stays within the limits."""
+    q, qd, _ = _evaluate(a, b, q0, period, t)
+    dev = q - q0
+    room_up, room_down = (hi - q0) * margin, (q0 - lo) * margin
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s_pos = np.minimum(np.where(dev.max(0) > 0, room_up / dev.max(0), np.inf),
+                           np.where(dev.min(0) < 0, room_down / -dev.min(0), np.inf))
+        s_vel = margin * vel / np.abs(qd).max(0)
+    s = np.minimum(1.0, np.minimum(s_pos, s_vel))[:, None]
+    return a * s, b * s
+
+
+def fourier(robot, harmonics: int = 5, period: float = 10.0, limits=None,
+            samples: int = 200, iterations: int = 60, seed: int = 0,
+            base=None) -> Excitation:
+    """An optimised excitation trajectory of ``robot`` (module docstring).
+
+    ``limits``: ``{"q_min": .., "q_max": .., "qd_max": ..}`` (scalars or one per joint) or
+    a tuple in that order; by default the model's joint limits, else ``[-pi, pi]`` and
+    2 rad/s (prismatic: ``[-0.5, 0.5]`` m, 1 m/s). ``q0`` is the middle of the position
+    range. ``iterations``: of the optimiser (0: only the scaled random start)."""
+    if int(harmonics) < 1 or not np.isfinite(period) or period <= 0:
+        raise InputError("fourier: harmonics must be >= 1 and period > 0")
+    harmonics = int(harmonics)
+    dof = robot.dof
+    base = base or robot.base_parameters()
+    lo, hi, vel = _limits(robot, limits)
+    q0 = 0.5 * (lo + hi)
+    t = np.linspace(0.0, period, int(samples), endpoint=False)
+    rng = np.random.default_rng(seed)
+    shape = (dof, harmonics)
+
+    def cond_of(a, b):
+        a, b = _fit_to_limits(a, b, q0, period, t, lo, hi, vel)
+        q, qd, qdd = _evaluate(a, b, q0, period, t)
+        W = robot.regressor(q, qd, qdd)[..., base.independent].reshape(-1, base.count)
+        W = W / np.maximum(np.linalg.norm(W, axis=0), 1e-300)  # columns' units aside
+        sv = np.linalg.svd(W, compute_uv=False)
+        return float(sv[0] / sv[-1]) if sv[-1] > 0 else 1e300
+
+    def objective(x):
+        a, b = x[:dof * harmonics].reshape(shape), x[dof * harmonics:].reshape(shape)
+        return np.log(min(cond_of(a, b), 1e300))
+
+    # a random start with velocities of the order of the limits
+    x0 = rng.normal(size=2 * dof * harmonics) * np.tile(np.repeat(vel, harmonics), 2) / harmonics
+    before = cond_of(x0[:dof * harmonics].reshape(shape), x0[dof * harmonics:].reshape(shape))
+    x = x0
+    if iterations > 0:
+        sol = scipy.optimize.minimize(objective, x0, method="L-BFGS-B",
+                                      options={"maxiter": int(iterations)})
+        if sol.fun < objective(x0):
+            x = sol.x
+    a, b = x[:dof * harmonics].reshape(shape), x[dof * harmonics:].reshape(shape)
+    a, b = _fit_to_limits(a, b, q0, period, t, lo, hi, vel)
+    q, qd, qdd = _evaluate(a, b, q0, period, t)
+    after = cond_of(a, b)
+    return Excitation(a, b, q0, float(period), t, q, qd, qdd, before, after)

@@ -1,0 +1,73 @@
+"""Built-in models: the seeds' worked examples and classic arms, as YAML files
+shipped inside the package (``robodyn models`` lists them), and the lookup of the
+URDFs of the optional ``example-robot-data`` package."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_HERE = Path(__file__).parent
+
+#: Where the example-robot-data package keeps its robots, below its install prefix.
+_ERD_ROBOTS = "example-robot-data/robots"
+
+
+def names() -> list[str]:
+    """Names of the built-in models, sorted."""
+    return sorted(p.stem for p in _HERE.glob("*.yaml"))
+
+
+def path(name: str) -> Path:
+    """The YAML file of a built-in model."""
+    file = _HERE / f"{name}.yaml"
+    if not file.is_file():
+        from ...core.errors import ModelError
+
+        raise ModelError(f"no built-in model {name!r}; built-in models: {', '.join(names())}")
+    return file
+
+
+def example_robot_data(relative_path: str) -> Path:
+    """A file of the installed ``example-robot-data`` package, e.g.
+    ``example_robot_data("panda_description/urdf/panda.urdf")``.
+
+    Found offline from the package's list of installed files (recent versions ship the
+    robots under ``<prefix>/share/example-robot-data/robots`` and have no Python module
+    to ask). Raises :class:`~robodyn.ModelError` if the package is not installed or has
+    no such file.
+    """
+    import importlib.metadata  # lazily: only callers of this function need it
+
+    from ...core.errors import ModelError
+
+    relative = str(relative_path).replace("\\", "/").strip("/")
+    shown = relative if len(relative) <= 80 else f"{relative[:80]}... ({len(relative)} chars)"
+    if not relative or ".." in relative.split("/"):
+        raise ModelError(f"example_robot_data: {shown!r} is not a path inside the package's "
+                         "robots folder (e.g. 'ur_description/urdf/ur5_robot.urdf')")
+    try:
+        dist = importlib.metadata.distribution("example-robot-data")
+    except importlib.metadata.PackageNotFoundError:
+        raise ModelError("example_robot_data: the example-robot-data package is not installed "
+                         "(pip install example-robot-data)") from None
+    suffix = f"{_ERD_ROBOTS}/{relative}"
+    for file in dist.files or ():
+        if str(file).replace("\\", "/").endswith(suffix):
+            found = Path(dist.locate_file(file))
+            if found.is_file():
+                return found
+    raise ModelError(f"example_robot_data: example-robot-data {dist.version} has no "
+                     f"robots/{shown}")
+
+
+def example_robot_data_urdfs() -> list[Path]:
+    """Every URDF file of the installed ``example-robot-data`` package, sorted (empty if
+    the package is not installed)."""
+    import importlib.metadata  # lazily: only callers of this function need it
+
+    try:
+        dist = importlib.metadata.distribution("example-robot-data")
+    except importlib.metadata.PackageNotFoundError:
+        return []
+    return sorted(Path(dist.locate_file(f)) for f in dist.files or ()
+                  if str(f).endswith(".urdf") and _ERD_ROBOTS in str(f).replace("\\", "/"))

@@ -1,0 +1,1 @@
+"""Jobs on motions: trajectories, simulation, control laws, energy."""

@@ -1,0 +1,93 @@
+"""Joint-space controllers: callables ``tau(t, q, qd)`` for :func:`robodyn.simulate`.
+
+Both use inverse dynamics for CONTROL, as the seeds say, on a ``model`` that may
+differ from the simulated robot (``robot.with_values(m2=1.2 * m2)``) to show
+what model error does:
+
+* :class:`PDGravity` — ``tau = K_P (q_ref - q) - K_D qd + g_model(q)``: PD
+  control with gravity compensation, which brings the arm to rest at ``q_ref``
+  (Siciliano §8.5.2, eq. 8.52);
+* :class:`ComputedTorque` — inverse dynamics control
+  ``tau = M(q) y + C(q, qd) qd + F qd + g(q)`` with
+  ``y = qdd_ref + K_D (qd_ref - qd) + K_P (q_ref - q)`` (Siciliano §8.5.3,
+  eq. 8.57–8.61): with the exact model the error obeys ``e'' + K_D e' + K_P e = 0``.
+
+The control laws themselves are :func:`robodyn.dynamics.steps.pd_gravity` and
+:func:`~robodyn.dynamics.steps.computed_torque_acceleration`: the simulator runs the
+same two inside its compiled fixed-step loop.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.errors import InputError, excerpt
+from ..dynamics.steps import computed_torque_acceleration, pd_gravity
+from .trajectory import Trajectory
+
+__all__ = ["PDGravity", "ComputedTorque"]
+
+
+def _gains(value, name: str, dof: int) -> np.ndarray:
+    try:
+        arr = np.broadcast_to(np.asarray(value, dtype=float), (dof,)).copy()
+    except (TypeError, ValueError):
+        raise InputError(f"{name}: expected a number or one per joint ({dof})") from None
+    if not (np.isfinite(arr).all() and (arr >= 0).all()):
+        raise InputError(f"{name}: gains must be finite and >= 0, got {arr.tolist()}")
+    return arr
+
+
+class PDGravity:
+    """``tau = kp (q_ref - q) - kd qd + model.gravity_torques(q)`` (module docstring)."""
+
+    kind = "pd_gravity"
+
+    def __init__(self, model, q_ref, kp, kd):
+        if isinstance(q_ref, Trajectory):
+            raise InputError("q_ref: PDGravity regulates to a set point (one position per "
+                             "joint), and a Trajectory was given; to track a trajectory use "
+                             "ComputedTorque(model, trajectory, kp, kd)")
+        self.model = model
+        try:
+            self.q_ref = np.asarray(q_ref, dtype=float).reshape(-1)
+        except (TypeError, ValueError):
+            raise InputError(f"q_ref: expected {model.dof} finite values (the set point), got "
+                             f"{excerpt(q_ref)}") from None
+        if self.q_ref.shape != (model.dof,) or not np.isfinite(self.q_ref).all():
+            raise InputError(f"q_ref: expected {model.dof} finite values, got "
+                             f"{excerpt(self.q_ref.tolist())}")
+        self.kp = _gains(kp, "kp", model.dof)
+        self.kd = _gains(kd, "kd", model.dof)
+
+    def __call__(self, t, q, qd) -> np.ndarray:
+        return pd_gravity(q, qd, self.q_ref, self.kp, self.kd, self.model.gravity_torques(q))
+
+    def references(self, times: np.ndarray):
+        """``(q_ref, qd_ref, qdd_ref)`` rows at ``times`` (one constant row here)."""
+        zero = np.zeros((1, self.model.dof))
+        return self.q_ref[None, :], zero, zero
+
+
+class ComputedTorque:
+    """Inverse dynamics control tracking ``trajectory`` (module docstring)."""
+
+    kind = "computed_torque"
+
+    def __init__(self, model, trajectory: Trajectory, kp, kd):
+        if not isinstance(trajectory, Trajectory):
+            raise InputError("trajectory: expected a robodyn.motion.trajectory.Trajectory")
+        if trajectory.dof != model.dof:
+            raise InputError(f"trajectory: has {trajectory.dof} joints, the model {model.dof}")
+        self.model = model
+        self.trajectory = trajectory
+        self.kp = _gains(kp, "kp", model.dof)
+        self.kd = _gains(kd, "kd", model.dof)
+
+    def __call__(self, t, q, qd) -> np.ndarray:
+        q_ref, qd_ref, qdd_ref = self.trajectory(t)
+        y = computed_torque_acceleration(q, qd, q_ref, qd_ref, qdd_ref, self.kp, self.kd)
+        return self.model.inverse_dynamics(q, qd, y)
+
+    def references(self, times: np.ndarray):
+        return self.trajectory(times)

@@ -1,0 +1,319 @@
+"""The energy a motion costs, and a cheaper motion between the same end points.
+
+The seeds name the joint torques' third use: the ENERGY a motion costs. For a
+sampled motion (a :class:`~robodyn.motion.trajectory.Motion` or a simulation) the
+mechanical power of joint ``i`` is ``P_i = tau_i qd_i`` and
+
+* ``positive_work = sum_i ∫ max(P_i, 0) dt`` — what motors that cannot recover
+  energy (no regeneration) must supply;
+* ``net_work = ∫ sum_i P_i dt`` — equals the change of mechanical energy
+  ``K + U`` plus what friction dissipated (the work–energy theorem);
+* ``effort = ∫ sum_i tau_i^2 dt`` — the usual "energy-optimal" criterion
+  (proportional to the copper losses of DC motors).
+
+Every integral is the trapezoidal rule on the given samples, so its accuracy
+is that of the sampling (second order in the step).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.errors import InputError, excerpt
+from .simulation import MAX_MAGNITUDE, check_magnitude
+from .trajectory import Motion, Trajectory, quintic, spline
+
+__all__ = ["EnergyReport", "consumed", "optimize", "check_motion", "OBJECTIVES",
+           "MAX_VIA_POINTS", "MAX_SAMPLES", "MAX_EVALUATIONS"]
+
+#: The criteria :func:`optimize` can minimise.
+OBJECTIVES = ("positive_work", "effort")
+#: Most via points :func:`optimize` moves (``robodyn energy --via-points`` too): each adds
+#: ``dof`` variables, and a finite-difference gradient costs one evaluation per variable.
+MAX_VIA_POINTS = 20
+#: Most instants a motion is evaluated at (``optimize``'s ``samples``; the ``torques`` and
+#: ``energy`` commands' ``--samples``).
+MAX_SAMPLES = 1_000_000
+#: Evaluations of the objective (one inverse dynamics along the motion each, finite
+#: differences included) :func:`optimize` spends unless ``max_evaluations`` says otherwise.
+MAX_EVALUATIONS = 5_000
+
+
+class _OutOfEvaluations(Exception):
+    """The optimiser used its evaluation budget (caught inside :func:`optimize`)."""
+
+
+def check_motion(traj: Trajectory, t: np.ndarray, names=("q0", "q1", "duration")) -> None:
+    """:class:`InputError` when the end points of ``traj`` or its speeds or accelerations at
+    ``t`` exceed :data:`~robodyn.motion.simulation.MAX_MAGNITUDE` (they overflow the dynamics,
+    which would blame the model's values): naming the end point, else the duration (too
+    short for the motion)."""
+    with np.errstate(all="ignore"):  # an overflow is said below
+        q0, q1 = traj.q0, traj.q1
+        _, qd, qdd = traj(t)
+    check_magnitude(q0, names[0])
+    check_magnitude(q1, names[1])
+    big = float(np.max(np.abs(np.concatenate([qd.ravel(), qdd.ravel()]))))  # NaN stays
+    if not big <= MAX_MAGNITUDE:
+        reach = f"reach {big:.3g}, beyond {MAX_MAGNITUDE:g}" if np.isfinite(big) \
+            else "overflow float64"
+        raise InputError(f"{names[2]}: {traj.duration:g} s is too short for this motion: its "
+                         f"speeds or accelerations {reach}; give a longer duration")
+
+
+def _whole(value, name: str, least: int, most: int) -> int:
+    """``value`` as an integer ``least <= n <= most``, else an InputError naming ``name``."""
+    try:
+        ok = not isinstance(value, bool) and int(value) == value and least <= value <= most
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise InputError(f"{name}: expected a whole number from {least:,} to {most:,}, got "
+                         f"{excerpt(value)}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class EnergyReport:
+    """What a motion cost: totals and ``(dof,)`` per-joint values (see the module).
+
+    ``power`` is ``(T, dof)``, ``tau`` the torques used, ``friction_loss`` the energy
+    friction dissipated (``∫ tau_f · qd dt >= 0``)."""
+
+    positive_work: float
+    net_work: float
+    effort: float
+    positive_work_per_joint: np.ndarray
+    net_work_per_joint: np.ndarray
+    effort_per_joint: np.ndarray
+    friction_loss: float
+    power: np.ndarray
+    tau: np.ndarray
+    t: np.ndarray
+
+    def value(self, objective: str) -> float:
+        """The total of ``objective`` (``"positive_work"``, ``"net_work"``, ``"effort"``)."""
+        if objective not in ("positive_work", "net_work", "effort"):
+            raise InputError(f"objective: {objective!r} is not one of positive_work, net_work, "
+                             "effort")
+        return float(getattr(self, objective))
+
+
+def _integrate(t: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Trapezoidal rule along axis 0."""
+    dt = np.diff(t)
+    return 0.5 * np.tensordot(dt, y[1:] + y[:-1], axes=(0, 0))
+
+
+def consumed(robot, motion, h_e=None) -> EnergyReport:
+    """The energy ``motion`` costs on ``robot`` (module docstring).
+
+    ``motion``: anything with ``t`` ``(T,)``, ``q``, ``qd`` ``(T, dof)`` and either
+    ``qdd`` (the torques come from :meth:`~robodyn.Robot.inverse_dynamics`, with
+    ``h_e`` if given) or ``tau`` (a simulation's applied torques, used as they are).
+    """
+    t = np.asarray(getattr(motion, "t", None), dtype=float)
+    if t.ndim != 1 or t.shape[0] < 2:
+        raise InputError("motion.t: expected at least two sample times, shape (T,)")
+    if (np.diff(t) <= 0).any():
+        raise InputError("motion.t: the sample times must increase")
+    q, qd = np.asarray(motion.q, dtype=float), np.asarray(motion.qd, dtype=float)
+    if q.shape != (t.shape[0], robot.dof) or qd.shape != q.shape:
+        raise InputError(f"motion: expected q and qd of shape ({t.shape[0]}, {robot.dof}), got "
+                         f"{q.shape} and {qd.shape}")
+    tau = getattr(motion, "tau", None)
+    if tau is None:
+        tau = robot.inverse_dynamics(q, qd, motion.qdd, h_e=h_e)
+    tau = np.asarray(tau, dtype=float)
+    power = tau * qd
+    positive = _integrate(t, np.maximum(power, 0.0))
+    net = _integrate(t, power)
+    effort = _integrate(t, tau * tau)
+    loss = float(np.sum(_integrate(t, robot.friction_torques(qd) * qd)))
+    return EnergyReport(float(positive.sum()), float(net.sum()), float(effort.sum()), positive,
+                        net, effort, loss, power, tau, t)
+
+
+def optimize(robot, q0, q1, duration: float, via_points: int = 3,
+             objective: str = "positive_work", torque_limits=None, samples: int = 201,
+             maxiter: int = 200, max_evaluations: int = MAX_EVALUATIONS) -> Trajectory:
+    """A motion from ``q0`` to ``q1`` in ``duration`` that costs less than the quintic.
+
+    The motion is a clamped cubic spline (:func:`~robodyn.motion.trajectory.spline`, rest to
+    rest) through ``via_points`` positions at equally spaced times; they start on the
+    rest-to-rest quintic and are moved by SciPy (L-BFGS-B, or SLSQP when
+    ``torque_limits`` (one per joint) bound ``|tau_i|``) to minimise ``objective``
+    (``"positive_work"`` or ``"effort"``) evaluated on ``samples`` instants. If no
+    spline beats the quintic, the quintic itself is returned: never worse.
+
+    Budgets: ``via_points`` at most :data:`MAX_VIA_POINTS`, ``samples`` at most
+    :data:`MAX_SAMPLES`; the optimiser stops after ``maxiter`` iterations or
+    ``max_evaluations`` evaluations of the objective (finite differences included), with
+    a ``RuntimeWarning`` that says so when a budget stopped it (the motion returned is
+    then the best found so far, still never worse than the quintic).
+
+    The returned trajectory's ``info`` holds ``objective``, ``energy`` (its value),
+    ``baseline`` (the quintic) and ``baseline_energy``, the optimiser's ``result``,
+    ``evaluations`` (of the objective) and ``exhausted`` (a budget stopped it).
+    """
+    from scipy.optimize import minimize  # SciPy only when used
+
+    if objective not in OBJECTIVES:
+        raise InputError(f"objective: {objective!r} is not one of {', '.join(OBJECTIVES)}")
+    via_points = _whole(via_points, "via_points", 1, MAX_VIA_POINTS)
+    samples = _whole(samples, "samples", 2, MAX_SAMPLES)
+    maxiter = _whole(maxiter, "maxiter", 1, 10**6)
+    max_evaluations = _whole(max_evaluations, "max_evaluations", 1, 10**7)
+    with np.errstate(all="ignore"):  # a duration too short is said below
+        baseline = quintic(q0, q1, duration)
+    dof = baseline.dof
+    if dof != robot.dof:
+        raise InputError(f"q0: expected {robot.dof} values (one per joint), got {dof}")
+    T = baseline.duration
+    t = np.linspace(0.0, T, samples)
+    check_motion(baseline, t)
+    knots = np.linspace(0.0, T, via_points + 2)
+    start, end = baseline.q0, baseline.q1
+    limits = None
+    if torque_limits is not None:
+        limits = _torque_limits(torque_limits, dof)
+
+    def trajectory(x):
+        return spline(knots, np.vstack([start, x.reshape(via_points, dof), end]))
+
+    def report(traj):
+        return consumed(robot, Motion(t, *traj(t)))
+
+    def cost(x):
+        return report(trajectory(x)).value(objective)
+
+    base_report = report(baseline)
+    base_value = base_report.value(objective)
+    x0 = baseline(knots[1:-1])[0].reshape(-1)
+    # scale: the objective of the quintic is O(1) after dividing by it
+    scale = abs(base_value) if base_value != 0 else 1.0
+    constraints = ()
+    method = "L-BFGS-B"
+    if limits is not None:
+        method = "SLSQP"
+
+        def margin(x):
+            tau = report(trajectory(x)).tau
+            return np.concatenate([(limits - tau).ravel(), (limits + tau).ravel()]) / limits.max()
+
+        constraints = ({"type": "ineq", "fun": margin},)
+    fun, jac = (lambda x: cost(x) / scale), None
+    if objective == "effort" and limits is None:
+        # exact gradient from the inverse dynamics' derivatives (the spline is linear in x)
+        gradient = EffortGradient(robot, t, lambda x: trajectory(x)(t), x0.size)
+
+        def fun(x):
+            value, grad = gradient(x)
+            return value / scale, grad / scale
+
+        jac = True
+    counted = _Budget(max_evaluations, x0)
+    if constraints:
+        constraints = ({"type": "ineq", "fun": counted.wrap(margin)},)
+    options = {"maxiter": maxiter}
+    if method == "L-BFGS-B":
+        options["maxfun"] = max_evaluations
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            result = minimize(counted.wrap(fun), x0, jac=jac, method=method,
+                              constraints=constraints, options=options,
+                              callback=counted.iterate)
+        # status 1 (L-BFGS-B) or 9 (SLSQP): the iteration or evaluation limit was reached
+        x, exhausted = result.x, result.status == (1 if method == "L-BFGS-B" else 9)
+    except _OutOfEvaluations:
+        result, x, exhausted = None, counted.last, True
+    best = trajectory(x)
+    best_report = report(best)
+    feasible = limits is None or bool((np.abs(best_report.tau) <= limits * (1 + 1e-6)).all())
+    base_feasible = limits is None or bool((np.abs(base_report.tau) <= limits).all())
+    if not feasible or (best_report.value(objective) >= base_value and base_feasible):
+        best, best_report = baseline, base_report
+    if exhausted:
+        warnings.warn(f"robodyn.motion.energy.optimize: the optimiser ran out of its budget before "
+                      f"converging (maxiter = {maxiter:,}, max_evaluations = "
+                      f"{max_evaluations:,}; {min(counted.count, max_evaluations):,} "
+                      "evaluations used); the motion returned is the best found so far (never "
+                      "worse than the quintic): raise maxiter or max_evaluations, or use fewer "
+                      "via_points", RuntimeWarning, stacklevel=2)
+    if limits is not None and not (np.abs(best_report.tau) <= limits * (1 + 1e-6)).all():
+        warnings.warn("robodyn.motion.energy.optimize: no motion found within torque_limits; the "
+                      "returned motion exceeds them", RuntimeWarning, stacklevel=2)
+    info = {"objective": objective, "energy": best_report.value(objective),
+            "baseline": baseline, "baseline_energy": base_value, "result": result,
+            "exhausted": exhausted, "evaluations": min(counted.count, max_evaluations),
+            "report": best_report, "baseline_report": base_report}
+    return best.with_info("optimized" if best is not baseline else "quintic", info)
+
+
+def _torque_limits(value, dof: int) -> np.ndarray:
+    """``torque_limits`` as ``dof`` positive finite numbers (one, or one per joint)."""
+    try:
+        limits = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"torque_limits: expected one number or {dof} (one per joint), got "
+                         f"{excerpt(value)}") from None
+    if limits.ndim > 1 or (limits.ndim == 1 and limits.shape[0] not in (1, dof)):
+        raise InputError(f"torque_limits: expected one number or {dof} (one per joint), got "
+                         f"{limits.size} ({excerpt(limits.tolist())})")
+    limits = np.broadcast_to(limits.reshape(-1), (dof,)).copy()
+    if not (np.isfinite(limits).all() and (limits > 0).all()):
+        raise InputError(f"torque_limits: expected positive finite numbers, got "
+                         f"{excerpt(limits.tolist())}")
+    return limits
+
+
+class _Budget:
+    """Counts the evaluations of the functions it wraps and stops the optimiser (raises
+    :class:`_OutOfEvaluations`) past ``most``; ``last`` is the latest iterate."""
+
+    def __init__(self, most: int, x0: np.ndarray):
+        self.most, self.count, self.last = most, 0, x0
+
+    def wrap(self, function):
+        def counted(x, *args):
+            self.count += 1
+            if self.count > self.most:
+                raise _OutOfEvaluations
+            return function(x, *args)
+
+        return counted
+
+    def iterate(self, xk, *_) -> None:
+        self.last = np.array(xk, copy=True)
+
+
+class EffortGradient:
+    """``(effort, d effort/dx)`` of a motion ``(q, qd, qdd) = path(x)`` that is affine in
+    ``x`` (a spline through via points ``x``), sampled at ``t``.
+
+    ``effort = sum_k w_k |tau_k|^2`` (trapezoid weights ``w``), so
+    ``d effort/dx = sum_k 2 w_k tau_k^T (dtau/dq dq_k/dx + dtau/dqd dqd_k/dx + M dqdd_k/dx)``
+    with the derivatives of :meth:`~robodyn.Robot.inverse_dynamics_derivatives` and the
+    constant ``d(q, qd, qdd)/dx`` of the affine path, taken once from unit ``x``
+    (Coulomb friction differentiates to 0 away from ``qd = 0``)."""
+
+    def __init__(self, robot, t, path, size: int):
+        self.robot = robot
+        dt = np.diff(t)
+        self.weights = np.concatenate([[0.0], dt]) / 2 + np.concatenate([dt, [0.0]]) / 2
+        self.path = path
+        offset = np.array(path(np.zeros(size)))
+        self.basis = np.stack([np.array(path(e)) - offset for e in np.eye(size)])  # (m,3,T,dof)
+
+    def __call__(self, x):
+        q, qd, qdd = self.path(x)
+        tau = self.robot.inverse_dynamics(q, qd, qdd)
+        d_q, d_qd, mass = self.robot.inverse_dynamics_derivatives(q, qd, qdd)
+        weighted = 2 * self.weights[:, None] * tau  # (T, dof)
+        parts = [np.einsum("ki,kij->kj", weighted, d) for d in (d_q, d_qd, mass)]
+        grad = sum(np.einsum("kj,mkj->m", g, self.basis[:, n]) for n, g in enumerate(parts))
+        return float(np.sum(self.weights[:, None] * tau * tau)), grad

@@ -1,0 +1,114 @@
+"""Implicit integrators of :func:`robodyn.simulate`, driven by the dynamics' derivatives.
+
+The state ``y = (q, qd)`` obeys ``y' = f(t, y) = (qd, FD(q, qd, tau(t, q, qd)))`` with
+the Jacobian
+
+    df/dy = [[0, 1], [dqdd/dq + M^-1 dtau/dq, dqdd/dqd + M^-1 dtau/dqd]]
+
+from :meth:`~robodyn.Robot.forward_dynamics_derivatives` (``dqdd/dtau = M^-1``). When
+``tau`` is a callable (a controller) its dependence on the state is taken by central
+differences of the callable; a callable contact wrench ``h_e`` is held fixed in the
+Jacobian (Newton then converges more slowly, to the same answer).
+
+* ``"implicit-euler"`` (fixed step ``dt``): ``y_{k+1} = y_k + dt f(t_{k+1}, y_{k+1})``,
+  solved by Newton's method on ``G(y) = y - y_k - dt f(t_{k+1}, y)``,
+  ``G' = 1 - dt df/dy``; first order, L-stable: stiff joints (large friction, stiff
+  feedback gains) do not blow up, they are damped.
+* ``"radau"`` (adaptive): SciPy's Radau IIA of order 5 (``scipy.integrate.Radau``,
+  stepped by :func:`robodyn.simulate` within its step budget) given the exact Jacobian
+  ``jac=df/dy`` (:func:`radau_functions`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.errors import RobodynError
+
+#: Newton iterations per implicit-Euler step before the step is declared failed.
+NEWTON_ITERATIONS = 25
+
+
+def state_jacobian(robot, torque_at, wrench_at, t, q, qd):
+    """``(f, df/dy)`` at ``(t, q, qd)``: ``f`` ``(2 dof,)``, ``df/dy`` ``(2 dof, 2 dof)``."""
+    dof = robot.dof
+    tau = torque_at(t, q, qd)
+    h_e = wrench_at(t, q, qd)
+    qdd = robot.forward_dynamics(q, qd, tau, h_e=h_e)
+    d_q, d_qd, m_inv = robot.forward_dynamics_derivatives(q, qd, tau, h_e=h_e)
+    if getattr(torque_at, "state_dependent", True):
+        d_q = d_q + m_inv @ _central(lambda x: torque_at(t, x, qd), q)
+        d_qd = d_qd + m_inv @ _central(lambda x: torque_at(t, q, x), qd)
+    jac = np.zeros((2 * dof, 2 * dof))
+    jac[:dof, dof:] = np.eye(dof)
+    jac[dof:, :dof] = d_q
+    jac[dof:, dof:] = d_qd
+    return np.concatenate([qd, qdd]), jac
+
+
+def _central(f, x, h=1e-6):
+    cols = []
+    for j in range(len(x)):
+        e = np.zeros(len(x))
+        e[j] = h * max(1.0, abs(x[j]))
+        cols.append((np.asarray(f(x + e)) - np.asarray(f(x - e))) / (2 * e[j]))
+    return np.stack(cols, axis=-1)
+
+
+def implicit_euler(robot, q0, qd0, times, torque_at, wrench_at, tol=1e-10, bound=np.inf):
+    """``(Q, QD)`` at ``times`` (``t_0 = 0``) by implicit-Euler steps from one time to the
+    next (module docstring). A state that stops being finite or passes ``bound`` is an
+    error naming the time."""
+    dof = robot.dof
+    t = np.asarray(times, dtype=float)
+    steps = len(t) - 1
+    Q = np.empty((steps + 1, dof))
+    QD = np.empty((steps + 1, dof))
+    Q[0], QD[0] = q0, qd0
+    y = np.concatenate([q0, qd0])
+    eye = np.eye(2 * dof)
+    for k in range(steps):
+        t1, dt = t[k + 1], t[k + 1] - t[k]
+        f, jac = state_jacobian(robot, torque_at, wrench_at, t[k], y[:dof], y[dof:])
+        y_prev, y_new = y, y + dt * f  # explicit Euler predicts, Newton corrects
+        converged = False
+        try:
+            for _ in range(NEWTON_ITERATIONS):
+                f, jac = state_jacobian(robot, torque_at, wrench_at, t1, y_new[:dof],
+                                        y_new[dof:])
+                step = np.linalg.solve(eye - dt * jac, -(y_new - y_prev - dt * f))
+                y_new = y_new + step
+                if np.linalg.norm(step) <= tol * (1.0 + np.linalg.norm(y_new)):
+                    converged = True
+                    break
+        except RobodynError:
+            if np.all(np.abs(y_new) <= bound):
+                raise  # the model's (or the torque's) own error at a state in range
+        except np.linalg.LinAlgError:
+            pass  # a singular Newton matrix: not converged
+        if not converged and np.all(np.abs(y_new) <= bound):
+            raise RobodynError(f"simulate: implicit Euler's Newton iteration did not converge "
+                               f"at t = {t1:.6g} s; reduce dt")
+        if not np.all(np.abs(y_new) <= bound):
+            raise RobodynError(f"simulate: the motion diverged: the state stopped being finite "
+                               f"or passed {bound:g} by t = {t1:.6g} s (implicit Euler is "
+                               "stable for any dt: the torques or the wrench drive the arm "
+                               "without bound, or the model's values are out of range)")
+        y = y_new
+        Q[k + 1], QD[k + 1] = y[:dof], y[dof:]
+    return Q, QD
+
+
+def radau_functions(robot, torque_at, wrench_at):
+    """``(f(t, y), df/dy(t, y))`` for SciPy's Radau IIA with the exact Jacobian."""
+    dof = robot.dof
+
+    def rhs(t, y):
+        q, qd = y[:dof], y[dof:]
+        tau = torque_at(t, q, qd)
+        return np.concatenate([qd, robot.forward_dynamics(q, qd, tau, h_e=wrench_at(t, q, qd))])
+
+    def jac(t, y):
+        return state_jacobian(robot, torque_at, wrench_at, t, y[:dof], y[dof:])[1]
+
+    return rhs, jac

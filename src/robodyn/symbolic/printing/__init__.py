@@ -1,0 +1,1 @@
+"""Printing closed forms: text, pretty, LaTeX, Markdown, JSON."""

@@ -1,0 +1,694 @@
+"""Printing equations of motion: plain text (terminal), LaTeX, Markdown, JSON.
+
+Text is one expression per line in SymPy's own syntax (``qd1**2*sin(q2)``), so what a
+terminal shows can be pasted back into Python. LaTeX writes ``qd1`` as
+:math:`\\dot q_1`, breaks long sums over lines (``align*``), and ``document=True``
+gives a file that ``pdflatex`` compiles. JSON holds every expression as a string that
+:func:`sympy.parse_expr` reads back to the same expression (Floats keep every bit).
+
+Every format takes ``shorthand`` (``s_1 = sin q1``, ``c_12 = cos(q1 + q2)`` and named
+recurring terms such as ``h``, declared once at the top; on by default for pretty, LaTeX
+and Markdown, off for text and JSON, which scripts read back) and ``digits`` (Floats
+rounded to that many significant digits); see :mod:`.readable`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING
+
+import sympy as sp
+from sympy.printing.pretty.pretty import PrettyPrinter
+from sympy.printing.str import StrPrinter
+
+from ...dynamics.registry import CLOSED_FORMS, ClosedForm, printed_forms
+from ...model.names import display_tex_problem, visible
+from .readable import Readable
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..equations import Equations, Step
+
+METHOD_NAMES = {"lagrange": "Lagrange-Euler", "newton-euler": "Newton-Euler"}
+#: How the headings name the Lagrange routes other than Euler-Lagrange (:mod:`.routes`).
+ROUTE_NAMES = {"energy": "M from the kinetic energy", "jacobian": "M and g from the Jacobians"}
+
+
+def method_name(eq: Equations) -> str:
+    """``Lagrange-Euler``, ``Newton-Euler``, or ``Lagrange-Euler (M from the kinetic
+    energy)`` for a route other than Euler-Lagrange."""
+    route = ROUTE_NAMES.get(getattr(eq, "route", ""), "")
+    return METHOD_NAMES[eq.method] + (f" ({route})" if route else "")
+
+
+# -- strings that read back ------------------------------------------------------------
+def is_double(x: sp.Float) -> bool:
+    """Whether the SymPy Float ``x`` is a double: its value and its precision (53 bits) are
+    those of ``float(x)`` (structural identity, :meth:`sympy.core.basic.Basic.compare`)."""
+    return x.compare(sp.Float(float(x), precision=53)) == 0
+
+
+class _ExactStrPrinter(StrPrinter):
+    """``sstr`` whose Floats read back bit for bit through :func:`sympy.parse_expr`."""
+
+    def _print_Float(self, expr):
+        if not is_double(expr):
+            return super()._print_Float(expr)
+        text = repr(float(expr))
+        mantissa = text.split("e")[0].replace("-", "").replace(".", "").lstrip("0")
+        if len(mantissa) <= 15:
+            return text
+        return f"Float('{text}', precision=53)"
+
+
+def exact_str(expr) -> str:
+    """``str(expr)`` that :func:`sympy.parse_expr` turns back into ``expr``."""
+    return _ExactStrPrinter({"order": None}).doprint(expr)
+
+
+class _PlainPrinter(StrPrinter):
+    """``str`` with each Float to 15 significant digits, trailing zeros dropped (``0.1``,
+    not ``0.100000000000000``; ``0.3 - 0.1`` as ``0.2``): numbers print as the model
+    wrote them. (JSON keeps every bit: :func:`exact_str`.)"""
+
+    def _print_Float(self, expr):
+        text = f"{float(expr):.15g}"
+        return text if any(c in text for c in ".en") else text + ".0"
+
+
+def plain(expr) -> str:
+    """The text form of ``expr`` (SymPy syntax, numbers as written)."""
+    return _PlainPrinter({"order": None}).doprint(expr)
+
+
+# -- text --------------------------------------------------------------------------------
+def _header_lines(eq: Equations) -> list[str]:
+    joints = ", ".join(f"q{i + 1} {t}" for i, t in enumerate(eq.joint_types))
+    params = ", ".join(str(s) for s in eq.params) or "(none: all numbers)"
+    lines = [f"Equations of motion of {visible(eq.name)} by {method_name(eq)}",
+             f"  joints: {joints}",
+             f"  parameters: {params}",
+             f"  gravity g0 = [{', '.join(plain(x) for x in eq.chain.gravity)}] (base frame)"]
+    if eq.h_e:
+        lines.append(f"  end-effector wrench h_e = {list(eq.h_e)} (base frame)")
+    if eq.frames_note:
+        lines.append(f"  frames: {eq.frames_note}")
+    if getattr(eq, "display", None):
+        lines.append("  notation: " + ", ".join(f"{visible(k)} = {visible(v)}"
+                                                for k, v in eq.display.items()))
+    return lines
+
+
+def _readable(eq: Equations, steps: bool, shorthand: bool, digits: int | None,
+              latex: bool = False) -> Readable:
+    """The printing transform of one output: shorthand and named terms for what it
+    prints (the steps if ``steps``, and the result)."""
+    exprs = [s.expression for s in eq.steps] if steps else []
+    exprs += [getattr(eq, f.attribute) for f in CLOSED_FORMS
+              if f.shown is not None and (eq.h_e or not f.h_e)]
+    return Readable(eq, exprs, shorthand=shorthand, digits=digits, latex=latex)
+
+
+def _definition_lines(rd: Readable, text, width: int = 90) -> list[str]:
+    """``where s_1 = sin(q1), c_12 = cos(q1 + q2)`` (wrapped at ``width``), then each named
+    term on a line of its own: ``and h = -c2*l1*m2*s_2``."""
+    if not rd.definitions:
+        return []
+    short = [f"{text(k)} = {text(v)}" for k, v in rd.definitions if k not in rd.term_names]
+    lines, current = [], "  where "
+    for k, item in enumerate(short):
+        piece = item + ("," if k < len(short) - 1 else "")
+        if current.strip() != "where" and len(current) + len(piece) > width:
+            lines.append(current.rstrip())
+            current = "        "
+        current += piece + " "
+    if short:
+        lines.append(current.rstrip())
+    lead = "  and " if short else "  where "
+    for k, v in rd.definitions:
+        if k in rd.term_names:
+            lines.append(f"{lead}{text(k)} = {text(v)}")
+            lead = "  and "
+    return lines
+
+
+def _index(eq: Equations, *idx: int) -> str:
+    if eq.dof < 10:
+        return "".join(str(i + 1) for i in idx)
+    return "[" + ",".join(str(i + 1) for i in idx) + "]"
+
+
+def _text_value(value, fmt=None) -> str:
+    if fmt is not None:
+        return fmt(value)
+    if isinstance(value, sp.MatrixBase):
+        if value.shape[1] == 1:
+            if value.shape[0] == 1:
+                return plain(value[0, 0])
+            return "[" + ", ".join(plain(x) for x in value) + "]^T"
+        return "[" + ",\n ".join("[" + ", ".join(plain(x) for x in value.row(r)) + "]"
+                                for r in range(value.shape[0])) + "]"
+    return plain(value)
+
+
+def _text_equations(eq: Equations, fmt=None, prep=None) -> list[str]:
+    n = eq.dof
+    show = _entry_formatter(fmt, prep)
+    out = ["", "M(q) qdd + C(q, qd) qd + friction(qd) + g(q)"
+           + (" + J(q)^T h_e" if eq.h_e else "") + " = tau", ""]
+    for form in printed_forms(bool(eq.h_e)):
+        value, shown = getattr(eq, form.attribute), form.shown
+        out.append(shown.label)
+        if form.rank == 2:
+            out += [show(f"  {shown.symbol}{_index(eq, i, j)} = ", value[i, j])
+                    for i in range(n) for j in range(i if shown.symmetric else 0, n)]
+        else:
+            out += [show(f"  {shown.symbol}{_index(eq, i)} = ", value[i]) for i in range(n)]
+    return out
+
+
+def _entry_formatter(fmt, prep=None):
+    """``show(prefix, expr)``: ``prefix`` + the expression, continuation lines indented."""
+    if hasattr(fmt, "show"):
+        return fmt.show
+
+    def show(prefix: str, expr) -> str:
+        if prep is not None:
+            expr = prep(expr)
+        text = plain(expr) if fmt is None else fmt(expr)
+        lines = text.split("\n")
+        return prefix + lines[0] + "".join("\n" + " " * len(prefix) + x for x in lines[1:])
+    return show
+
+
+def _text_steps(eq: Equations, fmt=None, prep=None) -> list[str]:
+    out = ["", f"Derivation by {method_name(eq)}, step by step"]
+    section = None
+    number = 0
+    count = 0
+    for step in eq.steps:
+        if step.section != section:
+            section = step.section
+            number += 1
+            out += ["", f"{number}. {section}", ""]
+        count += 1
+        out.append(f"  ({count}) {step.title}")
+        lhs = f"      {step.lhs} = "
+        pad = " " * (len(lhs) - 2) + "= "
+        expr = step.expression if prep is None else prep(step.expression)
+        value = _text_value(expr, fmt).replace("\n", "\n" + " " * len(lhs))
+        if step.formula:
+            out.append(lhs + step.formula)
+            out.append(pad + value.replace("\n" + " " * len(lhs), "\n" + " " * len(pad)))
+        else:
+            out.append(lhs + value)
+    return out
+
+
+def to_text(eq: Equations, steps: bool = False, shorthand: bool = False,
+            digits: int | None = None) -> str:
+    """The plain form (SymPy syntax). With ``shorthand`` the names ``s_1``, ``c_12``, ``h``
+    are declared in the header (``where s_1 = sin(q1), ...``); ``digits`` rounds Floats."""
+    rd = _readable(eq, steps, shorthand, digits)
+    lines = _header_lines(eq) + _definition_lines(rd, plain)
+    if steps:
+        lines += _text_steps(eq, prep=rd)
+        lines += ["", "Result"]
+    lines += _text_equations(eq, prep=rd)
+    return "\n".join(lines) + "\n"
+
+
+def _pretty_symbols(eq: Equations) -> dict:
+    """``q1 -> q₁``, ``qd1 -> q̇₁``, ``qdd1 -> q̈₁`` (SymPy's pretty printer reads the
+    ``dot``/``ddot`` modifiers and ``_1`` subscripts)."""
+    table = {}
+    for i in range(eq.dof):
+        table[eq.q[i]] = sp.Symbol(f"q_{i + 1}")
+        table[eq.qd[i]] = sp.Symbol(f"qdot_{i + 1}")
+        table[eq.qdd[i]] = sp.Symbol(f"qddot_{i + 1}")
+    return table
+
+
+def _pretty_block(expr) -> tuple[list[str], int]:
+    """SymPy's Unicode picture of ``expr``: its lines and the index of its baseline."""
+    return _BlockPrinter({"use_unicode": True, "wrap_line": False, "order": "none"}).block(expr)
+
+
+class _BlockPrinter(PrettyPrinter):
+    """SymPy's pretty printer, giving a picture's lines and its baseline (the line that a
+    prefix such as ``M11 =`` goes on) where :meth:`doprint` gives only the text."""
+
+    def block(self, expr) -> tuple[list[str], int]:
+        form = self._print(expr)  # the printer's own dispatch, as its _print_<Class> use it
+        return str(form).split("\n"), form.baseline
+
+
+def _pretty_wrapped(expr, columns: int) -> tuple[str, int]:
+    """``expr`` pretty-printed; a sum wider than ``columns`` is broken between its terms
+    (each continuation line starts with the sign of its first term), never inside one."""
+    lines, base = _pretty_block(expr)
+    if max(len(x) for x in lines) <= columns or not isinstance(expr, sp.Add):
+        return "\n".join(lines), base
+    rows, current = [], []
+    for term in expr.as_ordered_terms():
+        trial = current + [term]
+        block, _ = _pretty_block(sp.Add(*trial, evaluate=False))
+        if current and max(len(x) for x in block) > columns:
+            rows.append(current)
+            current = [term]
+        else:
+            current = trial
+    rows.append(current)
+    out, first_base = [], 0
+    for k, row in enumerate(rows):
+        block, base = _pretty_block(sp.Add(*row, evaluate=False))
+        if k:
+            first = row[0]
+            sign = "- " if first.could_extract_minus_sign() else "+ "
+            if sign == "- ":
+                block, base = _pretty_block(sp.Add(*([-first] + row[1:]), evaluate=False))
+            block = [(sign if i == base else "  ") + x for i, x in enumerate(block)]
+        else:
+            first_base = base
+        out.append("\n".join(block))
+    return "\n".join(out), first_base
+
+
+def _on_baseline(prefix: str, text: str, row: int) -> str:
+    """``prefix`` written on line ``row`` (the baseline) of ``text``, the other lines
+    indented as far."""
+    pad = " " * len(prefix)
+    return "\n".join((prefix if i == row else pad) + x
+                     for i, x in enumerate(text.split("\n")))
+
+
+def to_pretty(eq: Equations, steps: bool = False, width: int = 100, shorthand: bool = True,
+              digits: int | None = None) -> str:
+    """The text layout with every expression in SymPy's Unicode pretty printer
+    (``q̇₁``, ``sin(q₂)``, matrices laid out, fractions stacked), wrapped at ``width``
+    columns. For reading on a terminal; :func:`to_text` is the form for scripts.
+    ``shorthand``: ``s₁``, ``c₁₂``, ``h`` declared at the top; ``digits``: Floats rounded."""
+    names = _pretty_symbols(eq)
+    columns = max(40, width - 14)
+    rd = _readable(eq, steps, shorthand, digits)
+
+    def fmt(expr) -> str:
+        expr = rd(expr)
+        if isinstance(expr, sp.MatrixBase) and expr.shape == (1, 1):
+            expr = expr[0, 0]
+        expr = expr.xreplace(names) if isinstance(expr, (sp.Basic, sp.MatrixBase)) else expr
+        return _pretty_wrapped(expr, columns)[0]
+
+    def show(prefix: str, expr) -> str:
+        expr = rd(expr)
+        expr = expr.xreplace(names) if isinstance(expr, sp.Basic) else expr
+        return _on_baseline(prefix, *_pretty_wrapped(expr, columns))
+
+    def one_line(expr) -> str:
+        expr = expr.xreplace(names) if isinstance(expr, sp.Basic) else expr
+        block, _ = _pretty_block(expr)
+        return block[0] if len(block) == 1 else plain(expr)
+
+    fmt.show = show
+    lines = _header_lines(eq) + _definition_lines(rd, one_line, width=max(40, width - 4))
+    if steps:
+        lines += _text_steps(eq, fmt)
+        lines += ["", "Result"]
+    lines += _text_equations(eq, fmt)
+    return "\n".join(lines) + "\n"
+
+
+# -- LaTeX -------------------------------------------------------------------------------
+_PLAIN_DISPLAY = re.compile(r"^[A-Za-z0-9_' ^]+$")
+_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
+def display_tex(name: str) -> str:
+    """LaTeX of a display name: ``theta_1`` as SymPy writes the symbol (``\\theta_{1}``);
+    a name with a backslash or braces is LaTeX already. Anything else, and LaTeX that a
+    model file could not hold (:func:`~robodyn.model.names.display_tex_problem`: another
+    command, unbalanced braces), is shown as escaped text, never run."""
+    name = str(name)
+    if _PLAIN_DISPLAY.match(name):
+        return sp.latex(sp.Symbol(name))
+    if ("\\" in name or "{" in name) and visible(name) == name \
+            and not display_tex_problem(name):
+        return name
+    return rf"\text{{{tex_escape(name)}}}"
+
+
+def symbol_names(eq: Equations) -> dict:
+    """LaTeX names: ``q_{1}``, ``\\dot{q}_{1}``, or the model's display names (read once,
+    as :attr:`~robodyn.symbolic.equations.Equations.tex_names`)."""
+    names = {}
+    display = eq.display
+    for i in range(eq.dof):
+        shown = display.get(f"q{i + 1}")
+        if shown:
+            names[eq.q[i]] = display_tex(shown)
+            head, _, sub = shown.partition("_")
+            plain_name = bool(_PLAIN_DISPLAY.match(shown))
+            if plain_name and sub and head:  # theta_1: \dot{\theta}_{1}
+                head, sub = display_tex(head), f"_{{{sub}}}"
+            else:
+                head, sub = display_tex(shown), ""
+            names[eq.qd[i]] = rf"\dot{{{head}}}{sub}"
+            names[eq.qdd[i]] = rf"\ddot{{{head}}}{sub}"
+        else:
+            names[eq.q[i]] = f"q_{{{i + 1}}}"
+            names[eq.qd[i]] = rf"\dot{{q}}_{{{i + 1}}}"
+            names[eq.qdd[i]] = rf"\ddot{{q}}_{{{i + 1}}}"
+    for s in eq.params:
+        if s.name in display:
+            names[s] = display_tex(display[s.name])
+        elif not _IDENTIFIER.match(s.name):  # a symbol made in Python: shown as text
+            names[s] = rf"\text{{{tex_escape(s.name)}}}"
+    return names
+
+
+def tex_of(eq: Equations, expr) -> str:
+    """LaTeX of ``expr`` with ``eq``'s names for its symbols."""
+    return sp.latex(expr, symbol_names=eq.tex_names, mul_symbol="\\,")
+
+
+#: Widest displayed line, in characters as typeset (:func:`visible_width`): about the text
+#: width of the document's A4 page at 10pt with 1.5 cm margins.
+LINE_WIDTH = 72
+_LINE = 110  # characters of LaTeX source per displayed line (Markdown)
+
+_TEX_COMMAND = __import__("re").compile(r"\\([a-zA-Z]+)")
+_TEX_DROP = ("\\left", "\\right", "\\bigl", "\\bigr", "\\quad", "\\,", "\\;")
+
+
+def visible_width(tex: str) -> int:
+    """Roughly how many characters wide ``tex`` (one line of math) is as typeset:
+    commands as one glyph (``\\sin`` as three), braces, sub/superscript marks and
+    spacing dropped, a fraction as wide as numerator and denominator together (an
+    overestimate), a binary operator as two characters (its spaces)."""
+    for d in _TEX_DROP:
+        tex = tex.replace(d, "")
+
+    def glyph(m):
+        name = m.group(1)
+        if name in ("sin", "cos", "tan"):
+            return name
+        if name in ("frac", "dot", "ddot", "mathbf", "operatorname", "text", "mathrm",
+                    "begin", "end", "tfrac", "displaystyle"):
+            return ""
+        return "x"
+
+    tex = _TEX_COMMAND.sub(glyph, tex)
+    plain_text = "".join(ch for ch in tex if ch not in "{}_^& ")
+    return len(plain_text) + sum(plain_text.count(op) for op in "+-=")
+
+
+def tex_lines(eq: Equations, lhs: str, expr, formula: str = "") -> str:
+    """``\\begin{align*} lhs &= formula \\\\ &= expr\\end{align*}``, long sums broken."""
+    rows = []
+    if formula:
+        rows.append(f"{lhs} &= {formula}")
+        lead = "&= "
+    else:
+        lead = f"{lhs} &= "
+    if isinstance(expr, sp.MatrixBase):
+        body = tex_of(eq, expr)
+        if _matrix_fits(eq, lhs, expr):
+            rows.append(lead + body)
+            return _align(rows)
+        # a big matrix: its entries one by one
+        for r in range(expr.shape[0]):
+            for c in range(expr.shape[1]):
+                sub = f"{r + 1}" if expr.shape[1] == 1 else f"{r + 1}{c + 1}"
+                rows += _broken(eq, f"\\left({lhs}\\right)_{{{sub}}} &= ", expr[r, c])
+        return _align(rows)
+    rows += _broken(eq, lead, expr)
+    return _align(rows)
+
+
+def _matrix_fits(eq: Equations, lhs: str, m: sp.MatrixBase) -> bool:
+    """Whether the matrix ``m`` fits on one displayed line: its widest row (entries and
+    their gaps) and the left-hand side within :data:`LINE_WIDTH`."""
+    if any(sum(len(sp.Add.make_args(x)) for x in m.row(r)) > 12 for r in range(m.shape[0])):
+        return False  # too many terms for one line, whatever their width
+    widths = [sum(visible_width(tex_of(eq, x)) + 3 for x in m.row(r)) for r in range(m.shape[0])]
+    return visible_width(lhs) + 4 + max(widths, default=0) <= LINE_WIDTH
+
+
+def _pieces(eq: Equations, expr, first: bool) -> list[str]:
+    """The LaTeX of the terms of a sum, each with its sign (`` + t``, `` - t``); a term
+    too wide for a line that is a product with a sum in it (``\\ddot q_1 (I_1 + ...)``)
+    is opened (``\\ddot q_1 \\bigl(``), its inner terms listed, and closed (``\\bigr)``),
+    so that the lines can break inside it."""
+    out = []
+    terms = expr.as_ordered_terms() if isinstance(expr, sp.Add) else [expr]
+    for k, term in enumerate(terms):
+        sign = ""
+        if term.could_extract_minus_sign():
+            term, sign = -term, "-"
+        t = tex_of(eq, term)
+        lead = (f"{sign}" if first and k == 0 else f" {sign or '+'} ")
+        inner = [a for a in term.args if isinstance(a, sp.Add)] if term.is_Mul else []
+        if visible_width(t) > LINE_WIDTH // 2 and len(inner) == 1:
+            rest = sp.Mul(*[a for a in term.args if a is not inner[0]])
+            head = "" if rest == 1 else tex_of(eq, rest) + r"\,"
+            sub = _pieces(eq, inner[0], True)
+            out.append(f"{lead}{head}\\bigl({sub[0]}")
+            out += sub[1:-1]
+            out.append(f"{sub[-1]}\\bigr)" if len(sub) > 1 else "")
+            if len(sub) == 1:
+                out[-2] += r"\bigr)"
+                out.pop()
+        else:
+            out.append(lead + t)
+    return out
+
+
+def _broken(eq: Equations, lead: str, expr) -> list[str]:
+    """``lead`` + the LaTeX of ``expr``, broken between terms into lines no wider than
+    :data:`LINE_WIDTH` (:func:`visible_width`); continuation lines start ``&\\quad``."""
+    if not isinstance(expr, (sp.Add, sp.Mul)):
+        return [lead + tex_of(eq, expr)]
+    room = LINE_WIDTH - visible_width(lead)
+    rows, current = [], ""
+    for piece in _pieces(eq, expr, True):
+        if current and visible_width(current) + visible_width(piece) > room:
+            rows.append(current)
+            current = piece.lstrip()
+        else:
+            current += piece
+    rows.append(current)
+    return [lead + rows[0]] + [f"&\\quad {r}" for r in rows[1:]]
+
+
+def _align(rows: list[str]) -> str:
+    return "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}"
+
+
+def _results(eq: Equations, rd: Readable) -> list[tuple[str, list[tuple[str, object]]]]:
+    """The results that LaTeX and Markdown show: ``(title, [(lhs, value), ...])`` per
+    closed form (:func:`~robodyn.dynamics.registry.printed_forms`), one row for the whole
+    matrix or one per entry (``tau_1 = ...``)."""
+    out = []
+    for form in printed_forms(bool(eq.h_e)):
+        value, shown = getattr(eq, form.attribute), form.shown
+        if shown.entrywise:
+            rows = [(f"{shown.tex}_{{{i + 1}}}", rd(value[i])) for i in range(eq.dof)]
+        else:
+            rows = [(shown.tex, rd(value))]
+        out.append((shown.title, rows))
+    return out
+
+
+def latex_summary(eq: Equations) -> str:
+    """The equations as one LaTeX ``aligned`` block (for Jupyter)."""
+    parts = []
+    for form in printed_forms(False):
+        value = getattr(eq, form.attribute)
+        if form.shown.term == "friction" and not any(f != 0 for f in value):
+            continue  # a model without friction
+        parts.append(f"{form.shown.tex} &= {tex_of(eq, value)}")
+    return "\\begin{aligned}" + " \\\\ ".join(parts) + "\\end{aligned}"
+
+
+_TEX_TEXT = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "_": r"\_", "&": r"\&",
+             "%": r"\%", "#": r"\#", "^": r"\^{}", "~": r"\~{}", "$": r"\$",
+             "<": r"\textless{}", ">": r"\textgreater{}"}
+
+
+def tex_escape(text: str) -> str:
+    """``text`` as LaTeX text: every special character escaped (``\\ { } _ & % # ^ ~ $ < >``),
+    every control or invisible character written as ``<U+XXXX>``, so it can neither run a
+    command nor end the group it stands in."""
+    return "".join(_TEX_TEXT.get(ch, ch) for ch in visible(text))
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#+!|$~&])")
+
+
+def md_escape(text: str) -> str:
+    """``text`` as Markdown text: the characters that start emphasis, links, math, HTML
+    or entities backslash-escaped (CommonMark reads ``\\<`` as ``<``), control and
+    invisible characters as ``<U+XXXX>``."""
+    return _MD_SPECIAL.sub(r"\\\1", visible(text))
+
+
+def _tex_definitions(eq: Equations, rd: Readable) -> str:
+    """``where $s_{1} = \\sin\\theta_1$, ... and $h = ...$.`` (empty without any)."""
+    if not rd.definitions:
+        return ""
+    items = [f"${tex_of(eq, k)} = {tex_of(eq, v)}$" for k, v in rd.definitions]
+    if len(items) == 1:
+        return f"where {items[0]}."
+    return "where " + ", ".join(items[:-1]) + f" and {items[-1]}."
+
+
+def to_latex(eq: Equations, steps: bool = False, document: bool = False,
+             shorthand: bool = True, digits: int | None = None) -> str:
+    """LaTeX (``align*``, long sums broken between terms); ``shorthand``: ``s_{1}``,
+    ``c_{12}``, ``h`` declared under the heading; ``digits``: Floats rounded."""
+    rd = _readable(eq, steps, shorthand, digits, latex=True)
+    method = method_name(eq).replace("-", "--")
+    joints = ", ".join(f"${tex_of(eq, q)}$ {t}" for q, t in zip(eq.q, eq.joint_types,
+                                                                strict=True))
+    params = ", ".join(f"${tex_of(eq, s)}$" for s in eq.params) or "none"
+    out = [f"\\section*{{Equations of motion of {tex_escape(eq.name)} by {method}}}",
+           f"Joints: {joints}. Parameters: {params}. Gravity $g_0 = "
+           f"{tex_of(eq, sp.Matrix(eq.chain.gravity).T)}^T$ (base frame).", ""]
+    out.append(_align([r"M(q)\,\ddot q + C(q,\dot q)\,\dot q + \tau_f(\dot q) + g(q)"
+                       + (r" + J^T(q)\,h_e" if eq.h_e else "") + r" &= \tau"]))
+    definitions = _tex_definitions(eq, rd)
+    if definitions:
+        out.append(definitions)
+    if steps:
+        out.append("\\subsection*{Derivation}")
+        section = None
+        for k, step in enumerate(eq.steps, start=1):
+            if step.section != section:
+                section = step.section
+                out.append(f"\\subsubsection*{{{tex_escape(section)}}}")
+            out.append(f"\\paragraph{{({k}) {tex_escape(step.title)}}}")
+            lhs = step.latex_lhs or rf"\text{{{tex_escape(step.lhs)}}}"
+            out.append(tex_lines(eq, lhs, rd(step.expression), step.latex_formula))
+    out.append("\\subsection*{Result}")
+    for title, rows in _results(eq, rd):
+        out.append(title)
+        out += [tex_lines(eq, lhs, value) for lhs, value in rows]
+    body = "\n".join(out) + "\n"
+    if not document:
+        return body
+    return ("\\documentclass[10pt]{article}\n\\usepackage[margin=1.5cm]{geometry}\n"
+            "\\usepackage{amsmath}\n\\allowdisplaybreaks\n\\setlength{\\parindent}{0pt}\n"
+            "\\begin{document}\n" + body + "\\end{document}\n")
+
+
+# -- Markdown ----------------------------------------------------------------------------
+def markdown_math(eq: Equations, lhs: str, expr, formula: str = "") -> str:
+    if isinstance(expr, sp.MatrixBase) and len(tex_of(eq, expr)) > 4 * _LINE:
+        lines = []
+        for r in range(expr.shape[0]):
+            for c in range(expr.shape[1]):
+                sub = f"{r + 1}" if expr.shape[1] == 1 else f"{r + 1}{c + 1}"
+                lines.append(f"$$\\left({lhs}\\right)_{{{sub}}} = {tex_of(eq, expr[r, c])}$$")
+        return "\n\n".join(lines)
+    middle = f" = {formula}" if formula else ""
+    return f"$${lhs}{middle} = {tex_of(eq, expr)}$$"
+
+
+def to_markdown(eq: Equations, steps: bool = False, shorthand: bool = True,
+                digits: int | None = None) -> str:
+    """Markdown with ``$$`` math (as :func:`to_latex`, one display per quantity)."""
+    rd = _readable(eq, steps, shorthand, digits, latex=True)
+    joints = ", ".join(f"${tex_of(eq, q)}$ {t}" for q, t in zip(eq.q, eq.joint_types,
+                                                                strict=True))
+    params = ", ".join(f"${tex_of(eq, s)}$" for s in eq.params) or "none"
+    out = [f"# Equations of motion of {md_escape(eq.name)} by {method_name(eq)}", "",
+           f"- joints: {joints}", f"- parameters: {params}",
+           f"- gravity $g_0 = {tex_of(eq, sp.Matrix(eq.chain.gravity).T)}^T$ (base frame)", "",
+           r"$$M(q)\,\ddot q + C(q,\dot q)\,\dot q + \tau_f(\dot q) + g(q)"
+           + (r" + J^T(q)\,h_e" if eq.h_e else "") + r" = \tau$$", ""]
+    definitions = _tex_definitions(eq, rd)
+    if definitions:
+        out += [definitions, ""]
+    if steps:
+        out += ["## Derivation", ""]
+        section = None
+        for k, step in enumerate(eq.steps, start=1):
+            if step.section != section:
+                section = step.section
+                out += [f"### {section}", ""]
+            out += [f"**({k}) {step.title}**", "",
+                    markdown_math(eq, step.latex_lhs or step.lhs, rd(step.expression),
+                             step.latex_formula), ""]
+    out += ["## Result", ""]
+    for title, rows in _results(eq, rd):
+        out += [title, ""]
+        for lhs, value in rows:
+            out += [markdown_math(eq, lhs, value), ""]
+    return "\n".join(out)
+
+
+# -- JSON ------------------------------------------------------------------------------
+def to_dict(eq: Equations, steps: bool = False, shorthand: bool = False,
+            digits: int | None = None) -> dict:
+    """The equations as plain data; every expression a :func:`exact_str` string. With
+    ``shorthand``, ``"shorthand": {"s_1": "sin(q1)", "h": ...}`` says what the names in the
+    expressions stand for (substitute them back to read the full forms)."""
+    rd = _readable(eq, steps, shorthand, digits)
+
+    def mat(m):
+        m = rd(m)
+        return [[exact_str(x) for x in m.row(r)] for r in range(m.shape[0])]
+
+    def col(m):
+        return [exact_str(x) for x in rd(m)]
+
+    def entries(form: ClosedForm):
+        value = getattr(eq, form.attribute)
+        if form.rank == 2:
+            return mat(value)
+        return col(value) if form.rank == 1 else exact_str(rd(value))
+
+    symbols = sorted({str(s) for s in eq.params} | {str(s) for s in eq.q + eq.qd + eq.qdd}
+                     | {str(s) for s in eq.h_e})
+    data = {
+        "model": eq.name,
+        "method": eq.method,
+        "dof": eq.dof,
+        "joint_types": list(eq.joint_types),
+        "parameters": [str(s) for s in eq.params],
+        "symbols": symbols,
+        "q": [str(s) for s in eq.q],
+        "qd": [str(s) for s in eq.qd],
+        "qdd": [str(s) for s in eq.qdd],
+    }
+    data.update((form.key, entries(form)) for form in CLOSED_FORMS if not form.h_e)
+    if rd.definitions:
+        data["shorthand"] = {str(k): exact_str(v) for k, v in rd.definitions}
+    if getattr(eq, "route", "euler-lagrange") != "euler-lagrange":
+        data["route"] = eq.route
+    if eq.h_e:
+        data["h_e"] = [str(s) for s in eq.h_e]
+        data.update((form.key, entries(form)) for form in CLOSED_FORMS if form.h_e)
+    if steps:
+        data["steps"] = [_step_dict(s, rd) for s in eq.steps]
+    return data
+
+
+def _step_dict(step: Step, rd: Readable) -> dict:
+    expr = rd(step.expression)
+    if isinstance(expr, sp.MatrixBase):
+        value = [[exact_str(x) for x in expr.row(r)] for r in range(expr.shape[0])]
+    else:
+        value = exact_str(expr)
+    return {"section": step.section, "title": step.title, "lhs": step.lhs,
+            "formula": step.formula, "expression": value}
+
+
+def to_json(eq: Equations, steps: bool = False, shorthand: bool = False,
+            digits: int | None = None) -> str:
+    return json.dumps(to_dict(eq, steps=steps, shorthand=shorthand, digits=digits),
+                      indent=2) + "\n"
+
+
+__all__ = ["to_text", "to_pretty", "plain", "to_latex", "to_markdown", "to_json", "to_dict",
+           "exact_str", "latex_summary"]

@@ -1,0 +1,1 @@
+"""Teaching: exercises (and, with the checker, the classroom's tools)."""

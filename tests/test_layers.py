@@ -1,0 +1,209 @@
+"""The layers of the package, read from the source with ``ast`` (nothing is imported).
+
+Bottom to top: ``core`` -> ``model`` -> ``dynamics`` -> ``codegen`` -> ``symbolic`` ->
+``robot.py`` -> ``motion``, ``identification``, ``teaching`` -> ``plot`` -> ``cli``. A
+module imports only its own layer or lower ones (imports inside functions and under
+``TYPE_CHECKING`` included), the packages' import graph has no cycle, only the facade
+sits at the top level, and no module reads another module's private names.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "robodyn"
+
+#: Layer of each top-level package or module; a higher number sits higher.
+LAYERS = {
+    "core": 0,
+    "model": 1,
+    "dynamics": 2,
+    "codegen": 3,
+    "symbolic": 4,
+    "robot": 5,
+    "motion": 6, "identification": 6, "teaching": 6,
+    "plot": 7,
+    "cli": 8,
+}
+#: The facade: the public names, ``python -m robodyn``. They may import every layer.
+FACADE = {"__init__", "__main__"}
+
+
+def _is_shim(path: Path) -> bool:
+    """A one-line module left at an old path (it re-exports and warns)."""
+    return path.read_text(encoding="utf-8").startswith('"""Deprecated:')
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for path in sorted(SRC.rglob("*.py")):
+        parts = list(path.relative_to(SRC).with_suffix("").parts)
+        if parts[-1] == "__init__" and len(parts) > 1:
+            parts = parts[:-1]
+        out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _target(module: str, path: Path, node: ast.ImportFrom) -> str | None:
+    """The robodyn module (below the package, dotted) that ``node`` imports from."""
+    if node.level == 0:
+        name = node.module or ""
+        if name != "robodyn" and not name.startswith("robodyn."):
+            return None
+        return name[len("robodyn."):] if name != "robodyn" else ""
+    base = module.split(".")
+    if path.name != "__init__.py":
+        base = base[:-1]
+    base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+    return ".".join([*base, *([node.module] if node.module else [])]).strip(".")
+
+
+def _imports(module: str, path: Path):
+    """``(line, imported module, imported names)`` of every robodyn import in the file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            target = _target(module, path, node)
+            if target is not None:
+                yield node.lineno, target, [a.name for a in node.names]
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("robodyn."):
+                    yield node.lineno, alias.name[len("robodyn."):], []
+
+
+def _rel(path: Path) -> str:
+    return str(path.relative_to(SRC)) if path.is_relative_to(SRC) else path.name
+
+
+def _layer_of(module: str) -> str:
+    return module.split(".")[0] if module else "__init__"
+
+
+def _checked():
+    return [(m, p) for m, p in MODULES.items()
+            if not _is_shim(p) and _layer_of(m) not in FACADE]
+
+
+def upward_imports(modules=None) -> list[str]:
+    """Every import of a higher layer, as ``file:line: a imports b``."""
+    found = []
+    for module, path in modules or _checked():
+        here = _layer_of(module)
+        for line, target, names in _imports(module, path):
+            targets = [target] if target else [n for n in names]
+            for t in targets:
+                there = _layer_of(t)
+                if there in FACADE or t == "":
+                    found.append(f"{_rel(path)}:{line}: {module} imports the "
+                                 "package's facade (import the module that defines the name)")
+                elif there not in LAYERS:
+                    found.append(f"{_rel(path)}:{line}: {module} imports "
+                                 f"{t}, which is in no layer")
+                elif LAYERS[there] > LAYERS[here]:
+                    found.append(f"{_rel(path)}:{line}: {module} (layer {here}) "
+                                 f"imports {t} (layer {there}, higher)")
+    return found
+
+
+def test_no_module_imports_a_higher_layer():
+    found = upward_imports()
+    assert not found, "\n".join(found)
+
+
+def test_the_layering_check_catches_an_upward_import(tmp_path):
+    planted = tmp_path / "chain.py"
+    planted.write_text("from ..robot import Robot\n\n\ndef f():\n"
+                       "    from ..cli.app import main\n")
+    found = upward_imports([("model.chain", planted)])
+    assert len(found) == 2 and "model.chain (layer model) imports robot" in found[0]
+
+
+def test_the_package_graph_has_no_cycle():
+    graph: dict[str, set[str]] = {}
+    for module, path in _checked():
+        here = _layer_of(module)
+        for _, target, names in _imports(module, path):
+            for t in ([target] if target else names):
+                if _layer_of(t) != here:
+                    graph.setdefault(here, set()).add(_layer_of(t))
+    seen, on_path, cycles = set(), [], []
+
+    def visit(node):
+        if node in on_path:
+            cycles.append(" -> ".join([*on_path[on_path.index(node):], node]))
+            return
+        if node in seen:
+            return
+        seen.add(node)
+        on_path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            visit(nxt)
+        on_path.pop()
+
+    for node in sorted(graph):
+        visit(node)
+    assert not cycles, "\n".join(cycles)
+
+
+def test_only_the_facade_is_at_the_top_level():
+    top = sorted(p.name for p in SRC.glob("*.py") if not _is_shim(p))
+    assert top == ["__init__.py", "__main__.py", "robot.py"]
+
+
+@pytest.mark.parametrize("module", sorted(m for m, _ in _checked()))
+def test_no_module_reads_another_modules_private_names(module):
+    path = MODULES[module]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    imported_modules = set()
+    bad = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    bad.append(f"line {node.lineno}: imports {alias.name} from {node.module}")
+                imported_modules.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                imported_modules.add((alias.asname or alias.name).split(".")[0])
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                and node.value.id in imported_modules and node.attr.startswith("_")
+                and not node.attr.startswith("__")):
+            bad.append(f"line {node.lineno}: reads {node.value.id}.{node.attr}")
+    assert not bad, "\n".join(bad)
+
+
+SHIMS = sorted(m for m, p in MODULES.items() if _is_shim(p))
+
+
+def test_every_old_path_is_a_shim_to_a_module_that_exists():
+    assert len(SHIMS) >= 30
+    for old in SHIMS:
+        text = MODULES[old].read_text(encoding="utf-8")
+        new = text.split("is now ``robodyn.", 1)[1].split("``", 1)[0]
+        assert new in MODULES, (old, new)
+        assert len(text.splitlines()) <= 6, old
+
+
+@pytest.mark.parametrize("old", SHIMS)
+def test_an_old_module_path_still_works_and_says_where_it_went(old):
+    import importlib
+    import sys
+
+    new = MODULES[old].read_text(encoding="utf-8").split("is now ``robodyn.", 1)[1]
+    new = new.split("``", 1)[0]
+    sys.modules.pop(f"robodyn.{old}", None)
+    with pytest.warns(DeprecationWarning, match=rf"robodyn\.{old} moved to robodyn\.{new};") \
+            as caught:
+        shim = importlib.import_module(f"robodyn.{old}")
+    assert caught[0].filename == __file__  # names the importing line, not robodyn's
+    target = importlib.import_module(f"robodyn.{new}")
+    public = getattr(target, "__all__", None) or [n for n in vars(target) if not n.startswith("_")]
+    assert public and all(getattr(shim, n) is getattr(target, n) for n in public)
