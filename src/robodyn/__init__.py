@@ -13,6 +13,7 @@ from .core.errors import (
     RobodynError,
     UrdfWarning,
 )
+from .core.version import VERSION
 from .identification import excitation
 from .identification.estimate import identify
 from .model import builtin as models
@@ -20,7 +21,7 @@ from .motion import control, energy, trajectory
 from .motion.simulation import EnergyBalanceWarning, JointLimitWarning, Simulation, simulate
 from .robot import Robot, TorqueParts, load
 
-__version__ = "0.1.0"
+__version__ = VERSION
 __all__ = ["load", "Robot", "TorqueParts", "models", "trajectory", "energy", "control",
            "simulate", "Simulation", "identify", "excitation", "JointLimitWarning", "ModelError",
            "InputError", "RobodynError", "UrdfWarning", "PhysicalConsistencyWarning",

@@ -13,6 +13,7 @@ leading (batch) axes; a single state is ``(dof,)``.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -405,9 +406,11 @@ def load(source: str | Path, **kwargs) -> Robot:
             raise TypeError(f"load() of a built-in model takes no options, got {sorted(kwargs)}")
         parsed = read_model_file(models.path(text))
     else:
+        close = difflib.get_close_matches(text, models.names(), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
         raise ModelError(
             f"cannot load {text!r}: not a built-in model ({', '.join(models.names())}) and not a "
-            ".yaml/.yml/.urdf file"
+            f".yaml/.yml/.urdf file{hint}"
         )
     return from_source(parsed, source=text)
 

@@ -168,3 +168,65 @@ def test_a_bad_thread_count_through_main(capsys, monkeypatch):
     monkeypatch.setenv("ROBODYN_NUM_THREADS", "0")
     assert main(["demo", "planar-2r", "--samples", "2"]) == 2
     assert "robodyn: error: ROBODYN_NUM_THREADS='0'" in capsys.readouterr().err
+
+
+# -- the command line as people expect it ------------------------------------------------
+def test_version_is_the_installed_distributions(capsys):
+    import importlib.metadata
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"robodyn {importlib.metadata.version('robodyn')}"
+    assert rd.__version__ == importlib.metadata.version("robodyn")
+
+
+def test_models_is_one_short_line_per_model_and_no_warning(capsys):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert main(["models"]) == 0
+    captured = capsys.readouterr()
+    assert caught == [] and captured.err == ""  # the PUMA's inertias warn when used, not listed
+    lines = captured.out.splitlines()
+    assert [line.split()[0] for line in lines] == rd.models.names()
+    assert all(len(line) <= 100 for line in lines)
+    for line in lines:  # the DOF and joint letters are the model's own
+        robot = rd.load(line.split()[0])
+        assert line.split()[1:4] == [str(robot.dof), "DOF",
+                                     "".join(j.joint.type[0].upper() for j in robot.links)]
+
+
+def test_models_name_prints_the_details(capsys):
+    assert main(["models", "planar-2r"]) == 0
+    out = capsys.readouterr().out
+    robot = rd.load("planar-2r")
+    assert out.startswith("planar-2r: 2 DOF (standard frames)")
+    assert all(f"{k} = {v:g}" in " ".join(out.split()) for k, v in robot.values.items())
+    assert str(rd.models.path("planar-2r")) in out
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["simulat", "planar-2r"], "unknown command 'simulat'; did you mean 'simulate'?"),
+    (["models", "planar2r"], "'planar2r' is not a built-in model; did you mean 'planar-2r'?"),
+    (["derive", "puma-560"], "did you mean 'puma560'?"),
+])
+def test_a_mistyped_command_or_model_gets_the_closest_name(capsys, argv, expected):
+    try:
+        code = main(argv)
+    except SystemExit as done:
+        code = done.code
+    assert code == 2
+    assert expected in capsys.readouterr().err
+
+
+def test_a_closed_pipe_ends_quietly():
+    """robodyn models | head -1: the reader leaves after one line; no traceback."""
+    child = subprocess.Popen([sys.executable, "-m", "robodyn", "models"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child.stdout.readline()
+    child.stdout.close()
+    err = child.stderr.read().decode()
+    child.wait(timeout=60)
+    assert "Traceback" not in err and "BrokenPipe" not in err

@@ -21,13 +21,17 @@ first paragraph above) and runs it (:func:`main`).
 from __future__ import annotations
 
 import argparse
+import difflib
+import os
 import sys
+import textwrap
 import warnings
 from pathlib import Path
 
 import numpy as np
 
-from ..core.errors import RobodynError
+from ..core.errors import PhysicalConsistencyWarning, RobodynError
+from ..core.version import VERSION
 from ..model import builtin as models
 from ..robot import load
 from .check import add_check_command
@@ -39,14 +43,50 @@ from .export import add_export_command
 from .identify import add_identify_command
 from .motion import DEMO_DIR, add_motion_commands, numbers_attached, tour
 
+#: The widest line ``robodyn models`` prints.
+MODELS_LINE_WIDTH = 100
+
+
+def _quietly_loaded(name: str):
+    """A built-in model, its physical-consistency warnings left to the commands that
+    compute with it (listing the PUMA's published inertias is not using them)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PhysicalConsistencyWarning)
+        return load(name)
+
 
 def _cmd_models(args: argparse.Namespace) -> int:
+    """``robodyn models``: one line per built-in model; ``robodyn models NAME``: its
+    details (joints, parameters and their values, where it comes from)."""
+    if args.name:
+        return _model_details(args.name)
     width = max(len(n) for n in models.names())
     for name in models.names():
-        robot = load(name)
+        robot = _quietly_loaded(name)
         joints = "".join("R" if link.joint.type == "revolute" else "P" for link in robot.links)
-        summary = robot.description.split(". ")[0].rstrip(".") if robot.description else ""
-        print(f"{name:<{width}}  {robot.dof} DOF  {joints:<6} {summary}")
+        head = f"{name:<{width}}  {robot.dof} DOF  {joints:<6} "
+        summary = robot.description.split(". ")[0].split(" (")[0].split(":")[0].rstrip(".")
+        room = MODELS_LINE_WIDTH - len(head)
+        if len(summary) > room:
+            summary = summary[:room - 3].rstrip(" ,;") + "..."
+        print(head + summary)
+    return 0
+
+
+def _model_details(name: str) -> int:
+    robot = _quietly_loaded(name)
+    print(f"{robot.name}: {robot.dof} DOF ({robot.convention or 'URDF'} frames)")
+    if robot.description:
+        print(textwrap.fill(robot.description, MODELS_LINE_WIDTH, initial_indent="  ",
+                            subsequent_indent="  "))
+    print("joints:")
+    for k, link in enumerate(robot.links, start=1):
+        label = f" {link.joint.name}" if link.joint.name else ""
+        print(f"  q{k}{label}: {link.joint.type}")
+    if robot.values:
+        values = ", ".join(f"{k} = {v:g}" for k, v in sorted(robot.values.items()))
+        print(textwrap.fill(f"values: {values}", MODELS_LINE_WIDTH, subsequent_indent="  "))
+    print(f"file: {models.path(name)}")
     return 0
 
 
@@ -80,10 +120,18 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``robodyn`` command's parser."""
+    return _parser_and_commands()[0]
+
+
+def _parser_and_commands() -> tuple[argparse.ArgumentParser, list[str]]:
     # the help opens with the docstring's first paragraph: what robodyn does
     parser = argparse.ArgumentParser(prog="robodyn", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--version", action="version", version=f"robodyn {VERSION}")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("models", help="list the built-in models")
+    p = sub.add_parser("models", help="list the built-in models (with NAME: one in detail)")
+    p.add_argument("name", nargs="?", metavar="NAME", type=_model_name,
+                   help="a built-in model: print its joints, parameter values and file")
     p.set_defaults(func=_cmd_models)
     parents = [model_options()]
     p = sub.add_parser("demo", help="a short tour, or torques of models along a short motion",
@@ -106,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_identify_command(sub, parents)
     add_dataset_command(sub, parents)
     add_exercise_command(sub)
-    return parser
+    return parser, sorted(sub.choices)
 
 
 def prepare_argv(argv: list[str] | None = None) -> list[str]:
@@ -115,9 +163,34 @@ def prepare_argv(argv: list[str] | None = None) -> list[str]:
     return numbers_attached(sys.argv[1:] if argv is None else argv)
 
 
+def _model_name(text: str) -> str:
+    """An argparse type: a built-in model's name, or an error with the closest one."""
+    if text in models.names():
+        return text
+    close = difflib.get_close_matches(text, models.names(), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise argparse.ArgumentTypeError(f"{text[:80]!r} is not a built-in model{hint} "
+                                     f"(robodyn models lists them)")
+
+
+def _unknown_command(commands, words: list[str]) -> str | None:
+    """What to say of a first word that is no command but close to one, or None."""
+    first = next((w for w in words if not w.startswith("-")), None)
+    if first is None or first in commands or words[:1] != [first]:
+        return None
+    close = difflib.get_close_matches(first, commands, n=1)
+    if not close:
+        return None
+    return f"unknown command {first[:80]!r}; did you mean {close[0]!r}? (robodyn --help lists them)"
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(prepare_argv(argv))
+    parser, commands = _parser_and_commands()
+    words = prepare_argv(argv)
+    unknown = _unknown_command(commands, words)
+    if unknown:
+        parser.error(unknown)  # exits with status 2
+    args = parser.parse_args(words)
     if hasattr(args, "models_of"):
         problem = urdf_options(args, args.models_of(args))
         if problem:
@@ -129,6 +202,11 @@ def main(argv: list[str] | None = None) -> int:
     except RobodynError as exc:
         print(f"robodyn: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # the reader went away (robodyn models | head): stop quietly, as cat does; stdout
+        # goes to /dev/null so that Python's own flush at exit does not fail again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
