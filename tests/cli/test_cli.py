@@ -230,3 +230,29 @@ def test_a_closed_pipe_ends_quietly():
     err = child.stderr.read().decode()
     child.wait(timeout=60)
     assert "Traceback" not in err and "BrokenPipe" not in err
+
+
+def test_counts_may_be_written_as_people_write_them(capsys, numpy_backend):
+    assert main(["demo", "planar-2r", "--samples", "1e1"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines()
+            if line.strip()[:1].isdigit() and "." in line.split()[0]]
+    assert len(rows) == 10  # t = 0.00, 0.11, ..., 1.00
+    for bad in ("1.5", "1_0", "1e400", "nan", "ten"):
+        with pytest.raises(SystemExit):
+            main(["demo", "planar-2r", "--samples", bad])
+        assert "--samples: " in capsys.readouterr().err
+
+
+def test_quiet_hides_warnings_and_each_is_printed_once(capsys, numpy_backend):
+    assert main(["demo", "puma560", "--samples", "2"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err and all(line.startswith("robodyn: warning: ") for line in err)
+    assert len(err) == len(set(err))  # the PUMA's two inconsistent inertias, once each
+    assert main(["-q", "demo", "puma560", "--samples", "2"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_urdf_errors_name_the_command_line_options(capsys):
+    assert main(["derive", str(TEST_DATA / "urdf" / "rpc_branch.urdf")]) == 2
+    err = capsys.readouterr().err
+    assert "pass --tip to choose the end effector" in err and "tip=" not in err

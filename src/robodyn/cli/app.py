@@ -128,6 +128,8 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, list[str]]:
     # the help opens with the docstring's first paragraph: what robodyn does
     parser = argparse.ArgumentParser(prog="robodyn", description=__doc__.split("\n\n")[0])
     parser.add_argument("--version", action="version", version=f"robodyn {VERSION}")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print no warnings (each is otherwise printed once, on one line)")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("models", help="list the built-in models (with NAME: one in detail)")
     p.add_argument("name", nargs="?", metavar="NAME", type=_model_name,
@@ -197,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
             args.command_parser.error(problem)  # exits with status 2
     try:
         with warnings.catch_warnings():
+            warnings.simplefilter("ignore" if args.quiet else "once")
             warnings.showwarning = _show_warning
             return args.func(args)
     except RobodynError as exc:

@@ -5,18 +5,31 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 
-from ..core.errors import excerpt
+from ..core.errors import ModelError, excerpt
 from ..robot import load
+
+
+def _integral(text: str) -> int:
+    """``text`` written as a float with an integer value (``1e6``, ``2.0``), else an
+    argparse error."""
+    try:
+        x = float(text)
+    except ValueError:
+        x = math.nan
+    if not (math.isfinite(x) and x == int(x)) or "_" in text:
+        raise argparse.ArgumentTypeError(f"{excerpt(text, 40)} is not an integer") from None
+    return int(x)
 
 
 def integer_between(text: str, least: int, most: int) -> int:
     """``text`` as an integer ``least <= n <= most``, else an argparse error saying why."""
     try:
-        value = int(text)
+        value = int(text) if "_" not in text else _integral(text)  # int() reads 1_0 as 10
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{excerpt(text, 40)} is not an integer") from None
+        value = _integral(text)  # 1e6, as people write counts
     if not least <= value <= most:
         raise argparse.ArgumentTypeError(f"{value} is not between {least} and {most}")
     return value
@@ -74,6 +87,19 @@ def urdf_options(args: argparse.Namespace, models: list[str]) -> str | None:
     return None
 
 
+# rd.load's keyword arguments as the command line spells them, in the loader's messages
+_OPTION_SPELLING = ((re.compile(r"\ballow_massless=True\b"), "--allow-massless"),
+                    (re.compile(r"\b(base|tip)=(\.\.\.)?"), r"--\1 "),
+                    (re.compile(r"\bsnap_angles=(\S+)"), r"--snap-angles \1"))
+
+
+def _as_options(message: str) -> str:
+    """A loader's message with ``tip=...`` written as the command's ``--tip``."""
+    for pattern, spelling in _OPTION_SPELLING:
+        message = pattern.sub(spelling, message)
+    return message.replace("  ", " ")
+
+
 def load_model(name: str, args: argparse.Namespace):
     """``robodyn.load(name)`` with the command's URDF options; notes (angles snapped)
     go to stderr."""
@@ -81,7 +107,10 @@ def load_model(name: str, args: argparse.Namespace):
         return load(name)
     options = {key: getattr(args, key) for key in _URDF_OPTIONS
                if getattr(args, key, None) not in (None, False)}
-    robot = load(name, **options)
+    try:
+        robot = load(name, **options)
+    except ModelError as exc:
+        raise ModelError(_as_options(str(exc))) from None
     for note in robot.provenance.notes:
         print(f"robodyn: note: {note}", file=sys.stderr)
     return robot
