@@ -440,3 +440,18 @@ def test_a_bad_picture_name_is_an_error_before_any_work(tmp_path, capsys):
     assert main(["torques", "planar-2r", "--from", "0,0", "--to", "1,1", "--duration", "1",
                  "--plot", str(tmp_path / "torques.xyz")]) == 2
     assert "--plot: 'torques.xyz': use a file name ending in" in capsys.readouterr().err
+
+
+def test_an_mp4_without_ffmpeg_fails_before_the_simulation(tmp_path, monkeypatch, capsys):
+    """The writer is checked first: no 100 s simulation to learn that ffmpeg is missing."""
+    from matplotlib import animation
+
+    from robodyn.cli import motion
+
+    monkeypatch.setattr(animation.FFMpegWriter, "isAvailable", classmethod(lambda cls: False))
+    ran = []
+    monkeypatch.setattr(motion, "simulate", lambda *a, **k: ran.append(1))
+    code = main(["simulate", "planar-2r", "--q0", "0,0", "--duration", "100",
+                 "--animate", str(tmp_path / "sim.mp4")])
+    assert code == 2 and not ran and not list(tmp_path.iterdir())
+    assert "--animate: 'sim.mp4': writing .mp4 needs ffmpeg" in capsys.readouterr().err

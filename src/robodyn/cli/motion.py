@@ -277,6 +277,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     if args.animate is not None:
         plot = _plot_module("--animate")
         animation = _output(args.animate, "--animate", (".gif", ".mp4"))
+        plot.animation_writer(animation, "--animate")  # checked before the simulation
     robot = load_model(args.model, args)
     q0 = state_vector(joint_vector(args.q0, "--q0", robot), "--q0", robot.dof)
     qd0 = state_vector(joint_vector(args.qd0, "--qd0", robot), "--qd0", robot.dof) \

@@ -3,6 +3,16 @@
 ``rd.plot`` loads this package (and Matplotlib) on first use, not with ``import robodyn``.
 """
 
-from .figures import MAX_FRAMES, TRAJECTORY_SAMPLES, animate, arm, energy, motion, torques
+from .figures import (
+    MAX_FRAMES,
+    TRAJECTORY_SAMPLES,
+    animate,
+    animation_writer,
+    arm,
+    energy,
+    motion,
+    torques,
+)
 
-__all__ = ["motion", "torques", "energy", "arm", "animate", "MAX_FRAMES", "TRAJECTORY_SAMPLES"]
+__all__ = ["motion", "torques", "energy", "arm", "animate", "animation_writer", "MAX_FRAMES",
+           "TRAJECTORY_SAMPLES"]

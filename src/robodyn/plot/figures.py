@@ -35,7 +35,8 @@ from ..dynamics.kinematics import link_poses, tip_pose
 from ..model.chain import PARALLEL_TOL, parallel
 from ..motion.trajectory import Trajectory, whole_steps
 
-__all__ = ["motion", "torques", "energy", "arm", "animate", "MAX_FRAMES", "TRAJECTORY_SAMPLES"]
+__all__ = ["motion", "torques", "energy", "arm", "animate", "animation_writer", "MAX_FRAMES",
+           "TRAJECTORY_SAMPLES"]
 
 #: Samples a :class:`~robodyn.motion.trajectory.Trajectory` is drawn with (``dt = duration / 500``).
 TRAJECTORY_SAMPLES = 501
@@ -515,6 +516,24 @@ def arm(robot, q, ax=None, frames: bool = True, *, path=None, title: str | None 
     return fig
 
 
+def animation_writer(path, option: str = "path"):
+    """The Matplotlib writer class for an animation file ``path`` (``.gif``: Pillow;
+    ``.mp4``: ffmpeg, which must be on the PATH), else an :class:`InputError` naming
+    ``option``: callers check before the work whose result they animate."""
+    from matplotlib import animation  # only animations pay this import
+
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix == ".gif":
+        return animation.PillowWriter
+    if suffix == ".mp4":
+        if not animation.FFMpegWriter.isAvailable():
+            raise InputError(f"{option}: {excerpt(path.name)}: writing .mp4 needs ffmpeg on the "
+                             "PATH, which was not found; install ffmpeg or write a .gif")
+        return animation.FFMpegWriter
+    raise InputError(f"{option}: {excerpt(path.name)}: use a .gif or .mp4 file name")
+
+
 def animate(robot, sim, path, fps: float = 30, *, max_frames: int = MAX_FRAMES,
             frames: bool = True, dpi: float = 80, title: str | None = None) -> Figure:
     """The stick figure of :func:`arm` moving along ``sim`` (a Simulation, Motion or
@@ -526,18 +545,7 @@ def animate(robot, sim, path, fps: float = 30, *, max_frames: int = MAX_FRAMES,
     figure (showing the last frame).
     """
     path = Path(path)
-    suffix = path.suffix.lower()
-    from matplotlib import animation  # only animations pay this import
-
-    if suffix == ".gif":
-        writer_class = animation.PillowWriter
-    elif suffix == ".mp4":
-        writer_class = animation.FFMpegWriter
-        if not writer_class.isAvailable():
-            raise InputError(f"path: {excerpt(path.name)}: writing .mp4 needs ffmpeg on the "
-                             "PATH, which was not found; install ffmpeg or write a .gif")
-    else:
-        raise InputError(f"path: {excerpt(path.name)}: use a .gif or .mp4 file name")
+    writer_class = animation_writer(path)
     fps = positive_number(fps, "fps")
     if isinstance(max_frames, bool) or not isinstance(max_frames, (int, np.integer)) \
             or max_frames < 1:
