@@ -78,7 +78,8 @@ def test_demo_takes_the_tip_of_a_urdf(capsys):
     # without --tip the two leaves are ambiguous: the error says so and how to choose
     assert main(["demo", path]) == 2
     err = capsys.readouterr().err
-    assert "left_finger" in err and "right_finger" in err and "tip=" in err
+    assert "left_finger" in err and "right_finger" in err
+    assert "pass --tip to choose" in err and "tip=" not in err  # the command line's spelling
 
 
 def test_derive_takes_base_and_tip_of_a_urdf(capsys):
