@@ -106,6 +106,19 @@ def positive_number(value, name: str) -> float:
     return x
 
 
+def whole_number(value, name: str, least: int, most: int) -> int:
+    """``value`` as an integer ``least <= n <= most`` (not a bool), else
+    :class:`InputError` naming ``name`` (a step budget, a count of via points)."""
+    try:
+        ok = not isinstance(value, bool) and int(value) == value and least <= value <= most
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise InputError(f"{name}: expected a whole number from {least:,} to {most:,}, got "
+                         f"{excerpt(value)}")
+    return int(value)
+
+
 def warn(warning: Warning) -> None:
     """Issue ``warning`` at the caller's first frame outside robodyn and the standard
     library (what ``skip_file_prefixes`` does on Python 3.12+; a ``cached_property`` sits

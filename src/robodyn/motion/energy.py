@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.errors import InputError, excerpt
+from ..core.errors import InputError, excerpt, whole_number
 from .simulation import MAX_MAGNITUDE, check_magnitude
 from .trajectory import Motion, Trajectory, quintic, spline
 
@@ -62,18 +62,6 @@ def check_motion(traj: Trajectory, t: np.ndarray, names=("q0", "q1", "duration")
             else "overflow float64"
         raise InputError(f"{names[2]}: {traj.duration:g} s is too short for this motion: its "
                          f"speeds or accelerations {reach}; give a longer duration")
-
-
-def _whole(value, name: str, least: int, most: int) -> int:
-    """``value`` as an integer ``least <= n <= most``, else an InputError naming ``name``."""
-    try:
-        ok = not isinstance(value, bool) and int(value) == value and least <= value <= most
-    except (TypeError, ValueError, OverflowError):
-        ok = False
-    if not ok:
-        raise InputError(f"{name}: expected a whole number from {least:,} to {most:,}, got "
-                         f"{excerpt(value)}")
-    return int(value)
 
 
 @dataclass(frozen=True)
@@ -163,10 +151,10 @@ def optimize(robot, q0, q1, duration: float, via_points: int = 3,
 
     if objective not in OBJECTIVES:
         raise InputError(f"objective: {objective!r} is not one of {', '.join(OBJECTIVES)}")
-    via_points = _whole(via_points, "via_points", 1, MAX_VIA_POINTS)
-    samples = _whole(samples, "samples", 2, MAX_SAMPLES)
-    maxiter = _whole(maxiter, "maxiter", 1, 10**6)
-    max_evaluations = _whole(max_evaluations, "max_evaluations", 1, 10**7)
+    via_points = whole_number(via_points, "via_points", 1, MAX_VIA_POINTS)
+    samples = whole_number(samples, "samples", 2, MAX_SAMPLES)
+    maxiter = whole_number(maxiter, "maxiter", 1, 10**6)
+    max_evaluations = whole_number(max_evaluations, "max_evaluations", 1, 10**7)
     with np.errstate(all="ignore"):  # a duration too short is said below
         baseline = quintic(q0, q1, duration)
     dof = baseline.dof

@@ -56,7 +56,7 @@ import numpy as np
 
 from ..codegen.kernel import generated_function
 from ..codegen.loops import loop_source
-from ..core.errors import InputError, RobodynError, excerpt, positive_number, warn
+from ..core.errors import InputError, RobodynError, excerpt, positive_number, warn, whole_number
 from ..dynamics.steps import RK4, SEMI_IMPLICIT_EULER, bind
 from .trajectory import sample_times
 
@@ -296,18 +296,6 @@ def _tolerances(rtol, atol) -> tuple[float, float]:
     return r, a
 
 
-def _step_budget(max_steps) -> int:
-    try:
-        ok = not isinstance(max_steps, bool) and int(max_steps) == max_steps \
-            and 1 <= max_steps <= MAX_STEPS
-    except (TypeError, ValueError, OverflowError):
-        ok = False
-    if not ok:
-        raise InputError(f"max_steps: expected a whole number from 1 to {MAX_STEPS:,}, got "
-                         f"{excerpt(max_steps)}")
-    return int(max_steps)
-
-
 class _Table:
     """Torques given at times: linear in between, the last value held."""
 
@@ -383,7 +371,7 @@ def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None
         raise InputError(f"method {method!r} is a fixed-step method: give dt (e.g. 0.001)")
     times = None if dt is None else time_grid(duration, dt)
     rtol, atol = _tolerances(rtol, atol)
-    max_steps = _step_budget(max_steps)
+    max_steps = whole_number(max_steps, "max_steps", 1, MAX_STEPS)
     given = max_step
     try:
         max_step = float(max_step)
