@@ -22,6 +22,7 @@ import numpy as np
 import sympy as sp
 
 from .codegen.runner import Runner
+from .core.display import number, shape, text_table
 from .core.errors import ModelError
 from .dynamics.registry import TORQUE_PARTS
 from .model.chain import Chain
@@ -148,6 +149,18 @@ class Robot:
     def __repr__(self) -> str:
         joints = "".join("R" if link.joint.type == "revolute" else "P" for link in self.links)
         return f"Robot({self.name!r}, dof={self.dof}, joints={joints})"
+
+    def __str__(self) -> str:
+        """The robot as a table (:mod:`robodyn.model.table`): per joint its type, DH row
+        (or URDF placement), mass and limits; gravity and the tool frame below."""
+        from .model.table import robot_table
+
+        return robot_table(self).text()
+
+    def _repr_html_(self) -> str:
+        from .model.table import robot_table
+
+        return robot_table(self).html()
 
     # -- numeric model and kernels ----------------------------------------------------
     @property
@@ -382,6 +395,20 @@ class TorqueParts:
     def as_dict(self) -> dict[str, np.ndarray]:
         """``{name: array}`` of the five parts and the total, in that order."""
         return {name: getattr(self, name) for name in (*self.NAMES, "total")}
+
+    def __repr__(self) -> str:
+        return f"TorqueParts(shape={shape(self.total)}, parts={', '.join(self.NAMES)}, total)"
+
+    def __str__(self) -> str:
+        """The peak magnitude of each part per joint (over the samples)."""
+        dof = np.shape(self.total)[-1] if np.ndim(self.total) else 1
+        rows = []
+        for name, values in self.as_dict().items():
+            peak = np.abs(np.asarray(values, dtype=float)).reshape(-1, dof).max(axis=0)
+            rows.append((name, *(number(x) for x in peak)))
+        head = ["part", *(f"tau{j + 1}" for j in range(dof))]
+        return "\n".join([f"Torque parts, shape {shape(self.total)}: peak |tau| per joint",
+                          *text_table(head, rows)])
 
 
 def load(source: str | Path, **kwargs) -> Robot:

@@ -51,6 +51,7 @@ import scipy.linalg
 import scipy.optimize
 
 from ..core.csv_table import read_number_table
+from ..core.display import html_table, number
 from ..core.errors import InputError, RobodynError, excerpt, warn
 from ..dynamics.regressor import PER_LINK
 
@@ -180,6 +181,29 @@ class Identification:
             data["physical_converged"] = self.physical_converged
         data["notes"] = list(self.notes)
         return json.dumps(_finite_or_null(data), indent=2, allow_nan=False)
+
+    def __repr__(self) -> str:
+        return (f"Identification({self.robot.name!r}, parameters={len(self.names)}, samples="
+                f"{self.samples}, condition_number={number(self.condition_number)}, "
+                f"residual_rms={number(self.residual_rms_overall)}"
+                + (", physical" if self.standard is not None else "") + ")")
+
+    def _repr_html_(self) -> str:
+        head = ["name", "estimate", "std error", "rel %"]
+        if self.physical_estimate is not None:
+            head.append("physical")
+        head.append("combination")
+        rows = []
+        for row in self.table():
+            cells = [row["name"], number(row["estimate"], 6), number(row["std_error"], 3),
+                     number(row["relative_std_percent"], 3)]
+            if "physical" in row:
+                cells.append(number(row["physical"], 6))
+            rows.append((*cells, row["combination"]))
+        caption = (f"{self.robot.name}: {len(self.names)} base parameters from {self.samples} "
+                   f"samples; condition number {number(self.condition_number)}; residual RMS "
+                   f"{number(self.residual_rms_overall)}")
+        return html_table(head, rows, caption=caption, notes=self.notes)
 
     def __str__(self) -> str:
         head = (f"{self.robot.name}: {len(self.names)} base parameters from {self.samples} "

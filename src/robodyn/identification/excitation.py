@@ -48,6 +48,11 @@ class Excitation:
         """``(q, qd, qdd)`` at times ``t`` (any shape), each ``t.shape + (dof,)``."""
         return _evaluate(self.a, self.b, self.q0, self.period, np.asarray(t, dtype=float))
 
+    def __repr__(self) -> str:
+        return (f"Excitation(dof={self.q0.shape[0]}, harmonics={self.a.shape[1]}, period="
+                f"{self.period:g}, samples={len(self.t)}, condition_after="
+                f"{self.condition_after:.4g})")
+
     def __str__(self) -> str:
         return (f"Fourier excitation: {self.a.shape[1]} harmonics, period {self.period:g} s, "
                 f"{len(self.t)} samples; condition number {self.condition_before:.4g} -> "

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.display import number, numbers, span
 from ..core.errors import InputError, excerpt, whole_number
 from .simulation import MAX_MAGNITUDE, check_magnitude
 from .trajectory import Motion, Trajectory, quintic, spline
@@ -81,6 +82,24 @@ class EnergyReport:
     power: np.ndarray
     tau: np.ndarray
     t: np.ndarray
+
+    def __repr__(self) -> str:
+        return (f"EnergyReport(positive_work={number(self.positive_work, 6)} J, net_work="
+                f"{number(self.net_work, 6)} J, effort={number(self.effort, 6)}, "
+                f"samples={len(self.t)})")
+
+    def __str__(self) -> str:
+        """The totals and their share per joint, over the time span."""
+        return "\n".join([
+            f"Energy of a motion of {len(self.positive_work_per_joint)} joints over "
+            f"{span(self.t)} ({len(self.t)} samples, trapezoidal rule)",
+            f"  positive work {number(self.positive_work, 6)} J, per joint "
+            f"{numbers(self.positive_work_per_joint)}",
+            f"  net work {number(self.net_work, 6)} J, per joint "
+            f"{numbers(self.net_work_per_joint)}",
+            f"  effort {number(self.effort, 6)} (sum of tau^2 dt), per joint "
+            f"{numbers(self.effort_per_joint)}",
+            f"  friction loss {number(self.friction_loss, 6)} J"])
 
     def value(self, objective: str) -> float:
         """The total of ``objective`` (``"positive_work"``, ``"net_work"``, ``"effort"``)."""

@@ -56,6 +56,7 @@ import numpy as np
 
 from ..codegen.kernel import generated_function
 from ..codegen.loops import loop_source
+from ..core.display import number, numbers, png, span
 from ..core.errors import InputError, RobodynError, excerpt, positive_number, warn, whole_number
 from ..dynamics.steps import RK4, SEMI_IMPLICIT_EULER, bind
 from .trajectory import sample_times
@@ -123,6 +124,58 @@ class Simulation:
     @property
     def dof(self) -> int:
         return self.q.shape[1]
+
+    def __repr__(self) -> str:
+        method = self.info.get("method", "?")
+        return (f"Simulation({method}, dof={self.dof}, samples={len(self.t)}, "
+                f"t={span(self.t)})")
+
+    def __str__(self) -> str:
+        """A few lines: sizes, time span, method and steps, the final state, the peak
+        torques and the energy balance (not the arrays)."""
+        info = self.info
+        method = info.get("method", "an unknown method")
+        how = f"dt = {number(info['dt'])} s" if info.get("dt") else \
+            (f"rtol = {number(info['rtol'])}, atol = {number(info['atol'])}"
+             if "rtol" in info else "")
+        steps = f"{info['steps']:,} steps" if "steps" in info else ""
+        grid = (f"every {number(info['sample_dt'])} s (dense output)"
+                if info.get("sample_dt") and not info.get("dt") else "")
+        if info.get("sample_dt") and info.get("dt"):
+            grid = f"every {number(info['sample_dt'])} s"
+        lines = [f"Simulation: {self.dof} joints, {len(self.t)} samples {grid}".rstrip()
+                 + f" over {span(self.t)}",
+                 "  " + ", ".join(x for x in (method, how, steps) if x)
+                 + (", compiled loop" if info.get("compiled") else "")
+                 + (f"; wall time {info['wall_time']:.3g} s" if "wall_time" in info else "")]
+        if len(self.t):
+            lines.append(f"  final q = {numbers(self.q[-1])}, qd = {numbers(self.qd[-1])}")
+            lines.append(f"  peak |tau| = {numbers(np.abs(self.tau).max(axis=0))}")
+            total = self.total
+            balance = info.get("energy_balance")
+            line = f"  energy K+U: {number(total[0], 6)} -> {number(total[-1], 6)} J"
+            if balance is not None:
+                line += f" (balance off by {balance.relative:.2g} of the scale)"
+            lines.append(line)
+        if info.get("limits_crossed"):
+            lines.append(f"  joint limits crossed: {len(info['limits_crossed'])}")
+        return "\n".join(lines)
+
+    def _repr_png_(self) -> bytes:
+        """A small picture for Jupyter: ``q`` and ``tau`` against time, a line per joint."""
+        def draw(fig):
+            top, bottom = fig.subplots(2, 1, sharex=True)
+            for j in range(self.dof):
+                top.plot(self.t, self.q[:, j], color=f"C{j % 10}", lw=1.2, label=f"q{j + 1}")
+                bottom.plot(self.t, self.tau[:, j], color=f"C{j % 10}", lw=1.2)
+            top.set_ylabel("q")
+            bottom.set_ylabel("tau")
+            bottom.set_xlabel("t [s]")
+            top.legend(loc="best", ncol=min(self.dof, 6), fontsize="x-small")
+            for ax in (top, bottom):
+                ax.grid(True, alpha=0.3)
+
+        return png(draw)
 
     def columns(self) -> dict[str, np.ndarray]:
         """Every recorded series by name: ``t``, ``q1..``, ``qd1..``, ``qdd1..``, ``tau1..``,

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.display import numbers, span
 from ..core.errors import InputError, excerpt, positive_number
 
 __all__ = ["Motion", "Trajectory", "cubic", "quintic", "trapezoidal", "spline"]
@@ -59,6 +60,19 @@ class Motion:
     @property
     def dof(self) -> int:
         return self.q.shape[-1]
+
+    def __repr__(self) -> str:
+        return f"Motion(dof={self.dof}, samples={len(self.t)}, t={span(self.t)})"
+
+    def __str__(self) -> str:
+        """Sizes, the time span, the end positions and the peak rates."""
+        if not len(self.t):
+            return repr(self)
+        return "\n".join([
+            f"Motion: {self.dof} joints, {len(self.t)} samples over {span(self.t)}",
+            f"  q: {numbers(self.q[0])} -> {numbers(self.q[-1])}",
+            f"  peak |qd| = {numbers(np.abs(self.qd).max(axis=0))}, peak |qdd| = "
+            f"{numbers(np.abs(self.qdd).max(axis=0))}"])
 
 
 class Trajectory:
