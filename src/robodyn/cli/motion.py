@@ -442,6 +442,11 @@ def _cmd_energy(args: argparse.Namespace) -> int:
         _writing(path, lambda p=path, s=shown, r=report, w=what: plot.energy(
             _driven(s, r), robot, path=p, title=f"Energy of the {w} of {robot.name}"))
         print(f"wrote {path}")
+    if picture is not None and args.optimize:
+        path = picture.with_name(f"{picture.stem}-comparison{picture.suffix}")
+        _writing(path, lambda: plot.energy_comparison(
+            robot, {"quintic": motion, "optimised": opt_motion}, path=path))
+        print(f"wrote {path} (the quintic and the optimised motion overlaid)")
     return 0
 
 
@@ -522,7 +527,8 @@ def add_motion_commands(sub, parents=()) -> None:
                    help="via points of the optimised spline (default 3)")
     p.add_argument("--plot", metavar="PICTURE",
                    help="draw K, U, the work and the balance (e.g. energy.png; with "
-                        "--optimize also NAME-optimized.png)")
+                        "--optimize also NAME-optimized.png and NAME-comparison.png, the two "
+                        "motions overlaid)")
     p.set_defaults(func=_cmd_energy)
 
 
@@ -594,7 +600,7 @@ def tour(out: Path) -> int:
           "\n   (Corke's published data, motors included; the inertias of links 1 and 3 are "
           "not\n   those of any rigid body, and robodyn uses them as published)")
     picture("puma-torques.png", lambda p: plot.torques(puma, traj, path=p))
-    picture("puma-tracking.png", lambda p: plot.motion(tracked, puma, path=p))
+    picture("puma-tracking.png", lambda p: plot.tracking(tracked, traj, puma, path=p))
 
     # 4. energy: a cheaper motion between the same end points
     start, end, T = [-1.0, 1.0], [1.0, -1.0], 1.5
@@ -604,6 +610,8 @@ def tour(out: Path) -> int:
           f"(what motors\n   that cannot recover energy supply): quintic {before:.4g} J, "
           f"optimised spline {after:.4g} J,\n   {1 - after / before:.1%} less")
     picture("2r-optimized-motion.png", lambda p: plot.motion(best, arm, path=p))
+    picture("2r-energy-comparison.png", lambda p: plot.energy_comparison(
+        arm, {"quintic": best.info["baseline"], "optimised": best}, path=p))
 
     if written:
         print(f"\nPictures in {out}/: " + ", ".join(p.name for p in written))

@@ -10,9 +10,11 @@ from .figures import (
     animation_writer,
     arm,
     energy,
+    energy_comparison,
     motion,
     torques,
+    tracking,
 )
 
-__all__ = ["motion", "torques", "energy", "arm", "animate", "animation_writer", "MAX_FRAMES",
-           "TRAJECTORY_SAMPLES"]
+__all__ = ["motion", "torques", "energy", "tracking", "energy_comparison", "arm", "animate",
+           "animation_writer", "MAX_FRAMES", "TRAJECTORY_SAMPLES"]
