@@ -404,13 +404,20 @@ def _wrench(h_e):
 def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None, h_e=None,
              dt: float | None = None, method: str | None = None, rtol: float = 1e-9,
              atol: float = 1e-9, max_step: float = np.inf, progress: bool | None = None,
-             check_limits: bool = True, max_steps: int = DEFAULT_MAX_STEPS) -> Simulation:
+             check_limits: bool = True, max_steps: int = DEFAULT_MAX_STEPS,
+             sample_dt: float | None = None) -> Simulation:
     """Integrate the robot's motion from ``q0``, ``qd0`` for ``duration`` seconds (see the
     module docstring for ``tau``, ``h_e``, the methods and the budgets; default method:
     ``"rk45"`` without ``dt``, ``"rk4"`` with it). ``max_steps`` bounds the steps of the
     adaptive methods (at most :data:`MAX_STEPS`); a fixed-step run takes ``duration / dt``
     steps, at most :data:`MAX_STEPS`. ``rtol`` (at least ``1e-13``) and ``atol`` (> 0) are
-    the adaptive methods' tolerances."""
+    the adaptive methods' tolerances.
+
+    ``sample_dt``: the samples on the uniform grid ``0, sample_dt, 2 sample_dt, ...``
+    (:func:`time_grid`, ``duration`` included) instead of at the integrator's own steps.
+    An adaptive method evaluates its dense output there (the integration is the same, its
+    accuracy that of the steps); with a fixed ``dt`` it must be a whole multiple of ``dt``
+    and every ``sample_dt / dt``-th step is kept. ``info["sample_dt"]`` records it."""
     dof = robot.dof
     q0 = state_vector(q0, "q0", dof)
     qd0 = state_vector(qd0, "qd0", dof)
@@ -423,6 +430,13 @@ def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None
     if method in ("rk4", "semi-implicit-euler", "implicit-euler") and dt is None:
         raise InputError(f"method {method!r} is a fixed-step method: give dt (e.g. 0.001)")
     times = None if dt is None else time_grid(duration, dt)
+    keep = None
+    if sample_dt is not None:
+        grid = time_grid(duration, sample_dt, ("duration", "sample_dt"))
+        if dt is None:
+            times = grid
+        else:
+            keep = _every(float(sample_dt), float(dt), times)
     rtol, atol = _tolerances(rtol, atol)
     max_steps = whole_number(max_steps, "max_steps", 1, MAX_STEPS)
     given = max_step
@@ -461,7 +475,26 @@ def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None
     _check_energy(robot, sim, wrench)
     if check_limits:
         _report_limits(robot, sim)
+    if keep is not None:  # after the checks, which use every step
+        sim = Simulation(sim.t[keep], sim.q[keep], sim.qd[keep], sim.qdd[keep], sim.tau[keep],
+                         sim.kinetic[keep], sim.potential[keep], sim.info, sim.solution)
+    if sample_dt is not None:
+        sim.info["sample_dt"] = float(sample_dt)
     return sim
+
+
+def _every(sample_dt: float, dt: float, times: np.ndarray) -> np.ndarray:
+    """The indices of the fixed-step grid ``times`` (step ``dt``) kept for samples every
+    ``sample_dt``, a whole multiple of ``dt``: every ``k``-th and the last."""
+    k = round(sample_dt / dt)
+    if k < 1 or abs(k * dt - sample_dt) > 1e-9 * sample_dt:
+        raise InputError(f"sample_dt: {sample_dt:g} s is not a whole multiple of dt = {dt:g} s "
+                         f"(the fixed steps); give a multiple such as {max(k, 1) * dt:g}, or "
+                         "leave dt out for an adaptive method's dense output")
+    keep = np.arange(0, len(times), k)
+    if keep[-1] != len(times) - 1:
+        keep = np.append(keep, len(times) - 1)
+    return keep
 
 
 def _torque_at(torque, t, q, qd, dof):
