@@ -72,20 +72,25 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]],
 
 def html_table(headers: Sequence[str], rows: Sequence[Sequence[str]], caption: str = "",
                notes: Sequence[str] = ()) -> str:
-    """An HTML table (for Jupyter's ``_repr_html_``): ``caption`` above, ``notes`` below as
-    paragraphs; every piece of text escaped."""
+    """An HTML table (for Jupyter's ``_repr_html_``): ``caption`` above (its first line in
+    bold), ``notes`` below, one line each; every piece of text escaped."""
     esc = html.escape
+    cell = "padding:1px 8px;text-align:right"
     out = ["<div class=\"robodyn\">"]
-    out.append("<table>")
     if caption:
-        out.append(f"<caption style=\"text-align:left\">{esc(caption)}</caption>")
-    out.append("<thead><tr>" + "".join(f"<th>{esc(str(h))}</th>" for h in headers)
-               + "</tr></thead>")
+        first, *rest = caption.split("\n")
+        out.append(f"<p><b>{esc(first)}</b>" + "".join(f"<br>{esc(line)}" for line in rest)
+                   + "</p>")
+    out.append("<table style=\"border-collapse:collapse\">")
+    out.append("<thead><tr>" + "".join(f"<th style=\"{cell}\">{esc(str(h))}</th>"
+                                       for h in headers) + "</tr></thead>")
     out.append("<tbody>")
     for row in rows:
-        out.append("<tr>" + "".join(f"<td>{esc(str(c))}</td>" for c in row) + "</tr>")
+        out.append("<tr>" + "".join(f"<td style=\"{cell}\">{esc(str(c))}</td>" for c in row)
+                   + "</tr>")
     out.append("</tbody></table>")
-    out += [f"<p>{esc(note)}</p>" for note in notes]
+    if notes:
+        out.append("<p>" + "<br>".join(esc(note) for note in notes) + "</p>")
     out.append("</div>")
     return "\n".join(out)
 
