@@ -177,7 +177,8 @@ def test_results_print_a_summary_not_arrays(numpy_backend):
     parts = robot.torque_parts(motion.q, motion.qd, motion.qdd)
     pd = rd.control.PDGravity(robot, [1, -1], kp=50, kd=[10, 5])
     ct = rd.control.ComputedTorque(robot, traj, kp=100, kd=20)
-    for obj in (sim, motion, report, parts, pd, ct):
+    balance, standard = sim.info["energy_balance"], robot.inertial_parameters()
+    for obj in (sim, motion, report, parts, pd, ct, balance, standard):
         for text in (repr(obj), str(obj)):
             assert "object at 0x" not in text and "array(" not in text, text
             lines = text.splitlines()
@@ -193,5 +194,7 @@ def test_results_print_a_summary_not_arrays(numpy_backend):
     assert float(peaks["total"][0]) == pytest.approx(np.abs(parts.total[:, 0]).max(), rel=1e-3)
     assert repr(pd) == "PDGravity(model='planar-2r', q_ref=[1, -1], kp=50, kd=[10, 5])"
     assert "kp=100, kd=20" in repr(ct) and "quintic" in repr(ct)
+    assert f"friction loss {balance.friction_loss:g} J" in str(balance)
+    assert repr(standard).startswith(f"Parameters({len(standard.names)} standard parameters: m1,")
     width, height = _png_size(sim._repr_png_())
     assert 200 <= width <= 800 and 150 <= height <= 600

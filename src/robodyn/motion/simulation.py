@@ -224,6 +224,17 @@ class EnergyBalance:
     scale: float
     uncertainty: float
 
+    def __repr__(self) -> str:
+        return (f"EnergyBalance(error={number(self.error, 3)} J, relative={self.relative:.2g}, "
+                f"scale={number(self.scale)} J)")
+
+    def __str__(self) -> str:
+        return (f"energy balance: E(end) - E(0) = {number(self.change, 6)} J, work of tau "
+                f"{number(self.work, 6)} J, of the wrench {number(self.external, 6)} J,\n"
+                f"  friction loss {number(self.friction_loss, 6)} J; off by "
+                f"{number(self.error, 3)} J ({self.relative:.2g} of the scale "
+                f"{number(self.scale)} J)")
+
     @property
     def relative(self) -> float:
         """``|error| / scale``."""

@@ -97,6 +97,11 @@ class Parameters(NamedTuple):
     def as_dict(self) -> dict[str, float]:
         return dict(zip(self.names, self.values.tolist(), strict=True))
 
+    def __repr__(self) -> str:
+        shown = ", ".join(self.names[:6]) + (f", … {self.names[-1]}" if len(self.names) > 6
+                                             else "")
+        return f"Parameters({len(self.names)} standard parameters: {shown})"
+
 
 def inertial_parameters(robot) -> Parameters:
     """``(names, values)`` of the standard parameters of ``robot`` at its values."""
