@@ -400,6 +400,7 @@ def test_the_demo_tour_runs_and_reports_the_physics(tmp_path, capsys):
     else:
         pictures = sorted(p.name for p in out_dir.iterdir())
         assert "2r-drop-energy.png" in pictures and "2r-drop.gif" in pictures
+        assert "puma-tracking.png" in pictures and "2r-energy-comparison.png" in pictures
         assert f"Pictures in {out_dir}/" in out
 
 
