@@ -118,7 +118,7 @@ def test_repr_is_one_short_line():
     assert repr(robot) == "Robot('puma560', dof=6, joints=RRRRRR)"
 
 
-def test_html_escapes_a_hostile_model_name(tmp_path):
+def test_html_escapes_a_hostile_model_name(tmp_path, numpy_backend):
     path = write_model(tmp_path, f"""
         name: {json.dumps(HOSTILE)}
         dh: standard
@@ -143,7 +143,7 @@ def test_html_escapes_a_hostile_model_name(tmp_path):
     assert "<script>" not in html_table(["<b>"], [["<i>"]], caption="<u>", notes=["<s>"])
 
 
-def test_identification_and_base_parameters_print_short_and_tabulate_in_html():
+def test_identification_and_base_parameters_print_short_and_tabulate_in_html(numpy_backend):
     robot = rd.load("planar-2r")
     rng = np.random.default_rng(1)
     q, qd, qdd = (rng.normal(size=(60, 2)) for _ in range(3))
