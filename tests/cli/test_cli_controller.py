@@ -147,3 +147,16 @@ def test_misuse_is_one_clear_line(extra, message, capsys, tmp_path, monkeypatch)
     assert "Traceback" not in err and re.search(r"robodyn(?: \w+)?: error: ", err)
     assert message in err
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_to_takes_a_named_configuration_of_the_model(monkeypatch, capsys):
+    """``robot.configurations`` (the PUMA's ``qr``, ``qz``, ... where a model has them)
+    name goals; a stand-in mapping here, so the test does not depend on a model's data."""
+    monkeypatch.setattr(rd.Robot, "configurations",
+                        property(lambda self: {"up": (0.5, -0.25)}), raising=False)
+    out = _run([*BASE, "--dt", "0.01", "--controller", "pd-gravity", "--to", "up"], capsys)
+    assert "PD with gravity compensation to q = [0.5, -0.25]" in out
+    assert "configurations: up" in str(rd.load("planar-2r"))
+    assert main([*BASE, "--controller", "pd-gravity", "--to", "down"]) == 2
+    assert "'down' is not a configuration of planar-2r (its configurations are up)" \
+        in capsys.readouterr().err
