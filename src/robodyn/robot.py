@@ -8,7 +8,9 @@ chain with the values once, traces each algorithm into a compiled kernel on firs
 use (:mod:`robodyn.codegen.kernel`) and runs it over the whole batch.
 
 All numeric functions take arrays of shape ``(..., dof)`` and broadcast their
-leading (batch) axes; a single state is ``(dof,)``.
+leading (batch) axes; a single state is ``(dof,)``, and a single number is that number
+for every joint (``qdd=0.0``; ``q=0.3`` for a one-joint arm). Parameters are named by
+strings: :attr:`Robot.symbols` are the keys of :attr:`Robot.values`.
 """
 
 from __future__ import annotations
@@ -29,6 +31,25 @@ from .model.expressions import check_parameter_name
 from .model.names import check_text
 from .model.source import ModelSource, Provenance
 from .model.yaml_file import read_model_file
+
+
+class ParameterValues(dict):
+    """``{parameter name: value}``, :attr:`Robot.values`: a dict whose keys are names
+    (strings), where a SymPy symbol finds its name too (``values[sp.Symbol("m1")]``), as
+    robodyn's ``symbols`` were SymPy symbols before they became names."""
+
+    def __getitem__(self, key):
+        return super().__getitem__(_name(key))
+
+    def __contains__(self, key) -> bool:
+        return super().__contains__(_name(key))
+
+    def get(self, key, default=None):
+        return super().get(_name(key), default)
+
+
+def _name(key):
+    return str(key) if isinstance(key, sp.Symbol) else key
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,13 +82,21 @@ class Robot:
         return self.chain.dof
 
     @property
-    def values(self) -> dict[str, float]:
-        """Default numbers of the parameters: ``{symbol name: value}`` (a copy)."""
-        return dict(self._values)
+    def values(self) -> ParameterValues:
+        """Default numbers of the parameters: ``{name: value}`` (a copy; the keys are the
+        names of :attr:`symbols`, and a SymPy symbol looks its name up too)."""
+        return ParameterValues(self._values)
 
     @property
-    def symbols(self) -> tuple[sp.Symbol, ...]:
-        """The model's parameter symbols (SymPy), sorted by name."""
+    def symbols(self) -> tuple[str, ...]:
+        """The names of the model's parameters, sorted: the keys of :attr:`values` (strings;
+        the SymPy symbols are :attr:`parameter_symbols`)."""
+        return tuple(str(s) for s in self.parameter_symbols)
+
+    @property
+    def parameter_symbols(self) -> tuple[sp.Symbol, ...]:
+        """The model's parameters as SymPy symbols, sorted by name (the symbols of
+        :attr:`chain` and :meth:`equations`)."""
         return tuple(sorted(self.chain.free_symbols(), key=str))
 
     @property
@@ -99,7 +128,7 @@ class Robot:
         ``robot.with_values({"m1": 2.0})``); the others keep their defaults."""
         updates = dict(values or {})
         updates.update(more)
-        known = {str(s) for s in self.symbols}
+        known = set(self.symbols)
         new = dict(self._values)
         for key, value in updates.items():
             key = str(key)
@@ -429,6 +458,6 @@ def from_source(parsed: ModelSource, source: str = "") -> Robot:
         provenance=provenance,
     )
     # fail at load time on a non-physical model, when every symbol has a value
-    if {str(s) for s in robot.symbols} <= set(parsed.values):
+    if set(robot.symbols) <= set(parsed.values):
         robot.numeric_chain  # noqa: B018 - evaluated for its checks
     return robot

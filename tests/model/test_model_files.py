@@ -180,7 +180,8 @@ def test_file_level_errors(tmp_path):
      r"tau: expected real numbers, got an array of text"),
     (lambda r: r.inverse_dynamics(np.zeros(2), np.zeros(2), np.zeros(2), h_e=np.zeros(3)),
      r"h_e: expected shape \(\.\.\., 6\)"),
-    (lambda r: r.mass_matrix(5.0), r"q: expected shape"),
+    (lambda r: r.mass_matrix([5.0]), r"q: expected shape"),  # one number broadcasts, [5] not
+    (lambda r: r.inverse_dynamics(0.0, 0.0, 0.0, h_e=1.0), r"h_e: expected shape"),
 ])
 def test_bad_numeric_input_gets_a_clear_error(call, message):
     robot = rd.load("planar-2r")
