@@ -67,6 +67,7 @@ class Robot:
     _values: tuple[tuple[str, float], ...] = ()
     description: str = ""
     provenance: Provenance = field(default_factory=Provenance)
+    _configurations: tuple[tuple[str, tuple[float, ...]], ...] = ()
     _runner: Runner = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -98,6 +99,13 @@ class Robot:
         """The model's parameters as SymPy symbols, sorted by name (the symbols of
         :attr:`chain` and :meth:`equations`)."""
         return tuple(sorted(self.chain.free_symbols(), key=str))
+
+    @property
+    def configurations(self) -> dict[str, np.ndarray]:
+        """Named joint configurations, ``{name: q}`` (a copy; the model file's
+        ``configurations:``), e.g. the PUMA 560's ``qz``, ``qr``, ``qs``, ``qn`` as in
+        the Robotics Toolbox; empty when the model names none."""
+        return {name: np.array(q, dtype=float) for name, q in self._configurations}
 
     @property
     def links(self):
@@ -155,8 +163,9 @@ class Robot:
         names = {str(s) for s in chain.free_symbols()}
         if values is None:
             values = {k: v for k, v in self._values if k in names}
+        configurations = self._configurations if chain.dof == self.dof else ()
         return self._derive(chain=chain, _values=tuple(sorted(dict(values).items())),
-                            name=name or self.name)
+                            name=name or self.name, _configurations=configurations)
 
     def _derive(self, **changes) -> Robot:
         kwargs = {f.name: getattr(self, f.name) for f in fields(self) if f.init}
@@ -456,6 +465,7 @@ def from_source(parsed: ModelSource, source: str = "") -> Robot:
         _values=tuple(sorted(parsed.values.items())),
         description=parsed.description,
         provenance=provenance,
+        _configurations=parsed.configurations,
     )
     # fail at load time on a non-physical model, when every symbol has a value
     if set(robot.symbols) <= set(parsed.values):
