@@ -167,6 +167,25 @@ class Robot:
         return self._derive(chain=chain, _values=tuple(sorted(dict(values).items())),
                             name=name or self.name, _configurations=configurations)
 
+    def without_friction(self, viscous: bool = True, coulomb: bool = True) -> Robot:
+        """The rigid-body robot: the same model with its viscous (``viscous``) and Coulomb
+        (``coulomb``) friction set to zero, as a new robot (the Robotics Toolbox's
+        ``nofriction()``, which by default removes only Coulomb friction). Its
+        :meth:`inverse_dynamics` is ``M qdd + C qd + g``, Pinocchio's ``rnea`` of the
+        same URDF (which reads ``<dynamics damping friction>`` but leaves them out of
+        ``rnea``). Motor (armature) inertia ``G^2 J_m`` is inertia, not friction, and
+        stays; remove it with ``with_values(Jm1=0, ...)``. Parameters that only friction
+        used are dropped from :attr:`values`."""
+        from .model.chain import Friction
+
+        def rigid(link):
+            old = link.friction
+            return replace(link, friction=Friction(0 if viscous else old.viscous,
+                                                   0 if coulomb else old.coulomb))
+
+        chain = replace(self.chain, links=tuple(rigid(link) for link in self.chain.links))
+        return self.with_chain(chain)
+
     def _derive(self, **changes) -> Robot:
         kwargs = {f.name: getattr(self, f.name) for f in fields(self) if f.init}
         kwargs.update(changes)
@@ -424,7 +443,12 @@ class TorqueParts:
 
 def load(source: str | Path, **kwargs) -> Robot:
     """Load a robot: a built-in model name (``rd.models.names()``) or a path to a
-    ``.yaml``/``.yml`` model file."""
+    ``.yaml``/``.yml`` model file.
+
+    A URDF's ``<dynamics damping friction>`` become the joints' viscous and Coulomb
+    friction, so :meth:`Robot.inverse_dynamics` is Pinocchio's ``rnea`` of the same file
+    plus :meth:`Robot.friction_torques` (``damping qd + friction sign(qd)``);
+    :meth:`Robot.without_friction` is the rigid-body robot, equal to ``rnea``."""
     from .model import builtin as models
 
     text = str(source)
