@@ -310,12 +310,21 @@ class Robot:
         return self._runner.run("jacobian", q)
 
     # -- export ---------------------------------------------------------------------
-    def to_urdf(self, path: str | Path | None = None, force: bool = False) -> str:
+    def to_urdf(self, path: str | Path | None = None, force: bool = False,
+                unlimited: str = "continuous") -> str:
         """The robot as URDF text, every parameter value bound (joints with origin, axis,
         limits where known and ``<dynamics>`` friction; links with ``<inertial>``; the tip
         frame as a ``tool`` link); see :mod:`robodyn.model.urdf_export`. Joint offsets are
-        folded into the origins, so the file's joint values are this robot's ``q``. Motor
-        (armature) inertia has no URDF field and is left out, with a ``UrdfWarning``.
+        folded into the origins, so the file's joint values are this robot's ``q``.
+
+        A revolute joint with limits is ``revolute`` with them; one without is
+        ``continuous`` (Pinocchio then uses ``nq = 2`` for it, ``(cos q, sin q)``), or
+        with ``unlimited="revolute"`` ``revolute`` with limits ``+-1e9`` rad. Bodies that
+        are not physical are written as the nearest physical ones, so that MuJoCo loads
+        the file: a planar ``[0, 0, I]`` gets ``I/2`` about the axes the arm never turns
+        about (no effect on the dynamics); where the change is felt (the PUMA 560's link
+        3), a ``UrdfWarning`` gives it (:func:`~robodyn.model.urdf_export.writable_chain`).
+        Motor (armature) inertia has no URDF field and is left out, with a ``UrdfWarning``.
         Written to ``path`` when given (an existing file only if robodyn wrote it, or with
         ``force``; never through a symbolic link); the text is returned either way."""
         from .codegen.export.files import write_file
@@ -323,7 +332,8 @@ class Robot:
 
         origin = f" from {self.source}" if self.source and self.source != self.name else ""
         text = chain_to_urdf(self.numeric_chain, self.name,
-                             comment=f"robodyn model {self.name!r}{origin}, values bound")
+                             comment=f"robodyn model {self.name!r}{origin}, values bound",
+                             unlimited=unlimited)
         if path is not None:
             write_file(path, text, force=force, option="path")
         return text
