@@ -51,6 +51,14 @@ def _mujoco(robot: rd.Robot, text: str):
     return model, mujoco.MjData(model)
 
 
+def _full_mass_matrix(model, data, out) -> None:
+    """``mj_fullM``: ``(model, data, dst)`` in MuJoCo 4, ``(model, dst, qM)`` before."""
+    try:
+        mujoco.mj_fullM(model, data, out)
+    except TypeError:
+        mujoco.mj_fullM(model, out, data.qM)
+
+
 def _close(actual, expected, what):
     scale = max(1.0, float(np.abs(expected).max()))
     np.testing.assert_allclose(actual, expected, rtol=RTOL, atol=RTOL * scale, err_msg=what)
@@ -79,7 +87,7 @@ def test_every_builtin_export_loads_in_mujoco_with_the_same_dynamics(name):
         data.qpos[:], data.qvel[:], data.qacc[:] = q[k], qd[k], qdd[k]
         mujoco.mj_inverse(model, data)
         _close(data.qfrc_inverse, tau[k], f"{name}: mj_inverse, sample {k}")
-        mujoco.mj_fullM(model, data, full)  # MuJoCo 4 signature (model, data, dst)
+        _full_mass_matrix(model, data, full)
         _close(full, mass[k], f"{name}: mj_fullM, sample {k}")
 
     # what the written bodies change: nothing where the arm cannot feel it
