@@ -16,7 +16,7 @@ strings: :attr:`Robot.symbols` are the keys of :attr:`Robot.values`.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
@@ -24,7 +24,7 @@ import numpy as np
 import sympy as sp
 
 from .codegen.runner import Runner
-from .core.errors import ModelError
+from .core.errors import ModelError, excerpt
 from .dynamics.registry import TORQUE_PARTS
 from .model.chain import Chain
 from .model.expressions import check_parameter_name
@@ -75,6 +75,87 @@ class Robot:
         # however the robot was built (rd.load checks the model file's names already)
         check_text(self.name, "name", "a model name")
         object.__setattr__(self, "_runner", Runner(self.chain, self._values, self.name))
+
+    @classmethod
+    def from_dh(cls, rows, joints: str | Sequence[str] | None = None, *, masses,
+                com=None, inertia=None, friction=None, motor=None, limits=None,
+                gravity=(0, 0, "-g"), values: Mapping[str, float] | None = None,
+                convention: str = "standard", name: str = "robot", tool=None,
+                planar: bool = False, link_names: Sequence[str] | None = None,
+                configurations: Mapping[str, Sequence] | None = None,
+                description: str = "") -> Robot:
+        """A robot from a DH table in Python, without a model file: the model the YAML
+        reader builds from the same fields (:mod:`robodyn.model.yaml_file`), with the
+        same checks and errors (which name the fields as the file does: ``links[1].mass``
+        is ``masses[1]``).
+
+        ``rows``: one ``(a, alpha, d, theta)`` per joint, base to tip (or a mapping with
+        those keys), in the DH ``convention`` ``"standard"`` (Siciliano, Spong) or
+        ``"modified"`` (Craig); ``theta`` of a revolute and ``d`` of a prismatic joint
+        are offsets added to ``q``. ``joints``: ``"RRP"`` or ``["revolute", ...]``
+        (default: all revolute). Per link (lists of one entry per joint): ``masses``;
+        ``com``, the centre of mass ``[x, y, z]`` in the DH link frame; ``inertia``
+        about the centre of mass, ``[xx, yy, zz, xy, xz, yz]`` or 3x3; ``friction``,
+        ``{"viscous": Fv, "coulomb": Fs}`` or ``(Fv, Fs)``; ``motor``, ``{"inertia": Jm,
+        "gear_ratio": G}`` or ``(Jm, G)``; ``limits``, ``{"lower", "upper", "velocity",
+        "effort"}`` or ``(lower, upper)``; an entry ``None`` leaves the default (zero,
+        no motor, no limits). ``gravity`` in the base frame (default ``[0, 0, -g]``);
+        ``tool``: ``{"xyz": [...], "rpy": [...]}``; ``planar``, ``configurations``,
+        ``description``, ``name`` as in a model file. Every number may be an expression
+        (``"l1/2"``, ``"pi/2"``) of parameters, given numbers in ``values`` (``g`` is
+        9.81 unless given)."""
+        from .model.yaml_file import parse_model
+
+        source = f"Robot.from_dh({name!r})" if isinstance(name, str) else "Robot.from_dh"
+        rows = _plain(rows)
+        if not isinstance(rows, list) or not rows:
+            raise ModelError(f"{source}: rows: expected a list of DH rows (a, alpha, d, "
+                             f"theta), one per joint, got {excerpt(rows)}")
+        n = len(rows)
+        if n > MAX_DH_ROWS:
+            raise ModelError(f"{source}: rows: {n:,} DH rows; at most {MAX_DH_ROWS:,} (a "
+                             "model file holds no more either)")
+        kinds = _joint_kinds(joints, n, source)
+        links = []
+        per_link = {"masses": masses, "com": com, "inertia": inertia, "friction": friction,
+                    "motor": motor, "limits": limits, "link_names": link_names}
+        per_link = {key: _per_link(value, key, n, source) for key, value in per_link.items()}
+        for i, row in enumerate(rows):
+            entry = {"joint": kinds[i]}
+            if isinstance(row, Mapping):
+                entry.update(row)  # unknown keys: the reader names them
+            elif isinstance(row, list) and len(row) == 4:
+                entry.update(zip(("a", "alpha", "d", "theta"), row, strict=True))
+            else:
+                raise ModelError(f"{source}: rows[{i}]: expected (a, alpha, d, theta), got "
+                                 f"{excerpt(row)}")
+            entry["mass"] = per_link["masses"][i]
+            for key, field_name in (("com", "com"), ("inertia", "inertia"),
+                                    ("link_names", "name")):
+                if per_link[key][i] is not None:
+                    entry[field_name] = per_link[key][i]
+            for key, pair in (("friction", ("viscous", "coulomb")),
+                              ("motor", ("inertia", "gear_ratio")),
+                              ("limits", ("lower", "upper"))):
+                value = per_link[key][i]
+                if isinstance(value, list) and len(value) == 2:
+                    value = dict(zip(pair, value, strict=True))
+                if value is not None:
+                    entry[key] = value
+            links.append(entry)
+        data = {"name": name, "dh": convention, "gravity": _plain(gravity), "links": links,
+                "values": dict(values or {}), "planar": planar, "description": description}
+        if tool is not None:
+            data["tool"] = _plain(tool)
+        if configurations is not None:
+            data["configurations"] = _plain(configurations)
+        parsed = parse_model(data, source=source, default_name="robot")
+        values = dict(parsed.values)
+        if "g" not in values and sp.Symbol("g") in parsed.chain.free_symbols():
+            values["g"] = 9.81  # standard gravity, unless values say otherwise
+        parsed = replace(parsed, values=values,
+                         provenance=replace(parsed.provenance, loader="python", path=""))
+        return from_source(parsed)
 
     # -- description ---------------------------------------------------------------
     @property
@@ -431,6 +512,58 @@ class Robot:
         parameters), ``(..., dof, b)`` of full column rank: ``Y pi = Y_b pi_b``."""
         return np.ascontiguousarray(self.regressor(q, qd, qdd)[..., self.base_parameters()
                                                                 .independent])
+
+#: Most rows :meth:`Robot.from_dh` takes (a model file's 10,000 values hold about as many).
+MAX_DH_ROWS = 1000
+
+
+def _plain(value):
+    """Arrays and tuples as lists, recursively (the shapes a model file's YAML gives)."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _joint_kinds(joints, n: int, source: str) -> list[str]:
+    """``"RRP"`` or ``["revolute", "prismatic", ...]`` (default all revolute) as ``n``
+    joint types."""
+    if joints is None:
+        return ["revolute"] * n
+    letters = {"R": "revolute", "P": "prismatic"}
+    if isinstance(joints, str):
+        kinds = [letters.get(c.upper(), c) for c in joints]
+        if not all(c.upper() in letters for c in joints):
+            raise ModelError(f"{source}: joints: {excerpt(joints, 40)} is not a string of R "
+                             "(revolute) and P (prismatic), one letter per joint")
+    elif isinstance(joints, (list, tuple)):
+        kinds = list(joints)
+    else:
+        raise ModelError(f"{source}: joints: expected a string such as 'RRP' or a list of "
+                         f"'revolute'/'prismatic', got {excerpt(joints, 40)}")
+    if len(kinds) != n:
+        raise ModelError(f"{source}: joints: {len(kinds)} joint type(s) for {n} DH row(s); "
+                         "give one per row")
+    return kinds
+
+
+def _per_link(value, key: str, n: int, source: str) -> list:
+    """A per-link argument as ``n`` entries (``None``: the default for every link)."""
+    if value is None:
+        if key == "masses":
+            raise ModelError(f"{source}: masses: missing; every link needs a mass (0 for a "
+                             "massless link)")
+        return [None] * n
+    value = _plain(value)
+    if not isinstance(value, list) or len(value) != n:
+        got = f"{len(value)} entries" if isinstance(value, list) else excerpt(value, 40)
+        raise ModelError(f"{source}: {key}: expected a list of one entry per joint ({n}), "
+                         f"got {got}")
+    return value
+
 
 @dataclass(frozen=True)
 class TorqueParts:
