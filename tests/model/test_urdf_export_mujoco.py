@@ -98,7 +98,7 @@ def test_every_builtin_export_loads_in_mujoco_with_the_same_dynamics(name):
     if name == "puma560":
         assert [round(e, 12) for e in effects.values() if e > 1e-9] == [0.0075]
         assert 1e-3 < change <= 0.0075 * (1 + 1e-9)  # felt, and at most as said
-        assert felt == ["puma560: inertia made physical for URDF: link3 +0.0075 kg m^2 in M "
+        assert felt == ["puma560: URDF inertia made physical: link3 +0.0075 kg m^2 in M "
                         "(docs/defaults.md)"]  # one line, of at most 100 with "robodyn: warning: "
     else:
         assert all(e <= MIN_INERTIA for e in effects.values()), effects

@@ -118,12 +118,13 @@ def chain_to_urdf(chain: Chain, name: str, comment: str = "",
     if armature:
         text = (f"URDF has no motor (armature) inertia: G^2 Jm of joint(s) "
                 f"{', '.join(armature[:10])}{' ...' if len(armature) > 10 else ''} is left out")
-        notes.append(text)
-        warn(UrdfWarning(f"{visible(name)}: {text}"))
+        notes.append(text)  # the file's comment names the joints; the warning is one line
+        warn(UrdfWarning(f"{visible(name)}: URDF has no armature: G^2 Jm of {len(armature)} "
+                         "joint(s) left out (docs/defaults.md)"))
 
     if felt:
         shown = ", ".join(f"{link} +{effect:.2g} kg m^2" for link, effect in felt[:3])
-        warn(UrdfWarning(f"{visible(name)}: inertia made physical for URDF: {shown}"
+        warn(UrdfWarning(f"{visible(name)}: URDF inertia made physical: {shown}"
                          f"{' ...' if len(felt) > 3 else ''} in M (docs/defaults.md)"))
 
     tip_rotation = np.array(chain.tip.rotation, dtype=float)
