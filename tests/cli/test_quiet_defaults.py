@@ -29,3 +29,16 @@ def test_the_puma_warns_in_short_lines(command, tmp_path, capsys):
     (tmp_path / "q").mkdir()
     assert main(["-q", *[part.format(tmp=tmp_path / "q") for part in command]]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+def test_export_writes_unlimited_joints_as_asked(capsys):
+    assert main(["export", "planar-2r", "--urdf", "-"]) == 0
+    out = capsys.readouterr().out
+    assert out.count('type="continuous"') == 2 and 'type="revolute"' not in out
+    assert main(["export", "planar-2r", "--urdf", "-", "--unlimited", "revolute"]) == 0
+    out = capsys.readouterr().out
+    assert out.count('type="revolute"') == 2 and 'lower="-1000000000"' in out
+    with pytest.raises(SystemExit) as stop:
+        main(["export", "planar-2r", "--urdf", "-", "--unlimited", "hinge"])
+    assert stop.value.code == 2
+    assert "--unlimited: invalid choice: 'hinge'" in capsys.readouterr().err
