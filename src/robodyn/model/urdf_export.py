@@ -287,7 +287,7 @@ def _physical_inertia(inertia: np.ndarray, free: np.ndarray) -> tuple[np.ndarray
         return inertia, 0.0, None
     if free.any():
         top = 2.0 * max(float(np.trace(inertia)), MIN_INERTIA) + 2.0 * MIN_INERTIA
-        if _physical(inertia + top * free):
+        if math.isfinite(top) and _physical(inertia + top * free):
             # the least alpha: closed form for a planar [0, 0, I] (I/2, exact in binary),
             # else by bisection
             values = np.linalg.eigvalsh(inertia)
@@ -303,7 +303,7 @@ def _physical_inertia(inertia: np.ndarray, free: np.ndarray) -> tuple[np.ndarray
             rank = int(round(np.trace(free)))
             where = ("a body that never turns" if rank == 3 else
                      "about the axes normal to the joint axis, which the arm never turns about")
-            return inertia + high * free, 0.0, f"+{_f(high)} kg m^2 {where}: no effect"
+            return inertia + high * free, 0.0, f"+{high:.6g} kg m^2 {where}: no effect"
     values, vectors = np.linalg.eigh(inertia)
     raised = values.copy()
     raised[:2] = np.maximum(raised[:2], MIN_INERTIA)
