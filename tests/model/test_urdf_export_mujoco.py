@@ -139,3 +139,46 @@ def test_unlimited_revolute_joints_are_continuous_or_wide_revolute():
     with pytest.raises(rd.InputError, match=r"unlimited: 'hinge' is not 'continuous' or "
                                             r"'revolute'"):
         robot.to_urdf(unlimited="hinge")
+
+
+TWO_LINK = [(1.0, 0, 0, 0), (0.5, 0, 0, 0)]
+
+
+@pytest.mark.parametrize("rows, masses, inertia, felt", [
+    # planar, one tensor with a product of inertia about the in-plane axes: no effect
+    (TWO_LINK, [1.0, 1.0], [[0, 0, 0.2, 0, 0, 0], [0.01, 0.01, 0.05, 0.004, 0, 0]], False),
+    # a massless, inertia-free first link: the floors only
+    (TWO_LINK, [0.0, 1.0], [None, [0.1, 0.1, 0.1, 0, 0, 0]], False),
+    # axes not parallel and a full tensor breaking a + b >= c: felt, and bounded as said
+    ([(0, "pi/2", 0, 0), (0.5, 0, 0, 0)], [1.0, 1.0],
+     [[0.1, 0.1, 0.1, 0, 0, 0], [0.01, 0.01, 0.05, 0.003, 0.002, 0.001]], True),
+])
+def test_bodies_made_physical_change_the_dynamics_as_said(rows, masses, inertia, felt):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rd.PhysicalConsistencyWarning)
+        robot = rd.Robot.from_dh(rows, masses=masses, inertia=inertia, gravity=(0, -9.81, 0),
+                                 com=[[-0.5, 0.1, 0], [-0.25, 0, 0.05]])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        text = robot.to_urdf()
+    assert any(issubclass(w.category, rd.UrdfWarning) for w in caught) == felt
+    model, data = _mujoco(robot, text)
+    written, changes = writable_chain(robot.numeric_chain)
+    as_written = robot.with_chain(written)
+    bound = max(effect for _, effect in changes.values())
+    q, qd, qdd = random_states(robot, N, seed=9)
+    full = np.zeros((2, 2))
+    for k in range(N):
+        data.qpos[:], data.qvel[:], data.qacc[:] = q[k], qd[k], qdd[k]
+        mujoco.mj_inverse(model, data)
+        _close(data.qfrc_inverse, as_written.inverse_dynamics(q[k], qd[k], qdd[k]), "tau")
+        _full_mass_matrix(model, data, full)
+        _close(full, as_written.mass_matrix(q[k]), "M")
+    added = sum(float(a.inertial.mass) - float(b.inertial.mass)
+                for a, b in zip(written.links, robot.numeric_chain.links, strict=True))
+    reach = 1.0 + 0.5 + 0.6  # the links' lengths and the centres of mass' offsets, at most
+    change = np.abs(as_written.mass_matrix(q) - robot.mass_matrix(q)).max()
+    assert change <= bound * (1 + 1e-9) + added * reach**2  # the tensor's and the mass's
+    assert (change > 1e-3) == felt
+    g_change = np.abs(as_written.gravity_torques(q) - robot.gravity_torques(q)).max()
+    assert g_change <= added * 9.81 * reach + 1e-15

@@ -209,8 +209,11 @@ def writable_chain(chain: Chain) -> tuple[Chain, dict[int, tuple[str, float]]]:
     """``chain`` with every moving body physical enough for other tools (mass and
     principal moments at least :data:`MIN_INERTIA`, ``a + b >= c``), and
     ``{link index: (what was changed, its effect)}``. The effect is the largest change
-    (kg m^2) of an entry of ``M(q)`` the change can make; ``g(q)`` changes only by a
-    mass raised to :data:`MIN_INERTIA`.
+    (kg m^2) of an entry of ``M(q)`` the change of the inertia tensor can make (the
+    columns of the angular Jacobian are unit vectors or zero); a mass raised to
+    :data:`MIN_INERTIA` adds its own ``1e-12 r^2`` to ``M`` and ``1e-12 g r`` to ``g``
+    (``r``: its lever arm, zero for the PUMA's link 1, whose centre of mass is on the
+    joint axis), and nothing else changes ``g(q)``.
 
     A link whose angular velocity is always along one axis ``n`` (every revolute joint
     from the base to it parallel: a planar arm, a first link) feels only ``I n``, so
@@ -232,7 +235,6 @@ def writable_chain(chain: Chain) -> tuple[Chain, dict[int, tuple[str, float]]]:
         what = []
         if new_mass != mass:
             what.append(f"mass {_f(mass)} written as {_f(new_mass)} kg")
-            effect = max(effect, MIN_INERTIA)
         if how is not None:
             what.append(f"inertia {_tensor_text(inertia)} written as "
                         f"{_tensor_text(new_inertia)} ({how})")
