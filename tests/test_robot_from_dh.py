@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 import pytest
+import sympy as sp
 
 import robodyn as rd
 from conftest import random_states
@@ -44,6 +45,10 @@ def test_the_planar_2r_table_gives_the_builtin_model():
                                inertia=[[0, 0, 0.2, 0, 0, 0], [0, 0, 0.08, 0, 0, 0]],
                                gravity=[0, -9.81, 0], planar=True)
     assert numbers.symbols == () and numbers.name == "robot"
+    # values keyed by SymPy symbols, as robot.symbols were before they became names
+    by_symbol = rd.Robot.from_dh([("a1", 0, 0, 0)], masses=[1.0],
+                                 values={sp.Symbol("a1"): 0.5})
+    assert by_symbol.values == {"a1": 0.5, "g": 9.81}
     _same_dynamics(numbers, builtin)
 
 

@@ -144,7 +144,8 @@ class Robot:
                     entry[key] = value
             links.append(entry)
         data = {"name": name, "dh": convention, "gravity": _plain(gravity), "links": links,
-                "values": dict(values or {}), "planar": planar, "description": description}
+                "values": {_name(k): v for k, v in dict(values or {}).items()},
+                "planar": planar, "description": description}
         if tool is not None:
             data["tool"] = _plain(tool)
         if configurations is not None:
