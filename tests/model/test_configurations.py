@@ -56,6 +56,8 @@ def test_a_model_file_names_configurations(tmp_path):
     ("{home: [0, -0.1]}", r"outside joint 2's limits"),
     ("{'bad name': [0, 0]}", r"configurations: 'bad name' is not a configuration name"),
     ("{1: [0, 0]}", r"configurations: 1 is not a configuration name"),
+    ('{"home\\n": [0, 0]}', r"configurations: 'home\\n' is not a configuration name"),
+    ("{" + "q" * 41 + ": [0, 0]}", r"is not a configuration name"),
     ("{home: [0, 0], home: [0, 0]}", r"duplicate key 'home'"),
     ("{home: [0, sqrt(-1)]}", r"configurations\.home\[1\]"),
 ])

@@ -55,7 +55,7 @@ from .source import ModelSource, Provenance
 _TOP_KEYS = {"name", "dh", "gravity", "links", "values", "description", "planar", "tool",
              "display", "configurations"}
 #: A configuration's name: an identifier of at most 40 characters (``qr``, ``home``).
-_CONFIGURATION_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")
+_CONFIGURATION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
 #: A display name: a name or a short piece of LaTeX (``theta_1``, ``\\ell_{c_1}``).
 _DISPLAY = re.compile(r"^[A-Za-z0-9_{}\\ ^']{1,40}$")
 _LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "friction",
@@ -299,7 +299,7 @@ def parse_configurations(value: object, chain, field: str) -> tuple:
                          f"{excerpt(value)}")
     out = []
     for key, raw in value.items():
-        if not isinstance(key, str) or not _CONFIGURATION_NAME.match(key):
+        if not isinstance(key, str) or not _CONFIGURATION_NAME.fullmatch(key):
             raise ModelError(f"{field}: {excerpt(key, 40)} is not a configuration name (a "
                              "letter or _, then letters, digits, _; at most 40 characters)")
         where = f"{field}.{key}"
