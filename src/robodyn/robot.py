@@ -107,14 +107,14 @@ class Robot:
         from .model.yaml_file import parse_model
 
         source = f"Robot.from_dh({name!r})" if isinstance(name, str) else "Robot.from_dh"
+        if isinstance(rows, (list, tuple, np.ndarray)) and len(rows) > MAX_DH_ROWS:
+            raise ModelError(f"{source}: rows: {len(rows):,} DH rows; at most "
+                             f"{MAX_DH_ROWS:,} (a model file holds no more either)")
         rows = _plain(rows)
         if not isinstance(rows, list) or not rows:
             raise ModelError(f"{source}: rows: expected a list of DH rows (a, alpha, d, "
                              f"theta), one per joint, got {excerpt(rows)}")
         n = len(rows)
-        if n > MAX_DH_ROWS:
-            raise ModelError(f"{source}: rows: {n:,} DH rows; at most {MAX_DH_ROWS:,} (a "
-                             "model file holds no more either)")
         kinds = _joint_kinds(joints, n, source)
         links = []
         per_link = {"masses": masses, "com": com, "inertia": inertia, "friction": friction,
