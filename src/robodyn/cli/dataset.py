@@ -724,12 +724,14 @@ class _ZarrStore:
 
 
 def _atomic_write(path: Path, write: Callable) -> str:
-    """Write ``path`` through a temporary file in its directory, renamed when complete;
-    return the sha256 of the bytes written (read back from the file)."""
+    """Write ``path`` through a temporary file in its directory, renamed when complete,
+    with the mode an ordinary ``open()`` gives (``0o666`` less the umask; ``mkstemp``
+    makes it ``0o600``); return the sha256 of the bytes written (read back from the file)."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             write(handle)
+            os.fchmod(handle.fileno(), 0o666 & ~_umask())
         digest = _sha256(Path(tmp))
         os.replace(tmp, path)
     except BaseException as exc:

@@ -86,6 +86,13 @@ def _cmd_derive(args: argparse.Namespace) -> int:
         out = eq.markdown(**opts)
     else:
         out = eq.json(**opts)
+        if values is not None:  # the numbers substituted, as JSON floats
+            import json
+
+            data = json.loads(out)
+            used = robot.values if values is True else values
+            data["values"] = {str(k): float(v) for k, v in sorted(used.items())}
+            out = json.dumps(data, indent=2) + "\n"
     if getattr(args, "regressor", False):
         out = _with_regressor(eq, fmt, out)
     status = 0
