@@ -30,7 +30,7 @@ from .mathml import GREEK
 #: Joint angles of the pose drawn (revolute joints, in turn; radians).
 POSE_ANGLES = (0.6, 0.75, -0.65, 0.8, 0.55, -0.7)
 #: Extension of a prismatic joint in the pose drawn, as a fraction of the arm's size.
-POSE_EXTENSION = 1.0
+POSE_EXTENSION = 1.35
 #: Value given to a parameter the model has no number for (a length of 1, a mass of 1).
 STAND_IN = 1.0
 #: Width of the drawing, in CSS pixels.
@@ -338,17 +338,24 @@ def arm_svg(eq) -> tuple[str, Pose, str]:
         if math.hypot(x2 - x1, y2 - y1) > 0.5:
             segs.append(f"M{x1:.1f},{y1:.1f} L{x2:.1f},{y2:.1f}")
             labels.line((x1, y1), (x2, y2), width=10)
+    body_at = len(out)  # where links drawn later go, under the joints
     if segs:
         out.append(f'<path class="link" d="{" ".join(segs)}"/>')
     for kind, start, pos, _ in joints:
         if kind == "prismatic":
             (x1, y1), (x2, y2) = at(start), at(pos)
             out.append(f'<path class="rod" d="M{x1:.1f},{y1:.1f} L{x2:.1f},{y2:.1f}"/>')
-    # the centres of mass, with a dashed line from their link frame's origin
+    # the centres of mass: a link with no length of its own (a pendulum's rod, pivot to
+    # centre of mass) drawn to its centre of mass, else a dashed line from its frame
     com_at = []
-    for c, (_, pos) in zip(coms, poses, strict=True):
-        (cx, cy), (ox, oy) = at(c), at(pos)
-        if math.hypot(cx - ox, cy - oy) > 12:
+    ends = [j[1] for j in joints[1:]] + [tip]
+    for c, (_, pos), end in zip(coms, poses, ends, strict=True):
+        (cx, cy), (ox, oy), (ex, ey) = at(c), at(pos), at(end)
+        if math.hypot(ex - ox, ey - oy) < 2 and math.hypot(cx - ox, cy - oy) > 2:
+            out.insert(body_at, f'<path class="link" d="M{ox:.1f},{oy:.1f} L{cx:.1f},'
+                                f'{cy:.1f}"/>')
+            labels.line((ox, oy), (cx, cy), width=10)
+        elif math.hypot(cx - ox, cy - oy) > 12:
             out.append(f'<path class="lever" d="M{ox:.1f},{oy:.1f} L{cx:.1f},{cy:.1f}"/>')
             labels.line((ox, oy), (cx, cy), 8.0)
         out.append(_com_mark(cx, cy))
@@ -357,12 +364,13 @@ def arm_svg(eq) -> tuple[str, Pose, str]:
     # the joints
     names = joint_names(eq)
     joint_labels = []
+    circles = []
     for k, (kind, start, pos, axis) in enumerate(joints):
         x, y = at(start)
         ax, ay = view(axis)
         n = math.hypot(ax, ay)
-        if kind == "revolute":
-            out.append(f'<circle class="joint" cx="{x:.1f}" cy="{y:.1f}" r="7"/>')
+        if kind == "revolute":  # drawn after the sleeves, which may sit on them
+            circles.append(f'<circle class="joint" cx="{x:.1f}" cy="{y:.1f}" r="7"/>')
             labels.disc((x, y), 8)
             joint_labels.append(((x, y), names[k], None))
         else:
@@ -374,6 +382,7 @@ def arm_svg(eq) -> tuple[str, Pose, str]:
             labels.line((x - 13 * ux, y - 13 * uy), (x + 13 * ux, y + 13 * uy))
             x2, y2 = at(pos)
             joint_labels.append((((x + x2) / 2, (y + y2) / 2), names[k], (-uy, ux)))
+    out += circles
     # the frames: axes as arrows, or marks where they point along the line of sight
     axis_labels: list[list] = []
     for i, (rot, o) in enumerate(drawn):
@@ -418,7 +427,7 @@ def arm_svg(eq) -> tuple[str, Pose, str]:
     for anchor, (head, sub), prefer in joint_labels:
         labels.add(anchor, head, sub, "lbl var", prefer=prefer, radius=10)
     for k, c in enumerate(com_at):
-        labels.add(c, "C", str(k + 1), "lbl com-lbl", prefer=(1, -1), radius=6)
+        labels.add(c, "C", str(k + 1), "lbl com-lbl", prefer=(1, -1), radius=10)
     out += labels.out
     out.append("</svg>")
     return "\n".join(out), Pose(q, values), which
