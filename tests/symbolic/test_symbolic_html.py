@@ -110,6 +110,30 @@ def test_tex_that_does_not_parse_is_shown_whole_as_text(tex):
     assert root[0].text == tex and root[0].get("class") == "tex-source"
 
 
+def test_any_string_gives_well_formed_mathml_at_once():
+    """Random strings of TeX's pieces (braces, scripts, environments, text, control
+    characters, markup): each gives well-formed MathML, none an exception; inputs that
+    would nest without end are text at once."""
+    import random
+    import time
+
+    pieces = ["a", "1", ".", "{", "}", "^", "_", "&", "\\\\", "\\", "\\frac", "\\left(",
+              "\\right)", "\\left.", "\\begin{matrix}", "\\end{matrix}", "\\begin{align*}",
+              "\\end{align*}", "\\text{", "\\sqrt", "[", "]", "\\dot", "\\mathbf", "\\mathrm{",
+              "\\sin", "\\cos_", "\\operatorname{", " ", "<", ">", "&amp;", '"', "'", "\\foo",
+              "\\bigl(", "\\,", "-", "\\textbackslash{}", "\\begin{array}{cc}", "%", "#", "$",
+              "~", "\x00", "\u202e", "é", "</math>", "<script>"]
+    rng = random.Random(17)
+    for _ in range(1500):
+        tex = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 30)))
+        root = _tree(tex)
+        assert "script" not in {n.tag.removeprefix(M) for n in root.iter()}
+    start = time.perf_counter()
+    for tex in ("\\dot" * 5000 + "x", "{" * 100_000, "a^" * 3000 + "b", "\\frac" * 3000):
+        assert _tree(tex)[0].get("class") == "tex-source"
+    assert time.perf_counter() - start < 2
+
+
 # -- the page --------------------------------------------------------------------------
 class _Page(HTMLParser):
     """The tags, ids, links and text of a page."""
@@ -209,6 +233,7 @@ def test_every_math_element_is_well_formed_mathml(rp_arm_page):
             if n.tag in ("msubsup", "munderover"):
                 assert len(n) == 3
         assert "tex-source" not in block and "tex-unknown" not in block, block[:300]
+        assert "<U+" not in block  # no line break of the LaTeX shown as a character
 
 
 def test_the_figure_is_the_forward_kinematics_at_the_pose_it_names():

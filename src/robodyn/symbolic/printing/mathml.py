@@ -8,7 +8,8 @@ render without a script: ``mi``/``mn``/``mo``/``mtext``, ``msub``/``msup``/``msu
 Translating robodyn's own LaTeX (rather than printing the expressions a second way) makes
 the page show what the LaTeX and Markdown show: the same names, shorthand and line breaks.
 
-Every character of the input ends up escaped in a text node; a command the translator
+Every character of the input ends up escaped in a text node (control and invisible
+characters written ``<U+XXXX>``, :func:`~robodyn.model.names.visible`); a command the translator
 does not know is shown as its name in text (``\\foo``), never passed through; input that
 does not parse (an unbalanced brace) is shown whole as text. Nesting deeper than
 :data:`MAX_DEPTH` and input longer than :data:`MAX_CHARS` are shown as text too, so no
@@ -18,6 +19,8 @@ input can make the translator recurse without bound.
 from __future__ import annotations
 
 from html import escape
+
+from ...model.names import visible
 
 #: Deepest nesting of groups the translator follows (robodyn's LaTeX nests < 20 deep).
 MAX_DEPTH = 200
@@ -260,6 +263,15 @@ class _Parser:
 
     def argument(self, font: str = "") -> str:
         """One argument: a braced group, a command, or one character."""
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise TexError("nested too deep")
+        try:
+            return self._argument(font)
+        finally:
+            self.depth -= 1
+
+    def _argument(self, font: str) -> str:
         self.skip_space()
         ch = self.peek()
         if not ch:
@@ -543,7 +555,9 @@ def tex_to_mathml(tex: str, display: bool = True) -> str:
 
     ``display``: a block (``display="block"``) or inline in text. LaTeX that the
     translator cannot read is shown as escaped text in the ``<math>`` element."""
-    tex = str(tex)
+    # line breaks and tabs are TeX's spaces; other control and invisible characters are
+    # written <U+XXXX>
+    tex = visible(" ".join(str(tex).replace("\r", "\n").replace("\t", " ").split("\n")))
     try:
         if len(tex) > MAX_CHARS:
             raise TexError("too long")
