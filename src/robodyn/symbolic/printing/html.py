@@ -79,7 +79,7 @@ CSS = """
 .robodyn mi.bf{font-weight:bold}
 .robodyn mi.n{font-style:italic}
 .robodyn mtext.tex-unknown,.robodyn mtext.tex-source{color:#a33;font-family:monospace}
-.robodyn .defs{margin:.4em 0}
+.robodyn code{font:.88em "DejaVu Sans Mono",monospace;color:var(--muted)}
 .robodyn footer{margin-top:2em;color:var(--muted);font-size:.85em;
  border-top:1px solid var(--rule);padding-top:.6em}
 .robodyn svg.arm .link{stroke:#8795a6;stroke-width:9;stroke-linecap:round;
@@ -169,8 +169,11 @@ def _facts(eq: Equations, rd: Readable) -> str:
     if eq.frames_note:
         rows.append(("Frames", _t(eq.frames_note)))
     display = getattr(eq, "display", None) or {}
-    if display:
-        rows.append(("Notation", ", ".join(f"{_t(k)} = {_t(v)}" for k, v in display.items())))
+    if display:  # robodyn's name (as the text and JSON forms write it) = the model's
+        joints = {f"q{i + 1}": q for i, q in enumerate(eq.q)}
+        rows.append(("Notation", ", ".join(
+            f"<code>{_t(k)}</code> = {_math(tex_of(eq, joints.get(k, sp.Symbol(k))))}"
+            for k, v in display.items())))
     if rd.definitions:
         items = [_math(f"{tex_of(eq, k)} = {tex_of(eq, v)}") for k, v in rd.definitions]
         rows.append(("Shorthand", ", ".join(items)))
