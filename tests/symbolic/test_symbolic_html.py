@@ -270,6 +270,21 @@ def test_the_figure_is_the_forward_kinematics_at_the_pose_it_names():
     assert re.search(r"x\s*2", labels)
 
 
+def test_a_spatial_arm_is_drawn_with_gravity_down_the_page():
+    """cartesian-2p in the oblique view, z0 (up, against gravity) vertical on the page:
+    joint 2's sleeve straight above joint 1's, d1 higher; the x0 axis slants, and the
+    three axes of each frame are drawn as arrows (none points at the reader)."""
+    eq = rd.load("cartesian-2p").equations()
+    svg, pose, which = arm_svg(eq)
+    sleeves = [(float(x) + 13, float(y) + 7) for x, y in
+               re.findall(r'class="sleeve" x="([-\d.]+)" y="([-\d.]+)"', svg)]
+    assert len(sleeves) == 2
+    (x1, y1), (x2, y2) = sleeves
+    assert x2 == pytest.approx(x1, abs=0.2) and y2 < y1 - 50
+    assert svg.count('class="axis"') == 9 and 'class="axis-end"' not in svg
+    assert which == "DH frames" and pose.q[0] > 0 and pose.q[1] > 0
+
+
 def test_hostile_names_are_escaped_and_the_page_has_no_script(tmp_path):
     hostile = "</title><script>alert(1)</script> \"quoted\" & 'x'"
     text = GOOD_MODEL.replace(

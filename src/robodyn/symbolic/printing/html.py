@@ -35,19 +35,19 @@ if TYPE_CHECKING:  # pragma: no cover
 CSS = """
 .robodyn{--ink:#1d232b;--muted:#5b6572;--rule:#d9dee5;--tint:#f5f7fa;--accent:#2c5d8f;
  color:var(--ink);font:16px/1.55 "Source Serif 4","Charter","Georgia","DejaVu Serif",serif;
- max-width:1180px;margin:0 auto;padding:24px 28px 60px;box-sizing:border-box}
+ max-width:1280px;margin:0 auto;padding:22px 22px 60px;box-sizing:border-box}
 .robodyn *{box-sizing:border-box}
 .robodyn math{font-family:"STIX Two Math","Cambria Math","Latin Modern Math",
- "DejaVu Math TeX Gyre","TeX Gyre Pagella Math",math;font-size:1.05em}
+ "DejaVu Math TeX Gyre","TeX Gyre Pagella Math",math;font-size:1em}
 .robodyn h1{font-size:1.75em;line-height:1.2;margin:0 0 .2em;font-weight:600}
 .robodyn h2{font-size:1.3em;margin:0;font-weight:600;display:inline}
 .robodyn h3{font-size:1em;margin:0 0 .3em;font-weight:600}
 .robodyn .sub{color:var(--muted);margin:0 0 1em}
 .robodyn .lead{max-width:48em;margin:.2em 0 1.2em}
-.robodyn .layout{display:grid;grid-template-columns:250px minmax(0,1fr);gap:32px}
+.robodyn .layout{display:grid;grid-template-columns:210px minmax(0,1fr);gap:26px}
 .robodyn nav.toc{position:sticky;top:12px;align-self:start;max-height:calc(100vh - 24px);
- overflow:auto;font:13px/1.45 "DejaVu Sans","Helvetica Neue",Arial,sans-serif;
- border-right:1px solid var(--rule);padding-right:14px}
+ overflow:auto;font:12.5px/1.45 "DejaVu Sans","Helvetica Neue",Arial,sans-serif;
+ border-right:1px solid var(--rule);padding-right:12px}
 .robodyn nav.toc h2{font-size:1.1em;display:block;margin-bottom:.4em}
 .robodyn nav.toc ol{list-style:none;margin:0;padding:0}
 .robodyn nav.toc ol ol{padding-left:1em;margin:.15em 0 .5em;color:var(--muted)}
