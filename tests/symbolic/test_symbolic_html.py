@@ -291,8 +291,9 @@ def test_hostile_names_are_escaped_and_the_page_has_no_script(tmp_path):
         "name: test-arm", "name: \"</title><script>alert(1)</script> \\\"quoted\\\" & 'x'\"")
     text += "description: '<img src=x onerror=alert(2)> & <script>'\n"
     text += "display: {q1: theta_1, q2: '\\theta_2'}\n"
+    text = text.replace("description: '", "description: '<p>first line\n\n\n  second paragraph ")
     robot = rd.load(write_model(tmp_path, text))
-    assert robot.name == hostile
+    assert robot.name == hostile and "first line\n\nsecond" in robot.description
     eq = robot.equations()
     # a parameter whose name is markup, made in Python (no model file allows it)
     # and a parameter and display names that are markup, made in Python (the model file
@@ -313,6 +314,8 @@ def test_hostile_names_are_escaped_and_the_page_has_no_script(tmp_path):
     parsed = _parsed(eq.html(steps=True, description=robot.description))
     assert parsed.title == f"Equations of motion of {hostile} by Lagrange-Euler"
     assert "<img src=x onerror=alert(2)> & <script>" in "".join(parsed.text)
+    page = eq.html(description=robot.description)  # two paragraphs, no U+000A shown
+    assert '<p class="lead">&lt;p&gt;first line</p>' in page and "<U+000A>" not in page
     assert "&lt;script&gt;m" in eq2.html()
 
 
@@ -321,7 +324,13 @@ def test_jupyter_shows_the_equations_as_a_styled_fragment():
     fragment = eq._repr_html_()
     assert fragment.startswith('<div class="robodyn">') and "<style>" in fragment
     assert "<html" not in fragment and "<!DOCTYPE" not in fragment
-    assert 'id="step-1"' not in fragment and 'id="result"' in fragment
+    assert "step-1" not in fragment and "<main" not in fragment
+    # its ids are its own (two in one notebook do not share them), its links go to them
+    parsed = _parsed(fragment)
+    assert "rd-pendulum-lagrange-result" in parsed.ids
+    assert parsed.links and {link[1:] for link in parsed.links} <= parsed.ids
+    other = _parsed(rd.load("pendulum").equations(method="newton-euler")._repr_html_())
+    assert not (parsed.ids & other.ids)
     assert fragment.count("<math") >= 4 and "<svg" in fragment
     # the style sheet touches only the page's own elements
     css = fragment.split("<style>", 1)[1].split("</style>", 1)[0]

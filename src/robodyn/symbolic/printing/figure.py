@@ -268,10 +268,11 @@ def _axis_mark(ox: float, oy: float, colour: str, toward: bool) -> str:
                    f'stroke="{colour}"/>')
 
 
-def arm_svg(eq) -> tuple[str, Pose, str]:
+def arm_svg(eq, prefix: str = "") -> tuple[str, Pose, str]:
     """The drawing of ``eq``'s arm (see the module docstring): ``(svg, pose, frames)``
-    with ``frames`` saying which frames are drawn. Raises :class:`FigureError` if a
-    number of the model is not finite with its values."""
+    with ``frames`` saying which frames are drawn; ``prefix`` starts the ids of its arrow
+    heads. Raises :class:`FigureError` if a number of the model is not finite with its
+    values."""
     chain, values, table = numeric_chain(eq)
     q = generic_pose(chain)
     poses = link_poses(chain, q, _FLOAT_OPS)
@@ -297,7 +298,7 @@ def arm_svg(eq) -> tuple[str, Pose, str]:
     points = path + coms + [o for _, o in drawn]
     size = max((_norm(la.sub(a, b)) for a in points for b in points), default=0.0)
     size = size if size > 1e-9 else 1.0
-    axis_len = 0.2 * size
+    axis_len = 0.2 * size * min(1.0, math.sqrt(4 / len(drawn)))  # shorter where many
     for rot, o in drawn:
         points += [la.add(o, la.scale(axis_len, tuple(rot[r][k] for r in range(3))))
                    for k in range(3)]
@@ -318,7 +319,7 @@ def arm_svg(eq) -> tuple[str, Pose, str]:
            f'viewBox="0 0 {width + room:.0f} {height:.0f}" width="{width + room:.0f}" '
            f'height="{height:.0f}">',
            "<defs>" + "".join(
-               f'<marker id="ah{k}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+               f'<marker id="{prefix}ah{k}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
                f'markerHeight="7" orient="auto-start-reverse"><path d="M0,1 L10,5 L0,9 z" '
                f'fill="{c}"/></marker>' for k, c in enumerate(AXIS_COLOURS + ("#444",)))
            + "</defs>"]
@@ -398,7 +399,7 @@ def arm_svg(eq) -> tuple[str, Pose, str]:
             else:
                 out.append(f'<path class="axis" d="M{ox:.1f},{oy:.1f} L{end[0]:.1f},'
                            f'{end[1]:.1f}" stroke="{AXIS_COLOURS[k]}" '
-                           f'marker-end="url(#ah{k})"/>')
+                           f'marker-end="url(#{prefix}ah{k})"/>')
                 labels.line((ox, oy), end)
                 anchor, prefer = end, (dx, dy)
             same = next((a for a in axis_labels if a[0] == letter
@@ -417,7 +418,7 @@ def arm_svg(eq) -> tuple[str, Pose, str]:
             x0, y0 = width + room / 2, 46.0
             x1, y1 = x0 + 30 * gx / n, y0 + 30 * gy / n
             out.append(f'<path class="gravity" d="M{x0:.1f},{y0:.1f} L{x1:.1f},{y1:.1f}" '
-                       'marker-end="url(#ah3)"/>')
+                       f'marker-end="url(#{prefix}ah3)"/>')
             labels.line((x0, y0), (x1, y1))
             labels.add(((x0 + x1) / 2, (y0 + y1) / 2), "g", "0", "lbl", prefer=(-1, 0),
                        radius=6)

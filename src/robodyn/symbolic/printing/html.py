@@ -14,6 +14,7 @@ from the steps is HTML-escaped (:func:`html.escape`); the page has no ``<script>
 
 from __future__ import annotations
 
+import re
 from html import escape
 from typing import TYPE_CHECKING
 
@@ -140,9 +141,9 @@ def _results(eq: Equations, rd: Readable):
     return out
 
 
-def _figure(eq: Equations) -> str:
+def _figure(eq: Equations, prefix: str = "") -> str:
     try:
-        svg, pose, which = arm_svg(eq)
+        svg, pose, which = arm_svg(eq, prefix)
     except (FigureError, ZeroDivisionError, ValueError, TypeError) as exc:
         return f'<p class="sub">(No figure: {_t(exc)}.)</p>'
     names = joint_names(eq)
@@ -205,47 +206,53 @@ def to_html(eq: Equations, steps: bool = False, shorthand: bool = True,
             f"<header><h1>{_t(title)}</h1>",
             f'<p class="sub">{eq.dof} joint{"s" if eq.dof != 1 else ""} ({_t(kinds)}) · '
             f"derived by robodyn {_t(VERSION)}</p>"]
-    if description:
-        body.append(f'<p class="lead">{_t(description)}</p>')
+    for para in re.split(r"\n\s*\n", str(description or "").strip()):
+        if para:  # a description's paragraphs, its lines joined
+            body.append(f'<p class="lead">{_t(" ".join(para.split()))}</p>')
     body.append("</header>")
+    # a page's ids are its own; a fragment's are prefixed, so that several in one notebook
+    # link each to its own steps (and a notebook has no second <main>)
+    p = "" if document else "rd-" + re.sub(r"[^A-Za-z0-9]+", "-", f"{eq.name} {eq.method}")[:60] \
+        + "-"
+    main_tag = "main" if document else "div"
     sections = _sections(eq) if steps else []
     toc = ['<nav class="toc" aria-label="Contents"><h2>Contents</h2><ol>',
-           '<li><a class="sec" href="#model">The arm</a></li>']
+           f'<li><a class="sec" href="#{p}model">The arm</a></li>']
     for n, (section, items) in enumerate(sections, start=1):
-        toc.append(f'<li><a class="sec" href="#section-{n}">{n}. {_t(section)}</a><ol>')
-        toc += [f'<li><a href="#step-{k}">({k}) {_t(step.title)}</a></li>'
+        toc.append(f'<li><a class="sec" href="#{p}section-{n}">{n}. {_t(section)}</a><ol>')
+        toc += [f'<li><a href="#{p}step-{k}">({k}) {_t(step.title)}</a></li>'
                 for k, step in items]
         toc.append("</ol></li>")
-    toc.append('<li><a class="sec" href="#result">Result</a><ol>')
+    toc.append(f'<li><a class="sec" href="#{p}result">Result</a><ol>')
     results = _results(eq, rd)
-    toc += [f'<li><a href="#result-{k}">{_t(t)}</a></li>'
+    toc += [f'<li><a href="#{p}result-{k}">{_t(t)}</a></li>'
             for k, (t, _) in enumerate(results, start=1)]
     toc.append("</ol></li></ol></nav>")
-    main = ['<main><section id="model" class="model">', "<div>", _facts(eq, rd),
+    main = [f'<{main_tag}><section id="{p}model" class="model">', "<div>", _facts(eq, rd),
             '<div class="eom">' + _math(
                 r"M(q)\,\ddot q + C(q,\dot q)\,\dot q + \tau_f(\dot q) + g(q)"
                 + (r" + J^T(q)\,h_e" if eq.h_e else "") + r" = \tau", True) + "</div>",
-            "</div>", _figure(eq) if figure else "", "</section>"]
+            "</div>", _figure(eq, p) if figure else "", "</section>"]
     for n, (section, items) in enumerate(sections, start=1):
-        main.append(f'<details class="section" id="section-{n}" open><summary><h2>{n}. '
+        main.append(f'<details class="section" id="{p}section-{n}" open><summary><h2>{n}. '
                     f"{_t(section)}</h2><span class=\"count\">{len(items)} step"
                     f"{'s' if len(items) != 1 else ''}</span></summary>")
         for k, step in items:
             lhs = step.latex_lhs or rf"\text{{{tex_escape(step.lhs)}}}"
-            main.append(f'<section class="step" id="step-{k}"><h3><span class="no">({k})'
+            main.append(f'<section class="step" id="{p}step-{k}"><h3><span class="no">({k})'
                         f"</span>{_t(step.title)}</h3>"
                         + _equation(eq, lhs, rd(step.expression), step.latex_formula)
                         + "</section>")
         main.append("</details>")
-    main.append('<details class="section" id="result" open><summary><h2>Result</h2>'
+    main.append(f'<details class="section" id="{p}result" open><summary><h2>Result</h2>'
                 "</summary>")
     for k, (t, rows) in enumerate(results, start=1):
-        main.append(f'<section class="step" id="result-{k}"><h3>{_t(t)}</h3>'
+        main.append(f'<section class="step" id="{p}result-{k}"><h3>{_t(t)}</h3>'
                     + "".join(_equation(eq, lhs, value) for lhs, value in rows)
                     + "</section>")
     main.append("</details>")
     main.append(f"<footer>{_t(title)}. Written by robodyn {_t(VERSION)}: math in MathML, "
-                "the figure in SVG, no script.</footer></main>")
+                f"the figure in SVG, no script.</footer></{main_tag}>")
     body += ['<div class="layout">', *toc, *main, "</div>", "</div>"]
     html = "\n".join(x for x in body if x)
     if not document:
