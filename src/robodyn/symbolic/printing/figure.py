@@ -129,7 +129,7 @@ def frames(eq, chain, poses, table) -> tuple[list, str]:
 class _View:
     """The projection of base-frame points onto the drawing (screen ``y`` down)."""
 
-    def __init__(self, chain, poses, q):
+    def __init__(self, chain, poses, path=()):
         axes = [_unit(la.matvec(rot, link.joint.axis))
                 for link, (rot, _) in zip(chain.links, poses, strict=True)]
         gravity = _unit(chain.gravity)
@@ -160,10 +160,21 @@ class _View:
             x = (1.0, 0.0, 0.0) if abs(up[0]) < 0.9 else (0.0, 1.0, 0.0)
             e1 = _unit(la.sub(x, la.scale(la.dot(x, up), up)))
             e2 = la.cross(up, e1)
-            az, el = math.radians(32), math.radians(24)
-            w = la.add(la.scale(math.cos(el), la.add(la.scale(math.cos(az), e1),
-                                                     la.scale(math.sin(az), e2))),
-                       la.scale(math.sin(el), up))
+            el = math.radians(24)
+
+            def toward(az):
+                return la.add(la.scale(math.cos(el), la.add(la.scale(math.cos(az), e1),
+                                                            la.scale(math.sin(az), e2))),
+                              la.scale(math.sin(el), up))
+
+            def spread(az):  # how long the arm's segments look from there
+                w = toward(az)
+                return sum(_norm(la.cross(w, la.sub(b, a)))
+                           for a, b in zip(path, path[1:], strict=False))
+
+            # seen from the side where the arm looks longest (not along its plane)
+            az = max((math.radians(a) for a in range(20, 380, 15)), key=spread)
+            w = toward(az)
             self.u = _unit(la.cross(up, w))
             self.v = la.cross(w, self.u)
             self.w = w
@@ -277,7 +288,6 @@ def arm_svg(eq, prefix: str = "") -> tuple[str, Pose, str]:
     q = generic_pose(chain)
     poses = link_poses(chain, q, _FLOAT_OPS)
     drawn, which = frames(eq, chain, poses, table)
-    view = _View(chain, poses, q)
     origin = (0.0, 0.0, 0.0)
     # the arm's points: each joint (a prismatic joint's sleeve where its travel starts),
     # each link frame's origin, the tip
@@ -295,6 +305,7 @@ def arm_svg(eq, prefix: str = "") -> tuple[str, Pose, str]:
     path.append(tip)
     coms = [la.add(pos, la.matvec(rot, link.inertial.com))
             for link, (rot, pos) in zip(chain.links, poses, strict=True)]
+    view = _View(chain, poses, path)
     points = path + coms + [o for _, o in drawn]
     size = max((_norm(la.sub(a, b)) for a in points for b in points), default=0.0)
     size = size if size > 1e-9 else 1.0
