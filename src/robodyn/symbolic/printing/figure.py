@@ -50,6 +50,7 @@ class Pose:
 
     q: tuple[float, ...]
     values: dict
+    stand_ins: tuple[str, ...] = ()  # the parameters without a value, drawn as STAND_IN
 
 
 def _number(x, table) -> float:
@@ -442,7 +443,8 @@ def arm_svg(eq, prefix: str = "") -> tuple[str, Pose, str]:
         labels.add(c, "C", str(k + 1), "lbl com-lbl", prefer=(1, -1), radius=10)
     out += labels.out
     out.append("</svg>")
-    return "\n".join(out), Pose(q, values), which
+    missing = tuple(sorted(k for k in values if k not in eq.defaults))
+    return "\n".join(out), Pose(q, values, missing), which
 
 
 __all__ = ["arm_svg", "FigureError", "generic_pose", "joint_names", "numeric_chain"]

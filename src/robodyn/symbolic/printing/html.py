@@ -152,6 +152,9 @@ def _figure(eq: Equations, prefix: str = "") -> str:
         + f" = {q:.2f}{' rad' if kind == 'revolute' else ''}"
         for (h, s), q, kind in zip(names, pose.q, eq.joint_types, strict=True))
     values = ", ".join(f"{_t(k)} = {v:g}" for k, v in sorted(pose.values.items()))
+    if pose.stand_ins:
+        values += (f" ({', '.join(_t(k) for k in pose.stand_ins)}: no value in the model, "
+                   "drawn as 1)")
     caption = (f"The arm at {where}{'; ' + values if values else ''}. Drawn: the {which} "
                f"0 to {eq.dof} (<i>x</i> red, <i>y</i> green, <i>z</i> blue), the centres "
                "of mass <i>C</i><sub>i</sub>.")

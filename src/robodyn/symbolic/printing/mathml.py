@@ -71,13 +71,13 @@ SPACES = {",": 0.1667, ":": 0.2222, ">": 0.2222, ";": 0.2778, " ": 0.25, "quad":
 FONTS = {"mathbf": "bf", "boldsymbol": "bi", "bm": "bi", "mathrm": "rm", "mathit": "it",
          "mathsf": "sf", "mathtt": "tt", "mathcal": "cal", "mathbb": "bb", "mathfrak": "rm"}
 #: Text commands: their argument is text.
-TEXTS = {"text", "textrm", "textit", "textbf", "mbox", "mathrm_text", "textsf", "texttt",
+TEXTS = {"text", "textrm", "textit", "textbf", "mbox", "textsf", "texttt",
          "emph"}
 #: What the LaTeX escapes of :func:`~.render.tex_escape` stand for, inside text.
 TEXT_ESCAPES = {"textbackslash": "\\", "textless": "<", "textgreater": ">",
                 "textasciitilde": "~", "textasciicircum": "^", "textbar": "|"}
 #: Commands that change nothing here.
-IGNORED = {"displaystyle", "textstyle", "limits", "nolimits", "left.", "right.", "nonumber",
+IGNORED = {"displaystyle", "textstyle", "limits", "nolimits", "nonumber",
            "notag", "allowbreak", "relax", "strut"}
 #: Fixed-size delimiters.
 BIG = {"big": 1.2, "bigl": 1.2, "bigr": 1.2, "bigm": 1.2, "Big": 1.6, "Bigl": 1.6,
