@@ -295,15 +295,14 @@ def test_hostile_names_are_escaped_and_the_page_has_no_script(tmp_path):
     robot = rd.load(write_model(tmp_path, text))
     assert robot.name == hostile and "first line\n\nsecond" in robot.description
     eq = robot.equations()
-    # a parameter whose name is markup, made in Python (no model file allows it)
-    # and a parameter and display names that are markup, made in Python (the model file
-    # allows neither)
+    # a parameter and display names that are markup, made in Python (a model file allows
+    # neither)
     evil = sp.Symbol("<script>m")
     eq2 = derive(eq.chain.subs({sp.Symbol("m2"): evil}), name=hostile)
     eq3 = Equations(eq.derivation, name=hostile, display={"q1": "<script>", "q2": "</math>&"})
-    pages = (eq.html(steps=True, description=robot.description), eq2.html(),
-             eq._repr_html_(), eq3.html(steps=True))
-    assert "&lt;/math&gt;&amp;" in pages[-1]
+    full = eq.html(steps=True, description=robot.description)
+    pages = (full, eq2.html(), eq._repr_html_(), eq3.html())
+    assert "&lt;script&gt;m" in pages[1] and "&lt;/math&gt;&amp;" in pages[3]
     for page in pages:
         assert "<script" not in page.lower() and "<img" not in page.lower()
         assert "&lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
@@ -311,12 +310,11 @@ def test_hostile_names_are_escaped_and_the_page_has_no_script(tmp_path):
         parsed = _parsed(page)
         assert "script" not in parsed.tags and "img" not in parsed.tags
         assert not [a for a in parsed.attrs if a[1].startswith("on")]
-    parsed = _parsed(eq.html(steps=True, description=robot.description))
+    parsed = _parsed(full)
     assert parsed.title == f"Equations of motion of {hostile} by Lagrange-Euler"
     assert "<img src=x onerror=alert(2)> & <script>" in "".join(parsed.text)
-    page = eq.html(description=robot.description)  # two paragraphs, no U+000A shown
-    assert '<p class="lead">&lt;p&gt;first line</p>' in page and "<U+000A>" not in page
-    assert "&lt;script&gt;m" in eq2.html()
+    # the description's two paragraphs, its line break not shown as a character
+    assert '<p class="lead">&lt;p&gt;first line</p>' in full and "<U+000A>" not in full
 
 
 def test_jupyter_shows_the_equations_as_a_styled_fragment():
