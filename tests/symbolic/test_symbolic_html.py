@@ -344,9 +344,12 @@ def test_derive_format_html_on_the_command_line(capsys):
     assert 'id="step-1"' in page and "<svg" in page and "Pendulum of seed 002" in page
     report = page.split('<pre class="report">', 1)[1].split("</pre>", 1)[0]
     assert "Verification" in report and "[ok] M is symmetric" in report
-    assert main(["derive", "pendulum", "--format", "html"]) == 0
+    assert main(["derive", "pendulum", "--format", "html", "--regressor"]) == 0
     short = capsys.readouterr().out
     assert 'id="step-1"' not in short and 'id="result"' in short
+    report = short.split('<pre class="report">', 1)[1].split("</pre>", 1)[0]
+    assert "Regressor: tau = Y(q, qd, qdd) pi (checked: Y pi == tau exactly)" in report
+    assert short.index("</pre>") < short.index("</main>")
 
 
 # -- in a browser ----------------------------------------------------------------------

@@ -216,8 +216,8 @@ def add_derive_command(subparsers, parents=()) -> argparse.ArgumentParser:
                         "default in a pipe), latex, markdown, json")
     p.add_argument("--shorthand", action=argparse.BooleanOptionalAction, default=None,
                    help="write sin(q1) as s_1, cos(q1 + q2) as c_12 and a recurring factor "
-                        "of C as h, declared at the top (default: on for pretty, latex and "
-                        "markdown; off for text and json, which scripts read back)")
+                        "of C as h, declared at the top (default: on for pretty, latex, "
+                        "markdown and html; off for text and json, which scripts read back)")
     p.add_argument("--digits", type=_digits, default=None, metavar="N",
                    help="round numeric coefficients to N significant digits (default: as "
                         "the model wrote them)")
