@@ -26,11 +26,13 @@ import os
 import sys
 import textwrap
 import warnings
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
 
 from ..core.errors import PhysicalConsistencyWarning, RobodynError
+from ..core.progress import silenced
 from ..core.version import VERSION
 from ..model import builtin as models
 from ..robot import load
@@ -129,7 +131,9 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, list[str]]:
     parser = argparse.ArgumentParser(prog="robodyn", description=__doc__.split("\n\n")[0])
     parser.add_argument("--version", action="version", version=f"robodyn {VERSION}")
     parser.add_argument("-q", "--quiet", action="store_true",
-                        help="print no warnings (each is otherwise printed once, on one line)")
+                        help="print no warnings (each is otherwise printed once, on one line) "
+                             "and no progress bars (otherwise shown on a terminal for long "
+                             "work)")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("models", help="list the built-in models (with NAME: one in detail)")
     p.add_argument("name", nargs="?", metavar="NAME", type=_model_name,
@@ -198,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         if problem:
             args.command_parser.error(problem)  # exits with status 2
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), (silenced() if args.quiet else nullcontext()):
             warnings.simplefilter("ignore" if args.quiet else "once")
             warnings.showwarning = _show_warning
             return args.func(args)
