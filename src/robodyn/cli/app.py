@@ -8,6 +8,7 @@ simulation, torques and energy along a motion, identification, code export.
     robodyn simulate MODEL ...     simulate the motion from a state (see --help)
     robodyn torques MODEL ...      joint torques along a motion, term by term
     robodyn energy MODEL ...       the energy a motion costs, and a cheaper motion
+    robodyn view MODEL ...         the arm in a browser (needs robodyn[viewer])
 
 A MODEL is a built-in model name, a YAML model file or a URDF file; for a URDF file
 ``--base LINK --tip LINK`` choose the chain, ``--allow-massless`` accepts moving links
@@ -44,6 +45,7 @@ from .exercise import add_exercise_command
 from .export import add_export_command
 from .identify import add_identify_command
 from .motion import DEMO_DIR, add_motion_commands, numbers_attached, tour
+from .view import add_view_command
 
 #: The widest line ``robodyn models`` prints.
 MODELS_LINE_WIDTH = 100
@@ -160,6 +162,7 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, list[str]]:
     add_identify_command(sub, parents)
     add_dataset_command(sub, parents)
     add_exercise_command(sub)
+    add_view_command(sub, parents)
     return parser, sorted(sub.choices)
 
 

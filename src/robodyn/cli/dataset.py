@@ -336,11 +336,9 @@ def _member_problem(zf: zipfile.ZipFile, name: str, shape: tuple,
     return None
 
 
-def _npz_problem(path: Path, shapes: dict, digests: dict | None = None,
-                 on_member: Callable[[], None] | None = None) -> str | None:
+def _npz_problem(path: Path, shapes: dict, digests: dict | None = None) -> str | None:
     """What is wrong with the ``.npz`` at ``path`` (``shapes``: name -> full shape), or
-    ``None``: any failure to read it counts (a truncated file, a bit flip, not a zip).
-    ``on_member()`` is called after each array that reads back well."""
+    ``None``: any failure to read it counts (a truncated file, a bit flip, not a zip)."""
     try:
         with zipfile.ZipFile(path) as zf:
             extra = sorted(set(zf.namelist()) - {f"{name}.npy" for name in shapes})
@@ -350,8 +348,6 @@ def _npz_problem(path: Path, shapes: dict, digests: dict | None = None,
                 problem = _member_problem(zf, name, shape, (digests or {}).get(name))
                 if problem:
                     return problem
-                if on_member is not None:
-                    on_member()
     except Exception as exc:  # whatever breaks reading makes the file bad
         return f"it cannot be read ({type(exc).__name__}: {str(exc)[:80]})"
     return None
@@ -591,8 +587,8 @@ class _NpzStore:
     def finish(self, count: int, progress=None) -> None:
         """Stream the chunks into a temporary file in the parts directory, read it back
         and check it, give it the umask's mode, move it to ``OUT`` (never over a file
-        there), and only then delete the parts. ``progress``: of the writing and reading
-        back, in pieces of one array of one chunk."""
+        there), and only then delete the parts. ``progress``: in pieces of one array of one
+        chunk, written (the first half) and read back (the second, reported at its end)."""
         if self.complete:
             self._remove_parts()
             return
@@ -619,8 +615,7 @@ class _NpzStore:
                 handle.flush()
                 os.fsync(handle.fileno())
             os.chmod(tmp, 0o666 & ~_umask())
-            problem = _npz_problem(Path(tmp), self._full_shapes(), digests,
-                                   on_member=lambda: bar.advance(count))
+            problem = _npz_problem(Path(tmp), self._full_shapes(), digests)
             if problem:
                 raise RobodynError(f"--out {_quote(self.out)}: the merged file does not "
                                    f"read back ({problem}); the parts are kept: rerun the same "

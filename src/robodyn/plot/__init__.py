@@ -1,4 +1,5 @@
-"""Figures: motions, torques, energy, the arm and its animation (Matplotlib).
+"""Figures: motions, torques, energy, the arm and its animation (Matplotlib); the arm in
+a browser (:func:`show`, viser).
 
 ``rd.plot`` loads this package (and Matplotlib) on first use, not with ``import robodyn``.
 """
@@ -13,6 +14,7 @@ from .figures import (
     motion,
     torques,
 )
+from .viewer import Viewer, show
 
 __all__ = ["motion", "torques", "energy", "arm", "animate", "animation_writer", "MAX_FRAMES",
-           "TRAJECTORY_SAMPLES"]
+           "TRAJECTORY_SAMPLES", "show", "Viewer"]
