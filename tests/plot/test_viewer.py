@@ -43,12 +43,14 @@ def free_port() -> int:
 
 
 def port_is_free(port: int) -> bool:
+    """Nothing listens on ``port`` any more: a connection is refused."""
     with socket.socket() as s:
+        s.settimeout(2)
         try:
-            s.bind((V.HOST, port))
+            s.connect((V.HOST, port))
         except OSError:
-            return False
-    return True
+            return True
+    return False
 
 
 def _wait_free(port: int, seconds: float = 5.0) -> bool:
@@ -111,6 +113,7 @@ def test_the_csv_of_simulate_save_is_read_back(tmp_path, numpy_backend):
         V.read_motion(short, 2)
 
 
+@pytest.mark.slow
 def test_import_robodyn_loads_no_viser():
     code = "import robodyn, robodyn.plot, sys; print('viser' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -174,6 +177,7 @@ def test_names_are_shown_as_plain_text():
     assert V._text("tab\there\x07") == "tab here"
 
 
+@pytest.mark.slow
 @needs_viser
 def test_robodyn_view_serves_until_its_timeout(tmp_path):
     port = free_port()

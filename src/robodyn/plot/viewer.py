@@ -150,6 +150,8 @@ def _free_port(port: int) -> int:
             or not 1 <= int(port) <= 65535:
         raise InputError(f"port: expected a whole number from 1 to 65535, got {excerpt(port)}")
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        # as the server binds: a port left in TIME_WAIT by a closed view is free
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((HOST, int(port)))
         except OSError:
