@@ -239,3 +239,36 @@ def test_the_arm_is_drawn_in_headless_chromium(tmp_path):
     com = (b - r > 40) & (b > 150)
     assert link.sum() > 200, f"{link.sum()} pixels of the link colour"
     assert com.sum() > 50, f"{com.sum()} pixels of the centre-of-mass colour"
+
+
+# -- URDF meshes -------------------------------------------------------------------------------
+@needs_viser
+def test_urdf_meshes_ride_on_their_links_and_a_missing_one_is_a_note(tmp_path):
+    trimesh = pytest.importorskip("trimesh")
+    from tests.conftest import TEST_DATA
+
+    (tmp_path / "meshes").mkdir()
+    trimesh.creation.box(extents=(0.1, 0.05, 0.05)).export(tmp_path / "meshes" / "box.stl")
+    text = (TEST_DATA / "urdf" / "planar_2r.urdf").read_text()
+    text = text.replace('<mesh filename="package://nowhere/link2.stl"/></geometry></visual>',
+                        '<mesh filename="package://arm/meshes/box.stl"/></geometry>'
+                        '<origin xyz="0.4 0 0"/></visual>'
+                        '<visual><geometry><mesh filename="missing.stl"/></geometry></visual>')
+    text = text.replace('<link name="tool"/>', '<link name="tool"><visual><geometry><mesh '
+                        'filename="meshes/box.stl"/></geometry></visual></link>')
+    path = tmp_path / "arm.urdf"
+    path.write_text(text)
+    robot = rd.load(path)
+    q1, q2 = 0.3, 0.5
+    with V.show(robot, [q1, q2], port=free_port()) as view:
+        assert view.notes == ["mesh not found: missing.stl"]
+        (k1, _, on_link2), (k2, _, on_tool) = view._meshes
+        assert k1 == k2 == 1
+        # closed form of the URDF's arm: joints about -y, so q > 0 lifts the arm to +z
+        elbow = np.array([np.cos(q1), 0.0, np.sin(q1)])
+        along = np.array([np.cos(q1 + q2), 0.0, np.sin(q1 + q2)])
+        assert np.allclose(on_link2.position, elbow + 0.4 * along)
+        assert np.allclose(on_tool.position, elbow + 0.8 * along)
+        w, x, y, z = on_tool.wxyz  # turned by q1 + q2 about -y
+        assert np.isclose(abs(w), np.cos((q1 + q2) / 2)) and np.isclose(abs(y), np.sin(
+            (q1 + q2) / 2)) and np.sign(w) * y < 0

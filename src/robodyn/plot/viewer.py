@@ -15,17 +15,23 @@ imaginary semi-axes are drawn flat. A slider per joint moves the arm; with ``sim
 real time. Model and joint names appear only as plain text (slider labels, a read-only
 text field), never as markup.
 
-Meshes of a URDF file are not drawn: robodyn's URDF loader reads no ``<visual>`` element
-and opens no mesh file (by design, see :mod:`robodyn.model.urdf`).
+A robot loaded from a URDF file also shows the ``<visual>`` meshes of its links where
+the file names them and they can be read (:func:`urdf_meshes`: STL, OBJ, DAE, ... through
+trimesh, at most :data:`MAX_MESH_BYTES` each; ``package://pkg/path`` is looked for beside
+the URDF file and in its parent folders). What cannot be drawn (trimesh missing, a file not
+found or unreadable) is listed in :attr:`Viewer.notes` and in the page; the rest of the view
+is unchanged. Meshes are only read, never run.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import math
 import socket
 import threading
 import time
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -51,6 +57,11 @@ INSTALL = "pip install 'robodyn[viewer]'"
 MAX_PLAYBACK_SAMPLES = 100_000
 #: Longest name shown (a model's or a joint's), in characters.
 NAME_CHARS = 60
+#: Largest mesh file read, in bytes; most meshes drawn.
+MAX_MESH_BYTES = 50_000_000
+MAX_MESHES = 200
+#: Largest URDF file read for its meshes (as the loader's cap).
+MAX_URDF_BYTES = 10_000_000
 
 _OPS = SimpleNamespace(sin=np.sin, cos=np.cos, sqrt=np.sqrt, sign=np.sign, name="numpy")
 
@@ -160,10 +171,108 @@ def _free_port(port: int) -> int:
     return int(port)
 
 
+def _origin(element) -> np.ndarray:
+    """The 4x4 transform of an ``<origin xyz rpy>`` child of ``element`` (URDF's fixed-axis
+    roll, pitch, yaw: ``R = Rz(yaw) Ry(pitch) Rx(roll)``)."""
+    T = np.eye(4)
+    origin = element.find("origin") if element is not None else None
+    if origin is None:
+        return T
+    xyz = [float(v) for v in (origin.get("xyz") or "0 0 0").split()]
+    r, p, y = [float(v) for v in (origin.get("rpy") or "0 0 0").split()]
+    cr, sr, cp, sp, cy, sy = math.cos(r), math.sin(r), math.cos(p), math.sin(p), \
+        math.cos(y), math.sin(y)
+    T[:3, :3] = [[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+                 [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+                 [-sp, cp * sr, cp * cr]]
+    T[:3, 3] = xyz
+    return T
+
+
+def _mesh_path(filename: str, folder: Path) -> Path | None:
+    """The file a URDF ``<mesh filename>`` names, looked for beside the URDF file (and for
+    ``package://pkg/rest``: ``rest`` and ``pkg/rest`` there and in the parent folders)."""
+    if filename.startswith("file://"):
+        candidates = [Path(filename[len("file://"):])]
+    elif filename.startswith("package://"):
+        rest = filename[len("package://"):]
+        tail = rest.split("/", 1)[1] if "/" in rest else rest
+        candidates = [base / part for base in (folder, *folder.parents)
+                      for part in (tail, rest)]
+    else:
+        candidates = [folder / filename]
+    return next((c for c in candidates if c.is_file()), None)
+
+
+def urdf_meshes(robot) -> tuple[list[tuple[int, np.ndarray, Path, np.ndarray]], list[str]]:
+    """The ``<visual>`` meshes of a robot loaded from a URDF file: ``([(k, T, path,
+    scale)], notes)``, each mesh in the frame of chain link ``k`` (-1: the base) at the
+    transform ``T``, and what could not be found. A robot from another source has none."""
+    source = Path(str(robot.source or ""))
+    if getattr(robot.provenance, "loader", None) != "urdf" or not source.is_file():
+        return [], []
+    try:
+        with source.open("rb") as f:
+            data = f.read(MAX_URDF_BYTES + 1)
+        root = ET.fromstring(data) if len(data) <= MAX_URDF_BYTES else None
+    except (OSError, ET.ParseError) as exc:
+        return [], [f"meshes: {source.name} cannot be read again ({exc})"]
+    if root is None:
+        return [], [f"meshes: {source.name} is over {MAX_URDF_BYTES:,} bytes"]
+    try:
+        return _meshes_of(robot, root, source)
+    except (ValueError, TypeError) as exc:  # the file changed since it was loaded
+        return [], [f"meshes: {source.name}: {_text(exc)}"]
+
+
+def _meshes_of(robot, root, source: Path):
+    """:func:`urdf_meshes` of the parsed file ``root``."""
+    joints = {}
+    for j in root.findall("joint"):
+        parent, child = j.find("parent"), j.find("child")
+        if parent is not None and child is not None:
+            joints.setdefault(parent.get("link"), []).append(
+                (j.get("name"), child.get("link"), _origin(j)))
+    chain = [link.joint.name for link in robot.chain.links]
+    first = next((p for p, js in joints.items() for name, _, _ in js if name == chain[0]),
+                 None)
+    if first is None:
+        return [], ["meshes: the chain's joints are not found in the URDF file"]
+    index = {name: k for k, name in enumerate(chain)}
+    owner, pose, stack = {first: -1}, {first: np.eye(4)}, [first]
+    while stack:  # each link once: a link seen before is not walked again
+        link = stack.pop()
+        for name, child, origin in joints.get(link, ()):
+            if child in owner:
+                continue
+            if name in index:
+                owner[child], pose[child] = index[name], np.eye(4)
+            else:  # a fixed (or locked) joint: the child rides on the same link
+                owner[child], pose[child] = owner[link], pose[link] @ origin
+            stack.append(child)
+    found, notes = [], []
+    for link in root.findall("link"):
+        name = link.get("name")
+        if name not in owner:
+            continue
+        for visual in link.findall("visual"):
+            mesh = visual.find("geometry/mesh")
+            if mesh is None or not mesh.get("filename"):
+                continue
+            path = _mesh_path(mesh.get("filename"), source.parent)
+            if path is None:
+                notes.append(f"mesh not found: {_text(mesh.get('filename'))}")
+                continue
+            scale = np.array([float(v) for v in (mesh.get("scale") or "1 1 1").split()])
+            found.append((owner[name], pose[name] @ _origin(visual), path,
+                          np.broadcast_to(scale, (3,)).copy()))
+    return found[:MAX_MESHES], notes
+
+
 class Viewer:
-    """A running view of a robot (:func:`show`): ``url``, ``port``; :meth:`set_q` moves
-    the arm, :meth:`wait` blocks until ``timeout`` or Ctrl-C, :meth:`close` stops the
-    server (a ``with`` block does)."""
+    """A running view of a robot (:func:`show`): ``url``, ``port``, ``notes`` (what could
+    not be drawn); :meth:`set_q` moves the arm, :meth:`wait` blocks until ``timeout`` or
+    Ctrl-C, :meth:`close` stops the server (a ``with`` block does)."""
 
     def __init__(self, robot, q, motion, port: int, frames: bool, inertia: bool):
         viser = _viser()
@@ -174,6 +283,7 @@ class Viewer:
         self.url = f"http://{HOST}:{self.port}"
         self._stop = threading.Event()
         self._player = None
+        self.notes: list[str] = []
         with _quiet():  # viser prints a banner; robodyn says the URL itself
             self.server = viser.ViserServer(host=HOST, port=self.port, verbose=False)
         try:
@@ -221,8 +331,33 @@ class Viewer:
                 f"/robot/inertia_{k}", radius=1.0, color=ELLIPSOID_COLOR, opacity=0.35,
                 scale=tuple(np.maximum(axes_len, flat)), visible=inertia and mass > 0),
                 axes))
+        self._meshes = self._add_meshes()
         self._place(poses)
         self._gui(motion)
+
+    def _add_meshes(self) -> list:
+        """The URDF file's visual meshes, as ``(k, T, handle)``; notes for the rest."""
+        meshes, self.notes = urdf_meshes(self.robot)
+        if not meshes:
+            return []
+        try:
+            import trimesh
+        except ImportError:
+            self.notes.append(f"{len(meshes)} meshes not drawn: they need the trimesh "
+                              "package (pip install trimesh)")
+            return []
+        out = []
+        for i, (k, T, path, scale) in enumerate(meshes):
+            try:
+                if path.stat().st_size > MAX_MESH_BYTES:
+                    raise ValueError(f"over {MAX_MESH_BYTES:,} bytes")
+                mesh = trimesh.load(str(path), force="mesh")
+                mesh.apply_scale(scale)
+            except Exception as exc:  # whatever the file is, it is not a mesh we can draw
+                self.notes.append(f"mesh {_text(path.name)} not drawn: {_text(exc)}")
+                continue
+            out.append((k, T, self.server.scene.add_mesh_trimesh(f"/robot/mesh_{i}", mesh)))
+        return out
 
     def _place(self, poses) -> None:
         """Move every drawn thing to the frames ``poses``."""
@@ -237,6 +372,10 @@ class Viewer:
         for handle, (rot, origin) in zip(self._frames, poses):
             handle.position = tuple(origin)
             handle.wxyz = tuple(_quaternion(rot))
+        for k, T, handle in self._meshes:
+            rot, origin = poses[k + 1]
+            handle.position = tuple(origin + rot @ T[:3, 3])
+            handle.wxyz = tuple(_quaternion(rot @ T[:3, :3]))
         for k, link in enumerate(self.chain.links):
             rot, origin = poses[k + 1]
             centre = origin + rot @ np.array(link.inertial.com, dtype=float)
@@ -250,6 +389,9 @@ class Viewer:
         gui = self.server.gui
         self._name_field = gui.add_text("model", initial_value=_text(self.robot.name),
                                         disabled=True)
+        if self.notes:
+            gui.add_text("not drawn", initial_value=_text("; ".join(self.notes)),
+                         disabled=True)
         self._sliders = []
         with gui.add_folder("joints"):
             for j, link in enumerate(self.chain.links):
