@@ -196,3 +196,20 @@ def test_quiet_silences_the_bar_on_the_command_line(monkeypatch, tmp_path, numpy
         assert main((["-q"] if quiet else []) + args) == 0
         shown = "simulating" in terminal.getvalue() and "ETA" in terminal.getvalue()
         assert shown is not quiet
+
+
+def test_a_warning_during_a_bar_starts_on_a_clean_line(monkeypatch):
+    import warnings
+
+    from robodyn.cli.app import _show_warning
+
+    monkeypatch.setattr(P, "MIN_INTERVAL", 0.0)
+    out = FakeTerminal()
+    with P.tracker(True, 4, "busy", stream=out) as bar:
+        bar.advance()
+        _show_warning(warnings.WarningMessage("careful", UserWarning, "x", 1).message,
+                      UserWarning, "x", 1, file=out)
+        bar.advance()
+    before, after = out.getvalue().split("robodyn: warning: careful\n")
+    assert before.endswith("\r") and before.rsplit("\r", 2)[-2].strip() == ""  # erased
+    assert "busy  50%" in after  # and drawn again

@@ -272,3 +272,36 @@ def test_urdf_meshes_ride_on_their_links_and_a_missing_one_is_a_note(tmp_path):
         w, x, y, z = on_tool.wxyz  # turned by q1 + q2 about -y
         assert np.isclose(abs(w), np.cos((q1 + q2) / 2)) and np.isclose(abs(y), np.sin(
             (q1 + q2) / 2)) and np.sign(w) * y < 0
+
+
+@needs_viser
+def test_a_mesh_file_that_is_no_mesh_is_a_note_not_an_error(tmp_path):
+    pytest.importorskip("trimesh")
+    from tests.conftest import TEST_DATA
+
+    (tmp_path / "junk.stl").write_bytes(b"\x00not a mesh\xff" * 10)
+    text = (TEST_DATA / "urdf" / "planar_2r.urdf").read_text().replace(
+        "package://nowhere/link2.stl", "junk.stl")
+    path = tmp_path / "arm.urdf"
+    path.write_text(text)
+    with V.show(rd.load(path), port=free_port()) as view:
+        assert len(view.notes) == 1 and view.notes[0].startswith("mesh junk.stl not drawn: ")
+        assert view._meshes == []
+
+
+@pytest.mark.parametrize("words, message", [
+    (["--port", "0"], "argument --port: 0 is not a port from 1 to 65535"),
+    (["--timeout", "-1"], "argument --timeout: '-1' is not a positive number of seconds"),
+    (["--sim", "nowhere.csv"], "--sim nowhere.csv: cannot be read"),
+])
+def test_robodyn_view_refuses_bad_options_in_one_line(words, message, capsys):
+    from robodyn.cli.app import main
+
+    if "--sim" in words and not _has_viser():
+        pytest.skip("viser (robodyn[viewer]) is not installed")
+    try:
+        code = main(["view", "planar-2r", *words])
+    except SystemExit as exit_:
+        code = exit_.code
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()[-1]) < 200

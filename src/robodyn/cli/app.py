@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.errors import PhysicalConsistencyWarning, RobodynError
-from ..core.progress import silenced
+from ..core.progress import clear_line, silenced
 from ..core.version import VERSION
 from ..model import builtin as models
 from ..robot import load
@@ -222,4 +222,5 @@ def main(argv: list[str] | None = None) -> int:
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """Warnings on the command line: one line each, ``robodyn: warning: ...``, no source
     location (it would name robodyn's code, not anything the user wrote)."""
+    clear_line(file)  # a progress bar on the line is erased first, and drawn again after
     print(f"robodyn: warning: {message}", file=file or sys.stderr)

@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.errors import InputError, RobodynError, excerpt, warn
-from ..core.progress import check_progress, tracker
+from ..core.progress import ProgressOption, check_progress, tracker
 
 try:
     import fcntl
@@ -126,7 +126,7 @@ def _dynamics_probe(robot) -> list[float]:
 
 
 def write_dataset(robot, out, samples: int, chunk: int = 100_000, seed: int = 0,
-                  mass_matrix: bool = False, progress=None, model: str = "",
+                  mass_matrix: bool = False, progress: ProgressOption = None, model: str = "",
                   on_chunk: Callable[[int], None] | None = None) -> int:
     """Write ``samples`` random states of ``robot`` to ``out`` (module docstring); return
     how many chunks were computed by this call (finished ones are skipped).

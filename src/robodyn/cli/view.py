@@ -79,6 +79,8 @@ def _cmd_view(args: argparse.Namespace) -> int:
     with show(robot, q, sim=args.sim, port=args.port, frames=not args.no_frames,
               inertia=not args.no_inertia) as viewer:
         how = f"for {args.timeout:g} s" if args.timeout else "until Ctrl-C"
+        for note in viewer.notes:
+            print(f"robodyn: note: {note}", file=sys.stderr)
         print(f"robodyn: viewing {robot.name} at {viewer.url} ({how})", file=sys.stderr,
               flush=True)
         viewer.wait(args.timeout)

@@ -33,7 +33,11 @@ from contextlib import contextmanager
 
 from .errors import InputError, excerpt
 
-__all__ = ["Progress", "tracker", "silenced", "check_progress", "DELAY", "MIN_INTERVAL"]
+__all__ = ["Progress", "ProgressOption", "tracker", "silenced", "check_progress", "clear_line",
+           "DELAY", "MIN_INTERVAL"]
+
+#: What a ``progress`` argument may be (module docstring).
+ProgressOption = bool | Callable[[float, float, str], object] | None
 
 #: Seconds a job runs before the default (``progress=None``) shows its bar.
 DELAY = 1.0
@@ -58,6 +62,16 @@ def silenced():
         yield
     finally:
         _silenced -= 1
+
+
+def clear_line(stream=None) -> None:
+    """Erase the bar on the terminal, if one is showing, so that other output (a warning)
+    starts on a clean line; the bar is drawn again at its next update."""
+    with _lock:
+        if _showing:
+            out = stream or sys.stderr
+            out.write("\r" + " " * (LABEL + WIDTH + 40) + "\r")
+            out.flush()
 
 
 def check_progress(progress, name: str = "progress"):

@@ -52,7 +52,7 @@ import scipy.optimize
 
 from ..core.csv_table import read_number_table
 from ..core.errors import InputError, RobodynError, excerpt, warn
-from ..core.progress import check_progress, tracker
+from ..core.progress import ProgressOption, check_progress, tracker
 from ..dynamics.regressor import PER_LINK
 
 __all__ = ["identify", "Identification", "IdentificationWarning", "read_csv",
@@ -391,7 +391,7 @@ def _check_magnitudes(Y, tau, q, qd, qdd, where) -> None:
 
 
 def identify(robot, q, qd=None, qdd=None, tau=None, weights=None, physical: bool = False,
-             base=None, progress=None) -> Identification:
+             base=None, progress: ProgressOption = None) -> Identification:
     """Estimate the base parameters of ``robot`` from samples ``q, qd, qdd, tau`` (each
     ``(N, dof)``), or from a CSV file given as ``q`` (:func:`read_csv`). ``weights``: one
     per joint (rows of joint ``j`` multiplied by ``weights[j]``); default ``1/sigma_j``

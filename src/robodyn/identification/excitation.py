@@ -23,7 +23,7 @@ import numpy as np
 import scipy.optimize
 
 from ..core.errors import InputError
-from ..core.progress import check_progress, tracker
+from ..core.progress import ProgressOption, check_progress, tracker
 
 __all__ = ["fourier", "Excitation"]
 
@@ -110,7 +110,7 @@ def _fit_to_limits(a, b, q0, period, t, lo, hi, vel, margin=0.95):
 
 def fourier(robot, harmonics: int = 5, period: float = 10.0, limits=None,
             samples: int = 200, iterations: int = 60, seed: int = 0,
-            base=None, progress=None) -> Excitation:
+            base=None, progress: ProgressOption = None) -> Excitation:
     """An optimised excitation trajectory of ``robot`` (module docstring).
 
     ``limits``: ``{"q_min": .., "q_max": .., "qd_max": ..}`` (scalars or one per joint) or

@@ -56,7 +56,7 @@ import numpy as np
 from ..codegen.kernel import generated_function
 from ..codegen.loops import loop_source
 from ..core.errors import InputError, RobodynError, excerpt, positive_number, warn, whole_number
-from ..core.progress import check_progress, tracker
+from ..core.progress import ProgressOption, check_progress, tracker
 from ..dynamics.steps import RK4, SEMI_IMPLICIT_EULER, bind
 from .trajectory import sample_times
 
@@ -351,7 +351,7 @@ def _wrench(h_e):
 # -- the run -----------------------------------------------------------------------------------
 def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None, h_e=None,
              dt: float | None = None, method: str | None = None, rtol: float = 1e-9,
-             atol: float = 1e-9, max_step: float = np.inf, progress: bool | None = None,
+             atol: float = 1e-9, max_step: float = np.inf, progress: ProgressOption = None,
              check_limits: bool = True, max_steps: int = DEFAULT_MAX_STEPS) -> Simulation:
     """Integrate the robot's motion from ``q0``, ``qd0`` for ``duration`` seconds (see the
     module docstring for ``tau``, ``h_e``, the methods and the budgets; default method:

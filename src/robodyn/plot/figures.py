@@ -31,7 +31,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..core.errors import InputError, excerpt, positive_number
-from ..core.progress import check_progress, tracker
+from ..core.progress import ProgressOption, check_progress, tracker
 from ..dynamics.kinematics import link_poses, tip_pose
 from ..model.chain import PARALLEL_TOL, parallel
 from ..motion.trajectory import Trajectory, whole_steps
@@ -537,7 +537,7 @@ def animation_writer(path, option: str = "path"):
 
 def animate(robot, sim, path, fps: float = 30, *, max_frames: int = MAX_FRAMES,
             frames: bool = True, dpi: float = 80, title: str | None = None,
-            progress=None) -> Figure:
+            progress: ProgressOption = None) -> Figure:
     """The stick figure of :func:`arm` moving along ``sim`` (a Simulation, Motion or
     Trajectory), written to ``path``: ``.gif`` (Pillow) or ``.mp4`` (needs ``ffmpeg``).
 

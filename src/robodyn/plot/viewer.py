@@ -352,6 +352,8 @@ class Viewer:
                 if path.stat().st_size > MAX_MESH_BYTES:
                     raise ValueError(f"over {MAX_MESH_BYTES:,} bytes")
                 mesh = trimesh.load(str(path), force="mesh")
+                if len(mesh.faces) == 0 or not np.isfinite(mesh.vertices).all():
+                    raise ValueError("no faces with finite vertices")
                 mesh.apply_scale(scale)
             except Exception as exc:  # whatever the file is, it is not a mesh we can draw
                 self.notes.append(f"mesh {_text(path.name)} not drawn: {_text(exc)}")

@@ -30,7 +30,7 @@ from typing import Any
 import sympy as sp
 
 from ..core.errors import ExpansionError, InputError, excerpt
-from ..core.progress import check_progress, tracker
+from ..core.progress import ProgressOption, check_progress, tracker
 from ..model.chain import Chain
 from ..model.expansion import describe_terms, largest_expression
 from .derivation import Derivation, make_ring, tidy_chain
@@ -131,7 +131,8 @@ def _largest(chain: Chain) -> str:
 
 
 def equations(robot, method: str = "lagrange", *, values: Any = None,
-              h_e: bool = False, route: str | None = None, progress=None) -> Equations:
+              h_e: bool = False, route: str | None = None,
+              progress: ProgressOption = None) -> Equations:
     """The equations of motion of ``robot`` in closed form.
 
     ``method``: ``"lagrange"`` (Lagrange–Euler: energies, ``d/dt dL/dqd - dL/dq``) or

@@ -21,6 +21,7 @@ from pathlib import Path
 import sympy as sp
 
 from ...core.errors import InputError
+from ...core.progress import ProgressOption
 from . import c, java, julia, mathematica, matlab, python
 from . import files as files_
 from .program import FUNCTIONS, MARKER, PARAMETER_MODES, Program, build_program, equation_matrices
@@ -56,7 +57,7 @@ def language(lang: str) -> str:
 def program_of(eq, parameters: str = "baked", name: str | None = None,
                values: Mapping[str, float] | None = None,
                matrices: Mapping[str, tuple[sp.Matrix, tuple[str, ...]]] | None = None,
-               progress=None) -> Program:
+               progress: ProgressOption = None) -> Program:
     """The language-independent :class:`~.program.Program` (see :mod:`.program`)."""
     return build_program(eq, parameters, name, values, matrices, progress=progress)
 
@@ -64,7 +65,7 @@ def program_of(eq, parameters: str = "baked", name: str | None = None,
 def export_code(eq, lang: str, parameters: str = "baked", name: str | None = None,
                 values: Mapping[str, float] | None = None,
                 matrices: Mapping[str, tuple[sp.Matrix, tuple[str, ...]]] | None = None,
-                progress=None) -> dict[str, str]:
+                progress: ProgressOption = None) -> dict[str, str]:
     """``{file name: text}`` of the equations ``eq`` in ``lang``.
 
     ``parameters``: ``"baked"`` (numbers in the code: the equations' default values,

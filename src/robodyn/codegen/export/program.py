@@ -27,7 +27,7 @@ from typing import Any
 import sympy as sp
 
 from ...core.errors import InputError, ModelError, excerpt
-from ...core.progress import check_progress, tracker
+from ...core.progress import ProgressOption, check_progress, tracker
 from ...dynamics.registry import KERNELS
 from ...model.expressions import to_sympy
 from ...model.names import MARKER, visible
@@ -261,7 +261,8 @@ def _temporaries(taken: set[str]) -> Iterator[sp.Symbol]:
 def build_program(eq, parameters: str = "baked", name: str | None = None,
                   values: Mapping[str, float] | None = None,
                   matrices: Mapping[str, tuple[sp.Matrix, tuple[str, ...]]] | None = None,
-                  convention: str | None = None, progress=None) -> Program:
+                  convention: str | None = None, progress: ProgressOption = None
+                  ) -> Program:
     """A :class:`Program` of the equations ``eq`` (see the module docstring); ``progress``
     (:func:`robodyn.core.progress.tracker`) counts its functions."""
     check_progress(progress)
