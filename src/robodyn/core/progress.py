@@ -17,10 +17,10 @@ The bar reads ``simulating  42% [#########...........] 0:03 elapsed, ETA 0:04`` 
 redrawn at most every :data:`MIN_INTERVAL` seconds on one line, and every :data:`TICK`
 seconds by a small thread while the job reports nothing (a compiler, one long
 optimiser iteration), so the elapsed time moves; the ETA is ``?`` until some of the job
-is done. Inside :func:`silenced`
-(the command line's ``-q/--quiet``) the default and ``True`` show nothing; a callable is
-still called. A job started while a bar is showing (a simulation inside a longer job)
-draws no second bar.
+is done. Inside :func:`silenced` (the command line's ``-q/--quiet``) the default and
+``True`` show nothing; a callable is still called. A job started while a bar is showing
+(a simulation inside a longer job) draws no second bar; :func:`clear_line` erases the bar
+before other output (the command line's warnings).
 """
 
 from __future__ import annotations
