@@ -46,7 +46,6 @@ Every run ends, and says when it went wrong:
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,6 +57,7 @@ from ..codegen.kernel import generated_function
 from ..codegen.loops import loop_source
 from ..core.display import number, numbers, png, span
 from ..core.errors import InputError, RobodynError, excerpt, positive_number, warn, whole_number
+from ..core.progress import ProgressOption, check_progress, tracker
 from ..dynamics.steps import RK4, SEMI_IMPLICIT_EULER, bind
 from .trajectory import sample_times
 
@@ -85,8 +85,9 @@ ENERGY_TOLERANCE = 0.01
 #: ``|dt lambda|`` beyond which a fixed-step method is unstable for an eigenvalue ``lambda``
 #: of the motion's linearisation (the ends of the stability regions on the real axis).
 _STABILITY = {"rk4": 2.78, "semi-implicit-euler": 2.0}
-#: Fixed-step loops report progress in this many chunks.
-_CHUNKS = 20
+#: Fixed-step loops (compiled or not) run in this many chunks when progress is reported;
+#: each chunk is one call of the loop, so the reports cost nothing per step.
+_CHUNKS = 100
 
 
 class JointLimitWarning(UserWarning):
@@ -414,7 +415,7 @@ def _wrench(h_e):
 # -- the run -----------------------------------------------------------------------------------
 def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None, h_e=None,
              dt: float | None = None, method: str | None = None, rtol: float = 1e-9,
-             atol: float = 1e-9, max_step: float = np.inf, progress: bool | None = None,
+             atol: float = 1e-9, max_step: float = np.inf, progress: ProgressOption = None,
              check_limits: bool = True, max_steps: int = DEFAULT_MAX_STEPS,
              sample_dt: float | None = None) -> Simulation:
     """Integrate the robot's motion from ``q0``, ``qd0`` for ``duration`` seconds (see the
@@ -422,13 +423,17 @@ def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None
     ``"rk45"`` without ``dt``, ``"rk4"`` with it). ``max_steps`` bounds the steps of the
     adaptive methods (at most :data:`MAX_STEPS`); a fixed-step run takes ``duration / dt``
     steps, at most :data:`MAX_STEPS`. ``rtol`` (at least ``1e-13``) and ``atol`` (> 0) are
-    the adaptive methods' tolerances.
+    the adaptive methods' tolerances. ``progress`` counts simulated seconds
+    (:mod:`robodyn.core.progress`: by default a bar on a terminal for a run that lasts,
+    ``False`` for none, or a callable ``(done, total, label)``): after every adaptive or
+    implicit step, and after each of :data:`_CHUNKS` chunks of a fixed-step run.
 
     ``sample_dt``: the samples on the uniform grid ``0, sample_dt, 2 sample_dt, ...``
     (:func:`time_grid`, ``duration`` included) instead of at the integrator's own steps.
     An adaptive method evaluates its dense output there (the integration is the same, its
     accuracy that of the steps); with a fixed ``dt`` it must be a whole multiple of ``dt``
     and every ``sample_dt / dt``-th step is kept. ``info["sample_dt"]`` records it."""
+    check_progress(progress)
     dof = robot.dof
     q0 = state_vector(q0, "q0", dof)
     qd0 = state_vector(qd0, "qd0", dof)
@@ -474,12 +479,13 @@ def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None
                        wrench=wrench, rtol=rtol, atol=atol, max_step=max_step,
                        max_steps=max_steps)
     start = time.perf_counter()
-    if method in ("implicit-euler", "radau"):
-        sim = _implicit(problem, method, times)
-    elif method in ("rk45", "dop853"):
-        sim = _adaptive(problem, method, times)
-    else:
-        sim = _fixed(robot, q0, qd0, times, torque, wrench, method, dt, progress)
+    with tracker(progress, duration, "simulating") as bar:
+        if method in ("implicit-euler", "radau"):
+            sim = _implicit(problem, method, times, bar)
+        elif method in ("rk45", "dop853"):
+            sim = _adaptive(problem, method, times, bar)
+        else:
+            sim = _fixed(robot, q0, qd0, times, torque, wrench, method, dt, bar)
     wall = time.perf_counter() - start
     sim.info.update(method=method, wall_time=wall,
                     realtime_factor=(sim.t[-1] / wall) if wall > 0 else np.inf)
@@ -619,12 +625,13 @@ def _attempt(step, rhs, t, y, dof, method, h=None):
             "without bound, or the model's values are out of range") from None
 
 
-def _drive(make, rhs, y0, duration, t_eval, max_steps, method, dof):
+def _drive(make, rhs, y0, duration, t_eval, max_steps, method, dof, bar):
     """Step a SciPy ``OdeSolver`` (``make()`` makes it) from ``(0, y0)`` to ``duration``
     within ``max_steps`` steps: ``(t, y (n, T), dense output, steps, solver)``,
     samples at ``t_eval`` or at every step. An
     explicit solver whose step sits at its stability limit while the budget cannot last
-    stops early (a stiff system)."""
+    stops early (a stiff system). ``bar`` (a :class:`~robodyn.core.progress.Progress`) is
+    told the time reached after every step."""
     from scipy.integrate import OdeSolution  # SciPy only when used
 
     explicit = method in ("rk45", "dop853")
@@ -642,6 +649,7 @@ def _drive(make, rhs, y0, duration, t_eval, max_steps, method, dof):
         ys.append(solver.y.copy())
         pieces.append(solver.dense_output())
         steps = len(pieces)
+        bar.update(solver.t)
         if not _bounded(solver.y):
             raise RobodynError(
                 f"simulate: the motion diverged: the state passed {MAX_MAGNITUDE:g} (or stopped "
@@ -693,7 +701,7 @@ class _Problem:
     max_steps: int
 
 
-def _adaptive(problem: _Problem, method: str, t_eval) -> Simulation:
+def _adaptive(problem: _Problem, method: str, t_eval, bar) -> Simulation:
     """``"rk45"`` and ``"dop853"`` (SciPy's explicit solvers), sampled at ``t_eval`` (or at
     every step when None)."""
     from scipy.integrate import DOP853, RK45  # SciPy only when used
@@ -710,7 +718,7 @@ def _adaptive(problem: _Problem, method: str, t_eval) -> Simulation:
         return kind(rhs, 0.0, y0, duration, rtol=rtol, atol=atol, max_step=max_step)
 
     t, y, solution, steps, solver = _drive(make, rhs, y0, duration, t_eval, max_steps, method,
-                                           dof)
+                                           dof, bar)
     q, qd = y[:dof].T.copy(), y[dof:].T.copy()
     tau = np.stack([_torque_at(torque, tk, qk, qdk, dof) for tk, qk, qdk in zip(t, q, qd)])
     if wrench is None or not callable(wrench):
@@ -723,7 +731,7 @@ def _adaptive(problem: _Problem, method: str, t_eval) -> Simulation:
     return _finish(robot, t, q, qd, qdd, tau, info, solution)
 
 
-def _implicit(problem: _Problem, method: str, times) -> Simulation:
+def _implicit(problem: _Problem, method: str, times, bar) -> Simulation:
     """``"implicit-euler"`` (on the fixed grid ``times``) and ``"radau"`` (sampled at
     ``times``, or at every step when None), driven by the dynamics' derivatives
     (:mod:`robodyn.motion.implicit`)."""
@@ -743,7 +751,7 @@ def _implicit(problem: _Problem, method: str, times) -> Simulation:
     torque_at.state_dependent = callable(torque) and not isinstance(torque, _Table)
     if method == "implicit-euler":
         q, qd = implicit.implicit_euler(robot, q0, qd0, times, torque_at, wrench_at,
-                                        bound=MAX_MAGNITUDE)
+                                        bound=MAX_MAGNITUDE, on_step=bar.update)
         t = times
         info, solution = {"steps": len(t) - 1, "dt": float(times[1] - times[0])}, None
         if _shorter(t[-1] - t[-2], info["dt"]):
@@ -759,7 +767,7 @@ def _implicit(problem: _Problem, method: str, times) -> Simulation:
                          max_step=max_step)
 
         t, y, solution, steps, solver = _drive(make, rhs, y0, duration, times, max_steps,
-                                               method, dof)
+                                               method, dof, bar)
         q, qd = y[:dof].T.copy(), y[dof:].T.copy()
         info = {"steps": steps, "evaluations": int(solver.nfev), "jacobians": int(solver.njev),
                 "rtol": rtol, "atol": atol}
@@ -770,9 +778,9 @@ def _implicit(problem: _Problem, method: str, times) -> Simulation:
 
 
 # -- fixed steps -------------------------------------------------------------------------------
-def _fixed(robot, q0, qd0, t, torque, wrench, method, dt, progress):
+def _fixed(robot, q0, qd0, t, torque, wrench, method, dt, bar):
     """Fixed steps over the times ``t`` (:func:`time_grid`): ``dt`` each, the last one maybe
-    shorter."""
+    shorter; in :data:`_CHUNKS` chunks when ``bar`` is active (told the time after each)."""
     dof = robot.dof
     dt = float(dt)
     steps = len(t) - 1
@@ -783,11 +791,9 @@ def _fixed(robot, q0, qd0, t, torque, wrench, method, dt, progress):
     QDD = np.empty((steps + 1, dof))
     TAU = np.empty((steps + 1, dof))
     Q[0], QD[0] = q0, qd0
-    if progress is None:
-        progress = steps >= 200_000 and sys.stderr.isatty()
     compiled = _compiled_loop(robot, torque, wrench, t)
     runner = compiled if compiled is not None else _python_loop(robot, torque, wrench, t)
-    chunks = np.linspace(0, regular, (_CHUNKS if progress else 1) + 1).astype(int)
+    chunks = np.linspace(0, regular, (_CHUNKS if bar.active else 1) + 1).astype(int)
     segments = [(a, b, dt) for a, b in zip(chunks[:-1], chunks[1:]) if b > a]
     if regular < steps:
         segments.append((regular, steps, last))
@@ -798,10 +804,7 @@ def _fixed(robot, q0, qd0, t, torque, wrench, method, dt, progress):
             h_failed = dt if failed < regular else last
             _diverged(robot, torque, wrench, method, t[failed], h_failed, Q[failed],
                       QD[failed])
-        if progress:
-            _progress_bar(b / steps)
-    if progress:
-        sys.stderr.write("\n")
+        bar.update(t[b])
     # torque and acceleration at the last sample
     q_end, qd_end = Q[-1], QD[-1]
     TAU[-1] = _torque_at(torque, t[-1], q_end, qd_end, dof)
@@ -840,13 +843,6 @@ def _diverged(robot, torque, wrench, method, t, h, q, qd):
     raise RobodynError(f"simulate: the motion diverged on the step from t = {t:.6g} s to "
                        f"{t + h:.6g} s: the state stopped being finite or passed "
                        f"{MAX_MAGNITUDE:g} (from {_state_words(y, dof)}); {cause}")
-
-
-def _progress_bar(fraction: float) -> None:
-    width = 30
-    done = int(round(fraction * width))
-    sys.stderr.write(f"\rsimulating [{'#' * done}{'.' * (width - done)}] {fraction:4.0%}")
-    sys.stderr.flush()
 
 
 def _python_loop(robot, torque, wrench, times):

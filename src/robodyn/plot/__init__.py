@@ -1,4 +1,5 @@
-"""Figures: motions, torques, energy, the arm and its animation (Matplotlib).
+"""Figures: motions, torques, energy, the arm and its animation (Matplotlib); the arm in
+a browser (:func:`show`, viser).
 
 ``rd.plot`` loads this package (and Matplotlib) on first use, not with ``import robodyn``.
 """
@@ -15,6 +16,7 @@ from .figures import (
     torques,
     tracking,
 )
+from .viewer import Viewer, show
 
 __all__ = ["motion", "torques", "energy", "tracking", "energy_comparison", "arm", "animate",
-           "animation_writer", "MAX_FRAMES", "TRAJECTORY_SAMPLES"]
+           "animation_writer", "MAX_FRAMES", "TRAJECTORY_SAMPLES", "show", "Viewer"]

@@ -35,6 +35,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..core.errors import InputError, excerpt, positive_number
+from ..core.progress import ProgressOption, check_progress, tracker
 from ..dynamics.kinematics import link_poses, tip_pose
 from ..model.chain import PARALLEL_TOL, parallel
 from ..motion.trajectory import Trajectory, whole_steps
@@ -682,15 +683,19 @@ def animation_writer(path, option: str = "path"):
 
 
 def animate(robot, sim, path, fps: float = 30, *, max_frames: int = MAX_FRAMES,
-            frames: bool = True, dpi: float = 80, title: str | None = None) -> Figure:
+            frames: bool = True, dpi: float = 80, title: str | None = None,
+            progress: ProgressOption = None) -> Figure:
     """The stick figure of :func:`arm` moving along ``sim`` (a Simulation, Motion or
     Trajectory), written to ``path``: ``.gif`` (Pillow) or ``.mp4`` (needs ``ffmpeg``).
 
     Frames are ``1/fps`` apart in simulated time, ``q`` linearly interpolated between the
     samples, and play in real time. A motion longer than ``max_frames / fps`` gets
     ``max_frames`` frames spread evenly (a lower frame rate, still real time). Returns the
-    figure (showing the last frame).
+    figure (showing the last frame). ``progress`` counts the frames written
+    (:mod:`robodyn.core.progress`: a bar on a terminal by default, ``False`` for none, or a
+    callable ``(done, total, label)``).
     """
+    check_progress(progress)
     path = Path(path)
     writer_class = animation_writer(path)
     fps = positive_number(fps, "fps")
@@ -719,9 +724,10 @@ def animate(robot, sim, path, fps: float = 30, *, max_frames: int = MAX_FRAMES,
     else:
         clock = ax.text2D(0.02, 0.97, "", transform=ax.transAxes, va="top")
     writer = writer_class(fps=play_fps)
-    with writer.saving(fig, str(path), dpi):
+    with writer.saving(fig, str(path), dpi), tracker(progress, count, "animating") as bar:
         for k in range(count):
             drawing.update(origins[k], rotations[k])
             clock.set_text(f"t = {times[k]:.2f} s")
             writer.grab_frame()
+            bar.advance()
     return fig
