@@ -305,3 +305,12 @@ def test_robodyn_view_refuses_bad_options_in_one_line(words, message, capsys):
         code = exit_.code
     err = capsys.readouterr().err
     assert code == 2 and message in err and len(err.strip().splitlines()[-1]) < 200
+
+
+def test_robot_show_is_the_viewer_and_checks_q_before_serving():
+    import robodyn as rd
+
+    robot = rd.load("planar-2r")
+    assert robot.show.__func__.__name__ == "show"
+    with pytest.raises(rd.InputError, match="q: expected 2 finite joint values"):
+        robot.show([0.0, float("nan")])
