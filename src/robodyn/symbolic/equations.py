@@ -516,7 +516,8 @@ class Equations:
         return out
 
     # -- checking an answer ----------------------------------------------------------
-    def compare(self, *, M=None, C=None, g=None, tau=None, Cqd=None, symbols=None):
+    def compare(self, *, M=None, C=None, g=None, tau=None, Cqd=None, symbols=None,
+                define=None, reveal=False):
         """Check a student's answer entry by entry (:func:`.compare.compare`): returns a
         :class:`~.compare.Comparison` with ``.ok``, ``.mistakes`` and a readable ``str()``.
 
@@ -530,7 +531,8 @@ class Equations:
         """
         from .compare import compare
 
-        return compare(self, M=M, C=C, g=g, tau=tau, Cqd=Cqd, symbols=symbols)
+        return compare(self, M=M, C=C, g=g, tau=tau, Cqd=Cqd, symbols=symbols, define=define,
+                       reveal=reveal)
 
     def regressor(self):
         """``Y, pi = eq.regressor()``: ``tau = Y(q, qd, qdd) pi`` with the standard
