@@ -490,7 +490,7 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
         found = entry_mistakes.setdefault(quantity, [])
         for i in range(m.shape[0]):
             for j in range(m.shape[1]):
-                index = (i, j) if m.shape[1] > 1 else (i,)
+                index = (i, j) if quantity in ("M", "C") else (i,)
                 label = f"{quantity}{_label(*index)}"
                 x, y = m[i, j], want[i, j]
                 a, b = poly(x, label), poly(y, label)
@@ -609,7 +609,7 @@ def _check_answer_size(given: dict[str, sp.Matrix], expected: dict[str, sp.Matri
     for quantity, m in given.items():
         for i in range(m.shape[0]):
             for j in range(m.shape[1]):
-                label = f"{quantity}{_label(*((i, j) if m.shape[1] > 1 else (i,)))}"
+                label = f"{quantity}{_label(*((i, j) if quantity in ('M', 'C') else (i,)))}"
                 n = terms(m[i, j], budget)
                 if n > budget:
                     want = terms(expected[quantity][i, j], 10**7)

@@ -228,9 +228,19 @@ def _origin(ring, key: tuple, trig_constant: bool, entry: Entry, origins: Origin
     if j and not any(s in origins.mass for s in syms):
         return prefix + f"link {j}'s own inertia"
     j = link_of(origins.mass)
-    if j:
-        return prefix + (f"the parallel-axis term of link {j}" if trig_constant
-                         else f"a configuration-dependent term of link {j}'s mass")
+    if j and not any(s in origins.inertia for s in syms):
+        # the mass of link j times lengths (or prismatic joint variables)
+        rest = sum(e for s, e in syms.items() if s not in origins.mass
+                   and s not in ring.rate_symbols)
+        if not trig_constant:
+            what = f"a configuration-dependent term of link {j}'s mass"
+        elif rest == 0:
+            what = f"the mass of link {j}"
+        elif rest == 2:
+            what = f"the parallel-axis term of link {j}"
+        else:
+            what = f"a term of link {j}'s mass"
+        return prefix + what
     return prefix.rstrip(": ") if prefix else "a term"
 
 
@@ -254,18 +264,19 @@ def _by_terms(ring, entry: Entry, a, b, origins: Origins, show) -> list[tuple[st
                             what))
             continue
         origin = _origin(ring, key, set(tg) == {trig_one}, entry, origins, show)
+        what += f" ({origin})" if origin != "a term" else ""
         ratios = {tg[m] / te[m] for m in tg} if te is not None and tg.keys() == te.keys() \
             else set()
         if te is None:
-            out.append(("extra term", f"the term in {what} ({origin}) should not be there"))
+            out.append(("extra term", f"the term in {what} should not be there"))
         elif ratios == {-1}:
-            out.append(("sign", f"the term in {what} ({origin}) has the wrong sign"))
+            out.append(("sign", f"the term in {what} has the wrong sign"))
         elif len(ratios) == 1:
             (r,) = ratios
-            out.append(("factor", f"the term in {what} ({origin}) is off by a constant factor "
+            out.append(("factor", f"the term in {what} is off by a constant factor "
                                   f"(it is {_fraction(r)} times the right one)"))
         else:
-            out.append(("wrong", f"the term in {what} ({origin}) depends on the joint "
+            out.append(("wrong", f"the term in {what} depends on the joint "
                                  "angles in the wrong way"))
     if len(missing) > MAX_NAMED_MISSING:
         origins_named = ", ".join(sorted({o for o, _ in missing}))
@@ -312,7 +323,14 @@ def _index_swap(ring, entry: Entry, a, b, show) -> tuple[str, str] | None:
     """A swap of two indices that makes the entry right, in the whole entry or in one of
     the student's terms: ``("index", hint)``, else None."""
     model_symbols = set(ring.gen_exprs)
-    swaps = _swaps(entry, model_symbols)
+    # a swap can only help where the entry is wrong: it must touch a symbol of the
+    # difference (a swap of angles, a joint angle of it)
+    involved = {ring.gen_exprs[k] for exps in (a - b).monoms() for k, e in enumerate(exps) if e}
+    involved |= {q for k, q in enumerate(ring.q) if ring.revolute[k]
+                 and (ring.gen_exprs[ring.s_index[k]] in involved
+                      or ring.gen_exprs[ring.c_index[k]] in involved)}
+    swaps = [(t, pair) for t, pair in _swaps(entry, model_symbols)
+             if any(s in involved for p in pair for s in p.free_symbols)]
     if not swaps:
         return None
     terms = sp.Add.make_args(sp.expand(entry.given))
@@ -327,6 +345,8 @@ def _index_swap(ring, entry: Entry, a, b, show) -> tuple[str, str] | None:
         return None
     for table, (x, y) in swaps:
         for t in terms:
+            if not t.has(x, y):
+                continue
             swapped = t.xreplace(table)
             if swapped == t:
                 continue
