@@ -5,11 +5,14 @@ student's matrices as text (``"[[I1 + m1*c1**2, 0], [0, m2]]"``), as SymPy or as
 lists, renames the student's symbols to the model's (``theta2 -> q2``; the rates
 ``theta2dot``, ``dtheta2``, ... follow), and decides each entry by the normal form of
 ``given - expected`` in the ring of the closed forms (:mod:`.trig_ring`): zero is a proof
-of equality, not a numerical test; a non-zero difference is printed in compact form.
+of equality, not a numerical test. A wrong entry is diagnosed (:mod:`.diagnose`): the
+kind of mistake and a hint in the student's names; the expected entry and the
+difference are kept only with ``reveal=True`` (the teacher's view), so that a student
+cannot read the solution off the checker.
 
-For ``C`` it also says whether a different answer is still a valid factorisation of the
-velocity terms: ``C qd`` right (the equations of motion are right) but not the
-Christoffel form, recognised by ``Mdot - 2C`` not being skew-symmetric.
+For ``C`` another answer that is still a valid factorisation of the velocity terms
+(``C qd`` right: the equations of motion are right) is right, with a note that it is
+not the Christoffel form and whether ``Mdot - 2C`` is skew-symmetric for it.
 
 Text is parsed safely: Python's :mod:`ast` is translated node by node as the model
 files are (:mod:`robodyn.model.expressions`), extended to lists of lists and to the
