@@ -290,7 +290,7 @@ def test_hints_name_the_physical_origin_in_the_student_s_names(equations):
     M = cf.M.copy()
     M[0, 0] = sp.expand(M[0, 0] - m2 * l1 * c2 * sp.cos(q2))
     (m,) = eq.compare(M=text_of(M, "planar-2r"), symbols=sym).mistakes
-    assert m.kind == "factor" and "(it is 1/2 times the right one)" in m.hint
+    assert m.kind == "factor" and "(it is 1/2 of the right one)" in m.hint
     # c1 and c12 swapped in g1: cos(theta1) <-> cos(theta1 + theta2)
     G = cf.g.copy()
     G[0] = G[0].xreplace({sp.cos(q1): sp.cos(q1 + q2), sp.cos(q1 + q2): sp.cos(q1)})

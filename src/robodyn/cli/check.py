@@ -5,11 +5,11 @@
         --symbols theta1=q1,d2=q2
     robodyn check planar-2r --C "[[...], [...]]" --method newton-euler
 
-    robodyn check pendulum --tau "(Izz + m*l^2)*thetaddot + F*thetadot + m*g*l*sin(theta)" \
+    robodyn check pendulum --tau "(Izz + m*l^2)*thetaddot + F*thetadot + m*g*l*sin(theta)" \\
         --symbols theta=q1
-    robodyn check planar-2r --C "[[-h*qd2, -h*(qd1 + qd2)], [h*qd1, 0]]" \
+    robodyn check planar-2r --C "[[-h*qd2, -h*(qd1 + qd2)], [h*qd1, 0]]" \\
         --define "h=m2*l1*c2*sin(q2)"
-    robodyn check rp-arm --Cqd "[2*m2*d2*theta1dot*d2dot, -m2*d2*theta1dot^2]" \
+    robodyn check rp-arm --Cqd "[2*m2*d2*theta1dot*d2dot, -m2*d2*theta1dot^2]" \\
         --symbols theta1=q1,d2=q2
 
 Each entry is compared exactly with the derived one (the normal form of the difference
@@ -120,16 +120,36 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
+GRADE_EPILOG = """\
+    robodyn grade ex7/solution/answer.json alice.txt bob.txt --out grades.csv
+    robodyn grade answer.json submissions/*.txt --model planar-2r
+
+A submission (one file per student):
+
+    # anything after a hash is a comment
+    symbols: theta1=q1, theta2=q2
+    define: h = m2*l1*c2*sin(theta2)
+    M = [[I1 + I2 + m1*c1^2 + m2*(l1^2 + c2^2 + 2*l1*c2*cos(theta2)), ...],
+         [..., I2 + m2*c2^2]]
+    C = [[-h*theta2dot, -h*(theta1dot + theta2dot)], [h*theta1dot, 0]]
+    g = [..., ...]
+
+KEY = VALUE for M, C, g, tau, Cqd; a value goes on over lines until its brackets
+close; symbols: and define: are optional; a file starting with { is JSON with the
+same keys. The CSV has the columns file, quantity, right, total, mistakes (the entries
+and kinds, e.g. "M11 factor; g2 missing term"), error (a file that could not be
+graded: too large, unparsable, past a budget). Exit status 0 when all were graded.
+"""
+
+
 def add_grade_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the ``grade`` command to the sub-parsers ``sub`` of ``robodyn``."""
-    from ..teaching import grade as grading
-
     p = sub.add_parser("grade", parents=parents,
                        help="grade many students' answers against an exercise's solution",
                        description="Grade submissions (one text file per student) against "
                        "an exercise's solution/answer.json; one CSV row per file and "
                        "quantity, with the kinds of mistakes, never the expected entries.",
-                       epilog=grading.__doc__.split("\n\n", 2)[2],
+                       epilog=GRADE_EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("answer", metavar="ANSWER_JSON",
                    help="the solution's answer.json, as robodyn exercise writes it")

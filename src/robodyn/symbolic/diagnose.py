@@ -273,8 +273,9 @@ def _by_terms(ring, entry: Entry, a, b, origins: Origins, show) -> list[tuple[st
             out.append(("sign", f"the term in {what} has the wrong sign"))
         elif len(ratios) == 1:
             (r,) = ratios
+            times = f"{_fraction(r)} of" if abs(r) < 1 else f"{_fraction(r)} times"
             out.append(("factor", f"the term in {what} is off by a constant factor "
-                                  f"(it is {_fraction(r)} times the right one)"))
+                                  f"(it is {times} the right one)"))
         else:
             out.append(("wrong", f"the term in {what} depends on the joint "
                                  "angles in the wrong way"))
