@@ -358,3 +358,27 @@ def test_a_valid_non_christoffel_c_is_right_with_a_note(capsys):
     wrong = other.replace(", 0]]", f", {h}*qd1]]")
     assert main(["check", "planar-2r", "--C", wrong]) == 1
     assert "not a valid factorisation" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_named_terms_that_explode_are_fast_errors():
+    """``--define`` chains that double at each step (as a tree) or nest without end stop
+    at a bound, in a subprocess under a time and memory limit."""
+    import os
+
+    try:
+        from conftest import ROOT, run_bounded
+    except ImportError:  # tests/ collected as a package
+        from ..conftest import ROOT, run_bounded
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    for form, words in (("h{p}*h{p}", "exponents must be within"),
+                        ("h{p}*(h{p} + 1)", "is larger than 20,000 terms"),
+                        ("sin(h{p}) + cos(h{p})", "is larger than 20,000 terms")):
+        argv = ["-m", "robodyn", "check", "planar-2r", "--M", "[[h49, 0], [0, 1]]",
+                "--define", "h0=m1 + m2 + l1 + c1 + c2"]
+        for k in range(1, 50):
+            argv += ["--define", f"h{k}=" + form.format(p=k - 1)]
+        done = run_bounded(argv, timeout=60, memory_mb=1500, env=env)
+        assert done.returncode == 2, done.stderr[-1000:]
+        (line,) = done.stderr.strip().splitlines()
+        assert line.startswith("robodyn: error: define") and words in line, line

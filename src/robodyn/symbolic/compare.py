@@ -558,25 +558,69 @@ def _substitute_defines(given: dict[str, sp.Matrix], define: Mapping | None, mod
                              "otherwise, e.g. h")
         if name in dict(symbols or {}):
             raise InputError(f"define: {name} is also in symbols; give it once")
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = ex.to_sympy(value)
         m = _as_matrix(value, f"define[{name!r}]") if not isinstance(value, sp.Expr) \
             else sp.Matrix([[value]])
         if m.shape != (1, 1):
             raise InputError(f"define[{name!r}]: expected one expression")
         values[ex.symbol(name)] = m[0, 0]
+    resolved = _resolve(values)
     used = {s for mat in given.values() for s in mat.free_symbols}
-    for _ in range(len(values) + 1):
-        if not any(mat.free_symbols & values.keys() for mat in given.values()):
+    given = {k: mat.xreplace(resolved) for k, mat in given.items()}
+    used |= {s for k in used & resolved.keys() for s in values[k].free_symbols}
+    while True:  # names used only inside other definitions
+        more = {s for k in used & values.keys() for s in values[k].free_symbols} - used
+        if not more:
             break
-        given = {k: mat.xreplace(values) for k, mat in given.items()}
-        used |= {s for mat in given.values() for s in mat.free_symbols}
-    else:
-        cyclic = sorted(str(s) for mat in given.values() for s in mat.free_symbols & values.keys())
-        raise InputError(f"define: {', '.join(cyclic)} refer to each other in a cycle")
+        used |= more
     idle = sorted(str(k) for k in values if k not in used)
     notes.append("terms substituted: " + ", ".join(f"{k} = {v}" for k, v in values.items()
                                                    if k in used)
                  + (f"; {', '.join(idle)} defined but not used" if idle else ""))
     return given
+
+
+#: Most nodes a named term may have once the names it uses are substituted (counted as a
+#: tree: ``h2 = h1*h1``, ``h1 = h0*h0`` doubles at each step).
+MAX_DEFINE_NODES = 20_000
+
+
+def _resolve(values: dict[sp.Symbol, sp.Expr]) -> dict[sp.Symbol, sp.Expr]:
+    """Each named term with the names it uses substituted (each definition once: the
+    results share their parts), its size bounded by :data:`MAX_DEFINE_NODES` and its
+    exponents as a model file's; a cycle is an :class:`InputError`."""
+    done: dict[sp.Symbol, sp.Expr] = {}
+    sizes: dict[int, int] = {}
+
+    def size(node) -> int:  # tree size of a DAG, linear in the DAG
+        key = id(node)
+        if key not in sizes:
+            sizes[key] = 1 + sum(size(a) for a in node.args)
+        return sizes[key]
+
+    def visit(name: sp.Symbol, path: tuple) -> sp.Expr:
+        if name in done:
+            return done[name]
+        if name in path:
+            cycle = " -> ".join(str(s) for s in (*path[path.index(name):], name))
+            raise InputError(f"define: {cycle} refer to each other in a cycle")
+        value = values[name]
+        deps = {s: visit(s, (*path, name)) for s in value.free_symbols if s in values}
+        value = value.xreplace(deps) if deps else value
+        if size(value) > MAX_DEFINE_NODES:
+            raise InputError(f"define: {name} is larger than {MAX_DEFINE_NODES:,} terms once "
+                             "the names it uses are substituted; define fewer, smaller terms")
+        try:
+            ex.checked_expression(value, f"define[{str(name)!r}]", str(values[name]))
+        except ModelError as exc:
+            raise InputError(str(exc)) from None
+        done[name] = value
+        return value
+
+    for name in values:
+        visit(name, ())
+    return done
 
 
 def _inverse_names(table: dict, used: set[str], joints: dict, eq: Equations) -> dict:

@@ -53,6 +53,10 @@ KINDS = {
 #: swapped indices term by term, and more swaps than :data:`MAX_SWAPS` are not tried.
 MAX_TERMS_SEARCHED = 60
 MAX_SWAPS = 40
+#: Entries of more monomials than this (given and derived together, in normal form) are
+#: not searched for swapped indices at all: each try converts the entry anew.
+MAX_SWAP_MONOMIALS = 300
+SWAP_WORK = 3000
 #: More differing terms than this in one entry are one ``wrong`` mistake.
 MAX_TERM_MISTAKES = 4
 #: At most this many missing terms of one entry are named by their product.
@@ -323,6 +327,8 @@ def _swaps(entry: Entry, model_symbols: set) -> list[tuple[dict, tuple]]:
 def _index_swap(ring, entry: Entry, a, b, show) -> tuple[str, str] | None:
     """A swap of two indices that makes the entry right, in the whole entry or in one of
     the student's terms: ``("index", hint)``, else None."""
+    if len(a) + len(b) > MAX_SWAP_MONOMIALS:  # each try converts the whole entry: bounded
+        return None
     model_symbols = set(ring.gen_exprs)
     # a swap can only help where the entry is wrong: it must touch a symbol of the
     # difference (a swap of angles, a joint angle of it)
@@ -334,6 +340,8 @@ def _index_swap(ring, entry: Entry, a, b, show) -> tuple[str, str] | None:
              if any(s in involved for p in pair for s in p.free_symbols)]
     if not swaps:
         return None
+    # the whole entry is converted once per swap tried: at most SWAP_WORK monomials in all
+    swaps = swaps[:max(1, SWAP_WORK // max(1, len(a) + len(b)))]
     terms = sp.Add.make_args(sp.expand(entry.given))
     for table, (x, y) in swaps:
         pair = f"{show(x)} and {show(y)}"
