@@ -120,6 +120,7 @@ def test_a_file_name_cannot_become_a_spreadsheet_formula(answer, tmp_path, capsy
     assert row["file"].startswith("'") and "=HYPERLINK" in row["file"]
 
 
+@pytest.mark.slow
 def test_the_exercise_layout_and_a_wrong_model(tmp_path, capsys):
     from robodyn.teaching.exercise import make_exercise
 
