@@ -138,10 +138,6 @@ class Comparison:
     def __bool__(self) -> bool:
         return self.ok
 
-    def wrong_entries(self, quantity: str) -> set[tuple[int, ...]]:
-        """The indices of the wrong entries of ``quantity``."""
-        return {m.index for m in self.mistakes if m.quantity == quantity}
-
     def __str__(self) -> str:
         what = ", ".join(self.checked) or "nothing"
         if self.ok:
