@@ -389,3 +389,22 @@ def test_named_terms_that_explode_are_fast_errors():
     for (_, words), line, status in zip(cases, lines[::2], lines[1::2], strict=True):
         assert status == "status 2"
         assert line.startswith("robodyn: error: define") and words in line, line
+
+
+def test_coulomb_friction_is_written_with_sign(tmp_path):
+    """A student writes F_c sign(qd) (seed 002's static friction, with qd, not q)."""
+    model = tmp_path / "arm.yaml"
+    model.write_text("name: fric\ndh: standard\ngravity: [0, -g, 0]\nplanar: true\nlinks:\n"
+                     "  - joint: revolute\n    a: l1\n    mass: m1\n    com: [-l1/2, 0, 0]\n"
+                     "    inertia: [0, 0, I1, 0, 0, 0]\n"
+                     "    friction: {viscous: Fv1, coulomb: Fc1}\n"
+                     "values: {m1: 2.0, l1: 0.5, I1: 0.01, Fv1: 0.1, Fc1: 0.2, g: 9.81}\n")
+    eq = rd.load(str(model)).equations()
+    tau = "(I1 + m1*l1^2/4)*thetaddot + Fv1*thetadot + Fc1*sign(thetadot) + m1*g*l1/2*cos(theta)"
+    assert eq.compare(tau=tau, symbols={"theta": "q1"}).ok
+    (m,) = eq.compare(tau=tau.replace("+ Fc1", "- Fc1"), symbols={"theta": "q1"}).mistakes
+    assert (m.kind, m.hint) == ("sign", "the term in Fc1 sign(thetadot) (a friction term of "
+                                        "joint 1) has the wrong sign")
+    kinds = [m.kind for m in eq.compare(tau=tau.replace("sign(thetadot)", "sign(theta)"),
+                                        symbols={"theta": "q1"}).mistakes]
+    assert kinds == ["extra term", "missing term"]

@@ -17,7 +17,7 @@ is zero). A wrong entry is named with the kind of mistake (sign, factor, missing
 extra term, index, wrong) and a hint in the answer's own names; the expected entries
 are shown only with --reveal (for the teacher). For C a valid factorisation other than
 Christoffel's is right, with a note. The text is parsed, never evaluated (numbers,
-names, + - * / ** ^, parentheses, pi, sqrt, sin, cos). Exit status 0 when every given
+names, + - * / ** ^, parentheses, pi, sqrt, sin, cos, sign). Exit status 0 when every given
 quantity is right, 1 otherwise.
 
     robodyn grade exercise/solution/answer.json alice.txt bob.txt --out grades.csv

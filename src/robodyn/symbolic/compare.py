@@ -160,9 +160,14 @@ class _AnswerTranslator(ex.Translator):
 
     def fail(self, what: str) -> ModelError:
         return ModelError(f"{self.field}: {what} in {excerpt(self.text)}; allowed are numbers, "
-                          "names, + - * / ** (or ^), parentheses, pi, sqrt, sin, cos")
+                          "names, + - * / ** (or ^), parentheses, pi, sqrt, sin, cos, sign")
 
     def visit(self, node: ast.AST) -> sp.Expr:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id == "sign":  # Coulomb friction, F_c sign(qd)
+            if node.keywords or len(node.args) != 1:
+                raise self.fail("sign() takes exactly one argument")
+            return sp.sign(self.visit(node.args[0]))
         if isinstance(node, ast.Name) and node.id not in ex.CONSTANTS \
                 and node.id not in ex.FUNCTIONS:
             if len(node.id) > ex.MAX_NAME_CHARS:
