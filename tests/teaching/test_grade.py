@@ -201,3 +201,31 @@ def test_hostile_submissions_are_error_rows_not_hangs(answer, tmp_path):
     assert "nested too deeply" in rows["signs.txt"]["error"]
     assert "more than 400 entries" in rows["entries.txt"]["error"]
 
+
+
+PARAMS = ["I1", "I2", "c1", "c2", "g", "l1", "l2", "m1", "m2"]
+
+
+@pytest.mark.parametrize("data, words", [
+    ({"method": "lagrange", "dof": 2, "parameters": 3, "M": [], "C": [], "g": [], "tau": []},
+     "parameters must be a list of names"),
+    ({"method": "lagrange", "dof": True, "parameters": [], "M": [], "C": [], "g": [],
+      "tau": []}, "is not a joint count"),
+    ({"method": "lagrange", "dof": 2, "parameters": PARAMS, "M": 1, "C": [], "g": [],
+      "tau": []}, "M must be a list of entries"),
+    ({"method": "euler", "dof": 2}, "no 'parameters'"),
+    ({"method": "euler", "dof": 2, "parameters": PARAMS, "M": [], "C": [], "g": [], "tau": []},
+     "is not lagrange or newton-euler"),
+    ({"method": "lagrange", "dof": 2, "parameters": PARAMS, "M": [["1", "0"], ["0", "1"]],
+      "C": [[0, 0], [0, 0]], "g": ["0", "0"], "tau": ["0", "0"]},
+     "differ from planar-2r's derivation"),
+    ("[[[[", "not JSON"),
+])
+def test_a_bad_answer_json_is_one_line_error(tmp_path, capsys, data, words):
+    path = tmp_path / "answer.json"
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    sub = tmp_path / "s.txt"
+    sub.write_text("g = [0, 0]\n")
+    assert main(["grade", str(path), str(sub), "--model", "planar-2r"]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("robodyn: error: answer ") and words in line, line

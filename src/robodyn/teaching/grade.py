@@ -111,8 +111,15 @@ def read_solution(path: str | Path) -> dict:
     if data["method"] not in ("lagrange", "newton-euler"):
         raise InputError(f"{where}: method {excerpt(str(data['method']), 40)} is not "
                          "lagrange or newton-euler")
-    if not isinstance(data["dof"], int) or not 1 <= data["dof"] <= 12:
+    if not isinstance(data["dof"], int) or isinstance(data["dof"], bool) \
+            or not 1 <= data["dof"] <= 12:
         raise InputError(f"{where}: dof {excerpt(str(data['dof']), 40)} is not a joint count")
+    if not isinstance(data["parameters"], list) \
+            or not all(isinstance(p, str) for p in data["parameters"]):
+        raise InputError(f"{where}: parameters must be a list of names")
+    for key in ("M", "C", "g", "tau"):
+        if not isinstance(data[key], (str, list)):
+            raise InputError(f"{where}: {key} must be a list of entries (text)")
     return data
 
 
