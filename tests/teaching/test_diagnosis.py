@@ -326,7 +326,8 @@ def test_lecture_15_v_vector_and_named_terms(capsys):
     capsys.readouterr()
     assert main(["check", "rp-arm", "--Cqd", v.replace("[2*", "["), *sym]) == 1
     out = capsys.readouterr().out
-    assert "Cqd1: factor: the whole entry is off by a constant factor" in out
+    assert "Cqd1: factor: the whole entry is off by a constant factor (it is 1/2 of the right " \
+           "one)" in out
     assert main(["check", "rp-arm", "--Cqd", v.replace("[2*", "[-2*"), *sym]) == 1
     assert "Cqd1: sign: the whole entry has the wrong sign" in capsys.readouterr().out
     assert main(["check", "rp-arm", "--Cqd", v.replace("]", " + m2*d2*d2dot^2]"), *sym]) == 1

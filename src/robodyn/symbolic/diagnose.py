@@ -131,7 +131,8 @@ def diagnose(ring, entry: Entry, origins: Origins, show: Callable[[sp.Expr], str
     if b and a:
         ratio = _ratio(a, b)
         if ratio is not None:
-            return [("factor", "the whole entry is off by a constant factor")]
+            return [("factor", "the whole entry is off by a constant factor "
+                               f"(it is {_times(ratio)} the right one)")]
     swap = _index_swap(ring, entry, a, b, show)
     if swap:
         return [swap]
@@ -277,9 +278,8 @@ def _by_terms(ring, entry: Entry, a, b, origins: Origins, show) -> list[tuple[st
             out.append(("sign", f"the term in {what} has the wrong sign"))
         elif len(ratios) == 1:
             (r,) = ratios
-            times = f"{_fraction(r)} of" if abs(r) < 1 else f"{_fraction(r)} times"
             out.append(("factor", f"the term in {what} is off by a constant factor "
-                                  f"(it is {times} the right one)"))
+                                  f"(it is {_times(r)} the right one)"))
         else:
             out.append(("wrong", f"the term in {what} depends on the joint "
                                  "angles in the wrong way"))
@@ -293,9 +293,11 @@ def _by_terms(ring, entry: Entry, a, b, origins: Origins, show) -> list[tuple[st
     return out or [("wrong", "the entry is not right")]
 
 
-def _fraction(r) -> str:
+def _times(r) -> str:
+    """``2 times``, ``1/2 of``, ``-3 times``: a ratio of the given to the right term."""
     r = Fraction(int(r.numerator), int(r.denominator))
-    return str(r.numerator) if r.denominator == 1 else f"{r.numerator}/{r.denominator}"
+    text = str(r.numerator) if r.denominator == 1 else f"{r.numerator}/{r.denominator}"
+    return f"{text} of" if abs(r) < 1 else f"{text} times"
 
 
 # -- swapped indices ---------------------------------------------------------------------
