@@ -57,6 +57,8 @@ def submissions(folder: Path) -> dict[str, Path]:
                                   "symbols": {"theta1": "q1", "theta2": "q2"}}),
         "dave.txt": "M = [[1, 2], [3, 4]\n",          # brackets never close
         "erin.txt": f"M = {M_SEED}\n",                # theta2 not mapped
+        # lecture 15's V (= C qd), right
+        "fay.txt": (f"{HEAD}V = [-h*theta2dot*(2*theta1dot + theta2dot), h*theta1dot^2]\n"),
     }
     out = {}
     for name, text in texts.items():
@@ -88,6 +90,7 @@ def test_grade_counts_entries_and_names_the_kinds(answer, tmp_path, capsys):
     assert "line 1: the brackets of M do not close" in dave["error"] and dave["right"] == ""
     assert table["erin.txt", "symbols"]["mistakes"] == "theta2 unknown"
     assert table["erin.txt", "M"]["right"] == "1"   # M22 has no theta2
+    assert (table["fay.txt", "Cqd"]["right"], table["fay.txt", "Cqd"]["mistakes"]) == ("2", "")
     # no expected entry anywhere in the grades
     eq = rd.load("planar-2r").equations()
     for x in [*eq.M, *eq.C, *eq.g]:

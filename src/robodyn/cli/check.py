@@ -134,7 +134,7 @@ A submission (one file per student):
     C = [[-h*theta2dot, -h*(theta1dot + theta2dot)], [h*theta1dot, 0]]
     g = [..., ...]
 
-KEY = VALUE for M, C, g, tau, Cqd; a value goes on over lines until its brackets
+KEY = VALUE for M, C, g, tau, Cqd (or V); a value goes on over lines until its brackets
 close; symbols: and define: are optional; a file starting with { is JSON with the
 same keys. The CSV has the columns file, quantity, right, total, mistakes (the entries
 and kinds, e.g. "M11 factor; g2 missing term"), error (a file that could not be

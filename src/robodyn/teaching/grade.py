@@ -17,7 +17,7 @@ A submission is one text file per student (:func:`read_submission`)::
     C = [[-h*theta2dot, -h*(theta1dot + theta2dot)], [h*theta1dot, 0]]
     g = [..., ...]
 
-``KEY = VALUE`` for ``M``, ``C``, ``g``, ``tau``, ``Cqd`` (lecture 15's ``V``); a value
+``KEY = VALUE`` for ``M``, ``C``, ``g``, ``tau``, ``Cqd`` (or ``V``, lecture 15's name); a value
 goes on over the next lines until its brackets close. ``symbols:`` (``NAME=NAME`` pairs,
 comma separated) and ``define:`` (one ``NAME = EXPR`` each, repeatable) are optional. A
 file that starts with ``{`` is read as JSON with the same keys (``"symbols"`` and
@@ -181,6 +181,7 @@ def _depth(text: str) -> int:
 
 
 def _store(out: dict, key: str, value: str, where: str) -> None:
+    key = "Cqd" if key == "V" else key  # lecture 15's name for C qd
     if key in QUANTITIES:
         if key in out:
             raise InputError(f"{where}: {key} is given twice")
