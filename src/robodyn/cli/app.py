@@ -37,7 +37,7 @@ from ..core.progress import clear_line, silenced
 from ..core.version import VERSION
 from ..model import builtin as models
 from ..robot import load
-from .check import add_check_command
+from .check import add_check_command, add_grade_command
 from .common import MAX_PRINTED_SAMPLES, load_model, model_options, positive_int, urdf_options
 from .dataset import add_dataset_command
 from .derive import add_derive_command
@@ -159,6 +159,7 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, list[str]]:
     add_motion_commands(sub, parents)
     add_export_command(sub, parents)
     add_check_command(sub, parents)
+    add_grade_command(sub, parents)
     add_identify_command(sub, parents)
     add_dataset_command(sub, parents)
     add_exercise_command(sub)
