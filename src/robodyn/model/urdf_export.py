@@ -19,7 +19,8 @@ The URDF holds the chain with every parameter value bound, as
 * ``<dynamics damping friction>``: the viscous and Coulomb friction;
 * ``<inertial>``: origin at the centre of mass with ``rpy = 0``, the mass, and the full
   inertia tensor about the centre of mass in the link frame (URDF's ``ixy`` is the
-  tensor's entry ``I_xy``, as read by the loader);
+  tensor's entry ``I_xy``, as read by the loader); a link's point masses are folded into
+  it (total mass, common centre of mass, parallel-axis theorem), URDF has one body a link;
 * the end-effector frame (``chain.tip``), when it is not the identity, as a ``tool``
   link on a fixed joint (re-loading puts the default tip there);
 * gravity: URDF has none; simulators take ``(0, 0, -g)`` in the root frame. When the
@@ -44,7 +45,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 
 from ..core.errors import UrdfWarning, warn
-from .chain import PRISMATIC, REVOLUTE, Chain
+from .chain import PRISMATIC, REVOLUTE, Chain, folded
 from .names import MARKER, visible
 from .urdf import GRAVITY
 
@@ -152,8 +153,9 @@ def _joint(root, link, i, parent, names, notes):
 
 
 def _link(root, link, name) -> None:
-    """Append the ``<link>`` with the body's ``<inertial>``."""
-    inertial = link.inertial
+    """Append the ``<link>`` with the body's ``<inertial>`` (its point masses folded in:
+    one body of the total mass at the common centre of mass, :func:`folded`)."""
+    inertial = folded(link).inertial
     element = ET.SubElement(root, "link", name=name)
     body = ET.SubElement(element, "inertial")
     ET.SubElement(body, "origin", xyz=_vector(inertial.com), rpy="0 0 0")
