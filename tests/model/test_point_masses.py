@@ -241,3 +241,18 @@ def test_bad_point_masses_are_clear_errors(tmp_path, field, needle):
         robot.numeric_chain  # noqa: B018 - a symbolic mass is checked with its value
     assert needle in str(err.value), str(err.value)
     assert "links[0]" in str(err.value)
+
+
+def test_identification_round_trips_the_point_masses(arm, numpy_backend):
+    """The standard parameters hold body and point masses together: a robot rebuilt from
+    them (point masses folded in) has the same dynamics, and so has the model with every
+    inertial parameter a symbol at its defaults."""
+    from robodyn.identification.parameters import with_symbolic_inertia
+
+    rebuilt = arm.with_inertial_parameters(arm.inertial_parameters())
+    assert all(not link.point_masses for link in rebuilt.chain.links)
+    symbolic = with_symbolic_inertia(arm)
+    q, qd, qdd = _state(11)
+    want = arm.inverse_dynamics(q, qd, qdd)
+    np.testing.assert_allclose(rebuilt.inverse_dynamics(q, qd, qdd), want, rtol=1e-10)
+    np.testing.assert_allclose(symbolic.inverse_dynamics(q, qd, qdd), want, rtol=1e-10)
