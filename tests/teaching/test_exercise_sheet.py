@@ -212,6 +212,7 @@ def test_python_errors_name_the_argument(tmp_path):
         make_exercise(2, None, 1).write(tmp_path / "x", route="x")
 
 
+@pytest.mark.slow  # Matplotlib's import and one figure: a few seconds
 def test_the_figure_of_a_modified_dh_model(tmp_path, numpy_backend):
     from robodyn.plot.exercise_figure import dh_frames, exercise_figure
 
@@ -226,3 +227,13 @@ def test_the_figure_of_a_modified_dh_model(tmp_path, numpy_backend):
                                                   0], atol=1e-12)
     with pytest.raises(InputError, match="q: expected 2 finite"):
         exercise_figure(robot, [0.1], tmp_path / "x.png")
+
+
+def test_without_a_figure_the_sheet_says_what_to_sketch(tmp_path):
+    ex = make_exercise(1, "R", 2)
+    written = ex.write(tmp_path / "ex", questions="g")
+    assert not (tmp_path / "ex" / "task" / "arm.png").exists()
+    assert all(p.name != "arm.png" for p in written)
+    task = (tmp_path / "ex" / "task" / "task.md").read_text()
+    assert "![" not in task and "Sketch the arm at a generic pose (theta_1 = 35 deg)" in task
+    assert "includegraphics" not in (tmp_path / "ex" / "task" / "task.tex").read_text()

@@ -80,7 +80,11 @@ def _cmd_exercise(args: argparse.Namespace) -> int:
                                   .replace("joints:", "--joints:", 1))
     figure = None
     if args.figure:
-        from ..plot.exercise_figure import exercise_figure
+        try:
+            from ..plot.exercise_figure import exercise_figure
+        except ImportError:  # Matplotlib is an optional extra
+            args.command_parser.error("the figure needs Matplotlib (pip install matplotlib); "
+                                      "or pass --no-figure")
 
         def figure(robot, q, path):
             exercise_figure(robot, q, path, title=f"{ex.name}: the arm at a generic pose")

@@ -562,7 +562,8 @@ class _Sheet:
                         else f"{name} = {value:g} m")
         joints = ", ".join(f"joint {i + 1} {'revolute' if k == 'R' else 'prismatic'}"
                            for i, k in enumerate(ex.joints))
-        return (f"The figure shows the arm at a generic pose ({', '.join(pose)}): {joints}. "
+        lead = "The figure shows" if self.figure else "Sketch"
+        return (f"{lead} the arm at a generic pose ({', '.join(pose)}): {joints}. "
                 f"Frames O_0 ... O_{ex.dof} are the standard DH frames (frame i at the far "
                 "end of link i, z_{i-1} the axis of joint i); x_i red, y_i green, z_i blue"
                 + (" (z_i points out of the page, drawn as a dot in a circle)" if ex.planar
