@@ -446,10 +446,19 @@ class _Sheet:
         return self._answers
 
     def _compact(self, matrix: sp.Matrix) -> sp.Matrix:
-        """``matrix`` in the compact trigonometric form of the equations (the ring's)."""
-        from ..symbolic import simplify_expression
+        """``matrix`` in normal form (the ring's), printed with ``cos(q1 + q2)`` where the
+        angles add up and as products of sines and cosines otherwise (``T_3`` of a 3D arm),
+        never as half sums of cosines."""
+        from ..symbolic.simplify import PRODUCT, SUM_ANGLE, canonical, textbook
 
-        return simplify_expression(matrix, joint_types=self.eq.joint_types)
+        ring, polys = canonical(list(matrix), joint_types=self.eq.joint_types)
+        out = []
+        for p in polys:
+            e = textbook(ring, p, form=SUM_ANGLE)
+            if any(isinstance(a, sp.Rational) and not a.is_Integer for a in e.atoms(sp.Number)):
+                e = textbook(ring, p, form=PRODUCT)
+            out.append(e)
+        return sp.Matrix(matrix.shape[0], matrix.shape[1], out)
 
     def _transforms(self):
         """``(A_i, T_i)`` per joint, from the DH table (standard DH)."""
@@ -548,9 +557,10 @@ class _Sheet:
     # -- the words around ---------------------------------------------------------------
     def _title(self) -> str:
         ex = self.ex
-        extras = (" planar" if ex.planar else "") + (" with point masses"
-                                                     if any(ex.point_masses) else "")
-        return f"Exercise: dynamics of a{extras} {ex.dof}-DOF {ex.joints} arm (seed {ex.seed})"
+        planar = " planar" if ex.planar else ""
+        masses = " with point masses" if any(ex.point_masses) else ""
+        return (f"Exercise: dynamics of a{planar} {ex.dof}-DOF {ex.joints} arm{masses} "
+                f"(seed {ex.seed})")
 
     def _figure_words(self) -> str:
         """The figure described in words (also for a reader without the picture)."""
