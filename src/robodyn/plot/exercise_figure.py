@@ -215,8 +215,13 @@ def exercise_figure(robot, q, path, *, names=None, title: str | None = None) -> 
                 ax.quiver(*o, *(axis_len * d), color=color, lw=1.5, arrow_length_ratio=0.2)
             text(end + 0.03 * span * d, f"${name}_{{{k}}}$", color=color, ha="center",
                  va="center")
-        text(o - 0.08 * span * (T[:3, 0] + T[:3, 1]) / 2, f"$O_{{{k}}}$", color="0.3",
-             ha="center", va="center", fontsize=9)
+        same = [j for j in range(k) if np.linalg.norm(frames[j][:3, 3] - o) < 1e-9 * span]
+        if not same:  # coincident origins get one label, O_1 = O_2
+            twins = [j for j in range(k, len(frames))
+                     if np.linalg.norm(frames[j][:3, 3] - o) < 1e-9 * span]
+            label = " = ".join(f"O_{{{j}}}" for j in twins)
+            text(o - 0.08 * span * (T[:3, 0] + T[:3, 1]) / 2, f"${label}$", color="0.3",
+                 ha="center", va="center", fontsize=9)
     # labels beside the link, along +y_k (centres of mass) and -y_k (point masses)
     for k, p in coms:
         ax.plot(*P(p), marker="o", ms=8, color="tab:orange", mec="black", zorder=8)
