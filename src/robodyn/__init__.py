@@ -34,8 +34,12 @@ def __getattr__(name: str):
         import importlib
 
         return importlib.import_module(".plot", __name__)
+    if name == "view":  # rd.view(robot, q): the 3D viewer, rd.plot.show
+        from .plot.viewer import show
+
+        return show
     raise AttributeError(f"module 'robodyn' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | {"plot"})
+    return sorted(set(globals()) | {"plot", "view"})

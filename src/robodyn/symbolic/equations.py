@@ -628,6 +628,21 @@ class Equations:
 
         return export_code(self, lang, parameters=parameters, name=name, values=values)
 
+    def html(self, steps: bool = False, document: bool = True, shorthand: bool = True,
+             digits: int | None = None, description: str = "") -> str:
+        """The equations as a web page (``steps=True``: the whole derivation): one
+        self-contained HTML file, math in MathML, the arm drawn in SVG, no script
+        (:func:`.printing.html.to_html`); ``document=False``: the page's ``<div>`` alone."""
+        from .printing.html import to_html
+
+        return to_html(self, steps=steps, document=document, shorthand=shorthand,
+                       digits=digits, description=description)
+
+    def _repr_html_(self) -> str:
+        """What Jupyter shows: the page without the steps (``eq.html(steps=True)`` has
+        them), as a ``<div>`` with its style."""
+        return self.html(document=False)
+
     def _repr_latex_(self) -> str:
         from .printing.render import latex_summary
 
