@@ -40,9 +40,11 @@ def _files(folder):
 
 def test_same_seed_same_files(written):
     a, b, c = (_files(written / x) for x in "abc")
-    assert sorted(a) == ["solution/answer.json", "solution/solution.md", "solution/solution.tex",
-                         "solution/solution.txt", "task/arm.yaml", "task/task.md",
-                         "task/task.tex"]
+    assert sorted(a) == ["solution/answer.json", "solution/derivation.md",
+                         "solution/derivation.tex", "solution/derivation.txt",
+                         "solution/solution.md", "solution/solution.tex",
+                         "solution/solution.txt", "task/arm.png", "task/arm.yaml",
+                         "task/task.md", "task/task.tex"]
     assert a == b
     assert a["task/arm.yaml"] != c["task/arm.yaml"]  # another seed, another arm
 
@@ -80,8 +82,8 @@ def test_solution_passes_compare_against_itself(written, capsys):
     # a wrong answer is caught, so the checks above can fail
     wrong = [[answer["M"][0][0] + " + m2", answer["M"][0][1]], answer["M"][1]]
     assert not eq.compare(M=_text(wrong)).ok
-    solution = (folder / "solution" / "solution.txt").read_text()
-    assert "Christoffel symbol c_222" in solution and "N + N^T (all zero" in solution
+    derivation = (folder / "solution" / "derivation.txt").read_text()
+    assert "Christoffel symbol c_222" in derivation and "N + N^T (all zero" in derivation
 
 
 @pytest.mark.parametrize("dof, joints, seed", [(2, "RP", 7), (2, "PR", 3), (3, None, 2)])

@@ -96,8 +96,8 @@ def _cmd_derive(args: argparse.Namespace) -> int:
             used = robot.values if values is True else values
             data["values"] = {str(k): float(v) for k, v in sorted(used.items())}
             out = json.dumps(data, indent=2) + "\n"
-    if getattr(args, "regressor", False):
-        out = _with_regressor(eq, fmt, out)
+    if getattr(args, "regressor", False) or getattr(args, "parameters", None):
+        out = _with_regressor(eq, fmt, out, getattr(args, "parameters", None))
     status = 0
     if args.verify:
         agreement = verify(robot, values=values, h_e=args.h_e)
@@ -148,10 +148,22 @@ def _route(args: argparse.Namespace) -> str:
     return route
 
 
-def _with_regressor(eq, fmt: str, out: str) -> str:
+def _with_regressor(eq, fmt: str, out: str, parameters: str | None = None) -> str:
     """``out`` with ``tau = Y pi`` appended (issue 10): ``pi``, what each parameter is in
-    the model's parameters, ``Y`` row by row, and the exact check ``Y pi == tau``."""
-    reg = eq.regressor()
+    the model's parameters, ``Y`` row by row, and the exact check ``Y pi == tau``.
+    ``parameters`` (``--parameters ml1,Il1``): ``pi`` made of these model symbols, and
+    ``tau - Y pi`` where it is not 0."""
+    from ..core.errors import InputError
+
+    try:
+        reg = eq.regressor() if parameters is None else eq.regressor(parameters=parameters)
+    except InputError as exc:  # name the option, not the Python argument
+        raise InputError(str(exc).replace("parameters:", "--parameters:", 1)
+                         .replace("parameters=['m1', 'I1'] (CLI: --parameters m1,I1)",
+                                  "--parameters m1,I1")
+                         .replace("(eq.regressor())", "(--regressor alone)")) from None
+    rest = getattr(reg, "rest", None)
+    rest = None if rest is None or all(x == 0 for x in rest) else rest
     ok = reg.check()
     if fmt == "json":
         import json
@@ -161,13 +173,21 @@ def _with_regressor(eq, fmt: str, out: str) -> str:
                              "values": {str(k): str(v) for k, v in reg.values.items()},
                              "Y": [[str(x) for x in reg.Y.row(i)] for i in range(eq.dof)],
                              "Y pi == tau": ok}
+        if rest is not None:
+            data["regressor"]["tau - Y pi"] = [str(x) for x in rest]
+            data["regressor"]["Y pi + (tau - Y pi) == tau"] = data["regressor"].pop(
+                "Y pi == tau")
         return json.dumps(data, indent=2) + "\n"
     lines = ["", "Regressor: tau = Y(q, qd, qdd) pi "
              f"({'checked: Y pi == tau exactly' if ok else 'CHECK FAILED'})",
              "pi = [" + ", ".join(str(s) for s in reg.pi) + "]"]
-    lines += [f"  {k} = {v}" for k, v in reg.values.items() if v != 0]
+    lines += [f"  {k} = {v}" for k, v in reg.values.items() if v != 0 and v != k]
     for i in range(eq.dof):
         lines.append(f"Y[{i + 1}] = [" + ", ".join(str(x) for x in reg.Y.row(i)) + "]")
+    if rest is not None:
+        lines[1] = lines[1].replace("Y pi ==", "Y pi + (tau - Y pi) ==").replace(
+            "Y(q, qd, qdd) pi ", "Y(q, qd, qdd) pi + (tau - Y pi) ")
+        lines += [f"(tau - Y pi)[{i + 1}] = {x}" for i, x in enumerate(rest)]
     text = "\n".join(lines) + "\n"
     if fmt == "latex":
         text = "\n".join("% " + line for line in text.splitlines()) + "\n"
@@ -236,6 +256,9 @@ def add_derive_command(subparsers, parents=()) -> argparse.ArgumentParser:
                    help="add J(q)^T h_e for a wrench h_e exerted by the end effector")
     p.add_argument("--regressor", action="store_true",
                    help="also print tau = Y(q, qd, qdd) pi with the standard parameters pi")
+    p.add_argument("--parameters", default=None, metavar="NAME,..",
+                   help="with --regressor (implied): pi made of these symbols of the model, "
+                        "e.g. ml1,Il1,ml2,Il2 (seed 004); tau must be linear in them")
     p.set_defaults(func=_cmd_derive)
     return p
 

@@ -2,11 +2,15 @@
 
     robodyn exercise --dof 2 --joints RP --seed 7 --out ex7
     robodyn exercise --dof 3 --seed 12 --out ex12      joint types drawn too
+    robodyn exercise --dof 2 --planar --point-masses --route jacobian --questions M,g
 
-writes ``DIR/task/`` (``arm.yaml``, ``task.md``, ``task.tex``: the arm's data and the
-questions) and, separately, ``DIR/solution/`` (``solution.txt``, ``.md``, ``.tex``: the
-derivation step by step; ``answer.json``: M, C, g, tau). The same seed gives the same
-files. Students check their answers with ``robodyn check DIR/task/arm.yaml --M ...``.
+writes ``DIR/task/`` (``arm.yaml``; ``arm.png``, the arm at a generic pose with its DH
+frames, joint variables, lengths and centres of mass; ``task.md``, ``task.tex``: the
+figure, every symbol defined, the data and the questions) and, separately,
+``DIR/solution/`` (``solution.txt``, ``.md``, ``.tex``: the answers question by question;
+``derivation.*``: every step; ``answer.json``: M, C, g, tau and the model, for ``robodyn
+check`` and ``robodyn grade``). The same seed gives the same files. Students check their
+answers with ``robodyn check DIR/task/arm.yaml --M ...``.
 """
 
 from __future__ import annotations
@@ -41,20 +45,51 @@ def add_exercise_command(sub, parents=()) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=_seed, default=0, help="the seed (default 0)")
     p.add_argument("--out", default="exercise", metavar="DIR",
                    help="where to write task/ and solution/ (default ./exercise)")
+    from ..teaching.exercise import QUANTITIES, ROUTES
+
+    p.add_argument("--route", default="energy", choices=tuple(ROUTES),
+                   help="how the questions ask for M: energy (read off K = 1/2 qd^T M qd, "
+                        "the default), lagrange (Euler-Lagrange equations), jacobian (from "
+                        "the Jacobians of the centres of mass), newton-euler (the recursion)")
+    p.add_argument("--planar", action="store_true",
+                   help="a planar arm: revolute joints about parallel axes, gravity in the "
+                        "plane")
+    p.add_argument("--point-masses", dest="point_masses", action="store_true",
+                   help="add a payload at the end of the arm and the motor of joint 2 as "
+                        "point masses")
+    p.add_argument("--questions", default=",".join(("M", "C", "g", "tau")), metavar="Q,..",
+                   help=f"the quantities asked, some of {','.join(QUANTITIES)} "
+                        "(default M,C,g,tau)")
+    p.add_argument("--no-figure", dest="figure", action="store_false",
+                   help="write no figure (arm.png; it needs Matplotlib)")
     p.set_defaults(func=_cmd_exercise, command_parser=p)
     return p
 
 
 def _cmd_exercise(args: argparse.Namespace) -> int:
     from ..core.errors import InputError
-    from ..teaching.exercise import make_exercise
+    from ..teaching.exercise import make_exercise, questions_of
 
     dof = args.dof if args.dof is not None else (len(args.joints) if args.joints else 2)
     try:
-        ex = make_exercise(dof, args.joints, args.seed)
+        ex = make_exercise(dof, args.joints, args.seed, planar=args.planar,
+                           point_masses=args.point_masses)
+        questions = questions_of(args.questions)
     except InputError as exc:
-        args.command_parser.error(str(exc))
-    for path in ex.write(args.out, option="--out"):
+        args.command_parser.error(str(exc).replace("questions:", "--questions:", 1)
+                                  .replace("joints:", "--joints:", 1))
+    figure = None
+    if args.figure:
+        try:
+            from ..plot.exercise_figure import exercise_figure
+        except ImportError:  # Matplotlib is an optional extra
+            args.command_parser.error("the figure needs Matplotlib (pip install matplotlib); "
+                                      "or pass --no-figure")
+
+        def figure(robot, q, path):
+            exercise_figure(robot, q, path, title=f"{ex.name}: the arm at a generic pose")
+    for path in ex.write(args.out, option="--out", route=args.route, questions=questions,
+                         figure=figure):
         print(path)
     sys.stdout.flush()
     return 0

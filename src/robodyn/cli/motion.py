@@ -29,7 +29,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..core.errors import InputError, PhysicalConsistencyWarning, excerpt
+from ..core.errors import InputError, ModelError, PhysicalConsistencyWarning, excerpt
 from ..motion import energy as rd_energy
 from ..motion import simulation as rd_simulation
 from ..motion import trajectory as rd_trajectory
@@ -398,7 +398,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         plot = _plot_module("--animate")
         animation = _output(args.animate, "--animate", (".gif", ".mp4"))
         plot.animation_writer(animation, "--animate")  # checked before the simulation
-    robot = load_model(args.model, args)
+    robot = _with_values(load_model(args.model, args), args.values)
     q0 = state_vector(joint_vector(args.q0, "--q0", robot), "--q0", robot.dof)
     qd0 = state_vector(joint_vector(args.qd0, "--qd0", robot), "--qd0", robot.dof) \
         if args.qd0 else np.zeros(robot.dof)
@@ -491,7 +491,7 @@ def _cmd_torques(args: argparse.Namespace) -> int:
 
     save = _output(args.save, "--save", (".csv",))
     plot, picture = _picture(args.plot, "--plot")
-    robot = load_model(args.model, args)
+    robot = _with_values(load_model(args.model, args), args.values)
     traj, motion = _profile(args, robot, args.profile)
     parts = robot.torque_parts(motion.q, motion.qd, motion.qdd).as_dict()
     units = _units(robot)
@@ -549,7 +549,7 @@ def _cmd_energy(args: argparse.Namespace) -> int:
     from .common import load_model
 
     plot, picture = _picture(args.plot, "--plot")
-    robot = load_model(args.model, args)
+    robot = _with_values(load_model(args.model, args), args.values)
     traj, motion = _profile(args, robot, "quintic")
     base = rd_energy.consumed(robot, motion)
     print("\n".join(energy_table(
@@ -607,11 +607,29 @@ def _motion_options(p) -> None:
                    help="instants evaluated from start to end, ends included (default 201)")
 
 
+def _with_values(robot, values):
+    """``robot`` with the ``--values NAME=NUM,..`` bound (the others keep the model's
+    defaults); a name that is not one of the model's parameters is a usage error naming
+    ``--values``."""
+    if not values or values is True:
+        return robot
+    try:
+        return robot.with_values(values)
+    except ModelError as exc:
+        raise ModelError(str(exc).replace(f"{robot.name}.with_values:", "--values:", 1)) \
+            from None
+
+
 def _command(sub, name: str, parents, help: str, description: str):
+    from .derive import parse_values
+
     p = sub.add_parser(name, help=help, description=description, parents=list(parents),
                        epilog=__doc__.split("\n\n", 1)[1],
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("model", help="a built-in model name (robodyn models) or a model file")
+    p.add_argument("--values", type=parse_values, default=None, metavar="NAME=NUM,..",
+                   help="parameter values instead of the model's defaults, e.g. "
+                        "m1=0.5,F=0.2 (the others keep theirs)")
     p.set_defaults(models_of=lambda a: [a.model], command_parser=p)
     return p
 

@@ -47,18 +47,21 @@ def coriolis_matrix(chain: Chain, q, qd, ops, poses=None) -> list[list]:
     for j in range(n):
         velocity = add_pair(velocity, scale_pair(qd[j], axes[j]))
         axis_rates.append(cross_motion(velocity, axes[j]))
-        m, h, _, c, i_c = bodies[j]
         w, v_origin = velocity
-        c_rate = la.add(v_origin, la.cross(w, c))  # velocity of the centre of mass
-        spin = la.matmul(_skew(w), i_c)
-        spin = tuple(tuple(spin[r][k] + spin[k][r] for k in range(3)) for r in range(3))
-        cc = la.dot(c, c_rate)
-        shift = tuple(
-            tuple(m * ((2 * cc if r == k else 0) - c_rate[r] * c[k] - c[r] * c_rate[k])
-                  for k in range(3))
-            for r in range(3)
-        )
-        rates.append((0, la.scale(m, c_rate), la.mat_add(spin, shift)))
+        rate = None
+        for m, c, i_c in bodies[j][3]:  # dI/dt of the link: the sum over its bodies
+            c_rate = la.add(v_origin, la.cross(w, c))  # velocity of the centre of mass
+            spin = la.matmul(_skew(w), i_c)
+            spin = tuple(tuple(spin[r][k] + spin[k][r] for k in range(3)) for r in range(3))
+            cc = la.dot(c, c_rate)
+            shift = tuple(
+                tuple(m * ((2 * cc if r == k else 0) - c_rate[r] * c[k] - c[r] * c_rate[k])
+                      for k in range(3))
+                for r in range(3)
+            )
+            part = (0, la.scale(m, c_rate), la.mat_add(spin, shift))
+            rate = part if rate is None else add_inertia(rate, part)
+        rates.append(rate)
         momenta.append(inertia_times(bodies[j][:3], velocity))
     g = composite([b[:3] for b in bodies], add_inertia)
     d = composite(rates, add_inertia)

@@ -19,15 +19,15 @@ Link coordinates keep each step sparse (a joint's rotation has four
 from __future__ import annotations
 
 from ..core import linalg3 as la
-from ..model.chain import REVOLUTE, Chain
+from ..model.chain import REVOLUTE, Chain, origin_inertia
 from .kinematics import joint_transform
 from .spatial import add_inertia, inertia_times, pair
 
 
 def local_inertia(link):
-    """``(m, h, Ibar)`` of a link about its own frame's origin, in its frame."""
-    m, c = link.inertial.mass, link.inertial.com
-    return m, la.scale(m, c), la.mat_add(link.inertial.inertia, la.point_mass_tensor(m, c))
+    """``(m, h, Ibar)`` of a link (its body and point masses) about its own frame's
+    origin, in its frame."""
+    return origin_inertia(link)
 
 
 def to_parent_inertia(inertia, rot, origin):

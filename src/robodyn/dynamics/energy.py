@@ -6,7 +6,8 @@ their own velocities, with every vector in the link's frame::
     T = sum_i 1/2 m_i v_ci^T v_ci + 1/2 w_i^T I_i w_i + 1/2 G_i^2 J_mi qd_i^2
 
 with ``v_ci = v_i + w_i × c_i`` and the last term the motor's reflected rotor
-inertia; it equals ``1/2 qd^T M(q) qd``. The link velocities come from the outward
+inertia; it equals ``1/2 qd^T M(q) qd``. A link's point masses are bodies of their
+own (zero inertia), summed in both energies. The link velocities come from the outward
 iteration of Newton–Euler (``w_i = E w_p + qd_i z``; ``v_i = E (v_p + w_p × r)
 [+ qd_i z]``). Potential energy (Siciliano eq. 7.26): ``U = -sum_i m_i g0^T p_ci``
 with ``p_ci`` the centre of mass in the base frame, zero at the base origin.
@@ -17,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..core import linalg3 as la
-from ..model.chain import REVOLUTE, Chain
+from ..model.chain import REVOLUTE, Chain, link_bodies
 from .kinematics import joint_transform, link_poses
 
 
@@ -34,11 +35,11 @@ def kinetic_energy(chain: Chain, q: Sequence, qd: Sequence, ops):
             w = la.add(w, la.scale(qd[i], z))
         else:
             v = la.add(v, la.scale(qd[i], z))
-        inertial = link.inertial
-        vc = la.add(v, la.cross(w, inertial.com))
-        total = total + (inertial.mass * la.dot(vc, vc)
-                         + la.dot(w, la.matvec(inertial.inertia, w))
-                         + link.motor.armature * qd[i] * qd[i]) / 2
+        for body in link_bodies(link):  # the link's body and its point masses
+            vc = la.add(v, la.cross(w, body.com))
+            total = total + (body.mass * la.dot(vc, vc)
+                             + la.dot(w, la.matvec(body.inertia, w))) / 2
+        total = total + link.motor.armature * qd[i] * qd[i] / 2
     return total
 
 
@@ -46,6 +47,7 @@ def potential_energy(chain: Chain, q: Sequence, ops):
     """``U(q) = -sum_i m_i g0^T p_ci`` (gravity ``g0`` in the base frame)."""
     total = 0
     for link, (rot, origin) in zip(chain.links, link_poses(chain, q, ops), strict=True):
-        p_c = la.add(origin, la.matvec(rot, link.inertial.com))
-        total = total - link.inertial.mass * la.dot(chain.gravity, p_c)
+        for body in link_bodies(link):
+            p_c = la.add(origin, la.matvec(rot, body.com))
+            total = total - body.mass * la.dot(chain.gravity, p_c)
     return total

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..core import linalg3 as la
-from ..model.chain import REVOLUTE, Chain
+from ..model.chain import REVOLUTE, Chain, origin_inertia
 from .rnea import outward_step
 
 #: The ten standard parameters of a link, in order (``h = m c``; ``XX..ZZ`` about the origin).
@@ -139,10 +139,8 @@ def standard_parameters(chain: Chain) -> list:
     of :func:`parameter_columns`."""
     out = []
     for link in chain.links:
-        inertial = link.inertial
-        m, c = inertial.mass, inertial.com
-        io = la.mat_add(inertial.inertia, la.point_mass_tensor(m, c))
-        out += [m, *la.scale(m, c), io[0][0], io[0][1], io[0][2], io[1][1], io[1][2], io[2][2]]
+        m, h, io = origin_inertia(link)  # the point masses of a link are part of its ten
+        out += [m, *h, io[0][0], io[0][1], io[0][2], io[1][1], io[1][2], io[2][2]]
     for link in chain.links:
         out += [link.friction.viscous, link.friction.coulomb]
     out += [link.motor.armature for link in chain.links if has_motor(link)]

@@ -21,8 +21,11 @@ from the tip (``f_{n+1} = n_{n+1} = 0``)::
     tau_i = z · n_i (revolute),  z · f_i (prismatic)
 
 ``I_i`` is the inertia about the centre of mass ``c_i``, both in link frame ``i``. A
-joint's motor adds its reflected rotor inertia: ``tau_i += G_i^2 J_mi qdd_i`` (rotor
-gyroscopic coupling neglected, as the Robotics Toolbox and Pinocchio's armature do).
+point mass ``m_p`` of the link at ``p`` (link frame; :class:`~robodyn.model.chain.PointMass`)
+is one more body without inertia: ``vdp = vd_i + wd_i × p + w_i × (w_i × p)``,
+``Fp = m_p vdp`` adds to ``f_i`` and ``p × Fp`` to ``n_i``. A joint's motor adds its
+reflected rotor inertia: ``tau_i += G_i^2 J_mi qdd_i`` (rotor gyroscopic coupling
+neglected, as the Robotics Toolbox and Pinocchio's armature do).
 """
 
 from __future__ import annotations
@@ -67,12 +70,14 @@ def rnea(
 
     ``q``, ``qd``, ``qdd``: sequences of ``dof`` scalars. ``record(name, i, value)``, if
     given, receives every intermediate quantity by name: ``w, wd, vd, vdc, F, N``
-    outward and ``f, n, tau`` inward (``i`` counts links from 1, as the lecture does).
+    outward (and per point mass ``vdp``, ``Fp`` with the value ``(k, vector)``, ``k`` the
+    point mass's 0-based index) and ``f, n, tau`` inward (``i`` counts links from 1, as
+    the lecture does).
     """
     n = chain.dof
     w, wd = la.ZERO3, la.ZERO3
     vd = la.neg(chain.gravity)
-    rotations, origins, forces, moments = [], [], [], []
+    rotations, origins, forces, moments, points = [], [], [], [], []
     for i, link in enumerate(chain.links):
         inertial = link.inertial
         rot, r, w, wd, vd = outward_step(link.joint, q[i], qd[i], qdd[i], w, wd, vd, ops)
@@ -88,6 +93,15 @@ def rnea(
         origins.append(r)
         forces.append(force)
         moments.append(moment)
+        point_forces = []
+        for k, point in enumerate(link.point_masses):
+            p = point.at
+            vdp = la.add(vd, la.add(la.cross(wd, p), la.cross(w, la.cross(w, p))))
+            point_forces.append((p, la.scale(point.mass, vdp)))
+            if record is not None:  # value (k, vector): point mass k (0-based) of link i
+                record("vdp", i + 1, (k, vdp))
+                record("Fp", i + 1, (k, point_forces[-1][1]))
+        points.append(point_forces)
 
     tau = [None] * n
     f, nm = la.ZERO3, la.ZERO3
@@ -100,6 +114,9 @@ def rnea(
             f_child = la.ZERO3
         f = la.add(f_child, forces[i])
         nm = la.add(la.add(nm, moments[i]), la.cross(link.inertial.com, forces[i]))
+        for p, force_p in points[i]:
+            f = la.add(f, force_p)
+            nm = la.add(nm, la.cross(p, force_p))
         z = link.joint.axis
         tau[i] = la.dot(z, nm) if link.joint.type == REVOLUTE else la.dot(z, f)
         tau[i] = tau[i] + link.motor.armature * qdd[i]  # the rotor's reflected inertia

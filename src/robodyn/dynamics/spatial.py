@@ -12,7 +12,7 @@ a force. A rigid-body inertia is kept as ``(m, h, Ibar)``: mass, first moment
 from __future__ import annotations
 
 from ..core import linalg3 as la
-from ..model.chain import REVOLUTE, Chain
+from ..model.chain import REVOLUTE, Chain, link_bodies
 
 
 def motion_subspace(joint, rot, origin):
@@ -24,12 +24,19 @@ def motion_subspace(joint, rot, origin):
 
 
 def body_inertia(link, rot, origin):
-    """``(m, h, Ibar, c, I_c)`` of a link in the base frame: ``c`` its centre of mass,
-    ``I_c`` its inertia about ``c``, ``Ibar = I_c + m(|c|^2 1 - c c^T)`` about ``O``."""
-    m = link.inertial.mass
-    c = la.add(origin, la.matvec(rot, link.inertial.com))
-    i_c = la.rotate_tensor(rot, link.inertial.inertia)
-    return m, la.scale(m, c), la.mat_add(i_c, la.point_mass_tensor(m, c)), c, i_c
+    """``(m, h, Ibar, parts)`` of a link in the base frame, ``Ibar`` about ``O``, summed
+    over its bodies (:func:`~robodyn.model.chain.link_bodies`: the body, then its point
+    masses); ``parts`` lists ``(m_b, c_b, I_cb)`` of each body: its mass, centre of mass
+    and inertia about it (``Ibar = sum I_cb + m_b(|c_b|^2 1 - c_b c_b^T)``)."""
+    m, h, ibar, parts = 0, la.ZERO3, ((0, 0, 0),) * 3, []
+    for body in link_bodies(link):
+        c = la.add(origin, la.matvec(rot, body.com))
+        i_c = la.rotate_tensor(rot, body.inertia)
+        m = m + body.mass
+        h = la.add(h, la.scale(body.mass, c))
+        ibar = la.mat_add(ibar, la.mat_add(i_c, la.point_mass_tensor(body.mass, c)))
+        parts.append((body.mass, c, i_c))
+    return m, h, ibar, parts
 
 
 def inertia_times(inertia, motion):

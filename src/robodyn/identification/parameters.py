@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import sympy as sp
 
-from ..model.chain import Chain, Inertial
+from ..model.chain import Chain, Inertial, folded
 from ..robot import Robot
 
 INERTIAL_NAMES = ("m", "cx", "cy", "cz", "Ixx", "Iyy", "Izz", "Ixy", "Ixz", "Iyz")
@@ -32,7 +32,8 @@ def with_symbolic_inertia(robot: Robot | Chain) -> Robot | Chain:
     """``robot`` with ten symbolic inertial parameters per link (see the module)."""
     chain = robot if isinstance(robot, Chain) else robot.chain
     inertials = symbolic_inertials(chain.dof)
-    links = tuple(replace(link, inertial=inertial)
+    # the ten symbols of a link stand for its body and its point masses together
+    links = tuple(replace(link, inertial=inertial, point_masses=())
                   for link, inertial in zip(chain.links, inertials, strict=True))
     new_chain = replace(chain, links=links)
     if isinstance(robot, Chain):
@@ -45,7 +46,7 @@ def with_symbolic_inertia(robot: Robot | Chain) -> Robot | Chain:
         numeric = None
     if numeric is not None:
         for i, link in enumerate(numeric.links, start=1):
-            inertial = link.inertial
+            inertial = folded(link).inertial
             inertia = inertial.inertia
             numbers = (inertial.mass, *inertial.com, inertia[0][0], inertia[1][1], inertia[2][2],
                        inertia[0][1], inertia[0][2], inertia[1][2])

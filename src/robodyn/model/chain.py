@@ -10,6 +10,12 @@ state and no caches. Conventions (those of Pinocchio and URDF):
   vector in the joint frame, so it reads the same in the link frame.
 * ``inertial`` (mass, centre of mass, inertia tensor about the centre of mass)
   and everything else of a link is expressed in its link frame.
+* ``point_masses``: masses concentrated at points of the link (a motor at a joint, a
+  payload at the end effector; seed 001), beside its body: each is one more rigid body
+  of the link, with no inertia about its own point. The algorithms sum over
+  :func:`link_bodies`; :func:`origin_inertia` gives the link's total mass, first moment
+  and inertia about its frame origin (the parallel-axis theorem), :func:`folded` the one
+  equivalent body (numbers only: it divides by the total mass).
 * ``tip`` places the end-effector frame in the last link's frame.
 
 DH tables (:mod:`robodyn.model.dh`) and URDF files are two ways of filling
@@ -123,6 +129,18 @@ class Inertial:
 
 
 @dataclass(frozen=True)
+class PointMass:
+    """A mass ``mass`` concentrated at the point ``at`` of a link (link frame)."""
+
+    mass: Any = 0
+    at: la.Vec3 = (0, 0, 0)
+
+
+#: The inertia tensor of a point about itself.
+ZERO_INERTIA = ((0, 0, 0), (0, 0, 0), (0, 0, 0))
+
+
+@dataclass(frozen=True)
 class Friction:
     """Joint friction ``tau_f = viscous * qd + coulomb * sign(qd)``."""
 
@@ -156,6 +174,42 @@ class Link:
     inertial: Inertial = field(default_factory=Inertial)
     friction: Friction = field(default_factory=Friction)
     motor: Motor = field(default_factory=Motor)
+    point_masses: tuple[PointMass, ...] = ()
+
+
+def link_bodies(link: Link) -> tuple[Inertial, ...]:
+    """The rigid bodies of a link, each as an :class:`Inertial` in the link frame: its
+    body, then each point mass (inertia zero about its point)."""
+    return (link.inertial, *(Inertial(p.mass, p.at, ZERO_INERTIA) for p in link.point_masses))
+
+
+def origin_inertia(link: Link):
+    """``(m, h, I_o)`` of the whole link in its frame: total mass, first moment
+    ``h = sum m_b c_b`` and inertia about the frame origin ``I_o = sum I_b + m_b (|c_b|^2 1
+    - c_b c_b^T)`` (parallel-axis theorem), summed over :func:`link_bodies`. Linear in the
+    masses, so it works on any scalars (SymPy, the code generator's tape)."""
+    m, h, io = 0, la.ZERO3, ZERO_INERTIA
+    for body in link_bodies(link):
+        m = m + body.mass
+        h = la.add(h, la.scale(body.mass, body.com))
+        io = la.mat_add(io, la.mat_add(body.inertia, la.point_mass_tensor(body.mass, body.com)))
+    return m, h, io
+
+
+def folded(link: Link) -> Link:
+    """The link with its point masses folded into one body: total mass, common centre of
+    mass ``c = h / m`` and the inertia about it ``I_o - m (|c|^2 1 - c c^T)``; numbers only
+    (a massless link keeps its centre of mass). For URDF export, where a link has one
+    ``<inertial>``."""
+    if not link.point_masses:
+        return link
+    m, h, io = origin_inertia(link)
+    m = float(m)
+    c = tuple(float(x) / m for x in h) if m > 0 else tuple(link.inertial.com)
+    shift = la.point_mass_tensor(m, c)
+    inertia = tuple(tuple(float(io[r][k]) - float(shift[r][k]) for k in range(3))
+                    for r in range(3))
+    return replace(link, inertial=Inertial(m, c, inertia), point_masses=())
 
 
 @dataclass(frozen=True)
@@ -303,6 +357,9 @@ def _labelled_numbers(chain: Chain):
         out.append((f"{where}.friction.coulomb", link.friction.coulomb))
         out.append((f"{where}.motor.inertia", link.motor.inertia))
         out.append((f"{where}.motor.gear_ratio", link.motor.gear_ratio))
+        for k, point in enumerate(link.point_masses):
+            out.append((f"{where}.point_masses[{k}].mass", point.mass))
+            vector(f"{where}.point_masses[{k}].at", point.at)
     vector("gravity", chain.gravity)
     transform("tip", chain.tip)
     return out
@@ -330,6 +387,10 @@ def check_physical(chain: Chain, source: str = "model", tol: float = INERTIA_TOL
             value = getattr(link.friction, name)
             if not value >= 0:
                 raise ModelError(f"{where}.friction.{name}: {_sign_problem(value)}; must be >= 0")
+        for k, point in enumerate(link.point_masses):
+            if not point.mass >= 0:
+                raise ModelError(f"{where}.point_masses[{k}].mass: "
+                                 f"{_sign_problem(point.mass)}; a mass must be >= 0")
         if not link.motor.inertia >= 0:
             raise ModelError(f"{where}.motor.inertia: {_sign_problem(link.motor.inertia)}; a "
                              "rotor inertia must be >= 0")
@@ -457,8 +518,8 @@ def _map_dataclass(f, obj):
             continue
         if hasattr(value, "__dataclass_fields__"):
             changes[fl.name] = _map_dataclass(f, value)
-        elif fl.name == "links":
-            changes[fl.name] = tuple(_map_dataclass(f, link) for link in value)
+        elif fl.name in ("links", "point_masses"):
+            changes[fl.name] = tuple(_map_dataclass(f, item) for item in value)
         else:
             changes[fl.name] = _map(f, value)
     return replace(obj, **changes)

@@ -24,7 +24,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..core import linalg3 as la
-from .chain import PRISMATIC, REVOLUTE, Chain, Friction, Inertial, Joint, Link, Motor, Transform
+from .chain import (
+    PRISMATIC,
+    REVOLUTE,
+    Chain,
+    Friction,
+    Inertial,
+    Joint,
+    Link,
+    Motor,
+    PointMass,
+    Transform,
+)
 
 STANDARD = "standard"
 MODIFIED = "modified"
@@ -55,15 +66,18 @@ def dh_chain(
     names: Sequence[str] | None = None,
     motors: Sequence[Motor] | None = None,
     limits: Sequence[tuple | None] | None = None,
+    point_masses: Sequence[Sequence[PointMass]] | None = None,
 ) -> Chain:
-    """Build the chain of a DH table; ``inertials`` are given in the DH link frames."""
+    """Build the chain of a DH table; ``inertials`` and ``point_masses`` (per link, their
+    positions) are given in the DH link frames."""
     names = names or [f"link{i + 1}" for i in range(len(rows))]
     motors = motors or [Motor() for _ in rows]
     limits = limits or [None for _ in rows]
+    point_masses = point_masses or [() for _ in rows]
     links = []
     carry = Transform()  # from the previous chain link frame to where this joint frame starts
-    for row, inertial, friction, name, motor, limit in zip(rows, inertials, frictions, names,
-                                                           motors, limits, strict=True):
+    for row, inertial, friction, name, motor, limit, points in zip(
+            rows, inertials, frictions, names, motors, limits, point_masses, strict=True):
         if convention == MODIFIED:
             placement = Transform.rot_x(row.alpha) @ Transform.trans(x=row.a)
             placement = placement @ (
@@ -78,7 +92,9 @@ def dh_chain(
         joint = Joint(type=row.joint, axis=(0, 0, 1), offset=row.offset, placement=placement,
                       name=f"joint{len(links) + 1}", limits=limit)
         links.append(Link(name=name, joint=joint, inertial=_moved(inertial, after),
-                          friction=friction, motor=motor))
+                          friction=friction, motor=motor,
+                          point_masses=tuple(PointMass(p.mass, after.apply(p.at))
+                                             if after != Transform() else p for p in points)))
         carry = after
     tip = carry if convention == STANDARD else Transform()
     return Chain(links=tuple(links), gravity=tuple(gravity), tip=tip)

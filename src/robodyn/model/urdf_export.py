@@ -29,7 +29,9 @@ The URDF holds the chain with every parameter value bound, as
   axis); a massless or flat body gets :data:`MIN_INERTIA`; only a tensor that matters in
   every direction and breaks the triangle inequality (the PUMA 560's link 3) is changed
   where the dynamics feel it, by the smallest moment added about its axis of least
-  moment, with a :class:`~robodyn.core.errors.UrdfWarning` giving the change;
+  moment, with a :class:`~robodyn.core.errors.UrdfWarning` giving the change. A link's
+  point masses are folded into its body first (total mass, common centre of mass,
+  parallel-axis theorem: :func:`~robodyn.model.chain.folded`), URDF has one body a link;
 * the end-effector frame (``chain.tip``), when it is not the identity, as a ``tool``
   link on a fixed joint (re-loading puts the default tip there);
 * gravity: URDF has none; simulators take ``(0, 0, -g)`` in the root frame. When the
@@ -55,7 +57,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..core.errors import InputError, UrdfWarning, excerpt, warn
-from .chain import PRISMATIC, REVOLUTE, Chain
+from .chain import PRISMATIC, REVOLUTE, Chain, folded
 from .names import MARKER, visible
 from .urdf import GRAVITY
 
@@ -190,8 +192,9 @@ def _joint(root, link, i, parent, names, notes, unlimited="continuous"):
 
 
 def _link(root, link, name) -> None:
-    """Append the ``<link>`` with the body's ``<inertial>``."""
-    inertial = link.inertial
+    """Append the ``<link>`` with the body's ``<inertial>`` (its point masses folded in:
+    one body of the total mass at the common centre of mass, :func:`folded`)."""
+    inertial = folded(link).inertial
     element = ET.SubElement(root, "link", name=name)
     body = ET.SubElement(element, "inertial")
     ET.SubElement(body, "origin", xyz=_vector(inertial.com), rpy="0 0 0")
@@ -220,7 +223,9 @@ def writable_chain(chain: Chain) -> tuple[Chain, dict[int, tuple[str, float]]]:
     ``alpha (1 - n n^T)`` is added with the least ``alpha`` that makes it physical: no
     effect. A link that never turns (only prismatic joints before it) feels no inertia:
     ``beta 1`` is added. Otherwise the moment about the axis of least moment is raised
-    to ``c - b`` (the least change of a principal moment that gives ``a + b >= c``)."""
+    to ``c - b`` (the least change of a principal moment that gives ``a + b >= c``).
+    A link's point masses are folded into its body first (:func:`folded`)."""
+    chain = replace(chain, links=tuple(folded(link) for link in chain.links))
     free = _free_directions(chain)
     links, changes = [], {}
     for i, link in enumerate(chain.links):

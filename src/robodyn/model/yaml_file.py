@@ -19,6 +19,8 @@ The schema (README, "Model files")::
         inertia: [Ixx1, Iyy1, Izz1, 0, 0, 0]     # about the COM: xx, yy, zz, xy, xz, yz
         friction: {viscous: Fv1, coulomb: Fs1}   # optional
         motor: {inertia: Jm1, gear_ratio: G1}    # optional: adds G^2 Jm to M[i, i]
+        point_masses:                            # optional: masses at points of the link
+          - {mass: mE, at: [l2, 0, 0]}           # (link frame): a motor, a payload
         limits: {lower: -pi, upper: pi, velocity: 3, effort: 50}   # optional, reported
     values: {m1: 1.0, l1: 0.5, g: 9.81}
     configurations:              # optional: named joint values, one per joint, within
@@ -46,7 +48,7 @@ from pathlib import Path
 import yaml
 
 from ..core.errors import ModelError, excerpt
-from .chain import JOINT_TYPES, Friction, Inertial, Motor, Transform
+from .chain import JOINT_TYPES, Friction, Inertial, Motor, PointMass, Transform
 from .dh import CONVENTIONS, STANDARD, DHRow, dh_chain
 from .expressions import check_parameter_name, parse_expression, symbol
 from .names import display_tex_problem
@@ -59,7 +61,10 @@ _CONFIGURATION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
 #: A display name: a name or a short piece of LaTeX (``theta_1``, ``\\ell_{c_1}``).
 _DISPLAY = re.compile(r"^[A-Za-z0-9_{}\\ ^']{1,40}$")
 _LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "friction",
-              "motor", "limits", "name"}
+              "motor", "limits", "name", "point_masses"}
+_POINT_MASS_KEYS = {"mass", "at"}
+#: Most point masses one link may carry (a model file needs a few).
+MAX_POINT_MASSES = 100
 _LIMIT_KEYS = ("lower", "upper", "velocity", "effort")
 _MOTOR_KEYS = {"inertia", "gear_ratio"}
 _FRICTION_KEYS = {"viscous", "coulomb"}
@@ -219,7 +224,7 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
     if not isinstance(links, list) or not links:
         raise ModelError(f"{source}: links: expected a non-empty list of links (base to tip), "
                          f"got {excerpt(links)}")
-    rows, inertials, frictions, names, motors, limits = [], [], [], [], [], []
+    rows, inertials, frictions, names, motors, limits, points = [], [], [], [], [], [], []
     for i, entry in enumerate(links):
         field = f"{source}: links[{i}]"
         if not isinstance(entry, Mapping):
@@ -239,6 +244,7 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
         com = _vector(entry.get("com", [0, 0, 0]), f"{field}.com", 3)
         inertia = _inertia(entry.get("inertia", [0, 0, 0, 0, 0, 0]), f"{field}.inertia")
         inertials.append(Inertial(mass, com, inertia))
+        points.append(_point_masses(entry.get("point_masses"), f"{field}.point_masses"))
         friction = entry.get("friction", {}) or {}
         if not isinstance(friction, Mapping):
             raise ModelError(f"{field}.friction: expected a mapping {{viscous: .., coulomb: ..}}, "
@@ -264,7 +270,8 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
         names.append(link_name)
 
     values = parse_values(data.get("values", {}) or {}, f"{source}: values")
-    chain = dh_chain(convention, rows, inertials, frictions, gravity, names, motors, limits)
+    chain = dh_chain(convention, rows, inertials, frictions, gravity, names, motors, limits,
+                     points)
     tool = data.get("tool")
     if tool is not None:
         chain = replace(chain, tip=chain.tip @ _tool(tool, f"{source}: tool"))
@@ -371,6 +378,42 @@ def parse_values(values: object, field: str) -> dict[str, float]:
             raise ModelError(f"{field}.{name}: {excerpt(raw)} is not a real number") from None
         out[name] = number
     return out
+
+
+def _point_masses(value: object, field: str) -> tuple[PointMass, ...]:
+    """``point_masses: [{mass: mE, at: [l2, 0, 0]}, ...]``: masses at points of the link,
+    ``at`` in the link frame (the frame the link's ``com`` is given in); a mass that is a
+    number must be ``>= 0`` (a symbolic one is checked when values are given)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ModelError(f"{field}: expected a list of {{mass: .., at: [x, y, z]}}, got "
+                         f"{excerpt(value)}")
+    if len(value) > MAX_POINT_MASSES:
+        raise ModelError(f"{field}: {len(value):,} point masses; at most {MAX_POINT_MASSES} "
+                         "per link")
+    out = []
+    for k, entry in enumerate(value):
+        where = f"{field}[{k}]"
+        if not isinstance(entry, Mapping):
+            raise ModelError(f"{where}: expected a mapping {{mass: .., at: [x, y, z]}}, got "
+                             f"{excerpt(entry)}")
+        _no_unknown(entry, _POINT_MASS_KEYS, where)
+        for key in ("mass", "at"):
+            if key not in entry:
+                raise ModelError(f"{where}.{key}: missing; a point mass needs its mass and "
+                                 "where it sits (at: [x, y, z] in the link frame)")
+        mass = parse_expression(entry["mass"], f"{where}.mass")
+        if not mass.free_symbols:
+            try:
+                number = float(mass)
+            except (TypeError, ValueError):  # complex, infinite or undefined
+                number = math.nan
+            if not (math.isfinite(number) and number >= 0):
+                raise ModelError(f"{where}.mass: {excerpt(entry['mass'])} is not a mass "
+                                 "(a finite number >= 0)")
+        out.append(PointMass(mass, _vector(entry["at"], f"{where}.at", 3)))
+    return tuple(out)
 
 
 def _limits(value: object, field: str) -> tuple | None:

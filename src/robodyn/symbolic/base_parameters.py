@@ -146,7 +146,7 @@ def with_inertial_parameters(robot, pi):
         fv, fs = arr[friction_column(n, k):friction_column(n, k) + 2]
         motor = Motor(float(next(armatures)), 1) if k in motors else Motor()
         links.append(replace(link, inertial=inertial, friction=Friction(float(fv), float(fs)),
-                             motor=motor))
+                             motor=motor, point_masses=()))  # pi holds the point masses
     chain = replace(robot.chain, links=tuple(links))
     new = robot.with_chain(chain)
     new.numeric_chain  # noqa: B018 - fail now on a non-physical model, naming the field

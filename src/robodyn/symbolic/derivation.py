@@ -189,13 +189,26 @@ def christoffel(ring: TrigRing, M) -> tuple[list, list]:
 
 
 def potential_energy(ring: TrigRing, chain_r: Chain, poses) -> tuple[list, list]:
-    """``U_i = -m_i g0^T p_ci`` per link (and the COM positions ``p_ci``), base frame."""
+    """``U_i = -m_i g0^T p_ci - sum_k m_ik g0^T p_ik`` per link, its point masses ``m_ik``
+    at ``p_ik`` included (and the COM positions ``p_ci`` of the bodies), base frame."""
     U, coms = [], []
-    for link, (rot, origin) in zip(chain_r.links, poses, strict=True):
+    for link, (rot, origin), points in zip(chain_r.links, poses,
+                                           point_positions(chain_r, poses), strict=True):
         p_c = la.add(origin, la.matvec(rot, link.inertial.com))
         coms.append(p_c)
-        U.append(poly(-(link.inertial.mass * la.dot(chain_r.gravity, p_c)), ring))
+        u = -(link.inertial.mass * la.dot(chain_r.gravity, p_c))
+        for mass, p in points:
+            u = u - mass * la.dot(chain_r.gravity, p)
+        U.append(poly(u, ring))
     return U, coms
+
+
+def point_positions(chain_r: Chain, poses) -> list[list]:
+    """Per link, ``(m_ik, p_ik)`` of each of its point masses: the mass and its position
+    ``p_ik = o_i + R_i at_ik`` in the base frame."""
+    return [[(point.mass, la.add(origin, la.matvec(rot, point.at)))
+             for point in link.point_masses]
+            for link, (rot, origin) in zip(chain_r.links, poses, strict=True)]
 
 
 def finish(d: Derivation, chain_r: Chain, q_args) -> None:
@@ -238,6 +251,7 @@ def given_steps(d: Derivation, dh_rows=(), convention: str | None = None) -> lis
     if dh_rows and convention != "modified" and d.method == "newton-euler":
         steps += _dh_frames(dh_rows)
     steps += _inertial_steps(ring, chain_r)
+    steps += point_mass_steps(ring, chain_r)
     if d.method == "newton-euler":
         steps += _boundary_steps(ring, chain_r)
     return steps
@@ -321,6 +335,21 @@ def _inertial_steps(ring, chain_r: Chain) -> list[RawStep]:
                                  rf"G_{{{k}}}^2 J_{{m{k}}}", poly(link.motor.armature, ring)))
     steps.append(RawStep(S, "Gravity (base frame)", "g0", r"\mathbf{g}_0",
                          vec(chain_r.gravity, ring)))
+    return steps
+
+
+def point_mass_steps(ring, chain_r: Chain) -> list[RawStep]:
+    """Each point mass of a link (a motor, a payload): its mass ``m_{i,k}`` and where it
+    sits, ``c_{i,k}`` in link frame ``i`` (a point is its own centre of mass)."""
+    steps = []
+    for i, link in enumerate(chain_r.links):
+        for j, point in enumerate(link.point_masses):
+            k, idx = i + 1, f"{i + 1},{j + 1}"
+            steps.append(RawStep(SECTION_GIVEN, f"Link {k}: point mass {j + 1}", f"m_{idx}",
+                                 rf"m_{{{idx}}}", poly(point.mass, ring)))
+            steps.append(RawStep(SECTION_GIVEN, f"Link {k}: where point mass {j + 1} sits, "
+                                 f"link frame {k}", f"c_{idx}", rf"\mathbf{{c}}_{{{idx}}}",
+                                 vec(point.at, ring)))
     return steps
 
 

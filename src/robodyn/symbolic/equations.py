@@ -537,12 +537,19 @@ class Equations:
         return compare(self, M=M, C=C, g=g, tau=tau, Cqd=Cqd, symbols=symbols, define=define,
                        reveal=reveal)
 
-    def regressor(self):
+    def regressor(self, parameters=None):
         """``Y, pi = eq.regressor()``: ``tau = Y(q, qd, qdd) pi`` with the standard
         parameters ``pi`` as symbols (:mod:`.regressor`; ``.values`` their meaning in
-        the model's parameters, ``.check()`` the exact proof that ``Y pi == tau``)."""
-        from .regressor import regressor
+        the model's parameters, ``.check()`` the exact proof that ``Y pi == tau``).
 
+        ``parameters``: the model's own symbols instead (seed 004's ``pi = [ml1, Il1, ml2,
+        Il2]``; a list, or ``"ml1,Il1"``): ``tau = Y pi + rest`` with ``rest`` the part
+        free of them (0 when they hold every term's parameter); an
+        :class:`~robodyn.core.errors.InputError` names a symbol ``tau`` is not linear in."""
+        from .regressor import parameter_regressor, regressor
+
+        if parameters is not None:
+            return parameter_regressor(self, parameters)
         return regressor(self)
 
     # -- numbers ---------------------------------------------------------------------

@@ -8,8 +8,9 @@ per link ``i``, everything in the base frame::
     v_ci = d p_ci / dt = sum_j (d p_ci / d q_j) qd_j
     w_i  = sum_{j <= i, revolute} z_j qd_j       (z_j = R_j a_j, the joint axis)
     K_i  = 1/2 m_i v_ci^T v_ci + 1/2 w_i^T R_i I_i R_i^T w_i
+           + sum_k 1/2 m_ik v_ik^T v_ik      point masses m_ik of the link at p_ik
     K_mi = 1/2 G_i^2 J_mi qd_i^2               motor i's rotor, if the model has one
-    U_i  = -m_i g0^T p_ci
+    U_i  = -m_i g0^T p_ci - sum_k m_ik g0^T p_ik
 
 then ``L = K - U`` and, for every joint, ``tau_i = d/dt (dL/dqd_i) - dL/dq_i`` with the
 time derivative by the chain rule ``d/dt f(q, qd) = sum_k df/dq_k qd_k + df/dqd_k
@@ -19,11 +20,22 @@ qdd_k``. ``M``, ``g`` and ``C qd`` are read off ``tau``
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sympy import QQ
 
 from ..core import linalg3 as la
 from ..model.chain import REVOLUTE, Chain
-from .derivation import Derivation, RawStep, finish, poly, pose_list, potential_energy, vec
+from .derivation import (
+    Derivation,
+    RawStep,
+    finish,
+    point_positions,
+    poly,
+    pose_list,
+    potential_energy,
+    vec,
+)
 from .ring.trig_ring import TrigRing
 
 SECTION_KINEMATICS = "Kinematics of the centres of mass (base frame)"
@@ -42,6 +54,11 @@ _STEPS = {
             "v_{{c{k}}}", "d p_c{k}/dt = sum_j dp_c{k}/dq_j qd_j",
             r"\dot p_{{c{k}}} = \sum_j \frac{{\partial p_{{c{k}}}}}{{\partial q_j}}"
             r"\,\dot q_j"),
+    "p_p": (SECTION_KINEMATICS, "Point mass {j} of link {k}: position", "p_c{k},{j}",
+            "p_{{c{k},{j}}}", "o_{k} + R_{k} c_{k},{j}",
+            r"o_{{{k}}} + R_{{{k}}}\, \mathbf{{c}}_{{{k},{j}}}"),
+    "v_p": (SECTION_KINEMATICS, "Point mass {j} of link {k}: velocity", "v_c{k},{j}",
+            "v_{{c{k},{j}}}", "d p_c{k},{j}/dt", r"\dot p_{{c{k},{j}}}"),
     "w": (SECTION_KINEMATICS, "Angular velocity of link {k}", "w_{k}", r"\omega_{{{k}}}",
           "sum of z_j qd_j over the revolute joints j <= {k}",
           r"\sum_{{j \le {k},\ \mathrm{{revolute}}}} z_j\,\dot q_j"),
@@ -78,6 +95,25 @@ def _step(name: str, value, k: int = 0, **fmt) -> RawStep:
     fmt = dict(fmt, k=k, dqd=_DL_DQD.format(k=k))
     return RawStep(section, title.format(**fmt), lhs.format(**fmt), latex_lhs.format(**fmt),
                    value, formula.format(**fmt), latex_formula.format(**fmt))
+
+
+def _with_point_masses(step: RawStep, link, which: str) -> RawStep:
+    """A link's ``K_i`` or ``U_i`` step with its point masses' terms in the formula."""
+    if not link.point_masses:
+        return step
+    i = step.lhs.split("_")[1]
+    text, latex = [], []
+    for j in range(1, len(link.point_masses) + 1):
+        idx = f"{i},{j}"
+        if which == "K":
+            text.append(f" + 1/2 m_{idx} v_c{idx}^T v_c{idx}")
+            latex.append(rf" + \tfrac12 m_{{{idx}}}\, v_{{c{idx}}}^T v_{{c{idx}}}")
+        else:
+            text.append(f" - m_{idx} g0^T p_c{idx}")
+            latex.append(rf" - m_{{{idx}}}\, g_0^T p_{{c{idx}}}")
+    return replace(step, title=step.title + " (with its point masses)",
+                   formula=step.formula + "".join(text),
+                   latex_formula=step.latex_formula + "".join(latex))
 
 
 def lagrange_euler(chain: Chain, ring: TrigRing) -> Derivation:
@@ -138,17 +174,27 @@ def energies(chain: Chain, ring: TrigRing):
         translational = ring.product(poly(inertial.mass, ring), ring.reduce(
             sum((ring.product(x, x) for x in v_c), ring.zero)))
         rotational = poly(la.dot(w_link, la.matvec(inertial.inertia, w_link)), ring)
+        points = []
+        for j, (mass, p) in enumerate(point_positions(chain_r, poses)[i]):
+            p_p = vec(p, ring)
+            v_p = tuple(ring.reduce(sum((ring.diff_q(x, b) * qd[b] for b in range(i + 1)),
+                                        ring.zero)) for x in p_p)
+            translational = translational + ring.product(poly(mass, ring), ring.reduce(
+                sum((ring.product(x, x) for x in v_p), ring.zero)))
+            points += [_step("p_p", p_p, k, j=j + 1), _step("v_p", v_p, k, j=j + 1)]
         K_i = ring.reduce((translational + rotational) * half)
         K_links.append(K_i)
         armature = poly(link.motor.armature, ring)
         K_motors.append(ring.reduce(armature * qd[i] * qd[i] * half) if armature != ring.zero
                         else None)
-        steps += [_step("p_c", p_c, k), _step("v_c", v_c, k), _step("w", w, k)]
+        steps += [_step("p_c", p_c, k), _step("v_c", v_c, k), *points, _step("w", w, k)]
     for i in range(n):
-        steps.append(_step("K_link", K_links[i], i + 1))
+        steps.append(_with_point_masses(_step("K_link", K_links[i], i + 1), chain_r.links[i],
+                                        "K"))
         if K_motors[i] is not None:
             steps.append(_step("K_motor", K_motors[i], i + 1))
-        steps.append(_step("U_link", U_links[i], i + 1))
+        steps.append(_with_point_masses(_step("U_link", U_links[i], i + 1), chain_r.links[i],
+                                        "U"))
     K = ring.reduce(sum(K_links + [k for k in K_motors if k is not None], ring.zero))
     U = ring.reduce(sum(U_links, ring.zero))
     sums = {f"{x}_sum": " + ".join(f"{x}_{k}" for k in range(1, n + 1)) for x in "KU"}

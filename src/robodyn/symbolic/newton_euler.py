@@ -7,6 +7,9 @@ its ``record`` hook hands over every intermediate vector, which become the steps
 * outward, per link ``i`` in link frame ``i``: ``w_i``, ``wd_i``, ``vd_i``, ``vdc_i``
   (gravity enters as the base acceleration ``vd_0 = -g0``), then Newton and Euler,
   ``F_i = m_i vdc_i``, ``N_i = I_i wd_i + w_i x I_i w_i``;
+* per point mass ``m_{i,k}`` of link ``i`` at ``c_{i,k}`` (a motor, a payload): its
+  acceleration ``vdc_{i,k}`` and force ``F_{i,k} = m_{i,k} vdc_{i,k}``, which add to
+  ``f_i`` and (as ``c_{i,k} x F_{i,k}``) to ``n_i``;
 * inward, from the tip: ``f_i``, ``n_i`` and ``tau_i``.
 
 ``M`` is read off ``tau`` as the coefficients of ``qdd``, ``g`` is ``tau`` at
@@ -58,6 +61,16 @@ _OUTWARD = {
           (r"I_{{{k}}} \dot\omega_{{{k}}} + \omega_{{{k}}} \times I_{{{k}}} \omega_{{{k}}}",) * 2),
 }
 
+_POINT = {
+    # name: (title, text lhs, latex lhs, text formula, latex formula); k link, j point mass
+    "vdp": ("point mass {j}: linear acceleration", "vdc_{k},{j}", r"\dot v_{{c{k},{j}}}",
+            "vd_{k} + wd_{k} x c_{k},{j} + w_{k} x (w_{k} x c_{k},{j})",
+            r"\dot v_{{{k}}} + \dot\omega_{{{k}}} \times \mathbf{{c}}_{{{k},{j}}} + "
+            r"\omega_{{{k}}} \times (\omega_{{{k}}} \times \mathbf{{c}}_{{{k},{j}}})"),
+    "Fp": ("point mass {j}: Newton, inertial force", "F_{k},{j}", r"F_{{{k},{j}}}",
+           "m_{k},{j} vdc_{k},{j}", r"m_{{{k},{j}}}\, \dot v_{{c{k},{j}}}"),
+}
+
 _INWARD = {
     "f": ("force exerted on link {k} by link {p}", "f_{k}", r"f_{{{k}}}",
           ("R_{c} f_{c} + F_{k}", "F_{k}"),
@@ -71,6 +84,18 @@ _INWARD = {
             ("z_{k}^T n_{k}", "z_{k}^T f_{k}"),
             (r"z_{{{k}}}^T n_{{{k}}}", r"z_{{{k}}}^T f_{{{k}}}")),
 }
+
+
+def _with_point_masses(name: str, k: int, link, formula: str, latex: str) -> tuple[str, str]:
+    """The inward ``f_k`` / ``n_k`` formula with link ``k``'s point masses' terms added."""
+    for j in range(1, len(link.point_masses) + 1):
+        if name == "f":
+            formula += f" + F_{k},{j}"
+            latex += rf" + F_{{{k},{j}}}"
+        else:
+            formula += f" + c_{k},{j} x F_{k},{j}"
+            latex += rf" + \mathbf{{c}}_{{{k},{j}}} \times F_{{{k},{j}}}"
+    return formula, latex
 
 
 def newton_euler(chain: Chain, ring: TrigRing) -> Derivation:
@@ -95,6 +120,13 @@ def newton_euler(chain: Chain, ring: TrigRing) -> Derivation:
             SECTION_FRAMES, f"Frame {k} in frame {k - 1}: origin", f"r_{k}", f"r_{{{k}}}",
             vec(origin, ring)))
     for name, i, value in records:
+        if name in _POINT:
+            j, value = value
+            title, lhs, latex_lhs, formula, latex_formula = (
+                x.format(k=i, j=j + 1) for x in _POINT[name])
+            steps.append(RawStep(SECTION_OUTWARD, f"Link {i}: {title}", lhs, latex_lhs,
+                                 vec(value, ring), formula, latex_formula))
+            continue
         revolute = chain.links[i - 1].joint.type == REVOLUTE
         table = _OUTWARD if name in _OUTWARD else _INWARD
         title, lhs, latex_lhs, formulas, latex_formulas = table[name]
@@ -105,10 +137,13 @@ def newton_euler(chain: Chain, ring: TrigRing) -> Derivation:
             which = 0 if revolute else 1
         section = SECTION_OUTWARD if table is _OUTWARD else SECTION_INWARD
         value = poly(value, ring) if name == "tau" else vec(value, ring)
+        formula, latex_formula = formulas[which].format(**fmt), latex_formulas[which].format(**fmt)
+        if name in ("f", "n"):
+            formula, latex_formula = _with_point_masses(name, i, chain.links[i - 1],
+                                                        formula, latex_formula)
         steps.append(RawStep(
             section, f"Link {i}: {title.format(**fmt)}", lhs.format(**fmt),
-            latex_lhs.format(**fmt), value, formulas[which].format(**fmt),
-            latex_formulas[which].format(**fmt)))
+            latex_lhs.format(**fmt), value, formula, latex_formula))
 
     poses = pose_list(chain_r, q_args, ring)
     U_links, _ = potential_energy(ring, chain_r, poses)

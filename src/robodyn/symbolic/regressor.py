@@ -7,6 +7,18 @@ the closed forms of the polynomial ring (as Newton–Euler runs
 ..., Ia_j`` (:mod:`robodyn.dynamics.regressor`), and ``values`` says what each is in
 the model's own parameters (``ZZ1 = I1 + c1**2*m1``). :meth:`SymbolicRegressor.check`
 proves ``Y pi(values) == tau`` in the ring: the normal form of the difference is 0.
+
+**Any parameter vector** (seed 004 writes ``tau = y(q, qd, qdd) pi`` with
+``pi = [m_l1, I_l1, m_l2, I_l2]``, the model's own symbols):
+:func:`parameter_regressor` gives ``Y`` for any list of the model's symbols in which
+``tau`` is linear. Every closed form is a polynomial in the ring's generators (the
+parameters among them) with one normal form, so linearity is read off its terms: ``tau``
+is linear in ``p_1..p_k`` when no term has degree 2 or more in them together (then
+``d^2 tau / dp_i dp_j = 0`` for all ``i, j``), and ``Y_ij`` collects the terms of degree 1
+in ``p_j``, divided by it. What is left, ``rest = tau - Y p``, has degree 0 in them; it
+(and ``Y``) must not depend on a ``p_j`` through anything else either (a ``cos(alpha1)``
+of a symbolic angle is an opaque generator): checked on the SymPy forms. ``rest`` is 0
+when ``p`` holds every inertial parameter, as in seed 004.
 """
 
 from __future__ import annotations
@@ -101,4 +113,141 @@ def regressor(eq) -> SymbolicRegressor:
                              eq, polys, pi_polys)
 
 
-__all__ = ["regressor", "regressor_polynomials", "SymbolicRegressor"]
+@dataclass(frozen=True, eq=False)
+class ParameterRegressor:
+    """``tau = Y p + rest``: ``Y`` (SymPy ``n x k``) in the parameters ``pi`` (``k x 1``,
+    symbols of the model) and what does not depend on them, ``rest`` (``n x 1``, 0 when
+    ``pi`` holds every term's parameter). Unpacks as ``Y, pi = eq.regressor(parameters=..)``.
+    ``values`` maps each parameter to itself (the model's own symbols)."""
+
+    Y: sp.Matrix
+    pi: sp.Matrix
+    rest: sp.Matrix
+    _eq: object
+    _polys: list
+    _rest_polys: list
+    _friction_Y: list
+    _friction_rest: list
+
+    def __iter__(self):
+        yield self.Y
+        yield self.pi
+
+    @property
+    def values(self) -> dict:
+        return {p: p for p in self.pi}
+
+    def check(self) -> bool:
+        """``Y pi + rest == tau`` exactly: in the ring for the rigid-body part, as SymPy
+        expressions for friction."""
+        eq = self._eq
+        d = eq.derivation
+        ring = d.ring
+        gens = [ring.gen(p) for p in self.pi]
+        lhs = [ring.reduce(sum((y * p for y, p in zip(row, gens, strict=True)), ring.zero)
+                           + rest) for row, rest in zip(self._polys, self._rest_polys,
+                                                          strict=True)]
+        if not polys_equal(ring, lhs, list(d.tau)):
+            return False
+        friction = [sp.expand(sum((self._friction_Y[i][j] * p for j, p in enumerate(self.pi)),
+                                  sp.S.Zero) + self._friction_rest[i] - eq.friction[i])
+                    for i in range(eq.dof)]
+        return all(f == 0 for f in friction)
+
+
+def _parameter_list(parameters, eq) -> list[sp.Symbol]:
+    """The parameter symbols of ``parameters`` (a list of names, or one string
+    ``"ml1,Il1"``), each a distinct parameter of ``eq``'s model."""
+    from ..core.errors import InputError
+
+    if isinstance(parameters, str):
+        parameters = [p for p in parameters.replace(" ", "").split(",")]
+    try:
+        names = [str(p) for p in parameters]
+    except TypeError:
+        raise InputError(f"parameters: expected a list of the model's symbols, got "
+                         f"{str(parameters)[:60]!r}") from None
+    if not names or any(not n for n in names):
+        raise InputError("parameters: give one or more of the model's symbols, e.g. "
+                         "parameters=['m1', 'I1'] (CLI: --parameters m1,I1)")
+    model = sorted(str(s) for s in eq.params)
+    joint = {str(s) for s in (*eq.q, *eq.qd, *eq.qdd)}
+    seen = set()
+    for name in names:
+        shown = name if len(name) <= 40 else name[:40] + "..."
+        if name in joint:
+            raise InputError(f"parameters: {shown!r} is a joint variable or rate, not a "
+                             "parameter; Y holds the motion, pi the model's constants")
+        if name not in model:
+            raise InputError(f"parameters: {shown!r} is not a symbol of {eq.name}; its "
+                             f"symbols: {', '.join(model) or '(none)'}")
+        if name in seen:
+            raise InputError(f"parameters: {shown!r} is listed twice")
+        seen.add(name)
+    return [sp.Symbol(n) for n in names]
+
+
+def parameter_regressor(eq, parameters) -> ParameterRegressor:
+    """``tau = Y pi + rest`` for the model symbols ``parameters`` (module docstring).
+
+    Raises :class:`~robodyn.core.errors.InputError` naming the symbol (or the pair) in which
+    ``tau`` is not linear, with the joint and one offending term."""
+    from ..core.errors import InputError
+
+    ring = eq.derivation.ring
+    pi = _parameter_list(parameters, eq)
+    gens = list(ring.ring.gens)
+    # a symbol only inside an opaque atom (cos(alpha1)) has no generator: degree 0 here,
+    # caught by the check of the SymPy forms below
+    index = [gens.index(ring.gen_of[p]) if p in ring.gen_of else None for p in pi]
+    n, k = eq.dof, len(pi)
+    Y = [[ring.zero] * k for _ in range(n)]
+    rest = [ring.zero] * n
+    for i, tau_i in enumerate(eq.derivation.tau):
+        for monom, coeff in tau_i.terms():
+            degrees = [0 if x is None else monom[x] for x in index]
+            if sum(degrees) > 1:
+                term = ring.expr(ring.ring({monom: coeff}))
+                which = [str(p) for p, d in zip(pi, degrees, strict=True) if d]
+                what = (f"{which[0]}: a term has {which[0]}**{max(degrees)}" if len(which) == 1
+                        else f"{' and '.join(which)} together: a term has their product")
+                fix = ("leave one of them out" if len(which) > 1 else
+                       f"leave {which[0]} out (a length or an angle enters squared or "
+                       "through a cosine; masses and inertias enter linearly)")
+                raise InputError(f"parameters: tau is not linear in {what} (tau{i + 1} has "
+                                 f"{str(term)[:80]}); {fix}, or use the standard parameters "
+                                 "(eq.regressor())")
+            if sum(degrees) == 0:
+                rest[i] += ring.ring({monom: coeff})
+                continue
+            j = degrees.index(1)
+            lowered = list(monom)
+            lowered[index[j]] -= 1
+            Y[i][j] += ring.ring({tuple(lowered): coeff})
+    friction_Y, friction_rest = [], []
+    for i in range(n):
+        f = sp.expand(eq.friction[i])
+        row = [sp.diff(f, p) for p in pi]
+        for a, p in enumerate(pi):
+            for b in range(a, k):
+                if sp.diff(row[a], pi[b]) != 0:
+                    raise InputError(f"parameters: tau is not linear in {p}: the friction "
+                                     f"torque {i + 1} is {str(f)[:80]}")
+        friction_Y.append(row)
+        friction_rest.append(sp.expand(f - sum((y * p for y, p in zip(row, pi, strict=True)),
+                                               sp.S.Zero)))
+    Y_sp = sp.Matrix([[textbook(ring, Y[i][j]) + friction_Y[i][j] for j in range(k)]
+                      for i in range(n)])
+    rest_sp = sp.Matrix([textbook(ring, rest[i]) + friction_rest[i] for i in range(n)])
+    chosen = set(pi)
+    for name, matrix in (("Y", Y_sp), ("tau - Y pi", rest_sp)):
+        hidden = sorted(map(str, matrix.free_symbols & chosen))
+        if hidden:  # through an opaque atom such as cos(alpha1)
+            raise InputError(f"parameters: tau is not linear in {hidden[0]}: {name} still "
+                             f"depends on it (through a function of it, e.g. a cosine)")
+    return ParameterRegressor(Y_sp, sp.Matrix(pi), rest_sp, eq, Y, rest, friction_Y,
+                              friction_rest)
+
+
+__all__ = ["regressor", "regressor_polynomials", "parameter_regressor", "SymbolicRegressor",
+           "ParameterRegressor"]

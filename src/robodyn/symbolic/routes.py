@@ -25,6 +25,10 @@ base frame), the inertia matrix and the gravity torques are::
                                                                       diagonal, motors)
     g_i = -sum_j m_j g0^T J_P,i^(j).
 
+A point mass ``m_jk`` of link ``j`` (at ``p_jk``) is one more body: its own ``J_P`` (the
+columns above with ``p_jk`` for ``p_ci``) adds ``m_jk J_P^T J_P`` to ``B_j`` and
+``-m_jk g0^T J_P,i`` to ``g_i``; it has no rotational part.
+
 In both routes ``C`` comes from the Christoffel symbols of ``M``
 (:func:`.derivation.christoffel`), and ``tau = M qdd + C qd + g``.
 """
@@ -40,6 +44,7 @@ from .derivation import (
     RawStep,
     christoffel,
     finish,
+    point_positions,
     poly,
     pose_list,
     potential_energy,
@@ -175,6 +180,7 @@ def jacobian_route(chain: Chain, ring: TrigRing) -> Derivation:
 
     B = [[zero] * n for _ in range(n)]
     JPs = []
+    points: list[list] = [[] for _ in range(n)]  # per link: (m, J_P) of each point mass
     b_steps: list[RawStep] = []
     for i, link in enumerate(chain_r.links):
         k = i + 1
@@ -184,6 +190,23 @@ def jacobian_route(chain: Chain, ring: TrigRing) -> Derivation:
         rot = poses[i][0]
         I_base = [list(vec(row, ring)) for row in la.rotate_tensor(rot, link.inertial.inertia)]
         Bi = _inertia_part(ring, poly(link.inertial.mass, ring), JP, JO, I_base)
+        point_steps = []
+        for j, (mass, p_point) in enumerate(point_positions(chain_r, poses)[i]):
+            # a point mass: one more body of link i, m J_P^T J_P with its own J_P
+            idx = f"{k},{j + 1}"
+            p_point = vec(p_point, ring)
+            JPp, _ = _link_jacobians(ring, i, p_point, z, o, revolute)
+            points[i].append((poly(mass, ring), JPp))
+            Bp = _inertia_part(ring, poly(mass, ring), JPp, JO, [[zero] * 3] * 3)
+            Bi = [[ring.reduce(Bi[a][b] + Bp[a][b]) for b in range(n)] for a in range(n)]
+            point_steps += [
+                RawStep(S, f"Link {k}: point mass {j + 1}, position", f"p_c{idx}",
+                        rf"p_{{c{idx}}}", p_point, f"o_{k} + R_{k} c_{idx}",
+                        rf"o_{{{k}}} + R_{{{k}}}\, \mathbf{{c}}_{{{idx}}}"),
+                RawStep(S, f"Link {k}: point mass {j + 1}, translational Jacobian",
+                        f"J_P^({idx})", rf"J_P^{{({idx})}}", JPp,
+                        f"column j: z_j x (p_c{idx} - o_j) (revolute j), z_j (prismatic j)",
+                        rf"\mathbf{{z}}_j \times (p_{{c{idx}}} - \mathbf{{o}}_j)")]
         B = [[B[a][b] + Bi[a][b] for b in range(n)] for a in range(n)]
         steps += [
             RawStep(S, f"Link {k}: centre of mass", f"p_c{k}", rf"p_{{c{k}}}", p,
@@ -195,7 +218,7 @@ def jacobian_route(chain: Chain, ring: TrigRing) -> Derivation:
                     r"\ \mathbf{z}_j\ \text{(prismatic)}"),
             RawStep(S, f"Link {k}: rotational Jacobian (columns j > {k} zero)", f"J_O^({k})",
                     rf"J_O^{{({k})}}", JO, "column j: z_j (revolute j), 0 (prismatic j)",
-                    r"\mathbf{z}_j\ \text{(revolute)},\ 0\ \text{(prismatic)}")]
+                    r"\mathbf{z}_j\ \text{(revolute)},\ 0\ \text{(prismatic)}"), *point_steps]
         b_steps += [
             RawStep(SECTION_B, f"Link {k}: inertia tensor in the base frame",
                     f"R_{k} I_{k} R_{k}^T", rf"R_{{{k}}} \mathbf{{I}}_{{{k}}} R_{{{k}}}^T",
@@ -205,6 +228,16 @@ def jacobian_route(chain: Chain, ring: TrigRing) -> Derivation:
                     f"m_{k} J_P^({k})T J_P^({k}) + J_O^({k})T R_{k} I_{k} R_{k}^T J_O^({k})",
                     rf"m_{{{k}}}\, J_P^{{({k})T}} J_P^{{({k})}} + J_O^{{({k})T}} R_{{{k}}} "
                     rf"\mathbf{{I}}_{{{k}}} R_{{{k}}}^T J_O^{{({k})}}")]
+        if link.point_masses:  # B_k's formula names the point masses' terms too
+            extra = range(1, len(link.point_masses) + 1)
+            last = b_steps[-1]
+            b_steps[-1] = RawStep(
+                last.section, last.title + " (with its point masses)", last.lhs,
+                last.latex_lhs, last.value,
+                last.formula + "".join(f" + m_{k},{j} J_P^({k},{j})T J_P^({k},{j})"
+                                       for j in extra),
+                last.latex_formula + "".join(
+                    rf" + m_{{{k},{j}}}\, J_P^{{({k},{j})T}} J_P^{{({k},{j})}}" for j in extra))
     steps += b_steps
     armature = [poly(link.motor.armature, ring) for link in chain_r.links]
     motors = [i + 1 for i in range(n) if armature[i] != zero]
@@ -218,16 +251,19 @@ def jacobian_route(chain: Chain, ring: TrigRing) -> Derivation:
                          " + ".join(f"B_{{{k}}}" for k in range(1, n + 1))
                          + (" + B_m" if motors else "")))
     masses = [poly(link.inertial.mass, ring) for link in chain_r.links]
+    bodies = list(zip(masses, JPs, strict=True)) + [b for per_link in points for b in per_link]
     g = [ring.reduce(-sum((ring.product(m, sum((gravity[r] * JP[r][i] for r in range(3)), zero))
-                           for m, JP in zip(masses, JPs, strict=True)), zero))
+                           for m, JP in bodies), zero))
          for i in range(n)]
+    labels = [str(k) for k in range(1, n + 1)] + [
+        f"{i + 1},{j + 1}" for i in range(n) for j in range(len(points[i]))]
     for i in range(n):
         a = i + 1
         steps.append(RawStep(
             SECTION_G_JACOBIAN, f"Joint {a}: gravity torque", f"g_{a}", f"g_{{{a}}}", g[i],
-            " ".join(f"- m_{k} g0^T J_P{a}^({k})" for k in range(1, n + 1)).lstrip(),
+            " ".join(f"- m_{k} g0^T J_P{a}^({k})" for k in labels).lstrip(),
             " ".join(rf"- m_{{{k}}}\, \mathbf{{g}}_0^T J_{{P{a}}}^{{({k})}}"
-                     for k in range(1, n + 1))))
+                     for k in labels)))
     qd = [ring.ring.gens[k] for k in ring.qd_index]
     K = ring.reduce(sum((B[a][b] * qd[a] * qd[b] for a in range(n) for b in range(n)), zero)
                     * QQ(1, 2))

@@ -65,7 +65,63 @@ def write_c(program: Program) -> dict[str, str]:
         src += [f"    const double {t} = {e};" for t, e in b.temporaries]
         src += [f"    {f.output}[{k}] = {written.get(k, '0.0')};" for k in range(rows * cols)]
         src += ["}"]
+    fd = program.forward_dynamics()
+    if fd is not None:
+        signature = _c_fd_signature(program, fd)
+        at = len(head) - 1 - head[::-1].index("#ifdef __cplusplus")  # before extern's end
+        head[at:at] = ["/* joint accelerations qdd: M(q) qdd = tau - inverse_dynamics(q, qd, 0) "
+                       "solved by Gaussian elimination with partial pivoting (NaN if M is "
+                       "singular) */", signature + ";", ""]
+        src += ["", signature, "{"] + _c_fd_body(program, fd) + ["}"]
     return {f"{name}.h": "\n".join(head) + "\n", f"{name}.c": "\n".join(src) + "\n"}
+
+
+def _c_fd_signature(program: Program, fd) -> str:
+    args = [f"const double *{a}" for a in (["p"] if program.argument else []) + list(fd)]
+    return f"void {program.name}_forward_dynamics({', '.join(args + ['double *qdd'])})"
+
+
+def _c_fd_body(program: Program, fd) -> list[str]:
+    """C99: the bias by the inverse dynamics at qdd = 0, then ``M x = rhs`` by Gaussian
+    elimination with partial pivoting and back substitution, on stack arrays."""
+    name, n = program.name, program.dof
+    p = "p, " if program.argument else ""
+    id_args = ", ".join(["zero" if a == "tau" else a for a in fd])
+    return [
+        f"    double M[{n * n}], rhs[{n}], zero[{n}];",
+        "    int i, j, k;",
+        f"    for (i = 0; i < {n}; ++i) zero[i] = 0.0;",
+        f"    {name}_inverse_dynamics({p}{id_args}, rhs);",
+        f"    {name}_mass_matrix({p}q, M);",
+        f"    for (i = 0; i < {n}; ++i) rhs[i] = tau[i] - rhs[i];",
+        f"    for (k = 0; k < {n}; ++k) {{",
+        "        int pivot = k;",
+        f"        for (i = k + 1; i < {n}; ++i)",
+        f"            if (fabs(M[i * {n} + k]) > fabs(M[pivot * {n} + k])) pivot = i;",
+        f"        if (M[pivot * {n} + k] == 0.0) {{",
+        f"            for (i = 0; i < {n}; ++i) qdd[i] = NAN;",
+        "            return;",
+        "        }",
+        "        if (pivot != k) {",
+        f"            for (j = 0; j < {n}; ++j) {{",
+        f"                double t = M[k * {n} + j];",
+        f"                M[k * {n} + j] = M[pivot * {n} + j];",
+        f"                M[pivot * {n} + j] = t;",
+        "            }",
+        "            { double t = rhs[k]; rhs[k] = rhs[pivot]; rhs[pivot] = t; }",
+        "        }",
+        f"        for (i = k + 1; i < {n}; ++i) {{",
+        f"            double f = M[i * {n} + k] / M[k * {n} + k];",
+        f"            for (j = k; j < {n}; ++j) M[i * {n} + j] -= f * M[k * {n} + j];",
+        "            rhs[i] -= f * rhs[k];",
+        "        }",
+        "    }",
+        f"    for (i = {n - 1}; i >= 0; --i) {{",
+        "        double s = rhs[i];",
+        f"        for (j = i + 1; j < {n}; ++j) s -= M[i * {n} + j] * qdd[j];",
+        f"        qdd[i] = s / M[i * {n} + i];",
+        "    }",
+    ]
 
 
 def write_cpp(program: Program) -> dict[str, str]:
@@ -98,6 +154,18 @@ def write_cpp(program: Program) -> dict[str, str]:
             index = f"{i}" if f.vector else f"{i}, {j}"
             out.append(f"    {f.output}({index}) = {e};")
         out += [f"    return {f.output};", "}"]
+    fd = program.forward_dynamics()
+    if fd is not None:
+        types = {"p": "Parameters", "h_e": "Eigen::Matrix<double, 6, 1>"}
+        names = (["p"] if program.argument else []) + list(fd)
+        args = [f"const {types.get(a, 'Vector')} &{a}" for a in names]
+        id_args = ", ".join("Vector::Zero()" if a == "tau" else a for a in names)
+        mm = "p, q" if program.argument else "q"
+        out += ["", "/// Joint accelerations qdd: M(q) qdd = tau - inverse_dynamics(q, qd, 0) "
+                "solved (LDLT: M is symmetric positive definite), not inverted.",
+                f"inline Vector forward_dynamics({', '.join(args)})", "{",
+                f"    return mass_matrix({mm}).ldlt().solve(tau - inverse_dynamics({id_args}));",
+                "}"]
     out += ["", f"}}  // namespace {name}"]
     return {f"{name}.hpp": "\n".join(out) + "\n"}
 

@@ -41,8 +41,54 @@ def write(program: Program) -> dict[str, str]:
             index = f"[{i}]" if f.vector else f"[{i}][{j}]"
             out.append(f"        {f.output}{index} = {e};")
         out += [f"        return {f.output};", "    }"]
+    out += _forward_dynamics(program)
     out.append("}")
     return {f"{name}.java": "\n".join(out) + "\n"}
+
+
+def _forward_dynamics(program: Program) -> list[str]:
+    """``forward_dynamics`` (:meth:`Program.forward_dynamics`): the bias by the inverse
+    dynamics at ``qdd = 0``, then Gaussian elimination with partial pivoting."""
+    fd = program.forward_dynamics()
+    if fd is None:
+        return []
+    n = program.dof
+    names = (["p"] if program.argument else []) + list(fd)
+    id_args = ", ".join(f"new double[{n}]" if a == "tau" else a for a in names)
+    mm = "p, q" if program.argument else "q"
+    return [
+        "", "    /** Joint accelerations qdd: M(q) qdd = tau - inverse_dynamics(q, qd, 0) solved "
+        "by Gaussian elimination with partial pivoting (NaN if M is singular). */",
+        f"    public static double[] forward_dynamics({', '.join(f'double[] {a}' for a in names)})"
+        " {",
+        f"        final double[] bias = inverse_dynamics({id_args});",
+        f"        final double[][] M = mass_matrix({mm});",
+        f"        final double[] rhs = new double[{n}];",
+        f"        final double[] qdd = new double[{n}];",
+        f"        for (int i = 0; i < {n}; i++) rhs[i] = tau[i] - bias[i];",
+        f"        for (int k = 0; k < {n}; k++) {{",
+        "            int pivot = k;",
+        f"            for (int i = k + 1; i < {n}; i++)",
+        "                if (Math.abs(M[i][k]) > Math.abs(M[pivot][k])) pivot = i;",
+        "            if (M[pivot][k] == 0.0) {",
+        "                java.util.Arrays.fill(qdd, Double.NaN);",
+        "                return qdd;",
+        "            }",
+        "            final double[] row = M[k]; M[k] = M[pivot]; M[pivot] = row;",
+        "            final double b = rhs[k]; rhs[k] = rhs[pivot]; rhs[pivot] = b;",
+        f"            for (int i = k + 1; i < {n}; i++) {{",
+        "                final double f = M[i][k] / M[k][k];",
+        f"                for (int j = k; j < {n}; j++) M[i][j] -= f * M[k][j];",
+        "                rhs[i] -= f * rhs[k];",
+        "            }",
+        "        }",
+        f"        for (int i = {n - 1}; i >= 0; i--) {{",
+        "            double s = rhs[i];",
+        f"            for (int j = i + 1; j < {n}; j++) s -= M[i][j] * qdd[j];",
+        "            qdd[i] = s / M[i][i];",
+        "        }",
+        "        return qdd;",
+        "    }"]
 
 
 def usage(program: Program, directory: str) -> str:

@@ -10,6 +10,9 @@ from .program import Program
 def write(program: Program) -> dict[str, str]:
     printer = JuliaPrinter()
     names = [f.name for f in program.functions]
+    fd = program.forward_dynamics()
+    if fd is not None:
+        names.append("forward_dynamics")
     out = [comment(program, "julia").rstrip("\n"), f"module {program.name}", "",
            f"export {', '.join(names)}", "", f"const DOF = {program.dof}"]
     if program.argument:
@@ -28,6 +31,14 @@ def write(program: Program) -> dict[str, str]:
             index = f"{i + 1}" if f.vector else f"{i + 1}, {j + 1}"
             out.append(f"    {f.output}[{index}] = {e}")
         out += [f"    return {f.output}", "end"]
+    if fd is not None:
+        args = (["p"] if program.argument else []) + list(fd)
+        id_args = ", ".join(f"zeros({program.dof})" if a == "tau" else a for a in args)
+        mm = "p, q" if program.argument else "q"
+        out += ["", '"""Joint accelerations qdd: M(q) qdd = tau - inverse_dynamics(q, qd, 0) '
+                'solved with \\\\ (not inverted)."""',
+                f"function forward_dynamics({', '.join(args)})",
+                f"    return mass_matrix({mm}) \\ (tau - inverse_dynamics({id_args}))", "end"]
     out += ["", f"end # module {program.name}"]
     return {f"{program.name}.jl": "\n".join(out) + "\n"}
 

@@ -39,6 +39,13 @@ def write(program: Program) -> dict[str, str]:
         args = ", ".join(signature_args(program, f))
         usage_text = f"{camel(f.name)}[{args}]: {f.description}."
         out.append(f"{camel(f.name)}::usage = {mathematica_string(usage_text)};")
+    fd = program.forward_dynamics()
+    fd_args = ([a.replace("_", "") for a in (["p"] if program.argument else []) + list(fd)]
+               if fd is not None else [])
+    if fd is not None:
+        text = (f"forwardDynamics[{', '.join(fd_args)}]: joint accelerations, "
+                "massMatrix[q] . qdd == tau - inverseDynamics[q, qd, 0] by LinearSolve.")
+        out.append(f"forwardDynamics::usage = {mathematica_string(text)};")
     out += ["", 'Begin["`Private`"];']
     for f in program.functions:
         rows, cols = f.shape
@@ -59,6 +66,12 @@ def write(program: Program) -> dict[str, str]:
                 "{" + ", ".join(written.get((i, j), "0") for j in range(cols)) + "}"
                 for i in range(rows)) + "}"
         out += [f"  {result}", "];"]
+    if fd is not None:
+        id_args = ", ".join(f"ConstantArray[0, {program.dof}]" if a == "tau" else a
+                            for a in fd_args)
+        mm = "p, q" if program.argument else "q"
+        out += ["", f"forwardDynamics[{', '.join(a + '_' for a in fd_args)}] := "
+                f"LinearSolve[massMatrix[{mm}], tau - inverseDynamics[{id_args}]];"]
     out += ["", "End[];", "EndPackage[];"]
     return {f"{program.name}.wl": "\n".join(out) + "\n"}
 

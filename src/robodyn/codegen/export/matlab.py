@@ -29,6 +29,20 @@ def write(program: Program) -> dict[str, str]:
             out.append(f"  {f.output}({index}) = {e};")
         out.append("end")
         files[f"{fname}.m"] = "\n".join(out) + "\n"
+    fd = program.forward_dynamics()
+    if fd is not None:
+        fname = f"{program.name}_forward_dynamics"
+        names = (["p"] if program.argument else []) + list(fd)
+        id_args = ", ".join(f"zeros({program.dof}, 1)" if a == "tau" else a for a in names)
+        mm = "p, q" if program.argument else "q"
+        files[f"{fname}.m"] = "\n".join([
+            comment(program, "matlab").rstrip("\n"),
+            f"function qdd = {fname}({', '.join(names)})",
+            f"% {fname.upper()}  Joint accelerations: M(q) qdd = tau - inverse dynamics at "
+            "qdd = 0, solved with \\ (not inverted).",
+            f"  rhs = tau(:) - {program.name}_inverse_dynamics({id_args});",
+            f"  qdd = {program.name}_mass_matrix({mm}) \\ rhs;",
+            "end"]) + "\n"
     return files
 
 

@@ -112,6 +112,23 @@ class Program:
     def argument(self) -> bool:
         return self.parameter_mode == "argument"
 
+    def forward_dynamics(self) -> tuple[str, ...] | None:
+        """The arguments of the exported ``forward_dynamics`` (``p`` not included): those
+        of ``inverse_dynamics`` with ``tau`` for ``qdd`` (``q, qd, tau`` and ``h_e`` where
+        the equations have the wrench); ``None`` when the program lacks
+        ``inverse_dynamics`` or ``mass_matrix`` (custom ``matrices``).
+
+        Every writer adds it as ``qdd = solve(M(q), tau - inverse_dynamics(q, qd, 0))``:
+        the velocity, gravity and friction terms (and ``J^T h_e``) are the inverse dynamics
+        at ``qdd = 0``, and ``M qdd = tau - them`` is solved, never inverted (NumPy's
+        ``solve``, Eigen's LDLT, MATLAB's and Julia's ``\\``, ``LinearSolve``; in C and
+        Java a generated Gaussian elimination with partial pivoting, NaN if ``M`` is
+        singular)."""
+        names = {f.name: f for f in self.functions}
+        if "inverse_dynamics" not in names or "mass_matrix" not in names:
+            return None
+        return tuple("tau" if a == "qdd" else a for a, _ in names["inverse_dynamics"].args)
+
     def header_lines(self) -> list[str]:
         """The comment every file starts with (without comment markers): :data:`MARKER`
         first, then a line without any of the model's text (Python reads a ``coding:``
@@ -153,6 +170,9 @@ class Program:
             lines.append("Parameters: none (the equations hold numbers only).")
         lines += [f"{f.name}: {f.description} ({f.shape[0]} x {f.shape[1]})"
                   for f in self.functions]
+        if self.forward_dynamics() is not None:
+            lines.append(f"forward_dynamics: joint accelerations qdd ({self.dof} x 1), "
+                         "M(q) qdd = tau - inverse_dynamics(q, qd, 0) solved (no inverse)")
         lines += list(self.notes)
         return [visible(line) for line in lines]
 
@@ -168,7 +188,7 @@ IDENTIFIER_CHARS = 40
 RESERVED_IDENTIFIERS = frozenset(
     set().union(*RESERVED.values())
     | set(getattr(sys, "stdlib_module_names", ())) | {"numpy", "sympy", "robodyn"}
-    | set(EXPORTED) | set(OUTPUTS.values())
+    | set(EXPORTED) | set(OUTPUTS.values()) | {"forward_dynamics", "tau"}
     | {"DOF", "PARAMETERS", "DEFAULT_PARAMETERS", "q", "qd", "qdd", "h_e", "p", "out", "batch"}
     | {"Base", "Core", "Main", "String", "Object", "System", "Double", "Integer", "Class",
        "Override", "Math", "Global", "Private"}

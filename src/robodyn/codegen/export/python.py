@@ -46,7 +46,31 @@ def write(program: Program) -> dict[str, str]:
             index = f"{i}" if f.vector else f"{i}, {j}"
             out.append(f"    {f.output}[..., {index}] = {e}")
         out.append(f"    return {f.output}")
+    out += _forward_dynamics(program)
     return {f"{program.name}.py": "\n".join(out) + "\n"}
+
+
+def _forward_dynamics(program: Program) -> list[str]:
+    """``forward_dynamics`` (:meth:`Program.forward_dynamics`): NumPy's batched solve."""
+    fd = program.forward_dynamics()
+    if fd is None:
+        return []
+    args = (["p"] if program.argument else []) + list(fd)
+    widths = {"p": len(program.parameters), "h_e": 6}
+    id_args = ", ".join("numpy.zeros_like(qd)" if a == "tau" else a for a in args)
+    mm = "p, q" if program.argument else "q"
+    out = ["", "", f"def forward_dynamics({', '.join(args)}):",
+           '    """Joint accelerations qdd: M(q) qdd = tau - inverse_dynamics(q, qd, 0) '
+           f"solved, not inverted: ({', '.join(args)}) each (..., width) -> (...) + "
+           f'({program.dof},)."""']
+    out += [f"    {a} = _vector({a!r}, {a}, {widths.get(a, program.dof)})" for a in args]
+    out += [f"    rhs = tau - inverse_dynamics({id_args})",
+            f"    M = mass_matrix({mm})",
+            "    batch = numpy.broadcast_shapes(M.shape[:-2], rhs.shape[:-1])",
+            "    M = numpy.broadcast_to(M, batch + M.shape[-2:])",
+            "    rhs = numpy.broadcast_to(rhs, batch + rhs.shape[-1:])",
+            "    return numpy.linalg.solve(M, rhs[..., None])[..., 0]"]
+    return out
 
 
 def usage(program: Program, directory: str) -> str:
