@@ -139,9 +139,14 @@ def test_the_exercise_layout_and_a_wrong_model(tmp_path, capsys):
     assert main(["grade", str(answer), str(sub), "--model", "planar-2r"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "not the solution of planar-2r" in err[0]
-    # an answer whose model cannot be found asks for --model
+    # the answer carries its task's arm.yaml (model_file): it grades on its own
     lone = tmp_path / "answer.json"
     lone.write_text(answer.read_text())
+    assert main(["grade", str(lone), str(sub)]) == 0
+    assert ",M,4,4,," in capsys.readouterr().out
+    # an answer without it, whose model cannot be found, asks for --model
+    del data["model_file"]
+    lone.write_text(json.dumps(data))
     with pytest.raises(SystemExit):
         main(["grade", str(lone), str(sub)])
     assert "give the model with --model" in capsys.readouterr().err

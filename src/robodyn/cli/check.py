@@ -30,6 +30,8 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import tempfile
+from pathlib import Path
 
 _PAIR = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.+?)\s*$")
 
@@ -171,12 +173,25 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     from .common import load_model
 
     solution = grading.read_solution(args.answer)
-    model = args.model or grading.find_model(solution, args.answer)
-    if model is None:
-        args.command_parser.error(
-            f"the answer's model {str(solution.get('model'))[:60]!r} is not a built-in and "
-            "no task/arm.yaml of that name is beside it; give the model with --model")
-    eq = equations(load_model(model, args), method=solution["method"])
+    embedded = solution.get("model_file")
+    if args.model is None and isinstance(embedded, str):
+        # robodyn exercise stores the task's arm.yaml in the answer: read (never run) it
+        # through the model-file reader, from a private folder robodyn makes and removes
+        if len(embedded) > 1_000_000:
+            args.command_parser.error("the answer's model_file is over 1 MB; give the model "
+                                      "with --model")
+        with tempfile.TemporaryDirectory(prefix="robodyn-grade-") as folder:
+            path = Path(folder) / "arm.yaml"
+            path.write_text(embedded, encoding="utf-8")
+            robot = load_model(str(path), args)
+    else:
+        model = args.model or grading.find_model(solution, args.answer)
+        if model is None:
+            args.command_parser.error(
+                f"the answer's model {str(solution.get('model'))[:60]!r} is not a built-in "
+                "and no task/arm.yaml of that name is beside it; give the model with --model")
+        robot = load_model(model, args)
+    eq = equations(robot, method=solution["method"])
     grading.check_solution(eq, solution, f"answer {args.answer[:80]!r}")
     rows = grading.grade(eq, [(path, path) for path in args.submissions])
     text = grading.rows_csv(rows)
