@@ -175,7 +175,7 @@ class Robot:
         Recursive Newton–Euler (:mod:`robodyn.dynamics.inverse_dynamics`) plus friction.
         ``h_e``: the wrench ``(f, mu)`` (6 numbers, base frame, moment about the
         end-effector origin) that the end effector exerts on the environment
-        (Siciliano eq. 7.83, seed 002). Shapes ``(..., dof)`` -> ``(..., dof)``.
+        (Siciliano et al., Robotics, eq. 7.83). Shapes ``(..., dof)`` -> ``(..., dof)``.
         """
         if h_e is None:
             return self._runner.run("inverse_dynamics", q, qd, qdd)

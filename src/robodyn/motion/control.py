@@ -1,6 +1,6 @@
 """Joint-space controllers: callables ``tau(t, q, qd)`` for :func:`robodyn.simulate`.
 
-Both use inverse dynamics for CONTROL, as the seeds say, on a ``model`` that may
+Both use inverse dynamics for CONTROL, as the textbooks say, on a ``model`` that may
 differ from the simulated robot (``robot.with_values(m2=1.2 * m2)``) to show
 what model error does:
 

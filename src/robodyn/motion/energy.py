@@ -1,6 +1,6 @@
 """The energy a motion costs, and a cheaper motion between the same end points.
 
-The seeds name the joint torques' third use: the ENERGY a motion costs. For a
+Lecture notes name the joint torques' third use: the ENERGY a motion costs. For a
 sampled motion (a :class:`~robodyn.motion.trajectory.Motion` or a simulation) the
 mechanical power of joint ``i`` is ``P_i = tau_i qd_i`` and
 

@@ -1,4 +1,4 @@
-"""Simulation: the direct dynamics integrated in time (the seeds' first use of the model).
+"""Simulation: the direct dynamics integrated in time (the model's first use: simulation).
 
 ``rd.simulate(robot, q0, ...)`` integrates ``M(q) qdd + C qd + F_v qd + F_s sign(qd)
 + g = tau - J^T h_e`` from ``(q0, qd0)``:
