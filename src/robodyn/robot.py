@@ -14,6 +14,7 @@ leading (batch) axes; a single state is ``(dof,)``.
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -384,26 +385,62 @@ class TorqueParts:
         return {name: getattr(self, name) for name in (*self.NAMES, "total")}
 
 
-def load(source: str | Path, **kwargs) -> Robot:
-    """Load a robot: a built-in model name (``rd.models.names()``) or a path to a
-    ``.yaml``/``.yml`` model file."""
+def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | None = None,
+         allow_massless: bool = False, snap_angles: float | None = None) -> Robot:
+    """Load a robot: a built-in model's name (``rd.models.names()``), a ``.yaml``/``.yml``
+    model file, or the serial chain of a ``.urdf`` file.
+
+    The keyword options are for URDF files only (for a built-in model or a YAML file
+    they are an error):
+
+    * ``base``: the link fixed to the world; default: the file's root link.
+    * ``tip``: the end-effector link; default: the end of the movable joints when they
+      form one chain (links on fixed joints after it are merged bodies, a single path of
+      them ends at its leaf). Where the movable joints branch (a gripper's fingers, a
+      humanoid's limbs) it is needed, and the error lists the ends to choose from. A link
+      behind fixed joints (``tip="tool0"``) puts the end frame of ``forward_kinematics``
+      and ``jacobian`` there. Movable joints off the chain are held at zero, merged into
+      their parent, and named in ``robot.locked``.
+    * ``allow_massless``: accept moving links without ``<inertial>`` as massless
+      (otherwise an error names the link).
+    * ``snap_angles``: a tolerance in radians; ``<origin rpy>`` angles this close to a
+      multiple of pi/2 become that multiple (a file's ``rpy="1.5708"`` then cancels
+      exactly, and its derivation stays small), each change listed in
+      ``robot.provenance.notes``. Default ``None``: angles as written.
+
+    A URDF's ``<dynamics damping friction>`` become viscous and Coulomb friction, its
+    ``<limit>`` the joint limits; meshes are never read. Example, with the UR5 of the
+    ``example-robot-data`` package (any URDF file path works the same)::
+
+        import robodyn as rd
+        ur5 = rd.models.example_robot_data("ur_description/urdf/ur5_robot.urdf")
+        robot = rd.load(ur5, tip="tool0", snap_angles=1e-3)
+        robot.dof, robot.provenance.notes[0]  # 6, 'snapped 4 angle(s) to multiples of pi/2 ...'
+
+    Raises :class:`~robodyn.ModelError` for an unknown name (with a "did you mean"), a
+    missing file or a model at fault (naming the field, link or joint), and ``TypeError``
+    for URDF options given to another kind of model.
+    """
     from .model import builtin as models
 
+    options = {name: value for name, value, default in (
+        ("base", base, None), ("tip", tip, None), ("allow_massless", allow_massless, False),
+        ("snap_angles", snap_angles, None)) if value is not default}
     text = str(source)
     path = Path(text)
     if path.suffix.lower() in (".yaml", ".yml"):
         if not path.is_file():
             raise ModelError(f"{text}: no such model file")
-        if kwargs:
-            raise TypeError(f"load() of a YAML file takes no options, got {sorted(kwargs)}")
+        if options:
+            raise TypeError(f"load() of a YAML file takes no options, got {sorted(options)}")
         parsed = read_model_file(path)
     elif path.suffix.lower() == ".urdf":
         from .model.urdf import load_urdf  # only URDF users pay the import
 
-        parsed = load_urdf(path, **kwargs)
+        parsed = load_urdf(path, **options)
     elif text in models.names():
-        if kwargs:
-            raise TypeError(f"load() of a built-in model takes no options, got {sorted(kwargs)}")
+        if options:
+            raise TypeError(f"load() of a built-in model takes no options, got {sorted(options)}")
         parsed = read_model_file(models.path(text))
     else:
         close = difflib.get_close_matches(text, models.names(), n=1)

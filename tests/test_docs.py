@@ -1,0 +1,150 @@
+"""The code of the documentation runs: every ```python block of README.md and docs/**/*.md.
+
+The blocks of one page run in order in one namespace (a page reads as one session), in a
+fresh temporary working directory (files the examples write land there), with Matplotlib's
+Agg backend and robodyn's NumPy backend (the same generated programs as Numba's, without
+compile time). A broken block fails with the page and the line its fence starts on.
+
+A block runs unless its fence says ``python no-run`` or an HTML comment ``<!-- no-run:
+why -->`` stands on the line before it: only for what cannot run here (a cluster, minutes of
+work), and the page says why. The examples in docstrings are tests/test_doctests.py's; the
+example scripts and the notebook are tests/test_examples.py's and tests/test_notebook.py's.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+import traceback
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+#: Pages whose blocks take more than about 2 s (derivations of 6-DOF arms, simulations of
+#: the PUMA, URDF arms): ``make test-fast`` leaves them out.
+SLOW_PAGES = {"docs/simulation.md", "docs/urdf.md", "docs/identification.md",
+              "docs/derivatives.md"}
+
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+_NO_RUN_COMMENT = re.compile(r"^\s*<!--\s*no-run\b.*-->\s*$")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced code block: its page, the line of its opening fence (1-based), its
+    language and words of the info string, and its code (dedented)."""
+
+    page: str
+    line: int
+    language: str
+    words: tuple[str, ...]
+    code: str
+    after_no_run_comment: bool
+
+    @property
+    def runs(self) -> bool:
+        return (self.language == "python" and "no-run" not in self.words
+                and not self.after_no_run_comment)
+
+
+def blocks(path: Path, root: Path = ROOT) -> list[Block]:
+    """The fenced code blocks of a Markdown file (named relative to ``root``), in order; an
+    unclosed fence is an error (the page would render the rest as code)."""
+    name = path.relative_to(root).as_posix()
+    lines = path.read_text(encoding="utf-8").splitlines()
+    found = []
+    i = 0
+    while i < len(lines):
+        opening = _FENCE.match(lines[i])
+        if not opening:
+            i += 1
+            continue
+        fence, indent = opening["fence"], opening["indent"]
+        words = tuple(opening["info"].strip().lower().split())
+        start = i
+        body = []
+        i += 1
+        while i < len(lines):
+            closing = _FENCE.match(lines[i])
+            if closing and closing["fence"].startswith(fence) and not closing["info"].strip():
+                break
+            body.append(lines[i][len(indent):] if lines[i].startswith(indent) else lines[i])
+            i += 1
+        else:
+            raise AssertionError(f"{name}, line {start + 1}: the code block is never closed")
+        before = lines[start - 1] if start else ""
+        found.append(Block(name, start + 1, words[0] if words else "", words[1:],
+                           textwrap.dedent("\n".join(body)) + "\n",
+                           bool(_NO_RUN_COMMENT.match(before))))
+        i += 1
+    return found
+
+
+def _page_id(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+RUNNABLE = [p for p in PAGES if any(b.runs for b in blocks(p))]
+
+
+def test_the_pages_have_code_that_runs():
+    names = {_page_id(p) for p in RUNNABLE}
+    assert {"README.md", "docs/index.md", "docs/models.md", "docs/simulation.md"} <= names
+
+
+def test_no_run_blocks_are_few_and_explained():
+    """A block left out says why, in the comment before it or in the text above it."""
+    skipped = [b for p in PAGES for b in blocks(p)
+               if b.language == "python" and not b.runs]
+    assert len(skipped) <= 3, [f"{b.page}:{b.line}" for b in skipped]
+    for b in skipped:
+        text = (ROOT / b.page).read_text(encoding="utf-8").splitlines()
+        context = " ".join(text[max(0, b.line - 4):b.line - 1]).lower()
+        assert "no-run" in context or "not run" in context, \
+            f"{b.page}, line {b.line}: say on the page why this block is not run"
+
+
+def test_the_block_reader_finds_fences_lines_and_markers(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("# t\n\n```python\nx = 1\n```\n\n* item\n\n  ```python\n  y = x\n  ```\n"
+                    "<!-- no-run: needs a cluster -->\n```python\nz = 1\n```\n"
+                    "```python no-run\nw = 1\n```\n```bash\nls\n```\n")
+    found = blocks(page, root=tmp_path)
+    assert [(b.line, b.language, b.runs) for b in found] == [
+        (3, "python", True), (9, "python", True), (13, "python", False),
+        (16, "python", False), (19, "bash", False)]
+    assert found[1].code == "y = x\n" and found[0].page == "page.md"
+    page.write_text("```python\nx = 1\n")
+    with pytest.raises(AssertionError, match="page.md, line 1: the code block is never closed"):
+        blocks(page, root=tmp_path)
+
+
+@pytest.mark.parametrize(
+    "path", [pytest.param(p, id=_page_id(p),
+                          marks=[pytest.mark.slow] if _page_id(p) in SLOW_PAGES else [])
+             for p in RUNNABLE])
+def test_page_code_runs(path, tmp_path, monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    monkeypatch.setenv("ROBODYN_BACKEND", "numpy")
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {"__name__": "__docs__"}
+    with warnings.catch_warnings():  # a page may turn warnings into errors, as its reader would
+        for block in (b for b in blocks(path) if b.runs):
+            try:
+                code = compile(block.code, f"{block.page}:{block.line}", "exec")
+                exec(code, namespace)
+            except Exception:
+                pytest.fail(f"{block.page}, the block at line {block.line} failed:\n"
+                            f"{traceback.format_exc()}", pytrace=False)
+            finally:
+                import matplotlib.pyplot as plt
+
+                plt.close("all")
