@@ -7,7 +7,7 @@ import numpy as np
 
 import robodyn as rd
 
-robot = rd.load("planar-2r")  # course notes' planar 2R arm: masses m1, m2, COM distances c1, c2, inertias I1, I2
+robot = rd.load("planar-2r")  # the course notes' planar 2R arm: m1, m2, c1, c2, I1, I2
 print(robot, "parameters:", robot.values)
 
 q = np.array([0.3, -0.5])

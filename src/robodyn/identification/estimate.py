@@ -45,14 +45,20 @@ import numbers
 import os
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.linalg
 import scipy.optimize
+from numpy.typing import ArrayLike
 
 from ..core.csv_table import read_number_table
 from ..core.errors import InputError, RobodynError, excerpt, warn
 from ..dynamics.regressor import PER_LINK
+
+if TYPE_CHECKING:
+    from ..robot import Robot
+    from ..symbolic.base_parameters import BaseParameters
 
 __all__ = ["identify", "Identification", "IdentificationWarning", "read_csv",
            "consistency_problems", "NOISE_FLOOR", "PHYSICAL_WORSE", "PHYSICAL_ABS",
@@ -389,8 +395,10 @@ def _check_magnitudes(Y, tau, q, qd, qdd, where) -> None:
                          "(SI units)")
 
 
-def identify(robot, q, qd=None, qdd=None, tau=None, weights=None, physical: bool = False,
-             base=None) -> Identification:
+def identify(robot: Robot, q: ArrayLike | str | os.PathLike[str], qd: ArrayLike | None = None,
+             qdd: ArrayLike | None = None, tau: ArrayLike | None = None,
+             weights: ArrayLike | None = None, physical: bool = False,
+             base: BaseParameters | None = None) -> Identification:
     """Estimate the base parameters of ``robot`` from samples ``q, qd, qdd, tau`` (each
     ``(N, dof)``), or from a CSV file given as ``q`` (:func:`read_csv`). ``weights``: one
     per joint (rows of joint ``j`` multiplied by ``weights[j]``); default ``1/sigma_j``

@@ -19,12 +19,18 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..core.errors import InputError, excerpt, whole_number
 from .simulation import MAX_MAGNITUDE, check_magnitude
 from .trajectory import Motion, Trajectory, quintic, spline
+
+if TYPE_CHECKING:
+    from ..robot import Robot
+    from .simulation import Simulation
 
 __all__ = ["EnergyReport", "consumed", "optimize", "check_motion", "OBJECTIVES",
            "MAX_VIA_POINTS", "MAX_SAMPLES", "MAX_EVALUATIONS"]
@@ -96,7 +102,8 @@ def _integrate(t: np.ndarray, y: np.ndarray) -> np.ndarray:
     return 0.5 * np.tensordot(dt, y[1:] + y[:-1], axes=(0, 0))
 
 
-def consumed(robot, motion, h_e=None) -> EnergyReport:
+def consumed(robot: Robot, motion: Motion | Trajectory | Simulation,
+             h_e: ArrayLike | None = None) -> EnergyReport:
     """The energy ``motion`` costs on ``robot`` (module docstring).
 
     ``motion``: anything with ``t`` ``(T,)``, ``q``, ``qd`` ``(T, dof)`` and either
@@ -125,8 +132,9 @@ def consumed(robot, motion, h_e=None) -> EnergyReport:
                         net, effort, loss, power, tau, t)
 
 
-def optimize(robot, q0, q1, duration: float, via_points: int = 3,
-             objective: str = "positive_work", torque_limits=None, samples: int = 201,
+def optimize(robot: Robot, q0: ArrayLike, q1: ArrayLike, duration: float, via_points: int = 3,
+             objective: str = "positive_work", torque_limits: ArrayLike | None = None,
+             samples: int = 201,
              maxiter: int = 200, max_evaluations: int = MAX_EVALUATIONS) -> Trajectory:
     """A motion from ``q0`` to ``q1`` in ``duration`` that costs less than the quintic.
 

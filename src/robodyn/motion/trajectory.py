@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..core.errors import InputError, excerpt, positive_number
 
@@ -149,7 +150,8 @@ def _polynomial(coeffs: np.ndarray, duration: float, kind: str, dof: int) -> Tra
 
 
 # -- constructors --------------------------------------------------------------------------------
-def cubic(q0, q1, duration: float, qd0=0.0, qd1=0.0) -> Trajectory:
+def cubic(q0: ArrayLike, q1: ArrayLike, duration: float, qd0: ArrayLike = 0.0,
+          qd1: ArrayLike = 0.0) -> Trajectory:
     """Cubic polynomial from ``q0`` to ``q1`` in ``duration`` with end velocities ``qd0``,
     ``qd1`` (each a number or one per joint)."""
     q0 = _vector(q0, "q0")
@@ -163,7 +165,8 @@ def cubic(q0, q1, duration: float, qd0=0.0, qd1=0.0) -> Trajectory:
     return _polynomial(np.stack([q0, qd0, a2, a3]), T, "cubic", dof)
 
 
-def quintic(q0, q1, duration: float, qd0=0.0, qd1=0.0, qdd0=0.0, qdd1=0.0) -> Trajectory:
+def quintic(q0: ArrayLike, q1: ArrayLike, duration: float, qd0: ArrayLike = 0.0,
+            qd1: ArrayLike = 0.0, qdd0: ArrayLike = 0.0, qdd1: ArrayLike = 0.0) -> Trajectory:
     """Quintic polynomial from ``q0`` to ``q1`` in ``duration`` with end velocities and
     accelerations (default: rest to rest)."""
     q0 = _vector(q0, "q0")
@@ -179,7 +182,8 @@ def quintic(q0, q1, duration: float, qd0=0.0, qd1=0.0, qdd0=0.0, qdd1=0.0) -> Tr
     return _polynomial(np.stack([q0, v0, a0 / 2, c3, c4, c5]), T, "quintic", dof)
 
 
-def trapezoidal(q0, q1, duration: float | None = None, vmax=None, amax=None) -> Trajectory:
+def trapezoidal(q0: ArrayLike, q1: ArrayLike, duration: float | None = None,
+                vmax: ArrayLike | None = None, amax: ArrayLike | None = None) -> Trajectory:
     """Trapezoidal velocity profile, joints synchronised (all start and stop together,
     moving on the straight line from ``q0`` to ``q1``).
 
@@ -250,7 +254,7 @@ def _trapezoid(q0, q1, T, V, A, dof) -> Trajectory:
                       {"peak_velocity": V * D, "acceleration": A * D, "blend_time": tb})
 
 
-def spline(times, waypoints) -> Trajectory:
+def spline(times: ArrayLike, waypoints: ArrayLike) -> Trajectory:
     """Clamped cubic spline through ``waypoints`` ``(K, dof)`` at ``times`` ``(K,)``
     (increasing; shifted to start at 0): zero velocity at both ends, continuous
     velocity and acceleration at the via points."""

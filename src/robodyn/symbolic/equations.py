@@ -302,9 +302,9 @@ class Equations:
                     s.latex_formula)
 
     def mass_matrix_split(self):
-        """``M = M_0 + sum_k M_k cos(a_k)`` (lecture notes on planar arms write the 3R arm's M so) when ``M``
-        depends on ``q`` only through cosines of joint angles or their sums, linearly:
-        ``[(1, M_0), (cos(a_1), M_1), ...]`` with constant matrices; else ``None``."""
+        """``M = M_0 + sum_k M_k cos(a_k)`` (lecture notes on planar arms write the 3R arm's
+        M so) when ``M`` depends on ``q`` only through cosines of joint angles or their sums,
+        linearly: ``[(1, M_0), (cos(a_1), M_1), ...]`` with constant matrices; else ``None``."""
         q = set(self.q)
         trig = set()
         for entry in self.M:
@@ -380,7 +380,8 @@ class Equations:
 
     @cached_property
     def N(self) -> sp.Matrix:
-        """``N = dM/dt - 2C``, skew-symmetric for the Christoffel ``C`` (Siciliano et al., Robotics, §7.3.1)."""
+        """``N = dM/dt - 2C``, skew-symmetric for the Christoffel ``C`` (Siciliano et al.,
+        Robotics, §7.3.1)."""
         return self._matrix(self._n_polys())
 
     def _mdot_polys(self):
@@ -451,9 +452,9 @@ class Equations:
 
     # -- named terms -------------------------------------------------------------------
     def named_terms(self) -> dict[str, sp.Expr]:
-        """Recurring terms found automatically, as lecture notes and Siciliano et al. §7.4 name them: ``{"h":
-        -c2*l1*m2*sin(q2)}`` for planar-2r, whose every nonzero entry of ``C`` is ``h``
-        times a rate (``C = [[h qd2, h (qd1 + qd2)], [-h qd1, 0]]``).
+        """Recurring terms found automatically, as lecture notes and Siciliano et al. §7.4
+        name them: ``{"h": -c2*l1*m2*sin(q2)}`` for planar-2r, whose every nonzero entry of
+        ``C`` is ``h`` times a rate (``C = [[h qd2, h (qd1 + qd2)], [-h qd1, 0]]``).
 
         ``h`` is the common monomial factor of the nonzero entries of ``C`` (two or
         more) without its rates, when it depends on ``q``, has three factors or more and

@@ -95,7 +95,8 @@ def _tau(ring: TrigRing, M, g) -> list:
 
 
 def energy_route(chain: Chain, ring: TrigRing) -> Derivation:
-    """``M_ij = d^2 K / dqd_i dqd_j``, ``g_i = dU/dq_i`` (lecture notes on planar arms); see the module."""
+    """``M_ij = d^2 K / dqd_i dqd_j``, ``g_i = dU/dq_i`` (lecture notes on planar arms); see
+    the module."""
     n = ring.dof
     K, U, steps, chain_r, q_args = energies(chain, ring)
     M = [[ring.diff_qd(ring.diff_qd(K, i), j) for j in range(n)] for i in range(n)]
