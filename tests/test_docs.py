@@ -26,9 +26,11 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
 #: Pages whose blocks take more than about 2 s (derivations of 6-DOF arms, simulations of
-#: the PUMA, URDF arms): ``make test-fast`` leaves them out.
+#: the PUMA, URDF arms): ``make test-fast`` leaves them out. A page can also say so itself,
+#: with the line ``<!-- docs-test: slow -->``.
 SLOW_PAGES = {"docs/simulation.md", "docs/urdf.md", "docs/identification.md",
               "docs/derivatives.md"}
+SLOW_MARK = "<!-- docs-test: slow -->"
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _NO_RUN_COMMENT = re.compile(r"^\s*<!--\s*no-run\b.*-->\s*$")
@@ -89,6 +91,11 @@ def _page_id(path: Path) -> str:
     return path.relative_to(ROOT).as_posix()
 
 
+def _slow(path: Path) -> bool:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return _page_id(path) in SLOW_PAGES or SLOW_MARK in (line.strip() for line in lines)
+
+
 RUNNABLE = [p for p in PAGES if any(b.runs for b in blocks(p))]
 
 
@@ -126,7 +133,7 @@ def test_the_block_reader_finds_fences_lines_and_markers(tmp_path):
 
 @pytest.mark.parametrize(
     "path", [pytest.param(p, id=_page_id(p),
-                          marks=[pytest.mark.slow] if _page_id(p) in SLOW_PAGES else [])
+                          marks=[pytest.mark.slow] if _slow(p) else [])
              for p in RUNNABLE])
 def test_page_code_runs(path, tmp_path, monkeypatch):
     import matplotlib

@@ -129,21 +129,26 @@ np.savetxt({path!r}, cols, delimiter=",", header="q1,qd1,qdd1,tau1", comments=""
                            "ROBODYN_WHEEL_TEST=1 runs it")
 def test_the_wheel_installs_without_extras_and_every_command_runs(built, tmp_path):
     wheel, _ = built
+    # nothing of this checkout or its environment reaches the new one (a PYTHONPATH to src/
+    # would make pip think robodyn is installed already)
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTHON", "ROBODYN", "VIRTUAL_ENV"))}
     env_dir = tmp_path / "env"
-    subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True, timeout=300,
+                   env=env)
     python = env_dir / "bin" / "python"
-    proc = subprocess.run([str(python), "-m", "pip", "install", str(wheel)],
+    proc = subprocess.run([str(python), "-m", "pip", "install", str(wheel)], env=env,
                           capture_output=True, text=True, timeout=1800)
     log = proc.stdout + proc.stderr
     assert proc.returncode == 0, log[-3000:]
     assert not [line for line in log.splitlines() if LICENSE_WARNING.search(line)]
     # without extras: none of the optional or test packages came along
     listed = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze"],
-                            capture_output=True, text=True, check=True).stdout.lower()
+                            capture_output=True, text=True, check=True, env=env).stdout.lower()
+    assert re.search(rf"^robodyn=={re.escape(rd.__version__)}$", listed, re.MULTILINE)
     for extra in ("dask", "pytest", "pin", "mkdocs"):
         assert not re.search(rf"^{extra}==", listed, re.MULTILINE), extra
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "ROBODYN"))}
     env["ROBODYN_CACHE_DIR"] = str(tmp_path / "cache")
     env["MPLBACKEND"] = "Agg"
     work = tmp_path / "work"
