@@ -7,7 +7,8 @@ compile time). A broken block fails with the page and the line its fence starts 
 
 A block runs unless its fence says ``python no-run`` or an HTML comment ``<!-- no-run:
 why -->`` stands on the line before it: only for what cannot run here (a cluster, minutes of
-work), and the page says why. The examples in docstrings are tests/test_doctests.py's; the
+work), and the page says why. The README's command-line tour runs too, each command once.
+The examples in docstrings are tests/test_doctests.py's; the
 example scripts and the notebook are tests/test_examples.py's and tests/test_notebook.py's.
 """
 
@@ -155,3 +156,50 @@ def test_page_code_runs(path, tmp_path, monkeypatch):
                 import matplotlib.pyplot as plt
 
                 plt.close("all")
+
+
+def _readme_commands() -> list[tuple[str, str]]:
+    """``(command, comment)`` of each line of the README's command-line tour."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## The command line", 1)[1].split("\n## ", 1)[0]
+    lines = [line.strip() for line in section.splitlines() if line.startswith("    robodyn ")]
+    return [tuple(part.strip() for part in line.partition("  #")[::2]) for line in lines]
+
+
+@pytest.mark.slow
+def test_the_readme_command_line_tour_runs(tmp_path, monkeypatch, capsys):
+    """Each command of the README's tour runs as written (in-process, from a folder holding
+    the two files it names: measured torques of the planar 2R arm and the UR5's URDF) and
+    ends as its comment says: a student's wrong answer with exit status 1, the rest 0."""
+    import shlex
+    import shutil
+
+    import numpy as np
+
+    import robodyn as rd
+    from robodyn.cli import main
+
+    monkeypatch.setenv("ROBODYN_BACKEND", "numpy")
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.chdir(tmp_path)
+    robot = rd.load("planar-2r")
+    q, qd, qdd = np.random.default_rng(0).normal(size=(3, 300, 2))
+    table = np.hstack([q, qd, qdd, robot.inverse_dynamics(q, qd, qdd)])
+    np.savetxt("data.csv", table, delimiter=",", comments="",
+               header="q1,q2,qd1,qd2,qdd1,qdd2,tau1,tau2")
+    try:
+        shutil.copy(rd.models.example_robot_data("ur_description/urdf/ur5_robot.urdf"),
+                    "ur5_robot.urdf")
+    except rd.ModelError:
+        pass  # example-robot-data is a test dependency; without it that line is skipped
+    commands = _readme_commands()
+    assert len(commands) >= 8 and commands[0][0] == "robodyn models"
+    for command, comment in commands:
+        argv = shlex.split(command)[1:]
+        if "ur5_robot.urdf" in argv and not Path("ur5_robot.urdf").exists():
+            continue
+        status = main(argv)
+        out, err = capsys.readouterr()
+        expected = 1 if "mistakes" in comment else 0
+        assert status == expected, f"README: {command}: exit {status}\n{err[-2000:]}"
+        assert out.strip() or err.strip(), f"README: {command}: printed nothing"
