@@ -137,25 +137,43 @@ def test_the_block_reader_finds_fences_lines_and_markers(tmp_path):
                           marks=[pytest.mark.slow] if _slow(p) else [])
              for p in RUNNABLE])
 def test_page_code_runs(path, tmp_path, monkeypatch):
-    import matplotlib
-
-    matplotlib.use("Agg")
     monkeypatch.setenv("ROBODYN_BACKEND", "numpy")
     monkeypatch.setenv("MPLBACKEND", "Agg")
     monkeypatch.chdir(tmp_path)
+    run_page(path)
+
+
+def run_page(path: Path, root: Path = ROOT) -> None:
+    """Run the page's blocks in order in one namespace; fail naming the page and the line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     namespace: dict = {"__name__": "__docs__"}
     with warnings.catch_warnings():  # a page may turn warnings into errors, as its reader would
-        for block in (b for b in blocks(path) if b.runs):
+        for block in (b for b in blocks(path, root) if b.runs):
             try:
-                code = compile(block.code, f"{block.page}:{block.line}", "exec")
+                # padded so that the traceback's line numbers are the page's
+                code = compile("\n" * block.line + block.code, block.page, "exec")
                 exec(code, namespace)
             except Exception:
                 pytest.fail(f"{block.page}, the block at line {block.line} failed:\n"
                             f"{traceback.format_exc()}", pytrace=False)
             finally:
-                import matplotlib.pyplot as plt
-
                 plt.close("all")
+
+
+def test_a_broken_block_fails_naming_its_page_and_line(tmp_path):
+    page = tmp_path / "docs" / "broken.md"
+    page.parent.mkdir()
+    page.write_text("# A page\n\n```python\na = 1\n```\n\nText.\n\n```python\nb = a + 1\n"
+                    "c = b / 0\n```\n")
+    with pytest.raises(pytest.fail.Exception) as failed:
+        run_page(page, root=tmp_path)
+    message = str(failed.value)
+    assert message.startswith("docs/broken.md, the block at line 9 failed")
+    assert 'File "docs/broken.md", line 11' in message and "ZeroDivisionError" in message
 
 
 def _readme_commands() -> list[tuple[str, str]]:
