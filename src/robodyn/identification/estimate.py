@@ -140,7 +140,8 @@ class Identification:
             return None
         return float(np.sqrt(np.mean(self.physical_residual_rms ** 2)))
 
-    def predict(self, q, qd, qdd, physical: bool = False) -> np.ndarray:
+    def predict(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
+                physical: bool = False) -> np.ndarray:
         """Torques ``Y_b(q, qd, qdd) pi_b`` of the estimate (``physical=True``: of the
         physically consistent one), ``(..., dof)``."""
         pi = self.physical_estimate if physical else self.estimate
@@ -271,7 +272,7 @@ def _read_samples(path, dof: int):
                              foreign=lambda name: family.fullmatch(name) is not None)
 
 
-def read_csv(path, dof: int) -> tuple[np.ndarray, ...]:
+def read_csv(path: str | os.PathLike[str], dof: int) -> tuple[np.ndarray, ...]:
     """``(q, qd, qdd, tau)`` from a CSV file with a header naming the columns ``q1..qn``,
     ``qd1..qdn``, ``qdd1..qddn``, ``tau1..taun`` (any order; other columns such as ``t``
     are ignored, but ``q3`` for a 2-joint robot is an error). The format is that of
@@ -542,7 +543,7 @@ def _link_pseudo(pi10) -> np.ndarray:
     return _pseudo_inertia(m, np.array([hx, hy, hz]), io)
 
 
-def consistency_problems(robot, pi) -> list[str]:
+def consistency_problems(robot: Robot, pi: ArrayLike) -> list[str]:
     """What makes the standard parameters ``pi`` not those of a physical robot: a mass
     ``<= 0``, a pseudo-inertia that is not positive definite, negative friction or
     armature (empty when consistent)."""
