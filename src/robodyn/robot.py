@@ -8,14 +8,16 @@ chain with the values once, traces each algorithm into a compiled kernel on firs
 use (:mod:`robodyn.codegen.kernel`) and runs it over the whole batch.
 
 All numeric functions take arrays of shape ``(..., dof)`` and broadcast their
-leading (batch) axes; a single state is ``(dof,)``.
+leading (batch) axes; a single state is ``(dof,)``, and a single number is that number
+for every joint (``qdd=0.0``; ``q=0.3`` for a one-joint arm). Parameters are named by
+strings: :attr:`Robot.symbols` are the keys of :attr:`Robot.values`.
 """
 
 from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -25,13 +27,33 @@ import sympy as sp
 from numpy.typing import ArrayLike
 
 from .codegen.runner import Runner
-from .core.errors import ModelError
+from .core.display import number, shape, text_table
+from .core.errors import ModelError, excerpt
 from .dynamics.registry import TORQUE_PARTS
 from .model.chain import Chain
 from .model.expressions import check_parameter_name
 from .model.names import check_text
 from .model.source import ModelSource, Provenance
 from .model.yaml_file import read_model_file
+
+
+class ParameterValues(dict):
+    """``{parameter name: value}``, :attr:`Robot.values`: a dict whose keys are names
+    (strings), where a SymPy symbol finds its name too (``values[sp.Symbol("m1")]``), as
+    robodyn's ``symbols`` were SymPy symbols before they became names."""
+
+    def __getitem__(self, key):
+        return super().__getitem__(_name(key))
+
+    def __contains__(self, key) -> bool:
+        return super().__contains__(_name(key))
+
+    def get(self, key, default=None):
+        return super().get(_name(key), default)
+
+
+def _name(key):
+    return str(key) if isinstance(key, sp.Symbol) else key
 
 
 @dataclass(frozen=True, eq=False)
@@ -49,6 +71,7 @@ class Robot:
     _values: tuple[tuple[str, float], ...] = ()
     description: str = ""
     provenance: Provenance = field(default_factory=Provenance)
+    _configurations: tuple[tuple[str, tuple[float, ...]], ...] = ()
     _runner: Runner = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -57,6 +80,88 @@ class Robot:
         check_text(self.name, "name", "a model name")
         object.__setattr__(self, "_runner", Runner(self.chain, self._values, self.name))
 
+    @classmethod
+    def from_dh(cls, rows, joints: str | Sequence[str] | None = None, *, masses,
+                com=None, inertia=None, friction=None, motor=None, limits=None,
+                gravity=(0, 0, "-g"), values: Mapping[str, float] | None = None,
+                convention: str = "standard", name: str = "robot", tool=None,
+                planar: bool = False, link_names: Sequence[str] | None = None,
+                configurations: Mapping[str, Sequence] | None = None,
+                description: str = "") -> Robot:
+        """A robot from a DH table in Python, without a model file: the model the YAML
+        reader builds from the same fields (:mod:`robodyn.model.yaml_file`), with the
+        same checks and errors (which name the fields as the file does: ``links[1].mass``
+        is ``masses[1]``).
+
+        ``rows``: one ``(a, alpha, d, theta)`` per joint, base to tip (or a mapping with
+        those keys), in the DH ``convention`` ``"standard"`` (Siciliano, Spong) or
+        ``"modified"`` (Craig); ``theta`` of a revolute and ``d`` of a prismatic joint
+        are offsets added to ``q``. ``joints``: ``"RRP"`` or ``["revolute", ...]``
+        (default: all revolute). Per link (lists of one entry per joint): ``masses``;
+        ``com``, the centre of mass ``[x, y, z]`` in the DH link frame; ``inertia``
+        about the centre of mass, ``[xx, yy, zz, xy, xz, yz]`` or 3x3; ``friction``,
+        ``{"viscous": Fv, "coulomb": Fs}`` or ``(Fv, Fs)``; ``motor``, ``{"inertia": Jm,
+        "gear_ratio": G}`` or ``(Jm, G)``; ``limits``, ``{"lower", "upper", "velocity",
+        "effort"}`` or ``(lower, upper)``; an entry ``None`` leaves the default (zero,
+        no motor, no limits). ``gravity`` in the base frame (default ``[0, 0, -g]``);
+        ``tool``: ``{"xyz": [...], "rpy": [...]}``; ``planar``, ``configurations``,
+        ``description``, ``name`` as in a model file. Every number may be an expression
+        (``"l1/2"``, ``"pi/2"``) of parameters, given numbers in ``values`` (``g`` is
+        9.81 unless given)."""
+        from .model.yaml_file import parse_model
+
+        source = f"Robot.from_dh({name!r})" if isinstance(name, str) else "Robot.from_dh"
+        if isinstance(rows, (list, tuple, np.ndarray)) and len(rows) > MAX_DH_ROWS:
+            raise ModelError(f"{source}: rows: {len(rows):,} DH rows; at most "
+                             f"{MAX_DH_ROWS:,} (a model file holds no more either)")
+        rows = _plain(rows)
+        if not isinstance(rows, list) or not rows:
+            raise ModelError(f"{source}: rows: expected a list of DH rows (a, alpha, d, "
+                             f"theta), one per joint, got {excerpt(rows)}")
+        n = len(rows)
+        kinds = _joint_kinds(joints, n, source)
+        links = []
+        per_link = {"masses": masses, "com": com, "inertia": inertia, "friction": friction,
+                    "motor": motor, "limits": limits, "link_names": link_names}
+        per_link = {key: _per_link(value, key, n, source) for key, value in per_link.items()}
+        for i, row in enumerate(rows):
+            entry = {"joint": kinds[i]}
+            if isinstance(row, Mapping):
+                entry.update(row)  # unknown keys: the reader names them
+            elif isinstance(row, list) and len(row) == 4:
+                entry.update(zip(("a", "alpha", "d", "theta"), row, strict=True))
+            else:
+                raise ModelError(f"{source}: rows[{i}]: expected (a, alpha, d, theta), got "
+                                 f"{excerpt(row)}")
+            entry["mass"] = per_link["masses"][i]
+            for key, field_name in (("com", "com"), ("inertia", "inertia"),
+                                    ("link_names", "name")):
+                if per_link[key][i] is not None:
+                    entry[field_name] = per_link[key][i]
+            for key, pair in (("friction", ("viscous", "coulomb")),
+                              ("motor", ("inertia", "gear_ratio")),
+                              ("limits", ("lower", "upper"))):
+                value = per_link[key][i]
+                if isinstance(value, list) and len(value) == 2:
+                    value = dict(zip(pair, value, strict=True))
+                if value is not None:
+                    entry[key] = value
+            links.append(entry)
+        data = {"name": name, "dh": convention, "gravity": _plain(gravity), "links": links,
+                "values": {_name(k): v for k, v in dict(values or {}).items()},
+                "planar": planar, "description": description}
+        if tool is not None:
+            data["tool"] = _plain(tool)
+        if configurations is not None:
+            data["configurations"] = _plain(configurations)
+        parsed = parse_model(data, source=source, default_name="robot")
+        values = dict(parsed.values)
+        if "g" not in values and sp.Symbol("g") in parsed.chain.free_symbols():
+            values["g"] = 9.81  # standard gravity, unless values say otherwise
+        parsed = replace(parsed, values=values,
+                         provenance=replace(parsed.provenance, loader="python", path=""))
+        return from_source(parsed)
+
     # -- description ---------------------------------------------------------------
     @property
     def dof(self) -> int:
@@ -64,14 +169,29 @@ class Robot:
         return self.chain.dof
 
     @property
-    def values(self) -> dict[str, float]:
-        """Default numbers of the parameters: ``{symbol name: value}`` (a copy)."""
-        return dict(self._values)
+    def values(self) -> ParameterValues:
+        """Default numbers of the parameters: ``{name: value}`` (a copy; the keys are the
+        names of :attr:`symbols`, and a SymPy symbol looks its name up too)."""
+        return ParameterValues(self._values)
 
     @property
-    def symbols(self) -> tuple[sp.Symbol, ...]:
-        """The model's parameter symbols (SymPy), sorted by name."""
+    def symbols(self) -> tuple[str, ...]:
+        """The names of the model's parameters, sorted: the keys of :attr:`values` (strings;
+        the SymPy symbols are :attr:`parameter_symbols`)."""
+        return tuple(str(s) for s in self.parameter_symbols)
+
+    @property
+    def parameter_symbols(self) -> tuple[sp.Symbol, ...]:
+        """The model's parameters as SymPy symbols, sorted by name (the symbols of
+        :attr:`chain` and :meth:`equations`)."""
         return tuple(sorted(self.chain.free_symbols(), key=str))
+
+    @property
+    def configurations(self) -> dict[str, np.ndarray]:
+        """Named joint configurations, ``{name: q}`` (a copy; the model file's
+        ``configurations:``), e.g. the PUMA 560's ``qz``, ``qr``, ``qs``, ``qn`` as in
+        the Robotics Toolbox; empty when the model names none."""
+        return {name: np.array(q, dtype=float) for name, q in self._configurations}
 
     @property
     def links(self):
@@ -102,7 +222,7 @@ class Robot:
         ``robot.with_values({"m1": 2.0})``); the others keep their defaults."""
         updates = dict(values or {})
         updates.update(more)
-        known = {str(s) for s in self.symbols}
+        known = set(self.symbols)
         new = dict(self._values)
         for key, value in updates.items():
             key = str(key)
@@ -129,8 +249,28 @@ class Robot:
         names = {str(s) for s in chain.free_symbols()}
         if values is None:
             values = {k: v for k, v in self._values if k in names}
+        configurations = self._configurations if chain.dof == self.dof else ()
         return self._derive(chain=chain, _values=tuple(sorted(dict(values).items())),
-                            name=name or self.name)
+                            name=name or self.name, _configurations=configurations)
+
+    def without_friction(self, viscous: bool = True, coulomb: bool = True) -> Robot:
+        """The rigid-body robot: the same model with its viscous (``viscous``) and Coulomb
+        (``coulomb``) friction set to zero, as a new robot (the Robotics Toolbox's
+        ``nofriction()``, which by default removes only Coulomb friction). Its
+        :meth:`inverse_dynamics` is ``M qdd + C qd + g``, Pinocchio's ``rnea`` of the
+        same URDF (which reads ``<dynamics damping friction>`` but leaves them out of
+        ``rnea``). Motor (armature) inertia ``G^2 J_m`` is inertia, not friction, and
+        stays; remove it with ``with_values(Jm1=0, ...)``. Parameters that only friction
+        used are dropped from :attr:`values`."""
+        from .model.chain import Friction
+
+        def rigid(link):
+            old = link.friction
+            return replace(link, friction=Friction(0 if viscous else old.viscous,
+                                                   0 if coulomb else old.coulomb))
+
+        chain = replace(self.chain, links=tuple(rigid(link) for link in self.chain.links))
+        return self.with_chain(chain)
 
     def _derive(self, **changes) -> Robot:
         kwargs = {f.name: getattr(self, f.name) for f in fields(self) if f.init}
@@ -151,6 +291,18 @@ class Robot:
     def __repr__(self) -> str:
         joints = "".join("R" if link.joint.type == "revolute" else "P" for link in self.links)
         return f"Robot({self.name!r}, dof={self.dof}, joints={joints})"
+
+    def __str__(self) -> str:
+        """The robot as a table (:mod:`robodyn.model.table`): per joint its type, DH row
+        (or URDF placement), mass and limits; gravity and the tool frame below."""
+        from .model.table import robot_table
+
+        return robot_table(self).text()
+
+    def _repr_html_(self) -> str:
+        from .model.table import robot_table
+
+        return robot_table(self).html()
 
     # -- numeric model and kernels ----------------------------------------------------
     @property
@@ -259,12 +411,21 @@ class Robot:
         return self._runner.run("jacobian", q)
 
     # -- export ---------------------------------------------------------------------
-    def to_urdf(self, path: str | Path | None = None, force: bool = False) -> str:
+    def to_urdf(self, path: str | Path | None = None, force: bool = False,
+                unlimited: str = "continuous") -> str:
         """The robot as URDF text, every parameter value bound (joints with origin, axis,
         limits where known and ``<dynamics>`` friction; links with ``<inertial>``; the tip
         frame as a ``tool`` link); see :mod:`robodyn.model.urdf_export`. Joint offsets are
-        folded into the origins, so the file's joint values are this robot's ``q``. Motor
-        (armature) inertia has no URDF field and is left out, with a ``UrdfWarning``.
+        folded into the origins, so the file's joint values are this robot's ``q``.
+
+        A revolute joint with limits is ``revolute`` with them; one without is
+        ``continuous`` (Pinocchio then uses ``nq = 2`` for it, ``(cos q, sin q)``), or
+        with ``unlimited="revolute"`` ``revolute`` with limits ``+-1e9`` rad. Bodies that
+        are not physical are written as the nearest physical ones, so that MuJoCo loads
+        the file: a planar ``[0, 0, I]`` gets ``I/2`` about the axes the arm never turns
+        about (no effect on the dynamics); where the change is felt (the PUMA 560's link
+        3), a ``UrdfWarning`` gives it (:func:`~robodyn.model.urdf_export.writable_chain`).
+        Motor (armature) inertia has no URDF field and is left out, with a ``UrdfWarning``.
         Written to ``path`` when given (an existing file only if robodyn wrote it, or with
         ``force``; never through a symbolic link); the text is returned either way."""
         from .codegen.export.files import write_file
@@ -272,7 +433,8 @@ class Robot:
 
         origin = f" from {self.source}" if self.source and self.source != self.name else ""
         text = chain_to_urdf(self.numeric_chain, self.name,
-                             comment=f"robodyn model {self.name!r}{origin}, values bound")
+                             comment=f"robodyn model {self.name!r}{origin}, values bound",
+                             unlimited=unlimited)
         if path is not None:
             write_file(path, text, force=force, option="path")
         return text
@@ -373,6 +535,58 @@ class Robot:
         return np.ascontiguousarray(self.regressor(q, qd, qdd)[..., self.base_parameters()
                                                                 .independent])
 
+#: Most rows :meth:`Robot.from_dh` takes (a model file's 10,000 values hold about as many).
+MAX_DH_ROWS = 1000
+
+
+def _plain(value):
+    """Arrays and tuples as lists, recursively (the shapes a model file's YAML gives)."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _joint_kinds(joints, n: int, source: str) -> list[str]:
+    """``"RRP"`` or ``["revolute", "prismatic", ...]`` (default all revolute) as ``n``
+    joint types."""
+    if joints is None:
+        return ["revolute"] * n
+    letters = {"R": "revolute", "P": "prismatic"}
+    if isinstance(joints, str):
+        kinds = [letters.get(c.upper(), c) for c in joints]
+        if not all(c.upper() in letters for c in joints):
+            raise ModelError(f"{source}: joints: {excerpt(joints, 40)} is not a string of R "
+                             "(revolute) and P (prismatic), one letter per joint")
+    elif isinstance(joints, (list, tuple)):
+        kinds = list(joints)
+    else:
+        raise ModelError(f"{source}: joints: expected a string such as 'RRP' or a list of "
+                         f"'revolute'/'prismatic', got {excerpt(joints, 40)}")
+    if len(kinds) != n:
+        raise ModelError(f"{source}: joints: {len(kinds)} joint type(s) for {n} DH row(s); "
+                         "give one per row")
+    return kinds
+
+
+def _per_link(value, key: str, n: int, source: str) -> list:
+    """A per-link argument as ``n`` entries (``None``: the default for every link)."""
+    if value is None:
+        if key == "masses":
+            raise ModelError(f"{source}: masses: missing; every link needs a mass (0 for a "
+                             "massless link)")
+        return [None] * n
+    value = _plain(value)
+    if not isinstance(value, list) or len(value) != n:
+        got = f"{len(value)} entries" if isinstance(value, list) else excerpt(value, 40)
+        raise ModelError(f"{source}: {key}: expected a list of one entry per joint ({n}), "
+                         f"got {got}")
+    return value
+
+
 @dataclass(frozen=True)
 class TorqueParts:
     """The terms of ``tau = M qdd + C qd + g + F_v qd + F_s sign(qd) + J^T h_e``, each
@@ -390,6 +604,20 @@ class TorqueParts:
     def as_dict(self) -> dict[str, np.ndarray]:
         """``{name: array}`` of the five parts and the total, in that order."""
         return {name: getattr(self, name) for name in (*self.NAMES, "total")}
+
+    def __repr__(self) -> str:
+        return f"TorqueParts(shape={shape(self.total)}, parts={', '.join(self.NAMES)}, total)"
+
+    def __str__(self) -> str:
+        """The peak magnitude of each part per joint (over the samples)."""
+        dof = np.shape(self.total)[-1] if np.ndim(self.total) else 1
+        rows = []
+        for name, values in self.as_dict().items():
+            peak = np.abs(np.asarray(values, dtype=float)).reshape(-1, dof).max(axis=0)
+            rows.append((name, *(number(x) for x in peak)))
+        head = ["part", *(f"tau{j + 1}" for j in range(dof))]
+        return "\n".join([f"Torque parts, shape {shape(self.total)}: peak |tau| per joint",
+                          *text_table(head, rows)])
 
 
 def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | None = None,
@@ -415,8 +643,11 @@ def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | 
       exactly, and its derivation stays small), each change listed in
       ``robot.provenance.notes``. Default ``None``: angles as written.
 
-    A URDF's ``<dynamics damping friction>`` become viscous and Coulomb friction, its
-    ``<limit>`` the joint limits; meshes are never read. Example, with the UR5 of the
+    A URDF's ``<dynamics damping friction>`` become the joints' viscous and Coulomb
+    friction, so :meth:`Robot.inverse_dynamics` is Pinocchio's ``rnea`` of the same file
+    plus :meth:`Robot.friction_torques` (``damping qd + friction sign(qd)``);
+    :meth:`Robot.without_friction` is the rigid-body robot, equal to ``rnea``. Its
+    ``<limit>`` become the joint limits; meshes are never read. Example, with the UR5 of the
     ``example-robot-data`` package (any URDF file path works the same)::
 
         import robodyn as rd
@@ -471,8 +702,9 @@ def from_source(parsed: ModelSource, source: str = "") -> Robot:
         _values=tuple(sorted(parsed.values.items())),
         description=parsed.description,
         provenance=provenance,
+        _configurations=parsed.configurations,
     )
     # fail at load time on a non-physical model, when every symbol has a value
-    if {str(s) for s in robot.symbols} <= set(parsed.values):
+    if set(robot.symbols) <= set(parsed.values):
         robot.numeric_chain  # noqa: B018 - evaluated for its checks
     return robot

@@ -39,7 +39,7 @@ def _vector(text: str) -> np.ndarray:
 def test_simulate_saves_what_rd_simulate_computes(tmp_path, capsys):
     path = tmp_path / "sim.csv"
     out = _run(["simulate", "planar-2r", "--q0", "-0.5,0.3", "--duration", "0.5", "--save",
-                str(path)], capsys)
+                str(path), "--save-steps"], capsys)
     robot = rd.load("planar-2r")
     sim = rd.simulate(robot, [-0.5, 0.3], duration=0.5)
     saved = _csv(path)
@@ -400,6 +400,7 @@ def test_the_demo_tour_runs_and_reports_the_physics(tmp_path, capsys):
     else:
         pictures = sorted(p.name for p in out_dir.iterdir())
         assert "2r-drop-energy.png" in pictures and "2r-drop.gif" in pictures
+        assert "puma-tracking.png" in pictures and "2r-energy-comparison.png" in pictures
         assert f"Pictures in {out_dir}/" in out
 
 
@@ -429,6 +430,9 @@ def test_torques_and_energy_draw(tmp_path, capsys):
     assert picture.read_bytes().startswith(PNG)
     assert (tmp_path / "energy-optimized.png").read_bytes().startswith(PNG)
     assert "energy-optimized.png" in out
+    # the quintic and the optimised motion overlaid
+    assert (tmp_path / "energy-comparison.png").read_bytes().startswith(PNG)
+    assert "energy-comparison.png (the quintic and the optimised motion overlaid)" in out
 
 
 def test_a_bad_picture_name_is_an_error_before_any_work(tmp_path, capsys):

@@ -393,6 +393,26 @@ def test_the_final_file_respects_the_umask(tmp_path, numpy_backend, umask):
     assert stat.S_IMODE((tmp_path / "d.npz").stat().st_mode) == 0o666 & ~umask
 
 
+@pytest.mark.parametrize("umask", [0o022, 0o077])
+def test_the_chunk_files_respect_the_umask(tmp_path, numpy_backend, umask):
+    """The parts of an interrupted run (chunks, records, manifest) are the user's files
+    too: mode 0o666 less the umask, as ``open()`` makes them (not mkstemp's 0o600)."""
+    old = os.umask(umask)
+    try:
+        with pytest.raises(Stop):
+            write_dataset(rd.load("planar-2r"), tmp_path / "d.npz", 30, chunk=10,
+                          on_chunk=lambda k: (_ for _ in ()).throw(Stop) if k == 1 else None)
+    finally:
+        os.umask(old)
+    parts = tmp_path / "d.npz.parts"
+    files = [p for p in parts.iterdir() if p.name != "robodyn.lock"]
+    assert sorted(p.name for p in files) == ["chunk-000000.json", "chunk-000000.npz",
+                                             "chunk-000001.json", "chunk-000001.npz",
+                                             "manifest.json"]
+    for p in files:
+        assert stat.S_IMODE(p.stat().st_mode) == 0o666 & ~umask, p.name
+
+
 # -- runs in other processes: a second run, a killed run ----------------------------------
 
 def start(code: str, tmp_path: Path) -> subprocess.Popen:

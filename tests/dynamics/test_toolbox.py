@@ -73,3 +73,18 @@ def test_motor_inertia_changes_only_the_diagonal_of_M(pair):
     armature = [v[f"G{k}"] ** 2 * v[f"Jm{k}"] for k in range(1, 7)]
     np.testing.assert_allclose(robot.mass_matrix(q) - bare.mass_matrix(q),
                                np.broadcast_to(np.diag(armature), (4, 6, 6)), atol=1e-12)
+
+
+def test_the_puma_has_the_toolbox_limits_and_configurations(pair, numpy_backend):
+    toolbox, robot = pair
+    reference = rtb.models.DH.Puma560()  # qlim and the configurations as published
+    lower = [link.joint.limits[0] for link in robot.links]
+    upper = [link.joint.limits[1] for link in robot.links]
+    np.testing.assert_allclose(lower, reference.qlim[0], rtol=1e-15, atol=0)
+    np.testing.assert_allclose(upper, reference.qlim[1], rtol=1e-15, atol=0)
+    assert sorted(robot.configurations) == ["qn", "qr", "qs", "qz"]
+    for name, q in robot.configurations.items():
+        assert isinstance(q, np.ndarray) and q.shape == (6,)
+        np.testing.assert_allclose(q, getattr(reference, name), rtol=1e-15, atol=0)
+        assert (np.array(lower) <= q).all() and (q <= np.array(upper)).all()
+        _close(robot.inverse_dynamics(q, 0.0, 0.0), toolbox.rne(q, 0 * q, 0 * q))

@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 
+import numpy as np
 import pytest
 import sympy as sp
 
@@ -110,18 +111,47 @@ def test_newton_euler_steps_follow_the_lecture():
     assert "R_1^T w_0 + qd1 z_1" in steps["w_1"].formula
 
 
+def parse_doubles(text: str):
+    """``parse_expr(text)`` with each number made the double it stands for (JSON writes
+    plain decimals such as ``0.30000000000000004``, which SymPy reads at 17 digits)."""
+    return sp.parse_expr(text).replace(lambda x: x.is_Float,
+                                       lambda x: sp.Float(float(x), precision=53))
+
+
 def test_json_reads_back_with_parse_expr(capsys):
     for model in ("rp-arm", "puma560", "planar-2r-dh"):
         code, out = run(capsys, model, "--format", "json")
-        assert code == 0
+        assert code == 0 and "Float(" not in out
         data = json.loads(out)
         eq = equations(rd.load(model))
         for key in ("q", "qd", "qdd"):
             assert tuple(sp.parse_expr(x) for x in data[key]) == getattr(eq, key)
-        assert sp.Matrix([[sp.parse_expr(x) for x in row] for row in data["M"]]) == eq.M
-        assert sp.Matrix([[sp.parse_expr(x) for x in row] for row in data["C"]]) == eq.C
+        assert sp.Matrix([[parse_doubles(x) for x in row] for row in data["M"]]) == eq.M
+        assert sp.Matrix([[parse_doubles(x) for x in row] for row in data["C"]]) == eq.C
         for key in ("g", "friction", "tau"):
-            assert sp.Matrix([sp.parse_expr(x) for x in data[key]]) == getattr(eq, key), key
+            assert sp.Matrix([parse_doubles(x) for x in data[key]]) == getattr(eq, key), key
+
+
+def test_json_with_values_writes_plain_numbers(capsys):
+    """``derive --values --format json``: the values as JSON floats, the expressions with
+    plain decimals (no ``Float('1.567...', precision=53)``) that give robodyn's numbers."""
+    robot = rd.load("planar-2r")
+    code, out = run(capsys, "planar-2r", "--values", "--format", "json")
+    assert code == 0 and "Float(" not in out and "precision" not in out
+    data = json.loads(out)
+    assert data["parameters"] == []
+    assert data["values"] == robot.values
+    assert all(type(v) is float for v in data["values"].values())
+    q = np.array([0.3, -1.1])
+    table = {"q1": q[0], "q2": q[1]}
+    m = np.array([[float(sp.parse_expr(x).subs(table)) for x in row] for row in data["M"]])
+    np.testing.assert_allclose(m, robot.mass_matrix(q), rtol=1e-14, atol=1e-14)
+    g = np.array([float(sp.parse_expr(x).subs(table)) for x in data["g"]])
+    np.testing.assert_allclose(g, robot.gravity_torques(q), rtol=1e-14, atol=1e-14)
+    code, out = run(capsys, "planar-2r", "--values", "g=9.5,m2=2", "--format", "json")
+    data = json.loads(out)
+    assert data["values"] == {"g": 9.5, "m2": 2.0}
+    assert all(type(v) is float for v in data["values"].values())
 
 
 def test_exact_str_keeps_every_bit_of_a_float():

@@ -8,6 +8,7 @@ simulation, torques and energy along a motion, identification, code export.
     robodyn simulate MODEL ...     simulate the motion from a state (see --help)
     robodyn torques MODEL ...      joint torques along a motion, term by term
     robodyn energy MODEL ...       the energy a motion costs, and a cheaper motion
+    robodyn view MODEL ...         the arm in a browser (needs robodyn[viewer])
 
 A MODEL is a built-in model name, a YAML model file or a URDF file; for a URDF file
 ``--base LINK --tip LINK`` choose the chain, ``--allow-massless`` accepts moving links
@@ -26,15 +27,17 @@ import os
 import sys
 import textwrap
 import warnings
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
 
 from ..core.errors import PhysicalConsistencyWarning, RobodynError
+from ..core.progress import clear_line, silenced
 from ..core.version import VERSION
 from ..model import builtin as models
 from ..robot import load
-from .check import add_check_command
+from .check import add_check_command, add_grade_command
 from .common import MAX_PRINTED_SAMPLES, load_model, model_options, positive_int, urdf_options
 from .dataset import add_dataset_command
 from .derive import add_derive_command
@@ -42,6 +45,7 @@ from .exercise import add_exercise_command
 from .export import add_export_command
 from .identify import add_identify_command
 from .motion import DEMO_DIR, add_motion_commands, numbers_attached, tour
+from .view import add_view_command
 
 #: The widest line ``robodyn models`` prints.
 MODELS_LINE_WIDTH = 100
@@ -129,7 +133,9 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, list[str]]:
     parser = argparse.ArgumentParser(prog="robodyn", description=__doc__.split("\n\n")[0])
     parser.add_argument("--version", action="version", version=f"robodyn {VERSION}")
     parser.add_argument("-q", "--quiet", action="store_true",
-                        help="print no warnings (each is otherwise printed once, on one line)")
+                        help="print no warnings (each is otherwise printed once, on one line) "
+                             "and no progress bars (otherwise shown on a terminal for long "
+                             "work)")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("models", help="list the built-in models (with NAME: one in detail)")
     p.add_argument("name", nargs="?", metavar="NAME", type=_model_name,
@@ -153,9 +159,11 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, list[str]]:
     add_motion_commands(sub, parents)
     add_export_command(sub, parents)
     add_check_command(sub, parents)
+    add_grade_command(sub, parents)
     add_identify_command(sub, parents)
     add_dataset_command(sub, parents)
     add_exercise_command(sub)
+    add_view_command(sub, parents)
     return parser, sorted(sub.choices)
 
 
@@ -198,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
         if problem:
             args.command_parser.error(problem)  # exits with status 2
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), (silenced() if args.quiet else nullcontext()):
             warnings.simplefilter("ignore" if args.quiet else "once")
             warnings.showwarning = _show_warning
             return args.func(args)
@@ -215,4 +223,5 @@ def main(argv: list[str] | None = None) -> int:
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """Warnings on the command line: one line each, ``robodyn: warning: ...``, no source
     location (it would name robodyn's code, not anything the user wrote)."""
+    clear_line(file)  # a progress bar on the line is erased first, and drawn again after
     print(f"robodyn: warning: {message}", file=file or sys.stderr)

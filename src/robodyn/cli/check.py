@@ -5,11 +5,24 @@
         --symbols theta1=q1,d2=q2
     robodyn check planar-2r --C "[[...], [...]]" --method newton-euler
 
+    robodyn check pendulum --tau "(Izz + m*l^2)*thetaddot + F*thetadot + m*g*l*sin(theta)" \\
+        --symbols theta=q1
+    robodyn check planar-2r --C "[[-h*qd2, -h*(qd1 + qd2)], [h*qd1, 0]]" \\
+        --define "h=m2*l1*c2*sin(q2)"
+    robodyn check rp-arm --Cqd "[2*m2*d2*theta1dot*d2dot, -m2*d2*theta1dot^2]" \\
+        --symbols theta1=q1,d2=q2
+
 Each entry is compared exactly with the derived one (the normal form of the difference
-is zero); a wrong entry is named with the difference ``given - expected``. For ``C``
-a valid factorisation other than Christoffel's is recognised as such. The text is
-parsed, never evaluated (numbers, names, + - * / ** ^, parentheses, pi, sqrt, sin,
-cos). Exit status 0 when every given quantity is right, 1 otherwise.
+is zero). A wrong entry is named with the kind of mistake (sign, factor, missing term,
+extra term, index, wrong) and a hint in the answer's own names; the expected entries
+are shown only with --reveal (for the teacher). For C a valid factorisation other than
+Christoffel's is right, with a note. The text is parsed, never evaluated (numbers,
+names, + - * / ** ^, parentheses, pi, sqrt, sin, cos, sign). Exit status 0 when every given
+quantity is right, 1 otherwise.
+
+    robodyn grade exercise/solution/answer.json alice.txt bob.txt --out grades.csv
+
+grades many answers (one file each) against an exercise's solution: see robodyn grade -h.
 """
 
 from __future__ import annotations
@@ -35,6 +48,15 @@ def parse_symbols(text: str) -> dict[str, str]:
     return out
 
 
+def parse_define(text: str) -> tuple[str, str]:
+    """``--define h=m2*l1*c2*sin(q2)``: ``(name, expression text)``."""
+    m = _PAIR.match(text)
+    if not m:
+        raise argparse.ArgumentTypeError(
+            f"{text.strip()[:40]!r} is not NAME=EXPR (e.g. --define h=m2*l1*c2*sin(theta2))")
+    return m.group(1), m.group(2)
+
+
 def add_check_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the ``check`` command to the sub-parsers ``sub`` of ``robodyn``."""
     p = sub.add_parser("check", parents=parents,
@@ -47,11 +69,19 @@ def add_check_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.A
                    help="a built-in model name, a YAML model file or a URDF file")
     for name, what in (("M", "inertia matrix, [[..], [..]]"),
                        ("C", "Coriolis/centrifugal matrix, [[..], [..]]"),
-                       ("g", "gravity torques, [.., ..]"), ("tau", "joint torques, [.., ..]")):
+                       ("g", "gravity torques, [.., ..]"), ("tau", "joint torques, [.., ..]"),
+                       ("Cqd", "vector C(q, qd) qd of Coriolis and centrifugal terms (lecture "
+                               "15's V), [.., ..]")):
         p.add_argument(f"--{name}", metavar="TEXT", help=f"the {what}")
     p.add_argument("--symbols", type=parse_symbols, action="append", metavar="NAME=NAME,..",
                    help="the answer's names for the model's symbols, e.g. theta2=q2 (rates "
                         "theta2dot, dtheta2, ... follow)")
+    p.add_argument("--define", type=parse_define, action="append", metavar="NAME=EXPR",
+                   help="a named term the answer uses, substituted first, e.g. "
+                        "h=m2*l1*c2*sin(theta2) (repeatable)")
+    p.add_argument("--reveal", action="store_true",
+                   help="show the expected entries, the given ones and their difference "
+                        "(for the teacher; by default only the kind of mistake and a hint)")
     p.add_argument("--method", default="lagrange", choices=("lagrange", "newton-euler"),
                    help="how the reference equations are derived (they agree)")
     p.add_argument("--values", nargs="?", const=True, default=None, metavar="NAME=NUM,..",
@@ -65,10 +95,15 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from .common import load_model
     from .derive import parse_values
 
-    answers = {k: getattr(args, k) for k in ("M", "C", "g", "tau")
+    answers = {k: getattr(args, k) for k in ("M", "C", "g", "tau", "Cqd")
                if getattr(args, k) is not None}
     if not answers:
-        args.command_parser.error("give at least one of --M, --C, --g, --tau")
+        args.command_parser.error("give at least one of --M, --C, --g, --tau, --Cqd")
+    define: dict[str, str] = {}
+    for name, text in args.define or []:
+        if name in define:
+            args.command_parser.error(f"--define: {name} is defined twice")
+        define[name] = text
     values = args.values
     if isinstance(values, str):
         try:
@@ -80,6 +115,76 @@ def _cmd_check(args: argparse.Namespace) -> int:
         symbols.update(table)
     robot = load_model(args.model, args)
     eq = equations(robot, method=args.method, values=values)
-    result = eq.compare(symbols=symbols, **answers)
+    result = eq.compare(symbols=symbols, define=define, reveal=args.reveal, **answers)
     sys.stdout.write(str(result) + "\n")
     return 0 if result.ok else 1
+
+
+GRADE_EPILOG = """\
+    robodyn grade ex7/solution/answer.json alice.txt bob.txt --out grades.csv
+    robodyn grade answer.json submissions/*.txt --model planar-2r
+
+A submission (one file per student):
+
+    # anything after a hash is a comment
+    symbols: theta1=q1, theta2=q2
+    define: h = m2*l1*c2*sin(theta2)
+    M = [[I1 + I2 + m1*c1^2 + m2*(l1^2 + c2^2 + 2*l1*c2*cos(theta2)), ...],
+         [..., I2 + m2*c2^2]]
+    C = [[-h*theta2dot, -h*(theta1dot + theta2dot)], [h*theta1dot, 0]]
+    g = [..., ...]
+
+KEY = VALUE for M, C, g, tau, Cqd (or V); a value goes on over lines until its brackets
+close; symbols: and define: are optional; a file starting with { is JSON with the
+same keys. The CSV has the columns file, quantity, right, total, mistakes (the entries
+and kinds, e.g. "M11 factor; g2 missing term"), error (a file that could not be
+graded: too large, unparsable, past a budget). Exit status 0 when all were graded.
+"""
+
+
+def add_grade_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    """Add the ``grade`` command to the sub-parsers ``sub`` of ``robodyn``."""
+    p = sub.add_parser("grade", parents=parents,
+                       help="grade many students' answers against an exercise's solution",
+                       description="Grade submissions (one text file per student) against "
+                       "an exercise's solution/answer.json; one CSV row per file and "
+                       "quantity, with the kinds of mistakes, never the expected entries.",
+                       epilog=GRADE_EPILOG,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("answer", metavar="ANSWER_JSON",
+                   help="the solution's answer.json, as robodyn exercise writes it")
+    p.add_argument("submissions", nargs="+", metavar="SUBMISSION",
+                   help="the students' files (M = [[...]], C = ..., g = ..., tau = ...)")
+    p.add_argument("--model", metavar="MODEL",
+                   help="the model the answer is for (default: the answer's own model when "
+                        "it is a built-in, or the exercise's task/arm.yaml beside it)")
+    p.add_argument("--out", metavar="FILE", help="write the CSV there (default: print it)")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite --out even when robodyn did not write it")
+    p.set_defaults(func=_cmd_grade, command_parser=p, models_of=lambda a: [a.model or ""])
+    return p
+
+
+def _cmd_grade(args: argparse.Namespace) -> int:
+    from ..symbolic import equations
+    from ..teaching import grade as grading
+    from .common import load_model
+
+    solution = grading.read_solution(args.answer)
+    model = args.model or grading.find_model(solution, args.answer)
+    if model is None:
+        args.command_parser.error(
+            f"the answer's model {str(solution.get('model'))[:60]!r} is not a built-in and "
+            "no task/arm.yaml of that name is beside it; give the model with --model")
+    eq = equations(load_model(model, args), method=solution["method"])
+    grading.check_solution(eq, solution, f"answer {args.answer[:80]!r}")
+    rows = grading.grade(eq, [(path, path) for path in args.submissions])
+    text = grading.rows_csv(rows)
+    if args.out:
+        from ..codegen.export.files import MARKER, write_file
+
+        write_file(args.out, f"# {MARKER}\n" + text, force=args.force, option="--out")
+        sys.stdout.write(f"{args.out}: {len(args.submissions)} submission(s) graded\n")
+    else:
+        sys.stdout.write(text)
+    return 0

@@ -33,7 +33,6 @@ import re
 import shutil
 import sys
 import tempfile
-import time
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -41,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.errors import InputError, RobodynError, excerpt, warn
+from ..core.progress import ProgressOption, check_progress, tracker
 
 try:
     import fcntl
@@ -83,8 +83,7 @@ def _cmd_dataset(args: argparse.Namespace) -> int:
 
     robot = load_model(args.model, args)
     done = write_dataset(robot, args.out, args.samples, chunk=args.chunk, seed=args.seed,
-                         mass_matrix=args.mass_matrix, progress=sys.stderr.isatty(),
-                         model=args.model)
+                         mass_matrix=args.mass_matrix, model=args.model)
     print(f"robodyn: wrote {args.samples} states of {robot.name} to {args.out} "
           f"({done} chunks computed now)", file=sys.stderr)
     return 0
@@ -127,11 +126,14 @@ def _dynamics_probe(robot) -> list[float]:
 
 
 def write_dataset(robot, out, samples: int, chunk: int = 100_000, seed: int = 0,
-                  mass_matrix: bool = False, progress: bool = False, model: str = "",
+                  mass_matrix: bool = False, progress: ProgressOption = None, model: str = "",
                   on_chunk: Callable[[int], None] | None = None) -> int:
     """Write ``samples`` random states of ``robot`` to ``out`` (module docstring); return
     how many chunks were computed by this call (finished ones are skipped).
-    ``on_chunk(k)`` is called after chunk ``k`` is safely written.
+    ``on_chunk(k)`` is called after chunk ``k`` is safely written. ``progress``
+    (:mod:`robodyn.core.progress`: a bar on a terminal by default, ``False`` for none, or a
+    callable ``(done, total, label)``) counts the chunks (``"dataset"``, the finished ones
+    included), then the ``.npz`` merge's array pieces written and read back (``"merging"``).
 
     Every setting is checked before anything is written: a bad one, a chunk too large for
     the free memory, a dataset too large for the free disk space, a second run into the
@@ -144,6 +146,7 @@ def write_dataset(robot, out, samples: int, chunk: int = 100_000, seed: int = 0,
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
         raise InputError(f"--seed: expected an integer from 0 to 2**64 - 1, got "
                          f"{excerpt(seed, 40)}")
+    check_progress(progress)
     chunk = min(chunk, samples)
     out = Path(out)
     suffix = out.suffix.lower()
@@ -160,22 +163,22 @@ def write_dataset(robot, out, samples: int, chunk: int = 100_000, seed: int = 0,
     try:
         store = (_ZarrStore if suffix == ".zarr" else _NpzStore)(out, manifest, shapes,
                                                                  row_bytes)
+        bar = tracker(progress, count, "dataset")
         try:
             done = set(store.done)  # the finished chunks (checked); the rest is computed now
-            bar = _Progress(count, len(done)) if progress else None
+            bar.update(len(done))
             for k in range(count):
                 if k in done:
                     continue
                 size = min(chunk, samples - k * chunk)
                 store.write(k, sample_chunk(robot, k, size, seed, mass_matrix))
-                if bar:
-                    bar.step()
+                bar.advance()
                 if on_chunk is not None:
                     on_chunk(k)
-            if bar:
-                bar.close()
-            store.finish(count)
+            bar.close()
+            store.finish(count, progress)
         finally:
+            bar.close(finished=False)  # the line ended on an error (nothing if closed)
             store.close()
     except OSError as exc:
         raise _os_error(out, exc) from None
@@ -581,14 +584,16 @@ class _NpzStore:
                              "it again")
         return value
 
-    def finish(self, count: int) -> None:
+    def finish(self, count: int, progress=None) -> None:
         """Stream the chunks into a temporary file in the parts directory, read it back
         and check it, give it the umask's mode, move it to ``OUT`` (never over a file
-        there), and only then delete the parts."""
+        there), and only then delete the parts. ``progress``: in pieces of one array of one
+        chunk, written (the first half) and read back (the second, reported at its end)."""
         if self.complete:
             self._remove_parts()
             return
         fd, tmp = tempfile.mkstemp(dir=self.parts, prefix=".final.npz.", suffix=".tmp")
+        bar = tracker(progress, 2 * count * len(self.shapes), "merging")
         try:
             digests = {}
             with os.fdopen(fd, "wb") as handle:
@@ -605,6 +610,7 @@ class _NpzStore:
                                 data = data.cast("B")
                                 member.write(data)
                                 h.update(data)
+                                bar.advance()
                         digests[name] = h.hexdigest()
                 handle.flush()
                 os.fsync(handle.fileno())
@@ -617,8 +623,10 @@ class _NpzStore:
             self._write_manifest({**self.manifest, "final": digests})
             _place(Path(tmp), self.out)
         except BaseException:
+            bar.close(finished=False)
             Path(tmp).unlink(missing_ok=True)
             raise
+        bar.close()
         self._remove_parts()
 
     def _remove_parts(self) -> None:
@@ -716,7 +724,7 @@ class _ZarrStore:
         self.done.add(k)
         self.group.attrs["robodyn_done"] = sorted(self.done)
 
-    def finish(self, count: int) -> None:
+    def finish(self, count: int, progress=None) -> None:
         self.lock.release(remove=True)
 
     def close(self) -> None:
@@ -724,12 +732,14 @@ class _ZarrStore:
 
 
 def _atomic_write(path: Path, write: Callable) -> str:
-    """Write ``path`` through a temporary file in its directory, renamed when complete;
-    return the sha256 of the bytes written (read back from the file)."""
+    """Write ``path`` through a temporary file in its directory, renamed when complete,
+    with the mode an ordinary ``open()`` gives (``0o666`` less the umask; ``mkstemp``
+    makes it ``0o600``); return the sha256 of the bytes written (read back from the file)."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             write(handle)
+            os.fchmod(handle.fileno(), 0o666 & ~_umask())
         digest = _sha256(Path(tmp))
         os.replace(tmp, path)
     except BaseException as exc:
@@ -738,26 +748,3 @@ def _atomic_write(path: Path, write: Callable) -> str:
             exc.filename = str(path)  # a failed write names no file: the one being written
         raise
     return digest
-
-
-class _Progress:
-    """A one-line progress bar on standard error."""
-
-    def __init__(self, total: int, done: int):
-        self.total, self.done, self.start = total, done, time.monotonic()
-        self._draw()
-
-    def step(self) -> None:
-        self.done += 1
-        self._draw()
-
-    def _draw(self) -> None:
-        width = 30
-        fill = int(width * self.done / self.total)
-        elapsed = time.monotonic() - self.start
-        sys.stderr.write(f"\r  [{'#' * fill}{'.' * (width - fill)}] {self.done}/{self.total} "
-                         f"chunks, {elapsed:.0f} s")
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        sys.stderr.write("\n")

@@ -6,6 +6,7 @@
     robodyn derive planar-2r --mass-matrix-from energy --steps   M as the Hessian of K
     robodyn derive planar-2r --verify              prove both methods agree
     robodyn derive puma560 --values --format json  numbers substituted, as JSON
+    robodyn derive rp-arm --steps --format html > rp-arm.html   the derivation as a web page
     robodyn derive planar-2r --values g=9.81,m2=1.5 --format latex > eom.tex
     robodyn derive xarm7.urdf --snap-angles 1e-3   a URDF chain, angles made right angles
     robodyn derive ur5.urdf --tip tool0            a URDF chain up to a chosen link
@@ -17,7 +18,7 @@ import argparse
 import math
 import sys
 
-FORMATS = ("pretty", "text", "latex", "markdown", "json")
+FORMATS = ("pretty", "text", "latex", "markdown", "json", "html")
 
 
 def parse_values(text: str) -> dict[str, float | int] | bool:
@@ -71,7 +72,7 @@ def _cmd_derive(args: argparse.Namespace) -> int:
         fmt = "pretty" if sys.stdout.isatty() else "text"
     # shorthand by default where people read (pretty, LaTeX, Markdown), not where scripts do
     short = args.shorthand if args.shorthand is not None else fmt in ("pretty", "latex",
-                                                                      "markdown")
+                                                                      "markdown", "html")
     opts = {"steps": args.steps, "shorthand": short, "digits": args.digits}
     if fmt == "pretty":
         import shutil
@@ -84,8 +85,17 @@ def _cmd_derive(args: argparse.Namespace) -> int:
         out = eq.latex(document=True, **opts)
     elif fmt == "markdown":
         out = eq.markdown(**opts)
+    elif fmt == "html":
+        out = eq.html(description=getattr(robot, "description", ""), **opts)
     else:
         out = eq.json(**opts)
+        if values is not None:  # the numbers substituted, as JSON floats
+            import json
+
+            data = json.loads(out)
+            used = robot.values if values is True else values
+            data["values"] = {str(k): float(v) for k, v in sorted(used.items())}
+            out = json.dumps(data, indent=2) + "\n"
     if getattr(args, "regressor", False):
         out = _with_regressor(eq, fmt, out)
     status = 0
@@ -112,6 +122,8 @@ def _cmd_derive(args: argparse.Namespace) -> int:
                 out = out.replace("\\end{document}\n", "") + text + "\\end{document}\n"
             elif fmt == "markdown":
                 out += "\n```\n" + text.strip("\n") + "\n```\n"
+            elif fmt == "html":
+                out = _html_appendix(out, text)
             else:
                 out += text
         if not (agreement.holds and checks):
@@ -162,7 +174,17 @@ def _with_regressor(eq, fmt: str, out: str) -> str:
         return out.replace("\\end{document}\n", "") + text + "\\end{document}\n"
     if fmt == "markdown":
         return out + "\n```\n" + text.strip("\n") + "\n```\n"
+    if fmt == "html":
+        return _html_appendix(out, text)
     return out + text
+
+
+def _html_appendix(page: str, text: str) -> str:
+    """``page`` with the plain ``text`` (a report) in a ``<pre>`` before its end, escaped."""
+    from html import escape
+
+    block = f'<pre class="report">{escape(text.strip(chr(10)), quote=False)}</pre>\n'
+    return page.replace("</main>", block + "</main>", 1)
 
 
 def add_derive_command(subparsers, parents=()) -> argparse.ArgumentParser:
@@ -202,8 +224,8 @@ def add_derive_command(subparsers, parents=()) -> argparse.ArgumentParser:
                         "default in a pipe), latex, markdown, json")
     p.add_argument("--shorthand", action=argparse.BooleanOptionalAction, default=None,
                    help="write sin(q1) as s_1, cos(q1 + q2) as c_12 and a recurring factor "
-                        "of C as h, declared at the top (default: on for pretty, latex and "
-                        "markdown; off for text and json, which scripts read back)")
+                        "of C as h, declared at the top (default: on for pretty, latex, "
+                        "markdown and html; off for text and json, which scripts read back)")
     p.add_argument("--digits", type=_digits, default=None, metavar="N",
                    help="round numeric coefficients to N significant digits (default: as "
                         "the model wrote them)")

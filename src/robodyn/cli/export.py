@@ -37,6 +37,9 @@ def add_export_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.
                    help="the URDF file to write ('-': standard output)")
     p.add_argument("--force", action="store_true",
                    help="overwrite files that robodyn did not write (never a symbolic link)")
+    p.add_argument("--unlimited", choices=["continuous", "revolute"], default="continuous",
+                   help="how --urdf writes a revolute joint without limits: continuous "
+                   "(default; Pinocchio gives it nq = 2) or revolute with limits +-1e9 rad")
     code = p.add_argument_group("code export")
     code.add_argument("--lang", choices=list(LANGUAGES), metavar="LANG",
                       help="the language of the code: " + ", ".join(LANGUAGES))
@@ -66,7 +69,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
         return _export_code(robot, args)
     from ..codegen.export.files import write_file
 
-    text = robot.to_urdf()
+    text = robot.to_urdf(unlimited=args.unlimited)
     if args.urdf == "-":
         sys.stdout.write(text)
         return 0

@@ -5,6 +5,9 @@ tour ``robodyn demo`` gives without models.
     robodyn simulate planar-2r --q0 1,-0.5 --duration 5 --plot sim.png --save sim.csv
     robodyn simulate pendulum --q0 2.5 --duration 10 --dt 0.001 --method semi-implicit-euler
     robodyn simulate planar-2r --q0 0,0 --tau torques.csv --duration 2 --animate sim.gif
+    robodyn simulate planar-2r --q0 0,0 --duration 3 --controller pd-gravity --to 1,-0.5
+    robodyn simulate puma560 --q0 0,0,0,0,0,0 --duration 2 --controller computed-torque \
+        --to 1,0.5,-0.5,0,0,0 --kp 100 --kd 20 --plot tracking.png
     robodyn torques puma560 --from 0,0,0,0,0,0 --to 1,0.5,-0.5,0.3,0.2,0.1 --duration 2
     robodyn energy planar-2r --from -1,1 --to 1,-1 --duration 1.5 --optimize
 
@@ -55,7 +58,7 @@ DEMO_DIR = "robodyn-demo"
 #: The commands defined here.
 COMMANDS = ("simulate", "torques", "energy")
 #: The options of :data:`COMMANDS` that take one or more words (:func:`_vector_option`, --tau).
-VECTOR_OPTIONS = frozenset({"--q0", "--qd0", "--tau", "--from", "--to"})
+VECTOR_OPTIONS = frozenset({"--q0", "--qd0", "--tau", "--from", "--to", "--kp", "--kd"})
 #: A word that starts with a minus and a digit (``-0.5,0.3``, ``-1e-3``, ``-.5``) is a number,
 #: never an option: the rule of Python 3.13's argparse. Those of 3.11 and 3.12 read only ``-1``
 #: and ``-0.5`` as numbers, and ``--q0 -0.5,0.3`` as an unknown option ``-0.5,0.3``.
@@ -149,6 +152,11 @@ def via_count(text: str) -> int:
     """An argparse type: a number of via points, ``1 <= n <=``
     :data:`robodyn.motion.energy.MAX_VIA_POINTS`."""
     return integer_between(text, 1, rd_energy.MAX_VIA_POINTS)
+
+
+def save_step(text: str) -> float:
+    """An argparse type: the step of the saved time grid, ``0 < dt <= MAX_DURATION``."""
+    return _bounded(text, "a time step in seconds", MAX_DURATION)
 
 
 def step_count(text: str) -> int:
@@ -268,9 +276,121 @@ def _torques(args, robot):
 
 
 # -- simulate ----------------------------------------------------------------------------------
+#: The controllers ``simulate --controller`` runs (:mod:`robodyn.motion.control`).
+CONTROLLERS = ("computed-torque", "pd-gravity")
+#: Gains of ``--controller`` unless ``--kp``/``--kd`` say otherwise (``kd = 2 sqrt(kp)``: the
+#: computed-torque error ``e'' + kd e' + kp e = 0`` is critically damped).
+DEFAULT_KP, DEFAULT_KD = 100.0, 20.0
+
+
+def default_save_step(duration: float) -> float:
+    """The step of the grid ``simulate --save`` writes without ``--save-dt``: a power of ten
+    that gives 500 to 5,000 intervals (``0.001`` s for 2 s, ``0.01`` s for 5 s)."""
+    return 10.0 ** math.floor(math.log10(duration / 500))
+
+
+def _check_simulate_options(args) -> None:
+    """The combinations of options that cannot go together, before any work."""
+    if args.controller is None:
+        for option, value in (("--to", args.goal), ("--kp", args.kp), ("--kd", args.kd)):
+            if value is not None:
+                raise InputError(f"{option} is for a controller: add --controller "
+                                 f"{' or '.join(CONTROLLERS)}")
+    else:
+        if args.goal is None:
+            raise InputError(f"--controller {args.controller}: give the goal with --to (one "
+                             "number per joint, or a named configuration of the model)")
+        if args.tau is not None:
+            raise InputError(f"--tau and --controller {args.controller}: the controller computes "
+                             "the torques; give one of them")
+    if args.save is None:
+        for option, value in (("--save-dt", args.save_dt), ("--save-steps", args.save_steps)):
+            if value:
+                raise InputError(f"{option} sets what --save writes: add --save FILE")
+    if args.save_dt is not None and args.save_steps:
+        raise InputError("--save-dt and --save-steps: the samples are either on a uniform grid "
+                         "(--save-dt) or at the integrator's steps (--save-steps); give one")
+
+
+def _goal(words, robot) -> np.ndarray:
+    """``--to``: numbers, one per joint, or the name of one of the model's configurations."""
+    configurations = getattr(robot, "configurations", None) or {}  # named ones, if the model has
+    if len(words) == 1 and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", words[0].strip()):
+        name = words[0].strip()
+        if name in configurations:
+            return state_vector(configurations[name], f"--to {name}", robot.dof)
+        known = (f"its configurations are {', '.join(configurations)}" if configurations
+                 else "it has no named configurations")
+        raise InputError(f"--to: {excerpt(name, 40)} is not a configuration of {robot.name} "
+                         f"({known}); give {robot.dof} numbers, one per joint")
+    try:
+        groups = [numbers(word) for word in words]
+    except argparse.ArgumentTypeError as exc:
+        raise InputError(f"--to: {exc} (give {robot.dof} numbers, one per joint)") from None
+    return state_vector(joint_vector(groups, "--to", robot), "--to", robot.dof)
+
+
+def _gains(values, option: str, robot, default: float) -> np.ndarray:
+    """``--kp``/``--kd``: one number for every joint or one per joint, each >= 0."""
+    if values is None:
+        return np.full(robot.dof, default)
+    flat = np.array([x for group in values for x in group])
+    if flat.size == 1:
+        flat = np.full(robot.dof, flat[0])
+    if flat.size != robot.dof:
+        raise InputError(f"{option}: expected one number or {robot.dof} (one per joint of "
+                         f"{robot.name}), got {flat.size}")
+    if (flat < 0).any():
+        raise InputError(f"{option}: gains must be >= 0 (a negative gain pushes the arm away "
+                         f"from the goal), got {_fmt(flat)}")
+    check_magnitude(flat, option)
+    return flat
+
+
+def _controller(args, robot, q0):
+    """``(controller, words)`` for ``--controller``: PD with gravity compensation to the goal,
+    or computed torque along the rest-to-rest quintic from ``q0`` to the goal over the
+    duration; the exact model in both."""
+    from ..motion import control
+
+    goal = _goal(args.goal, robot)
+    kp = _gains(args.kp, "--kp", robot, DEFAULT_KP)
+    kd = _gains(args.kd, "--kd", robot, DEFAULT_KD)
+    gains = f"kp = {_fmt(kp) if np.ptp(kp) else f'{kp[0]:g}'}, kd = " \
+        f"{_fmt(kd) if np.ptp(kd) else f'{kd[0]:g}'}"
+    if args.controller == "pd-gravity":
+        return control.PDGravity(robot, goal, kp, kd), goal, \
+            f"PD with gravity compensation to q = {_fmt(goal)} ({gains})"
+    with np.errstate(all="ignore"):  # a duration too short is said below
+        traj = rd_trajectory.quintic(q0, goal, args.duration)
+    rd_energy.check_motion(traj, np.linspace(0.0, traj.duration, 201),
+                           ("--q0", "--to", "--duration"))
+    return control.ComputedTorque(robot, traj, kp, kd), goal, \
+        f"computed torque along a quintic to q = {_fmt(goal)} in {args.duration:g} s ({gains})"
+
+
+def _save_grid(args) -> float | None:
+    """The ``sample_dt`` of :func:`robodyn.simulate` for ``--save``: ``--save-dt``, else
+    :func:`default_save_step` for an adaptive method (``--dt``: the fixed steps); None
+    for ``--save-steps`` or without ``--save``."""
+    if args.save is None or args.save_steps:
+        return None
+    if args.save_dt is None:
+        return None if args.dt is not None else default_save_step(args.duration)
+    time_grid(args.duration, args.save_dt, ("--duration", "--save-dt"))
+    if args.dt is not None:
+        k = round(args.save_dt / args.dt)
+        if k < 1 or abs(k * args.dt - args.save_dt) > 1e-9 * args.save_dt:
+            raise InputError(f"--save-dt: {args.save_dt:g} s is not a whole multiple of --dt "
+                             f"{args.dt:g} s (the fixed steps); give a multiple such as "
+                             f"{max(k, 1) * args.dt:g}, or leave --dt out")
+    return args.save_dt
+
+
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from .common import load_model
 
+    _check_simulate_options(args)
     save = _output(args.save, "--save", (".csv", ".npz"))
     plot, picture = _picture(args.plot, "--plot")
     animation = None
@@ -287,12 +407,18 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                          "0.001)")
     if args.dt is not None:
         time_grid(args.duration, args.dt, ("--duration", "--dt"))  # the checks simulate makes
+    sample_dt = _save_grid(args)
     tau, tau_times, tau_words = _torques(args, robot)
+    controller = goal = None
+    if args.controller is not None:
+        controller, goal, tau_words = _controller(args, robot, q0)
+        tau, tau_times = controller, None
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", JointLimitWarning)
         warnings.simplefilter("always", EnergyBalanceWarning)
         sim = simulate(robot, q0, qd0, duration=args.duration, tau=tau, tau_times=tau_times,
-                       dt=args.dt, method=args.method, max_steps=args.max_steps)
+                       dt=args.dt, method=args.method, max_steps=args.max_steps,
+                       sample_dt=sample_dt)
     _report_warnings(caught)
     info = sim.info
     how = info["method"] + (f", dt = {args.dt:g} s" if args.dt else
@@ -307,11 +433,25 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
           f"s, real-time factor {info['realtime_factor']:.3g}")
     print(f"  final state: q = {_fmt(sim.q[-1])}, qd = {_fmt(sim.qd[-1])}")
     print("  " + energy_balance(robot, sim))
+    if controller is not None:
+        units = ", ".join(dict.fromkeys(link.joint.unit for link in robot.links))
+        final = float(np.abs(goal - sim.q[-1]).max())
+        line = f"  controller: final error max |q_goal - q| = {final:.3g} {units}"
+        if args.controller == "computed-torque":
+            tracking = float(np.abs(controller.references(sim.t)[0] - sim.q).max())
+            line += f", max tracking error {tracking:.3g} {units}"
+        print(line)
     if save is not None:
         _writing(save, lambda: sim.save(save))
-        print(f"  wrote {save}")
+        grid = (f"every {sample_dt:g} s" if sample_dt is not None
+                else "at the fixed steps" if args.dt is not None
+                else "at the integrator's steps")
+        print(f"  wrote {save} ({len(sim.t):,} samples {grid})")
     if picture is not None:
-        _writing(picture, lambda: plot.motion(sim, robot, path=picture))
+        if controller is not None:
+            _writing(picture, lambda: plot.tracking(sim, controller, robot, path=picture))
+        else:
+            _writing(picture, lambda: plot.motion(sim, robot, path=picture))
         print(f"  wrote {picture}")
     if animation is not None:
         _writing(animation, lambda: plot.animate(robot, sim, animation))
@@ -442,6 +582,11 @@ def _cmd_energy(args: argparse.Namespace) -> int:
         _writing(path, lambda p=path, s=shown, r=report, w=what: plot.energy(
             _driven(s, r), robot, path=p, title=f"Energy of the {w} of {robot.name}"))
         print(f"wrote {path}")
+    if picture is not None and args.optimize:
+        path = picture.with_name(f"{picture.stem}-comparison{picture.suffix}")
+        _writing(path, lambda: plot.energy_comparison(
+            robot, {"quintic": motion, "optimised": opt_motion}, path=path))
+        print(f"wrote {path} (the quintic and the optimised motion overlaid)")
     return 0
 
 
@@ -493,10 +638,30 @@ def add_motion_commands(sub, parents=()) -> None:
                    help=f"most steps of an adaptive method (default {DEFAULT_MAX_STEPS:,}, at "
                         f"most {MAX_STEPS:,}); a fixed step takes duration / dt steps, at most "
                         f"{MAX_STEPS:,}")
-    p.add_argument("--plot", metavar="PICTURE", help="draw q, qd, qdd over time (e.g. sim.png)")
+    p.add_argument("--plot", metavar="PICTURE",
+                   help="draw q, qd, qdd over time (e.g. sim.png); with --controller the "
+                        "reference, the motion and the tracking error")
     p.add_argument("--animate", metavar="FILE", help="animate the arm (.gif, or .mp4 with "
                                                      "ffmpeg)")
-    p.add_argument("--save", metavar="FILE", help="write every sample (.csv or .npz)")
+    p.add_argument("--save", metavar="FILE",
+                   help="write the samples (.csv or .npz): on a uniform time grid (the dense "
+                        "output of an adaptive method; with --dt, the fixed steps)")
+    p.add_argument("--save-dt", type=save_step, metavar="SECONDS",
+                   help="step of the grid --save writes (default: a power of ten giving 500 "
+                        "to 5,000 intervals, e.g. 0.001 s for 2 s; with --dt a multiple of it)")
+    p.add_argument("--save-steps", action="store_true",
+                   help="--save writes the integrator's own (adaptive) steps instead of a grid")
+    p.add_argument("--controller", choices=CONTROLLERS,
+                   help="drive the arm to --to with a controller (exact model): pd-gravity (PD "
+                        "with gravity compensation, a set point) or computed-torque (tracks the "
+                        "rest-to-rest quintic from --q0 to --to over the duration)")
+    p.add_argument("--to", dest="goal", nargs="+", metavar="Q",
+                   help="the controller's goal: one number per joint, or a named "
+                        "configuration of the model")
+    _vector_option(p, "--kp", help=f"proportional gain, one number or one per joint (default "
+                                   f"{DEFAULT_KP:g})")
+    _vector_option(p, "--kd", help=f"derivative gain, one number or one per joint (default "
+                                   f"{DEFAULT_KD:g})")
     p.set_defaults(func=_cmd_simulate)
 
     p = _command(sub, "torques", parents, "joint torques along a motion, term by term",
@@ -522,7 +687,8 @@ def add_motion_commands(sub, parents=()) -> None:
                    help="via points of the optimised spline (default 3)")
     p.add_argument("--plot", metavar="PICTURE",
                    help="draw K, U, the work and the balance (e.g. energy.png; with "
-                        "--optimize also NAME-optimized.png)")
+                        "--optimize also NAME-optimized.png and NAME-comparison.png, the two "
+                        "motions overlaid)")
     p.set_defaults(func=_cmd_energy)
 
 
@@ -594,7 +760,7 @@ def tour(out: Path) -> int:
           "\n   (Corke's published data, motors included; the inertias of links 1 and 3 are "
           "not\n   those of any rigid body, and robodyn uses them as published)")
     picture("puma-torques.png", lambda p: plot.torques(puma, traj, path=p))
-    picture("puma-tracking.png", lambda p: plot.motion(tracked, puma, path=p))
+    picture("puma-tracking.png", lambda p: plot.tracking(tracked, traj, puma, path=p))
 
     # 4. energy: a cheaper motion between the same end points
     start, end, T = [-1.0, 1.0], [1.0, -1.0], 1.5
@@ -604,6 +770,8 @@ def tour(out: Path) -> int:
           f"(what motors\n   that cannot recover energy supply): quintic {before:.4g} J, "
           f"optimised spline {after:.4g} J,\n   {1 - after / before:.1%} less")
     picture("2r-optimized-motion.png", lambda p: plot.motion(best, arm, path=p))
+    picture("2r-energy-comparison.png", lambda p: plot.energy_comparison(
+        arm, {"quintic": best.info["baseline"], "optimised": best}, path=p))
 
     if written:
         print(f"\nPictures in {out}/: " + ", ".join(p.name for p in written))

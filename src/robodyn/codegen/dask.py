@@ -116,8 +116,11 @@ def run_lazy(runner, kind: str, names, widths, out_shape, arrays):
         if kind_char not in "iuf":
             raise InputError(f"{name}: expected real numbers, got a Dask array of dtype "
                              f"{arr.dtype}; pass floats")
+        if arr.ndim == 0 and name != "h_e":  # one number for every joint, as runner.run
+            arr = da.broadcast_to(arr, (width,))
         if arr.ndim == 0 or arr.shape[-1] != width:
-            what = "a wrench: force, moment" if name == "h_e" else "one value per joint"
+            what = ("a wrench: force, moment" if name == "h_e"
+                    else "one value per joint, or one number for all")
             raise InputError(f"{name}: expected shape (..., {width}) ({what}), got {arr.shape}")
         inputs.append(arr.astype(np.float64))
     try:

@@ -49,6 +49,7 @@ import numpy as np
 import sympy as sp
 
 from ..core.errors import InputError, RobodynError
+from ..core.progress import tracker
 from ..dynamics.registry import KERNELS, KernelSpec, input_width
 from ..model.chain import Chain, snap_rotations
 from .emit import numba_source, numpy_source
@@ -438,7 +439,10 @@ class Kernel:
         self.width = len(outputs)
         if self.backend == "numba":
             self.source = numba_source(tape, groups, outputs, len(self.params))
-            if not self._compile(self.source):
+            # Numba reports nothing while it compiles: the default bar shows the time spent
+            with tracker(None, 1, f"compiling {kind}"):
+                compiled = self._compile(self.source)
+            if not compiled:
                 self.backend = "numpy"
         if self.backend == "numpy":
             self.source = numpy_source(tape, groups, outputs, len(self.params))

@@ -188,6 +188,20 @@ def _as_array(name: str, value) -> np.ndarray:
                      f"np.asarray({name}, dtype=float) if the values are real")
 
 
+def broadcast_scalar(name: str, arr, width: int):
+    """A single number given for a joint quantity (``q``, ``qd``, ``qdd``, ``tau``) as that
+    number for every joint, shape ``(width,)`` (``qdd=0.0``; ``q=0.3`` for a 1-dof arm);
+    anything else, and a scalar wrench ``h_e``, unchanged (the shape check names it)."""
+    if arr.ndim == 0 and name != "h_e":
+        return arr.reshape(1) if width == 1 else np.broadcast_to(arr, (width,))
+    return arr
+
+
+def _what(name: str) -> str:
+    return ("a wrench: force, moment" if name == "h_e"
+            else "one value per joint, or one number for all")
+
+
 def _batch(named) -> tuple[list[np.ndarray], tuple]:
     """Check and broadcast ``(name, array, width)`` inputs of shape ``(..., width)``;
     return them as C-contiguous ``(N, width)`` float64 arrays and the batch shape."""
@@ -195,9 +209,10 @@ def _batch(named) -> tuple[list[np.ndarray], tuple]:
     for name, value, width in named:
         arr = value if type(value) is np.ndarray and value.dtype == np.float64 \
             else _as_array(name, value)
+        arr = broadcast_scalar(name, arr, width)
         if arr.ndim == 0 or arr.shape[-1] != width:
-            what = "a wrench: force, moment" if name == "h_e" else "one value per joint"
-            raise InputError(f"{name}: expected shape (..., {width}) ({what}), got {arr.shape}")
+            raise InputError(f"{name}: expected shape (..., {width}) ({_what(name)}), got "
+                             f"{arr.shape}")
         arrays.append(arr)
     shapes = [a.shape[:-1] for a in arrays]
     if len(arrays) > 1 and any(s != shapes[0] for s in shapes):

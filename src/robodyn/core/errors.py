@@ -31,9 +31,22 @@ class UrdfWarning(UserWarning):
 
 
 class PhysicalConsistencyWarning(UserWarning):
-    """A model loads but is not a rigid body one could build (e.g. an inertia tensor that
-    breaks the triangle inequality, usual for planar models). Make it an error with
-    ``warnings.simplefilter("error", robodyn.PhysicalConsistencyWarning)``."""
+    """A model loads but is not a rigid body one could build: an inertia tensor whose
+    principal moments ``a <= b <= c`` break the triangle inequality ``a + b >= c``
+    (``c = int (x^2 + y^2) dm <= a + b`` for every real body).
+
+    robodyn computes with the tensor as given, as Pinocchio and the Robotics Toolbox do:
+    the dynamics are well defined. It is usual for planar models, where only the moment
+    about the joint axis enters the dynamics (``[0, 0, I]``; say ``planar: true`` in the
+    model file and the warning goes), and for some published identified data (the
+    PUMA 560's links 1 and 3). The message is one line, ``links[2].inertia: moments
+    0.0125 + 0.066 < 0.086 (docs/defaults.md)``: the link, its principal moments and
+    where this long form is (the docs page :data:`DOCS`, "Physical consistency"). Make
+    it an error with ``warnings.simplefilter("error", robodyn.PhysicalConsistencyWarning)``,
+    or silence it with ``"ignore"`` (or ``robodyn -q`` on the command line)."""
+
+    #: Where the docs explain the warning.
+    DOCS = "docs/defaults.md"
 
 
 #: Characters of a user's value an error message quotes at most.

@@ -53,7 +53,9 @@ import scipy.optimize
 from numpy.typing import ArrayLike
 
 from ..core.csv_table import read_number_table
+from ..core.display import html_table, number
 from ..core.errors import InputError, RobodynError, excerpt, warn
+from ..core.progress import ProgressOption, check_progress, tracker
 from ..dynamics.regressor import PER_LINK
 
 if TYPE_CHECKING:
@@ -187,6 +189,29 @@ class Identification:
             data["physical_converged"] = self.physical_converged
         data["notes"] = list(self.notes)
         return json.dumps(_finite_or_null(data), indent=2, allow_nan=False)
+
+    def __repr__(self) -> str:
+        return (f"Identification({self.robot.name!r}, parameters={len(self.names)}, samples="
+                f"{self.samples}, condition_number={number(self.condition_number)}, "
+                f"residual_rms={number(self.residual_rms_overall)}"
+                + (", physical" if self.standard is not None else "") + ")")
+
+    def _repr_html_(self) -> str:
+        head = ["name", "estimate", "std error", "rel %"]
+        if self.physical_estimate is not None:
+            head.append("physical")
+        head.append("combination")
+        rows = []
+        for row in self.table():
+            cells = [row["name"], number(row["estimate"], 6), number(row["std_error"], 3),
+                     number(row["relative_std_percent"], 3)]
+            if "physical" in row:
+                cells.append(number(row["physical"], 6))
+            rows.append((*cells, row["combination"]))
+        caption = (f"{self.robot.name}: {len(self.names)} base parameters from {self.samples} "
+                   f"samples; condition number {number(self.condition_number)}; residual RMS "
+                   f"{number(self.residual_rms_overall)}")
+        return html_table(head, rows, caption=caption, notes=self.notes)
 
     def __str__(self) -> str:
         head = (f"{self.robot.name}: {len(self.names)} base parameters from {self.samples} "
@@ -399,13 +424,16 @@ def _check_magnitudes(Y, tau, q, qd, qdd, where) -> None:
 def identify(robot: Robot, q: ArrayLike | str | os.PathLike[str], qd: ArrayLike | None = None,
              qdd: ArrayLike | None = None, tau: ArrayLike | None = None,
              weights: ArrayLike | None = None, physical: bool = False,
-             base: BaseParameters | None = None) -> Identification:
+             base: BaseParameters | None = None,
+             progress: ProgressOption = None) -> Identification:
     """Estimate the base parameters of ``robot`` from samples ``q, qd, qdd, tau`` (each
     ``(N, dof)``), or from a CSV file given as ``q`` (:func:`read_csv`). ``weights``: one
     per joint (rows of joint ``j`` multiplied by ``weights[j]``); default ``1/sigma_j``
     from an ordinary least-squares pass. ``physical=True`` adds the physically
     consistent fit (module docstring). ``base``: the :class:`BaseParameters` of ``robot``
-    to use (default ``robot.base_parameters()``)."""
+    to use (default ``robot.base_parameters()``). ``progress``: of the physically consistent
+    fit, in stages of its interior-point method (:mod:`robodyn.core.progress`: a bar on a
+    terminal by default, ``False`` for none, or a callable ``(done, total, label)``)."""
     from ..robot import Robot
 
     if not isinstance(robot, Robot):
@@ -413,6 +441,7 @@ def identify(robot: Robot, q: ArrayLike | str | os.PathLike[str], qd: ArrayLike 
                          f"{type(robot).__name__}")
     if not isinstance(physical, bool | np.bool_):
         raise InputError(f"physical: expected True or False, got {excerpt(physical, 40)}")
+    check_progress(progress)
     dof = robot.dof
     where = _Where()
     if isinstance(q, str | os.PathLike):
@@ -469,7 +498,7 @@ def identify(robot: Robot, q: ArrayLike | str | os.PathLike[str], qd: ArrayLike 
     rms = np.sqrt(np.mean((tau - Yb @ est) ** 2, axis=0))
     if not physical:
         return Identification(robot, base, est, se, cov, cond, rms, w, n)
-    fit = _physical_fit(robot, base, R, est)
+    fit = _physical_fit(robot, base, R, est, progress)
     phys = base.K @ fit.x
     phys_rms = np.sqrt(np.mean((tau - Yb @ phys) ** 2, axis=0))
     overall = float(np.sqrt(np.mean(phys_rms ** 2)))
@@ -658,7 +687,7 @@ def _newton_direction(H, g) -> np.ndarray | None:
     return x if np.isfinite(x).all() else None
 
 
-def _physical_fit(robot, base, R, est) -> _Fit:
+def _physical_fit(robot, base, R, est, progress=None) -> _Fit:
     """The physically consistent standard parameters nearest (in the weighted torques)
     to the least-squares estimate ``est`` (module docstring): the minimum of
 
@@ -673,7 +702,9 @@ def _physical_fit(robot, base, R, est) -> _Fit:
     ``lambda^2 < 0.1``), ``t`` raised tenfold when centred, until the duality gap
     ``m / t`` is below ``1e-8 F + 1e-20``; at most :data:`PHYSICAL_MAX_STEPS` Newton
     steps. Where rounding stops the progress first, the fit counts as converged if the gap
-    is below ``1e-6 F + 1e-14``."""
+    is below ``1e-6 F + 1e-14``. ``progress`` (:func:`robodyn.core.progress.tracker`)
+    counts the centring stages, as many as the tenfold steps of ``t`` from 1 to the gap's
+    goal at the start (one more stage is shown as the last one, if needed)."""
     pi0, split = _start(robot)
     size = pi0.shape[0]
     scale = float(np.linalg.norm(R @ est)) or 1.0  # |W est|: the weighted torques
@@ -692,7 +723,15 @@ def _physical_fit(robot, base, R, est) -> _Fit:
     def grad(pi):
         return A.T @ (A @ pi - target) + rho ** 2 * (N @ (N.T @ (pi - pi0)))
 
-    pi, t, steps = pi0, 1.0, 0
+    stages = max(1, math.ceil(math.log10(barrier.count / (1e-8 * F(pi0) + 1e-20))) + 1)
+    with tracker(progress, stages, "physical fit") as bar:
+        return _centred(barrier, F, grad, HF, pi0, stages, bar)
+
+
+def _centred(barrier, F, grad, HF, pi, stages, bar) -> _Fit:
+    """The barrier method of :func:`_physical_fit` from ``pi``, its stages counted on
+    ``bar``."""
+    t, steps, stage = 1.0, 0, 0
     while True:
         stalled, slow, last = False, 0, math.inf
         while steps < PHYSICAL_MAX_STEPS:  # centring: Newton on t F + barrier
@@ -729,4 +768,6 @@ def _physical_fit(robot, base, R, est) -> _Fit:
         value = F(pi)
         if gap <= 1e-8 * value + 1e-20 or stalled or steps >= PHYSICAL_MAX_STEPS:
             return _Fit(pi, steps, gap <= 1e-6 * value + 1e-14, gap)
+        stage += 1
+        bar.update(min(stage, stages - 1))
         t *= 10.0

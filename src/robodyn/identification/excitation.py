@@ -25,6 +25,7 @@ import scipy.optimize
 from numpy.typing import ArrayLike
 
 from ..core.errors import InputError
+from ..core.progress import ProgressOption, check_progress, tracker
 
 if TYPE_CHECKING:
     from ..robot import Robot
@@ -53,6 +54,11 @@ class Excitation:
     def __call__(self, t):
         """``(q, qd, qdd)`` at times ``t`` (any shape), each ``t.shape + (dof,)``."""
         return _evaluate(self.a, self.b, self.q0, self.period, np.asarray(t, dtype=float))
+
+    def __repr__(self) -> str:
+        return (f"Excitation(dof={self.q0.shape[0]}, harmonics={self.a.shape[1]}, period="
+                f"{self.period:g}, samples={len(self.t)}, condition_after="
+                f"{self.condition_after:.4g})")
 
     def __str__(self) -> str:
         return (f"Fourier excitation: {self.a.shape[1]} harmonics, period {self.period:g} s, "
@@ -115,13 +121,17 @@ def _fit_to_limits(a, b, q0, period, t, lo, hi, vel, margin=0.95):
 
 def fourier(robot: Robot, harmonics: int = 5, period: float = 10.0,
             limits: ArrayLike | None = None, samples: int = 200, iterations: int = 60,
-            seed: int = 0, base: BaseParameters | None = None) -> Excitation:
+            seed: int = 0, base: BaseParameters | None = None,
+            progress: ProgressOption = None) -> Excitation:
     """An optimised excitation trajectory of ``robot`` (module docstring).
 
     ``limits``: ``{"q_min": .., "q_max": .., "qd_max": ..}`` (scalars or one per joint) or
     a tuple in that order; by default the model's joint limits, else ``[-pi, pi]`` and
     2 rad/s (prismatic: ``[-0.5, 0.5]`` m, 1 m/s). ``q0`` is the middle of the position
-    range. ``iterations``: of the optimiser (0: only the scaled random start)."""
+    range. ``iterations``: of the optimiser (0: only the scaled random start).
+    ``progress``: the optimiser's iterations (:mod:`robodyn.core.progress`: a bar on a
+    terminal by default, ``False`` for none, or a callable ``(done, total, label)``)."""
+    check_progress(progress)
     if int(harmonics) < 1 or not np.isfinite(period) or period <= 0:
         raise InputError("fourier: harmonics must be >= 1 and period > 0")
     harmonics = int(harmonics)
@@ -150,8 +160,10 @@ def fourier(robot: Robot, harmonics: int = 5, period: float = 10.0,
     before = cond_of(x0[:dof * harmonics].reshape(shape), x0[dof * harmonics:].reshape(shape))
     x = x0
     if iterations > 0:
-        sol = scipy.optimize.minimize(objective, x0, method="L-BFGS-B",
-                                      options={"maxiter": int(iterations)})
+        with tracker(progress, int(iterations), "excitation") as bar:
+            sol = scipy.optimize.minimize(objective, x0, method="L-BFGS-B",
+                                          options={"maxiter": int(iterations)},
+                                          callback=lambda _: bar.advance())
         if sol.fun < objective(x0):
             x = sol.x
     a, b = x[:dof * harmonics].reshape(shape), x[dof * harmonics:].reshape(shape)

@@ -404,13 +404,10 @@ def check_inertia(mass, inertia, mass_field: str, inertia_field: str,
             f"{c:.6g}); the principal moments of inertia must be >= 0"
         )
     if a + b < c - tol * scale:
+        # one line; the explanation is PhysicalConsistencyWarning's docstring and the docs
         warn(PhysicalConsistencyWarning(
-            f"{inertia_field}: principal moments {a:.6g}, {b:.6g}, {c:.6g} break the triangle "
-            f"inequality ({a:.6g} + {b:.6g} < {c:.6g}), so no rigid body has this inertia; "
-            "robodyn computes with it as given. This is usual for planar models, where only "
-            "the moment about the joint axis enters the dynamics (say planar: true in the "
-            "model file), and for some published identified data. To make it an error: "
-            "warnings.simplefilter('error', robodyn.PhysicalConsistencyWarning)"))
+            f"{inertia_field}: moments {a:.4g} + {b:.4g} < {c:.4g} "
+            f"({PhysicalConsistencyWarning.DOCS})"))
 
 
 #: Rotation entries and axis components this close to 0 or +-1 are taken as exact

@@ -50,6 +50,9 @@ class ModelSource:
     values: dict[str, float]
     description: str = ""
     provenance: Provenance = field(default_factory=Provenance)
+    #: Named joint configurations ``(name, (q1, ..., qn))``, from the model file's
+    #: ``configurations:`` (checked there: one number per joint, within the limits).
+    configurations: tuple[tuple[str, tuple[float, ...]], ...] = ()
 
     def __post_init__(self):
         check_source_names(self)

@@ -11,15 +11,25 @@ The URDF holds the chain with every parameter value bound, as
   ``placement * Rot(axis, offset)`` (revolute) or ``placement * Trans(offset axis)``
   (prismatic). The axis keeps its direction (``Rot(axis, offset)`` leaves it fixed),
   and the file's joint variable equals robodyn's ``q``;
-* a revolute joint without position limits is ``continuous``; with them (from a
-  URDF's ``<limit>``, kept in ``Joint.limits``) ``revolute``. URDF requires
+* a revolute joint without position limits is ``continuous`` (Pinocchio gives it
+  ``nq = 2``, ``(cos q, sin q)``; MuJoCo one ``qpos``), or with ``unlimited="revolute"``
+  ``revolute`` with limits ``+-UNBOUNDED``; with limits (a model file's ``limits:``, a
+  URDF's ``<limit>``, kept in ``Joint.limits``) ``revolute`` with them. URDF requires
   ``<limit>`` on revolute and prismatic joints: a prismatic joint with no known limits
   gets ``+-UNBOUNDED``, and unknown velocity or effort limits are ``UNBOUNDED`` too,
   said in a comment;
 * ``<dynamics damping friction>``: the viscous and Coulomb friction;
 * ``<inertial>``: origin at the centre of mass with ``rpy = 0``, the mass, and the full
   inertia tensor about the centre of mass in the link frame (URDF's ``ixy`` is the
-  tensor's entry ``I_xy``, as read by the loader);
+  tensor's entry ``I_xy``, as read by the loader). Other tools load only physical
+  bodies (MuJoCo: principal moments > 0 with ``a + b >= c``, mass > 0), so a body that
+  is not is written as the nearest one that is (:func:`writable_chain`, said in a
+  comment): a planar ``[0, 0, I]`` gets ``I/2`` about the two axes normal to its joint
+  axis, which no motion of the arm can feel (its angular velocity is always along that
+  axis); a massless or flat body gets :data:`MIN_INERTIA`; only a tensor that matters in
+  every direction and breaks the triangle inequality (the PUMA 560's link 3) is changed
+  where the dynamics feel it, by the smallest moment added about its axis of least
+  moment, with a :class:`~robodyn.core.errors.UrdfWarning` giving the change;
 * the end-effector frame (``chain.tip``), when it is not the identity, as a ``tool``
   link on a fixed joint (re-loading puts the default tip there);
 * gravity: URDF has none; simulators take ``(0, 0, -g)`` in the root frame. When the
@@ -40,22 +50,38 @@ from __future__ import annotations
 import math
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 
 import numpy as np
 
-from ..core.errors import UrdfWarning, warn
+from ..core.errors import InputError, UrdfWarning, excerpt, warn
 from .chain import PRISMATIC, REVOLUTE, Chain
 from .names import MARKER, visible
 from .urdf import GRAVITY
 
 #: Stand-in for a limit URDF requires and the model does not know (m, rad, m/s, N, N m).
 UNBOUNDED = 1e9
+#: The least mass (kg) and principal moment (kg m^2) written for a moving body: MuJoCo
+#: refuses a body with less than 1e-15 of either (mjMINVAL).
+MIN_INERTIA = 1e-12
+#: Relative margin by which a written tensor satisfies ``a + b >= c`` (MuJoCo checks it
+#: on eigenvalues it computes itself, to rounding).
+_TRIANGLE_MARGIN = 1e-9
+#: How a revolute joint without position limits is written (``to_urdf(unlimited=...)``).
+UNLIMITED = ("continuous", "revolute")
 
 
-def chain_to_urdf(chain: Chain, name: str, comment: str = "") -> str:
+def chain_to_urdf(chain: Chain, name: str, comment: str = "",
+                  unlimited: str = "continuous") -> str:
     """The URDF text of a numeric ``chain`` (every number a float, as
-    ``robot.numeric_chain``); ``comment`` heads the file. See the module docstring for
-    the frames, joints and links written."""
+    ``robot.numeric_chain``); ``comment`` heads the file; ``unlimited``: how a revolute
+    joint without position limits is written, ``"continuous"`` or ``"revolute"`` (with
+    limits ``+-UNBOUNDED``). See the module docstring for the frames, joints and links
+    written; the bodies are those of :func:`writable_chain`."""
+    if unlimited not in UNLIMITED:
+        raise InputError(f"unlimited: {excerpt(unlimited, 40)} is not 'continuous' or "
+                         "'revolute'")
+    chain, changes = writable_chain(chain)
     names = _Names()
     root = ET.Element("robot", name=visible(name) or "robot")
     notes = [comment] if comment else []
@@ -78,16 +104,28 @@ def chain_to_urdf(chain: Chain, name: str, comment: str = "") -> str:
 
     armature = []
     parent = base
+    felt = []
     for i, link in enumerate(chain.links):
-        joint, child = _joint(root, link, i, parent, names, notes)
+        joint, child = _joint(root, link, i, parent, names, notes, unlimited)
         _link(root, link, child)
+        if i in changes:
+            note, effect = changes[i]
+            notes.append(f"link {child}: {note}")
+            if effect > 1e3 * MIN_INERTIA:  # the floors change M by 1e-12 at most: not said
+                felt.append((child, effect))
         armature += [link.joint.name or joint] if float(link.motor.armature) != 0 else []
         parent = child
     if armature:
         text = (f"URDF has no motor (armature) inertia: G^2 Jm of joint(s) "
                 f"{', '.join(armature[:10])}{' ...' if len(armature) > 10 else ''} is left out")
-        notes.append(text)
-        warn(UrdfWarning(f"{visible(name)}: {text}"))
+        notes.append(text)  # the file's comment names the joints; the warning is one line
+        warn(UrdfWarning(f"{visible(name)}: URDF has no armature: G^2 Jm of {len(armature)} "
+                         "joint(s) left out (docs/defaults.md)"))
+
+    if felt:
+        shown = ", ".join(f"{link} +{effect:.2g} kg m^2" for link, effect in felt[:3])
+        warn(UrdfWarning(f"{visible(name)}: URDF inertia made physical: {shown}"
+                         f"{' ...' if len(felt) > 3 else ''} in M (docs/defaults.md)"))
 
     tip_rotation = np.array(chain.tip.rotation, dtype=float)
     tip_translation = np.array(chain.tip.translation, dtype=float)
@@ -106,7 +144,7 @@ def chain_to_urdf(chain: Chain, name: str, comment: str = "") -> str:
             + "\n")
 
 
-def _joint(root, link, i, parent, names, notes):
+def _joint(root, link, i, parent, names, notes, unlimited="continuous"):
     """Append the ``<joint>`` moving ``link`` (chain index ``i``) and return its name and
     the name of its child link."""
     joint = link.joint
@@ -120,7 +158,7 @@ def _joint(root, link, i, parent, names, notes):
         translation = translation + rotation @ (axis * offset)
     limits = joint.limits
     bounded = limits is not None and all(math.isfinite(x) for x in limits[:2])
-    kind = "prismatic" if joint.type == PRISMATIC else "revolute" if bounded else "continuous"
+    kind = "prismatic" if joint.type == PRISMATIC else "revolute" if bounded else unlimited
 
     name = names.joint(joint.name or f"joint{i + 1}")
     child = names.link(link.name or f"link{i + 1}")
@@ -141,7 +179,7 @@ def _joint(root, link, i, parent, names, notes):
         attributes.update(velocity=_f(UNBOUNDED if "velocity" in missing else velocity),
                           effort=_f(UNBOUNDED if "effort" in missing else effort))
         ET.SubElement(element, "limit", **attributes)
-        unknown = (["position"] if kind == "prismatic" and not bounded else []) + missing
+        unknown = (["position"] if kind != "continuous" and not bounded else []) + missing
         if unknown:
             notes.append(f"joint {name}: no {', '.join(unknown)} limit in the model; "
                          f"{UNBOUNDED:g} stands for none")
@@ -165,6 +203,133 @@ def _link(root, link, name) -> None:
         for a, b, r, c in (("x", "x", 0, 0), ("x", "y", 0, 1), ("x", "z", 0, 2),
                            ("y", "y", 1, 1), ("y", "z", 1, 2), ("z", "z", 2, 2))
     })
+
+
+def writable_chain(chain: Chain) -> tuple[Chain, dict[int, tuple[str, float]]]:
+    """``chain`` with every moving body physical enough for other tools (mass and
+    principal moments at least :data:`MIN_INERTIA`, ``a + b >= c``), and
+    ``{link index: (what was changed, its effect)}``. The effect is the largest change
+    (kg m^2) of an entry of ``M(q)`` the change of the inertia tensor can make (the
+    columns of the angular Jacobian are unit vectors or zero); a mass raised to
+    :data:`MIN_INERTIA` adds its own ``1e-12 r^2`` to ``M`` and ``1e-12 g r`` to ``g``
+    (``r``: its lever arm, zero for the PUMA's link 1, whose centre of mass is on the
+    joint axis), and nothing else changes ``g(q)``.
+
+    A link whose angular velocity is always along one axis ``n`` (every revolute joint
+    from the base to it parallel: a planar arm, a first link) feels only ``I n``, so
+    ``alpha (1 - n n^T)`` is added with the least ``alpha`` that makes it physical: no
+    effect. A link that never turns (only prismatic joints before it) feels no inertia:
+    ``beta 1`` is added. Otherwise the moment about the axis of least moment is raised
+    to ``c - b`` (the least change of a principal moment that gives ``a + b >= c``)."""
+    free = _free_directions(chain)
+    links, changes = [], {}
+    for i, link in enumerate(chain.links):
+        mass = float(link.inertial.mass)
+        inertia = np.array(link.inertial.inertia, dtype=float)
+        inertia = (inertia + inertia.T) / 2
+        new_inertia, effect, how = _physical_inertia(inertia, free[i])
+        new_mass = max(mass, MIN_INERTIA)
+        if new_mass == mass and how is None:
+            links.append(link)
+            continue
+        what = []
+        if new_mass != mass:
+            what.append(f"mass {_f(mass)} written as {_f(new_mass)} kg")
+        if how is not None:
+            what.append(f"inertia {_tensor_text(inertia)} written as "
+                        f"{_tensor_text(new_inertia)} ({how})")
+        changes[i] = ("; ".join(what) + ", for tools that load only physical bodies", effect)
+        inertial = replace(link.inertial, mass=new_mass,
+                           inertia=tuple(tuple(float(x) for x in row) for row in new_inertia))
+        links.append(replace(link, inertial=inertial))
+    return replace(chain, links=tuple(links)), changes
+
+
+def _free_directions(chain: Chain) -> list[np.ndarray]:
+    """Per link, the projector onto the directions (link frame) its angular velocity
+    never has: ``1`` for a link no revolute joint turns, ``1 - n n^T`` when every
+    revolute joint up to it turns about one axis ``n``, else ``0``."""
+    rot = np.eye(3)
+    axes = []
+    out = []
+    for link in chain.links:
+        joint = link.joint
+        rot = rot @ np.array(joint.placement.rotation, dtype=float)
+        axis = np.array(joint.axis, dtype=float)
+        if joint.type == REVOLUTE:
+            axes.append(rot @ axis)
+            rot = rot @ axis_rotation(axis, float(joint.offset))
+        if not axes:
+            out.append(np.eye(3))
+        elif all(np.linalg.norm(np.cross(axes[0], a)) <= 1e-12 for a in axes):
+            n = rot.T @ axes[0]  # the common axis in this link's frame
+            n = n / np.linalg.norm(n)
+            out.append(np.eye(3) - np.outer(n, n))
+        else:
+            out.append(np.zeros((3, 3)))
+    return out
+
+
+def _physical(tensor: np.ndarray) -> bool:
+    """Principal moments at least :data:`MIN_INERTIA` and ``a + b >= c``: exactly for a
+    diagonal tensor (its moments are its entries, for every tool), with a margin of
+    :data:`_TRIANGLE_MARGIN` for another (each tool computes its eigenvalues anew)."""
+    diagonal = not (tensor - np.diag(np.diag(tensor))).any()
+    a, b, c = np.sort(np.diag(tensor)) if diagonal else np.linalg.eigvalsh(tensor)
+    return a >= MIN_INERTIA and a + b >= c * (1 + (0.0 if diagonal else _TRIANGLE_MARGIN))
+
+
+def _physical_inertia(inertia: np.ndarray, free: np.ndarray) -> tuple[np.ndarray, float,
+                                                                        str | None]:
+    """``(tensor written, its effect on M in kg m^2, how it was made)``: ``inertia`` itself
+    when it is physical (``how`` None), else the least change in the ``free``
+    directions that makes it so (no effect), else the least change of its smallest
+    principal moment (see :func:`writable_chain`)."""
+    if _physical(inertia):
+        return inertia, 0.0, None
+    if free.any():
+        top = 2.0 * max(float(np.trace(inertia)), MIN_INERTIA) + 2.0 * MIN_INERTIA
+        if math.isfinite(top) and _physical(inertia + top * free):
+            # the least alpha: closed form for a planar [0, 0, I] (I/2, exact in binary),
+            # else by bisection
+            values = np.linalg.eigvalsh(inertia)
+            guess = max((values[2] - values[0] - values[1]) / 2, MIN_INERTIA - values[0], 0.0)
+            low, high = 0.0, top
+            if _physical(inertia + guess * free):
+                high = guess
+            for _ in range(200):
+                mid = (low + high) / 2
+                if mid in (low, high) or high == guess:
+                    break
+                low, high = (low, mid) if _physical(inertia + mid * free) else (mid, high)
+            rank = int(round(np.trace(free)))
+            where = ("a body that never turns" if rank == 3 else
+                     "about the axes normal to the joint axis, which the arm never turns about")
+            return inertia + high * free, 0.0, f"+{high:.6g} kg m^2 {where}: no effect"
+    values, vectors = np.linalg.eigh(inertia)
+    raised = values.copy()
+    raised[:2] = np.maximum(raised[:2], MIN_INERTIA)
+    raised[0] = max(raised[0], raised[2] - raised[1])
+    raised[2] = max(raised[2], MIN_INERTIA)
+    tensor = vectors @ np.diag(raised) @ vectors.T
+    tensor = (tensor + tensor.T) / 2
+    for _ in range(100):  # rounding: raise the least moment by ulps, then by the margin
+        if _physical(tensor):
+            break
+        raised[0] = max(np.nextafter(raised[0], np.inf),
+                        raised[2] * (1 + _TRIANGLE_MARGIN) - raised[1])
+        tensor = vectors @ np.diag(raised) @ vectors.T
+        tensor = (tensor + tensor.T) / 2
+    delta = float(np.max(raised - values))
+    axis = _vector(np.round(vectors[:, 0], 12))
+    return tensor, delta, (f"+{delta:.3g} kg m^2 about the axis ({axis}) of least moment: "
+                           f"M(q) changes by at most {delta:.3g} kg m^2 an entry")
+
+
+def _tensor_text(t: np.ndarray) -> str:
+    """``[xx, yy, zz, xy, xz, yz]`` as the model file writes an inertia."""
+    return "[" + ", ".join(f"{float(x):.6g}" for x in (t[0, 0], t[1, 1], t[2, 2], t[0, 1],
+                                                        t[0, 2], t[1, 2])) + "]"
 
 
 def _origin(element, rotation: np.ndarray, translation: np.ndarray) -> None:
@@ -251,4 +416,5 @@ class _Names:
         return self._unique("joint", name)
 
 
-__all__ = ["UNBOUNDED", "axis_rotation", "chain_to_urdf", "matrix_rpy"]
+__all__ = ["MIN_INERTIA", "UNBOUNDED", "UNLIMITED", "axis_rotation", "chain_to_urdf",
+           "matrix_rpy", "writable_chain"]

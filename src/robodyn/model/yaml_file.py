@@ -21,6 +21,8 @@ The schema (README, "Model files")::
         motor: {inertia: Jm1, gear_ratio: G1}    # optional: adds G^2 Jm to M[i, i]
         limits: {lower: -pi, upper: pi, velocity: 3, effort: 50}   # optional, reported
     values: {m1: 1.0, l1: 0.5, g: 9.81}
+    configurations:              # optional: named joint values, one per joint, within
+      home: [0, pi/2]            # the limits (robot.configurations["home"])
 
 Numbers may be expressions (:mod:`robodyn.model.expressions`); omitted ``com``
 and ``inertia`` are zero; ``mass`` is required. Unknown keys are errors (a typo
@@ -51,7 +53,9 @@ from .names import display_tex_problem
 from .source import ModelSource, Provenance
 
 _TOP_KEYS = {"name", "dh", "gravity", "links", "values", "description", "planar", "tool",
-             "display"}
+             "display", "configurations"}
+#: A configuration's name: an identifier of at most 40 characters (``qr``, ``home``).
+_CONFIGURATION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
 #: A display name: a name or a short piece of LaTeX (``theta_1``, ``\\ell_{c_1}``).
 _DISPLAY = re.compile(r"^[A-Za-z0-9_{}\\ ^']{1,40}$")
 _LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "friction",
@@ -277,7 +281,50 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
     display = _display(data.get("display"), chain, f"{source}: display")
     provenance = Provenance(loader="yaml", path=source, convention=convention,
                             dh_rows=tuple(rows), display=display)
-    return ModelSource(name.strip(), chain, values, description.strip(), provenance)
+    configurations = parse_configurations(data.get("configurations"), chain,
+                                          f"{source}: configurations")
+    return ModelSource(name.strip(), chain, values, description.strip(), provenance,
+                       configurations)
+
+
+def parse_configurations(value: object, chain, field: str) -> tuple:
+    """``configurations: {qr: [0, pi/2, ...], ...}``: named joint values, ``((name,
+    (q1, ..., qn)), ...)`` floats in the file's order. Each name an identifier (at most 40
+    characters), each list one number (or constant expression, ``pi/2``) per joint,
+    finite and within the joint's limits where the model gives them."""
+    if value is None:
+        return ()
+    if not isinstance(value, Mapping):
+        raise ModelError(f"{field}: expected a mapping {{name: [q1, ..., q{chain.dof}]}}, got "
+                         f"{excerpt(value)}")
+    out = []
+    for key, raw in value.items():
+        if not isinstance(key, str) or not _CONFIGURATION_NAME.fullmatch(key):
+            raise ModelError(f"{field}: {excerpt(key, 40)} is not a configuration name (a "
+                             "letter or _, then letters, digits, _; at most 40 characters)")
+        where = f"{field}.{key}"
+        if not isinstance(raw, (list, tuple)) or len(raw) != chain.dof:
+            raise ModelError(f"{where}: expected a list of {chain.dof} numbers (one per "
+                             f"joint), got {excerpt(raw)}")
+        q = []
+        for j, (item, link) in enumerate(zip(raw, chain.links, strict=True)):
+            expr = parse_expression(item, f"{where}[{j}]")
+            if expr.free_symbols:
+                raise ModelError(f"{where}[{j}]: must be a number, not depend on "
+                                 f"{', '.join(sorted(map(str, expr.free_symbols)))}")
+            try:
+                number = float(expr)
+            except TypeError:
+                raise ModelError(f"{where}[{j}]: {excerpt(item)} is not a real number") from None
+            if not math.isfinite(number):
+                raise ModelError(f"{where}[{j}]: {excerpt(item)} is not a finite number")
+            limits = link.joint.limits
+            if limits is not None and not limits[0] <= number <= limits[1]:
+                raise ModelError(f"{where}[{j}]: {number:.6g} is outside joint {j + 1}'s "
+                                 f"limits [{limits[0]:.6g}, {limits[1]:.6g}]")
+            q.append(number)
+        out.append((key, tuple(q)))
+    return tuple(out)
 
 
 def _display(value: object, chain, field: str) -> tuple[tuple[str, str], ...]:
@@ -403,4 +450,5 @@ def _inertia(value: object, field: str) -> tuple:
     return ((xx, xy, xz), (xy, yy, yz), (xz, yz, zz))
 
 
-__all__ = ["ModelSource", "read_model_file", "parse_model", "parse_values", "symbol"]
+__all__ = ["ModelSource", "read_model_file", "parse_model", "parse_values",
+           "parse_configurations", "symbol"]

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..core.display import number, numbers
 from ..core.errors import InputError, excerpt
 from ..dynamics.steps import computed_torque_acceleration, pd_gravity
 from .trajectory import Trajectory
@@ -42,6 +43,11 @@ def _gains(value, name: str, dof: int) -> np.ndarray:
     if not (np.isfinite(arr).all() and (arr >= 0).all()):
         raise InputError(f"{name}: gains must be finite and >= 0, got {arr.tolist()}")
     return arr
+
+
+def _short(gains: np.ndarray) -> str:
+    """One number when every joint has the same gain, else one per joint."""
+    return number(gains[0]) if np.all(gains == gains[0]) else numbers(gains)
 
 
 class PDGravity:
@@ -66,6 +72,15 @@ class PDGravity:
         self.kp = _gains(kp, "kp", model.dof)
         self.kd = _gains(kd, "kd", model.dof)
 
+    def __repr__(self) -> str:
+        return (f"PDGravity(model={self.model.name!r}, q_ref={numbers(self.q_ref)}, "
+                f"kp={_short(self.kp)}, kd={_short(self.kd)})")
+
+    def __str__(self) -> str:
+        return (f"PD control with gravity compensation (model {self.model.name}): "
+                f"tau = kp (q_ref - q) - kd qd + g(q)\n  q_ref = {numbers(self.q_ref)}, "
+                f"kp = {_short(self.kp)}, kd = {_short(self.kd)}")
+
     def __call__(self, t, q, qd) -> np.ndarray:
         return pd_gravity(q, qd, self.q_ref, self.kp, self.kd, self.model.gravity_torques(q))
 
@@ -89,6 +104,17 @@ class ComputedTorque:
         self.trajectory = trajectory
         self.kp = _gains(kp, "kp", model.dof)
         self.kd = _gains(kd, "kd", model.dof)
+
+    def __repr__(self) -> str:
+        return (f"ComputedTorque(model={self.model.name!r}, trajectory={self.trajectory!r}, "
+                f"kp={_short(self.kp)}, kd={_short(self.kd)})")
+
+    def __str__(self) -> str:
+        traj = self.trajectory
+        return (f"Computed torque control (model {self.model.name}): tau = M(q) (qdd_ref + kd "
+                f"(qd_ref - qd) + kp (q_ref - q)) + C qd + F qd + g\n  reference: "
+                f"{traj.kind}, {number(traj.duration)} s, {numbers(traj.q0)} -> "
+                f"{numbers(traj.q1)}; kp = {_short(self.kp)}, kd = {_short(self.kd)}")
 
     def __call__(self, t, q, qd) -> np.ndarray:
         q_ref, qd_ref, qdd_ref = self.trajectory(t)

@@ -24,9 +24,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..core.display import number, numbers, span
 from ..core.errors import InputError, excerpt, whole_number
 from .simulation import MAX_MAGNITUDE, check_magnitude
-from .trajectory import Motion, Trajectory, quintic, spline
+from .trajectory import Motion, Trajectory, quintic, rest_spline
 
 if TYPE_CHECKING:
     from ..robot import Robot
@@ -88,6 +89,24 @@ class EnergyReport:
     tau: np.ndarray
     t: np.ndarray
 
+    def __repr__(self) -> str:
+        return (f"EnergyReport(positive_work={number(self.positive_work, 6)} J, net_work="
+                f"{number(self.net_work, 6)} J, effort={number(self.effort, 6)}, "
+                f"samples={len(self.t)})")
+
+    def __str__(self) -> str:
+        """The totals and their share per joint, over the time span."""
+        return "\n".join([
+            f"Energy of a motion of {len(self.positive_work_per_joint)} joints over "
+            f"{span(self.t)} ({len(self.t)} samples, trapezoidal rule)",
+            f"  positive work {number(self.positive_work, 6)} J, per joint "
+            f"{numbers(self.positive_work_per_joint)}",
+            f"  net work {number(self.net_work, 6)} J, per joint "
+            f"{numbers(self.net_work_per_joint)}",
+            f"  effort {number(self.effort, 6)} (sum of tau^2 dt), per joint "
+            f"{numbers(self.effort_per_joint)}",
+            f"  friction loss {number(self.friction_loss, 6)} J"])
+
     def value(self, objective: str) -> float:
         """The total of ``objective`` (``"positive_work"``, ``"net_work"``, ``"effort"``)."""
         if objective not in ("positive_work", "net_work", "effort"):
@@ -138,10 +157,13 @@ def optimize(robot: Robot, q0: ArrayLike, q1: ArrayLike, duration: float, via_po
              maxiter: int = 200, max_evaluations: int = MAX_EVALUATIONS) -> Trajectory:
     """A motion from ``q0`` to ``q1`` in ``duration`` that costs less than the quintic.
 
-    The motion is a clamped cubic spline (:func:`~robodyn.motion.trajectory.spline`, rest to
-    rest) through ``via_points`` positions at equally spaced times; they start on the
-    rest-to-rest quintic and are moved by SciPy (L-BFGS-B, or SLSQP when
-    ``torque_limits`` (one per joint) bound ``|tau_i|``) to minimise ``objective``
+    The motion is a quintic spline (:func:`~robodyn.motion.trajectory.rest_spline`) through
+    ``via_points`` positions at equally spaced times that starts and ends at rest with zero
+    acceleration, the boundary conditions of the quintic it is compared with (so neither
+    motion gains from a jump of the acceleration at an end); the via points start on the
+    rest-to-rest quintic (where the spline is that quintic) and are moved by SciPy
+    (L-BFGS-B, or SLSQP when ``torque_limits`` (one per joint) bound ``|tau_i|``) to
+    minimise ``objective``
     (``"positive_work"`` or ``"effort"``) evaluated on ``samples`` instants. If no
     spline beats the quintic, the quintic itself is returned: never worse.
 
@@ -178,7 +200,7 @@ def optimize(robot: Robot, q0: ArrayLike, q1: ArrayLike, duration: float, via_po
         limits = _torque_limits(torque_limits, dof)
 
     def trajectory(x):
-        return spline(knots, np.vstack([start, x.reshape(via_points, dof), end]))
+        return rest_spline(knots, np.vstack([start, x.reshape(via_points, dof), end]))
 
     def report(traj):
         return consumed(robot, Motion(t, *traj(t)))

@@ -55,10 +55,11 @@ def _central(f, x, h=1e-6):
     return np.stack(cols, axis=-1)
 
 
-def implicit_euler(robot, q0, qd0, times, torque_at, wrench_at, tol=1e-10, bound=np.inf):
+def implicit_euler(robot, q0, qd0, times, torque_at, wrench_at, tol=1e-10, bound=np.inf,
+                   on_step=None):
     """``(Q, QD)`` at ``times`` (``t_0 = 0``) by implicit-Euler steps from one time to the
     next (module docstring). A state that stops being finite or passes ``bound`` is an
-    error naming the time."""
+    error naming the time. ``on_step(t)``, if given, is called after each step."""
     dof = robot.dof
     t = np.asarray(times, dtype=float)
     steps = len(t) - 1
@@ -96,6 +97,8 @@ def implicit_euler(robot, q0, qd0, times, torque_at, wrench_at, tol=1e-10, bound
                                "without bound, or the model's values are out of range)")
         y = y_new
         Q[k + 1], QD[k + 1] = y[:dof], y[dof:]
+        if on_step is not None:
+            on_step(t1)
     return Q, QD
 
 

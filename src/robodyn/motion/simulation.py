@@ -46,7 +46,6 @@ Every run ends, and says when it went wrong:
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -58,7 +57,9 @@ from numpy.typing import ArrayLike
 
 from ..codegen.kernel import generated_function
 from ..codegen.loops import loop_source
+from ..core.display import number, numbers, png, span
 from ..core.errors import InputError, RobodynError, excerpt, positive_number, warn, whole_number
+from ..core.progress import ProgressOption, check_progress, tracker
 from ..dynamics.steps import RK4, SEMI_IMPLICIT_EULER, bind
 from .trajectory import sample_times
 
@@ -89,8 +90,9 @@ ENERGY_TOLERANCE = 0.01
 #: ``|dt lambda|`` beyond which a fixed-step method is unstable for an eigenvalue ``lambda``
 #: of the motion's linearisation (the ends of the stability regions on the real axis).
 _STABILITY = {"rk4": 2.78, "semi-implicit-euler": 2.0}
-#: Fixed-step loops report progress in this many chunks.
-_CHUNKS = 20
+#: Fixed-step loops (compiled or not) run in this many chunks when progress is reported;
+#: each chunk is one call of the loop, so the reports cost nothing per step.
+_CHUNKS = 100
 
 
 class JointLimitWarning(UserWarning):
@@ -128,6 +130,58 @@ class Simulation:
     @property
     def dof(self) -> int:
         return self.q.shape[1]
+
+    def __repr__(self) -> str:
+        method = self.info.get("method", "?")
+        return (f"Simulation({method}, dof={self.dof}, samples={len(self.t)}, "
+                f"t={span(self.t)})")
+
+    def __str__(self) -> str:
+        """A few lines: sizes, time span, method and steps, the final state, the peak
+        torques and the energy balance (not the arrays)."""
+        info = self.info
+        method = info.get("method", "an unknown method")
+        how = f"dt = {number(info['dt'])} s" if info.get("dt") else \
+            (f"rtol = {number(info['rtol'])}, atol = {number(info['atol'])}"
+             if "rtol" in info else "")
+        steps = f"{info['steps']:,} steps" if "steps" in info else ""
+        grid = (f"every {number(info['sample_dt'])} s (dense output)"
+                if info.get("sample_dt") and not info.get("dt") else "")
+        if info.get("sample_dt") and info.get("dt"):
+            grid = f"every {number(info['sample_dt'])} s"
+        lines = [f"Simulation: {self.dof} joints, {len(self.t)} samples {grid}".rstrip()
+                 + f" over {span(self.t)}",
+                 "  " + ", ".join(x for x in (method, how, steps) if x)
+                 + (", compiled loop" if info.get("compiled") else "")
+                 + (f"; wall time {info['wall_time']:.3g} s" if "wall_time" in info else "")]
+        if len(self.t):
+            lines.append(f"  final q = {numbers(self.q[-1])}, qd = {numbers(self.qd[-1])}")
+            lines.append(f"  peak |tau| = {numbers(np.abs(self.tau).max(axis=0))}")
+            total = self.total
+            balance = info.get("energy_balance")
+            line = f"  energy K+U: {number(total[0], 6)} -> {number(total[-1], 6)} J"
+            if balance is not None:
+                line += f" (balance off by {balance.relative:.2g} of the scale)"
+            lines.append(line)
+        if info.get("limits_crossed"):
+            lines.append(f"  joint limits crossed: {len(info['limits_crossed'])}")
+        return "\n".join(lines)
+
+    def _repr_png_(self) -> bytes:
+        """A small picture for Jupyter: ``q`` and ``tau`` against time, a line per joint."""
+        def draw(fig):
+            top, bottom = fig.subplots(2, 1, sharex=True)
+            for j in range(self.dof):
+                top.plot(self.t, self.q[:, j], color=f"C{j % 10}", lw=1.2, label=f"q{j + 1}")
+                bottom.plot(self.t, self.tau[:, j], color=f"C{j % 10}", lw=1.2)
+            top.set_ylabel("q")
+            bottom.set_ylabel("tau")
+            bottom.set_xlabel("t [s]")
+            top.legend(loc="best", ncol=min(self.dof, 6), fontsize="x-small")
+            for ax in (top, bottom):
+                ax.grid(True, alpha=0.3)
+
+        return png(draw)
 
     def columns(self) -> dict[str, np.ndarray]:
         """Every recorded series by name: ``t``, ``q1..``, ``qd1..``, ``qdd1..``, ``tau1..``,
@@ -175,6 +229,17 @@ class EnergyBalance:
     error: float
     scale: float
     uncertainty: float
+
+    def __repr__(self) -> str:
+        return (f"EnergyBalance(error={number(self.error, 3)} J, relative={self.relative:.2g}, "
+                f"scale={number(self.scale)} J)")
+
+    def __str__(self) -> str:
+        return (f"energy balance: E(end) - E(0) = {number(self.change, 6)} J, work of tau "
+                f"{number(self.work, 6)} J, of the wrench {number(self.external, 6)} J,\n"
+                f"  friction loss {number(self.friction_loss, 6)} J; off by "
+                f"{number(self.error, 3)} J ({self.relative:.2g} of the scale "
+                f"{number(self.scale)} J)")
 
     @property
     def relative(self) -> float:
@@ -358,14 +423,25 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
              tau_times: ArrayLike | None = None,
              h_e: ArrayLike | Callable[..., ArrayLike] | None = None,
              dt: float | None = None, method: str | None = None, rtol: float = 1e-9,
-             atol: float = 1e-9, max_step: float = np.inf, progress: bool | None = None,
-             check_limits: bool = True, max_steps: int = DEFAULT_MAX_STEPS) -> Simulation:
+             atol: float = 1e-9, max_step: float = np.inf, progress: ProgressOption = None,
+             check_limits: bool = True, max_steps: int = DEFAULT_MAX_STEPS,
+             sample_dt: float | None = None) -> Simulation:
     """Integrate the robot's motion from ``q0``, ``qd0`` for ``duration`` seconds (see the
     module docstring for ``tau``, ``h_e``, the methods and the budgets; default method:
     ``"rk45"`` without ``dt``, ``"rk4"`` with it). ``max_steps`` bounds the steps of the
     adaptive methods (at most :data:`MAX_STEPS`); a fixed-step run takes ``duration / dt``
     steps, at most :data:`MAX_STEPS`. ``rtol`` (at least ``1e-13``) and ``atol`` (> 0) are
-    the adaptive methods' tolerances."""
+    the adaptive methods' tolerances. ``progress`` counts simulated seconds
+    (:mod:`robodyn.core.progress`: by default a bar on a terminal for a run that lasts,
+    ``False`` for none, or a callable ``(done, total, label)``): after every adaptive or
+    implicit step, and after each of :data:`_CHUNKS` chunks of a fixed-step run.
+
+    ``sample_dt``: the samples on the uniform grid ``0, sample_dt, 2 sample_dt, ...``
+    (:func:`time_grid`, ``duration`` included) instead of at the integrator's own steps.
+    An adaptive method evaluates its dense output there (the integration is the same, its
+    accuracy that of the steps); with a fixed ``dt`` it must be a whole multiple of ``dt``
+    and every ``sample_dt / dt``-th step is kept. ``info["sample_dt"]`` records it."""
+    check_progress(progress)
     dof = robot.dof
     q0 = state_vector(q0, "q0", dof)
     qd0 = state_vector(qd0, "qd0", dof)
@@ -378,6 +454,13 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
     if method in ("rk4", "semi-implicit-euler", "implicit-euler") and dt is None:
         raise InputError(f"method {method!r} is a fixed-step method: give dt (e.g. 0.001)")
     times = None if dt is None else time_grid(duration, dt)
+    keep = None
+    if sample_dt is not None:
+        grid = time_grid(duration, sample_dt, ("duration", "sample_dt"))
+        if dt is None:
+            times = grid
+        else:
+            keep = _every(float(sample_dt), float(dt), times)
     rtol, atol = _tolerances(rtol, atol)
     max_steps = whole_number(max_steps, "max_steps", 1, MAX_STEPS)
     given = max_step
@@ -404,19 +487,39 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
                        wrench=wrench, rtol=rtol, atol=atol, max_step=max_step,
                        max_steps=max_steps)
     start = time.perf_counter()
-    if method in ("implicit-euler", "radau"):
-        sim = _implicit(problem, method, times)
-    elif method in ("rk45", "dop853"):
-        sim = _adaptive(problem, method, times)
-    else:
-        sim = _fixed(robot, q0, qd0, times, torque, wrench, method, dt, progress)
+    with tracker(progress, duration, "simulating") as bar:
+        if method in ("implicit-euler", "radau"):
+            sim = _implicit(problem, method, times, bar)
+        elif method in ("rk45", "dop853"):
+            sim = _adaptive(problem, method, times, bar)
+        else:
+            sim = _fixed(robot, q0, qd0, times, torque, wrench, method, dt, bar)
     wall = time.perf_counter() - start
     sim.info.update(method=method, wall_time=wall,
                     realtime_factor=(sim.t[-1] / wall) if wall > 0 else np.inf)
     _check_energy(robot, sim, wrench)
     if check_limits:
         _report_limits(robot, sim)
+    if keep is not None:  # after the checks, which use every step
+        sim = Simulation(sim.t[keep], sim.q[keep], sim.qd[keep], sim.qdd[keep], sim.tau[keep],
+                         sim.kinetic[keep], sim.potential[keep], sim.info, sim.solution)
+    if sample_dt is not None:
+        sim.info["sample_dt"] = float(sample_dt)
     return sim
+
+
+def _every(sample_dt: float, dt: float, times: np.ndarray) -> np.ndarray:
+    """The indices of the fixed-step grid ``times`` (step ``dt``) kept for samples every
+    ``sample_dt``, a whole multiple of ``dt``: every ``k``-th and the last."""
+    k = round(sample_dt / dt)
+    if k < 1 or abs(k * dt - sample_dt) > 1e-9 * sample_dt:
+        raise InputError(f"sample_dt: {sample_dt:g} s is not a whole multiple of dt = {dt:g} s "
+                         f"(the fixed steps); give a multiple such as {max(k, 1) * dt:g}, or "
+                         "leave dt out for an adaptive method's dense output")
+    keep = np.arange(0, len(times), k)
+    if keep[-1] != len(times) - 1:
+        keep = np.append(keep, len(times) - 1)
+    return keep
 
 
 def _torque_at(torque, t, q, qd, dof):
@@ -530,12 +633,13 @@ def _attempt(step, rhs, t, y, dof, method, h=None):
             "without bound, or the model's values are out of range") from None
 
 
-def _drive(make, rhs, y0, duration, t_eval, max_steps, method, dof):
+def _drive(make, rhs, y0, duration, t_eval, max_steps, method, dof, bar):
     """Step a SciPy ``OdeSolver`` (``make()`` makes it) from ``(0, y0)`` to ``duration``
     within ``max_steps`` steps: ``(t, y (n, T), dense output, steps, solver)``,
     samples at ``t_eval`` or at every step. An
     explicit solver whose step sits at its stability limit while the budget cannot last
-    stops early (a stiff system)."""
+    stops early (a stiff system). ``bar`` (a :class:`~robodyn.core.progress.Progress`) is
+    told the time reached after every step."""
     from scipy.integrate import OdeSolution  # SciPy only when used
 
     explicit = method in ("rk45", "dop853")
@@ -553,6 +657,7 @@ def _drive(make, rhs, y0, duration, t_eval, max_steps, method, dof):
         ys.append(solver.y.copy())
         pieces.append(solver.dense_output())
         steps = len(pieces)
+        bar.update(solver.t)
         if not _bounded(solver.y):
             raise RobodynError(
                 f"simulate: the motion diverged: the state passed {MAX_MAGNITUDE:g} (or stopped "
@@ -604,7 +709,7 @@ class _Problem:
     max_steps: int
 
 
-def _adaptive(problem: _Problem, method: str, t_eval) -> Simulation:
+def _adaptive(problem: _Problem, method: str, t_eval, bar) -> Simulation:
     """``"rk45"`` and ``"dop853"`` (SciPy's explicit solvers), sampled at ``t_eval`` (or at
     every step when None)."""
     from scipy.integrate import DOP853, RK45  # SciPy only when used
@@ -621,7 +726,7 @@ def _adaptive(problem: _Problem, method: str, t_eval) -> Simulation:
         return kind(rhs, 0.0, y0, duration, rtol=rtol, atol=atol, max_step=max_step)
 
     t, y, solution, steps, solver = _drive(make, rhs, y0, duration, t_eval, max_steps, method,
-                                           dof)
+                                           dof, bar)
     q, qd = y[:dof].T.copy(), y[dof:].T.copy()
     tau = np.stack([_torque_at(torque, tk, qk, qdk, dof) for tk, qk, qdk in zip(t, q, qd)])
     if wrench is None or not callable(wrench):
@@ -634,7 +739,7 @@ def _adaptive(problem: _Problem, method: str, t_eval) -> Simulation:
     return _finish(robot, t, q, qd, qdd, tau, info, solution)
 
 
-def _implicit(problem: _Problem, method: str, times) -> Simulation:
+def _implicit(problem: _Problem, method: str, times, bar) -> Simulation:
     """``"implicit-euler"`` (on the fixed grid ``times``) and ``"radau"`` (sampled at
     ``times``, or at every step when None), driven by the dynamics' derivatives
     (:mod:`robodyn.motion.implicit`)."""
@@ -654,7 +759,7 @@ def _implicit(problem: _Problem, method: str, times) -> Simulation:
     torque_at.state_dependent = callable(torque) and not isinstance(torque, _Table)
     if method == "implicit-euler":
         q, qd = implicit.implicit_euler(robot, q0, qd0, times, torque_at, wrench_at,
-                                        bound=MAX_MAGNITUDE)
+                                        bound=MAX_MAGNITUDE, on_step=bar.update)
         t = times
         info, solution = {"steps": len(t) - 1, "dt": float(times[1] - times[0])}, None
         if _shorter(t[-1] - t[-2], info["dt"]):
@@ -670,7 +775,7 @@ def _implicit(problem: _Problem, method: str, times) -> Simulation:
                          max_step=max_step)
 
         t, y, solution, steps, solver = _drive(make, rhs, y0, duration, times, max_steps,
-                                               method, dof)
+                                               method, dof, bar)
         q, qd = y[:dof].T.copy(), y[dof:].T.copy()
         info = {"steps": steps, "evaluations": int(solver.nfev), "jacobians": int(solver.njev),
                 "rtol": rtol, "atol": atol}
@@ -681,9 +786,9 @@ def _implicit(problem: _Problem, method: str, times) -> Simulation:
 
 
 # -- fixed steps -------------------------------------------------------------------------------
-def _fixed(robot, q0, qd0, t, torque, wrench, method, dt, progress):
+def _fixed(robot, q0, qd0, t, torque, wrench, method, dt, bar):
     """Fixed steps over the times ``t`` (:func:`time_grid`): ``dt`` each, the last one maybe
-    shorter."""
+    shorter; in :data:`_CHUNKS` chunks when ``bar`` is active (told the time after each)."""
     dof = robot.dof
     dt = float(dt)
     steps = len(t) - 1
@@ -694,11 +799,9 @@ def _fixed(robot, q0, qd0, t, torque, wrench, method, dt, progress):
     QDD = np.empty((steps + 1, dof))
     TAU = np.empty((steps + 1, dof))
     Q[0], QD[0] = q0, qd0
-    if progress is None:
-        progress = steps >= 200_000 and sys.stderr.isatty()
     compiled = _compiled_loop(robot, torque, wrench, t)
     runner = compiled if compiled is not None else _python_loop(robot, torque, wrench, t)
-    chunks = np.linspace(0, regular, (_CHUNKS if progress else 1) + 1).astype(int)
+    chunks = np.linspace(0, regular, (_CHUNKS if bar.active else 1) + 1).astype(int)
     segments = [(a, b, dt) for a, b in zip(chunks[:-1], chunks[1:]) if b > a]
     if regular < steps:
         segments.append((regular, steps, last))
@@ -709,10 +812,7 @@ def _fixed(robot, q0, qd0, t, torque, wrench, method, dt, progress):
             h_failed = dt if failed < regular else last
             _diverged(robot, torque, wrench, method, t[failed], h_failed, Q[failed],
                       QD[failed])
-        if progress:
-            _progress_bar(b / steps)
-    if progress:
-        sys.stderr.write("\n")
+        bar.update(t[b])
     # torque and acceleration at the last sample
     q_end, qd_end = Q[-1], QD[-1]
     TAU[-1] = _torque_at(torque, t[-1], q_end, qd_end, dof)
@@ -751,13 +851,6 @@ def _diverged(robot, torque, wrench, method, t, h, q, qd):
     raise RobodynError(f"simulate: the motion diverged on the step from t = {t:.6g} s to "
                        f"{t + h:.6g} s: the state stopped being finite or passed "
                        f"{MAX_MAGNITUDE:g} (from {_state_words(y, dof)}); {cause}")
-
-
-def _progress_bar(fraction: float) -> None:
-    width = 30
-    done = int(round(fraction * width))
-    sys.stderr.write(f"\rsimulating [{'#' * done}{'.' * (width - done)}] {fraction:4.0%}")
-    sys.stderr.flush()
 
 
 def _python_loop(robot, torque, wrench, times):

@@ -13,7 +13,9 @@ Outside ``[0, duration]`` a trajectory holds its end points at rest.
   parabolic blends, Siciliano §4.2.1 eq. 4.7–4.10), all joints synchronised on
   one time law ``s(t)`` along the straight line ``q0 + s (q1 - q0)``;
 * :func:`spline` — clamped cubic spline through via points (zero end
-  velocities, continuous accelerations; Siciliano §4.2.2).
+  velocities, continuous accelerations; Siciliano §4.2.2);
+* :func:`rest_spline` — quintic spline through via points, at rest with zero
+  acceleration at both ends (the boundary conditions of the rest-to-rest quintic).
 """
 
 from __future__ import annotations
@@ -24,9 +26,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..core.display import numbers, span
 from ..core.errors import InputError, excerpt, positive_number
 
-__all__ = ["Motion", "Trajectory", "cubic", "quintic", "trapezoidal", "spline"]
+__all__ = ["Motion", "Trajectory", "cubic", "quintic", "trapezoidal", "spline", "rest_spline"]
 
 #: A time grid's remainder under this fraction of a step is rounding, not a shorter last step.
 GRID_ROUNDING = 1e-6
@@ -60,6 +63,19 @@ class Motion:
     @property
     def dof(self) -> int:
         return self.q.shape[-1]
+
+    def __repr__(self) -> str:
+        return f"Motion(dof={self.dof}, samples={len(self.t)}, t={span(self.t)})"
+
+    def __str__(self) -> str:
+        """Sizes, the time span, the end positions and the peak rates."""
+        if not len(self.t):
+            return repr(self)
+        return "\n".join([
+            f"Motion: {self.dof} joints, {len(self.t)} samples over {span(self.t)}",
+            f"  q: {numbers(self.q[0])} -> {numbers(self.q[-1])}",
+            f"  peak |qd| = {numbers(np.abs(self.qd).max(axis=0))}, peak |qdd| = "
+            f"{numbers(np.abs(self.qdd).max(axis=0))}"])
 
 
 class Trajectory:
@@ -254,12 +270,8 @@ def _trapezoid(q0, q1, T, V, A, dof) -> Trajectory:
                       {"peak_velocity": V * D, "acceleration": A * D, "blend_time": tb})
 
 
-def spline(times: ArrayLike, waypoints: ArrayLike) -> Trajectory:
-    """Clamped cubic spline through ``waypoints`` ``(K, dof)`` at ``times`` ``(K,)``
-    (increasing; shifted to start at 0): zero velocity at both ends, continuous
-    velocity and acceleration at the via points."""
-    from scipy.interpolate import CubicSpline  # SciPy only when used
-
+def _waypoints(times: ArrayLike, waypoints: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """``(times (K,), points (K, dof))`` of a spline, checked."""
     times = _vector(times, "times")
     try:
         points = np.asarray(waypoints, dtype=float)
@@ -276,8 +288,37 @@ def spline(times: ArrayLike, waypoints: ArrayLike) -> Trajectory:
         raise InputError("waypoints: every value must be finite")
     if (np.diff(times) <= 0).any():
         raise InputError(f"times: must increase strictly, got {times.tolist()}")
+    return times, points
+
+
+def spline(times: ArrayLike, waypoints: ArrayLike) -> Trajectory:
+    """Clamped cubic spline through ``waypoints`` ``(K, dof)`` at ``times`` ``(K,)``
+    (increasing; shifted to start at 0): zero velocity at both ends, continuous
+    velocity and acceleration at the via points. Its end accelerations are in general not
+    zero (:func:`rest_spline` ends with zero acceleration too)."""
+    from scipy.interpolate import CubicSpline  # SciPy only when used
+
+    times, points = _waypoints(times, waypoints)
     t0 = times[0]
     cs = CubicSpline(times - t0, points, bc_type="clamped", axis=0)
     d1, d2 = cs.derivative(1), cs.derivative(2)
     return Trajectory(lambda t: (cs(t), d1(t), d2(t)), times[-1] - t0, points.shape[1],
                       "spline", {"times": times - t0, "waypoints": points})
+
+
+def rest_spline(times: ArrayLike, waypoints: ArrayLike) -> Trajectory:
+    """Quintic spline through ``waypoints`` ``(K, dof)`` at ``times`` ``(K,)`` (increasing;
+    shifted to start at 0) that starts and ends at rest with zero acceleration, as the
+    rest-to-rest :func:`quintic` does (``qd = qdd = 0`` at both ends); continuous up to the
+    fourth derivative at the via points. Through two waypoints it is that quintic, and
+    through points on a quintic it is the quintic itself (the interpolant is unique)."""
+    from scipy.interpolate import make_interp_spline  # SciPy only when used
+
+    times, points = _waypoints(times, waypoints)
+    t0 = times[0]
+    dof = points.shape[1]
+    rest = [(1, np.zeros(dof)), (2, np.zeros(dof))]
+    bs = make_interp_spline(times - t0, points, k=5, bc_type=(rest, rest), axis=0)
+    d1, d2 = bs.derivative(1), bs.derivative(2)
+    return Trajectory(lambda t: (bs(t), d1(t), d2(t)), times[-1] - t0, dof, "rest-spline",
+                      {"times": times - t0, "waypoints": points})

@@ -1,4 +1,5 @@
-"""Figures: motions, torques, energy, the arm and its animation (Matplotlib).
+"""Figures: motions, torques, energy, the arm and its animation (Matplotlib); the arm in
+a browser (:func:`show`, viser).
 
 ``rd.plot`` loads this package (and Matplotlib) on first use, not with ``import robodyn``.
 """
@@ -10,9 +11,12 @@ from .figures import (
     animation_writer,
     arm,
     energy,
+    energy_comparison,
     motion,
     torques,
+    tracking,
 )
+from .viewer import Viewer, show
 
-__all__ = ["motion", "torques", "energy", "arm", "animate", "animation_writer", "MAX_FRAMES",
-           "TRAJECTORY_SAMPLES"]
+__all__ = ["motion", "torques", "energy", "tracking", "energy_comparison", "arm", "animate",
+           "animation_writer", "MAX_FRAMES", "TRAJECTORY_SAMPLES", "show", "Viewer"]

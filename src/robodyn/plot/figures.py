@@ -5,6 +5,10 @@
   (:meth:`~robodyn.Robot.torque_parts`) stacked per joint, the total on top;
 * :func:`energy` — kinetic ``K``, potential ``U``, mechanical ``E = K + U``, what friction
   dissipated and the balance ``E + loss - W_tau - E(0)`` (zero up to integration error);
+* :func:`tracking` — a controlled run against its reference, per joint, and the tracking
+  error;
+* :func:`energy_comparison` — motions between the same end points overlaid: ``q``, ``qd``,
+  power and cumulative positive work;
 * :func:`arm` — a stick figure through the link frames, 2D for planar arms, 3D otherwise;
 * :func:`animate` — that stick figure along a simulation, written as a GIF (Pillow) or MP4
   (ffmpeg).
@@ -34,6 +38,7 @@ from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
 from ..core.errors import InputError, excerpt, positive_number
+from ..core.progress import ProgressOption, check_progress, tracker
 from ..dynamics.kinematics import link_poses, tip_pose
 from ..model.chain import PARALLEL_TOL, parallel
 from ..motion.trajectory import Trajectory, whole_steps
@@ -41,12 +46,13 @@ from ..motion.trajectory import Trajectory, whole_steps
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
+    from ..motion.control import ComputedTorque, PDGravity
     from ..motion.simulation import Simulation
     from ..motion.trajectory import Motion
     from ..robot import Robot
 
-__all__ = ["motion", "torques", "energy", "arm", "animate", "animation_writer", "MAX_FRAMES",
-           "TRAJECTORY_SAMPLES"]
+__all__ = ["motion", "torques", "energy", "tracking", "energy_comparison", "arm", "animate",
+           "animation_writer", "MAX_FRAMES", "TRAJECTORY_SAMPLES"]
 
 #: Samples a :class:`~robodyn.motion.trajectory.Trajectory` is drawn with (``dt = duration / 500``).
 TRAJECTORY_SAMPLES = 501
@@ -311,6 +317,154 @@ def energy(sim: Simulation, robot: Robot | None = None, *,
     return fig
 
 
+# -- tracking and comparisons --------------------------------------------------------------------
+def _reference(reference, t: np.ndarray, dof: int) -> np.ndarray:
+    """The reference positions ``(T, dof)`` at the simulation's times ``t``: from a Trajectory
+    (evaluated at ``t``), a controller with ``references(times)`` (a set point is held), a
+    Motion or Simulation (its ``q``, interpolated linearly onto ``t`` when its grid differs,
+    within its span), or an array ``(T, dof)`` on ``t`` (a ``(dof,)`` set point is held)."""
+    if isinstance(reference, Trajectory):
+        if reference.dof != dof:
+            raise InputError(f"reference: has {reference.dof} joints, the simulation {dof}")
+        return reference(t)[0]
+    if callable(getattr(reference, "references", None)):
+        q_ref = np.atleast_2d(_array(reference.references(t)[0], "reference.references(t)"))
+        if q_ref.shape[-1] != dof:
+            _wrong_dof(q_ref.shape[-1], dof)
+        return np.broadcast_to(q_ref, (t.shape[0], dof)).copy()
+    if getattr(reference, "t", None) is not None and getattr(reference, "q", None) is not None:
+        r = _sampled(reference, need=("q",))
+        if r.dof != dof:
+            _wrong_dof(r.dof, dof)
+        if r.t.shape == t.shape and np.array_equal(r.t, t):
+            return r.q
+        if t[0] < r.t[0] - 1e-12 or t[-1] > r.t[-1] + 1e-12:
+            raise InputError(f"reference.t: spans {r.t[0]:g} .. {r.t[-1]:g} s, the simulation "
+                             f"{t[0]:g} .. {t[-1]:g} s; give a reference over the whole run")
+        return np.stack([np.interp(t, r.t, r.q[:, j]) for j in range(dof)], axis=-1)
+    arr = _array(reference, "reference")
+    if arr.shape == (dof,):
+        return np.broadcast_to(arr, (t.shape[0], dof)).copy()
+    if arr.shape != (t.shape[0], dof):
+        raise InputError(f"reference: expected a Trajectory, a Motion, a controller or an array "
+                         f"({t.shape[0]}, {dof}) on the simulation's time grid, got shape "
+                         f"{arr.shape}")
+    return arr
+
+
+def _wrong_dof(got: int, dof: int):
+    raise InputError(f"reference: has {got} joints, the simulation {dof}")
+
+
+def _joint_grid(fig, dof: int, extra: str):
+    """Axes per joint (one or two columns) above a wide axes ``extra``: ``(joint axes, it)``."""
+    ncols = 1 if dof <= 3 else 2
+    nrows = math.ceil(dof / ncols)
+    mosaic = [[f"j{r * ncols + c}" if r * ncols + c < dof else "." for c in range(ncols)]
+              for r in range(nrows)]
+    mosaic.append([extra] * ncols)
+    axes = fig.subplot_mosaic(mosaic, sharex=True,
+                              height_ratios=[1.0] * nrows + [1.3])
+    return [axes[f"j{j}"] for j in range(dof)], axes[extra]
+
+
+def tracking(sim: Simulation | Motion,
+             reference: Trajectory | Motion | PDGravity | ComputedTorque | ArrayLike,
+             robot: Robot | None = None, *, path: str | os.PathLike[str] | None = None,
+             title: str | None = None) -> Figure:
+    """How a controlled run followed its reference: for each joint the reference ``q_ref``
+    (dashed) and the actual ``q`` (solid), and below, the tracking error
+    ``e = q_ref - q`` of every joint.
+
+    ``sim``: a Simulation (or Motion). ``reference``: a
+    :class:`~robodyn.motion.trajectory.Trajectory` (the computed-torque controller's,
+    evaluated at ``sim.t``), a controller of :mod:`robodyn.motion.control` (its
+    ``references``; PD-gravity's set point is held), a Motion (interpolated onto ``sim.t``)
+    or an array ``(T, dof)`` on ``sim.t`` (``(dof,)``: a set point). With ``robot`` the
+    units follow the joint types. Saves to ``path`` when given; returns the figure.
+    """
+    s = _sampled(sim, need=("q",))
+    units = _units(robot, s.dof)
+    q_ref = _reference(reference, s.t, s.dof)
+    error = q_ref - s.q
+    dof = s.dof
+    ncols = 1 if dof <= 3 else 2
+    fig = _figure((7.5 if ncols == 1 else 11.0, 1.8 + 2.0 * (math.ceil(dof / ncols) + 1.3)))
+    joint_axes, bottom = _joint_grid(fig, dof, "error")
+    for j, ax in enumerate(joint_axes):
+        color = f"C{j % 10}"
+        ax.plot(s.t, q_ref[:, j], color="black", lw=1.3, ls="--", label="reference")
+        ax.plot(s.t, s.q[:, j], color=color, lw=1.8, alpha=0.85, label="actual")
+        unit = units[j] if units else "rad or m"
+        ax.set_ylabel(f"q{j + 1} [{unit}]")
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="best", fontsize="x-small")
+    for j in range(dof):
+        bottom.plot(s.t, error[:, j], color=f"C{j % 10}", lw=1.3, label=f"e{j + 1}")
+    bottom.axhline(0.0, color="0.4", lw=0.6)
+    peak = float(np.abs(error).max()) if error.size else 0.0
+    bottom.set_title(f"tracking error q_ref - q (peak {peak:.3g})", fontsize="medium")
+    bottom.set_ylabel(f"error [{_unit_label(units)}]")
+    bottom.set_xlabel("t [s]")
+    bottom.grid(True, alpha=0.3)
+    bottom.legend(loc="best", ncol=min(dof, 6), fontsize="x-small")
+    fig.suptitle(title or f"Tracking{_of(robot)}")
+    _save(fig, path)
+    return fig
+
+
+def energy_comparison(robot: Robot, motions: dict[str, Trajectory | Motion | Simulation], *,
+                      path: str | os.PathLike[str] | None = None,
+                      title: str | None = None) -> Figure:
+    """Motions between the same end points compared by what they cost: overlaid, four axes
+    of ``q``, ``qd`` (a colour per joint, a line style per motion), the mechanical power
+    ``P = sum_i tau_i qd_i`` and the cumulative positive work ``sum_i ∫ max(tau_i qd_i, 0)
+    dt`` (what motors that cannot recover energy supply; its end value is
+    :func:`robodyn.motion.energy.consumed`'s ``positive_work``).
+
+    ``motions``: ``{label: motion}`` (a Trajectory, Motion or Simulation each; the torques
+    are :meth:`~robodyn.Robot.inverse_dynamics` unless the motion has ``tau``), e.g.
+    ``{"quintic": best.info["baseline"], "optimised": best}`` for the result of
+    :func:`robodyn.motion.energy.optimize`. Saves to ``path`` when given; returns the figure.
+    """
+    if not isinstance(motions, dict) or not motions:
+        raise InputError("motions: expected a dict {label: motion} of at least one motion")
+    styles = ("--", "-", ":", "-.")
+    fig = _figure((8.0, 8.0))
+    axes = fig.subplots(4, 1, sharex=True)
+    units = None
+    for k, (label, m) in enumerate(motions.items()):
+        s = _sampled(m)
+        units = _units(robot, s.dof)
+        tau = getattr(m, "tau", None)
+        tau = robot.inverse_dynamics(s.q, s.qd, s.qdd) if tau is None else _array(tau, "tau")
+        power = tau * s.qd
+        positive = _cumulative(s.t, np.maximum(power, 0.0).sum(axis=1))
+        ls = styles[k % len(styles)]
+        for j in range(s.dof):
+            color = f"C{j % 10}"
+            axes[0].plot(s.t, s.q[:, j], color=color, ls=ls, lw=1.5,
+                         label=f"q{j + 1} {label}")
+            axes[1].plot(s.t, s.qd[:, j], color=color, ls=ls, lw=1.5)
+        axes[2].plot(s.t, power.sum(axis=1), color="black", ls=ls, lw=1.6, label=label)
+        axes[3].plot(s.t, positive, color="black", ls=ls, lw=1.6,
+                     label=f"{label}: {positive[-1]:.4g} J")
+    axes[0].set_ylabel(f"q [{_unit_label(units)}]")
+    axes[1].set_ylabel(f"qd [{_unit_label(units, '/s')}]")
+    axes[2].set_ylabel("power [W]")
+    axes[2].axhline(0.0, color="0.4", lw=0.6)
+    axes[3].set_ylabel("positive work [J]")
+    axes[3].set_xlabel("t [s]")
+    axes[0].legend(loc="best", ncol=2, fontsize="x-small")
+    for ax in axes[2:]:
+        ax.legend(loc="best", fontsize="small")
+    for ax in axes:
+        ax.grid(True, alpha=0.3)
+    fig.suptitle(title or f"Energy: {' vs '.join(map(str, motions))} ({robot.name})")
+    _save(fig, path)
+    return fig
+
+
 # -- the arm -----------------------------------------------------------------------------------
 class _Geometry:
     """Frames of a robot's links for drawing: origins and rotations at many ``q``, and the
@@ -549,16 +703,20 @@ def animation_writer(path: str | os.PathLike[str], option: str = "path"):
 
 
 def animate(robot: Robot, sim: Simulation | Motion | Trajectory, path: str | os.PathLike[str],
-            fps: float = 30, *, max_frames: int = MAX_FRAMES,
-            frames: bool = True, dpi: float = 80, title: str | None = None) -> Figure:
+            fps: float = 30, *, max_frames: int = MAX_FRAMES, frames: bool = True,
+            dpi: float = 80, title: str | None = None,
+            progress: ProgressOption = None) -> Figure:
     """The stick figure of :func:`arm` moving along ``sim`` (a Simulation, Motion or
     Trajectory), written to ``path``: ``.gif`` (Pillow) or ``.mp4`` (needs ``ffmpeg``).
 
     Frames are ``1/fps`` apart in simulated time, ``q`` linearly interpolated between the
     samples, and play in real time. A motion longer than ``max_frames / fps`` gets
     ``max_frames`` frames spread evenly (a lower frame rate, still real time). Returns the
-    figure (showing the last frame).
+    figure (showing the last frame). ``progress`` counts the frames written
+    (:mod:`robodyn.core.progress`: a bar on a terminal by default, ``False`` for none, or a
+    callable ``(done, total, label)``).
     """
+    check_progress(progress)
     path = Path(path)
     writer_class = animation_writer(path)
     fps = positive_number(fps, "fps")
@@ -587,9 +745,10 @@ def animate(robot: Robot, sim: Simulation | Motion | Trajectory, path: str | os.
     else:
         clock = ax.text2D(0.02, 0.97, "", transform=ax.transAxes, va="top")
     writer = writer_class(fps=play_fps)
-    with writer.saving(fig, str(path), dpi):
+    with writer.saving(fig, str(path), dpi), tracker(progress, count, "animating") as bar:
         for k in range(count):
             drawing.update(origins[k], rotations[k])
             clock.set_text(f"t = {times[k]:.2f} s")
             writer.grab_frame()
+            bar.advance()
     return fig

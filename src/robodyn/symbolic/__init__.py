@@ -30,6 +30,7 @@ from typing import Any
 import sympy as sp
 
 from ..core.errors import ExpansionError, InputError, excerpt
+from ..core.progress import ProgressOption, check_progress, tracker
 from ..model.chain import Chain
 from ..model.expansion import describe_terms, largest_expression
 from .derivation import Derivation, make_ring, tidy_chain
@@ -130,7 +131,8 @@ def _largest(chain: Chain) -> str:
 
 
 def equations(robot, method: str = "lagrange", *, values: Any = None,
-              h_e: bool = False, route: str | None = None) -> Equations:
+              h_e: bool = False, route: str | None = None,
+              progress: ProgressOption = None) -> Equations:
     """The equations of motion of ``robot`` in closed form.
 
     ``method``: ``"lagrange"`` (Lagrange–Euler: energies, ``d/dt dL/dqd - dL/dq``) or
@@ -150,10 +152,14 @@ def equations(robot, method: str = "lagrange", *, values: Any = None,
     ``{name: number}`` substitutes those. ``h_e=True`` adds ``J(q)^T h_e`` for a wrench
     ``h_e = (f_ex, f_ey, f_ez, mu_ex, mu_ey, mu_ez)`` that the end effector exerts on
     the environment (base frame; Siciliano eq. 7.83). ``robot``: a
-    :class:`~robodyn.robot.Robot` or a symbolic chain.
+    :class:`~robodyn.robot.Robot` or a symbolic chain. ``progress``: one unit, the
+    derivation (:mod:`robodyn.core.progress`: by default a bar with the time spent on a
+    terminal once it lasts, ``False`` for none, or a callable ``(done, total, label)``).
     """
+    check_progress(progress)
     chain, name, defaults = _chain_of(robot, values)
-    derivation = _derivation(chain, method, h_e, name, None, route)
+    with tracker(progress, 1, "deriving"):
+        derivation = _derivation(chain, method, h_e, name, None, route)
     dh_rows = tuple(getattr(robot, "dh_rows", ()) or ())
     if len(dh_rows) != derivation.ring.dof:  # a chain cut from a longer table: none to show
         dh_rows = ()

@@ -56,6 +56,7 @@ import numpy as np
 import scipy.linalg
 import sympy as sp
 
+from ..core.display import html_table
 from ..core.errors import InputError, ModelError
 from ..dynamics.regressor import (
     FRICTION_PARAMETERS,
@@ -95,6 +96,11 @@ class Parameters(NamedTuple):
 
     def as_dict(self) -> dict[str, float]:
         return dict(zip(self.names, self.values.tolist(), strict=True))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(self.names[:6]) + (f", … {self.names[-1]}" if len(self.names) > 6
+                                             else "")
+        return f"Parameters({len(self.names)} standard parameters: {shown})"
 
 
 def inertial_parameters(robot) -> Parameters:
@@ -208,6 +214,20 @@ class BaseParameters:
             grouped = np.any(self.beta[row] != 0) if self.beta.size else False
             out.append(self.names[i] + ("R" if grouped else ""))
         return tuple(out)
+
+    def __repr__(self) -> str:
+        return (f"BaseParameters(count={self.count}, standard={len(self.names)}, "
+                f"symbolic={self.symbolic})")
+
+    def _repr_html_(self) -> str:
+        rows = []
+        for name, comb, expr, value in zip(self.base_names, self.combinations,
+                                           self.expressions, self.values, strict=True):
+            rows.append((name, str(comb), str(expr) if expr != comb else "", f"{value:.6g}"))
+        caption = (f"{self.count} base parameters of {len(self.names)} standard ones (rank "
+                   f"tolerance {self.tol:g}, {self.samples} random states)")
+        return html_table(("name", "combination", "in the model's parameters", "value"), rows,
+                          caption=caption, notes=(self.note,) if self.note else ())
 
     def __str__(self) -> str:
         lines = [f"{self.count} base parameters of {len(self.names)} standard ones "

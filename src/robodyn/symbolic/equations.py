@@ -517,21 +517,26 @@ class Equations:
         return out
 
     # -- checking an answer ----------------------------------------------------------
-    def compare(self, *, M=None, C=None, g=None, tau=None, Cqd=None, symbols=None):
+    def compare(self, *, M=None, C=None, g=None, tau=None, Cqd=None, symbols=None,
+                define=None, reveal=False):
         """Check a student's answer entry by entry (:func:`.compare.compare`): returns a
-        :class:`~.compare.Comparison` with ``.ok``, ``.mistakes`` and a readable ``str()``.
+        :class:`~.compare.Comparison` with ``.ok``, ``.mistakes`` (each with a ``kind`` and
+        a ``hint``, never the expected entry unless ``reveal``) and a readable ``str()``.
+        ``define`` names terms the answer uses (``{"h": "m2*l1*c2*sin(q2)"}``).
 
         >>> import robodyn as rd
         >>> eq = rd.load("rp-arm").equations()
-        >>> print(eq.compare(M="[[Izz1 + Izz2 + m1*l1**2 + m2*d2**2, 0], [0, 2*m2]]",
+        >>> print(eq.compare(M="[[Izz1 + Izz2 + m1*l1**2 + d2**2, 0], [0, m2]]",
         ...                  symbols={"d2": "q2"}))
-        rp-arm: 1 mistake(s) in M (checked M)
-          - M22 differs: given - expected = m2 (expected m2, given 2*m2)
+        rp-arm: 2 mistake(s) in M (checked M)
+          - M11: extra term: the term in d2^2 should not be there
+          - M11: missing term: the parallel-axis term of link 2 (m2 d2^2) is missing
           note: symbols read as d2 = q2
         """
         from .compare import compare
 
-        return compare(self, M=M, C=C, g=g, tau=tau, Cqd=Cqd, symbols=symbols)
+        return compare(self, M=M, C=C, g=g, tau=tau, Cqd=Cqd, symbols=symbols, define=define,
+                       reveal=reveal)
 
     def regressor(self):
         """``Y, pi = eq.regressor()``: ``tau = Y(q, qd, qdd) pi`` with the standard
@@ -621,6 +626,21 @@ class Equations:
         from ..codegen.export import export_code
 
         return export_code(self, lang, parameters=parameters, name=name, values=values)
+
+    def html(self, steps: bool = False, document: bool = True, shorthand: bool = True,
+             digits: int | None = None, description: str = "") -> str:
+        """The equations as a web page (``steps=True``: the whole derivation): one
+        self-contained HTML file, math in MathML, the arm drawn in SVG, no script
+        (:func:`.printing.html.to_html`); ``document=False``: the page's ``<div>`` alone."""
+        from .printing.html import to_html
+
+        return to_html(self, steps=steps, document=document, shorthand=shorthand,
+                       digits=digits, description=description)
+
+    def _repr_html_(self) -> str:
+        """What Jupyter shows: the page without the steps (``eq.html(steps=True)`` has
+        them), as a ``<div>`` with its style."""
+        return self.html(document=False)
 
     def _repr_latex_(self) -> str:
         from .printing.render import latex_summary

@@ -21,6 +21,7 @@ import numpy as np
 import sympy as sp
 
 from ..codegen.emit import live_ops, numpy_function
+from ..codegen.runner import broadcast_scalar
 from ..codegen.tape import Tape
 from ..core.errors import InputError
 
@@ -155,7 +156,8 @@ class NumericEquations:
 
 
 def _checked(name: str, value, width: int) -> np.ndarray:
-    """``value`` as a float array of shape ``(..., width)`` with finite entries, or an
+    """``value`` as a float array of shape ``(..., width)`` with finite entries (one
+    number for a joint quantity is that number for every joint), or an
     :class:`~robodyn.core.errors.InputError` naming the argument."""
     try:
         raw = np.asarray(value)
@@ -163,7 +165,7 @@ def _checked(name: str, value, width: int) -> np.ndarray:
         raise InputError(f"{name}: expected an array of numbers") from None
     if raw.dtype.kind not in "iuf":
         raise InputError(f"{name}: expected real numbers, got an array of dtype {raw.dtype}")
-    arr = raw.astype(np.float64, copy=False)
+    arr = broadcast_scalar(name, raw.astype(np.float64, copy=False), width)
     if arr.ndim == 0 or arr.shape[-1] != width:
         raise InputError(f"{name}: expected shape (..., {width}), got {arr.shape}")
     if not np.isfinite(arr).all():

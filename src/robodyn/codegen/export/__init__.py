@@ -21,6 +21,7 @@ from pathlib import Path
 import sympy as sp
 
 from ...core.errors import InputError
+from ...core.progress import ProgressOption
 from . import c, java, julia, mathematica, matlab, python
 from . import files as files_
 from .program import FUNCTIONS, MARKER, PARAMETER_MODES, Program, build_program, equation_matrices
@@ -55,16 +56,16 @@ def language(lang: str) -> str:
 
 def program_of(eq, parameters: str = "baked", name: str | None = None,
                values: Mapping[str, float] | None = None,
-               matrices: Mapping[str, tuple[sp.Matrix, tuple[str, ...]]] | None = None
-               ) -> Program:
+               matrices: Mapping[str, tuple[sp.Matrix, tuple[str, ...]]] | None = None,
+               progress: ProgressOption = None) -> Program:
     """The language-independent :class:`~.program.Program` (see :mod:`.program`)."""
-    return build_program(eq, parameters, name, values, matrices)
+    return build_program(eq, parameters, name, values, matrices, progress=progress)
 
 
 def export_code(eq, lang: str, parameters: str = "baked", name: str | None = None,
                 values: Mapping[str, float] | None = None,
-                matrices: Mapping[str, tuple[sp.Matrix, tuple[str, ...]]] | None = None
-                ) -> dict[str, str]:
+                matrices: Mapping[str, tuple[sp.Matrix, tuple[str, ...]]] | None = None,
+                progress: ProgressOption = None) -> dict[str, str]:
     """``{file name: text}`` of the equations ``eq`` in ``lang``.
 
     ``parameters``: ``"baked"`` (numbers in the code: the equations' default values,
@@ -75,9 +76,11 @@ def export_code(eq, lang: str, parameters: str = "baked", name: str | None = Non
     The model's own name and symbols appear only in the header comment, escaped for the
     language (:func:`.base.comment`). ``matrices``: ``{function name: (SymPy matrix,
     argument names)}`` to export instead of the default set (:func:`equation_matrices`).
+    ``progress`` counts the functions prepared (:mod:`robodyn.core.progress`: a bar on a
+    terminal by default, ``False`` for none, or a callable ``(done, total, label)``).
     """
     writer, _ = LANGUAGES[language(lang)]
-    return writer(program_of(eq, parameters, name, values, matrices))
+    return writer(program_of(eq, parameters, name, values, matrices, progress))
 
 
 def usage(lang: str, program: Program, directory: str) -> str:

@@ -27,6 +27,7 @@ from typing import Any
 import sympy as sp
 
 from ...core.errors import InputError, ModelError, excerpt
+from ...core.progress import ProgressOption, check_progress, tracker
 from ...dynamics.registry import KERNELS
 from ...model.expressions import to_sympy
 from ...model.names import MARKER, visible
@@ -260,8 +261,11 @@ def _temporaries(taken: set[str]) -> Iterator[sp.Symbol]:
 def build_program(eq, parameters: str = "baked", name: str | None = None,
                   values: Mapping[str, float] | None = None,
                   matrices: Mapping[str, tuple[sp.Matrix, tuple[str, ...]]] | None = None,
-                  convention: str | None = None) -> Program:
-    """A :class:`Program` of the equations ``eq`` (see the module docstring)."""
+                  convention: str | None = None, progress: ProgressOption = None
+                  ) -> Program:
+    """A :class:`Program` of the equations ``eq`` (see the module docstring); ``progress``
+    (:func:`robodyn.core.progress.tracker`) counts its functions."""
+    check_progress(progress)
     if parameters not in PARAMETER_MODES:
         raise InputError(f"parameters: {str(parameters)[:40]!r} is not a mode; use 'baked' "
                          "(numbers in the code) or 'argument' (a vector p)")
@@ -296,27 +300,29 @@ def build_program(eq, parameters: str = "baked", name: str | None = None,
              "h_e": tuple(getattr(eq, "h_e", ()) or ())}
     taken = {str(s) for syms in joint.values() for s in syms} | {str(s) for s in params}
     functions = []
-    for fname, (matrix, args) in matrices.items():
-        fname = _function_name(fname)
-        matrix = sp.Matrix(matrix)
-        unknown_args = [a for a in args if a not in joint]
-        if unknown_args:
-            raise InputError(f"{fname}: unknown argument {unknown_args[0]!r}; use q, qd, qdd, "
-                             "h_e")
-        arg_symbols = tuple((a, joint[a]) for a in args)
-        allowed = {s for _, syms in arg_symbols for s in syms} | set(p_symbols)
-        exprs = [to_sympy(e).xreplace(subs) for e in matrix]
-        stray = set().union(*(e.free_symbols for e in exprs)) - allowed
-        if stray:
-            names = ", ".join(sorted(map(str, stray)))[:80]
-            raise ModelError(f"{model}: {fname} depends on {names}, which is not among its "
-                             f"arguments ({', '.join(args)}) or parameters")
-        temps, reduced = sp.cse(exprs, symbols=_temporaries(taken), optimizations=None,
-                                order="none")
-        functions.append(Function(
-            fname, arg_symbols, OUTPUTS.get(fname, fname), tuple(matrix.shape),
-            matrix.shape[1] == 1 and fname != "regressor", tuple(temps), tuple(reduced),
-            DESCRIPTIONS.get(fname, fname)))
+    with tracker(progress, len(matrices), "exporting") as bar:
+        for fname, (matrix, args) in matrices.items():
+            fname = _function_name(fname)
+            matrix = sp.Matrix(matrix)
+            unknown_args = [a for a in args if a not in joint]
+            if unknown_args:
+                raise InputError(f"{fname}: unknown argument {unknown_args[0]!r}; use q, qd, qdd, "
+                                 "h_e")
+            arg_symbols = tuple((a, joint[a]) for a in args)
+            allowed = {s for _, syms in arg_symbols for s in syms} | set(p_symbols)
+            exprs = [to_sympy(e).xreplace(subs) for e in matrix]
+            stray = set().union(*(e.free_symbols for e in exprs)) - allowed
+            if stray:
+                names = ", ".join(sorted(map(str, stray)))[:80]
+                raise ModelError(f"{model}: {fname} depends on {names}, which is not among its "
+                                 f"arguments ({', '.join(args)}) or parameters")
+            temps, reduced = sp.cse(exprs, symbols=_temporaries(taken), optimizations=None,
+                                    order="none")
+            functions.append(Function(
+                fname, arg_symbols, OUTPUTS.get(fname, fname), tuple(matrix.shape),
+                matrix.shape[1] == 1 and fname != "regressor", tuple(temps), tuple(reduced),
+                DESCRIPTIONS.get(fname, fname)))
+            bar.advance()
     joint_symbols = tuple((a, joint[a]) for a in ("q", "qd", "qdd", "h_e") if joint[a])
     notes = ()
     if hasattr(eq, "regressor") and "regressor" in matrices:

@@ -66,10 +66,27 @@ def exact_str(expr) -> str:
     return _ExactStrPrinter({"order": None}).doprint(expr)
 
 
+class _JsonStrPrinter(StrPrinter):
+    """``sstr`` with each double-precision Float as its shortest decimal (``repr``):
+    ``1.5670000000000002``, not ``Float('1.5670000000000002', precision=53)``. The
+    decimal reads back as the same double (``float(parse_expr(text))`` is bit for bit
+    the number printed)."""
+
+    def _print_Float(self, expr):
+        if not is_double(expr):
+            return super()._print_Float(expr)
+        return repr(float(expr))
+
+
+def json_str(expr) -> str:
+    """``str(expr)`` for JSON: plain numbers that read back as the same doubles."""
+    return _JsonStrPrinter({"order": None}).doprint(expr)
+
+
 class _PlainPrinter(StrPrinter):
     """``str`` with each Float to 15 significant digits, trailing zeros dropped (``0.1``,
     not ``0.100000000000000``; ``0.3 - 0.1`` as ``0.2``): numbers print as the model
-    wrote them. (JSON keeps every bit: :func:`exact_str`.)"""
+    wrote them. (JSON keeps every bit: :func:`json_str`.)"""
 
     def _print_Float(self, expr):
         text = f"{float(expr):.15g}"
@@ -630,23 +647,24 @@ def to_markdown(eq: Equations, steps: bool = False, shorthand: bool = True,
 # -- JSON ------------------------------------------------------------------------------
 def to_dict(eq: Equations, steps: bool = False, shorthand: bool = False,
             digits: int | None = None) -> dict:
-    """The equations as plain data; every expression a :func:`exact_str` string. With
+    """The equations as plain data; every expression a :func:`json_str` string (plain
+    numbers that read back as the same doubles). With
     ``shorthand``, ``"shorthand": {"s_1": "sin(q1)", "h": ...}`` says what the names in the
     expressions stand for (substitute them back to read the full forms)."""
     rd = _readable(eq, steps, shorthand, digits)
 
     def mat(m):
         m = rd(m)
-        return [[exact_str(x) for x in m.row(r)] for r in range(m.shape[0])]
+        return [[json_str(x) for x in m.row(r)] for r in range(m.shape[0])]
 
     def col(m):
-        return [exact_str(x) for x in rd(m)]
+        return [json_str(x) for x in rd(m)]
 
     def entries(form: ClosedForm):
         value = getattr(eq, form.attribute)
         if form.rank == 2:
             return mat(value)
-        return col(value) if form.rank == 1 else exact_str(rd(value))
+        return col(value) if form.rank == 1 else json_str(rd(value))
 
     symbols = sorted({str(s) for s in eq.params} | {str(s) for s in eq.q + eq.qd + eq.qdd}
                      | {str(s) for s in eq.h_e})
@@ -663,7 +681,7 @@ def to_dict(eq: Equations, steps: bool = False, shorthand: bool = False,
     }
     data.update((form.key, entries(form)) for form in CLOSED_FORMS if not form.h_e)
     if rd.definitions:
-        data["shorthand"] = {str(k): exact_str(v) for k, v in rd.definitions}
+        data["shorthand"] = {str(k): json_str(v) for k, v in rd.definitions}
     if getattr(eq, "route", "euler-lagrange") != "euler-lagrange":
         data["route"] = eq.route
     if eq.h_e:
@@ -677,9 +695,9 @@ def to_dict(eq: Equations, steps: bool = False, shorthand: bool = False,
 def _step_dict(step: Step, rd: Readable) -> dict:
     expr = rd(step.expression)
     if isinstance(expr, sp.MatrixBase):
-        value = [[exact_str(x) for x in expr.row(r)] for r in range(expr.shape[0])]
+        value = [[json_str(x) for x in expr.row(r)] for r in range(expr.shape[0])]
     else:
-        value = exact_str(expr)
+        value = json_str(expr)
     return {"section": step.section, "title": step.title, "lhs": step.lhs,
             "formula": step.formula, "expression": value}
 
@@ -691,4 +709,4 @@ def to_json(eq: Equations, steps: bool = False, shorthand: bool = False,
 
 
 __all__ = ["to_text", "to_pretty", "plain", "to_latex", "to_markdown", "to_json", "to_dict",
-           "exact_str", "latex_summary"]
+           "exact_str", "json_str", "latex_summary"]

@@ -1,0 +1,207 @@
+"""A robot as a table, as the Robotics Toolbox prints one: a row per joint (its type, its DH
+row or, for a URDF model, its placement, the link's mass, the joint's limits), then gravity,
+the tool frame and what else the model carries.
+
+:func:`robot_table` gives the pieces; ``print(robot)`` draws them with box characters and
+Jupyter shows them as an HTML table (:mod:`robodyn.core.display`, every user text escaped).
+Numbers are the model's default values substituted into its expressions; an expression whose
+symbols have no value is shown as the expression.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from ..core.display import degrees, html_table, number, numbers, text_table
+from .urdf_export import matrix_rpy
+
+__all__ = ["RobotTable", "robot_table"]
+
+#: Longest joint name shown in a table (a URDF's names can be long); longer ones are cut.
+NAME_CHARS = 24
+
+
+@dataclass(frozen=True)
+class RobotTable:
+    """``title``, column ``headers``, one row per joint and the ``notes`` under the table."""
+
+    title: str
+    headers: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    notes: tuple[str, ...]
+
+    def text(self) -> str:
+        """The table drawn with box characters, the title above and the notes below."""
+        return "\n".join([self.title, *text_table(self.headers, self.rows, left=(0, 1, 2)),
+                          *self.notes])
+
+    def html(self) -> str:
+        """The table as HTML (every cell escaped)."""
+        return html_table(self.headers, self.rows, caption=self.title, notes=self.notes)
+
+
+def _cut(text: str, most: int = NAME_CHARS) -> str:
+    return text if len(text) <= most else text[:most - 1] + "…"
+
+
+class _Values:
+    """The model's expressions with its default values substituted."""
+
+    def __init__(self, chain, values):
+        by_name = {str(s): s for s in chain.free_symbols()}
+        self.mapping = {by_name[k]: sp.Float(v) for k, v in values.items() if k in by_name}
+
+    def __call__(self, expr):
+        """A float, or the expression (text) when symbols without a value remain."""
+        if not isinstance(expr, sp.Basic):
+            return float(expr)
+        value = expr.xreplace(self.mapping)
+        if value.free_symbols:
+            return _cut(str(value), 32)
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            return _cut(str(value), 32)
+
+
+def _length(value) -> str:
+    return number(value)
+
+
+def _angle(value) -> str:
+    return value if isinstance(value, str) else degrees(value)
+
+
+def _variable(symbol: str, offset, angular: bool) -> str:
+    """``q1``, ``q1 + 90°``, ``q2 - 0.1``: the joint variable with its offset."""
+    if isinstance(offset, str):
+        return f"{symbol} + {offset}"
+    if offset == 0:
+        return symbol
+    shown = degrees(abs(offset)) if angular else number(abs(offset))
+    return f"{symbol} {'-' if offset < 0 else '+'} {shown}"
+
+
+def _limits(joint, value, revolute: bool):
+    """``(lower, upper, velocity, effort)`` as text (``-`` where unknown)."""
+    lim = joint.limits
+    if not lim:
+        return ("-",) * 4
+    out = []
+    for k, x in enumerate(tuple(lim) + (None,) * (4 - len(lim))):
+        if x is None:
+            out.append("-")
+            continue
+        x = value(x)
+        if isinstance(x, str) or not math.isfinite(x):
+            out.append(str(x) if isinstance(x, str) else "-")
+        elif k < 2 and revolute:
+            out.append(degrees(x))
+        else:
+            out.append(number(x))
+    if out[:2] == ["0", "0"] or out[:2] == ["0°", "0°"]:  # URDF's "no position limits"
+        out[:2] = ["-", "-"]
+    return tuple(out)
+
+
+def _transform(transform, value) -> str | None:
+    """``xyz [..] m, rpy [..]°`` of a transform, None for the identity."""
+    rotation = [[value(x) for x in row] for row in transform.rotation]
+    translation = [value(x) for x in transform.translation]
+    if any(isinstance(x, str) for row in rotation for x in row) \
+            or any(isinstance(x, str) for x in translation):
+        return f"rotation {rotation}, translation {translation}"
+    rotation, translation = np.array(rotation), np.array(translation)
+    if np.allclose(rotation, np.eye(3), atol=1e-12) and np.allclose(translation, 0, atol=1e-12):
+        return None
+    rpy = np.degrees(matrix_rpy(rotation))
+    rpy[np.abs(rpy) < 1e-9] = 0.0
+    return f"xyz {numbers(translation)} m, rpy {numbers(rpy)}°"
+
+
+def robot_table(robot) -> RobotTable:
+    """The :class:`RobotTable` of ``robot`` (module docstring)."""
+    chain = robot.chain
+    value = _Values(chain, robot.values)
+    links = chain.links
+    kinds = "".join("R" if link.joint.type == "revolute" else "P" for link in links)
+    rows_dh = robot.dh_rows if robot.convention and len(robot.dh_rows) == len(links) else ()
+    if rows_dh:
+        geometry = f"{robot.convention} DH parameters"
+        if robot.convention == "modified":
+            geometry_headers = ("aⱼ₋₁", "⍺ⱼ₋₁", "θⱼ", "dⱼ")
+        else:
+            geometry_headers = ("θⱼ", "dⱼ", "aⱼ", "⍺ⱼ")
+    else:
+        geometry = "joint placements (parent frame)"
+        geometry_headers = ("axis", "xyz [m]", "rpy [°]")
+    limits = [_limits(link.joint, value, link.joint.type == "revolute") for link in links]
+    show_rates = any(lim[2] != "-" or lim[3] != "-" for lim in limits)
+    headers = ("j", "joint", "type", *geometry_headers, "m [kg]", "q⁻", "q⁺")
+    if show_rates:
+        headers += ("qd max", "tau max")
+    rows = []
+    for j, link in enumerate(links):
+        joint = link.joint
+        revolute = joint.type == "revolute"
+        symbol = f"q{j + 1}"
+        if rows_dh:
+            row = rows_dh[j]
+            a, alpha, d, theta = (value(x) for x in (row.a, row.alpha, row.d, row.theta))
+            if revolute:
+                theta_cell, d_cell = _variable(symbol, theta, True), _length(d)
+            else:
+                theta_cell, d_cell = _angle(theta), _variable(symbol, d, False)
+            if robot.convention == "modified":
+                cells = (_length(a), _angle(alpha), theta_cell, d_cell)
+            else:
+                cells = (theta_cell, d_cell, _length(a), _angle(alpha))
+        else:
+            place = joint.placement
+            xyz = [value(x) for x in place.translation]
+            rot = [[value(x) for x in r] for r in place.rotation]
+            axis = [value(x) for x in joint.axis]
+            numeric = not any(isinstance(x, str) for x in [*xyz, *axis, *sum(rot, [])])
+            if numeric:
+                rpy = np.degrees(matrix_rpy(np.array(rot)))
+                rpy[np.abs(rpy) < 1e-9] = 0.0
+                cells = (numbers(axis), numbers(xyz), numbers(rpy))
+            else:
+                cells = (str(axis), str(xyz), str(rot))
+            offset = value(joint.offset)
+            if offset != 0:
+                symbol = _variable(symbol, offset, revolute)
+        mass = value(link.inertial.mass)
+        name = _cut(joint.name or link.name or f"joint{j + 1}")
+        kind = joint.type if rows_dh or symbol == f"q{j + 1}" else f"{joint.type} {symbol}"
+        rows.append((str(j + 1), name, kind,
+                     *cells, number(mass), *limits[j][:2],
+                     *(limits[j][2:] if show_rates else ())))
+    origin = f", from {robot.source}" if robot.source and robot.source != robot.name else ""
+    title = f"{robot.name}: {len(links)} joints ({kinds}), {geometry}{origin}"
+    if robot.description:
+        title += "\n" + _cut(" ".join(robot.description.split()), 100)
+    gravity = [value(x) for x in chain.gravity]
+    shown = numbers(gravity) if not any(isinstance(x, str) for x in gravity) else str(gravity)
+    notes = [f"gravity: {shown} m/s²"]
+    tool = _transform(chain.tip, value)
+    notes.append(f"tool: {tool}" if tool
+                 else f"tool: none (the end effector is frame {len(links)})")
+    extras = []
+    if any(value(link.friction.viscous) != 0 or value(link.friction.coulomb) != 0
+           for link in links):
+        extras.append("friction")
+    if any(value(link.motor.inertia) != 0 for link in links):
+        extras.append("motor inertia")
+    if extras:
+        notes.append("also: " + ", ".join(extras))
+    if robot.locked:
+        notes.append(f"locked at q = 0: {', '.join(_cut(n) for n in robot.locked)}")
+    configurations = getattr(robot, "configurations", None)  # named configurations, if any
+    if configurations:
+        notes.append(f"configurations: {', '.join(map(str, configurations))}")
+    return RobotTable(title, headers, tuple(rows), tuple(notes))

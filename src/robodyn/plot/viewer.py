@@ -1,0 +1,535 @@
+"""The arm in a browser: a 3D view served on ``127.0.0.1`` with viser (the optional extra
+``pip install robodyn[viewer]``, imported only here, only when a view is started).
+
+:func:`show` draws the robot at ``q``: the links as cylinders between consecutive frame
+origins (:data:`LINK_COLOR`), every link frame as axes (x red, y green, z blue), each
+centre of mass as a sphere (:data:`COM_COLOR`) and each link's *inertia ellipsoid*: the
+uniform solid ellipsoid of the link's mass with the same inertia about its centre of
+mass. Its principal axes are the eigenvectors of the inertia tensor and, for principal
+moments ``I1, I2, I3`` and mass ``m``, its semi-axes are ``a1 = sqrt(5 (I2 + I3 - I1) /
+(2 m))`` and so on (from ``I1 = m (a2^2 + a3^2) / 5``). A tensor that breaks the
+triangle inequality (a planar model, some published data) has no such ellipsoid: its
+imaginary semi-axes are drawn flat. A slider per joint moves the arm; with ``sim`` (a
+:class:`~robodyn.Simulation`, anything with ``t`` and ``q``, or the CSV that
+``robodyn simulate --save`` writes) a time slider and a play button replay the motion in
+real time. Model and joint names appear only as plain text (slider labels, a read-only
+text field), never as markup.
+
+A robot loaded from a URDF file also shows the ``<visual>`` meshes of its links where
+the file names them and they can be read (:func:`urdf_meshes`: STL, OBJ, DAE, ... through
+trimesh, at most :data:`MAX_MESH_BYTES` each; ``package://pkg/path`` is looked for beside
+the URDF file and in its parent folders). What cannot be drawn (trimesh missing, a file not
+found or unreadable) is listed in :attr:`Viewer.notes` and in the page; the rest of the view
+is unchanged. Meshes are only read, never run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+import socket
+import threading
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+
+from ..core.csv_table import read_number_table
+from ..core.errors import InputError, RobodynError, excerpt
+from ..dynamics.kinematics import link_poses, tip_pose
+
+__all__ = ["show", "Viewer", "read_motion", "LINK_COLOR", "COM_COLOR", "ELLIPSOID_COLOR",
+           "HOST", "DEFAULT_PORT", "INSTALL"]
+
+#: Colours (RGB) of the links, the centres of mass and the inertia ellipsoids.
+LINK_COLOR = (235, 120, 20)
+COM_COLOR = (30, 80, 220)
+ELLIPSOID_COLOR = (120, 180, 255)
+#: The only address the viewer listens on.
+HOST = "127.0.0.1"
+DEFAULT_PORT = 8080
+#: What to run when viser is missing.
+INSTALL = "pip install 'robodyn[viewer]'"
+#: Longest motion replayed, in samples (a longer one is thinned evenly).
+MAX_PLAYBACK_SAMPLES = 100_000
+#: Longest name shown (a model's or a joint's), in characters.
+NAME_CHARS = 60
+#: Largest mesh file read, in bytes; most meshes drawn.
+MAX_MESH_BYTES = 50_000_000
+MAX_MESHES = 200
+#: Largest URDF file read for its meshes (as the loader's cap).
+MAX_URDF_BYTES = 10_000_000
+
+_OPS = SimpleNamespace(sin=np.sin, cos=np.cos, sqrt=np.sqrt, sign=np.sign, name="numpy")
+
+
+def _viser():
+    """The viser module, or a :class:`~robodyn.RobodynError` that says how to install it."""
+    try:
+        import viser
+    except ImportError:
+        raise RobodynError(f"the 3D viewer needs the viser package: {INSTALL}") from None
+    return viser
+
+
+def _text(value) -> str:
+    """A user's name as one line of plain text: printable characters, at most
+    :data:`NAME_CHARS`."""
+    text = "".join(c if c.isprintable() else " " for c in str(value)).strip()
+    return text if len(text) <= NAME_CHARS else text[:NAME_CHARS - 1] + "…"
+
+
+def _quaternion(rot: np.ndarray) -> np.ndarray:
+    """``(w, x, y, z)`` of the rotation matrix ``rot`` (Shepperd's method)."""
+    m = rot
+    trace = m[0, 0] + m[1, 1] + m[2, 2]
+    if trace > 0:
+        s = 2.0 * np.sqrt(1.0 + trace)
+        q = [s / 4, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s]
+    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
+        s = 2.0 * np.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2])
+        q = [(m[2, 1] - m[1, 2]) / s, s / 4, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s]
+    elif m[1, 1] > m[2, 2]:
+        s = 2.0 * np.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2])
+        q = [(m[0, 2] - m[2, 0]) / s, (m[0, 1] + m[1, 0]) / s, s / 4, (m[1, 2] + m[2, 1]) / s]
+    else:
+        s = 2.0 * np.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1])
+        q = [(m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, s / 4]
+    q = np.array(q)
+    return q / np.linalg.norm(q)
+
+
+def _z_to(direction: np.ndarray) -> np.ndarray:
+    """A rotation matrix that turns the z axis into the unit vector ``direction``."""
+    z = direction / np.linalg.norm(direction)
+    helper = np.array([1.0, 0.0, 0.0]) if abs(z[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    x = np.cross(helper, z)
+    x /= np.linalg.norm(x)
+    return np.column_stack([x, np.cross(z, x), z])
+
+
+def inertia_ellipsoid(mass: float, inertia) -> tuple[np.ndarray, np.ndarray]:
+    """Semi-axes ``(3,)`` and principal axes (the columns of a rotation ``(3, 3)``, link
+    frame) of the uniform solid ellipsoid of ``mass`` with the inertia tensor ``inertia``
+    about its centre (module docstring). Semi-axes whose square would be negative (a tensor
+    that breaks the triangle inequality) are 0; a massless link has all three 0."""
+    inertia = np.asarray(inertia, dtype=float)
+    moments, axes = np.linalg.eigh((inertia + inertia.T) / 2)
+    if np.linalg.det(axes) < 0:
+        axes[:, 2] = -axes[:, 2]
+    if not mass > 0:
+        return np.zeros(3), axes
+    total = moments.sum()
+    squares = 5.0 * (total - 2.0 * moments) / (2.0 * mass)  # I2 + I3 - I1 = total - 2 I1
+    return np.sqrt(np.clip(squares, 0.0, None)), axes
+
+
+def read_motion(path, dof: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(t (T,), q (T, dof))`` from a CSV with columns ``t, q1..`` (what ``robodyn simulate
+    --save run.csv`` writes; other columns are ignored). ``t`` must increase."""
+    columns = ["t", *[f"q{j}" for j in range(1, dof + 1)]]
+    table = read_number_table(path, columns, label="--sim ",
+                              expected="t,q1.." + (f"q{dof}" if dof > 1 else ""))
+    values = table.values
+    return _motion(values[:, 0], values[:, 1:], dof, "--sim")
+
+
+def _motion(t, q, dof: int, what: str) -> tuple[np.ndarray, np.ndarray]:
+    t = np.asarray(t, dtype=float).reshape(-1)
+    q = np.asarray(q, dtype=float)
+    if q.ndim != 2 or q.shape != (t.shape[0], dof):
+        raise InputError(f"{what}: expected q of shape ({t.shape[0]}, {dof}) for t of "
+                         f"{t.shape[0]} samples, got {q.shape}")
+    if t.shape[0] < 1 or not (np.isfinite(t).all() and np.isfinite(q).all()):
+        raise InputError(f"{what}: expected finite samples (at least one)")
+    if np.any(np.diff(t) <= 0):
+        k = int(np.argmax(np.diff(t) <= 0))
+        raise InputError(f"{what}: the times must increase (sample {k + 2}: t = {t[k + 1]:g} "
+                         f"after {t[k]:g})")
+    if t.shape[0] > MAX_PLAYBACK_SAMPLES:
+        keep = np.linspace(0, t.shape[0] - 1, MAX_PLAYBACK_SAMPLES).astype(int)
+        t, q = t[keep], q[keep]
+    return t, q
+
+
+def _free_port(port: int) -> int:
+    """``port`` if nothing listens on it at :data:`HOST`, else an error naming it."""
+    if isinstance(port, bool) or not isinstance(port, (int, np.integer)) \
+            or not 1 <= int(port) <= 65535:
+        raise InputError(f"port: expected a whole number from 1 to 65535, got {excerpt(port)}")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        # as the server binds: a port left in TIME_WAIT by a closed view is free
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((HOST, int(port)))
+        except OSError:
+            raise InputError(f"port: {port} is in use on {HOST}; choose another "
+                             "(--port)") from None
+    return int(port)
+
+
+def _origin(element) -> np.ndarray:
+    """The 4x4 transform of an ``<origin xyz rpy>`` child of ``element`` (URDF's fixed-axis
+    roll, pitch, yaw: ``R = Rz(yaw) Ry(pitch) Rx(roll)``)."""
+    T = np.eye(4)
+    origin = element.find("origin") if element is not None else None
+    if origin is None:
+        return T
+    xyz = [float(v) for v in (origin.get("xyz") or "0 0 0").split()]
+    r, p, y = [float(v) for v in (origin.get("rpy") or "0 0 0").split()]
+    cr, sr, cp, sp, cy, sy = math.cos(r), math.sin(r), math.cos(p), math.sin(p), \
+        math.cos(y), math.sin(y)
+    T[:3, :3] = [[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+                 [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+                 [-sp, cp * sr, cp * cr]]
+    T[:3, 3] = xyz
+    return T
+
+
+def _mesh_path(filename: str, folder: Path) -> Path | None:
+    """The file a URDF ``<mesh filename>`` names, looked for beside the URDF file (and for
+    ``package://pkg/rest``: ``rest`` and ``pkg/rest`` there and in the parent folders)."""
+    if filename.startswith("file://"):
+        candidates = [Path(filename[len("file://"):])]
+    elif filename.startswith("package://"):
+        rest = filename[len("package://"):]
+        tail = rest.split("/", 1)[1] if "/" in rest else rest
+        candidates = [base / part for base in (folder, *folder.parents)
+                      for part in (tail, rest)]
+    else:
+        candidates = [folder / filename]
+    return next((c for c in candidates if c.is_file()), None)
+
+
+def urdf_meshes(robot) -> tuple[list[tuple[int, np.ndarray, Path, np.ndarray]], list[str]]:
+    """The ``<visual>`` meshes of a robot loaded from a URDF file: ``([(k, T, path,
+    scale)], notes)``, each mesh in the frame of chain link ``k`` (-1: the base) at the
+    transform ``T``, and what could not be found. A robot from another source has none."""
+    source = Path(str(robot.source or ""))
+    if getattr(robot.provenance, "loader", None) != "urdf" or not source.is_file():
+        return [], []
+    try:
+        with source.open("rb") as f:
+            data = f.read(MAX_URDF_BYTES + 1)
+        root = ET.fromstring(data) if len(data) <= MAX_URDF_BYTES else None
+    except (OSError, ET.ParseError) as exc:
+        return [], [f"meshes: {source.name} cannot be read again ({exc})"]
+    if root is None:
+        return [], [f"meshes: {source.name} is over {MAX_URDF_BYTES:,} bytes"]
+    try:
+        return _meshes_of(robot, root, source)
+    except (ValueError, TypeError) as exc:  # the file changed since it was loaded
+        return [], [f"meshes: {source.name}: {_text(exc)}"]
+
+
+def _meshes_of(robot, root, source: Path):
+    """:func:`urdf_meshes` of the parsed file ``root``."""
+    joints = {}
+    for j in root.findall("joint"):
+        parent, child = j.find("parent"), j.find("child")
+        if parent is not None and child is not None:
+            joints.setdefault(parent.get("link"), []).append(
+                (j.get("name"), child.get("link"), _origin(j)))
+    chain = [link.joint.name for link in robot.chain.links]
+    first = next((p for p, js in joints.items() for name, _, _ in js if name == chain[0]),
+                 None)
+    if first is None:
+        return [], ["meshes: the chain's joints are not found in the URDF file"]
+    index = {name: k for k, name in enumerate(chain)}
+    owner, pose, stack = {first: -1}, {first: np.eye(4)}, [first]
+    while stack:  # each link once: a link seen before is not walked again
+        link = stack.pop()
+        for name, child, origin in joints.get(link, ()):
+            if child in owner:
+                continue
+            if name in index:
+                owner[child], pose[child] = index[name], np.eye(4)
+            else:  # a fixed (or locked) joint: the child rides on the same link
+                owner[child], pose[child] = owner[link], pose[link] @ origin
+            stack.append(child)
+    found, notes = [], []
+    for link in root.findall("link"):
+        name = link.get("name")
+        if name not in owner:
+            continue
+        for visual in link.findall("visual"):
+            mesh = visual.find("geometry/mesh")
+            if mesh is None or not mesh.get("filename"):
+                continue
+            path = _mesh_path(mesh.get("filename"), source.parent)
+            if path is None:
+                notes.append(f"mesh not found: {_text(mesh.get('filename'))}")
+                continue
+            scale = np.array([float(v) for v in (mesh.get("scale") or "1 1 1").split()])
+            found.append((owner[name], pose[name] @ _origin(visual), path,
+                          np.broadcast_to(scale, (3,)).copy()))
+    return found[:MAX_MESHES], notes
+
+
+class Viewer:
+    """A running view of a robot (:func:`show`): ``url``, ``port``, ``notes`` (what could
+    not be drawn); :meth:`set_q` moves the arm, :meth:`wait` blocks until ``timeout`` or
+    Ctrl-C, :meth:`close` stops the server (a ``with`` block does)."""
+
+    def __init__(self, robot, q, motion, port: int, frames: bool, inertia: bool):
+        viser = _viser()
+        self.robot = robot
+        self.chain = robot.numeric_chain
+        self.dof = robot.dof
+        self.port = _free_port(port)
+        self.url = f"http://{HOST}:{self.port}"
+        self._stop = threading.Event()
+        self._player = None
+        self.notes: list[str] = []
+        with _quiet():  # viser prints a banner; robodyn says the URL itself
+            self.server = viser.ViserServer(host=HOST, port=self.port, verbose=False)
+        try:
+            self._build(q, motion, frames, inertia)
+        except BaseException:
+            self.close()
+            raise
+
+    # -- the scene ----------------------------------------------------------------------
+    def _poses(self, q: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """``(R, o)`` of the base frame, every link frame and the end effector at ``q``."""
+        poses = link_poses(self.chain, [float(x) for x in q], _OPS)
+        poses = [(np.eye(3), np.zeros(3)), *poses, tip_pose(self.chain, poses)]
+        return [(np.array(r, dtype=float), np.array(o, dtype=float)) for r, o in poses]
+
+    def _build(self, q, motion, frames: bool, inertia: bool) -> None:
+        scene = self.server.scene
+        self.q = np.array(q, dtype=float)
+        poses = self._poses(self.q)
+        reach = max(sum(np.linalg.norm(b[1] - a[1]) for a, b in zip(poses, poses[1:])), 0.1)
+        self.radius = 0.025 * reach
+        scene.set_up_direction("+z")
+        points = np.array([o for _, o in poses])
+        centre = (points.min(axis=0) + points.max(axis=0)) / 2
+        self.server.initial_camera.look_at = tuple(centre)
+        self.server.initial_camera.position = tuple(centre + reach * np.array([1.1, -1.3, 0.7]))
+        scene.add_grid("/ground", width=2.5 * reach, height=2.5 * reach,
+                       cell_size=reach / 10, position=(0.0, 0.0, min(0.0, min(
+                           o[2] for _, o in poses) - 0.01 * reach)))
+        self._links = [scene.add_cylinder(f"/robot/link_{k}", radius=self.radius, height=1.0,
+                                          color=LINK_COLOR, radial_segments=16)
+                       for k in range(len(poses) - 1)]
+        self._frames = [scene.add_frame(f"/robot/frame_{k}", axes_length=0.12 * reach,
+                                        axes_radius=0.15 * self.radius, visible=frames)
+                        for k in range(len(poses))]
+        self._coms, self._ellipsoids = [], []
+        for k, link in enumerate(self.chain.links):
+            mass = float(link.inertial.mass)
+            self._coms.append(scene.add_icosphere(
+                f"/robot/com_{k}", radius=1.6 * self.radius, color=COM_COLOR,
+                visible=mass > 0))
+            axes_len, axes = inertia_ellipsoid(mass, link.inertial.inertia)
+            flat = 0.05 * self.radius  # an imaginary semi-axis is drawn this thin
+            self._ellipsoids.append((scene.add_icosphere(
+                f"/robot/inertia_{k}", radius=1.0, color=ELLIPSOID_COLOR, opacity=0.35,
+                scale=tuple(np.maximum(axes_len, flat)), visible=inertia and mass > 0),
+                axes))
+        self._meshes = self._add_meshes()
+        self._place(poses)
+        self._gui(motion)
+
+    def _add_meshes(self) -> list:
+        """The URDF file's visual meshes, as ``(k, T, handle)``; notes for the rest."""
+        meshes, self.notes = urdf_meshes(self.robot)
+        if not meshes:
+            return []
+        try:
+            import trimesh
+        except ImportError:
+            self.notes.append(f"{len(meshes)} meshes not drawn: they need the trimesh "
+                              "package (pip install trimesh)")
+            return []
+        out = []
+        for i, (k, T, path, scale) in enumerate(meshes):
+            try:
+                if path.stat().st_size > MAX_MESH_BYTES:
+                    raise ValueError(f"over {MAX_MESH_BYTES:,} bytes")
+                mesh = trimesh.load(str(path), force="mesh")
+                if len(mesh.faces) == 0 or not np.isfinite(mesh.vertices).all():
+                    raise ValueError("no faces with finite vertices")
+                mesh.apply_scale(scale)
+            except Exception as exc:  # whatever the file is, it is not a mesh we can draw
+                self.notes.append(f"mesh {_text(path.name)} not drawn: {_text(exc)}")
+                continue
+            out.append((k, T, self.server.scene.add_mesh_trimesh(f"/robot/mesh_{i}", mesh)))
+        return out
+
+    def _place(self, poses) -> None:
+        """Move every drawn thing to the frames ``poses``."""
+        for k, handle in enumerate(self._links):
+            a, b = poses[k][1], poses[k + 1][1]
+            length = float(np.linalg.norm(b - a))
+            handle.visible = length > 1e-9
+            if length > 1e-9:
+                handle.position = tuple((a + b) / 2)
+                handle.wxyz = tuple(_quaternion(_z_to(b - a)))
+                handle.scale = (1.0, 1.0, length)
+        for handle, (rot, origin) in zip(self._frames, poses):
+            handle.position = tuple(origin)
+            handle.wxyz = tuple(_quaternion(rot))
+        for k, T, handle in self._meshes:
+            rot, origin = poses[k + 1]
+            handle.position = tuple(origin + rot @ T[:3, 3])
+            handle.wxyz = tuple(_quaternion(rot @ T[:3, :3]))
+        for k, link in enumerate(self.chain.links):
+            rot, origin = poses[k + 1]
+            centre = origin + rot @ np.array(link.inertial.com, dtype=float)
+            self._coms[k].position = tuple(centre)
+            ellipsoid, axes = self._ellipsoids[k]
+            ellipsoid.position = tuple(centre)
+            ellipsoid.wxyz = tuple(_quaternion(rot @ axes))
+
+    # -- the controls --------------------------------------------------------------------
+    def _gui(self, motion) -> None:
+        gui = self.server.gui
+        self._name_field = gui.add_text("model", initial_value=_text(self.robot.name),
+                                        disabled=True)
+        if self.notes:
+            gui.add_text("not drawn", initial_value=_text("; ".join(self.notes)),
+                         disabled=True)
+        self._sliders = []
+        with gui.add_folder("joints"):
+            for j, link in enumerate(self.chain.links):
+                low, high = _slider_range(link.joint, self.q[j])
+                name = _text(link.joint.name)
+                label = f"q{j + 1}" + (f" {name}" if name else "")
+                slider = gui.add_slider(label, min=low, max=high, step=(high - low) / 1000,
+                                        initial_value=float(self.q[j]))
+                slider.on_update(lambda _, j=j: self._from_sliders())
+                self._sliders.append(slider)
+        self._motion = motion
+        if motion is not None:
+            t, _ = motion
+            with gui.add_folder("playback"):
+                self._time = gui.add_slider("t [s]", min=float(t[0]),
+                                            max=float(max(t[-1], t[0] + 1e-9)),
+                                            step=max(float(t[-1] - t[0]) / 1000, 1e-6),
+                                            initial_value=float(t[0]))
+                self._playing = gui.add_checkbox("play", initial_value=False)
+                self._time.on_update(lambda _: self._at_time(self._time.value))
+            self._player = threading.Thread(target=self._play, name="robodyn-viewer-play",
+                                            daemon=True)
+            self._player.start()
+
+    def _from_sliders(self) -> None:
+        self.q = np.array([s.value for s in self._sliders], dtype=float)
+        self._place(self._poses(self.q))
+
+    def _at_time(self, when: float) -> None:
+        t, q = self._motion
+        self.set_q([np.interp(when, t, q[:, j]) for j in range(self.dof)])
+
+    def _play(self) -> None:
+        """Advance the time slider in real time while ``play`` is ticked (30 frames a
+        second), from the start again at the end."""
+        t, _ = self._motion
+        last = time.monotonic()
+        while not self._stop.wait(1 / 30):
+            now = time.monotonic()
+            if self._playing.value:
+                when = self._time.value + (now - last)
+                self._time.value = float(t[0] if when > t[-1] else when)
+            last = now
+
+    def set_q(self, q) -> None:
+        """Show the arm at ``q`` (and set the joint sliders to it)."""
+        q = np.asarray(q, dtype=float).reshape(-1)
+        if q.shape != (self.dof,) or not np.isfinite(q).all():
+            raise InputError(f"q: expected {self.dof} finite joint values, got {excerpt(q)}")
+        self.q = q
+        with self.server.atomic():
+            for slider, value in zip(self._sliders, q):
+                slider.value = float(np.clip(value, slider.min, slider.max))
+            self._place(self._poses(q))
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Block until ``timeout`` seconds have passed (None: until Ctrl-C), then return."""
+        deadline = None if timeout is None else time.monotonic() + float(timeout)
+        try:
+            while deadline is None or time.monotonic() < deadline:
+                left = 1.0 if deadline is None else min(1.0, deadline - time.monotonic())
+                if self._stop.wait(max(left, 0.0)):
+                    return
+        except KeyboardInterrupt:
+            return
+
+    def close(self) -> None:
+        """Stop the playback and the server (the port is free again)."""
+        if self._stop.is_set():
+            return
+        self._stop.set()
+        if self._player is not None:
+            self._player.join(timeout=5)
+        with _quiet():
+            self.server.stop()
+
+    def __enter__(self) -> Viewer:
+        return self
+
+    def __exit__(self, *_) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "stopped" if self._stop.is_set() else "running"
+        return f"<robodyn Viewer of {_text(self.robot.name)!r} at {self.url} ({state})>"
+
+
+@contextlib.contextmanager
+def _quiet():
+    """Standard output swallowed (viser's banner and its "server stopped")."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        yield
+
+
+def _slider_range(joint, value: float) -> tuple[float, float]:
+    """The joint's limits where the model has finite ones, else ``[-pi, pi]`` (revolute)
+    or ``[-1, 1]`` m (prismatic); widened to hold ``value``."""
+    low, high = (-np.pi, np.pi) if joint.type == "revolute" else (-1.0, 1.0)
+    limits = joint.limits
+    if limits is not None and len(limits) >= 2 and limits[0] is not None \
+            and limits[1] is not None:
+        lo, hi = float(limits[0]), float(limits[1])
+        if np.isfinite(lo) and np.isfinite(hi) and lo < hi:
+            low, high = lo, hi
+    return min(low, float(value)), max(high, float(value))
+
+
+def show(robot, q=None, sim=None, *, port: int = DEFAULT_PORT, frames: bool = True,
+         inertia: bool = True) -> Viewer:
+    """Serve a 3D view of ``robot`` at ``q`` (default zeros; the first sample of ``sim``)
+    on ``http://127.0.0.1:port`` and return the running :class:`Viewer` (module
+    docstring): open its ``url`` in a browser. ``sim``: a motion to replay (anything with
+    ``t`` and ``q``, e.g. a :class:`~robodyn.Simulation`, or the path of a CSV with
+    columns ``t, q1..``). ``frames``, ``inertia``: draw the link frames and the inertia
+    ellipsoids. The server runs in the background until :meth:`Viewer.close`; a script
+    calls :meth:`Viewer.wait` to keep it up. Needs viser (:data:`INSTALL`)."""
+    from ..robot import Robot
+
+    if not isinstance(robot, Robot):
+        raise InputError(f"robot: expected a robodyn Robot (rd.load(...)), got "
+                         f"{type(robot).__name__}")
+    dof = robot.dof
+    motion = None
+    if sim is not None:
+        if isinstance(sim, (str, Path)):
+            motion = read_motion(sim, dof)
+        elif hasattr(sim, "t") and hasattr(sim, "q"):
+            motion = _motion(sim.t, sim.q, dof, "sim")
+        else:
+            raise InputError(f"sim: expected a Simulation (anything with t and q) or a CSV "
+                             f"path, got {type(sim).__name__}")
+    if q is None:
+        q = motion[1][0] if motion is not None else np.zeros(dof)
+    q = np.asarray(q, dtype=float)
+    if q.ndim == 0:
+        q = np.full(dof, float(q))
+    if q.shape != (dof,) or not np.isfinite(q).all():
+        raise InputError(f"q: expected {dof} finite joint values, got {excerpt(q.tolist())}")
+    return Viewer(robot, q, motion, port, bool(frames), bool(inertia))

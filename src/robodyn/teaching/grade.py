@@ -1,0 +1,308 @@
+"""Grading many students' answers against an exercise's solution (``robodyn grade``).
+
+The solution is ``solution/answer.json`` as :meth:`robodyn.symbolic.Equations.json`
+writes it (``robodyn exercise`` puts it there): its ``model``, ``method``, ``dof``,
+``joint_types`` and ``parameters`` name the equations, its ``M``, ``C``, ``g``, ``tau``
+are the answer. :func:`read_solution` checks that it belongs to the model it is graded
+with (the same derivation gives the same entries), so a student is graded against the
+solution handed out, by the checker of :mod:`robodyn.symbolic.compare`.
+
+A submission is one text file per student (:func:`read_submission`)::
+
+    # anything after a hash is a comment
+    symbols: theta1=q1, theta2=q2, L1=l1
+    define: h = m2*l1*c2*sin(theta2)
+    M = [[I1 + I2 + m1*c1^2 + m2*(l1^2 + c2^2 + 2*l1*c2*cos(theta2)), ...],
+         [..., I2 + m2*c2^2]]
+    C = [[-h*theta2dot, -h*(theta1dot + theta2dot)], [h*theta1dot, 0]]
+    g = [..., ...]
+
+``KEY = VALUE`` for ``M``, ``C``, ``g``, ``tau``, ``Cqd`` (or ``V``, lecture 15's name); a value
+goes on over the next lines until its brackets close. ``symbols:`` (``NAME=NAME`` pairs,
+comma separated) and ``define:`` (one ``NAME = EXPR`` each, repeatable) are optional. A
+file that starts with ``{`` is read as JSON with the same keys (``"symbols"`` and
+``"define"`` as objects).
+
+:func:`grade` gives one :class:`Row` per submission and quantity: entries right, entries
+in all, and the kinds of mistakes by entry (``M11 factor; g2 missing term``): never an
+expected expression. A file that cannot be read or checked (too large, unparsable, past
+a budget) is one row with the error, and grading goes on.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core.errors import InputError, RobodynError, excerpt
+
+__all__ = ["Row", "grade", "read_solution", "read_submission", "rows_csv",
+           "MAX_SUBMISSION_BYTES", "MAX_SOLUTION_BYTES", "MAX_SUBMISSIONS", "QUANTITIES"]
+
+#: The quantities a submission may answer, in the order of the rows.
+QUANTITIES = ("M", "C", "g", "tau", "Cqd")
+#: Largest submission file (bytes), largest answer.json, most submissions in one run.
+MAX_SUBMISSION_BYTES = 200_000
+MAX_SOLUTION_BYTES = 5_000_000
+MAX_SUBMISSIONS = 2_000
+#: Longest error message in a row (characters).
+MAX_ERROR_CHARS = 300
+#: Most lines of one submission.
+MAX_LINES = 2_000
+_KEY = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(=|:)\s*(.*)$", re.S)
+_COLUMNS = ("file", "quantity", "right", "total", "mistakes", "error")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the grades: ``file``, ``quantity`` (``""`` for a file-wide error),
+    ``right`` and ``total`` entries (None with an error), ``mistakes`` (``"M11 factor;
+    M22 index"``), ``error`` (why the file could not be graded)."""
+
+    file: str
+    quantity: str
+    right: int | None = None
+    total: int | None = None
+    mistakes: str = ""
+    error: str = ""
+
+
+def _read_bytes(path: Path, limit: int, what: str) -> str:
+    try:
+        if not path.is_file():
+            raise InputError(f"{what} {excerpt(str(path), 80)}: not a file")
+        with open(path, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise InputError(f"{what} {excerpt(str(path), 80)}: cannot read it "
+                         f"({exc.strerror or exc})") from None
+    if len(data) > limit:
+        raise InputError(f"{what} {excerpt(str(path), 80)}: larger than {limit:,} bytes")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(f"{what} {excerpt(str(path), 80)}: not UTF-8 text") from None
+
+
+def read_solution(path: str | Path) -> dict:
+    """The parsed ``answer.json`` (a dict with ``model``, ``method``, ``dof``, ``M``, ``C``,
+    ``g``, ``tau``, ...), checked for the keys :func:`grade` needs; an
+    :class:`~robodyn.core.errors.InputError` naming the file and the key otherwise."""
+    path = Path(path)
+    text = _read_bytes(path, MAX_SOLUTION_BYTES, "answer")
+    where = f"answer {excerpt(str(path), 80)}"
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise InputError(f"{where}: not JSON ({str(exc)[:80]}); give the answer.json that "
+                         "robodyn exercise wrote") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{where}: expected a JSON object as robodyn exercise writes")
+    for key in ("method", "dof", "parameters", "M", "C", "g", "tau"):
+        if key not in data:
+            raise InputError(f"{where}: no {key!r}; give the answer.json that robodyn "
+                             "exercise wrote (solution/answer.json)")
+    if data["method"] not in ("lagrange", "newton-euler"):
+        raise InputError(f"{where}: method {excerpt(str(data['method']), 40)} is not "
+                         "lagrange or newton-euler")
+    if not isinstance(data["dof"], int) or isinstance(data["dof"], bool) \
+            or not 1 <= data["dof"] <= 12:
+        raise InputError(f"{where}: dof {excerpt(str(data['dof']), 40)} is not a joint count")
+    if not isinstance(data["parameters"], list) \
+            or not all(isinstance(p, str) for p in data["parameters"]):
+        raise InputError(f"{where}: parameters must be a list of names")
+    for key in ("M", "C", "g", "tau"):
+        if not isinstance(data[key], (str, list)):
+            raise InputError(f"{where}: {key} must be a list of entries (text)")
+    return data
+
+
+def check_solution(eq, solution: Mapping, where: str = "answer") -> None:
+    """That ``solution`` (an answer.json) holds ``eq``'s equations: the same joints and
+    parameters, and every entry of ``M``, ``C``, ``g``, ``tau`` equal (exactly, by
+    :func:`~robodyn.symbolic.compare.compare`); an :class:`InputError` otherwise."""
+    from ..symbolic.compare import compare
+
+    params = sorted(str(s) for s in eq.params)
+    if solution["dof"] != eq.dof or sorted(map(str, solution["parameters"])) != params:
+        raise InputError(f"{where}: it is not the solution of {eq.name} (it has "
+                         f"{solution['dof']} joints and parameters "
+                         f"{excerpt(', '.join(map(str, solution['parameters'])), 80)}); give "
+                         "the model it was written for with --model")
+    try:
+        result = compare(eq, **{k: solution[k] for k in ("M", "C", "g", "tau")})
+    except InputError as exc:
+        raise InputError(f"{where}: cannot read its equations ({exc})") from None
+    if not result.ok:
+        wrong = ", ".join(sorted({m.entry for m in result.mistakes}))
+        raise InputError(f"{where}: its {wrong} differ from {eq.name}'s derivation: it is "
+                         "not the solution of this model; give the right one with --model")
+
+
+def read_submission(text: str, source: str = "submission") -> dict:
+    """``{"M": text, ..., "symbols": {...}, "define": {...}}`` from a submission's text
+    (the format of the module docstring); an :class:`InputError` naming ``source`` and
+    the line otherwise."""
+    if text.lstrip().startswith("{"):
+        return _json_submission(text, source)
+    out: dict = {}
+    lines = text.splitlines()
+    if len(lines) > MAX_LINES:
+        raise InputError(f"{source}: more than {MAX_LINES:,} lines")
+    k = 0
+    while k < len(lines):
+        start = k
+        line = lines[k].split("#", 1)[0]
+        k += 1
+        if not line.strip():
+            continue
+        m = _KEY.match(line)
+        if not m:
+            raise InputError(f"{source}, line {start + 1}: {excerpt(line.strip(), 40)} is not "
+                             "KEY = VALUE (M = [[...]], C, g, tau, Cqd, symbols:, define:)")
+        key, value = m.group(1), m.group(3)
+        while _depth(value) > 0 and k < len(lines):  # the brackets go on over lines
+            value += " " + lines[k].split("#", 1)[0]
+            k += 1
+        if _depth(value) != 0:
+            raise InputError(f"{source}, line {start + 1}: the brackets of {key} do not close")
+        _store(out, key, value.strip(), f"{source}, line {start + 1}")
+    return out
+
+
+def _depth(text: str) -> int:
+    return sum(text.count(c) for c in "([") - sum(text.count(c) for c in ")]")
+
+
+def _store(out: dict, key: str, value: str, where: str) -> None:
+    key = "Cqd" if key == "V" else key  # lecture 15's name for C qd
+    if key in QUANTITIES:
+        if key in out:
+            raise InputError(f"{where}: {key} is given twice")
+        out[key] = value
+    elif key == "symbols":
+        table = out.setdefault("symbols", {})
+        for item in value.split(","):
+            if not item.strip():
+                continue
+            name, eq, target = item.partition("=")
+            if not eq or not name.strip() or not target.strip():
+                raise InputError(f"{where}: {excerpt(item.strip(), 40)} is not NAME=NAME "
+                                 "(symbols: theta1=q1, theta2=q2)")
+            table[name.strip()] = target.strip()
+    elif key == "define":
+        name, eq, expr = value.partition("=")
+        if not eq or not name.strip() or not expr.strip():
+            raise InputError(f"{where}: define needs NAME = EXPR (define: h = m2*l1*c2*sin(q2))")
+        out.setdefault("define", {})[name.strip()] = expr.strip()
+    else:
+        raise InputError(f"{where}: unknown key {excerpt(key, 40)}; the keys are "
+                         f"{', '.join(QUANTITIES)}, symbols, define")
+
+
+def _json_submission(text: str, source: str) -> dict:
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise InputError(f"{source}: not JSON ({str(exc)[:80]})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{source}: expected a JSON object with M, C, g, tau")
+    out: dict = {}
+    for key, value in data.items():
+        if key in QUANTITIES:
+            if not isinstance(value, (str, list)):
+                raise InputError(f"{source}: {key} must be text or a list of rows")
+            out[key] = value if isinstance(value, str) else json.dumps(value).replace('"', "")
+        elif key in ("symbols", "define"):
+            if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                                      for k, v in value.items()):
+                raise InputError(f"{source}: {key} must be an object of names to text")
+            out[key] = dict(value)
+        else:
+            raise InputError(f"{source}: unknown key {excerpt(str(key), 40)}; the keys are "
+                             f"{', '.join(QUANTITIES)}, symbols, define")
+    return out
+
+
+def grade(eq, submissions: Iterable[tuple[str, str | Path]]) -> list[Row]:
+    """Grade each ``(name, path)`` against ``eq`` (the solution's equations): rows as the
+    module docstring says, in the order given, a file's quantities in the order of
+    :data:`QUANTITIES`. At most :data:`MAX_SUBMISSIONS` files."""
+    from ..symbolic.compare import compare
+
+    submissions = list(submissions)
+    if len(submissions) > MAX_SUBMISSIONS:
+        raise InputError(f"grade: more than {MAX_SUBMISSIONS:,} submissions; grade them in "
+                         "groups")
+    rows: list[Row] = []
+    for name, path in submissions:
+        try:
+            answer = read_submission(_read_bytes(Path(path), MAX_SUBMISSION_BYTES,
+                                                 "submission"), name)
+            given = {k: answer[k] for k in QUANTITIES if k in answer}
+            if not given:
+                raise InputError(f"{name}: no {', '.join(QUANTITIES)} in the file")
+            result = compare(eq, symbols=answer.get("symbols"), define=answer.get("define"),
+                             **given)
+        except (RobodynError, RecursionError, MemoryError) as exc:
+            text = str(exc) if isinstance(exc, RobodynError) else \
+                "too large or nested too deeply to check"
+            rows.append(Row(name, "", error=text if len(text) <= MAX_ERROR_CHARS
+                            else text[:MAX_ERROR_CHARS] + "…"))
+            continue
+        names = [m for m in result.mistakes if m.quantity == "symbols"]
+        for quantity in given:
+            shape = (eq.dof, eq.dof) if quantity in ("M", "C") else (eq.dof, 1)
+            total = math.prod(shape)
+            found = [m for m in result.mistakes if m.quantity == quantity]
+            wrong = {m.index for m in found}
+            kinds = "; ".join(dict.fromkeys(f"{m.entry} {m.kind}" for m in found))
+            rows.append(Row(name, quantity, total - len(wrong), total, kinds))
+        if names:
+            rows.append(Row(name, "symbols", None, None,
+                            "; ".join(f"{m.given} unknown" for m in names)))
+    return rows
+
+
+def _cell(value) -> str:
+    """A CSV cell that a spreadsheet shows as text, never runs as a formula."""
+    text = "" if value is None else str(value)
+    text = " ".join(text.split())  # one line per row
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+def rows_csv(rows: Iterable[Row]) -> str:
+    """The grades as CSV: a header ``file,quantity,right,total,mistakes,error`` and one
+    line per :class:`Row`."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(_COLUMNS)
+    for r in rows:
+        writer.writerow([_cell(getattr(r, c)) for c in _COLUMNS])
+    return buf.getvalue()
+
+
+def find_model(solution: Mapping, answer_path: str | Path) -> str | None:
+    """The model an answer.json belongs to, when it can tell: its ``model`` if that is a
+    built-in model's name, else ``../task/arm.yaml`` beside it (the layout of
+    ``robodyn exercise``) when that file's name is the answer's ``model``; None else."""
+    from ..model import builtin
+
+    name = solution.get("model")
+    if isinstance(name, str) and name in builtin.names():
+        return name
+    task = Path(answer_path).resolve().parent.parent / "task" / "arm.yaml"
+    try:
+        head = _read_bytes(task, 1_000_000, "model") if task.is_file() else ""
+    except InputError:
+        return None
+    m = re.search(r"^name:\s*(\S+)\s*$", head, re.M)
+    if m and isinstance(name, str) and m.group(1).strip("'\"") == name:
+        return str(task)
+    return None

@@ -1,0 +1,316 @@
+"""rd.plot.show / robodyn view: the inertia ellipsoid against its closed form, the rotations
+against SciPy, the motion read back from ``simulate --save``, the server on 127.0.0.1 only
+(stopped, its port free again) and, in headless Chromium, the arm drawn in the page."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+
+import robodyn as rd
+from robodyn.core.errors import InputError, RobodynError
+from robodyn.plot import viewer as V
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _has_viser() -> bool:
+    try:
+        import viser  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+needs_viser = pytest.mark.skipif(not _has_viser(), reason="viser (robodyn[viewer]) is not "
+                                 "installed")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((V.HOST, 0))
+        return s.getsockname()[1]
+
+
+def port_is_free(port: int) -> bool:
+    """Nothing listens on ``port`` any more: a connection is refused."""
+    with socket.socket() as s:
+        s.settimeout(2)
+        try:
+            s.connect((V.HOST, port))
+        except OSError:
+            return True
+    return False
+
+
+def _wait_free(port: int, seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if port_is_free(port):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+# -- geometry ----------------------------------------------------------------------------------
+def test_the_inertia_ellipsoid_of_a_uniform_ellipsoid_is_itself():
+    a = np.array([0.3, 0.2, 0.1])
+    m = 2.0
+    # a solid ellipsoid: I_x = m (b^2 + c^2) / 5, ...
+    diag = m / 5 * np.array([a[1]**2 + a[2]**2, a[0]**2 + a[2]**2, a[0]**2 + a[1]**2])
+    R = Rotation.from_euler("xyz", [0.3, -0.7, 1.1]).as_matrix()
+    axes_len, axes = V.inertia_ellipsoid(m, R @ np.diag(diag) @ R.T)
+    order = np.argsort(-axes_len)
+    assert np.allclose(axes_len[order], a)
+    # each principal axis is (up to sign) the rotated body axis of that semi-axis
+    for k, body in zip(order, range(3)):
+        assert abs(abs(axes[:, k] @ R[:, body]) - 1) < 1e-12
+    assert np.isclose(np.linalg.det(axes), 1.0)
+
+
+def test_an_inertia_that_breaks_the_triangle_inequality_is_drawn_flat():
+    axes_len, _ = V.inertia_ellipsoid(1.0, np.diag([0.0, 0.0, 0.35]))  # the PUMA's link 1
+    assert axes_len[2] == 0 and np.allclose(axes_len[:2], np.sqrt(5 * 0.35 / 2))
+    assert np.all(V.inertia_ellipsoid(0.0, np.eye(3))[0] == 0)
+
+
+def test_the_quaternions_are_those_of_scipy():
+    rng = np.random.default_rng(4)
+    for R in Rotation.random(40, random_state=rng).as_matrix():
+        w, x, y, z = V._quaternion(R)
+        assert np.allclose(Rotation.from_quat([x, y, z, w]).as_matrix(), R, atol=1e-12)
+    for d in ([0, 0, 1], [0, 0, -1], [1, 2, 3], [1, 0, 0]):
+        d = np.array(d, dtype=float)
+        R = V._z_to(d)
+        assert np.allclose(R @ [0, 0, 1], d / np.linalg.norm(d)) and np.isclose(
+            np.linalg.det(R), 1)
+
+
+# -- the motion --------------------------------------------------------------------------------
+def test_the_csv_of_simulate_save_is_read_back(tmp_path, numpy_backend):
+    robot = rd.load("planar-2r")
+    sim = rd.simulate(robot, [0.4, -0.2], duration=0.3, dt=0.01)
+    path = sim.save(tmp_path / "run.csv")
+    t, q = V.read_motion(path, 2)
+    assert np.allclose(t, sim.t) and np.allclose(q, sim.q)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("t,q1,q2\n0,0,0\n0.2,0,0\n0.1,0,0\n")
+    with pytest.raises(InputError, match="times must increase .sample 3: t = 0.1 after 0.2"):
+        V.read_motion(bad, 2)
+    short = tmp_path / "short.csv"
+    short.write_text("t,q1\n0,0\n0.1,0\n")
+    with pytest.raises(InputError, match="q2"):
+        V.read_motion(short, 2)
+
+
+@pytest.mark.slow
+def test_import_robodyn_loads_no_viser():
+    code = "import robodyn, robodyn.plot, sys; print('viser' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    assert out.stdout.strip() == "False", out.stderr
+
+
+def test_without_viser_the_error_says_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "viser", None)  # import viser raises ImportError
+    with pytest.raises(RobodynError, match=r"pip install 'robodyn\[viewer\]'"):
+        rd.view(rd.load("planar-2r"), port=free_port())
+
+
+def test_bad_arguments_are_refused_before_any_server_starts():
+    robot = rd.load("planar-2r")
+    with pytest.raises(InputError, match="q: expected 2 finite joint values"):
+        V.show(robot, [0, 0, 0])
+    with pytest.raises(InputError, match="sim: expected a Simulation"):
+        V.show(robot, sim=42)
+    with pytest.raises(InputError, match="port: expected a whole number from 1 to 65535"):
+        V.show(robot, port=70000)
+    with pytest.raises(InputError, match="robot: expected a robodyn Robot"):
+        V.show("planar-2r")
+
+
+# -- the server --------------------------------------------------------------------------------
+@needs_viser
+def test_the_viewer_serves_on_localhost_moves_and_stops(numpy_backend):
+    robot = rd.load("planar-2r")
+    sim = rd.simulate(robot, [0.4, -0.2], duration=0.3, dt=0.01)
+    before = set(threading.enumerate())
+    port = free_port()
+    with V.show(robot, sim=sim, port=port) as view:
+        assert view.url == f"http://127.0.0.1:{port}" and not port_is_free(port)
+        with pytest.raises(InputError, match=f"port: {port} is in use"):
+            V.show(robot, port=port)
+        view.set_q([0.5, 0.25])
+        assert np.allclose([s.value for s in view._sliders], [0.5, 0.25])
+        # link 2 runs from the elbow to the tip: its cylinder sits at their midpoint
+        poses = view._poses(np.array([0.5, 0.25]))
+        assert np.allclose(view._links[1].position, (poses[1][1] + poses[2][1]) / 2)
+        view._at_time(0.3)
+        assert np.allclose(view.q, sim.q[-1])
+    assert _wait_free(port)
+    deadline = time.monotonic() + 5
+    while set(threading.enumerate()) - before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [t for t in set(threading.enumerate()) - before if t.is_alive()]
+
+
+@needs_viser
+def test_names_are_shown_as_plain_text():
+    import dataclasses
+
+    hostile = "<img src=x onerror=alert(1)> **arm** [x](javascript:alert(1))"
+    robot = dataclasses.replace(rd.load("planar-2r"), name=hostile)
+    with V.show(robot, port=free_port()) as view:
+        # a read-only text field holds the name as its value: text, never markup
+        assert view._name_field.value == hostile[:V.NAME_CHARS - 1] + "…"
+        assert type(view._name_field).__name__ == "GuiTextHandle"
+    assert V._text("tab\there\x07") == "tab here"
+
+
+@pytest.mark.slow
+@needs_viser
+def test_robodyn_view_serves_until_its_timeout(tmp_path):
+    port = free_port()
+    out = subprocess.run([sys.executable, "-m", "robodyn", "view", "planar-2r", "--port",
+                          str(port), "--timeout", "0.5", "--q", "0.5,0.2"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert f"viewing planar-2r at http://127.0.0.1:{port} (for 0.5 s)" in out.stderr
+    assert "viser" not in out.stdout  # viser's banner is not shown
+    assert _wait_free(port)
+    bad = subprocess.run([sys.executable, "-m", "robodyn", "view", "planar-2r", "--q", "1"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2
+    assert bad.stderr.strip().endswith("--q: expected 2 numbers (one per joint of planar-2r), "
+                                       "got 1")
+
+
+# -- in a browser ------------------------------------------------------------------------------
+def _screenshot(url: str, path, seconds: float = 150.0) -> None:
+    """Headless Chromium's screenshot of ``url``, its whole process group killed at the end
+    (or after ``seconds``)."""
+    command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu-sandbox",
+               "--use-gl=swiftshader", "--enable-unsafe-swiftshader", "--hide-scrollbars",
+               "--no-first-run", "--disable-extensions", f"--user-data-dir={path.parent}/c",
+               f"--screenshot={path}", "--window-size=800,600",
+               "--virtual-time-budget=3000", url]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        proc.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        pytest.skip(f"headless Chromium took more than {seconds:g} s")
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=10)
+
+
+@pytest.mark.slow
+@needs_viser
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+def test_the_arm_is_drawn_in_headless_chromium(tmp_path):
+    from PIL import Image
+
+    robot = rd.load("puma560")
+    port = free_port()
+    with V.show(robot, [0, 0.5, -0.5, 0, 0.3, 0], port=port):
+        _screenshot(f"http://127.0.0.1:{port}", tmp_path / "view.png")
+    assert _wait_free(port)
+    image = np.asarray(Image.open(tmp_path / "view.png").convert("RGB")).astype(int)
+    assert image.shape[:2] == (600, 800) and image.std() > 10  # not a uniform page
+    # the scene left of the control panel and below the renderer's notice: the links are
+    # lit shades of LINK_COLOR (red well above blue), the centres of mass of COM_COLOR
+    scene = image[160:, :460]
+    r, g, b = scene[..., 0], scene[..., 1], scene[..., 2]
+    link = (r - b > 40) & (r > 150) & (g < r - 15) & (g > b)
+    com = (b - r > 40) & (b > 150)
+    assert link.sum() > 200, f"{link.sum()} pixels of the link colour"
+    assert com.sum() > 50, f"{com.sum()} pixels of the centre-of-mass colour"
+
+
+# -- URDF meshes -------------------------------------------------------------------------------
+@needs_viser
+def test_urdf_meshes_ride_on_their_links_and_a_missing_one_is_a_note(tmp_path):
+    trimesh = pytest.importorskip("trimesh")
+    from tests.conftest import TEST_DATA
+
+    (tmp_path / "meshes").mkdir()
+    trimesh.creation.box(extents=(0.1, 0.05, 0.05)).export(tmp_path / "meshes" / "box.stl")
+    text = (TEST_DATA / "urdf" / "planar_2r.urdf").read_text()
+    text = text.replace('<mesh filename="package://nowhere/link2.stl"/></geometry></visual>',
+                        '<mesh filename="package://arm/meshes/box.stl"/></geometry>'
+                        '<origin xyz="0.4 0 0"/></visual>'
+                        '<visual><geometry><mesh filename="missing.stl"/></geometry></visual>')
+    text = text.replace('<link name="tool"/>', '<link name="tool"><visual><geometry><mesh '
+                        'filename="meshes/box.stl"/></geometry></visual></link>')
+    path = tmp_path / "arm.urdf"
+    path.write_text(text)
+    robot = rd.load(path)
+    q1, q2 = 0.3, 0.5
+    with V.show(robot, [q1, q2], port=free_port()) as view:
+        assert view.notes == ["mesh not found: missing.stl"]
+        (k1, _, on_link2), (k2, _, on_tool) = view._meshes
+        assert k1 == k2 == 1
+        # closed form of the URDF's arm: joints about -y, so q > 0 lifts the arm to +z
+        elbow = np.array([np.cos(q1), 0.0, np.sin(q1)])
+        along = np.array([np.cos(q1 + q2), 0.0, np.sin(q1 + q2)])
+        assert np.allclose(on_link2.position, elbow + 0.4 * along)
+        assert np.allclose(on_tool.position, elbow + 0.8 * along)
+        w, x, y, z = on_tool.wxyz  # turned by q1 + q2 about -y
+        assert np.isclose(abs(w), np.cos((q1 + q2) / 2)) and np.isclose(abs(y), np.sin(
+            (q1 + q2) / 2)) and np.sign(w) * y < 0
+
+
+@needs_viser
+def test_a_mesh_file_that_is_no_mesh_is_a_note_not_an_error(tmp_path):
+    pytest.importorskip("trimesh")
+    from tests.conftest import TEST_DATA
+
+    (tmp_path / "junk.stl").write_bytes(b"\x00not a mesh\xff" * 10)
+    text = (TEST_DATA / "urdf" / "planar_2r.urdf").read_text().replace(
+        "package://nowhere/link2.stl", "junk.stl")
+    path = tmp_path / "arm.urdf"
+    path.write_text(text)
+    with V.show(rd.load(path), port=free_port()) as view:
+        assert len(view.notes) == 1 and view.notes[0].startswith("mesh junk.stl not drawn: ")
+        assert view._meshes == []
+
+
+@pytest.mark.parametrize("words, message", [
+    (["--port", "0"], "argument --port: 0 is not a port from 1 to 65535"),
+    (["--timeout", "-1"], "argument --timeout: '-1' is not a positive number of seconds"),
+    (["--sim", "nowhere.csv"], "--sim nowhere.csv: cannot be read"),
+])
+def test_robodyn_view_refuses_bad_options_in_one_line(words, message, capsys):
+    from robodyn.cli.app import main
+
+    if "--sim" in words and not _has_viser():
+        pytest.skip("viser (robodyn[viewer]) is not installed")
+    try:
+        code = main(["view", "planar-2r", *words])
+    except SystemExit as exit_:
+        code = exit_.code
+    err = capsys.readouterr().err
+    assert code == 2 and message in err and len(err.strip().splitlines()[-1]) < 200
+
+
+def test_robot_show_is_the_viewer_and_checks_q_before_serving():
+    import robodyn as rd
+
+    robot = rd.load("planar-2r")
+    assert robot.show.__func__.__name__ == "show"
+    with pytest.raises(rd.InputError, match="q: expected 2 finite joint values"):
+        robot.show([0.0, float("nan")])
