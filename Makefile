@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test test-fast bench bench-symbolic lint clean
+.PHONY: demo test test-fast docs bench bench-symbolic lint clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "robodyn needs Python 3.11 or newer; set PYTHON=python3.11 (or newer)")'
@@ -18,6 +18,10 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	@touch $@ $(VENV)/.installed
 
+$(VENV)/.installed-docs: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	@touch $@ $(VENV)/.installed
+
 demo: $(VENV)/.installed
 	$(BIN)/robodyn demo
 
@@ -26,6 +30,10 @@ test: $(VENV)/.installed-dev
 
 test-fast: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -m "not slow"
+
+# the site from docs/ and the docstrings, into site/; --strict: a broken link or reference fails
+docs: $(VENV)/.installed-docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_dynamics.py
@@ -40,4 +48,4 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks
 
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache
+	rm -rf $(VENV) build dist site src/*.egg-info .pytest_cache

@@ -7,7 +7,7 @@ import numpy as np
 
 import robodyn as rd
 
-robot = rd.load("planar-2r")  # seed 003: masses m1, m2, COM distances c1, c2, inertias I1, I2
+robot = rd.load("planar-2r")  # the course notes' planar 2R arm: m1, m2, c1, c2, I1, I2
 print(robot, "parameters:", robot.values)
 
 q = np.array([0.3, -0.5])
@@ -23,11 +23,11 @@ print("C(q, qd) qd =", C @ qd)
 print("g(q) =", g)
 print("tau = M qdd + C qd + g =", tau)
 
-# the seed's closed form of M11 = I1 + I2 + m1 c1^2 + m2 (l1^2 + c2^2 + 2 l1 c2 cos q2)
+# the closed form of M11 in the course notes = I1 + I2 + m1 c1^2 + m2 (l1^2 + c2^2 + 2 l1 c2 cos q2)
 p = robot.values
 m11 = p["I1"] + p["I2"] + p["m1"] * p["c1"] ** 2 + p["m2"] * (
     p["l1"] ** 2 + p["c2"] ** 2 + 2 * p["l1"] * p["c2"] * np.cos(q[1]))
-print(f"M11: robodyn {M[0, 0]:.12f}, seed 003 closed form {m11:.12f}")
+print(f"M11: robodyn {M[0, 0]:.12f}, closed form {m11:.12f}")
 
 # batched: a thousand states in one call, and forward dynamics inverts inverse dynamics
 rng = np.random.default_rng(0)

@@ -16,12 +16,15 @@ strings: :attr:`Robot.symbols` are the keys of :attr:`Robot.values`.
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import sympy as sp
+from numpy.typing import ArrayLike
 
 from .codegen.runner import Runner
 from .core.display import number, shape, text_table
@@ -321,37 +324,39 @@ class Robot:
         return self._runner.parameter_values
 
     # -- dynamics -----------------------------------------------------------------
-    def inverse_dynamics(self, q, qd, qdd, h_e=None) -> np.ndarray:
+    def inverse_dynamics(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
+                         h_e: ArrayLike | None = None) -> np.ndarray:
         """Joint torques ``tau = M qdd + C qd + F_v qd + F_s sign(qd) + g + J^T h_e``.
 
         Recursive Newton–Euler (:mod:`robodyn.dynamics.inverse_dynamics`) plus friction.
         ``h_e``: the wrench ``(f, mu)`` (6 numbers, base frame, moment about the
         end-effector origin) that the end effector exerts on the environment
-        (Siciliano eq. 7.83, seed 002). Shapes ``(..., dof)`` -> ``(..., dof)``.
+        (Siciliano et al., Robotics, eq. 7.83). Shapes ``(..., dof)`` -> ``(..., dof)``.
         """
         if h_e is None:
             return self._runner.run("inverse_dynamics", q, qd, qdd)
         return self._runner.run("inverse_dynamics_contact", q, qd, qdd, h_e)
 
-    def mass_matrix(self, q) -> np.ndarray:
+    def mass_matrix(self, q: ArrayLike) -> np.ndarray:
         """Joint-space inertia matrix ``M(q)`` (composite-rigid-body algorithm),
         ``(..., dof)`` -> ``(..., dof, dof)``, symmetric positive definite."""
         return self._runner.run("mass_matrix", q)
 
-    def coriolis_matrix(self, q, qd) -> np.ndarray:
+    def coriolis_matrix(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
         """Coriolis/centrifugal matrix ``C(q, qd)`` in Christoffel form
         (``dM/dt - 2C`` skew-symmetric), ``(..., dof, dof)``."""
         return self._runner.run("coriolis_matrix", q, qd)
 
-    def gravity_torques(self, q) -> np.ndarray:
+    def gravity_torques(self, q: ArrayLike) -> np.ndarray:
         """Gravity torques ``g(q) = dU/dq``, ``(..., dof)``."""
         return self._runner.run("gravity_torques", q)
 
-    def friction_torques(self, qd) -> np.ndarray:
+    def friction_torques(self, qd: ArrayLike) -> np.ndarray:
         """Friction ``F_v qd + F_s sign(qd)``, ``(..., dof)``."""
         return self._runner.run("friction_torques", qd)
 
-    def forward_dynamics(self, q, qd, tau, h_e=None) -> np.ndarray:
+    def forward_dynamics(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike,
+                         h_e: ArrayLike | None = None) -> np.ndarray:
         """Joint accelerations ``qdd = M^{-1} (tau - J^T h_e - C qd - F_v qd - F_s sign(qd) - g)``,
         solved with the Cholesky factor of ``M`` (no inverse), ``(..., dof)``.
 
@@ -360,7 +365,8 @@ class Robot:
             return self._runner.run("forward_dynamics", q, qd, tau)
         return self._runner.run("forward_dynamics_contact", q, qd, tau, h_e)
 
-    def torque_parts(self, q, qd, qdd, h_e=None) -> TorqueParts:
+    def torque_parts(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
+                     h_e: ArrayLike | None = None) -> TorqueParts:
         """The torques of :meth:`inverse_dynamics` split into the terms of the equation of
         motion: ``inertial`` (``M qdd``), ``coriolis`` (``C qd``), ``gravity`` (``g``),
         ``friction`` (``F_v qd + F_s sign(qd)``), ``external`` (``J^T h_e``, zero without
@@ -374,18 +380,18 @@ class Robot:
                               for k, name in enumerate(TORQUE_PARTS)})
 
     # -- energy ---------------------------------------------------------------------
-    def kinetic_energy(self, q, qd) -> np.ndarray:
+    def kinetic_energy(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
         """Kinetic energy ``T = sum_i 1/2 m_i v_ci^T v_ci + 1/2 w_i^T I_i w_i``
         (``= 1/2 qd^T M qd``), from each link's velocity; ``(..., dof)`` -> ``(...)``."""
         return self._runner.run("kinetic_energy", q, qd)
 
-    def potential_energy(self, q) -> np.ndarray:
+    def potential_energy(self, q: ArrayLike) -> np.ndarray:
         """Gravitational potential energy ``U = -sum_i m_i g0^T p_ci`` (zero at the base
         origin; ``g(q) = dU/dq``), ``(..., dof)`` -> ``(...)``."""
         return self._runner.run("potential_energy", q)
 
     # -- closed forms ---------------------------------------------------------------
-    def equations(self, method: str = "lagrange", **options):
+    def equations(self, method: str = "lagrange", **options: Any):
         """The equations of motion in closed form (SymPy), by ``method`` ``"lagrange"``
         (Lagrange–Euler) or ``"newton-euler"``; see :mod:`robodyn.symbolic`."""
         from .symbolic import equations
@@ -393,13 +399,13 @@ class Robot:
         return equations(self, method=method, **options)
 
     # -- kinematics ---------------------------------------------------------------
-    def forward_kinematics(self, q) -> np.ndarray:
+    def forward_kinematics(self, q: ArrayLike) -> np.ndarray:
         """Pose of the end-effector frame in the base frame, ``(..., 4, 4)``."""
         top = self._runner.run("forward_kinematics", q)
         bottom = np.broadcast_to(np.array([0.0, 0.0, 0.0, 1.0]), top.shape[:-2] + (1, 4))
         return np.concatenate([top, bottom], axis=-2)
 
-    def jacobian(self, q) -> np.ndarray:
+    def jacobian(self, q: ArrayLike) -> np.ndarray:
         """Geometric Jacobian at the end-effector origin in the base frame,
         rows ``(v_x, v_y, v_z, w_x, w_y, w_z)``, ``(..., 6, dof)``."""
         return self._runner.run("jacobian", q)
@@ -434,7 +440,8 @@ class Robot:
         return text
 
     # -- derivatives ------------------------------------------------------------------
-    def inverse_dynamics_derivatives(self, q, qd, qdd, h_e=None) -> tuple[np.ndarray, ...]:
+    def inverse_dynamics_derivatives(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
+                                     h_e: ArrayLike | None = None) -> tuple[np.ndarray, ...]:
         """``(dtau/dq, dtau/dqd, dtau/dqdd)`` of :meth:`inverse_dynamics`, each
         ``(..., dof, dof)`` with ``[..., i, j] = dtau_i/dx_j``; ``dtau/dqdd = M(q)``.
 
@@ -449,7 +456,8 @@ class Robot:
             out = self._runner.run("inverse_dynamics_derivatives_contact", q, qd, qdd, h_e)
         return out[..., 0, :, :], out[..., 1, :, :], out[..., 2, :, :]
 
-    def forward_dynamics_derivatives(self, q, qd, tau, h_e=None) -> tuple[np.ndarray, ...]:
+    def forward_dynamics_derivatives(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike,
+                                     h_e: ArrayLike | None = None) -> tuple[np.ndarray, ...]:
         """``(dqdd/dq, dqdd/dqd, dqdd/dtau)`` of :meth:`forward_dynamics`, each
         ``(..., dof, dof)`` with ``[..., i, j] = dqdd_i/dx_j``; ``dqdd/dtau = M(q)^{-1}``.
 
@@ -463,12 +471,12 @@ class Robot:
             out = self._runner.run("forward_dynamics_derivatives_contact", q, qd, tau, h_e)
         return out[..., 0, :, :], out[..., 1, :, :], out[..., 2, :, :]
 
-    def mass_matrix_derivatives(self, q) -> np.ndarray:
+    def mass_matrix_derivatives(self, q: ArrayLike) -> np.ndarray:
         """``dM/dq``, ``(..., dof)`` -> ``(..., dof, dof, dof)`` with
         ``[..., i, j, k] = dM_ij/dq_k`` (symmetric in ``i, j``)."""
         return self._runner.run("mass_matrix_derivatives", q)
 
-    def jacobian_derivative(self, q, qd) -> np.ndarray:
+    def jacobian_derivative(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
         """``Jdot = dJ/dt = sum_k (dJ/dq_k) qd_k`` of the geometric Jacobian
         (:meth:`jacobian`), ``(..., 6, dof)``; the end effector's acceleration is
         ``J qdd + Jdot qd``."""
@@ -489,7 +497,7 @@ class Robot:
 
         return inertial_parameters(self)
 
-    def with_inertial_parameters(self, pi) -> Robot:
+    def with_inertial_parameters(self, pi: ArrayLike) -> Robot:
         """This robot with the standard parameters ``pi`` (the order of
         :meth:`inertial_parameters`): masses, centres of mass ``c = h / m`` and inertias
         about them ``I_c = I_o - m (|c|^2 1 - c c^T)`` (parallel-axis theorem), friction
@@ -499,7 +507,7 @@ class Robot:
 
         return with_inertial_parameters(self, pi)
 
-    def regressor(self, q, qd, qdd) -> np.ndarray:
+    def regressor(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> np.ndarray:
         """The regressor ``Y(q, qd, qdd)``, ``(..., dof)`` -> ``(..., dof, p)``, with
         ``Y @ pi == inverse_dynamics(q, qd, qdd)`` (friction and armature included) for
         ``pi`` the values of :meth:`inertial_parameters`; the algorithm is in
@@ -521,7 +529,7 @@ class Robot:
             ("base_parameters", tol, samples, seed),
             lambda: base_parameters(self, tol=tol, samples=samples, seed=seed))
 
-    def regressor_base(self, q, qd, qdd) -> np.ndarray:
+    def regressor_base(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> np.ndarray:
         """The base regressor ``Y_b`` (the columns of :meth:`regressor` of the base
         parameters), ``(..., dof, b)`` of full column rank: ``Y pi = Y_b pi_b``."""
         return np.ascontiguousarray(self.regressor(q, qd, qdd)[..., self.base_parameters()
@@ -612,31 +620,65 @@ class TorqueParts:
                           *text_table(head, rows)])
 
 
-def load(source: str | Path, **kwargs) -> Robot:
-    """Load a robot: a built-in model name (``rd.models.names()``) or a path to a
-    ``.yaml``/``.yml`` model file.
+def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | None = None,
+         allow_massless: bool = False, snap_angles: float | None = None) -> Robot:
+    """Load a robot: a built-in model's name (``rd.models.names()``), a ``.yaml``/``.yml``
+    model file, or the serial chain of a ``.urdf`` file.
+
+    The keyword options are for URDF files only (for a built-in model or a YAML file
+    they are an error):
+
+    * ``base``: the link fixed to the world; default: the file's root link.
+    * ``tip``: the end-effector link; default: the end of the movable joints when they
+      form one chain (links on fixed joints after it are merged bodies, a single path of
+      them ends at its leaf). Where the movable joints branch (a gripper's fingers, a
+      humanoid's limbs) it is needed, and the error lists the ends to choose from. A link
+      behind fixed joints (``tip="tool0"``) puts the end frame of ``forward_kinematics``
+      and ``jacobian`` there. Movable joints off the chain are held at zero, merged into
+      their parent, and named in ``robot.locked``.
+    * ``allow_massless``: accept moving links without ``<inertial>`` as massless
+      (otherwise an error names the link).
+    * ``snap_angles``: a tolerance in radians; ``<origin rpy>`` angles this close to a
+      multiple of pi/2 become that multiple (a file's ``rpy="1.5708"`` then cancels
+      exactly, and its derivation stays small), each change listed in
+      ``robot.provenance.notes``. Default ``None``: angles as written.
 
     A URDF's ``<dynamics damping friction>`` become the joints' viscous and Coulomb
     friction, so :meth:`Robot.inverse_dynamics` is Pinocchio's ``rnea`` of the same file
     plus :meth:`Robot.friction_torques` (``damping qd + friction sign(qd)``);
-    :meth:`Robot.without_friction` is the rigid-body robot, equal to ``rnea``."""
+    :meth:`Robot.without_friction` is the rigid-body robot, equal to ``rnea``. Its
+    ``<limit>`` become the joint limits; meshes are never read. Example, with the UR5 of the
+    ``example-robot-data`` package (any URDF file path works the same)::
+
+        import robodyn as rd
+        ur5 = rd.models.example_robot_data("ur_description/urdf/ur5_robot.urdf")
+        robot = rd.load(ur5, tip="tool0", snap_angles=1e-3)
+        robot.dof, robot.provenance.notes[0]  # 6, 'snapped 4 angle(s) to multiples of pi/2 ...'
+
+    Raises :class:`~robodyn.ModelError` for an unknown name (with a "did you mean"), a
+    missing file or a model at fault (naming the field, link or joint), and ``TypeError``
+    for URDF options given to another kind of model.
+    """
     from .model import builtin as models
 
+    options = {name: value for name, value, default in (
+        ("base", base, None), ("tip", tip, None), ("allow_massless", allow_massless, False),
+        ("snap_angles", snap_angles, None)) if value is not default}
     text = str(source)
     path = Path(text)
     if path.suffix.lower() in (".yaml", ".yml"):
         if not path.is_file():
             raise ModelError(f"{text}: no such model file")
-        if kwargs:
-            raise TypeError(f"load() of a YAML file takes no options, got {sorted(kwargs)}")
+        if options:
+            raise TypeError(f"load() of a YAML file takes no options, got {sorted(options)}")
         parsed = read_model_file(path)
     elif path.suffix.lower() == ".urdf":
         from .model.urdf import load_urdf  # only URDF users pay the import
 
-        parsed = load_urdf(path, **kwargs)
+        parsed = load_urdf(path, **options)
     elif text in models.names():
-        if kwargs:
-            raise TypeError(f"load() of a built-in model takes no options, got {sorted(kwargs)}")
+        if options:
+            raise TypeError(f"load() of a built-in model takes no options, got {sorted(options)}")
         parsed = read_model_file(models.path(text))
     else:
         close = difflib.get_close_matches(text, models.names(), n=1)

@@ -224,9 +224,10 @@ def add_derive_command(subparsers, parents=()) -> argparse.ArgumentParser:
     p.add_argument("--route", default="euler-lagrange",
                    choices=("euler-lagrange", "energy", "jacobian"),
                    help="the Lagrange-Euler route: euler-lagrange (tau = d/dt dL/dqd - dL/dq, "
-                        "the default), energy (M as the Hessian of K in qd, seed 003), "
-                        "jacobian (M = sum m J_P^T J_P + J_O^T R I R^T J_O and "
-                        "g_i = -sum m_j g0^T J_P,i^(j), seed 004); same equations, other steps")
+                        "the default), energy (M as the Hessian of K in qd, as lecture notes "
+                        "on planar arms do), jacobian (M = sum m J_P^T J_P + J_O^T R I R^T J_O "
+                        "and g_i = -sum m_j g0^T J_P,i^(j), Siciliano et al. §7.2); same "
+                        "equations, other steps")
     p.add_argument("--mass-matrix-from", dest="mass_matrix_from", choices=("tau", "energy"),
                    default=None,
                    help="energy: read M off K = 1/2 qd^T M qd (the same as --route energy); "

@@ -1,8 +1,8 @@
 """Coriolis/centrifugal matrix ``C(q, qd)`` in Christoffel form.
 
 ``C_ij = sum_k c_ijk qd_k`` with the Christoffel symbols of the first kind
-``c_ijk = 1/2 (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i)`` (Siciliano eq. 7.44,
-seed 002), so that ``dM/dt - 2C`` is skew-symmetric (seed 003, 004).
+``c_ijk = 1/2 (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i)`` (Siciliano et al.,
+Robotics, eq. 7.44), so that ``dM/dt - 2C`` is skew-symmetric (ibid. §7.3.1).
 
 Computed without differentiating ``M``, in O(n^2), from the spatial form
 ``C = sum_k J_k^T (I_k dJ_k/dt + B_k J_k)``, ``B_k = 1/2 (dI_k/dt + (I_k v_k)x̄)``

@@ -10,7 +10,7 @@ in link coordinates::
 with ``S_i`` the joint axis as a motion in link frame ``i`` (``(z, 0)`` revolute,
 ``(0, z)`` prismatic) and inertias about the link origins. This equals the
 Lagrangian ``B(q) = sum_i m_i J_P^T J_P + J_O^T R_i I_i R_i^T J_O`` of Siciliano
-eq. 7.17 (seed 002) at a fraction of the cost of ``dof`` Newton–Euler passes.
+eq. 7.17 (Siciliano et al., Robotics) at a fraction of the cost of ``dof`` Newton–Euler passes.
 A joint's motor adds its reflected rotor inertia ``G_j^2 J_mj`` to ``M_jj``.
 Link coordinates keep each step sparse (a joint's rotation has four
 ``cos``/``sin`` entries), which the generated code exploits.

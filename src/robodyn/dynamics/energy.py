@@ -1,6 +1,6 @@
 """Kinetic and potential energy of the chain, the quantities the Lagrangian is built from.
 
-Kinetic energy (Siciliano eq. 7.10–7.11, seed 002), summed over the links from
+Kinetic energy (Siciliano et al., Robotics, eq. 7.10–7.11), summed over the links from
 their own velocities, with every vector in the link's frame::
 
     T = sum_i 1/2 m_i v_ci^T v_ci + 1/2 w_i^T I_i w_i + 1/2 G_i^2 J_mi qd_i^2

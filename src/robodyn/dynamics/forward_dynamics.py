@@ -2,7 +2,7 @@
 
 ``qdd = M(q)^{-1} (u - b)`` with ``b = C(q, qd) qd + g(q)`` from one Newton–Euler
 pass at zero acceleration (Walker & Orin's method 1; Featherstone §6.1) and
-``u = tau - F_v qd - F_s sign(qd) - J^T h_e`` (Siciliano eq. 7.83, seed 002).
+``u = tau - F_v qd - F_s sign(qd) - J^T h_e`` (Siciliano et al., Robotics, eq. 7.83).
 ``M = L L^T`` is factored and two triangular solves give ``qdd``: no inverse is
 formed.
 """

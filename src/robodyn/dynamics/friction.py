@@ -1,4 +1,4 @@
-"""Joint friction ``tau_f = F_v qd + F_s sign(qd)`` (Siciliano eq. 7.83, seed 002):
+"""Joint friction ``tau_f = F_v qd + F_s sign(qd)`` (Siciliano et al., Robotics, eq. 7.83):
 viscous ``F_v`` and Coulomb ``F_s`` coefficients per joint, diagonal."""
 
 from __future__ import annotations

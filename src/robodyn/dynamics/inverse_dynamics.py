@@ -1,7 +1,7 @@
 """The equation of motion solved for the joint torques, assembled once.
 
 ``tau = M(q) qdd + C(q, qd) qd + F_v qd + F_s sign(qd) + g(q) + J^T(q) h_e``
-(Siciliano eq. 7.83, seed 002): the recursive Newton–Euler torques
+(Siciliano et al., Robotics, eq. 7.83): the recursive Newton–Euler torques
 (:func:`~robodyn.dynamics.rnea.rnea`: inertia, Coriolis/centrifugal and gravity
 at once), joint friction (:mod:`robodyn.dynamics.friction`) and the joint
 torques that balance the wrench ``h_e = (f, mu)`` the end effector exerts on the

@@ -1,4 +1,4 @@
-"""Recursive Newton–Euler inverse dynamics (the Newton–Euler lecture, seed 000;
+"""Recursive Newton–Euler inverse dynamics (lecture notes, Advanced Robotics, Lecture 15;
 Craig, *Introduction to Robotics*, §6.5, eqs. 6.45–6.53).
 
 Outward iteration, link ``i`` from its parent ``p``, every vector in the frame of

@@ -45,16 +45,22 @@ import numbers
 import os
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.linalg
 import scipy.optimize
+from numpy.typing import ArrayLike
 
 from ..core.csv_table import read_number_table
 from ..core.display import html_table, number
 from ..core.errors import InputError, RobodynError, excerpt, warn
 from ..core.progress import ProgressOption, check_progress, tracker
 from ..dynamics.regressor import PER_LINK
+
+if TYPE_CHECKING:
+    from ..robot import Robot
+    from ..symbolic.base_parameters import BaseParameters
 
 __all__ = ["identify", "Identification", "IdentificationWarning", "read_csv",
            "consistency_problems", "NOISE_FLOOR", "PHYSICAL_WORSE", "PHYSICAL_ABS",
@@ -136,7 +142,8 @@ class Identification:
             return None
         return float(np.sqrt(np.mean(self.physical_residual_rms ** 2)))
 
-    def predict(self, q, qd, qdd, physical: bool = False) -> np.ndarray:
+    def predict(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
+                physical: bool = False) -> np.ndarray:
         """Torques ``Y_b(q, qd, qdd) pi_b`` of the estimate (``physical=True``: of the
         physically consistent one), ``(..., dof)``."""
         pi = self.physical_estimate if physical else self.estimate
@@ -290,7 +297,7 @@ def _read_samples(path, dof: int):
                              foreign=lambda name: family.fullmatch(name) is not None)
 
 
-def read_csv(path, dof: int) -> tuple[np.ndarray, ...]:
+def read_csv(path: str | os.PathLike[str], dof: int) -> tuple[np.ndarray, ...]:
     """``(q, qd, qdd, tau)`` from a CSV file with a header naming the columns ``q1..qn``,
     ``qd1..qdn``, ``qdd1..qddn``, ``tau1..taun`` (any order; other columns such as ``t``
     are ignored, but ``q3`` for a 2-joint robot is an error). The format is that of
@@ -414,8 +421,11 @@ def _check_magnitudes(Y, tau, q, qd, qdd, where) -> None:
                          "(SI units)")
 
 
-def identify(robot, q, qd=None, qdd=None, tau=None, weights=None, physical: bool = False,
-             base=None, progress: ProgressOption = None) -> Identification:
+def identify(robot: Robot, q: ArrayLike | str | os.PathLike[str], qd: ArrayLike | None = None,
+             qdd: ArrayLike | None = None, tau: ArrayLike | None = None,
+             weights: ArrayLike | None = None, physical: bool = False,
+             base: BaseParameters | None = None,
+             progress: ProgressOption = None) -> Identification:
     """Estimate the base parameters of ``robot`` from samples ``q, qd, qdd, tau`` (each
     ``(N, dof)``), or from a CSV file given as ``q`` (:func:`read_csv`). ``weights``: one
     per joint (rows of joint ``j`` multiplied by ``weights[j]``); default ``1/sigma_j``
@@ -562,7 +572,7 @@ def _link_pseudo(pi10) -> np.ndarray:
     return _pseudo_inertia(m, np.array([hx, hy, hz]), io)
 
 
-def consistency_problems(robot, pi) -> list[str]:
+def consistency_problems(robot: Robot, pi: ArrayLike) -> list[str]:
     """What makes the standard parameters ``pi`` not those of a physical robot: a mass
     ``<= 0``, a pseudo-inertia that is not positive definite, negative friction or
     armature (empty when consistent)."""

@@ -18,12 +18,18 @@ position and velocity limits.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.optimize
+from numpy.typing import ArrayLike
 
 from ..core.errors import InputError
 from ..core.progress import ProgressOption, check_progress, tracker
+
+if TYPE_CHECKING:
+    from ..robot import Robot
+    from ..symbolic.base_parameters import BaseParameters
 
 __all__ = ["fourier", "Excitation"]
 
@@ -113,9 +119,10 @@ def _fit_to_limits(a, b, q0, period, t, lo, hi, vel, margin=0.95):
     return a * s, b * s
 
 
-def fourier(robot, harmonics: int = 5, period: float = 10.0, limits=None,
-            samples: int = 200, iterations: int = 60, seed: int = 0,
-            base=None, progress: ProgressOption = None) -> Excitation:
+def fourier(robot: Robot, harmonics: int = 5, period: float = 10.0,
+            limits: ArrayLike | None = None, samples: int = 200, iterations: int = 60,
+            seed: int = 0, base: BaseParameters | None = None,
+            progress: ProgressOption = None) -> Excitation:
     """An optimised excitation trajectory of ``robot`` (module docstring).
 
     ``limits``: ``{"q_min": .., "q_max": .., "qd_max": ..}`` (scalars or one per joint) or

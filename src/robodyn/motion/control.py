@@ -1,6 +1,6 @@
 """Joint-space controllers: callables ``tau(t, q, qd)`` for :func:`robodyn.simulate`.
 
-Both use inverse dynamics for CONTROL, as the seeds say, on a ``model`` that may
+Both use inverse dynamics for CONTROL, as the textbooks say, on a ``model`` that may
 differ from the simulated robot (``robot.with_values(m2=1.2 * m2)``) to show
 what model error does:
 
@@ -19,12 +19,18 @@ same two inside its compiled fixed-step loop.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..core.display import number, numbers
 from ..core.errors import InputError, excerpt
 from ..dynamics.steps import computed_torque_acceleration, pd_gravity
 from .trajectory import Trajectory
+
+if TYPE_CHECKING:
+    from ..robot import Robot
 
 __all__ = ["PDGravity", "ComputedTorque"]
 
@@ -49,7 +55,7 @@ class PDGravity:
 
     kind = "pd_gravity"
 
-    def __init__(self, model, q_ref, kp, kd):
+    def __init__(self, model: Robot, q_ref: ArrayLike, kp: ArrayLike, kd: ArrayLike):
         if isinstance(q_ref, Trajectory):
             raise InputError("q_ref: PDGravity regulates to a set point (one position per "
                              "joint), and a Trajectory was given; to track a trajectory use "
@@ -89,7 +95,7 @@ class ComputedTorque:
 
     kind = "computed_torque"
 
-    def __init__(self, model, trajectory: Trajectory, kp, kd):
+    def __init__(self, model: Robot, trajectory: Trajectory, kp: ArrayLike, kd: ArrayLike):
         if not isinstance(trajectory, Trajectory):
             raise InputError("trajectory: expected a robodyn.motion.trajectory.Trajectory")
         if trajectory.dof != model.dof:

@@ -1,6 +1,6 @@
 """The energy a motion costs, and a cheaper motion between the same end points.
 
-The seeds name the joint torques' third use: the ENERGY a motion costs. For a
+Lecture notes name the joint torques' third use: the ENERGY a motion costs. For a
 sampled motion (a :class:`~robodyn.motion.trajectory.Motion` or a simulation) the
 mechanical power of joint ``i`` is ``P_i = tau_i qd_i`` and
 
@@ -19,13 +19,19 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..core.display import number, numbers, span
 from ..core.errors import InputError, excerpt, whole_number
 from .simulation import MAX_MAGNITUDE, check_magnitude
 from .trajectory import Motion, Trajectory, quintic, rest_spline
+
+if TYPE_CHECKING:
+    from ..robot import Robot
+    from .simulation import Simulation
 
 __all__ = ["EnergyReport", "consumed", "optimize", "check_motion", "OBJECTIVES",
            "MAX_VIA_POINTS", "MAX_SAMPLES", "MAX_EVALUATIONS"]
@@ -115,7 +121,8 @@ def _integrate(t: np.ndarray, y: np.ndarray) -> np.ndarray:
     return 0.5 * np.tensordot(dt, y[1:] + y[:-1], axes=(0, 0))
 
 
-def consumed(robot, motion, h_e=None) -> EnergyReport:
+def consumed(robot: Robot, motion: Motion | Trajectory | Simulation,
+             h_e: ArrayLike | None = None) -> EnergyReport:
     """The energy ``motion`` costs on ``robot`` (module docstring).
 
     ``motion``: anything with ``t`` ``(T,)``, ``q``, ``qd`` ``(T, dof)`` and either
@@ -144,8 +151,9 @@ def consumed(robot, motion, h_e=None) -> EnergyReport:
                         net, effort, loss, power, tau, t)
 
 
-def optimize(robot, q0, q1, duration: float, via_points: int = 3,
-             objective: str = "positive_work", torque_limits=None, samples: int = 201,
+def optimize(robot: Robot, q0: ArrayLike, q1: ArrayLike, duration: float, via_points: int = 3,
+             objective: str = "positive_work", torque_limits: ArrayLike | None = None,
+             samples: int = 201,
              maxiter: int = 200, max_evaluations: int = MAX_EVALUATIONS) -> Trajectory:
     """A motion from ``q0`` to ``q1`` in ``duration`` that costs less than the quintic.
 

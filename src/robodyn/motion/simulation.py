@@ -1,4 +1,4 @@
-"""Simulation: the direct dynamics integrated in time (the seeds' first use of the model).
+"""Simulation: the direct dynamics integrated in time (the model's first use: simulation).
 
 ``rd.simulate(robot, q0, ...)`` integrates ``M(q) qdd + C qd + F_v qd + F_s sign(qd)
 + g = tau - J^T h_e`` from ``(q0, qd0)``:
@@ -47,11 +47,13 @@ Every run ends, and says when it went wrong:
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..codegen.kernel import generated_function
 from ..codegen.loops import loop_source
@@ -60,6 +62,9 @@ from ..core.errors import InputError, RobodynError, excerpt, positive_number, wa
 from ..core.progress import ProgressOption, check_progress, tracker
 from ..dynamics.steps import RK4, SEMI_IMPLICIT_EULER, bind
 from .trajectory import sample_times
+
+if TYPE_CHECKING:
+    from ..robot import Robot
 
 __all__ = ["simulate", "Simulation", "JointLimitWarning", "EnergyBalanceWarning",
            "EnergyBalance", "energy_balance", "time_grid", "METHODS", "MAX_DURATION", "MAX_STEPS",
@@ -413,7 +418,10 @@ def _wrench(h_e):
 
 
 # -- the run -----------------------------------------------------------------------------------
-def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None, h_e=None,
+def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float = 1.0,
+             tau: ArrayLike | Callable[..., ArrayLike] | None = None,
+             tau_times: ArrayLike | None = None,
+             h_e: ArrayLike | Callable[..., ArrayLike] | None = None,
              dt: float | None = None, method: str | None = None, rtol: float = 1e-9,
              atol: float = 1e-9, max_step: float = np.inf, progress: ProgressOption = None,
              check_limits: bool = True, max_steps: int = DEFAULT_MAX_STEPS,

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..core.display import numbers, span
 from ..core.errors import InputError, excerpt, positive_number
@@ -165,7 +166,8 @@ def _polynomial(coeffs: np.ndarray, duration: float, kind: str, dof: int) -> Tra
 
 
 # -- constructors --------------------------------------------------------------------------------
-def cubic(q0, q1, duration: float, qd0=0.0, qd1=0.0) -> Trajectory:
+def cubic(q0: ArrayLike, q1: ArrayLike, duration: float, qd0: ArrayLike = 0.0,
+          qd1: ArrayLike = 0.0) -> Trajectory:
     """Cubic polynomial from ``q0`` to ``q1`` in ``duration`` with end velocities ``qd0``,
     ``qd1`` (each a number or one per joint)."""
     q0 = _vector(q0, "q0")
@@ -179,7 +181,8 @@ def cubic(q0, q1, duration: float, qd0=0.0, qd1=0.0) -> Trajectory:
     return _polynomial(np.stack([q0, qd0, a2, a3]), T, "cubic", dof)
 
 
-def quintic(q0, q1, duration: float, qd0=0.0, qd1=0.0, qdd0=0.0, qdd1=0.0) -> Trajectory:
+def quintic(q0: ArrayLike, q1: ArrayLike, duration: float, qd0: ArrayLike = 0.0,
+            qd1: ArrayLike = 0.0, qdd0: ArrayLike = 0.0, qdd1: ArrayLike = 0.0) -> Trajectory:
     """Quintic polynomial from ``q0`` to ``q1`` in ``duration`` with end velocities and
     accelerations (default: rest to rest)."""
     q0 = _vector(q0, "q0")
@@ -195,7 +198,8 @@ def quintic(q0, q1, duration: float, qd0=0.0, qd1=0.0, qdd0=0.0, qdd1=0.0) -> Tr
     return _polynomial(np.stack([q0, v0, a0 / 2, c3, c4, c5]), T, "quintic", dof)
 
 
-def trapezoidal(q0, q1, duration: float | None = None, vmax=None, amax=None) -> Trajectory:
+def trapezoidal(q0: ArrayLike, q1: ArrayLike, duration: float | None = None,
+                vmax: ArrayLike | None = None, amax: ArrayLike | None = None) -> Trajectory:
     """Trapezoidal velocity profile, joints synchronised (all start and stop together,
     moving on the straight line from ``q0`` to ``q1``).
 
@@ -266,7 +270,7 @@ def _trapezoid(q0, q1, T, V, A, dof) -> Trajectory:
                       {"peak_velocity": V * D, "acceleration": A * D, "blend_time": tb})
 
 
-def _waypoints(times, waypoints) -> tuple[np.ndarray, np.ndarray]:
+def _waypoints(times: ArrayLike, waypoints: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """``(times (K,), points (K, dof))`` of a spline, checked."""
     times = _vector(times, "times")
     try:
@@ -287,7 +291,7 @@ def _waypoints(times, waypoints) -> tuple[np.ndarray, np.ndarray]:
     return times, points
 
 
-def spline(times, waypoints) -> Trajectory:
+def spline(times: ArrayLike, waypoints: ArrayLike) -> Trajectory:
     """Clamped cubic spline through ``waypoints`` ``(K, dof)`` at ``times`` ``(K,)``
     (increasing; shifted to start at 0): zero velocity at both ends, continuous
     velocity and acceleration at the via points. Its end accelerations are in general not
@@ -302,7 +306,7 @@ def spline(times, waypoints) -> Trajectory:
                       "spline", {"times": times - t0, "waypoints": points})
 
 
-def rest_spline(times, waypoints) -> Trajectory:
+def rest_spline(times: ArrayLike, waypoints: ArrayLike) -> Trajectory:
     """Quintic spline through ``waypoints`` ``(K, dof)`` at ``times`` ``(K,)`` (increasing;
     shifted to start at 0) that starts and ends at rest with zero acceleration, as the
     rest-to-rest :func:`quintic` does (``qd = qdd = 0`` at both ends); continuous up to the

@@ -27,18 +27,29 @@ Matplotlib; ``rd.plot`` does, on first use.
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from numpy.typing import ArrayLike
 
 from ..core.errors import InputError, excerpt, positive_number
 from ..core.progress import ProgressOption, check_progress, tracker
 from ..dynamics.kinematics import link_poses, tip_pose
 from ..model.chain import PARALLEL_TOL, parallel
 from ..motion.trajectory import Trajectory, whole_steps
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from ..motion.control import ComputedTorque, PDGravity
+    from ..motion.simulation import Simulation
+    from ..motion.trajectory import Motion
+    from ..robot import Robot
 
 __all__ = ["motion", "torques", "energy", "tracking", "energy_comparison", "arm", "animate",
            "animation_writer", "MAX_FRAMES", "TRAJECTORY_SAMPLES"]
@@ -143,7 +154,8 @@ def _cumulative(t: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 # -- time plots ------------------------------------------------------------------------------
-def motion(sim_or_traj, robot=None, *, dt: float | None = None, path=None,
+def motion(sim_or_traj: Simulation | Motion | Trajectory, robot: Robot | None = None, *,
+           dt: float | None = None, path: str | os.PathLike[str] | None = None,
            title: str | None = None) -> Figure:
     """Joint positions, velocities and accelerations over time: three stacked axes (``q``,
     ``qd``, ``qdd``), one line per joint (labelled ``q1..qn``, ``qd1..``, ``qdd1..``).
@@ -174,8 +186,9 @@ def _of(robot) -> str:
     return f" of {robot.name}" if robot is not None else ""
 
 
-def torques(robot, motion, h_e=None, *, dt: float | None = None, path=None,
-            title: str | None = None) -> Figure:
+def torques(robot: Robot, motion: Simulation | Motion | Trajectory,
+            h_e: ArrayLike | None = None, *, dt: float | None = None,
+            path: str | os.PathLike[str] | None = None, title: str | None = None) -> Figure:
     """The joint torques along ``motion`` split into the terms of the equation of motion,
     ``tau = M qdd + C qd + g + (F_v qd + F_s sign(qd)) + J^T h_e``
     (:meth:`~robodyn.Robot.torque_parts`), one axes per joint.
@@ -229,7 +242,8 @@ def torques(robot, motion, h_e=None, *, dt: float | None = None, path=None,
     return fig
 
 
-def energy(sim, robot=None, *, path=None, title: str | None = None) -> Figure:
+def energy(sim: Simulation, robot: Robot | None = None, *,
+           path: str | os.PathLike[str] | None = None, title: str | None = None) -> Figure:
     """Energy along a motion: kinetic ``K``, potential ``U``, mechanical ``E = K + U``, the
     friction loss ``L(t) = ∫ tau_f · qd dt`` (``tau_f`` = :meth:`~robodyn.Robot.friction_torques`)
     and the work of the applied torques ``W(t) = ∫ tau · qd dt``; below, the balance
@@ -354,7 +368,10 @@ def _joint_grid(fig, dof: int, extra: str):
     return [axes[f"j{j}"] for j in range(dof)], axes[extra]
 
 
-def tracking(sim, reference, robot=None, *, path=None, title: str | None = None) -> Figure:
+def tracking(sim: Simulation | Motion,
+             reference: Trajectory | Motion | PDGravity | ComputedTorque | ArrayLike,
+             robot: Robot | None = None, *, path: str | os.PathLike[str] | None = None,
+             title: str | None = None) -> Figure:
     """How a controlled run followed its reference: for each joint the reference ``q_ref``
     (dashed) and the actual ``q`` (solid), and below, the tracking error
     ``e = q_ref - q`` of every joint.
@@ -396,7 +413,9 @@ def tracking(sim, reference, robot=None, *, path=None, title: str | None = None)
     return fig
 
 
-def energy_comparison(robot, motions, *, path=None, title: str | None = None) -> Figure:
+def energy_comparison(robot: Robot, motions: dict[str, Trajectory | Motion | Simulation], *,
+                      path: str | os.PathLike[str] | None = None,
+                      title: str | None = None) -> Figure:
     """Motions between the same end points compared by what they cost: overlaid, four axes
     of ``q``, ``qd`` (a colour per joint, a line style per motion), the mechanical power
     ``P = sum_i tau_i qd_i`` and the cumulative positive work ``sum_i ∫ max(tau_i qd_i, 0)
@@ -632,7 +651,8 @@ def _joint_vector(q, robot) -> np.ndarray:
     return arr
 
 
-def arm(robot, q, ax=None, frames: bool = True, *, path=None, title: str | None = None) -> Figure:
+def arm(robot: Robot, q: ArrayLike, ax: Axes | None = None, frames: bool = True, *,
+        path: str | os.PathLike[str] | None = None, title: str | None = None) -> Figure:
     """A stick figure of ``robot`` at joint values ``q`` ``(dof,)``: a line through the base
     origin, every link frame origin ``o_i`` of ``T_0i = T_0,i-1 P_i J_i(q_i)``
     (:func:`~robodyn.dynamics.kinematics.link_poses`) and the end effector (a star), and,
@@ -664,7 +684,7 @@ def arm(robot, q, ax=None, frames: bool = True, *, path=None, title: str | None 
     return fig
 
 
-def animation_writer(path, option: str = "path"):
+def animation_writer(path: str | os.PathLike[str], option: str = "path"):
     """The Matplotlib writer class for an animation file ``path`` (``.gif``: Pillow;
     ``.mp4``: ffmpeg, which must be on the PATH), else an :class:`InputError` naming
     ``option``: callers check before the work whose result they animate."""
@@ -682,8 +702,9 @@ def animation_writer(path, option: str = "path"):
     raise InputError(f"{option}: {excerpt(path.name)}: use a .gif or .mp4 file name")
 
 
-def animate(robot, sim, path, fps: float = 30, *, max_frames: int = MAX_FRAMES,
-            frames: bool = True, dpi: float = 80, title: str | None = None,
+def animate(robot: Robot, sim: Simulation | Motion | Trajectory, path: str | os.PathLike[str],
+            fps: float = 30, *, max_frames: int = MAX_FRAMES, frames: bool = True,
+            dpi: float = 80, title: str | None = None,
             progress: ProgressOption = None) -> Figure:
     """The stick figure of :func:`arm` moving along ``sim`` (a Simulation, Motion or
     Trajectory), written to ``path``: ``.gif`` (Pillow) or ``.mp4`` (needs ``ffmpeg``).

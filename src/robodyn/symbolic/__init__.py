@@ -142,10 +142,10 @@ def equations(robot, method: str = "lagrange", *, values: Any = None,
     * ``"euler-lagrange"`` (the default): ``tau_i = d/dt dL/dqd_i - dL/dq_i``, ``M`` the
       coefficients of ``qdd`` in ``tau``;
     * ``"energy"``: ``M_ij = d^2 K / dqd_i dqd_j`` (the Hessian of ``K = 1/2 qd^T M qd``,
-      seed 003), ``g = dU/dq``;
+      as lecture notes on planar arms read it), ``g = dU/dq``;
     * ``"jacobian"``: ``M = sum_i m_i J_P^(i)T J_P^(i) + J_O^(i)T R_i I_i R_i^T J_O^(i)``
       and ``g_i = -sum_j m_j g0^T J_P,i^(j)`` from the Jacobians of the centres of mass
-      (Siciliano §7.2, seeds 002, 004).
+      (Siciliano et al., Robotics, §7.2 and §7.4).
 
     In every route ``C`` comes from the Christoffel symbols of ``M``. ``values``: ``None``
     keeps every parameter symbolic, ``True`` substitutes the model's default values, a mapping

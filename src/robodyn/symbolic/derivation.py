@@ -164,7 +164,7 @@ def collect(d: Derivation) -> None:
 
     ``M_ij`` = coefficient of ``qdd_j`` in ``tau_i``; ``g = tau(q, 0, 0)``;
     ``C qd = tau - M qdd - g``; ``c_ijk = 1/2 (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i)``
-    (Siciliano eq. 7.44, seed 002), ``C_ij = sum_k c_ijk qd_k``.
+    (Siciliano et al., Robotics, eq. 7.44), ``C_ij = sum_k c_ijk qd_k``.
     """
     ring = d.ring
     n = ring.dof

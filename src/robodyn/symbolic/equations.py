@@ -302,9 +302,9 @@ class Equations:
                     s.latex_formula)
 
     def mass_matrix_split(self):
-        """``M = M_0 + sum_k M_k cos(a_k)`` (seed 003 writes the 3R arm's M so) when ``M``
-        depends on ``q`` only through cosines of joint angles or their sums, linearly:
-        ``[(1, M_0), (cos(a_1), M_1), ...]`` with constant matrices; else ``None``."""
+        """``M = M_0 + sum_k M_k cos(a_k)`` (lecture notes on planar arms write the 3R arm's
+        M so) when ``M`` depends on ``q`` only through cosines of joint angles or their sums,
+        linearly: ``[(1, M_0), (cos(a_1), M_1), ...]`` with constant matrices; else ``None``."""
         q = set(self.q)
         trig = set()
         for entry in self.M:
@@ -333,12 +333,12 @@ class Equations:
         title, formula, latex_formula = _M_STEP[self.route if lagrange else "newton-euler"]
         steps = [Step(S, title, "M", self.M, formula, "M", latex_formula)]
         split = self.mass_matrix_split()
-        if split is not None:  # seed 003's form: M = M_0 + sum_k M_k cos(...)
+        if split is not None:  # the lecture notes' form: M = M_0 + sum_k M_k cos(...)
             for k, (factor, part) in enumerate(split):
                 what = "constant part" if k == 0 else f"coefficient of {factor}"
                 steps.append(Step(S, f"M = M_0 + sum_k M_k cos(...): {what}", f"M_{k}", part,
                                   "", f"M_{{{k}}}", ""))
-        # the whole table c_ijk, zeros included, as seeds 002 and 004 write it out
+        # the whole table c_ijk, zeros included, as Siciliano et al. write it out
         for i in range(n):
             for j in range(n):
                 for k in range(n):
@@ -380,7 +380,8 @@ class Equations:
 
     @cached_property
     def N(self) -> sp.Matrix:
-        """``N = dM/dt - 2C``, skew-symmetric for the Christoffel ``C`` (seeds 003, 004)."""
+        """``N = dM/dt - 2C``, skew-symmetric for the Christoffel ``C`` (Siciliano et al.,
+        Robotics, §7.3.1)."""
         return self._matrix(self._n_polys())
 
     def _mdot_polys(self):
@@ -413,7 +414,7 @@ class Equations:
         """Symbolic checks of the structure (each an exact identity in the normal form):
 
         * ``M`` symmetric;
-        * ``dM/dt - 2C`` skew-symmetric (seed 003, 004);
+        * ``dM/dt - 2C`` skew-symmetric (Siciliano et al., Robotics, §7.3.1);
         * ``C qd`` (Christoffel) equals the velocity terms of ``tau``;
         * ``g = dU/dq`` and ``K = 1/2 qd^T M qd``;
         * the printed ``M``, ``C``, ``g``, ``C qd`` equal the derived polynomials.
@@ -451,9 +452,9 @@ class Equations:
 
     # -- named terms -------------------------------------------------------------------
     def named_terms(self) -> dict[str, sp.Expr]:
-        """Recurring terms found automatically, as seeds 003 and 004 name them: ``{"h":
-        -c2*l1*m2*sin(q2)}`` for planar-2r, whose every nonzero entry of ``C`` is ``h``
-        times a rate (``C = [[h qd2, h (qd1 + qd2)], [-h qd1, 0]]``).
+        """Recurring terms found automatically, as lecture notes and Siciliano et al. §7.4
+        name them: ``{"h": -c2*l1*m2*sin(q2)}`` for planar-2r, whose every nonzero entry of
+        ``C`` is ``h`` times a rate (``C = [[h qd2, h (qd1 + qd2)], [-h qd1, 0]]``).
 
         ``h`` is the common monomial factor of the nonzero entries of ``C`` (two or
         more) without its rates, when it depends on ``q``, has three factors or more and

@@ -1,5 +1,5 @@
-"""Equations of motion by Lagrange–Euler (Siciliano §7.1–7.2, seed 002; seed 000
-example 1; seed 001).
+"""Equations of motion by Lagrange–Euler (Siciliano et al., Robotics, §7.1–7.2; the RP arm of
+lecture notes; a tutorial 2R arm).
 
 From the core's forward kinematics (:func:`robodyn.dynamics.kinematics.link_poses`),
 per link ``i``, everything in the base frame::

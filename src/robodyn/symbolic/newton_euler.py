@@ -1,4 +1,4 @@
-"""Equations of motion by Newton–Euler (seed 000, Lecture 15; Craig §6.5).
+"""Equations of motion by Newton–Euler (lecture notes, Advanced Robotics, Lecture 15; Craig §6.5).
 
 The core's recursion :func:`robodyn.dynamics.rnea.rnea` is run once on closed forms
 (polynomials of a :class:`~.trig_ring.TrigRing`) with symbolic ``q``, ``qd``, ``qdd``;

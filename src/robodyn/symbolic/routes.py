@@ -1,4 +1,4 @@
-"""The other Lagrange routes of the seeds: ``M`` from the kinetic energy, and ``M``, ``g``
+"""The other Lagrange routes of the textbooks: ``M`` from the kinetic energy, and ``M``, ``g``
 from the link Jacobians.
 
 Both end where the Euler–Lagrange route (:mod:`.lagrange`) ends, with
@@ -6,13 +6,13 @@ Both end where the Euler–Lagrange route (:mod:`.lagrange`) ends, with
 in the ring for every built-in model); what differs is the way there, which the steps
 show.
 
-**Energy route** (seed 003): with ``K = 1/2 qd^T M(q) qd`` (the energies of
+**Energy route** (lecture notes on planar arms): with ``K = 1/2 qd^T M(q) qd`` (the energies of
 :func:`.lagrange.energies`), ``M`` is the Hessian of ``K`` in the rates, and ``g`` the
 gradient of ``U``::
 
     M_ij = d^2 K / (dqd_i dqd_j),      g_i = dU / dq_i.
 
-**Jacobian route** (Siciliano §7.2 and §7.4, seeds 002 and 004): with the Jacobian of
+**Jacobian route** (Siciliano et al., Robotics, §7.2 and §7.4): with the Jacobian of
 each link's centre of mass, column ``j <= i`` (zero for ``j > i``)::
 
     J_P,j^(i) = z_j x (p_ci - o_j)  (revolute j),    z_j  (prismatic j)
@@ -100,7 +100,8 @@ def _tau(ring: TrigRing, M, g) -> list:
 
 
 def energy_route(chain: Chain, ring: TrigRing) -> Derivation:
-    """``M_ij = d^2 K / dqd_i dqd_j``, ``g_i = dU/dq_i`` (seed 003); see the module."""
+    """``M_ij = d^2 K / dqd_i dqd_j``, ``g_i = dU/dq_i`` (lecture notes on planar arms); see
+    the module."""
     n = ring.dof
     K, U, steps, chain_r, q_args = energies(chain, ring)
     M = [[ring.diff_qd(ring.diff_qd(K, i), j) for j in range(n)] for i in range(n)]
@@ -156,7 +157,7 @@ def _inertia_part(ring: TrigRing, m, JP, JO, I_base):
 
 def jacobian_route(chain: Chain, ring: TrigRing) -> Derivation:
     """``B = sum_i m_i J_P^T J_P + J_O^T R_i I_i R_i^T J_O``,
-    ``g_i = -sum_j m_j g0^T J_P,i^(j)`` (seeds 002, 004); see the module."""
+    ``g_i = -sum_j m_j g0^T J_P,i^(j)`` (Siciliano et al., §7.2, §7.4); see the module."""
     n = ring.dof
     zero = ring.zero
     chain_r = ring.chain(chain)

@@ -1,4 +1,4 @@
-"""Built-in models: the seeds' worked examples and classic arms, as YAML files
+"""Built-in models: worked examples of textbooks and lecture notes, and classic arms, as YAML files
 shipped inside the package (``robodyn models`` lists them), and the lookup of the
 URDFs of the optional ``example-robot-data`` package."""
 

@@ -50,7 +50,7 @@ MAX_WORK = 3_000_000
 
 
 def joint_symbols(n: int) -> tuple[tuple[sp.Symbol, ...], ...]:
-    """``(q1..qn), (qd1..qdn), (qdd1..qddn)``: plain SymPy symbols, 1-based as the seeds."""
+    """``(q1..qn), (qd1..qdn), (qdd1..qddn)``: plain SymPy symbols, 1-based as the textbooks."""
     q = tuple(sp.Symbol(f"q{i}") for i in range(1, n + 1))
     qd = tuple(sp.Symbol(f"qd{i}") for i in range(1, n + 1))
     qdd = tuple(sp.Symbol(f"qdd{i}") for i in range(1, n + 1))
