@@ -259,7 +259,7 @@ def add_derive_command(subparsers, parents=()) -> argparse.ArgumentParser:
                    help="also print tau = Y(q, qd, qdd) pi with the standard parameters pi")
     p.add_argument("--parameters", default=None, metavar="NAME,..",
                    help="with --regressor (implied): pi made of these symbols of the model, "
-                        "e.g. ml1,Il1,ml2,Il2 (seed 004); tau must be linear in them")
+                        "e.g. ml1,Il1,ml2,Il2 (Siciliano et al., §7.4); tau must be linear in them")
     p.set_defaults(func=_cmd_derive)
     return p
 

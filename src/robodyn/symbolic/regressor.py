@@ -8,7 +8,7 @@ the closed forms of the polynomial ring (as Newton–Euler runs
 the model's own parameters (``ZZ1 = I1 + c1**2*m1``). :meth:`SymbolicRegressor.check`
 proves ``Y pi(values) == tau`` in the ring: the normal form of the difference is 0.
 
-**Any parameter vector** (seed 004 writes ``tau = y(q, qd, qdd) pi`` with
+**Any parameter vector** (Siciliano et al. (§7.4) write ``tau = y(q, qd, qdd) pi`` with
 ``pi = [m_l1, I_l1, m_l2, I_l2]``, the model's own symbols):
 :func:`parameter_regressor` gives ``Y`` for any list of the model's symbols in which
 ``tau`` is linear. Every closed form is a polynomial in the ring's generators (the
@@ -18,7 +18,7 @@ is linear in ``p_1..p_k`` when no term has degree 2 or more in them together (th
 in ``p_j``, divided by it. What is left, ``rest = tau - Y p``, has degree 0 in them; it
 (and ``Y``) must not depend on a ``p_j`` through anything else either (a ``cos(alpha1)``
 of a symbolic angle is an opaque generator): checked on the SymPy forms. ``rest`` is 0
-when ``p`` holds every inertial parameter, as in seed 004.
+when ``p`` holds every inertial parameter, as in Siciliano et al., §7.4.
 """
 
 from __future__ import annotations
