@@ -12,10 +12,10 @@ state and no caches. Conventions (those of Pinocchio and URDF):
   and everything else of a link is expressed in its link frame.
 * ``point_masses``: masses concentrated at points of the link (a motor at a joint, a
   payload at the end effector, as in the tutorial "Introduction to Dynamics"), beside
-  its body: each is one more rigid body of the link, with no inertia about its own point. The algorithms sum over
-  :func:`link_bodies`; :func:`origin_inertia` gives the link's total mass, first moment
-  and inertia about its frame origin (the parallel-axis theorem), :func:`folded` the one
-  equivalent body (numbers only: it divides by the total mass).
+  its body: each is one more rigid body of the link, with no inertia about its own
+  point. The algorithms sum over :func:`link_bodies`; :func:`origin_inertia` gives the
+  link's total mass, first moment and inertia about its frame origin (the parallel-axis
+  theorem), :func:`folded` the one equivalent body (numbers only: it divides by the total mass).
 * ``tip`` places the end-effector frame in the last link's frame.
 
 DH tables (:mod:`robodyn.model.dh`) and URDF files are two ways of filling

@@ -543,9 +543,9 @@ class Equations:
         parameters ``pi`` as symbols (:mod:`.regressor`; ``.values`` their meaning in
         the model's parameters, ``.check()`` the exact proof that ``Y pi == tau``).
 
-        ``parameters``: the model's own symbols instead (Siciliano et al.'s (§7.4) ``pi = [ml1, Il1, ml2,
-        Il2]``; a list, or ``"ml1,Il1"``): ``tau = Y pi + rest`` with ``rest`` the part
-        free of them (0 when they hold every term's parameter); an
+        ``parameters``: the model's own symbols instead (Siciliano et al., §7.4:
+        ``pi = [ml1, Il1, ml2, Il2]``; a list, or ``"ml1,Il1"``): ``tau = Y pi + rest``
+        with ``rest`` the part free of them (0 when they hold every term's parameter); an
         :class:`~robodyn.core.errors.InputError` names a symbol ``tau`` is not linear in."""
         from .regressor import parameter_regressor, regressor
 

@@ -263,7 +263,8 @@ ROUTES = {
     "energy": "M read off the kinetic energy, K = 1/2 qd^T M qd (course notes on planar arms)",
     "lagrange": "the Euler-Lagrange equations, M the coefficients of qdd (Siciliano et al., §7.1)",
     "jacobian": "M and g from the Jacobians of the centres of mass (Siciliano et al., §7.4)",
-    "newton-euler": "the Newton-Euler recursion, M and g read off tau (Advanced Robotics, Lecture 15)",
+    "newton-euler": "the Newton-Euler recursion, M and g read off tau (Advanced Robotics, "
+                    "Lecture 15)",
 }
 #: The Lagrange route of :func:`robodyn.symbolic.equations` behind each route.
 ROUTE_NAMES = {"energy": "energy", "lagrange": "euler-lagrange", "jacobian": "jacobian",
