@@ -100,9 +100,10 @@ def derive(chain: Chain, method: str = "lagrange", *, h_e: bool = False, name: s
 
 
 def _derivation(chain: Chain, method: str, h_e: bool, name: str, ring,
-                route: str | None) -> Derivation:
+                route: str | None, standard_dh: tuple = ()) -> Derivation:
     """The polynomials of ``chain``'s equations by ``method`` (and ``route``), in ``ring``
-    (by default the chain's own)."""
+    (by default the chain's own); ``standard_dh``: the rows of a standard DH table, whose
+    frames the steps are then written in (:mod:`.dh_frames`)."""
     method = _method(method)
     route = route_of(route, method)
     chain = tidy_chain(chain)
@@ -113,6 +114,8 @@ def _derivation(chain: Chain, method: str, h_e: bool, name: str, ring,
         algorithm = {"euler-lagrange": lagrange_euler, "energy": energy_route,
                      "jacobian": jacobian_route}[route]
     try:
+        if standard_dh:
+            return algorithm(chain, ring, standard_dh=standard_dh)
         return algorithm(chain, ring)
     except ExpansionError as exc:
         raise ExpansionError(f"{name}: {exc}{_largest(chain)}; give numbers for some "
@@ -153,13 +156,15 @@ def equations(robot, method: str = "lagrange", *, values: Any = None,
     :class:`~robodyn.robot.Robot` or a symbolic chain.
     """
     chain, name, defaults = _chain_of(robot, values)
-    derivation = _derivation(chain, method, h_e, name, None, route)
     dh_rows = tuple(getattr(robot, "dh_rows", ()) or ())
-    if len(dh_rows) != derivation.ring.dof:  # a chain cut from a longer table: none to show
+    if len(dh_rows) != chain.dof:  # a chain cut from a longer table: none to show
         dh_rows = ()
+    convention = getattr(robot, "convention", None)
+    standard = dh_rows if dh_rows and convention != "modified" else ()
+    derivation = _derivation(chain, method, h_e, name, None, route, standard)
     provenance = getattr(robot, "provenance", None)
     return Equations(derivation, name=name, defaults=defaults, dh_rows=dh_rows,
-                     convention=getattr(robot, "convention", None),
+                     convention=convention,
                      display=dict(getattr(provenance, "display", ()) or ()))
 
 

@@ -30,8 +30,8 @@ SECTION_COLLECT = "Collecting M, C, g"
 SECTION_SKEW = "Skew-symmetry of dM/dt - 2C"
 #: :attr:`Equations.frames_note` per DH convention.
 _FRAMES_NOTES = {
-    "standard": ("standard DH: link frame i is frame i-1 turned by joint i (origin on joint "
-                 "i's axis); DH frame i is a constant transform away"),
+    "standard": ("standard DH (Siciliano): link frame i is DH frame i, at the distal end of "
+                 "link i; joint i moves about or along z_(i-1)"),
     "modified": "modified DH (Craig): link frame i is DH frame i, on joint i's axis",
 }
 #: LaTeX of the joint variables and rates (``qd2`` as ``\dot{q}_{2}``).

@@ -6,7 +6,8 @@ per link ``i``, everything in the base frame::
 
     p_ci = o_i + R_i c_i                       centre of mass
     v_ci = d p_ci / dt = sum_j (d p_ci / d q_j) qd_j
-    w_i  = sum_{j <= i, revolute} z_j qd_j       (z_j = R_j a_j, the joint axis)
+    w_i  = sum_{j <= i, revolute} z_j qd_j       (z_j = R_j u_j, the joint axis; z_{j-1}
+                                               with standard DH, Siciliano's index)
     K_i  = 1/2 m_i v_ci^T v_ci + 1/2 w_i^T R_i I_i R_i^T w_i
     K_mi = 1/2 G_i^2 J_mi qd_i^2               motor i's rotor, if the model has one
     U_i  = -m_i g0^T p_ci
@@ -43,8 +44,8 @@ _STEPS = {
             r"\dot p_{{c{k}}} = \sum_j \frac{{\partial p_{{c{k}}}}}{{\partial q_j}}"
             r"\,\dot q_j"),
     "w": (SECTION_KINEMATICS, "Angular velocity of link {k}", "w_{k}", r"\omega_{{{k}}}",
-          "sum of z_j qd_j over the revolute joints j <= {k}",
-          r"\sum_{{j \le {k},\ \mathrm{{revolute}}}} z_j\,\dot q_j"),
+          "sum of {zj} qd_j over the revolute joints j <= {k}",
+          r"\sum_{{j \le {k},\ \mathrm{{revolute}}}} {zj_tex}\,\dot q_j"),
     "K_link": (SECTION_ENERGY, "Kinetic energy of link {k}", "K_{k}", "K_{{{k}}}",
                "1/2 m_{k} v_c{k}^T v_c{k} + 1/2 w_{k}^T R_{k} I_{k} R_{k}^T w_{k}",
                r"\tfrac12 m_{{{k}}}\, v_{{c{k}}}^T v_{{c{k}}} + \tfrac12\, "
@@ -75,15 +76,18 @@ _STEPS = {
 def _step(name: str, value, k: int = 0, **fmt) -> RawStep:
     """The step ``name`` of :data:`_STEPS` for link or joint ``k`` with ``value``."""
     section, title, lhs, latex_lhs, formula, latex_formula = _STEPS[name]
+    fmt = dict({"zj": "z_j", "zj_tex": "z_j"}, **fmt)
     fmt = dict(fmt, k=k, dqd=_DL_DQD.format(k=k))
     return RawStep(section, title.format(**fmt), lhs.format(**fmt), latex_lhs.format(**fmt),
                    value, formula.format(**fmt), latex_formula.format(**fmt))
 
 
-def lagrange_euler(chain: Chain, ring: TrigRing) -> Derivation:
-    """Derive ``tau = d/dt dL/dqd - dL/dq`` for ``chain`` in ``ring``; see the module."""
+def lagrange_euler(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Derivation:
+    """Derive ``tau = d/dt dL/dqd - dL/dq`` for ``chain`` in ``ring``; see the module.
+    ``standard_dh``: the rows of a standard DH table (joint ``j`` turns about
+    ``z_{j-1}``, as the steps then say)."""
     n = chain.dof
-    K, U, steps, chain_r, q_args = energies(chain, ring)
+    K, U, steps, chain_r, q_args = energies(chain, ring, bool(standard_dh))
     L = K - U
     steps.append(_step("L", L))
 
@@ -104,7 +108,7 @@ def lagrange_euler(chain: Chain, ring: TrigRing) -> Derivation:
     return d
 
 
-def energies(chain: Chain, ring: TrigRing):
+def energies(chain: Chain, ring: TrigRing, standard_dh: bool = False):
     """``K``, ``U`` of ``chain`` in ``ring`` (the module's formulas for ``p_ci``, ``v_ci``,
     ``w_i``, ``K_i``, ``U_i``) with their steps; also the chain on the ring and the
     joint arguments. Shared by the Euler-Lagrange route and the energy route
@@ -143,7 +147,8 @@ def energies(chain: Chain, ring: TrigRing):
         armature = poly(link.motor.armature, ring)
         K_motors.append(ring.reduce(armature * qd[i] * qd[i] * half) if armature != ring.zero
                         else None)
-        steps += [_step("p_c", p_c, k), _step("v_c", v_c, k), _step("w", w, k)]
+        axis = {"zj": "z_(j-1)", "zj_tex": "z_{j-1}"} if standard_dh else {}
+        steps += [_step("p_c", p_c, k), _step("v_c", v_c, k), _step("w", w, k, **axis)]
     for i in range(n):
         steps.append(_step("K_link", K_links[i], i + 1))
         if K_motors[i] is not None:
