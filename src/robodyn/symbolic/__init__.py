@@ -163,9 +163,22 @@ def equations(robot, method: str = "lagrange", *, values: Any = None,
     standard = dh_rows if dh_rows and convention != "modified" else ()
     derivation = _derivation(chain, method, h_e, name, None, route, standard)
     provenance = getattr(robot, "provenance", None)
-    return Equations(derivation, name=name, defaults=defaults, dh_rows=dh_rows,
-                     convention=convention,
-                     display=dict(getattr(provenance, "display", ()) or ()))
+    eq = Equations(derivation, name=name, defaults=defaults, dh_rows=dh_rows,
+                   convention=convention,
+                   display=dict(getattr(provenance, "display", ()) or ()),
+                   user_terms=_declared_terms(provenance, chain))
+    zero = tuple(getattr(provenance, "potential_zero", ()) or ())
+    if len(zero) == eq.dof:
+        eq.potential_zero = zero
+    return eq
+
+
+def _declared_terms(provenance, chain: Chain) -> dict:
+    """The model file's ``terms:`` that still have meaning after ``values=`` (a term of
+    parameters that are numbers now is dropped, not printed as a number)."""
+    free = {str(s) for s in chain.free_symbols()} | {f"q{i}" for i in range(1, chain.dof + 1)}
+    terms = dict(getattr(provenance, "terms", ()) or ())
+    return {k: v for k, v in terms.items() if {str(s) for s in v.free_symbols} <= free}
 
 
 @dataclass(frozen=True)

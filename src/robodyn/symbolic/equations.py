@@ -59,6 +59,13 @@ _G_FORMULA = {
 }
 
 
+#: The sections of the Newton–Euler recursion (printed without the named terms).
+_RECURSION_SECTIONS = frozenset({"Link frames", "Outward iteration (link i in frame i)",
+                                 "Inward iteration (link i in frame i)",
+                                 "Forward recursion (Siciliano 7.5: link i in DH frame i)",
+                                 "Backward recursion (Siciliano 7.5: link i in DH frame i)"})
+
+
 @dataclass(frozen=True)
 class Step:
     """One step of a derivation, as a student writes it: ``lhs = formula = expression``.
@@ -74,6 +81,9 @@ class Step:
     formula: str = ""
     latex_lhs: str = ""
     latex_formula: str = ""
+    #: whether printing writes the named terms (``h``) into this step; false for the
+    #: vectors of the Newton–Euler recursion, which the lecture writes out in full
+    substitute_terms: bool = True
 
     def __iter__(self) -> Iterator:
         yield self.title
@@ -143,6 +153,11 @@ class Equations:
         self._convention = convention
         self._display = MappingProxyType(dict(display or {}))
         self._user_terms = MappingProxyType(dict(user_terms or {}))
+        #: whether the named terms are printed into the Newton–Euler recursion's steps too
+        #: (:meth:`name_terms` with ``steps=True``); by default only from ``C`` on
+        self.terms_in_steps = False
+        #: the configuration where ``U = 0`` (the model file's ``potential_zero``), or ()
+        self.potential_zero: tuple = ()
 
     @property
     def dh_rows(self) -> tuple:
@@ -299,7 +314,7 @@ class Equations:
 
     def _step(self, s: RawStep) -> Step:
         return Step(s.section, s.title, s.lhs, self._value(s.value), s.formula, s.latex_lhs,
-                    s.latex_formula)
+                    s.latex_formula, substitute_terms=s.section not in _RECURSION_SECTIONS)
 
     def mass_matrix_split(self):
         """``M = M_0 + sum_k M_k cos(a_k)`` (seed 003 writes the 3R arm's M so) when ``M``
@@ -486,13 +501,16 @@ class Equations:
             name += "'"
         return {name: self._tb(h)}
 
-    def name_terms(self, terms: Mapping[str, Any]) -> Equations:
+    def name_terms(self, terms: Mapping[str, Any], steps: bool | None = None) -> Equations:
         """Name recurring terms for printing: ``eq.name_terms({"h": "m2*l1*c2*sin(q2)"})``
         prints every entry that ``h`` divides exactly as ``h`` times the quotient, and
         declares ``h = ...`` at the top (text, pretty, LaTeX, Markdown). Values are SymPy
-        expressions or text (parsed safely, as :meth:`compare` reads answers). Returns new
-        equations with these names added to :attr:`user_terms`; ``self`` is unchanged, and
-        the equations themselves are the same."""
+        expressions or text (parsed safely, as :meth:`compare` reads answers); the sign is
+        kept as given (seed 003's ``h = m2 l1 c2 sin q2`` gives ``C11 = -h qd2``).
+        ``steps=True`` writes them into the Newton–Euler recursion's steps too (by default
+        those are printed in full). Returns new equations with these names added to
+        :attr:`user_terms`; ``self`` is unchanged, and the equations themselves are the
+        same."""
         from .compare import parse_matrix
 
         params = {str(s) for s in self.params} | {str(s) for s in self.q + self.qd + self.qdd}
@@ -513,6 +531,8 @@ class Equations:
             named[name] = value
         out = copy.copy(self)  # shares the derivation and what was printed of it so far
         out._user_terms = MappingProxyType(named)
+        if steps is not None:
+            out.terms_in_steps = bool(steps)
         return out
 
     # -- checking an answer ----------------------------------------------------------

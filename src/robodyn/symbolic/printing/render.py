@@ -19,6 +19,7 @@ import re
 from typing import TYPE_CHECKING
 
 import sympy as sp
+from sympy.printing.latex import LatexPrinter
 from sympy.printing.pretty.pretty import PrettyPrinter
 from sympy.printing.str import StrPrinter
 
@@ -41,6 +42,32 @@ def method_name(eq: Equations) -> str:
     return METHOD_NAMES[eq.method] + (f" ({route})" if route else "")
 
 
+# -- the order of the terms -------------------------------------------------------------
+_RATE_NAME = re.compile(r"^(qdd|qddot_|qd|qdot_)\d+$")
+
+
+def physical_origin(term) -> int:
+    """Where a term of a sum comes from, as the books order them: 0 inertial (an
+    acceleration ``qdd``), 1 Coriolis/centrifugal (rates ``qd``), 2 gravity and the rest
+    (no rates), 3 friction (``sign(qd)``)."""
+    names = {s.name for s in getattr(term, "free_symbols", ())}
+    kinds = {_RATE_NAME.match(n).group(1) for n in names if _RATE_NAME.match(n)}
+    if kinds & {"qdd", "qddot_"}:
+        return 0
+    if term.has(sp.sign):
+        return 3
+    return 1 if kinds else 2
+
+
+class _OriginOrder:
+    """A printer mixin: the terms of every sum by :func:`physical_origin` (inertial,
+    Coriolis/centrifugal, gravity, friction), SymPy's order within each kind."""
+
+    def _as_ordered_terms(self, expr, order=None):
+        terms = super()._as_ordered_terms(expr, order=order)
+        return sorted(terms, key=physical_origin)
+
+
 # -- strings that read back ------------------------------------------------------------
 def is_double(x: sp.Float) -> bool:
     """Whether the SymPy Float ``x`` is a double: its value and its precision (53 bits) are
@@ -48,7 +75,7 @@ def is_double(x: sp.Float) -> bool:
     return x.compare(sp.Float(float(x), precision=53)) == 0
 
 
-class _ExactStrPrinter(StrPrinter):
+class _ExactStrPrinter(_OriginOrder, StrPrinter):
     """``sstr`` whose Floats read back bit for bit through :func:`sympy.parse_expr`."""
 
     def _print_Float(self, expr):
@@ -66,7 +93,7 @@ def exact_str(expr) -> str:
     return _ExactStrPrinter({"order": None}).doprint(expr)
 
 
-class _PlainPrinter(StrPrinter):
+class _PlainPrinter(_OriginOrder, StrPrinter):
     """``str`` with each Float to 15 significant digits, trailing zeros dropped (``0.1``,
     not ``0.100000000000000``; ``0.3 - 0.1`` as ``0.2``): numbers print as the model
     wrote them. (JSON keeps every bit: :func:`exact_str`.)"""
@@ -195,7 +222,7 @@ def _text_steps(eq: Equations, fmt=None, prep=None) -> list[str]:
         out.append(f"  ({count}) {step.title}")
         lhs = f"      {step.lhs} = "
         pad = " " * (len(lhs) - 2) + "= "
-        expr = step.expression if prep is None else prep(step.expression)
+        expr = step.expression if prep is None else prep.step(step)
         value = _text_value(expr, fmt).replace("\n", "\n" + " " * len(lhs))
         if step.formula:
             out.append(lhs + step.formula)
@@ -234,7 +261,7 @@ def _pretty_block(expr) -> tuple[list[str], int]:
     return _BlockPrinter({"use_unicode": True, "wrap_line": False, "order": "none"}).block(expr)
 
 
-class _BlockPrinter(PrettyPrinter):
+class _BlockPrinter(_OriginOrder, PrettyPrinter):
     """SymPy's pretty printer, giving a picture's lines and its baseline (the line that a
     prefix such as ``M11 =`` goes on) where :meth:`doprint` gives only the text."""
 
@@ -250,7 +277,7 @@ def _pretty_wrapped(expr, columns: int) -> tuple[str, int]:
     if max(len(x) for x in lines) <= columns or not isinstance(expr, sp.Add):
         return "\n".join(lines), base
     rows, current = [], []
-    for term in expr.as_ordered_terms():
+    for term in sorted(expr.as_ordered_terms(), key=physical_origin):
         trial = current + [term]
         block, _ = _pretty_block(sp.Add(*trial, evaluate=False))
         if current and max(len(x) for x in block) > columns:
@@ -292,8 +319,9 @@ def to_pretty(eq: Equations, steps: bool = False, width: int = 100, shorthand: b
     columns = max(40, width - 14)
     rd = _readable(eq, steps, shorthand, digits)
 
-    def fmt(expr) -> str:
-        expr = rd(expr)
+    def fmt(expr, prepared: bool = False) -> str:
+        if not prepared:
+            expr = rd(expr)
         if isinstance(expr, sp.MatrixBase) and expr.shape == (1, 1):
             expr = expr[0, 0]
         expr = expr.xreplace(names) if isinstance(expr, (sp.Basic, sp.MatrixBase)) else expr
@@ -312,7 +340,7 @@ def to_pretty(eq: Equations, steps: bool = False, width: int = 100, shorthand: b
     fmt.show = show
     lines = _header_lines(eq) + _definition_lines(rd, one_line, width=max(40, width - 4))
     if steps:
-        lines += _text_steps(eq, fmt)
+        lines += _text_steps(eq, lambda expr: fmt(expr, prepared=True), prep=rd)
         lines += ["", "Result"]
     lines += _text_equations(eq, fmt)
     return "\n".join(lines) + "\n"
@@ -366,9 +394,13 @@ def symbol_names(eq: Equations) -> dict:
     return names
 
 
+class _LatexPrinter(_OriginOrder, LatexPrinter):
+    """SymPy's LaTeX printer, the terms of a sum by their physical origin."""
+
+
 def tex_of(eq: Equations, expr) -> str:
     """LaTeX of ``expr`` with ``eq``'s names for its symbols."""
-    return sp.latex(expr, symbol_names=eq.tex_names, mul_symbol="\\,")
+    return _LatexPrinter({"symbol_names": eq.tex_names, "mul_symbol": "\\,"}).doprint(expr)
 
 
 #: Widest displayed line, in characters as typeset (:func:`visible_width`): about the text
@@ -440,7 +472,8 @@ def _pieces(eq: Equations, expr, first: bool) -> list[str]:
     is opened (``\\ddot q_1 \\bigl(``), its inner terms listed, and closed (``\\bigr)``),
     so that the lines can break inside it."""
     out = []
-    terms = expr.as_ordered_terms() if isinstance(expr, sp.Add) else [expr]
+    terms = sorted(expr.as_ordered_terms(), key=physical_origin) if isinstance(expr, sp.Add) \
+        else [expr]
     for k, term in enumerate(terms):
         sign = ""
         if term.could_extract_minus_sign():
@@ -568,7 +601,7 @@ def to_latex(eq: Equations, steps: bool = False, document: bool = False,
                 out.append(f"\\subsubsection*{{{tex_escape(section)}}}")
             out.append(f"\\paragraph{{({k}) {tex_escape(step.title)}}}")
             lhs = step.latex_lhs or rf"\text{{{tex_escape(step.lhs)}}}"
-            out.append(tex_lines(eq, lhs, rd(step.expression), step.latex_formula))
+            out.append(tex_lines(eq, lhs, rd.step(step), step.latex_formula))
     out.append("\\subsection*{Result}")
     for title, rows in _results(eq, rd):
         out.append(title)
@@ -617,7 +650,7 @@ def to_markdown(eq: Equations, steps: bool = False, shorthand: bool = True,
                 section = step.section
                 out += [f"### {section}", ""]
             out += [f"**({k}) {step.title}**", "",
-                    markdown_math(eq, step.latex_lhs or step.lhs, rd(step.expression),
+                    markdown_math(eq, step.latex_lhs or step.lhs, rd.step(step),
                              step.latex_formula), ""]
     out += ["## Result", ""]
     for title, rows in _results(eq, rd):
@@ -675,7 +708,7 @@ def to_dict(eq: Equations, steps: bool = False, shorthand: bool = False,
 
 
 def _step_dict(step: Step, rd: Readable) -> dict:
-    expr = rd(step.expression)
+    expr = rd.step(step)
     if isinstance(expr, sp.MatrixBase):
         value = [[exact_str(x) for x in expr.row(r)] for r in range(expr.shape[0])]
     else:
