@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from types import MappingProxyType
 from typing import Any
@@ -22,7 +22,7 @@ from sympy.polys.rings import PolyElement
 from ..core.errors import InputError, ModelError
 from ..model.chain import Chain
 from ..model.expressions import number
-from .derivation import Derivation, RawStep, given_steps
+from .derivation import SECTION_GIVEN, Derivation, RawStep, given_steps
 from .numeric import NumericEquations
 from .simplify import polys_equal, textbook, textbook_matrix, trig_form
 
@@ -301,7 +301,39 @@ class Equations:
         """The derivation, step by step (see :class:`Step`), ending with M, C, g, tau."""
         given = given_steps(self._d, self.dh_rows, self.convention)
         out = [self._step(s) for s in given + self._d.steps]
-        return out + self._closing_steps()
+        return self._distinct_names(out + self._closing_steps())
+
+    def _distinct_names(self, steps: list[Step]) -> list[Step]:
+        """``steps`` with every left side that prints like one of the model's symbols
+        (``m_1`` and the parameter ``m1`` both read m1, ``g`` the gravity torques and the
+        parameter ``g``) but stands for something else, or that is set to another index's
+        symbol (``m_1 = m2``), renamed: ``m[1]``, ``g(q)``."""
+        def bare(name: str) -> str:
+            return "".join(ch for ch in str(name) if ch not in "_{}\\ ")
+
+        taken = {bare(s.name) for s in self.params} | {bare(v) for v in self.display.values()}
+        taken |= {bare(k) for k in self.user_terms}
+        out = []
+        for step in steps:
+            mine = bare(step.lhs)
+            value = step.expression
+            same = isinstance(value, sp.Symbol) and bare(value.name) == mine
+            # m_1 = m2: link 1's mass named like link 2's
+            other = isinstance(value, sp.Symbol) and not same and \
+                bare(value.name).rstrip("0123456789") == mine.rstrip("0123456789")
+            if (mine not in taken or same) and not other:
+                out.append(step)
+                continue
+            head, sep, index = step.lhs.partition("_")
+            lhs = f"{head}[{index}]" if sep and index else f"{step.lhs}(q)"
+            tex = step.latex_lhs
+            if tex and sep and index and tex.endswith("}") and "_{" in tex:
+                at = tex.rindex("_{")
+                tex = f"{tex[:at]}_{{[{tex[at + 2:-1]}]}}"
+            elif tex:
+                tex = f"{tex}(q)"
+            out.append(replace(step, lhs=lhs, latex_lhs=tex))
+        return out
 
     def _value(self, value):
         if isinstance(value, PolyElement):
@@ -422,6 +454,24 @@ class Equations:
             Step(S, "N + N^T (all zero: N is skew-symmetric)" if skew else
                  "N + N^T (NOT zero: N is not skew-symmetric)", "N + N^T", sym, "", r"N + N^T"),
         ]
+
+    def brief(self) -> Equations:
+        """These equations printed briefly: the steps without the Given section and
+        without the Christoffel symbols that are zero (``robodyn derive --brief``)."""
+        out = copy.copy(self)
+        out.__dict__["steps"] = [
+            s for s in self.steps
+            if s.section != SECTION_GIVEN
+            and not (s.title.startswith("Christoffel symbol") and s.expression == 0)]
+        return out
+
+    def plain_names(self) -> Equations:
+        """These equations printed with robodyn's names ``q1``, ``qd1`` (and the model's
+        parameter names) instead of the model's display names (``--plain-names``)."""
+        out = copy.copy(self)
+        out._display = MappingProxyType({})
+        out.__dict__.pop("tex_names", None)
+        return out
 
     # -- checks ----------------------------------------------------------------------
     def check(self) -> Checks:

@@ -20,6 +20,8 @@ qdd_k``. ``M``, ``g`` and ``C qd`` are read off ``tau``
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sympy import QQ
 
 from ..core import linalg3 as la
@@ -99,8 +101,12 @@ def lagrange_euler(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Der
         dL_dq = ring.diff_q(L, i)
         tau_i = ring.reduce(ddt - dL_dq)
         tau.append(tau_i)
+        last = _step("tau", tau_i, k)
+        if chain.links[i].joint.type != REVOLUTE:  # a prismatic joint's tau is a force
+            last = replace(last, title=f"Joint {k}: force (prismatic joint; without friction)",
+                           lhs=f"f{k}", latex_lhs=f"f_{{{k}}}")
         steps += [_step("dL_dqd", dL_dqd, k), _step("ddt_dL_dqd", ddt, k),
-                  _step("dL_dq", dL_dq, k), _step("tau", tau_i, k)]
+                  _step("dL_dq", dL_dq, k), last]
 
     d = Derivation(method="lagrange", ring=ring, chain=chain, tau=tau, kinetic=K, potential=U,
                    steps=steps)

@@ -190,6 +190,8 @@ def _siciliano_steps(chain, chain_r, ring, rows, qd_args, qdd_args) -> list[RawS
             which = 0 if links[i - 1].revolute else 1
         section = SECTION_BACKWARD if name in ("f", "mu", "tau") else SECTION_FORWARD
         value = poly(value, ring) if name == "tau" else vec(value, ring)
+        if name == "tau" and chain.links[i - 1].joint.type != REVOLUTE:
+            title = "joint force (prismatic joint; without friction)"
         steps.append(RawStep(
             section, f"Link {i}: {title.format(**fmt)}", lhs.format(**fmt),
             latex_lhs.format(**fmt), value, formulas[which].format(**fmt),
@@ -221,6 +223,8 @@ def _craig_steps(chain, chain_r, ring, records, q_args, ops) -> list[RawStep]:
             which = 0 if revolute else 1
         section = SECTION_OUTWARD if table is _OUTWARD else SECTION_INWARD
         value = poly(value, ring) if name == "tau" else vec(value, ring)
+        if name == "tau" and chain.links[i - 1].joint.type != REVOLUTE:
+            title = "joint force (prismatic joint; without friction)"
         steps.append(RawStep(
             section, f"Link {i}: {title.format(**fmt)}", lhs.format(**fmt),
             latex_lhs.format(**fmt), value, formulas[which].format(**fmt),

@@ -186,6 +186,12 @@ def _text_equations(eq: Equations, fmt=None, prep=None) -> list[str]:
     for form in printed_forms(bool(eq.h_e)):
         value, shown = getattr(eq, form.attribute), form.shown
         out.append(shown.label)
+        forces = [str(i + 1) for i, t in enumerate(eq.joint_types) if t != "revolute"]
+        if form.attribute == "tau" and forces:
+            which = "tau" + ", tau".join(forces)
+            out[-1] = out[-1].rstrip(":") + (f" ({which}: a force, joint {forces[0]} is "
+                                             "prismatic):" if len(forces) == 1 else
+                                             f" ({which}: forces, prismatic joints):")
         if form.rank == 2:
             out += [show(f"  {shown.symbol}{_index(eq, i, j)} = ", value[i, j])
                     for i in range(n) for j in range(i if shown.symmetric else 0, n)]
@@ -208,7 +214,8 @@ def _entry_formatter(fmt, prep=None):
     return show
 
 
-def _text_steps(eq: Equations, fmt=None, prep=None) -> list[str]:
+def _text_steps(eq: Equations, fmt=None, prep=None, words=None) -> list[str]:
+    words = words or (lambda text: text)
     out = ["", f"Derivation by {method_name(eq)}, step by step"]
     section = None
     number = 0
@@ -219,13 +226,13 @@ def _text_steps(eq: Equations, fmt=None, prep=None) -> list[str]:
             number += 1
             out += ["", f"{number}. {section}", ""]
         count += 1
-        out.append(f"  ({count}) {step.title}")
-        lhs = f"      {step.lhs} = "
+        out.append(f"  ({count}) {words(step.title)}")
+        lhs = f"      {words(step.lhs)} = "
         pad = " " * (len(lhs) - 2) + "= "
         expr = step.expression if prep is None else prep.step(step)
         value = _text_value(expr, fmt).replace("\n", "\n" + " " * len(lhs))
         if step.formula:
-            out.append(lhs + step.formula)
+            out.append(lhs + words(step.formula))
             out.append(pad + value.replace("\n" + " " * len(lhs), "\n" + " " * len(pad)))
         else:
             out.append(lhs + value)
@@ -245,15 +252,51 @@ def to_text(eq: Equations, steps: bool = False, shorthand: bool = False,
     return "\n".join(lines) + "\n"
 
 
+_PLAIN_NAME = re.compile(r"^[A-Za-z]+(_[A-Za-z0-9]+)?$")
+
+
 def _pretty_symbols(eq: Equations) -> dict:
     """``q1 -> q₁``, ``qd1 -> q̇₁``, ``qdd1 -> q̈₁`` (SymPy's pretty printer reads the
-    ``dot``/``ddot`` modifiers and ``_1`` subscripts)."""
+    ``dot``/``ddot`` modifiers and ``_1`` subscripts), or the model's display names
+    (``display: {q1: theta_1, q2: d_2}``: ``θ₁``, ``θ̇₁``, ``ḋ₂``); a parameter's display
+    name too, where it is a plain name (``ml2: m_l2``). LaTeX display names
+    (``\\ell_{1}``) are for LaTeX only."""
+    table = {}
+    display = eq.display
+    for i in range(eq.dof):
+        shown = display.get(f"q{i + 1}", "")
+        if _PLAIN_NAME.match(shown):
+            head, _, sub = shown.partition("_")
+            sub = f"_{sub}" if sub else ""
+            table[eq.q[i]] = sp.Symbol(shown)
+            table[eq.qd[i]] = sp.Symbol(f"{head}dot{sub}")
+            table[eq.qdd[i]] = sp.Symbol(f"{head}ddot{sub}")
+        else:
+            table[eq.q[i]] = sp.Symbol(f"q_{i + 1}")
+            table[eq.qd[i]] = sp.Symbol(f"qdot_{i + 1}")
+            table[eq.qdd[i]] = sp.Symbol(f"qddot_{i + 1}")
+    for s in eq.params:
+        shown = display.get(s.name, "")
+        if _PLAIN_NAME.match(shown):
+            table[s] = sp.Symbol(shown)
+    return table
+
+
+_NAME_WORD = re.compile(r"\b(qdd|qd|q)(\d+)\b")
+
+
+def _pretty_words(eq: Equations, names: dict):
+    """``text -> text`` with the joint variables of a title, a left side or a formula
+    (``qd1``, ``dL/dq2``) written as the pretty printer writes them (``θ̇₁``, ``dL/dd₂``)."""
     table = {}
     for i in range(eq.dof):
-        table[eq.q[i]] = sp.Symbol(f"q_{i + 1}")
-        table[eq.qd[i]] = sp.Symbol(f"qdot_{i + 1}")
-        table[eq.qdd[i]] = sp.Symbol(f"qddot_{i + 1}")
-    return table
+        for kind, sym in (("q", eq.q[i]), ("qd", eq.qd[i]), ("qdd", eq.qdd[i])):
+            table[(kind, str(i + 1))] = sp.pretty(names[sym], use_unicode=True)
+
+    def words(text: str) -> str:
+        return _NAME_WORD.sub(lambda m: table.get((m.group(1), m.group(2)), m.group(0)),
+                              text)
+    return words
 
 
 def _pretty_block(expr) -> tuple[list[str], int]:
@@ -340,7 +383,8 @@ def to_pretty(eq: Equations, steps: bool = False, width: int = 100, shorthand: b
     fmt.show = show
     lines = _header_lines(eq) + _definition_lines(rd, one_line, width=max(40, width - 4))
     if steps:
-        lines += _text_steps(eq, lambda expr: fmt(expr, prepared=True), prep=rd)
+        lines += _text_steps(eq, lambda expr: fmt(expr, prepared=True), prep=rd,
+                             words=_pretty_words(eq, names))
         lines += ["", "Result"]
     lines += _text_equations(eq, fmt)
     return "\n".join(lines) + "\n"
