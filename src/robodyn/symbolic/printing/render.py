@@ -249,7 +249,61 @@ def to_text(eq: Equations, steps: bool = False, shorthand: bool = False,
         lines += _text_steps(eq, prep=rd)
         lines += ["", "Result"]
     lines += _text_equations(eq, prep=rd)
-    return "\n".join(lines) + "\n"
+    text = "\n".join(lines)
+    return "\n".join(wrap_line(line, TEXT_WIDTH) for line in text.split("\n")) + "\n"
+
+
+#: Widest line of the text form (``robodyn derive --format text``).
+TEXT_WIDTH = 100
+_OPEN, _CLOSE = "([{", ")]}"
+
+
+def wrap_line(line: str, width: int = TEXT_WIDTH) -> str:
+    """``line`` broken into lines of at most ``width`` characters where it is longer:
+    before a `` + `` or `` - `` or after a ``, `` (an expression, a matrix row), else at
+    a space, the shallowest such place (fewest open brackets) in the second half of the
+    line first; continuation lines are indented under the right-hand side (after
+    `` = ``) or four columns deeper than the line. A piece with no such place (one very
+    long name) is cut at the width."""
+    if len(line) <= width:
+        return line
+    lead = len(line) - len(line.lstrip())
+    eq_at = line.find(" = ")
+    indent = eq_at + 3 if 0 <= eq_at < width // 2 else lead + 4
+    rows, rest, first = [], line, True
+    while len(rest) > width:
+        cut = _break_at(rest, width, indent if not first else lead)
+        rows.append(rest[:cut].rstrip())
+        rest = " " * indent + rest[cut:].lstrip()
+        first = False
+    rows.append(rest)
+    return "\n".join(rows)
+
+
+def _break_at(text: str, width: int, start: int) -> int:
+    """Where to break ``text`` (see :func:`wrap_line`): an index in ``(start, width]``."""
+    depth, best, best_key = 0, None, None
+    for i, ch in enumerate(text[:width + 1]):
+        if ch in _OPEN:
+            depth += 1
+        elif ch in _CLOSE:
+            depth -= 1
+        if i <= start + 8:
+            continue
+        if text.startswith((" + ", " - "), i):
+            kind, at = 0, i          # the sign starts the next line
+        elif text.startswith(", ", i - 1) and ch == " ":
+            kind, at = 0, i          # after the comma
+        elif ch == " ":
+            kind, at = 1, i
+        else:
+            continue
+        if at > width:
+            break
+        key = (kind, depth, -at)
+        if best_key is None or key < best_key:
+            best, best_key = at, key
+    return best if best is not None else width
 
 
 _PLAIN_NAME = re.compile(r"^[A-Za-z]+(_[A-Za-z0-9]+)?$")
@@ -317,10 +371,20 @@ def _pretty_wrapped(expr, columns: int) -> tuple[str, int]:
     """``expr`` pretty-printed; a sum wider than ``columns`` is broken between its terms
     (each continuation line starts with the sign of its first term), never inside one."""
     lines, base = _pretty_block(expr)
-    if max(len(x) for x in lines) <= columns or not isinstance(expr, sp.Add):
+    if max(len(x) for x in lines) <= columns:
         return "\n".join(lines), base
-    rows, current = [], []
+    if isinstance(expr, sp.MatrixBase):
+        return _pretty_entries(expr, columns), 0
+    if isinstance(expr, sp.Mul) and any(isinstance(a, sp.Add) for a in expr.args):
+        expr = sp.expand(expr)  # one product too wide: its terms, to break between
+    if not isinstance(expr, sp.Add):
+        return "\n".join(lines), base
+    terms = []
     for term in sorted(expr.as_ordered_terms(), key=physical_origin):
+        wide = max(len(x) for x in _pretty_block(term)[0]) > columns
+        terms += sp.Add.make_args(sp.expand(term)) if wide and term.is_Mul else [term]
+    rows, current = [], []
+    for term in terms:
         trial = current + [term]
         block, _ = _pretty_block(sp.Add(*trial, evaluate=False))
         if current and max(len(x) for x in block) > columns:
@@ -342,6 +406,18 @@ def _pretty_wrapped(expr, columns: int) -> tuple[str, int]:
             first_base = base
         out.append("\n".join(block))
     return "\n".join(out), first_base
+
+
+def _pretty_entries(m: sp.MatrixBase, columns: int) -> str:
+    """A matrix too wide for ``columns``: its entries one per line, each as
+    ``(row, column)  entry`` (``[row]  entry`` for a column vector), each wrapped."""
+    out = []
+    for r in range(m.shape[0]):
+        for c in range(m.shape[1]):
+            label = f"[{r + 1}]  " if m.shape[1] == 1 else f"({r + 1},{c + 1})  "
+            text, base = _pretty_wrapped(m[r, c], max(20, columns - len(label)))
+            out.append(_on_baseline(label, text, base))
+    return "\n".join(out)
 
 
 def _on_baseline(prefix: str, text: str, row: int) -> str:
@@ -368,7 +444,8 @@ def to_pretty(eq: Equations, steps: bool = False, width: int = 100, shorthand: b
         if isinstance(expr, sp.MatrixBase) and expr.shape == (1, 1):
             expr = expr[0, 0]
         expr = expr.xreplace(names) if isinstance(expr, (sp.Basic, sp.MatrixBase)) else expr
-        return _pretty_wrapped(expr, columns)[0]
+        # a step's value stands after its left side, up to 26 columns in ("d/dt dL/dqd1 = ")
+        return _pretty_wrapped(expr, columns if not prepared else max(40, width - 26))[0]
 
     def show(prefix: str, expr) -> str:
         expr = rd(expr)
@@ -381,13 +458,14 @@ def to_pretty(eq: Equations, steps: bool = False, width: int = 100, shorthand: b
         return block[0] if len(block) == 1 else plain(expr)
 
     fmt.show = show
-    lines = _header_lines(eq) + _definition_lines(rd, one_line, width=max(40, width - 4))
+    lines = [wrap_line(x, width) for x in _header_lines(eq)]
+    lines += _definition_lines(rd, one_line, width=max(40, width - 4))
     if steps:
         lines += _text_steps(eq, lambda expr: fmt(expr, prepared=True), prep=rd,
                              words=_pretty_words(eq, names))
         lines += ["", "Result"]
     lines += _text_equations(eq, fmt)
-    return "\n".join(lines) + "\n"
+    return "\n".join(x.rstrip() for x in "\n".join(lines).split("\n")) + "\n"
 
 
 # -- LaTeX -------------------------------------------------------------------------------
