@@ -52,6 +52,15 @@ class RawStep:
     latex_formula: str = ""
 
 
+@dataclass(frozen=True)
+class PlusExpr:
+    """A step's value that is a polynomial plus a SymPy expression the ring does not hold
+    (friction's ``F_s sign(qd)``): printed as ``textbook(poly) + extra``."""
+
+    poly: Any
+    extra: Any
+
+
 @dataclass
 class Derivation:
     """The results of one route, as polynomials of ``ring`` (0-based indices)."""

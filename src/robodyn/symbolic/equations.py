@@ -22,7 +22,7 @@ from sympy.polys.rings import PolyElement
 from ..core.errors import InputError, ModelError
 from ..model.chain import Chain
 from ..model.expressions import number
-from .derivation import SECTION_GIVEN, Derivation, RawStep, given_steps
+from .derivation import SECTION_GIVEN, Derivation, PlusExpr, RawStep, given_steps
 from .numeric import NumericEquations
 from .simplify import polys_equal, textbook, textbook_matrix, trig_form
 
@@ -275,11 +275,21 @@ class Equations:
 
     @cached_property
     def potential_energy(self) -> sp.Expr:
-        return self._tb(self._d.potential)
+        """``U(q)``; zero at :attr:`potential_zero` where the model sets one (``U -
+        U(q0)``: a constant, so ``tau`` is the same)."""
+        return self._tb(self._d.potential) - self._potential_shift
 
     @cached_property
     def lagrangian(self) -> sp.Expr:
-        return self._tb(self._d.kinetic - self._d.potential)
+        return self._tb(self._d.kinetic - self._d.potential) + self._potential_shift
+
+    @cached_property
+    def _potential_shift(self) -> sp.Expr:
+        """``U(q0)`` at the configuration :attr:`potential_zero` (0 without one)."""
+        if not self.potential_zero or self._d.potential is None:
+            return sp.Integer(0)
+        U = self._tb(self._d.potential)
+        return sp.simplify(U.subs(dict(zip(self.q, self.potential_zero, strict=True))))
 
     @cached_property
     def christoffel(self) -> tuple:
@@ -301,7 +311,27 @@ class Equations:
         """The derivation, step by step (see :class:`Step`), ending with M, C, g, tau."""
         given = given_steps(self._d, self.dh_rows, self.convention)
         out = [self._step(s) for s in given + self._d.steps]
-        return self._distinct_names(out + self._closing_steps())
+        return self._distinct_names(self._shifted(out) + self._closing_steps())
+
+    def _shifted(self, steps: list[Step]) -> list[Step]:
+        """The energy steps with ``U`` zero at :attr:`potential_zero`: ``U - U(q0)`` and
+        ``L = K - U`` with it (lecture 15's reference ``U_ref``, seed 002's
+        ``U = m g l (1 - cos q)``)."""
+        shift = self._potential_shift
+        if shift == 0:
+            return steps
+        q0 = ", ".join(str(x) for x in self.potential_zero)
+        out = []
+        for step in steps:
+            if step.lhs == "U" and step.section != SECTION_GIVEN:
+                out.append(step)
+                step = replace(step, title=f"Potential energy with its zero at q = [{q0}]",
+                               expression=step.expression - shift, formula=f"U - U([{q0}])",
+                               latex_formula=r"U - U(q_0)")
+            elif step.lhs == "L":
+                step = replace(step, expression=step.expression + shift)
+            out.append(step)
+        return out
 
     def _distinct_names(self, steps: list[Step]) -> list[Step]:
         """``steps`` with every left side that prints like one of the model's symbols
@@ -338,6 +368,8 @@ class Equations:
     def _value(self, value):
         if isinstance(value, PolyElement):
             return self._tb(value)
+        if isinstance(value, PlusExpr):
+            return self._tb(value.poly) + value.extra
         if isinstance(value, tuple):
             return self._column(value)
         if isinstance(value, list):

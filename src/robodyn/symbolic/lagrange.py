@@ -25,8 +25,20 @@ from dataclasses import replace
 from sympy import QQ
 
 from ..core import linalg3 as la
+from ..dynamics.friction import friction_torques
+from ..dynamics.ops import SYMPY
 from ..model.chain import REVOLUTE, Chain
-from .derivation import Derivation, RawStep, finish, poly, pose_list, potential_energy, vec
+from ..model.expressions import to_sympy
+from .derivation import (
+    Derivation,
+    PlusExpr,
+    RawStep,
+    finish,
+    poly,
+    pose_list,
+    potential_energy,
+    vec,
+)
 from .ring.trig_ring import TrigRing
 
 SECTION_KINEMATICS = "Kinematics of the centres of mass (base frame)"
@@ -58,7 +70,8 @@ _STEPS = {
     "U_link": (SECTION_ENERGY, "Potential energy of link {k}", "U_{k}", "U_{{{k}}}",
                "-m_{k} g0^T p_c{k}", r"-m_{{{k}}}\, g_0^T p_{{c{k}}}"),
     "K": (SECTION_ENERGY, "Kinetic energy", "K", "K", "{K_sum}", "{K_sum_latex}"),
-    "U": (SECTION_ENERGY, "Potential energy", "U", "U", "{U_sum}", "{U_sum_latex}"),
+    "U": (SECTION_ENERGY, "Potential energy (a constant in U, its zero, does not change tau)",
+          "U", "U", "{U_sum}", "{U_sum_latex}"),
     "L": (SECTION_ENERGY, "Lagrangian", "L", "L", "K - U", "K - U"),
     "dL_dqd": (SECTION_EL, "Joint {k}: derivative of L with respect to qd{k}", "dL/dqd{k}",
                "{dqd}", "", ""),
@@ -90,6 +103,7 @@ def lagrange_euler(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Der
     ``z_{j-1}``, as the steps then say)."""
     n = chain.dof
     K, U, steps, chain_r, q_args = energies(chain, ring, bool(standard_dh))
+    friction = [to_sympy(f) for f in friction_torques(chain, ring.qd, SYMPY)]
     L = K - U
     steps.append(_step("L", L))
 
@@ -102,11 +116,24 @@ def lagrange_euler(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Der
         tau_i = ring.reduce(ddt - dL_dq)
         tau.append(tau_i)
         last = _step("tau", tau_i, k)
-        if chain.links[i].joint.type != REVOLUTE:  # a prismatic joint's tau is a force
+        prismatic = chain.links[i].joint.type != REVOLUTE
+        if prismatic:  # a prismatic joint's tau is a force
             last = replace(last, title=f"Joint {k}: force (prismatic joint; without friction)",
                            lhs=f"f{k}", latex_lhs=f"f_{{{k}}}")
         steps += [_step("dL_dqd", dL_dqd, k), _step("ddt_dL_dqd", ddt, k),
-                  _step("dL_dq", dL_dq, k), last]
+                  _step("dL_dq", dL_dq, k)]
+        if friction[i] != 0:  # seed 002: Lagrange gives xi = tau - F qd, not tau
+            steps.append(replace(last, title=f"Joint {k}: generalised force (Lagrange's "
+                                 "equation: actuation minus friction)",
+                                 lhs=f"xi{k}", latex_lhs=rf"\xi_{{{k}}}"))
+            what = "force" if prismatic else "torque"
+            steps.append(RawStep(
+                SECTION_EL, f"Joint {k}: actuation {what}, from xi_{k} = tau_{k} - friction_{k} "
+                "(friction opposes the motion)", f"tau{k}", rf"\tau_{{{k}}}",
+                PlusExpr(tau_i, friction[i]), f"xi{k} + friction_{k}",
+                rf"\xi_{{{k}}} + \tau_{{f,{k}}}"))
+        else:
+            steps.append(last)
 
     d = Derivation(method="lagrange", ring=ring, chain=chain, tau=tau, kinetic=K, potential=U,
                    steps=steps)
