@@ -513,7 +513,30 @@ def symbol_names(eq: Equations) -> dict:
             names[s] = display_tex(display[s.name])
         elif not _IDENTIFIER.match(s.name):  # a symbol made in Python: shown as text
             names[s] = rf"\text{{{tex_escape(s.name)}}}"
+        elif book_name(s.name):
+            names[s] = book_name(s.name)
     return names
+
+
+_BOOK_NAME = re.compile(r"^([A-Za-z])([a-z]{1,2})(\d+)$")
+#: Subscripts that books write with a comma before the link's index (``I_{zz,1}``).
+_AXIS_SUBSCRIPTS = {"xx", "yy", "zz", "xy", "xz", "yz", "v", "s", "m"}
+
+
+def book_name(name: str) -> str:
+    """A parameter's LaTeX as the books write it, where its name is a letter, a short
+    lowercase tag and a link index: ``Izz1`` as ``I_{zz,1}``, ``Fv2`` as ``F_{v,2}``,
+    ``Jm1`` as ``J_{m,1}``, ``ml2`` as ``m_{l_2}``, ``Il1`` as ``I_{l_1}`` (Siciliano's
+    ``m_{l_i}``); empty for any other name (SymPy's own LaTeX: ``m1`` as ``m_{1}``)."""
+    m = _BOOK_NAME.match(name)
+    if not m:
+        return ""
+    head, tag, index = m.groups()
+    if tag in _AXIS_SUBSCRIPTS:
+        return f"{head}_{{{tag},{index}}}"
+    if tag == "l":
+        return f"{head}_{{l_{{{index}}}}}"
+    return ""
 
 
 class _LatexPrinter(_OriginOrder, LatexPrinter):
@@ -677,6 +700,46 @@ def tex_escape(text: str) -> str:
     return "".join(_TEX_TEXT.get(ch, ch) for ch in visible(text))
 
 
+#: What a title writes as math: ``N + N^T``, ``dM/dt - 2C``, ``qd1``, ``c_112``, ``R_1^T``.
+_TITLE_MATH = re.compile(r"(?P<sym>\b[A-Z] \+ [A-Z]\^T\b)|(?P<mdot>\bdM/dt - 2C\b)"
+                         r"|(?P<joint>\b(?:qdd|qd|q)\d+\b)|(?P<word>\b(?:qdd|qd|tau|xi)\b)"
+                         r"|(?P<sub>\b[A-Za-z]+_(?:\([a-z0-9+-]+\)|[A-Za-z0-9]+)(?:\^T)?)")
+
+
+def title_tex(eq: Equations, title: str, markdown: bool = False) -> str:
+    """A step's title or a section heading as LaTeX text (Markdown with ``markdown``),
+    escaped, with its math as math: ``qd1`` as :math:`\\dot q_1` (or the model's
+    display name), ``c_112`` as :math:`c_{112}`, ``N + N^T`` as :math:`N + N^T`, so that
+    no ASCII notation (``qd1``, ``N + N\\^{}T``) is left in a heading."""
+    escape = md_escape if markdown else tex_escape
+    joints = {}
+    for i in range(eq.dof):
+        joints.update({f"q{i + 1}": eq.q[i], f"qd{i + 1}": eq.qd[i],
+                       f"qdd{i + 1}": eq.qdd[i]})
+    out, at = [], 0
+    for m in _TITLE_MATH.finditer(title):
+        out.append(escape(title[at:m.start()]))
+        text = m.group(0)
+        if m.group("joint"):
+            tex = tex_of(eq, joints[text]) if text in joints else None
+        elif m.group("word"):
+            tex = {"qdd": r"\ddot q", "qd": r"\dot q", "tau": r"\tau", "xi": r"\xi"}[text]
+        elif m.group("mdot"):
+            tex = r"\dot M - 2C"
+        elif m.group("sym"):
+            tex = text
+        else:
+            head, _, sub = text.partition("_")
+            transpose = sub.endswith("^T")
+            sub = sub.removesuffix("^T").strip("()")
+            tex = (rf"{head}_{{{sub}}}" + ("^T" if transpose else "")
+                   if _IDENTIFIER.match(head) and re.match(r"^[A-Za-z0-9+-]+$", sub) else None)
+        out.append(f"${tex}$" if tex else escape(text))
+        at = m.end()
+    out.append(escape(title[at:]))
+    return "".join(out)
+
+
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#+!|$~&])")
 
 
@@ -720,8 +783,8 @@ def to_latex(eq: Equations, steps: bool = False, document: bool = False,
         for k, step in enumerate(eq.steps, start=1):
             if step.section != section:
                 section = step.section
-                out.append(f"\\subsubsection*{{{tex_escape(section)}}}")
-            out.append(f"\\paragraph{{({k}) {tex_escape(step.title)}}}")
+                out.append(f"\\subsubsection*{{{title_tex(eq, section)}}}")
+            out.append(f"\\paragraph{{({k}) {title_tex(eq, step.title)}}}")
             lhs = step.latex_lhs or rf"\text{{{tex_escape(step.lhs)}}}"
             out.append(tex_lines(eq, lhs, rd.step(step), step.latex_formula))
     out.append("\\subsection*{Result}")
@@ -738,6 +801,13 @@ def to_latex(eq: Equations, steps: bool = False, document: bool = False,
 
 # -- Markdown ----------------------------------------------------------------------------
 def markdown_math(eq: Equations, lhs: str, expr, formula: str = "") -> str:
+    """``$$lhs = formula = expr$$``; a long one broken over lines in ``aligned`` (as
+    :func:`tex_lines` breaks it), a big matrix entry by entry."""
+    if len(tex_of(eq, expr)) + len(formula) > _LINE:
+        body = tex_lines(eq, lhs, expr, formula)
+        if body.count("\\begin{align*}") == 1:
+            inner = body.removeprefix("\\begin{align*}\n").removesuffix("\n\\end{align*}")
+            return "$$\\begin{aligned}\n" + inner + "\n\\end{aligned}$$"
     if isinstance(expr, sp.MatrixBase) and len(tex_of(eq, expr)) > 4 * _LINE:
         lines = []
         for r in range(expr.shape[0]):
@@ -770,8 +840,8 @@ def to_markdown(eq: Equations, steps: bool = False, shorthand: bool = True,
         for k, step in enumerate(eq.steps, start=1):
             if step.section != section:
                 section = step.section
-                out += [f"### {section}", ""]
-            out += [f"**({k}) {step.title}**", "",
+                out += [f"### {title_tex(eq, section, markdown=True)}", ""]
+            out += [f"**({k}) {title_tex(eq, step.title, markdown=True)}**", "",
                     markdown_math(eq, step.latex_lhs or step.lhs, rd.step(step),
                              step.latex_formula), ""]
     out += ["## Result", ""]
