@@ -82,8 +82,8 @@ def test_lagrange_steps_are_those_written_by_hand():
     eq = equations(rd.load("rp-arm"))
     lhs = [s.lhs for s in eq.steps]
     for name in ("K_1", "U_1", "K_2", "U_2", "K", "U", "L", "dL/dqd1", "d/dt dL/dqd1",
-                 "dL/dq1", "tau1", "dL/dqd2", "d/dt dL/dqd2", "dL/dq2", "tau2", "M", "c_112",
-                 "c_211", "C", "g", "tau"):
+                 "dL/dq1", "tau1", "dL/dqd2", "d/dt dL/dqd2", "dL/dq2", "f2", "M", "c_112",
+                 "c_211", "C", "g(q)", "tau"):  # f2: joint 2 is prismatic, g(q): g is m's
         assert name in lhs, name
     assert lhs.index("K_1") < lhs.index("L") < lhs.index("dL/dqd1") < lhs.index("d/dt dL/dqd1")
     assert lhs.index("dL/dq1") < lhs.index("tau1") < lhs.index("M") < lhs.index("c_112")
@@ -238,7 +238,7 @@ def test_equations_are_complete_when_made():
     eq = equations(robot)
     assert eq.dh_rows == robot.dh_rows and len(eq.dh_rows) == 2
     assert eq.convention == robot.convention == "standard"
-    assert eq.frames_note.startswith("standard DH: link frame i is frame i-1 turned by joint i")
+    assert eq.frames_note.startswith("standard DH (Siciliano): link frame i is DH frame i")
     assert dict(eq.display) == {"q1": "theta_1", "q2": "d_2"}
     assert eq.tex_names[eq.q[0]] == r"\theta_{1}" and eq.tex_names[eq.qd[1]] == r"\dot{d}_{2}"
     for name in ("dh_rows", "convention", "frames_note", "display", "user_terms"):
@@ -297,7 +297,9 @@ def test_pretty_output_is_math_wrapped_between_terms(capsys):
     body = out.split("= tau")[1]
     assert "q̇₁" in body and "sin(q₂)" in body and "qd1" not in body
     assert max(len(line) for line in body.splitlines()) <= 75   # tau1 broken between terms
-    assert "  tau1 = c₂⋅g⋅m₂⋅cos(q₁ + q₂)" in body and "\n         + q̈₁⋅" in body
+    # inertial terms first, gravity last (issue 17: ordered by physical origin)
+    assert "  tau1 = I₁⋅q̈₁" in body and "+ c₂⋅g⋅m₂⋅cos(q₁ + q₂)\n" in body
+    assert "\n         + " in body
     # in a pipe (not a terminal) derive prints the plain form that reads back
     code, text = run(capsys, "planar-2r")
     assert code == 0 and "qd1" in text and "q̇" not in text

@@ -166,7 +166,7 @@ def equations(robot, method: str = "lagrange", *, values: Any = None,
     eq = Equations(derivation, name=name, defaults=defaults, dh_rows=dh_rows,
                    convention=convention,
                    display=dict(getattr(provenance, "display", ()) or ()),
-                   user_terms=_declared_terms(provenance, chain))
+                   model_terms=_declared_terms(provenance, chain))
     zero = tuple(getattr(provenance, "potential_zero", ()) or ())
     if len(zero) == eq.dof:
         eq.potential_zero = zero

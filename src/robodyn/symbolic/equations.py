@@ -135,7 +135,8 @@ class Equations:
     def __init__(self, derivation: Derivation, name: str = "robot",
                  defaults: Mapping[str, float] | None = None, *, dh_rows: tuple = (),
                  convention: str | None = None, display: Mapping[str, str] | None = None,
-                 user_terms: Mapping[str, sp.Expr] | None = None):
+                 user_terms: Mapping[str, sp.Expr] | None = None,
+                 model_terms: Mapping[str, sp.Expr] | None = None):
         self._d = derivation
         self.name = name
         self.method = derivation.method
@@ -153,6 +154,7 @@ class Equations:
         self._convention = convention
         self._display = MappingProxyType(dict(display or {}))
         self._user_terms = MappingProxyType(dict(user_terms or {}))
+        self._model_terms = MappingProxyType(dict(model_terms or {}))
         #: whether the named terms are printed into the Newton–Euler recursion's steps too
         #: (:meth:`name_terms` with ``steps=True``); by default only from ``C`` on
         self.terms_in_steps = False
@@ -183,6 +185,12 @@ class Equations:
     def user_terms(self) -> Mapping[str, sp.Expr]:
         """Terms named by the user (:meth:`name_terms`), for printing only."""
         return self._user_terms
+
+    @property
+    def model_terms(self) -> Mapping[str, sp.Expr]:
+        """Terms the model file declares (``terms: {h: m2*l1*c2*sin(q2)}``), printed with
+        the shorthand (``shorthand=True``), with the sign given."""
+        return self._model_terms
 
     @cached_property
     def tex_names(self) -> Mapping[sp.Symbol, str]:
@@ -342,7 +350,7 @@ class Equations:
             return "".join(ch for ch in str(name) if ch not in "_{}\\ ")
 
         taken = {bare(s.name) for s in self.params} | {bare(v) for v in self.display.values()}
-        taken |= {bare(k) for k in self.user_terms}
+        taken |= {bare(k) for k in self.user_terms} | {bare(k) for k in self.model_terms}
         out = []
         for step in steps:
             mine = bare(step.lhs)

@@ -89,6 +89,8 @@ class Readable:
         if named:
             terms = dict(getattr(eq, "user_terms", {}) or {})
             if shorthand:
+                for k, v in (getattr(eq, "model_terms", {}) or {}).items():
+                    terms.setdefault(k, v)
                 declared = list(terms.values())
                 for k, v in eq.named_terms().items():
                     # the model's own h (with its sign) wins over the one found

@@ -281,8 +281,10 @@ def wrap_line(line: str, width: int = TEXT_WIDTH) -> str:
 
 
 def _break_at(text: str, width: int, start: int) -> int:
-    """Where to break ``text`` (see :func:`wrap_line`): an index in ``(start, width]``."""
-    depth, best, best_key = 0, None, None
+    """Where to break ``text`` (see :func:`wrap_line`): an index in ``(start, width]``,
+    the shallowest place in the second half of the room (after a comma before a sign,
+    before a space), else the last place there is."""
+    depth, places = 0, []
     for i, ch in enumerate(text[:width + 1]):
         if ch in _OPEN:
             depth += 1
@@ -290,20 +292,20 @@ def _break_at(text: str, width: int, start: int) -> int:
             depth -= 1
         if i <= start + 8:
             continue
-        if text.startswith((" + ", " - "), i):
-            kind, at = 0, i          # the sign starts the next line
-        elif text.startswith(", ", i - 1) and ch == " ":
-            kind, at = 0, i          # after the comma
+        if text.startswith(", ", i - 1) and ch == " ":
+            kind = 0                 # after the comma
+        elif text.startswith((" + ", " - "), i):
+            kind = 1                 # the sign starts the next line
         elif ch == " ":
-            kind, at = 1, i
+            kind = 2
         else:
             continue
-        if at > width:
-            break
-        key = (kind, depth, -at)
-        if best_key is None or key < best_key:
-            best, best_key = at, key
-    return best if best is not None else width
+        places.append((depth, kind, -i))
+    if not places:
+        return width
+    half = start + (width - start) // 2
+    late = [p for p in places if -p[2] >= half]
+    return -min(late or places)[2]
 
 
 _PLAIN_NAME = re.compile(r"^[A-Za-z]+(_[A-Za-z0-9]+)?$")
@@ -336,7 +338,7 @@ def _pretty_symbols(eq: Equations) -> dict:
     return table
 
 
-_NAME_WORD = re.compile(r"\b(qdd|qd|q)(\d+)\b")
+_NAME_WORD = re.compile(r"\b(d?)(qdd|qd|q)(\d+)\b")  # dL/dqd1: d, then qd1
 
 
 def _pretty_words(eq: Equations, names: dict):
@@ -348,8 +350,10 @@ def _pretty_words(eq: Equations, names: dict):
             table[(kind, str(i + 1))] = sp.pretty(names[sym], use_unicode=True)
 
     def words(text: str) -> str:
-        return _NAME_WORD.sub(lambda m: table.get((m.group(1), m.group(2)), m.group(0)),
-                              text)
+        def one(m):
+            name = table.get((m.group(2), m.group(3)))
+            return m.group(1) + name if name else m.group(0)
+        return _NAME_WORD.sub(one, text)
     return words
 
 
