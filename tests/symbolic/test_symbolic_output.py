@@ -333,7 +333,8 @@ def _small(diff) -> bool:
     return all(value(sp.expand(x)) < 1e-12 for x in diff)
 
 
-@pytest.mark.parametrize("name", rd.models.names())
+@pytest.mark.parametrize("name", [pytest.param(m, marks=pytest.mark.slow) if m == "puma560"
+                                  else m for m in rd.models.names()])
 def test_given_data_of_every_builtin_equal_its_model_file(name):
     """The Given section lists each link's mass, COM vector and inertia tensor in the
     frames of the model file (standard DH: DH frame i, at the distal end of link i), and
@@ -378,8 +379,11 @@ def test_given_data_of_every_builtin_equal_its_model_file(name):
         assert _small(sp.Matrix(given[f"A_{k}"]) - A), (name, k)
 
 
-@pytest.mark.parametrize("name", [m for m in rd.models.names()
-                                  if _file_inertials(m)[0] == "standard"])
+@pytest.mark.parametrize("name", [
+    pytest.param(m, marks=[pytest.mark.slow, pytest.mark.skipif(
+        not os.environ.get("ROBODYN_SLOW_TESTS"), reason="about 6 s; set ROBODYN_SLOW_TESTS=1")])
+    if m == "puma560" else m
+    for m in rd.models.names() if _file_inertials(m)[0] == "standard"])
 def test_siciliano_recursion_gives_the_cores_torques(name):
     """The steps of a standard-DH model follow Siciliano §7.5 in the DH frames; the
     torques of that recursion are the core's, identically in the ring."""

@@ -462,11 +462,13 @@ def to_pretty(eq: Equations, steps: bool = False, width: int = 100, shorthand: b
         return block[0] if len(block) == 1 else plain(expr)
 
     fmt.show = show
-    lines = [wrap_line(x, width) for x in _header_lines(eq)]
+    words = _pretty_words(eq, names)
+    lines = [wrap_line(words(x) if x.startswith("  joints:") else x, width)
+             for x in _header_lines(eq)]
     lines += _definition_lines(rd, one_line, width=max(40, width - 4))
     if steps:
         lines += _text_steps(eq, lambda expr: fmt(expr, prepared=True), prep=rd,
-                             words=_pretty_words(eq, names))
+                             words=words)
         lines += ["", "Result"]
     lines += _text_equations(eq, fmt)
     return "\n".join(x.rstrip() for x in "\n".join(lines).split("\n")) + "\n"
