@@ -14,6 +14,7 @@ rounded to that many significant digits); see :mod:`.readable`.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import TYPE_CHECKING
@@ -46,6 +47,7 @@ def method_name(eq: Equations) -> str:
 _RATE_NAME = re.compile(r"^(qdd|qddot_|qd|qdot_)\d+$")
 
 
+@functools.lru_cache(maxsize=100_000)
 def physical_origin(term) -> int:
     """Where a term of a sum comes from, as the books order them: 0 inertial (an
     acceleration ``qdd``), 1 Coriolis/centrifugal (rates ``qd``), 2 gravity and the rest
