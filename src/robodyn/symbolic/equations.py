@@ -47,14 +47,15 @@ _M_STEP = {
                "M_ij = d^2 K / (dqd_i dqd_j)",
                r"M_{ij} = \partial^2 K/\partial\dot q_i\,\partial\dot q_j"),
     "jacobian": ("Inertia matrix from the Jacobians", "B",
-                 r"B = \sum_i m_i J_P^{(i)T} J_P^{(i)} + J_O^{(i)T} R_i I_i R_i^T J_O^{(i)}"),
+                 r"B = \sum_i m_i (J_P^{l_i})^T J_P^{l_i} + (J_\theta^{l_i})^T R_i I_i R_i^T "
+                 r"J_\theta^{l_i}"),
 }
 #: The closing step of g per route: (formula, LaTeX lhs, LaTeX formula).
 _G_FORMULA = {
     "euler-lagrange": ("dU/dq", "g", r"\partial U/\partial q"),
     "energy": ("dU/dq", "g", r"\partial U/\partial q"),
-    "jacobian": ("g_i = -sum_j m_j g0^T J_P,i^(j)", "g",
-                 r"g_i = -\sum_j m_j \mathbf{g}_0^T J_{P,i}^{(j)}"),
+    "jacobian": ("g_i = -sum_j m_j g0^T J_P,i^(lj)", "g",
+                 r"g_i = -\sum_j m_j \mathbf{g}_0^T J_{P_i}^{l_j}"),
     "newton-euler": ("tau(q, qd = 0, qdd = 0)", "g", r"\tau(q, 0, 0)"),
 }
 
