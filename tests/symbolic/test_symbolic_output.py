@@ -65,11 +65,16 @@ def test_given_section_comes_first_with_the_lecture_data(method):
     assert sp.simplify(given["A_1"] * given["A_2"] - T2) == sp.zeros(4, 4)
     assert given["m_2"] == m2 and given["c_2"] == sp.zeros(3, 1)
     assert given["g0"] == sp.Matrix([0, -g, 0])
-    if method == "newton-euler":
-        assert given["vd_0"] == sp.Matrix([0, g, 0])
-        assert given["w_0 = wd_0"] == sp.zeros(3, 1) and given["f_3 = n_3"] == sp.zeros(3, 1)
+    # the file's frames (standard DH, Siciliano): COM of link 1 at l1 along z1, the tensor
+    # as listed, [Iyy1, Izz1, Ixx1]
+    Iyy1, Izz1, Ixx1, l1 = sp.symbols("Iyy1 Izz1 Ixx1 l1")
+    assert given["c_1"] == sp.Matrix([0, 0, l1])
+    assert given["I_1"] == sp.diag(Iyy1, Izz1, Ixx1)
+    if method == "newton-euler":  # Siciliano's names: pdd_0 = -g0, f_3 = mu_3 = 0
+        assert given["pdd_0"] == sp.Matrix([0, g, 0])
+        assert given["w_0 = wd_0"] == sp.zeros(3, 1) and given["f_3 = mu_3"] == sp.zeros(3, 1)
     else:
-        assert "vd_0" not in given
+        assert "pdd_0" not in given
 
 
 def test_lagrange_steps_are_those_written_by_hand():
@@ -78,8 +83,8 @@ def test_lagrange_steps_are_those_written_by_hand():
     eq = equations(rd.load("rp-arm"))
     lhs = [s.lhs for s in eq.steps]
     for name in ("K_1", "U_1", "K_2", "U_2", "K", "U", "L", "dL/dqd1", "d/dt dL/dqd1",
-                 "dL/dq1", "tau1", "dL/dqd2", "d/dt dL/dqd2", "dL/dq2", "tau2", "M", "c_112",
-                 "c_211", "C", "g", "tau"):
+                 "dL/dq1", "tau1", "dL/dqd2", "d/dt dL/dqd2", "dL/dq2", "f2", "M", "c_112",
+                 "c_211", "C", "g(q)", "tau"):  # f2: joint 2 is prismatic, g(q): g is m's
         assert name in lhs, name
     assert lhs.index("K_1") < lhs.index("L") < lhs.index("dL/dqd1") < lhs.index("d/dt dL/dqd1")
     assert lhs.index("dL/dq1") < lhs.index("tau1") < lhs.index("M") < lhs.index("c_112")
@@ -95,20 +100,43 @@ def test_lagrange_steps_are_those_written_by_hand():
     assert isinstance(eq.steps[0], Step) and title and expression is not None
 
 
-def test_newton_euler_steps_follow_the_lecture():
+def test_newton_euler_steps_of_standard_dh_follow_siciliano():
+    """rp-arm (standard DH): Siciliano §7.5 in the DH frames, forward omega, domega, ddp,
+    ddp_C, backward f, mu, tau; omega_1^1 = R_1^T (omega_0 + th1' z_0) = [0, th1', 0]
+    (z_0 is DH frame 1's y axis: alpha_1 = pi/2), r_12^2 = [0, 0, d2]."""
     eq = equations(rd.load("rp-arm"), method="newton-euler")
+    lhs = [s.lhs for s in eq.steps]
+    forward = ["w_1", "wd_1", "pdd_1", "pddc_1", "w_2", "wd_2", "pdd_2", "pddc_2"]
+    backward = ["f_2", "mu_2", "tau2", "f_1", "mu_1", "tau1"]
+    positions = [lhs.index(x) for x in ["pdd_0", "R_1", "r_01", "R_2", "r_12", *forward,
+                                        *backward]]
+    assert positions == sorted(positions)
+    assert not {"vd_1", "vdc_1", "F_1", "N_1", "n_1"} & set(lhs)  # Craig's names are gone
+    sections = {s.section for s in eq.steps}
+    assert any("Forward recursion" in s for s in sections)
+    assert any("Backward recursion" in s for s in sections)
+    steps = {s.lhs: s for s in eq.steps}
+    qd1, q2 = eq.qd[0], eq.q[1]
+    assert steps["pdd_0"].expression == sp.Matrix([0, sp.Symbol("g"), 0])  # -g0, upward
+    assert steps["w_1"].expression == sp.Matrix([0, qd1, 0])
+    assert "R_1^T (w_0 + qd1 z_0)" in steps["w_1"].formula
+    assert steps["r_12"].expression == sp.Matrix([0, 0, q2])
+    assert steps["tau2"].formula == "f_2^T R_2^T z_0"  # prismatic: the force along z_1
+
+
+def test_newton_euler_of_modified_dh_stays_craigs():
+    """planar-2r-point-mass (modified DH, lecture 15's example 2): Craig's recursion,
+    outward w, wd, vd, vdc, F, N, inward f, n, tau, in the order of the lecture."""
+    eq = equations(rd.load("planar-2r-point-mass"), method="newton-euler")
     lhs = [s.lhs for s in eq.steps]
     outward = ["w_1", "wd_1", "vd_1", "vdc_1", "F_1", "N_1", "w_2", "wd_2", "vd_2", "vdc_2",
                "F_2", "N_2"]
     inward = ["f_2", "n_2", "tau2", "f_1", "n_1", "tau1"]
     positions = [lhs.index(x) for x in ["vd_0", *outward, *inward]]
     assert positions == sorted(positions)
-    sections = {s.section for s in eq.steps}
-    assert any("Outward" in s for s in sections) and any("Inward" in s for s in sections)
     steps = {s.lhs: s for s in eq.steps}
-    assert steps["vd_0"].expression == sp.Matrix([0, sp.Symbol("g"), 0])  # -g0, upward
-    assert steps["w_1"].expression == sp.Matrix([0, 0, eq.qd[0]])
     assert "R_1^T w_0 + qd1 z_1" in steps["w_1"].formula
+    assert steps["w_1"].expression == sp.Matrix([0, 0, eq.qd[0]])
 
 
 def parse_doubles(text: str):
@@ -240,7 +268,7 @@ def test_equations_are_complete_when_made():
     eq = equations(robot)
     assert eq.dh_rows == robot.dh_rows and len(eq.dh_rows) == 2
     assert eq.convention == robot.convention == "standard"
-    assert eq.frames_note.startswith("standard DH: link frame i is frame i-1 turned by joint i")
+    assert eq.frames_note.startswith("standard DH (Siciliano): link frame i is DH frame i")
     assert dict(eq.display) == {"q1": "theta_1", "q2": "d_2"}
     assert eq.tex_names[eq.q[0]] == r"\theta_{1}" and eq.tex_names[eq.qd[1]] == r"\dot{d}_{2}"
     for name in ("dh_rows", "convention", "frames_note", "display", "user_terms"):
@@ -284,7 +312,9 @@ def test_numbers_print_as_the_model_wrote_them():
                                     "com": [-0.1, 0, 0]}], "gravity": [0, -9.81, 0]})
     text = equations(from_source(model)).text(steps=True)
     # the COM at 0.3 - 0.1 from the joint, the rounding of the subtraction not shown
-    assert "c_1 = [0.2, 0, 0]^T" in text and "0.1999" not in text
+    assert "c_1 = [-0.1, 0, 0]^T" in text  # in DH frame 1, as the file writes it
+    assert "p_c1 = o_1 + R_1 c_1\n           = [0.2*cos(q1), 0.2*sin(q1), 0]^T" in text
+    assert "0.1999" not in text
     assert "g0 = [0, -9.81, 0]" in text and "m_1 = 2.5" in text
     assert "tau1 = 0.1*qdd1 + 4.905*cos(q1)" in text
 
@@ -297,30 +327,107 @@ def test_pretty_output_is_math_wrapped_between_terms(capsys):
     body = out.split("= tau")[1]
     assert "q̇₁" in body and "sin(q₂)" in body and "qd1" not in body
     assert max(len(line) for line in body.splitlines()) <= 75   # tau1 broken between terms
-    assert "  tau1 = c₂⋅g⋅m₂⋅cos(q₁ + q₂)" in body and "\n         + q̈₁⋅" in body
+    # inertial terms first, gravity last (issue 17: ordered by physical origin)
+    assert "  tau1 = I₁⋅q̈₁" in body and "+ c₂⋅g⋅m₂⋅cos(q₁ + q₂)\n" in body
+    assert "\n         + " in body
     # in a pipe (not a terminal) derive prints the plain form that reads back
     code, text = run(capsys, "planar-2r")
     assert code == 0 and "qd1" in text and "q̇" not in text
 
 
-def test_standard_dh_newton_euler_shows_the_constant_frame_transforms():
-    """Standard DH: the recursion's frame k sits on joint k; the DH frame k is X_k away,
-    X_k = Tz(d_k) Tx(a_k) Rx(alpha_k) (revolute) or Rz(theta_k) Tx(a_k) Rx(alpha_k)
-    (prismatic). Checked against the chain: X_k places joint k+1's frame, X_n is the tip."""
-    robot = rd.load("rp-arm")
-    eq = robot.equations(method="newton-euler")
-    xs = {step.lhs: step for step in eq.steps if step.lhs.startswith("X_")}
-    assert sorted(xs) == ["X_1", "X_2"]
-    chain = robot.chain
+BUILTIN = TESTS.parent / "src" / "robodyn" / "model" / "builtin"
 
-    def homogeneous(t):
-        return sp.Matrix([[*t.rotation[r], t.translation[r]] for r in range(3)] + [[0, 0, 0, 1]])
 
-    placement = homogeneous(chain.links[1].joint.placement)
-    assert sp.simplify(sp.Matrix(xs["X_1"].expression) - placement) == sp.zeros(4, 4)
-    assert sp.simplify(sp.Matrix(xs["X_2"].expression) - homogeneous(chain.tip)) == sp.zeros(4, 4)
-    lagrange = robot.equations(method="lagrange")
-    assert not any(step.lhs.startswith("X_") for step in lagrange.steps)
+def _file_inertials(name):
+    """Each link's mass, COM and inertia tensor as the built-in's model file writes them."""
+    import yaml
+
+    from robodyn.model.expressions import parse_expression
+
+    data = yaml.safe_load((BUILTIN / f"{name}.yaml").read_text())
+    out = []
+    for link in data["links"]:
+        xx, yy, zz, xy, xz, yz = (parse_expression(x, "inertia")
+                                  for x in link.get("inertia", [0] * 6))
+        out.append((parse_expression(link["mass"], "mass"),
+                    sp.Matrix([parse_expression(x, "com") for x in link.get("com", [0] * 3)]),
+                    sp.Matrix([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])))
+    return data.get("dh", "standard"), data["links"], out
+
+
+def _small(diff) -> bool:
+    """Whether every entry of ``diff`` is zero to 1e-12 at a generic point."""
+    def value(x):
+        point = {v: 0.37 * (j + 1) for j, v in enumerate(sorted(x.free_symbols, key=str))}
+        return abs(complex(sp.N(x.subs(point))))
+    return all(value(sp.expand(x)) < 1e-12 for x in diff)
+
+
+@pytest.mark.parametrize("name", [pytest.param(m, marks=pytest.mark.slow) if m == "puma560"
+                                  else m for m in rd.models.names()])
+def test_given_data_of_every_builtin_equal_its_model_file(name):
+    """The Given section lists each link's mass, COM vector and inertia tensor in the
+    frames of the model file (standard DH: DH frame i, at the distal end of link i), and
+    A_i = Rz(theta_i) Tz(d_i) Tx(a_i) Rx(alpha_i) of row i (modified: Rx(alpha_{i-1})
+    Tx(a_{i-1}) Rz(theta_i) Tz(d_i)), built here from the file's row."""
+    from robodyn.model.expressions import parse_expression
+    from robodyn.symbolic.derivation import given_steps
+
+    convention, rows, inertials = _file_inertials(name)
+    eq = equations(rd.load(name))
+    given = {s.lhs: s.expression
+             for s in map(eq._step, given_steps(eq.derivation, eq.dh_rows, eq.convention))}
+    for k, ((mass, com, inertia), row) in enumerate(zip(inertials, rows, strict=True),
+                                                    start=1):
+        assert sp.simplify(given[f"m_{k}"] - mass) == 0, (name, k)
+        # exact but for the rounding of Float numbers turned by X_k and back (puma560)
+        assert _small(given[f"c_{k}"] - com), (name, k, com)
+        assert _small(sp.Matrix(given[f"I_{k}"]) - inertia), (name, k)
+        a, alpha, d, theta = (parse_expression(row.get(x, 0), x)
+                              for x in ("a", "alpha", "d", "theta"))
+        q = eq.q[k - 1]
+        if row["joint"] == "revolute":
+            theta = theta + q
+        else:
+            d = d + q
+
+        def rz(t):
+            return sp.Matrix([[sp.cos(t), -sp.sin(t), 0, 0], [sp.sin(t), sp.cos(t), 0, 0],
+                              [0, 0, 1, 0], [0, 0, 0, 1]])
+
+        def rx(t):
+            return sp.Matrix([[1, 0, 0, 0], [0, sp.cos(t), -sp.sin(t), 0],
+                              [0, sp.sin(t), sp.cos(t), 0], [0, 0, 0, 1]])
+
+        def tr(x=0, z=0):
+            return sp.Matrix([[1, 0, 0, x], [0, 1, 0, 0], [0, 0, 1, z], [0, 0, 0, 1]])
+
+        if convention == "standard":
+            A = rz(theta) * tr(z=d) * tr(x=a) * rx(alpha)
+        else:
+            A = rx(alpha) * tr(x=a) * rz(theta) * tr(z=d)
+        assert _small(sp.Matrix(given[f"A_{k}"]) - A), (name, k)
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(m, marks=[pytest.mark.slow, pytest.mark.skipif(
+        not os.environ.get("ROBODYN_SLOW_TESTS"), reason="about 6 s; set ROBODYN_SLOW_TESTS=1")])
+    if m == "puma560" else m
+    for m in rd.models.names() if _file_inertials(m)[0] == "standard"])
+def test_siciliano_recursion_gives_the_cores_torques(name):
+    """The steps of a standard-DH model follow Siciliano §7.5 in the DH frames; the
+    torques of that recursion are the core's, identically in the ring."""
+    from robodyn.symbolic.derivation import poly
+    from robodyn.symbolic.dh_frames import dh_links, siciliano_recursion
+
+    eq = equations(rd.load(name), method="newton-euler")
+    d, ring = eq.derivation, eq.derivation.ring
+    _, qd, qdd = ring.joint_arguments()
+    links = dh_links(ring, d.chain, eq.dh_rows)
+    tau = siciliano_recursion(links, ring.chain(d.chain).gravity, qd, qdd,
+                              lambda *_: None)
+    assert [ring.reduce(poly(t, ring) - c) for t, c in zip(tau, d.tau, strict=True)] \
+        == [ring.zero] * eq.dof
 
 
 @pytest.mark.parametrize("model", rd.models.names())

@@ -54,15 +54,16 @@ def test_shorthand_never_clashes_with_a_parameter():
 
 
 def test_named_term_h_of_seed_003():
-    """Seed 003: h = m2 l1 c2 sin q2 and C = [[-h qd2, -h (qd1 + qd2)], [h qd1, 0]]; the
-    automatic h carries the sign of C11: h = -m2 l1 c2 sin q2, C11 = h qd2."""
+    """Seed 003: h = m2 l1 c2 sin q2 and C = [[-h qd2, -h (qd1 + qd2)], [h qd1, 0]]: the
+    model declares the seed's h (terms:), printed with its sign; the automatic h (for a
+    model that declares none) carries the sign of C11: h = -m2 l1 c2 sin q2."""
     eq = equations(rd.load("planar-2r"))
     c2, l1, m2, q2 = sp.symbols("c2 l1 m2 q2")
     h = eq.named_terms()["h"]
     assert sp.expand(h + m2 * l1 * c2 * sp.sin(q2)) == 0
     text = eq.text(shorthand=True)
-    assert "and h = -c2*l1*m2*sin_2" in text
-    for line in ("C11 = h*qd2", "C12 = h*(qd1 + qd2)", "C21 = -h*qd1", "C22 = 0"):
+    assert "and h = c2*l1*m2*sin_2" in text
+    for line in ("C11 = -h*qd2", "C12 = -h*(qd1 + qd2)", "C21 = h*qd1", "C22 = 0"):
         assert f"  {line}\n" in text
     assert equal(_read_back(json.loads(eq.json(shorthand=True)), "C"), eq.C)
     # no common factor of three or more: none named (rp-arm's C shares only m2 q2)

@@ -57,7 +57,7 @@ def test_routes_keep_the_wrench_term():
 def test_jacobian_route_steps_follow_seed_004():
     """Seed 004 (Siciliano §7.4), planar 2R with the model's names (l1 = a_1, c2 = l_2
     of the seed): J_P^(2) = [[-l1 s1 - c2 s12, -c2 s12], [l1 c1 + c2 c12, c2 c12],
-    [0, 0]], J_O^(2) = [[0, 0], [0, 0], [1, 1]], B_2 = m2 J_P^T J_P + I2 [[1, 1], [1, 1]],
+    [0, 0]], J_theta^(2) = [[0, 0], [0, 0], [1, 1]], B_2 = m2 J_P^T J_P + I2 [[1, 1], [1, 1]],
     g_2 = m2 g c2 c12."""
     eq = rd.load("planar-2r").equations(route="jacobian")
     steps = {s.lhs: s.expression for s in eq.steps}
@@ -65,9 +65,14 @@ def test_jacobian_route_steps_follow_seed_004():
     l1, c2, m2, g, I2 = sp.symbols("l1 c2 m2 g I2")
     s1, c1, s12, c12 = sp.sin(q1), sp.cos(q1), sp.sin(q1 + q2), sp.cos(q1 + q2)
     JP2 = sp.Matrix([[-l1 * s1 - c2 * s12, -c2 * s12], [l1 * c1 + c2 * c12, c2 * c12], [0, 0]])
-    assert sp.simplify(steps["J_P^(2)"] - JP2) == sp.zeros(3, 2)
-    assert steps["J_O^(2)"] == sp.Matrix([[0, 0], [0, 0], [1, 1]])
-    assert steps["J_P^(1)"][:, 1] == sp.zeros(3, 1)  # columns beyond the link are zero
+    assert sp.simplify(steps["J_P^(l2)"] - JP2) == sp.zeros(3, 2)
+    assert steps["J_theta^(l2)"] == sp.Matrix([[0, 0], [0, 0], [1, 1]])
+    assert steps["J_P^(l1)"][:, 1] == sp.zeros(3, 1)  # columns beyond the link are zero
+    # seed 004's indices: joint j turns about z_{j-1} through p_{j-1}, the origin of
+    # DH frame j-1 (p_1 = [l1 c1, l1 s1, 0], the seed's P_1 = [a1 c1, a1 s1, 0])
+    assert steps["z_0"] == steps["z_1"] == sp.Matrix([0, 0, 1])
+    assert steps["p_0"] == sp.zeros(3, 1) and steps["p_1"] == sp.Matrix([l1 * c1, l1 * s1, 0])
+    assert "z_2" not in steps and "p_2" not in steps
     B2 = m2 * JP2.T * JP2 + I2 * sp.ones(2, 2)
     assert sp.simplify(steps["B_2"] - B2) == sp.zeros(2, 2)
     assert sp.simplify(steps["g_2"] - m2 * g * c2 * c12) == 0

@@ -85,9 +85,10 @@ def test_pendulum_is_the_seed_equation(derived):
         assert simplifies_to_zero(eq.tau[0] - (I * qdd + F * qd + m * g * l * sp.sin(q)))
         assert eq.g[0] == g * l * m * sp.sin(q)          # printed exactly as the seed
         assert eq.friction[0] == F * qd
-        # T = 1/2 I th'^2 and U = m g l (1 - cos th) up to the constant m g l
+        # T = 1/2 I th'^2 and U = m g l (1 - cos th): the model sets U's zero hanging down
+        # (potential_zero: [0]), as the seed does
         assert simplifies_to_zero(eq.kinetic_energy - I * qd**2 / 2)
-        assert simplifies_to_zero(eq.potential_energy - (-m * g * l * sp.cos(q)))
+        assert simplifies_to_zero(eq.potential_energy - m * g * l * (1 - sp.cos(q)))
 
 
 def test_static_friction_uses_the_sign_of_the_rate():

@@ -2,6 +2,7 @@
 
     robodyn derive rp-arm                          M, C, g, tau by Lagrange-Euler
     robodyn derive rp-arm --method newton-euler --steps
+    robodyn derive rp-arm --steps --brief            no Given section, no zero c_ijk
     robodyn derive planar-2r --route jacobian --steps   M, g from the link Jacobians
     robodyn derive planar-2r --mass-matrix-from energy --steps   M as the Hessian of K
     robodyn derive planar-2r --verify              prove both methods agree
@@ -67,6 +68,10 @@ def _cmd_derive(args: argparse.Namespace) -> int:
     values = args.values  # None (symbolic), True (the model's defaults) or {name: number}
     route = _route(args)
     eq = equations(robot, method=args.method, values=values, h_e=args.h_e, route=route)
+    if getattr(args, "brief", False):
+        eq = eq.brief()
+    if getattr(args, "plain_names", False):
+        eq = eq.plain_names()
     fmt = args.format
     if fmt is None:  # math on a terminal, the plain form that reads back in a pipe
         fmt = "pretty" if sys.stdout.isatty() else "text"
@@ -234,6 +239,12 @@ def add_derive_command(subparsers, parents=()) -> argparse.ArgumentParser:
                         "tau: the coefficients of qdd in tau (the default)")
     p.add_argument("--steps", action="store_true",
                    help="print the whole derivation, step by step")
+    p.add_argument("--brief", action="store_true",
+                   help="with --steps: leave out the Given section and the Christoffel "
+                        "symbols that are zero")
+    p.add_argument("--plain-names", dest="plain_names", action="store_true",
+                   help="print robodyn's names q1, qd1 instead of the model's display names "
+                        "(display: {q1: theta_1} prints theta_1 as θ₁ by default)")
     p.add_argument("--verify", action="store_true",
                    help="prove that both methods give identical equations and check the "
                         "structure (M symmetric, dM/dt - 2C skew-symmetric); exit status 1 if "

@@ -102,13 +102,14 @@ def to_sympy(value: object) -> sp.Basic:
     raise TypeError(f"expected a SymPy expression or a number, got {value!r}")
 
 
-def parse_expression(value: object, field: str) -> sp.Expr:
+def parse_expression(value: object, field: str, joints: int = 0) -> sp.Expr:
     """Parse a number or an expression string from a model file into SymPy.
 
     ``field`` names where the value came from (``links[0].mass``) for the
     error message. The result is checked: no NaN or infinity, no complex
     constant, no exponent beyond :data:`MAX_EXPONENT`, no number beyond
-    :data:`MAX_NUMBER_BITS`; without symbols it is a finite real number.
+    :data:`MAX_NUMBER_BITS`; without symbols it is a finite real number. ``joints``:
+    the joint variables ``q1`` .. ``q<joints>`` are allowed too (a model's named terms).
     """
     if isinstance(value, bool) or value is None:
         raise ModelError(f"{field}: expected a number or an expression, got {value!r}")
@@ -142,7 +143,8 @@ def parse_expression(value: object, field: str) -> sp.Expr:
         raise ModelError(f"{field}: cannot parse {excerpt(text)}: not an expression or nested "
                          "too deeply") from None
     check_size(tree.body, field, text)
-    expr = checked_expression(Translator(field, text).visit(tree.body), field, text)
+    allowed = frozenset(f"q{i}" for i in range(1, joints + 1))
+    expr = checked_expression(Translator(field, text, allowed).visit(tree.body), field, text)
     return check_expansion(expr, field, text)
 
 
@@ -205,9 +207,10 @@ def _bits(x: sp.Rational) -> int:
 class Translator:
     """Python syntax tree to SymPy, node by node; sizes are checked before each power."""
 
-    def __init__(self, field: str, text: str):
+    def __init__(self, field: str, text: str, joints: frozenset = frozenset()):
         self.field = field
         self.text = text
+        self.joints = joints  # joint variables allowed as names (q1, ...)
 
     def fail(self, what: str) -> ModelError:
         return ModelError(
@@ -242,6 +245,8 @@ class Translator:
                 return CONSTANTS[node.id]
             if node.id in FUNCTIONS:
                 raise self.fail(f"function {node.id!r} used without arguments")
+            if node.id in self.joints:
+                return symbol(node.id)
             return symbol(check_parameter_name(node.id, self.field))
         if isinstance(node, ast.BinOp) and isinstance(node.op, _ADDITIVE):
             return sp.Add(*self._operands(node, _ADDITIVE, ast.Add, lambda t: -t))

@@ -25,7 +25,8 @@ class Provenance:
     they leave the chosen chain (a gripper's fingers); ``notes``: what the loader
     changed on the way (e.g. angles snapped to right angles), one line each;
     ``display``: ``(symbol, display name)`` pairs from the model file's ``display:`` key
-    (``q2 -> d_2``), the lecture's notation for printed derivations.
+    (``q2 -> d_2``), the lecture's notation for printed derivations; ``terms`` and
+    ``potential_zero`` likewise only change how a derivation is printed.
     """
 
     loader: str = ""
@@ -35,6 +36,10 @@ class Provenance:
     locked: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     display: tuple[tuple[str, str], ...] = ()
+    #: ``(name, SymPy expression)``: the model file's ``terms:`` (``h = m2 l1 c2 sin q2``)
+    terms: tuple[tuple[str, Any], ...] = ()
+    #: the model file's ``potential_zero:``, a configuration where ``U = 0`` (or empty)
+    potential_zero: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)

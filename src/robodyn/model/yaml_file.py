@@ -50,12 +50,13 @@ import yaml
 from ..core.errors import ModelError, excerpt
 from .chain import JOINT_TYPES, Friction, Inertial, Motor, PointMass, Transform
 from .dh import CONVENTIONS, STANDARD, DHRow, dh_chain
+from .expressions import RESERVED as RESERVED_NAME
 from .expressions import check_parameter_name, parse_expression, symbol
 from .names import display_tex_problem
 from .source import ModelSource, Provenance
 
 _TOP_KEYS = {"name", "dh", "gravity", "links", "values", "description", "planar", "tool",
-             "display", "configurations"}
+             "display", "configurations", "terms", "potential_zero"}
 #: A configuration's name: an identifier of at most 40 characters (``qr``, ``home``).
 _CONFIGURATION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
 #: A display name: a name or a short piece of LaTeX (``theta_1``, ``\\ell_{c_1}``).
@@ -286,8 +287,12 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
     if not isinstance(description, str):
         raise ModelError(f"{source}: description: expected a string")
     display = _display(data.get("display"), chain, f"{source}: display")
+    terms = _terms(data.get("terms"), chain, f"{source}: terms")
+    potential_zero = _potential_zero(data.get("potential_zero"), chain,
+                                     f"{source}: potential_zero")
     provenance = Provenance(loader="yaml", path=source, convention=convention,
-                            dh_rows=tuple(rows), display=display)
+                            dh_rows=tuple(rows), display=display, terms=terms,
+                            potential_zero=potential_zero)
     configurations = parse_configurations(data.get("configurations"), chain,
                                           f"{source}: configurations")
     return ModelSource(name.strip(), chain, values, description.strip(), provenance,
@@ -359,6 +364,69 @@ def _display(value: object, chain, field: str) -> tuple[tuple[str, str], ...]:
             raise ModelError(f"{field}.{key}: {excerpt(name, 40)} {problem}")
         out.append((str(key), name))
     return tuple(sorted(out))
+
+
+#: Most named terms a model file may declare.
+MAX_TERMS = 20
+
+
+def _terms(value: object, chain, field: str) -> tuple[tuple[str, object], ...]:
+    """``terms: {h: m2*l1*c2*sin(q2)}``: recurring terms the printed derivation writes by
+    name, with the sign given (the planar-arm notes' ``h = m2 l1 c2 sin q2``, ``C11 = -h qd2``);
+    each name an identifier that is not a parameter or a joint variable, each value an
+    expression (:func:`~robodyn.model.expressions.parse_expression`) of the model's
+    parameters and joint variables ``q1..``, not a number."""
+    if value is None:
+        return ()
+    if not isinstance(value, Mapping):
+        raise ModelError(f"{field}: expected a mapping {{name: expression}}, e.g. "
+                         f"{{h: m2*l1*c2*sin(q2)}}, got {excerpt(value)}")
+    if len(value) > MAX_TERMS:
+        raise ModelError(f"{field}: {len(value)} terms; at most {MAX_TERMS}")
+    params = {str(s) for s in chain.free_symbols()}
+    joints = {f"q{i}" for i in range(1, chain.dof + 1)}
+    out = []
+    for key, text in value.items():
+        name = str(key)
+        if not isinstance(key, str) or not name.isidentifier() or len(name) > 40:
+            raise ModelError(f"{field}: {excerpt(key, 40)} is not a term name (an identifier "
+                             "such as h)")
+        if name in params or name in joints or RESERVED_NAME.match(name):
+            raise ModelError(f"{field}.{name}: {name!r} is already a parameter or a joint "
+                             "variable of the model; give the term another name")
+        expr = parse_expression(text, f"{field}.{name}", joints=chain.dof)
+        unknown = sorted(str(s) for s in expr.free_symbols if str(s) not in params | joints)
+        if unknown:
+            raise ModelError(f"{field}.{name}: {', '.join(unknown[:3])} is not a parameter or "
+                             f"a joint variable (q1..q{chain.dof}) of the model")
+        if expr.is_number:
+            raise ModelError(f"{field}.{name}: {excerpt(text, 40)} is a number; name a term "
+                             "with symbols")
+        out.append((name, expr))
+    return tuple(out)
+
+
+def _potential_zero(value: object, chain, field: str) -> tuple:
+    """``potential_zero: [q1, ...]``: the configuration where the potential energy is
+    zero (lecture 15's reference ``U_ref``; Siciliano §7.1's ``U = m g l (1 - cos q)``): one
+    number or expression of the model's parameters per joint. It changes ``U`` by a
+    constant only, never ``tau``."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or len(value) != chain.dof:
+        raise ModelError(f"{field}: expected a list of {chain.dof} joint values (a "
+                         f"configuration, e.g. [{', '.join(['0'] * chain.dof)}]), got "
+                         f"{excerpt(value)}")
+    params = {str(s) for s in chain.free_symbols()}
+    out = []
+    for i, x in enumerate(value):
+        expr = parse_expression(x, f"{field}[{i}]")
+        unknown = sorted(str(s) for s in expr.free_symbols if str(s) not in params)
+        if unknown:
+            raise ModelError(f"{field}[{i}]: {', '.join(unknown[:3])} is not a parameter of "
+                             "the model (a configuration holds numbers or parameters)")
+        out.append(expr)
+    return tuple(out)
 
 
 def parse_values(values: object, field: str) -> dict[str, float]:

@@ -101,9 +101,10 @@ def derive(chain: Chain, method: str = "lagrange", *, h_e: bool = False, name: s
 
 
 def _derivation(chain: Chain, method: str, h_e: bool, name: str, ring,
-                route: str | None) -> Derivation:
+                route: str | None, standard_dh: tuple = ()) -> Derivation:
     """The polynomials of ``chain``'s equations by ``method`` (and ``route``), in ``ring``
-    (by default the chain's own)."""
+    (by default the chain's own); ``standard_dh``: the rows of a standard DH table, whose
+    frames the steps are then written in (:mod:`.dh_frames`)."""
     method = _method(method)
     route = route_of(route, method)
     chain = tidy_chain(chain)
@@ -114,6 +115,8 @@ def _derivation(chain: Chain, method: str, h_e: bool, name: str, ring,
         algorithm = {"euler-lagrange": lagrange_euler, "energy": energy_route,
                      "jacobian": jacobian_route}[route]
     try:
+        if standard_dh:
+            return algorithm(chain, ring, standard_dh=standard_dh)
         return algorithm(chain, ring)
     except ExpansionError as exc:
         raise ExpansionError(f"{name}: {exc}{_largest(chain)}; give numbers for some "
@@ -158,15 +161,33 @@ def equations(robot, method: str = "lagrange", *, values: Any = None,
     """
     check_progress(progress)
     chain, name, defaults = _chain_of(robot, values)
-    with tracker(progress, 1, "deriving"):
-        derivation = _derivation(chain, method, h_e, name, None, route)
     dh_rows = tuple(getattr(robot, "dh_rows", ()) or ())
-    if len(dh_rows) != derivation.ring.dof:  # a chain cut from a longer table: none to show
+    if len(dh_rows) != chain.dof:  # a chain cut from a longer table: none to show
         dh_rows = ()
+    convention = getattr(robot, "convention", None)
+    # Siciliano's DH-frame presentation has no point masses: such a chain is shown in the
+    # core's link frames, where every step (and tau) includes them
+    point_masses = any(getattr(link, "point_masses", ()) for link in chain.links)
+    standard = dh_rows if dh_rows and convention != "modified" and not point_masses else ()
+    with tracker(progress, 1, "deriving"):
+        derivation = _derivation(chain, method, h_e, name, None, route, standard)
     provenance = getattr(robot, "provenance", None)
-    return Equations(derivation, name=name, defaults=defaults, dh_rows=dh_rows,
-                     convention=getattr(robot, "convention", None),
-                     display=dict(getattr(provenance, "display", ()) or ()))
+    eq = Equations(derivation, name=name, defaults=defaults, dh_rows=dh_rows,
+                   convention=convention,
+                   display=dict(getattr(provenance, "display", ()) or ()),
+                   model_terms=_declared_terms(provenance, chain))
+    zero = tuple(getattr(provenance, "potential_zero", ()) or ())
+    if len(zero) == eq.dof:
+        eq.potential_zero = zero
+    return eq
+
+
+def _declared_terms(provenance, chain: Chain) -> dict:
+    """The model file's ``terms:`` that still have meaning after ``values=`` (a term of
+    parameters that are numbers now is dropped, not printed as a number)."""
+    free = {str(s) for s in chain.free_symbols()} | {f"q{i}" for i in range(1, chain.dof + 1)}
+    terms = dict(getattr(provenance, "terms", ()) or ())
+    return {k: v for k, v in terms.items() if {str(s) for s in v.free_symbols} <= free}
 
 
 @dataclass(frozen=True)

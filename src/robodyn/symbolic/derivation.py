@@ -24,6 +24,7 @@ from ..dynamics.kinematics import jacobian, joint_transform, link_poses
 from ..dynamics.ops import SYMPY
 from ..model.chain import SNAP, Chain, Transform, snap
 from ..model.expressions import to_sympy
+from .dh_frames import dh_links
 from .ring.from_sympy import chain_expressions
 from .ring.trig_ring import TrigRing
 from .ring.trig_scalar import TrigScalar
@@ -49,6 +50,15 @@ class RawStep:
     value: Any
     formula: str = ""
     latex_formula: str = ""
+
+
+@dataclass(frozen=True)
+class PlusExpr:
+    """A step's value that is a polynomial plus a SymPy expression the ring does not hold
+    (friction's ``F_s sign(qd)``): printed as ``textbook(poly) + extra``."""
+
+    poly: Any
+    extra: Any
 
 
 @dataclass
@@ -95,14 +105,17 @@ def tidy_chain(chain: Chain) -> Chain:
     The torques change by the rounding only (below SNAP relative), as in the numeric
     kernels (:func:`~robodyn.model.chain.snap_rotations`).
     """
-    def tidy(transform: Transform) -> Transform:
-        rot = [[_snap(x) for x in row] for row in transform.rotation]
-        rot = _single_axis(rot)
-        return Transform(tuple(tuple(row) for row in rot), transform.translation)
-
-    links = tuple(replace(link, joint=replace(link.joint, placement=tidy(link.joint.placement)))
+    links = tuple(replace(link, joint=replace(link.joint,
+                                              placement=tidy_transform(link.joint.placement)))
                   for link in chain.links)
-    return replace(chain, links=links, tip=tidy(chain.tip))
+    return replace(chain, links=links, tip=tidy_transform(chain.tip))
+
+
+def tidy_transform(transform: Transform) -> Transform:
+    """``transform`` with its rotation tidied as :func:`tidy_chain` tidies a chain's."""
+    rot = [[_snap(x) for x in row] for row in transform.rotation]
+    rot = _single_axis(rot)
+    return Transform(tuple(tuple(row) for row in rot), transform.translation)
 
 
 def _snap(x):
@@ -237,23 +250,35 @@ def given_steps(d: Derivation, dh_rows=(), convention: str | None = None) -> lis
     * the DH table (joint variable added: ``theta_i = q_i + theta_i0`` for a revolute
       joint, ``d_i = q_i + d_i0`` for a prismatic one), or the joint placements of a
       URDF chain (origin, rotation, axis);
-    * each ``A_i`` (link frame ``i`` in frame ``i-1``, homogeneous 4x4) and the products
-      ``T_i = A_1 ... A_i`` (``R_i``, ``o_i`` of link frame ``i`` in the base frame);
+    * each ``A_i`` (link frame ``i`` in frame ``i-1``, homogeneous 4x4: with standard DH
+      ``Rz(theta_i) Tz(d_i) Tx(a_i) Rx(alpha_i)`` of row ``i``, frame ``i`` at the distal
+      end of link ``i``, :mod:`.dh_frames`) and the products ``T_i = A_1 ... A_i``
+      (``R_i``, ``o_i`` of link frame ``i`` in the base frame);
     * each link's mass, COM vector ``c_i`` and inertia tensor ``I_i`` (about the COM),
-      both in link frame ``i``; gravity ``g0`` in the base frame;
+      both in link frame ``i`` as the model file gives them; gravity ``g0`` in the base
+      frame;
     * for Newton–Euler the boundary values ``w_0 = wd_0 = 0``, ``vd_0 = -g0`` and
       ``f_{n+1} = n_{n+1} = 0`` (a wrench ``h_e`` enters as ``J^T h_e``).
     """
     ring = d.ring
     chain_r = ring.chain(d.chain)
+    standard = bool(dh_rows) and convention != "modified"
     steps = _geometry_steps(ring, d.chain, dh_rows, convention)
-    steps += _frame_steps(ring, chain_r)
-    if dh_rows and convention != "modified" and d.method == "newton-euler":
-        steps += _dh_frames(dh_rows)
-    steps += _inertial_steps(ring, chain_r)
+    if standard:
+        links = dh_links(ring, d.chain, dh_rows)
+        steps += _frame_steps(ring, [(x.rot, x.origin) for x in links], convention)
+        inertials = [(x.mass, x.com, x.inertia) for x in links]
+    else:
+        q_args = ring.joint_arguments()[0]
+        frames = [joint_transform(link.joint, q_args[i], ring.ops())
+                  for i, link in enumerate(chain_r.links)]
+        steps += _frame_steps(ring, frames, convention if dh_rows else None)
+        inertials = [(x.inertial.mass, x.inertial.com, x.inertial.inertia)
+                     for x in chain_r.links]
+    steps += _inertial_steps(ring, chain_r, inertials, standard)
     steps += point_mass_steps(ring, chain_r)
     if d.method == "newton-euler":
-        steps += _boundary_steps(ring, chain_r)
+        steps += _boundary_steps(ring, chain_r, standard)
     return steps
 
 
@@ -268,7 +293,7 @@ def _geometry_steps(ring, chain: Chain, dh_rows, convention) -> list[RawStep]:
             dd = qi + row.d if row.joint == "prismatic" else row.d
             table.append([to_sympy(row.a), to_sympy(row.alpha), to_sympy(dd), to_sympy(theta)])
         name = "modified (Craig): a_{i-1}, alpha_{i-1}" if convention == "modified" else \
-            "standard: a_i, alpha_i"
+            "standard (Siciliano): a_i, alpha_i"
         return [RawStep(S, f"DH table ({name}, d_i, theta_i; row i = joint i)",
                         "DH", r"\mathrm{DH}", sp.Matrix(table))]
     steps = []
@@ -276,8 +301,8 @@ def _geometry_steps(ring, chain: Chain, dh_rows, convention) -> list[RawStep]:
         k = i + 1
         p = link.joint.placement
         steps.append(RawStep(
-            S, f"Joint {k} ({link.joint.type}): axis in link frame {k}", f"a_{k}",
-            rf"\mathbf{{a}}_{{{k}}}", sp.Matrix([to_sympy(x) for x in link.joint.axis])))
+            S, f"Joint {k} ({link.joint.type}): unit vector of its axis in link frame {k}",
+            f"u_{k}", rf"\mathbf{{u}}_{{{k}}}", sp.Matrix([to_sympy(x) for x in link.joint.axis])))
         steps.append(RawStep(
             S, f"Joint {k}: placement in frame {k - 1} (rotation, origin)",
             f"P_{k}", rf"P_{{{k}}}", sp.Matrix([[to_sympy(x) for x in row]
@@ -286,21 +311,31 @@ def _geometry_steps(ring, chain: Chain, dh_rows, convention) -> list[RawStep]:
     return steps
 
 
-def _frame_steps(ring, chain_r: Chain) -> list[RawStep]:
-    """Each ``A_i`` and the products ``T_i = A_1 ... A_i``."""
+#: ``A_k`` of a DH row, by convention: (text, LaTeX) with ``{k}``, ``{p}`` = k - 1.
+_A_FORMULA = {
+    "standard": ("Rz(theta_{k}) Tz(d_{k}) Tx(a_{k}) Rx(alpha_{k})",
+                 r"R_z(\theta_{{{k}}})\, T_z(d_{{{k}}})\, T_x(a_{{{k}}})\, R_x(\alpha_{{{k}}})"),
+    "modified": ("Rx(alpha_{p}) Tx(a_{p}) Rz(theta_{k}) Tz(d_{k})",
+                 r"R_x(\alpha_{{{p}}})\, T_x(a_{{{p}}})\, R_z(\theta_{{{k}}})\, T_z(d_{{{k}}})"),
+    None: ("[R, r; 0, 1]", r"\begin{{bmatrix}} R & r \\ 0 & 1\end{{bmatrix}}"),
+}
+
+
+def _frame_steps(ring, frames, convention) -> list[RawStep]:
+    """Each ``A_i`` (from ``frames``: rotation and origin of link frame ``i`` in frame
+    ``i-1``) and the products ``T_i = A_1 ... A_i``."""
     S = SECTION_GIVEN
-    q_args = ring.joint_arguments()[0]
-    ops = ring.ops()
     steps: list[RawStep] = []
     rot_0, pos_0 = la.IDENTITY3, la.ZERO3
     products = []
-    for i, link in enumerate(chain_r.links):
+    text, latex = _A_FORMULA[convention or None]
+    for i, (rot, origin) in enumerate(frames):
         k = i + 1
-        rot, origin = joint_transform(link.joint, q_args[i], ops)
+        row = f" (DH row {k})" if convention else ""
         steps.append(RawStep(
-            S, f"Link frame {k} in frame {k - 1}", f"A_{k}", rf"A_{{{k}}}", _homogeneous(
-                ring, rot, origin), "[R, r; 0, 1]", r"\begin{bmatrix} R & r \\ 0 & 1"
-            r"\end{bmatrix}"))
+            S, f"Link frame {k} in frame {k - 1}{row}", f"A_{k}", rf"A_{{{k}}}^{{{k - 1}}}",
+            _homogeneous(ring, rot, origin), text.format(k=k, p=k - 1),
+            latex.format(k=k, p=k - 1)))
         pos_0 = la.add(pos_0, la.matvec(rot_0, origin))
         rot_0 = la.matmul(rot_0, rot)
         products.append((rot_0, pos_0))
@@ -311,25 +346,25 @@ def _frame_steps(ring, chain_r: Chain) -> list[RawStep]:
         lhs = " ".join(f"A_{j}" for j in range(1, k + 1))
         steps.append(RawStep(
             S, f"Link frame {k} in the base frame: [R_{k}, o_{k}; 0, 1]", f"T_{k}",
-            rf"T_{{{k}}}", _homogeneous(ring, rot, origin), lhs,
-            " ".join(f"A_{{{j}}}" for j in range(1, k + 1))))
+            rf"T_{{{k}}}^{{0}}", _homogeneous(ring, rot, origin), lhs,
+            r"\,".join(f"A_{{{j}}}^{{{j - 1}}}" for j in range(1, k + 1))))
     return steps
 
 
-def _inertial_steps(ring, chain_r: Chain) -> list[RawStep]:
+def _inertial_steps(ring, chain_r: Chain, inertials, standard: bool) -> list[RawStep]:
     """Each link's mass, centre of mass, inertia (and rotor inertia); gravity."""
     S = SECTION_GIVEN
     steps = []
-    for i, link in enumerate(chain_r.links):
+    frame = "DH frame" if standard else "link frame"
+    for i, (link, (mass, com, inertia)) in enumerate(zip(chain_r.links, inertials,
+                                                         strict=True)):
         k = i + 1
-        inertial = link.inertial
-        steps.append(RawStep(S, f"Link {k}: mass", f"m_{k}", rf"m_{{{k}}}",
-                             poly(inertial.mass, ring)))
-        steps.append(RawStep(S, f"Link {k}: centre of mass in link frame {k}", f"c_{k}",
-                             rf"\mathbf{{c}}_{{{k}}}", vec(inertial.com, ring)))
-        steps.append(RawStep(S, f"Link {k}: inertia tensor about the centre of mass, link "
-                             f"frame {k}", f"I_{k}", rf"\mathbf{{I}}_{{{k}}}",
-                             [list(vec(row, ring)) for row in inertial.inertia]))
+        steps.append(RawStep(S, f"Link {k}: mass", f"m_{k}", rf"m_{{{k}}}", poly(mass, ring)))
+        steps.append(RawStep(S, f"Link {k}: centre of mass in {frame} {k}", f"c_{k}",
+                             rf"\mathbf{{c}}_{{{k}}}", vec(com, ring)))
+        steps.append(RawStep(S, f"Link {k}: inertia tensor about the centre of mass, {frame} "
+                             f"{k}", f"I_{k}", rf"\mathbf{{I}}_{{{k}}}",
+                             [list(vec(row, ring)) for row in inertia]))
         if poly(link.motor.armature, ring) != ring.zero:
             steps.append(RawStep(S, f"Motor {k}: reflected rotor inertia", f"G{k}^2 Jm{k}",
                                  rf"G_{{{k}}}^2 J_{{m{k}}}", poly(link.motor.armature, ring)))
@@ -353,44 +388,24 @@ def point_mass_steps(ring, chain_r: Chain) -> list[RawStep]:
     return steps
 
 
-def _boundary_steps(ring, chain_r: Chain) -> list[RawStep]:
+def _boundary_steps(ring, chain_r: Chain, standard: bool = False) -> list[RawStep]:
     """Newton–Euler's boundary values: the base's motion (gravity as its acceleration)
-    and the tip's force and moment."""
+    and the tip's force and moment (Siciliano's names ``pdd_0``, ``mu`` for standard DH)."""
     S = SECTION_GIVEN
     n = ring.dof
     zero = (ring.zero,) * 3
+    acc, acc_tex = ("pdd_0", r"\ddot p_0") if standard else ("vd_0", r"\dot v_0")
+    moment, moment_tex = ("mu", r"\mu") if standard else ("n", "n")
     return [
         RawStep(S, "Base: angular velocity and acceleration", "w_0 = wd_0", r"\omega_0 = "
                 r"\dot\omega_0", zero),
-        RawStep(S, "Base: gravity as an upward acceleration of the base", "vd_0",
-                r"\dot v_0", vec(la.neg(chain_r.gravity), ring), "-g0", r"-\mathbf{g}_0"),
+        RawStep(S, "Base: gravity as an upward acceleration of the base", acc,
+                acc_tex, vec(la.neg(chain_r.gravity), ring), "-g0", r"-\mathbf{g}_0"),
         RawStep(S, f"Tip: force and moment of the environment on link {n}",
-                f"f_{n + 1} = n_{n + 1}", rf"f_{{{n + 1}}} = n_{{{n + 1}}}", zero,
-                "" if not ring.extra else "0 (h_e enters as J^T h_e)",
+                f"f_{n + 1} = {moment}_{n + 1}", rf"f_{{{n + 1}}} = {moment_tex}_{{{n + 1}}}",
+                zero, "" if not ring.extra else "0 (h_e enters as J^T h_e)",
                 "" if not ring.extra else r"0 \quad (h_e\ \text{enters as}\ J^T h_e)"),
     ]
-
-
-def _dh_frames(dh_rows) -> list[RawStep]:
-    """Standard DH: the recursion's frame ``k`` is frame ``k-1`` turned by joint ``k`` (on
-    joint ``k``'s axis); the DH frame ``k`` (at the distal end, where the table puts it) is
-    the constant ``X_k = Tz(d_k) Tx(a_k) Rx(alpha_k)`` away (``Rz(theta_k) Tx(a_k)
-    Rx(alpha_k)`` for a prismatic joint), so ``A_k(DH) = A_k X_k`` up to the previous
-    ``X_{k-1}``. The centres of mass and inertias below are in the recursion's frames."""
-    out = []
-    for k, row in enumerate(dh_rows, start=1):
-        if row.joint == "revolute":
-            first, text, latex = Transform.trans(z=row.d), "Tz(d)", rf"T_z(d_{{{k}}})"
-        else:
-            first, text, latex = Transform.rot_z(row.theta), "Rz(theta)", rf"R_z(\theta_{{{k}}})"
-        x = first @ Transform.trans(x=row.a) @ Transform.rot_x(row.alpha)
-        matrix = sp.Matrix([[*(to_sympy(v) for v in x.rotation[r]), to_sympy(x.translation[r])]
-                            for r in range(3)] + [[0, 0, 0, 1]])
-        out.append(RawStep(
-            SECTION_GIVEN, f"DH frame {k} in the recursion's frame {k} (constant)", f"X_{k}",
-            rf"X_{{{k}}}", matrix, f"{text} Tx(a) Rx(alpha)",
-            latex + rf"\, T_x(a_{{{k}}})\, R_x(\alpha_{{{k}}})"))
-    return out
 
 
 def _homogeneous(ring: TrigRing, rot, origin) -> list[list[PolyElement]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from types import MappingProxyType
 from typing import Any
@@ -22,7 +22,7 @@ from sympy.polys.rings import PolyElement
 from ..core.errors import InputError, ModelError
 from ..model.chain import Chain
 from ..model.expressions import number
-from .derivation import Derivation, RawStep, given_steps
+from .derivation import SECTION_GIVEN, Derivation, PlusExpr, RawStep, given_steps
 from .numeric import NumericEquations
 from .simplify import polys_equal, textbook, textbook_matrix, trig_form
 
@@ -30,8 +30,8 @@ SECTION_COLLECT = "Collecting M, C, g"
 SECTION_SKEW = "Skew-symmetry of dM/dt - 2C"
 #: :attr:`Equations.frames_note` per DH convention.
 _FRAMES_NOTES = {
-    "standard": ("standard DH: link frame i is frame i-1 turned by joint i (origin on joint "
-                 "i's axis); DH frame i is a constant transform away"),
+    "standard": ("standard DH (Siciliano): link frame i is DH frame i, at the distal end of "
+                 "link i; joint i moves about or along z_(i-1)"),
     "modified": "modified DH (Craig): link frame i is DH frame i, on joint i's axis",
 }
 #: LaTeX of the joint variables and rates (``qd2`` as ``\dot{q}_{2}``).
@@ -47,16 +47,24 @@ _M_STEP = {
                "M_ij = d^2 K / (dqd_i dqd_j)",
                r"M_{ij} = \partial^2 K/\partial\dot q_i\,\partial\dot q_j"),
     "jacobian": ("Inertia matrix from the Jacobians", "B",
-                 r"B = \sum_i m_i J_P^{(i)T} J_P^{(i)} + J_O^{(i)T} R_i I_i R_i^T J_O^{(i)}"),
+                 r"B = \sum_i m_i (J_P^{l_i})^T J_P^{l_i} + (J_\theta^{l_i})^T R_i I_i R_i^T "
+                 r"J_\theta^{l_i}"),
 }
 #: The closing step of g per route: (formula, LaTeX lhs, LaTeX formula).
 _G_FORMULA = {
     "euler-lagrange": ("dU/dq", "g", r"\partial U/\partial q"),
     "energy": ("dU/dq", "g", r"\partial U/\partial q"),
-    "jacobian": ("g_i = -sum_j m_j g0^T J_P,i^(j)", "g",
-                 r"g_i = -\sum_j m_j \mathbf{g}_0^T J_{P,i}^{(j)}"),
+    "jacobian": ("g_i = -sum_j m_j g0^T J_P,i^(lj)", "g",
+                 r"g_i = -\sum_j m_j \mathbf{g}_0^T J_{P_i}^{l_j}"),
     "newton-euler": ("tau(q, qd = 0, qdd = 0)", "g", r"\tau(q, 0, 0)"),
 }
+
+
+#: The sections of the Newton–Euler recursion (printed without the named terms).
+_RECURSION_SECTIONS = frozenset({"Link frames", "Outward iteration (link i in frame i)",
+                                 "Inward iteration (link i in frame i)",
+                                 "Forward recursion (Siciliano 7.5: link i in DH frame i)",
+                                 "Backward recursion (Siciliano 7.5: link i in DH frame i)"})
 
 
 @dataclass(frozen=True)
@@ -74,6 +82,9 @@ class Step:
     formula: str = ""
     latex_lhs: str = ""
     latex_formula: str = ""
+    #: whether printing writes the named terms (``h``) into this step; false for the
+    #: vectors of the Newton–Euler recursion, which the lecture writes out in full
+    substitute_terms: bool = True
 
     def __iter__(self) -> Iterator:
         yield self.title
@@ -125,7 +136,8 @@ class Equations:
     def __init__(self, derivation: Derivation, name: str = "robot",
                  defaults: Mapping[str, float] | None = None, *, dh_rows: tuple = (),
                  convention: str | None = None, display: Mapping[str, str] | None = None,
-                 user_terms: Mapping[str, sp.Expr] | None = None):
+                 user_terms: Mapping[str, sp.Expr] | None = None,
+                 model_terms: Mapping[str, sp.Expr] | None = None):
         self._d = derivation
         self.name = name
         self.method = derivation.method
@@ -143,6 +155,12 @@ class Equations:
         self._convention = convention
         self._display = MappingProxyType(dict(display or {}))
         self._user_terms = MappingProxyType(dict(user_terms or {}))
+        self._model_terms = MappingProxyType(dict(model_terms or {}))
+        #: whether the named terms are printed into the Newton–Euler recursion's steps too
+        #: (:meth:`name_terms` with ``steps=True``); by default only from ``C`` on
+        self.terms_in_steps = False
+        #: the configuration where ``U = 0`` (the model file's ``potential_zero``), or ()
+        self.potential_zero: tuple = ()
 
     @property
     def dh_rows(self) -> tuple:
@@ -168,6 +186,12 @@ class Equations:
     def user_terms(self) -> Mapping[str, sp.Expr]:
         """Terms named by the user (:meth:`name_terms`), for printing only."""
         return self._user_terms
+
+    @property
+    def model_terms(self) -> Mapping[str, sp.Expr]:
+        """Terms the model file declares (``terms: {h: m2*l1*c2*sin(q2)}``), printed with
+        the shorthand (``shorthand=True``), with the sign given."""
+        return self._model_terms
 
     @cached_property
     def tex_names(self) -> Mapping[sp.Symbol, str]:
@@ -260,11 +284,21 @@ class Equations:
 
     @cached_property
     def potential_energy(self) -> sp.Expr:
-        return self._tb(self._d.potential)
+        """``U(q)``; zero at :attr:`potential_zero` where the model sets one (``U -
+        U(q0)``: a constant, so ``tau`` is the same)."""
+        return self._tb(self._d.potential) - self._potential_shift
 
     @cached_property
     def lagrangian(self) -> sp.Expr:
-        return self._tb(self._d.kinetic - self._d.potential)
+        return self._tb(self._d.kinetic - self._d.potential) + self._potential_shift
+
+    @cached_property
+    def _potential_shift(self) -> sp.Expr:
+        """``U(q0)`` at the configuration :attr:`potential_zero` (0 without one)."""
+        if not self.potential_zero or self._d.potential is None:
+            return sp.Integer(0)
+        U = self._tb(self._d.potential)
+        return sp.simplify(U.subs(dict(zip(self.q, self.potential_zero, strict=True))))
 
     @cached_property
     def christoffel(self) -> tuple:
@@ -286,11 +320,65 @@ class Equations:
         """The derivation, step by step (see :class:`Step`), ending with M, C, g, tau."""
         given = given_steps(self._d, self.dh_rows, self.convention)
         out = [self._step(s) for s in given + self._d.steps]
-        return out + self._closing_steps()
+        return self._distinct_names(self._shifted(out) + self._closing_steps())
+
+    def _shifted(self, steps: list[Step]) -> list[Step]:
+        """The energy steps with ``U`` zero at :attr:`potential_zero`: ``U - U(q0)`` and
+        ``L = K - U`` with it (lecture 15's reference ``U_ref``, Siciliano §7.1's
+        ``U = m g l (1 - cos q)``)."""
+        shift = self._potential_shift
+        if shift == 0:
+            return steps
+        q0 = ", ".join(str(x) for x in self.potential_zero)
+        out = []
+        for step in steps:
+            if step.lhs == "U" and step.section != SECTION_GIVEN:
+                out.append(step)
+                step = replace(step, title=f"Potential energy with its zero at q = [{q0}]",
+                               expression=step.expression - shift, formula=f"U - U([{q0}])",
+                               latex_formula=r"U - U(q_0)")
+            elif step.lhs == "L":
+                step = replace(step, expression=step.expression + shift)
+            out.append(step)
+        return out
+
+    def _distinct_names(self, steps: list[Step]) -> list[Step]:
+        """``steps`` with every left side that prints like one of the model's symbols
+        (``m_1`` and the parameter ``m1`` both read m1, ``g`` the gravity torques and the
+        parameter ``g``) but stands for something else, or that is set to another index's
+        symbol (``m_1 = m2``), renamed: ``m[1]``, ``g(q)``."""
+        def bare(name: str) -> str:
+            return "".join(ch for ch in str(name) if ch not in "_{}\\ ")
+
+        taken = {bare(s.name) for s in self.params} | {bare(v) for v in self.display.values()}
+        taken |= {bare(k) for k in self.user_terms} | {bare(k) for k in self.model_terms}
+        out = []
+        for step in steps:
+            mine = bare(step.lhs)
+            value = step.expression
+            same = isinstance(value, sp.Symbol) and bare(value.name) == mine
+            # m_1 = m2: link 1's mass named like link 2's
+            other = isinstance(value, sp.Symbol) and not same and \
+                bare(value.name).rstrip("0123456789") == mine.rstrip("0123456789")
+            if (mine not in taken or same) and not other:
+                out.append(step)
+                continue
+            head, sep, index = step.lhs.partition("_")
+            lhs = f"{head}[{index}]" if sep and index else f"{step.lhs}(q)"
+            tex = step.latex_lhs
+            if tex and sep and index and tex.endswith("}") and "_{" in tex:
+                at = tex.rindex("_{")
+                tex = f"{tex[:at]}_{{[{tex[at + 2:-1]}]}}"
+            elif tex:
+                tex = f"{tex}(q)"
+            out.append(replace(step, lhs=lhs, latex_lhs=tex))
+        return out
 
     def _value(self, value):
         if isinstance(value, PolyElement):
             return self._tb(value)
+        if isinstance(value, PlusExpr):
+            return self._tb(value.poly) + value.extra
         if isinstance(value, tuple):
             return self._column(value)
         if isinstance(value, list):
@@ -299,7 +387,7 @@ class Equations:
 
     def _step(self, s: RawStep) -> Step:
         return Step(s.section, s.title, s.lhs, self._value(s.value), s.formula, s.latex_lhs,
-                    s.latex_formula)
+                    s.latex_formula, substitute_terms=s.section not in _RECURSION_SECTIONS)
 
     def mass_matrix_split(self):
         """``M = M_0 + sum_k M_k cos(a_k)`` (lecture notes on planar arms write the 3R arm's
@@ -409,6 +497,24 @@ class Equations:
                  "N + N^T (NOT zero: N is not skew-symmetric)", "N + N^T", sym, "", r"N + N^T"),
         ]
 
+    def brief(self) -> Equations:
+        """These equations printed briefly: the steps without the Given section and
+        without the Christoffel symbols that are zero (``robodyn derive --brief``)."""
+        out = copy.copy(self)
+        out.__dict__["steps"] = [
+            s for s in self.steps
+            if s.section != SECTION_GIVEN
+            and not (s.title.startswith("Christoffel symbol") and s.expression == 0)]
+        return out
+
+    def plain_names(self) -> Equations:
+        """These equations printed with robodyn's names ``q1``, ``qd1`` (and the model's
+        parameter names) instead of the model's display names (``--plain-names``)."""
+        out = copy.copy(self)
+        out._display = MappingProxyType({})
+        out.__dict__.pop("tex_names", None)
+        return out
+
     # -- checks ----------------------------------------------------------------------
     def check(self) -> Checks:
         """Symbolic checks of the structure (each an exact identity in the normal form):
@@ -487,13 +593,16 @@ class Equations:
             name += "'"
         return {name: self._tb(h)}
 
-    def name_terms(self, terms: Mapping[str, Any]) -> Equations:
+    def name_terms(self, terms: Mapping[str, Any], steps: bool | None = None) -> Equations:
         """Name recurring terms for printing: ``eq.name_terms({"h": "m2*l1*c2*sin(q2)"})``
         prints every entry that ``h`` divides exactly as ``h`` times the quotient, and
         declares ``h = ...`` at the top (text, pretty, LaTeX, Markdown). Values are SymPy
-        expressions or text (parsed safely, as :meth:`compare` reads answers). Returns new
-        equations with these names added to :attr:`user_terms`; ``self`` is unchanged, and
-        the equations themselves are the same."""
+        expressions or text (parsed safely, as :meth:`compare` reads answers); the sign is
+        kept as given (the planar-arm notes' ``h = m2 l1 c2 sin q2`` gives ``C11 = -h qd2``).
+        ``steps=True`` writes them into the Newton–Euler recursion's steps too (by default
+        those are printed in full). Returns new equations with these names added to
+        :attr:`user_terms`; ``self`` is unchanged, and the equations themselves are the
+        same."""
         from .compare import parse_matrix
 
         params = {str(s) for s in self.params} | {str(s) for s in self.q + self.qd + self.qdd}
@@ -514,6 +623,8 @@ class Equations:
             named[name] = value
         out = copy.copy(self)  # shares the derivation and what was printed of it so far
         out._user_terms = MappingProxyType(named)
+        if steps is not None:
+            out.terms_in_steps = bool(steps)
         return out
 
     # -- checking an answer ----------------------------------------------------------

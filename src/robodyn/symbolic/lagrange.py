@@ -6,7 +6,8 @@ per link ``i``, everything in the base frame::
 
     p_ci = o_i + R_i c_i                       centre of mass
     v_ci = d p_ci / dt = sum_j (d p_ci / d q_j) qd_j
-    w_i  = sum_{j <= i, revolute} z_j qd_j       (z_j = R_j a_j, the joint axis)
+    w_i  = sum_{j <= i, revolute} z_j qd_j       (z_j = R_j u_j, the joint axis; z_{j-1}
+                                               with standard DH, Siciliano's index)
     K_i  = 1/2 m_i v_ci^T v_ci + 1/2 w_i^T R_i I_i R_i^T w_i
            + sum_k 1/2 m_ik v_ik^T v_ik      point masses m_ik of the link at p_ik
     K_mi = 1/2 G_i^2 J_mi qd_i^2               motor i's rotor, if the model has one
@@ -25,9 +26,13 @@ from dataclasses import replace
 from sympy import QQ
 
 from ..core import linalg3 as la
+from ..dynamics.friction import friction_torques
+from ..dynamics.ops import SYMPY
 from ..model.chain import REVOLUTE, Chain
+from ..model.expressions import to_sympy
 from .derivation import (
     Derivation,
+    PlusExpr,
     RawStep,
     finish,
     point_positions,
@@ -60,8 +65,8 @@ _STEPS = {
     "v_p": (SECTION_KINEMATICS, "Point mass {j} of link {k}: velocity", "v_c{k},{j}",
             "v_{{c{k},{j}}}", "d p_c{k},{j}/dt", r"\dot p_{{c{k},{j}}}"),
     "w": (SECTION_KINEMATICS, "Angular velocity of link {k}", "w_{k}", r"\omega_{{{k}}}",
-          "sum of z_j qd_j over the revolute joints j <= {k}",
-          r"\sum_{{j \le {k},\ \mathrm{{revolute}}}} z_j\,\dot q_j"),
+          "sum of {zj} qd_j over the revolute joints j <= {k}",
+          r"\sum_{{j \le {k},\ \mathrm{{revolute}}}} {zj_tex}\,\dot q_j"),
     "K_link": (SECTION_ENERGY, "Kinetic energy of link {k}", "K_{k}", "K_{{{k}}}",
                "1/2 m_{k} v_c{k}^T v_c{k} + 1/2 w_{k}^T R_{k} I_{k} R_{k}^T w_{k}",
                r"\tfrac12 m_{{{k}}}\, v_{{c{k}}}^T v_{{c{k}}} + \tfrac12\, "
@@ -72,7 +77,8 @@ _STEPS = {
     "U_link": (SECTION_ENERGY, "Potential energy of link {k}", "U_{k}", "U_{{{k}}}",
                "-m_{k} g0^T p_c{k}", r"-m_{{{k}}}\, g_0^T p_{{c{k}}}"),
     "K": (SECTION_ENERGY, "Kinetic energy", "K", "K", "{K_sum}", "{K_sum_latex}"),
-    "U": (SECTION_ENERGY, "Potential energy", "U", "U", "{U_sum}", "{U_sum_latex}"),
+    "U": (SECTION_ENERGY, "Potential energy (a constant in U, its zero, does not change tau)",
+          "U", "U", "{U_sum}", "{U_sum_latex}"),
     "L": (SECTION_ENERGY, "Lagrangian", "L", "L", "K - U", "K - U"),
     "dL_dqd": (SECTION_EL, "Joint {k}: derivative of L with respect to qd{k}", "dL/dqd{k}",
                "{dqd}", "", ""),
@@ -92,6 +98,7 @@ _STEPS = {
 def _step(name: str, value, k: int = 0, **fmt) -> RawStep:
     """The step ``name`` of :data:`_STEPS` for link or joint ``k`` with ``value``."""
     section, title, lhs, latex_lhs, formula, latex_formula = _STEPS[name]
+    fmt = dict({"zj": "z_j", "zj_tex": "z_j"}, **fmt)
     fmt = dict(fmt, k=k, dqd=_DL_DQD.format(k=k))
     return RawStep(section, title.format(**fmt), lhs.format(**fmt), latex_lhs.format(**fmt),
                    value, formula.format(**fmt), latex_formula.format(**fmt))
@@ -116,10 +123,13 @@ def _with_point_masses(step: RawStep, link, which: str) -> RawStep:
                    latex_formula=step.latex_formula + "".join(latex))
 
 
-def lagrange_euler(chain: Chain, ring: TrigRing) -> Derivation:
-    """Derive ``tau = d/dt dL/dqd - dL/dq`` for ``chain`` in ``ring``; see the module."""
+def lagrange_euler(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Derivation:
+    """Derive ``tau = d/dt dL/dqd - dL/dq`` for ``chain`` in ``ring``; see the module.
+    ``standard_dh``: the rows of a standard DH table (joint ``j`` turns about
+    ``z_{j-1}``, as the steps then say)."""
     n = chain.dof
-    K, U, steps, chain_r, q_args = energies(chain, ring)
+    K, U, steps, chain_r, q_args = energies(chain, ring, bool(standard_dh))
+    friction = [to_sympy(f) for f in friction_torques(chain, ring.qd, SYMPY)]
     L = K - U
     steps.append(_step("L", L))
 
@@ -131,8 +141,25 @@ def lagrange_euler(chain: Chain, ring: TrigRing) -> Derivation:
         dL_dq = ring.diff_q(L, i)
         tau_i = ring.reduce(ddt - dL_dq)
         tau.append(tau_i)
+        last = _step("tau", tau_i, k)
+        prismatic = chain.links[i].joint.type != REVOLUTE
+        if prismatic:  # a prismatic joint's tau is a force
+            last = replace(last, title=f"Joint {k}: force (prismatic joint; without friction)",
+                           lhs=f"f{k}", latex_lhs=f"f_{{{k}}}")
         steps += [_step("dL_dqd", dL_dqd, k), _step("ddt_dL_dqd", ddt, k),
-                  _step("dL_dq", dL_dq, k), _step("tau", tau_i, k)]
+                  _step("dL_dq", dL_dq, k)]
+        if friction[i] != 0:  # Siciliano §7.1: Lagrange gives xi = tau - F qd, not tau
+            steps.append(replace(last, title=f"Joint {k}: generalised force (Lagrange's "
+                                 "equation: actuation minus friction)",
+                                 lhs=f"xi{k}", latex_lhs=rf"\xi_{{{k}}}"))
+            what = "force" if prismatic else "torque"
+            steps.append(RawStep(
+                SECTION_EL, f"Joint {k}: actuation {what}, from xi_{k} = tau_{k} - friction_{k} "
+                "(friction opposes the motion)", f"tau{k}", rf"\tau_{{{k}}}",
+                PlusExpr(tau_i, friction[i]), f"xi{k} + friction_{k}",
+                rf"\xi_{{{k}}} + \tau_{{f,{k}}}"))
+        else:
+            steps.append(last)
 
     d = Derivation(method="lagrange", ring=ring, chain=chain, tau=tau, kinetic=K, potential=U,
                    steps=steps)
@@ -140,7 +167,7 @@ def lagrange_euler(chain: Chain, ring: TrigRing) -> Derivation:
     return d
 
 
-def energies(chain: Chain, ring: TrigRing):
+def energies(chain: Chain, ring: TrigRing, standard_dh: bool = False):
     """``K``, ``U`` of ``chain`` in ``ring`` (the module's formulas for ``p_ci``, ``v_ci``,
     ``w_i``, ``K_i``, ``U_i``) with their steps; also the chain on the ring and the
     joint arguments. Shared by the Euler-Lagrange route and the energy route
@@ -187,7 +214,8 @@ def energies(chain: Chain, ring: TrigRing):
         armature = poly(link.motor.armature, ring)
         K_motors.append(ring.reduce(armature * qd[i] * qd[i] * half) if armature != ring.zero
                         else None)
-        steps += [_step("p_c", p_c, k), _step("v_c", v_c, k), *points, _step("w", w, k)]
+        axis = {"zj": "z_(j-1)", "zj_tex": "z_{j-1}"} if standard_dh else {}
+        steps += [_step("p_c", p_c, k), _step("v_c", v_c, k), *points, _step("w", w, k, **axis)]
     for i in range(n):
         steps.append(_with_point_masses(_step("K_link", K_links[i], i + 1), chain_r.links[i],
                                         "K"))

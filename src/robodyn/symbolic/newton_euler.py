@@ -14,7 +14,14 @@ its ``record`` hook hands over every intermediate vector, which become the steps
 
 ``M`` is read off ``tau`` as the coefficients of ``qdd``, ``g`` is ``tau`` at
 ``qd = qdd = 0`` and ``C`` is formed from the Christoffel symbols of ``M``
-(:func:`~.derivation.collect`). There is no second copy of the recursion here.
+(:func:`~.derivation.collect`).
+
+That is the presentation of a modified-DH (Craig) or URDF model, whose link frames are
+the core's. A standard-DH model's steps are written as Siciliano §7.5 writes them
+instead, in the DH frames (:func:`.dh_frames.siciliano_recursion`: ``omega_i^i``,
+``domega_i^i``, ``ddp_i^i``, ``ddp_Ci^i`` forward; ``f_i^i``, ``mu_i^i``, ``tau_i``
+backward, with ``R_i^{i-1}`` and ``r_{i-1,i}^i``); the equations of motion still come
+from the core's recursion (a test proves that both give the same ``tau``).
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from ..dynamics.kinematics import joint_transform
 from ..dynamics.rnea import rnea
 from ..model.chain import REVOLUTE, Chain
 from .derivation import Derivation, RawStep, finish, poly, pose_list, potential_energy, vec
+from .dh_frames import dh_links, siciliano_recursion
 from .ring.trig_ring import TrigRing
 
 SECTION_FRAMES = "Link frames"
@@ -98,8 +106,65 @@ def _with_point_masses(name: str, k: int, link, formula: str, latex: str) -> tup
     return formula, latex
 
 
-def newton_euler(chain: Chain, ring: TrigRing) -> Derivation:
-    """Run the core's RNEA on ``chain``'s closed forms in ``ring``; see the module."""
+#: Siciliano §7.5 in DH frames (standard DH): name -> (title, text lhs, LaTeX lhs, text
+#: formula R/P, LaTeX formula R/P); ``{k}`` the link, ``{p}`` = k - 1, ``{c}`` = k + 1.
+_SICILIANO = {
+    "w": ("angular velocity", "w_{k}", r"\omega_{{{k}}}^{{{k}}}",
+          ("R_{k}^T (w_{p} + qd{k} z_0)", "R_{k}^T w_{p}"),
+          (r"(R_{{{k}}}^{{{p}}})^T \left(\omega_{{{p}}}^{{{p}}} + \dot q_{{{k}}}\, z_0\right)",
+           r"(R_{{{k}}}^{{{p}}})^T \omega_{{{p}}}^{{{p}}}")),
+    "wd": ("angular acceleration", "wd_{k}", r"\dot\omega_{{{k}}}^{{{k}}}",
+           ("R_{k}^T (wd_{p} + qdd{k} z_0 + qd{k} w_{p} x z_0)", "R_{k}^T wd_{p}"),
+           (r"(R_{{{k}}}^{{{p}}})^T \left(\dot\omega_{{{p}}}^{{{p}}} + \ddot q_{{{k}}}\, z_0"
+            r" + \dot q_{{{k}}}\, \omega_{{{p}}}^{{{p}}} \times z_0\right)",
+            r"(R_{{{k}}}^{{{p}}})^T \dot\omega_{{{p}}}^{{{p}}}")),
+    "pdd": ("linear acceleration of the origin of frame {k}", "pdd_{k}", r"\ddot p_{{{k}}}^{{{k}}}",
+            ("R_{k}^T pdd_{p} + wd_{k} x r_{p}{k} + w_{k} x (w_{k} x r_{p}{k})",
+             "R_{k}^T (pdd_{p} + qdd{k} z_0) + 2 qd{k} w_{k} x R_{k}^T z_0 + wd_{k} x r_{p}{k}"
+             " + w_{k} x (w_{k} x r_{p}{k})"),
+            (r"(R_{{{k}}}^{{{p}}})^T \ddot p_{{{p}}}^{{{p}}} + \dot\omega_{{{k}}}^{{{k}}} \times "
+             r"r_{{{p},{k}}}^{{{k}}} + \omega_{{{k}}}^{{{k}}} \times (\omega_{{{k}}}^{{{k}}}"
+             r" \times r_{{{p},{k}}}^{{{k}}})",
+             r"(R_{{{k}}}^{{{p}}})^T (\ddot p_{{{p}}}^{{{p}}} + \ddot q_{{{k}}}\, z_0) + 2\dot "
+             r"q_{{{k}}}\, \omega_{{{k}}}^{{{k}}} \times (R_{{{k}}}^{{{p}}})^T z_0 + \dot\omega"
+             r"_{{{k}}}^{{{k}}} \times r_{{{p},{k}}}^{{{k}}} + \omega_{{{k}}}^{{{k}}} \times "
+             r"(\omega_{{{k}}}^{{{k}}} \times r_{{{p},{k}}}^{{{k}}})")),
+    "pddc": ("linear acceleration of the centre of mass", "pddc_{k}",
+             r"\ddot p_{{C_{k}}}^{{{k}}}",
+             ("pdd_{k} + wd_{k} x c_{k} + w_{k} x (w_{k} x c_{k})",) * 2,
+             (r"\ddot p_{{{k}}}^{{{k}}} + \dot\omega_{{{k}}}^{{{k}}} \times \mathbf{{c}}_{{{k}}}"
+              r" + \omega_{{{k}}}^{{{k}}} \times (\omega_{{{k}}}^{{{k}}} \times "
+              r"\mathbf{{c}}_{{{k}}})",) * 2),
+    "f": ("force exerted on link {k} by link {p}", "f_{k}", r"f_{{{k}}}^{{{k}}}",
+          ("R_{c} f_{c} + m_{k} pddc_{k}", "m_{k} pddc_{k}"),
+          (r"R_{{{c}}}^{{{k}}} f_{{{c}}}^{{{c}}} + m_{{{k}}}\, \ddot p_{{C_{k}}}^{{{k}}}",
+           r"m_{{{k}}}\, \ddot p_{{C_{k}}}^{{{k}}}")),
+    "mu": ("moment exerted on link {k} by link {p} (about the origin of frame {p})",
+           "mu_{k}", r"\mu_{{{k}}}^{{{k}}}",
+           ("-f_{k} x (r_{p}{k} + c_{k}) + R_{c} mu_{c} + R_{c} f_{c} x c_{k} + I_{k} wd_{k}"
+            " + w_{k} x I_{k} w_{k}",
+            "-f_{k} x (r_{p}{k} + c_{k}) + I_{k} wd_{k} + w_{k} x I_{k} w_{k}"),
+           (r"-f_{{{k}}}^{{{k}}} \times (r_{{{p},{k}}}^{{{k}}} + \mathbf{{c}}_{{{k}}}) + "
+            r"R_{{{c}}}^{{{k}}} \mu_{{{c}}}^{{{c}}} + R_{{{c}}}^{{{k}}} f_{{{c}}}^{{{c}}} \times "
+            r"\mathbf{{c}}_{{{k}}} + \mathbf{{I}}_{{{k}}} \dot\omega_{{{k}}}^{{{k}}} + "
+            r"\omega_{{{k}}}^{{{k}}} \times \mathbf{{I}}_{{{k}}} \omega_{{{k}}}^{{{k}}}",
+            r"-f_{{{k}}}^{{{k}}} \times (r_{{{p},{k}}}^{{{k}}} + \mathbf{{c}}_{{{k}}}) + "
+            r"\mathbf{{I}}_{{{k}}} \dot\omega_{{{k}}}^{{{k}}} + \omega_{{{k}}}^{{{k}}} \times "
+            r"\mathbf{{I}}_{{{k}}} \omega_{{{k}}}^{{{k}}}")),
+    "tau": ("joint torque (without friction)", "tau{k}", r"\tau_{{{k}}}",
+            ("mu_{k}^T R_{k}^T z_0", "f_{k}^T R_{k}^T z_0"),
+            (r"(\mu_{{{k}}}^{{{k}}})^T (R_{{{k}}}^{{{p}}})^T z_0",
+             r"(f_{{{k}}}^{{{k}}})^T (R_{{{k}}}^{{{p}}})^T z_0")),
+}
+
+SECTION_FORWARD = "Forward recursion (Siciliano 7.5: link i in DH frame i)"
+SECTION_BACKWARD = "Backward recursion (Siciliano 7.5: link i in DH frame i)"
+
+
+def newton_euler(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Derivation:
+    """Run the core's RNEA on ``chain``'s closed forms in ``ring``; see the module.
+    ``standard_dh``: the rows of the model's standard DH table, if it has one: the steps
+    are then Siciliano's recursion in the DH frames (:mod:`.dh_frames`)."""
     n = chain.dof
     chain_r = ring.chain(chain)
     q_args, qd_args, qdd_args = ring.joint_arguments()
@@ -109,6 +174,59 @@ def newton_euler(chain: Chain, ring: TrigRing) -> Derivation:
                  record=lambda name, i, value: records.append((name, i, value)))
     tau = [poly(t, ring) for t in tau_s]
 
+    if standard_dh:
+        steps = _siciliano_steps(chain, chain_r, ring, standard_dh, qd_args, qdd_args)
+    else:
+        steps = _craig_steps(chain, chain_r, ring, records, q_args, ops)
+
+    poses = pose_list(chain_r, q_args, ring)
+    U_links, _ = potential_energy(ring, chain_r, poses)
+    d = Derivation(method="newton-euler", ring=ring, chain=chain, tau=tau, steps=steps)
+    finish(d, chain_r, q_args)
+    qd = [ring.ring.gens[k] for k in ring.qd_index]
+    d.kinetic = ring.reduce(sum((d.M[i][j] * qd[i] * qd[j] for i in range(n) for j in range(n)),
+                                ring.zero) * QQ(1, 2))
+    d.potential = ring.reduce(sum(U_links, ring.zero))
+    return d
+
+
+def _siciliano_steps(chain, chain_r, ring, rows, qd_args, qdd_args) -> list[RawStep]:
+    """The steps of Siciliano's recursion in the DH frames (:mod:`.dh_frames`)."""
+    n = chain.dof
+    links = dh_links(ring, chain, rows)
+    steps: list[RawStep] = []
+    for k, link in enumerate(links, start=1):
+        steps.append(RawStep(
+            SECTION_FRAMES, f"Frame {k} in frame {k - 1}: rotation (of A_{k})", f"R_{k}",
+            f"R_{{{k}}}^{{{k - 1}}}", [list(vec(row, ring)) for row in link.rot]))
+        steps.append(RawStep(
+            SECTION_FRAMES, f"Origin of frame {k} seen from frame {k - 1}, in frame {k}",
+            f"r_{k - 1}{k}", f"r_{{{k - 1},{k}}}^{{{k}}}", vec(link.r, ring),
+            f"R_{k}^T o_{k}", rf"(R_{{{k}}}^{{{k - 1}}})^T o_{{{k}}}^{{{k - 1}}}"))
+    records: list[tuple[str, int, object]] = []
+    siciliano_recursion(links, chain_r.gravity, qd_args, qdd_args,
+                        lambda name, i, value: records.append((name, i, value)))
+    for name, i, value in records:
+        title, lhs, latex_lhs, formulas, latex_formulas = _SICILIANO[name]
+        fmt = dict(k=i, p=i - 1, c=i + 1)
+        if name in ("f", "mu"):
+            which = 1 if i == n else 0
+        else:
+            which = 0 if links[i - 1].revolute else 1
+        section = SECTION_BACKWARD if name in ("f", "mu", "tau") else SECTION_FORWARD
+        value = poly(value, ring) if name == "tau" else vec(value, ring)
+        if name == "tau" and chain.links[i - 1].joint.type != REVOLUTE:
+            title = "joint force (prismatic joint; without friction)"
+        steps.append(RawStep(
+            section, f"Link {i}: {title.format(**fmt)}", lhs.format(**fmt),
+            latex_lhs.format(**fmt), value, formulas[which].format(**fmt),
+            latex_formulas[which].format(**fmt)))
+    return steps
+
+
+def _craig_steps(chain, chain_r, ring, records, q_args, ops) -> list[RawStep]:
+    """The steps of the core's recursion in its link frames (Craig §6.5, lecture 15)."""
+    n = chain.dof
     steps: list[RawStep] = []
     for i, link in enumerate(chain_r.links):
         rot, origin = joint_transform(link.joint, q_args[i], ops)
@@ -137,6 +255,8 @@ def newton_euler(chain: Chain, ring: TrigRing) -> Derivation:
             which = 0 if revolute else 1
         section = SECTION_OUTWARD if table is _OUTWARD else SECTION_INWARD
         value = poly(value, ring) if name == "tau" else vec(value, ring)
+        if name == "tau" and chain.links[i - 1].joint.type != REVOLUTE:
+            title = "joint force (prismatic joint; without friction)"
         formula, latex_formula = formulas[which].format(**fmt), latex_formulas[which].format(**fmt)
         if name in ("f", "n"):
             formula, latex_formula = _with_point_masses(name, i, chain.links[i - 1],
@@ -144,13 +264,4 @@ def newton_euler(chain: Chain, ring: TrigRing) -> Derivation:
         steps.append(RawStep(
             section, f"Link {i}: {title.format(**fmt)}", lhs.format(**fmt),
             latex_lhs.format(**fmt), value, formula, latex_formula))
-
-    poses = pose_list(chain_r, q_args, ring)
-    U_links, _ = potential_energy(ring, chain_r, poses)
-    d = Derivation(method="newton-euler", ring=ring, chain=chain, tau=tau, steps=steps)
-    finish(d, chain_r, q_args)
-    qd = [ring.ring.gens[k] for k in ring.qd_index]
-    d.kinetic = ring.reduce(sum((d.M[i][j] * qd[i] * qd[j] for i in range(n) for j in range(n)),
-                                ring.zero) * QQ(1, 2))
-    d.potential = ring.reduce(sum(U_links, ring.zero))
-    return d
+    return steps

@@ -13,17 +13,19 @@ gradient of ``U``::
     M_ij = d^2 K / (dqd_i dqd_j),      g_i = dU / dq_i.
 
 **Jacobian route** (Siciliano et al., Robotics, §7.2 and §7.4): with the Jacobian of
-each link's centre of mass, column ``j <= i`` (zero for ``j > i``)::
+each link's centre of mass ``p_li``, column ``j <= i`` (zero for ``j > i``)::
 
-    J_P,j^(i) = z_j x (p_ci - o_j)  (revolute j),    z_j  (prismatic j)
-    J_O,j^(i) = z_j                 (revolute j),    0    (prismatic j)
+    J_P,j^(li)     = z_(j-1) x (p_li - p_(j-1))  (revolute j),    z_(j-1)  (prismatic j)
+    J_theta,j^(li) = z_(j-1)                     (revolute j),    0        (prismatic j)
 
-(``z_j``, ``o_j``: joint ``j``'s axis and a point of it, the origin of link frame ``j``,
-base frame), the inertia matrix and the gravity torques are::
+(``z_(j-1)``, ``p_(j-1)``: joint ``j``'s axis and a point of it, the origin of DH frame
+``j-1``, base frame: Siciliano §7.4's indices, for a standard DH model; a modified-DH or URDF
+model's joint ``j`` sits in its link frame ``j``, so there they are ``z_j``, ``p_j``),
+the inertia matrix and the gravity torques are::
 
-    B = sum_i m_i J_P^(i)T J_P^(i) + J_O^(i)T R_i I_i R_i^T J_O^(i)   (+ G_i^2 Jm_i on the
-                                                                      diagonal, motors)
-    g_i = -sum_j m_j g0^T J_P,i^(j).
+    B = sum_i m_i J_P^(li)T J_P^(li) + J_theta^(li)T R_i I_i R_i^T J_theta^(li)
+        (+ G_i^2 Jm_i on the diagonal, motors)
+    g_i = -sum_j m_j g0^T J_P,i^(lj).
 
 A point mass ``m_jk`` of link ``j`` (at ``p_jk``) is one more body: its own ``J_P`` (the
 columns above with ``p_jk`` for ``p_ci``) adds ``m_jk J_P^T J_P`` to ``B_j`` and
@@ -39,6 +41,7 @@ from sympy import QQ
 
 from ..core import linalg3 as la
 from ..model.chain import REVOLUTE, Chain
+from ..model.expressions import to_sympy
 from .derivation import (
     Derivation,
     RawStep,
@@ -99,11 +102,11 @@ def _tau(ring: TrigRing, M, g) -> list:
                         + g[i]) for i in range(n)]
 
 
-def energy_route(chain: Chain, ring: TrigRing) -> Derivation:
+def energy_route(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Derivation:
     """``M_ij = d^2 K / dqd_i dqd_j``, ``g_i = dU/dq_i`` (lecture notes on planar arms); see
     the module."""
     n = ring.dof
-    K, U, steps, chain_r, q_args = energies(chain, ring)
+    K, U, steps, chain_r, q_args = energies(chain, ring, bool(standard_dh))
     M = [[ring.diff_qd(ring.diff_qd(K, i), j) for j in range(n)] for i in range(n)]
     for i in range(n):
         for j in range(i, n):
@@ -155,9 +158,31 @@ def _inertia_part(ring: TrigRing, m, JP, JO, I_base):
     return Bi
 
 
-def jacobian_route(chain: Chain, ring: TrigRing) -> Derivation:
-    """``B = sum_i m_i J_P^T J_P + J_O^T R_i I_i R_i^T J_O``,
-    ``g_i = -sum_j m_j g0^T J_P,i^(j)`` (Siciliano et al., §7.2, §7.4); see the module."""
+def _jacobian_names(standard: bool, axis_is_z: bool):
+    """How the Jacobian route names joint ``k``'s axis and a point of it: Siciliano's
+    ``z_{k-1}``, ``p_{k-1}`` (standard DH: joint ``k`` turns about ``z_{k-1}`` through the
+    origin of frame ``k-1``), else ``z_k``, ``p_k`` of link frame ``k`` (Craig, URDF)."""
+    def names(k: int) -> dict:
+        j = k - 1 if standard else k
+        if standard and j == 0:
+            source = source_tex = ""  # z_0 itself
+        elif standard:
+            source, source_tex = f"R_{j} z_0", rf"R_{{{j}}}\, \mathbf{{z}}_0"
+        elif axis_is_z:
+            source, source_tex = f"R_{j} [0, 0, 1]^T", rf"R_{{{j}}} [0, 0, 1]^T"
+        else:
+            source, source_tex = f"R_{j} u_{j}", rf"R_{{{j}}}\, \mathbf{{u}}_{{{j}}}"
+        return {"z": f"z_{j}", "z_tex": rf"\mathbf{{z}}_{{{j}}}", "p": f"p_{j}",
+                "p_tex": rf"\mathbf{{p}}_{{{j}}}", "j": j, "source": source,
+                "source_tex": source_tex}
+    return names
+
+
+def jacobian_route(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Derivation:
+    """``B = sum_i m_i J_P^T J_P + J_theta^T R_i I_i R_i^T J_theta``,
+    ``g_i = -sum_j m_j g0^T J_P,i^(j)`` (Siciliano et al., §7.2, §7.4); see the module.
+    With a standard DH table (``standard_dh``) the steps use Siciliano's indices
+    (``z_{j-1}``, ``p_{j-1}``)."""
     n = ring.dof
     zero = ring.zero
     chain_r = ring.chain(chain)
@@ -167,17 +192,27 @@ def jacobian_route(chain: Chain, ring: TrigRing) -> Derivation:
     revolute = [link.joint.type == REVOLUTE for link in chain_r.links]
     z = [vec(la.matvec(rot, link.joint.axis), ring)
          for link, (rot, _) in zip(chain_r.links, poses, strict=True)]
+    # the origin of the core's link frame j: on joint j's axis (with standard DH the
+    # origin of DH frame j-1, for a revolute joint)
     o = [vec(origin, ring) for _, origin in poses]
     gravity = vec(chain_r.gravity, ring)
+    axis_is_z = all(tuple(to_sympy(x) for x in link.joint.axis) == (0, 0, 1)
+                    for link in chain.links)
+    names = _jacobian_names(bool(standard_dh), axis_is_z)
     steps: list[RawStep] = []
     S = SECTION_JACOBIANS
     for j in range(n):
         k = j + 1
-        steps.append(RawStep(S, f"Joint {k}: axis z_{k} = R_{k} a_{k}", f"z_{k}",
-                             rf"\mathbf{{z}}_{{{k}}}", z[j]))
+        nm = names(k)
+        steps.append(RawStep(S, f"Joint {k}: unit vector of its axis", nm["z"],
+                             nm["z_tex"], z[j], nm["source"], nm["source_tex"]))
         if revolute[j]:
-            steps.append(RawStep(S, f"Joint {k}: a point of its axis (origin of link frame {k})",
-                                 f"o_{k}", rf"\mathbf{{o}}_{{{k}}}", o[j]))
+            steps.append(RawStep(S, f"Joint {k}: a point of its axis (origin of frame "
+                                 f"{nm['j']})", nm["p"], nm["p_tex"], o[j]))
+    zj = "z_(j-1)" if standard_dh else "z_j"
+    pj = "p_(j-1)" if standard_dh else "p_j"
+    zj_tex = r"\mathbf{z}_{j-1}" if standard_dh else r"\mathbf{z}_j"
+    pj_tex = r"\mathbf{p}_{j-1}" if standard_dh else r"\mathbf{p}_j"
 
     B = [[zero] * n for _ in range(n)]
     JPs = []
@@ -206,29 +241,31 @@ def jacobian_route(chain: Chain, ring: TrigRing) -> Derivation:
                         rf"o_{{{k}}} + R_{{{k}}}\, \mathbf{{c}}_{{{idx}}}"),
                 RawStep(S, f"Link {k}: point mass {j + 1}, translational Jacobian",
                         f"J_P^({idx})", rf"J_P^{{({idx})}}", JPp,
-                        f"column j: z_j x (p_c{idx} - o_j) (revolute j), z_j (prismatic j)",
-                        rf"\mathbf{{z}}_j \times (p_{{c{idx}}} - \mathbf{{o}}_j)")]
+                        f"column j: {zj} x (p_c{idx} - {pj}) (revolute j), {zj} (prismatic j)",
+                        rf"{zj_tex} \times (p_{{c{idx}}} - {pj_tex})")]
         B = [[B[a][b] + Bi[a][b] for b in range(n)] for a in range(n)]
         steps += [
-            RawStep(S, f"Link {k}: centre of mass", f"p_c{k}", rf"p_{{c{k}}}", p,
+            RawStep(S, f"Link {k}: centre of mass", f"p_l{k}", rf"\mathbf{{p}}_{{l_{k}}}", p,
                     f"o_{k} + R_{k} c_{k}", rf"o_{{{k}}} + R_{{{k}}}\, \mathbf{{c}}_{{{k}}}"),
             RawStep(S, f"Link {k}: translational Jacobian (columns j > {k} zero)",
-                    f"J_P^({k})", rf"J_P^{{({k})}}", JP,
-                    f"column j: z_j x (p_c{k} - o_j) (revolute j), z_j (prismatic j)",
-                    rf"\mathbf{{z}}_j \times (p_{{c{k}}} - \mathbf{{o}}_j)\ \text{{(revolute)}},"
-                    r"\ \mathbf{z}_j\ \text{(prismatic)}"),
-            RawStep(S, f"Link {k}: rotational Jacobian (columns j > {k} zero)", f"J_O^({k})",
-                    rf"J_O^{{({k})}}", JO, "column j: z_j (revolute j), 0 (prismatic j)",
-                    r"\mathbf{z}_j\ \text{(revolute)},\ 0\ \text{(prismatic)}"), *point_steps]
+                    f"J_P^(l{k})", rf"J_P^{{l_{k}}}", JP,
+                    f"column j: {zj} x (p_l{k} - {pj}) (revolute j), {zj} (prismatic j)",
+                    rf"{zj_tex} \times (\mathbf{{p}}_{{l_{k}}} - {pj_tex})\ "
+                    rf"\text{{(revolute)}},\ {zj_tex}\ \text{{(prismatic)}}"),
+            RawStep(S, f"Link {k}: rotational Jacobian (columns j > {k} zero)",
+                    f"J_theta^(l{k})", rf"J_\theta^{{l_{k}}}", JO,
+                    f"column j: {zj} (revolute j), 0 (prismatic j)",
+                    rf"{zj_tex}\ \text{{(revolute)}},\ 0\ \text{{(prismatic)}}"), *point_steps]
         b_steps += [
             RawStep(SECTION_B, f"Link {k}: inertia tensor in the base frame",
                     f"R_{k} I_{k} R_{k}^T", rf"R_{{{k}}} \mathbf{{I}}_{{{k}}} R_{{{k}}}^T",
                     I_base),
             RawStep(SECTION_B, f"Link {k}: its part of the inertia matrix", f"B_{k}",
                     f"B_{{{k}}}", Bi,
-                    f"m_{k} J_P^({k})T J_P^({k}) + J_O^({k})T R_{k} I_{k} R_{k}^T J_O^({k})",
-                    rf"m_{{{k}}}\, J_P^{{({k})T}} J_P^{{({k})}} + J_O^{{({k})T}} R_{{{k}}} "
-                    rf"\mathbf{{I}}_{{{k}}} R_{{{k}}}^T J_O^{{({k})}}")]
+                    f"m_{k} J_P^(l{k})T J_P^(l{k}) + J_theta^(l{k})T R_{k} I_{k} R_{k}^T "
+                    f"J_theta^(l{k})",
+                    rf"m_{{{k}}}\, (J_P^{{l_{k}}})^T J_P^{{l_{k}}} + (J_\theta^{{l_{k}}})^T "
+                    rf"R_{{{k}}} \mathbf{{I}}_{{{k}}} R_{{{k}}}^T J_\theta^{{l_{k}}}")]
         if link.point_masses:  # B_k's formula names the point masses' terms too
             extra = range(1, len(link.point_masses) + 1)
             last = b_steps[-1]
@@ -262,8 +299,10 @@ def jacobian_route(chain: Chain, ring: TrigRing) -> Derivation:
         a = i + 1
         steps.append(RawStep(
             SECTION_G_JACOBIAN, f"Joint {a}: gravity torque", f"g_{a}", f"g_{{{a}}}", g[i],
-            " ".join(f"- m_{k} g0^T J_P{a}^({k})" for k in labels).lstrip(),
-            " ".join(rf"- m_{{{k}}}\, \mathbf{{g}}_0^T J_{{P{a}}}^{{({k})}}"
+            " ".join(f"- m_{k} g0^T J_P{a}^({'l' if ',' not in k else ''}{k})"
+                     for k in labels).lstrip(),
+            " ".join(rf"- m_{{{k}}}\, \mathbf{{g}}_0^T J_{{P_{a}}}^{{"
+                     + (f"l_{k}" if "," not in k else f"({k})") + "}"
                      for k in labels)))
     qd = [ring.ring.gens[k] for k in ring.qd_index]
     K = ring.reduce(sum((B[a][b] * qd[a] * qd[b] for a in range(n) for b in range(n)), zero)

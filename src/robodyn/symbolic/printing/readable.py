@@ -55,14 +55,19 @@ def divide_out(expr, name: sp.Symbol, term: sp.Expr):
         _, den = sp.fraction(q)
         return q if not den.free_symbols else None
 
+    def times(q):  # -h (qd1 + qd2), as the planar-arm notes writes it, not h (-qd1 - qd2)
+        if isinstance(q, sp.Add) and q.could_extract_minus_sign():
+            return sp.Mul(-1, name, -q)
+        return name * q
+
     if isinstance(expr, sp.Add):
         parts = [quotient(t) for t in expr.args]
         if all(p is not None for p in parts):
-            return name * sp.Add(*parts)
+            return times(sp.Add(*parts))
         return sp.Add(*(name * p if p is not None else t
                         for p, t in zip(parts, expr.args, strict=True)))
     q = quotient(expr)
-    return name * q if q is not None else expr
+    return times(sp.expand(q)) if q is not None else expr
 
 
 class Readable:
@@ -79,11 +84,19 @@ class Readable:
         self.shorthand = shorthand
         exprs = list(exprs)
         self.terms: list[tuple[sp.Symbol, sp.Expr]] = []
+        #: whether the named terms are written into the steps of a recursion too
+        self.terms_in_steps = bool(getattr(eq, "terms_in_steps", False))
         if named:
             terms = dict(getattr(eq, "user_terms", {}) or {})
             if shorthand:
-                for k, v in eq.named_terms().items():
+                for k, v in (getattr(eq, "model_terms", {}) or {}).items():
                     terms.setdefault(k, v)
+                declared = list(terms.values())
+                for k, v in eq.named_terms().items():
+                    # the model's own h (with its sign) wins over the one found
+                    if not any(sp.expand(v - u) == 0 or sp.expand(v + u) == 0
+                               for u in declared):
+                        terms.setdefault(k, v)
             used = [(sp.Symbol(k), v) for k, v in terms.items()
                     if any(self._names_in(x, sp.Symbol(k), v) for x in exprs)]
             self.terms = used
@@ -144,11 +157,20 @@ class Readable:
             expr = round_floats(expr, self.digits)
         return expr
 
-    def prep(self, expr):
-        """The expression to print: named terms, shorthand, digits."""
+    def step(self, step):
+        """The expression of ``step`` to print: as :meth:`prep`, but the named terms are
+        left out of the steps of a recursion (``step.substitute_terms`` false: the
+        Newton–Euler vectors, written as the lecture writes them) unless the equations
+        ask for them there (``terms_in_steps``)."""
+        terms = getattr(step, "substitute_terms", True) or self.terms_in_steps
+        return self.prep(step.expression, terms=terms)
+
+    def prep(self, expr, terms: bool = True):
+        """The expression to print: named terms (unless ``terms`` is false), shorthand,
+        digits."""
         if not isinstance(expr, (sp.Basic, sp.MatrixBase)):
             return expr
-        for name, term in self.terms:
+        for name, term in (self.terms if terms else ()):
             if isinstance(expr, sp.MatrixBase):
                 expr = expr.applyfunc(lambda x, n=name, t=term: divide_out(x, n, t))
             else:

@@ -14,11 +14,13 @@ rounded to that many significant digits); see :mod:`.readable`.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import TYPE_CHECKING
 
 import sympy as sp
+from sympy.printing.latex import LatexPrinter
 from sympy.printing.pretty.pretty import PrettyPrinter
 from sympy.printing.str import StrPrinter
 
@@ -41,6 +43,33 @@ def method_name(eq: Equations) -> str:
     return METHOD_NAMES[eq.method] + (f" ({route})" if route else "")
 
 
+# -- the order of the terms -------------------------------------------------------------
+_RATE_NAME = re.compile(r"^(qdd|qddot_|qd|qdot_)\d+$")
+
+
+@functools.lru_cache(maxsize=100_000)
+def physical_origin(term) -> int:
+    """Where a term of a sum comes from, as the books order them: 0 inertial (an
+    acceleration ``qdd``), 1 Coriolis/centrifugal (rates ``qd``), 2 gravity and the rest
+    (no rates), 3 friction (``sign(qd)``)."""
+    names = {s.name for s in getattr(term, "free_symbols", ())}
+    kinds = {_RATE_NAME.match(n).group(1) for n in names if _RATE_NAME.match(n)}
+    if kinds & {"qdd", "qddot_"}:
+        return 0
+    if term.has(sp.sign):
+        return 3
+    return 1 if kinds else 2
+
+
+class _OriginOrder:
+    """A printer mixin: the terms of every sum by :func:`physical_origin` (inertial,
+    Coriolis/centrifugal, gravity, friction), SymPy's order within each kind."""
+
+    def _as_ordered_terms(self, expr, order=None):
+        terms = super()._as_ordered_terms(expr, order=order)
+        return sorted(terms, key=physical_origin)
+
+
 # -- strings that read back ------------------------------------------------------------
 def is_double(x: sp.Float) -> bool:
     """Whether the SymPy Float ``x`` is a double: its value and its precision (53 bits) are
@@ -48,7 +77,7 @@ def is_double(x: sp.Float) -> bool:
     return x.compare(sp.Float(float(x), precision=53)) == 0
 
 
-class _ExactStrPrinter(StrPrinter):
+class _ExactStrPrinter(_OriginOrder, StrPrinter):
     """``sstr`` whose Floats read back bit for bit through :func:`sympy.parse_expr`."""
 
     def _print_Float(self, expr):
@@ -83,7 +112,7 @@ def json_str(expr) -> str:
     return _JsonStrPrinter({"order": None}).doprint(expr)
 
 
-class _PlainPrinter(StrPrinter):
+class _PlainPrinter(_OriginOrder, StrPrinter):
     """``str`` with each Float to 15 significant digits, trailing zeros dropped (``0.1``,
     not ``0.100000000000000``; ``0.3 - 0.1`` as ``0.2``): numbers print as the model
     wrote them. (JSON keeps every bit: :func:`json_str`.)"""
@@ -176,6 +205,12 @@ def _text_equations(eq: Equations, fmt=None, prep=None) -> list[str]:
     for form in printed_forms(bool(eq.h_e)):
         value, shown = getattr(eq, form.attribute), form.shown
         out.append(shown.label)
+        forces = [str(i + 1) for i, t in enumerate(eq.joint_types) if t != "revolute"]
+        if form.attribute == "tau" and forces:
+            which = "tau" + ", tau".join(forces)
+            out[-1] = out[-1].rstrip(":") + (f" ({which}: a force, joint {forces[0]} is "
+                                             "prismatic):" if len(forces) == 1 else
+                                             f" ({which}: forces, prismatic joints):")
         if form.rank == 2:
             out += [show(f"  {shown.symbol}{_index(eq, i, j)} = ", value[i, j])
                     for i in range(n) for j in range(i if shown.symmetric else 0, n)]
@@ -198,7 +233,8 @@ def _entry_formatter(fmt, prep=None):
     return show
 
 
-def _text_steps(eq: Equations, fmt=None, prep=None) -> list[str]:
+def _text_steps(eq: Equations, fmt=None, prep=None, words=None) -> list[str]:
+    words = words or (lambda text: text)
     out = ["", f"Derivation by {method_name(eq)}, step by step"]
     section = None
     number = 0
@@ -209,13 +245,13 @@ def _text_steps(eq: Equations, fmt=None, prep=None) -> list[str]:
             number += 1
             out += ["", f"{number}. {section}", ""]
         count += 1
-        out.append(f"  ({count}) {step.title}")
-        lhs = f"      {step.lhs} = "
+        out.append(f"  ({count}) {words(step.title)}")
+        lhs = f"      {words(step.lhs)} = "
         pad = " " * (len(lhs) - 2) + "= "
-        expr = step.expression if prep is None else prep(step.expression)
+        expr = step.expression if prep is None else prep.step(step)
         value = _text_value(expr, fmt).replace("\n", "\n" + " " * len(lhs))
         if step.formula:
-            out.append(lhs + step.formula)
+            out.append(lhs + words(step.formula))
             out.append(pad + value.replace("\n" + " " * len(lhs), "\n" + " " * len(pad)))
         else:
             out.append(lhs + value)
@@ -232,18 +268,112 @@ def to_text(eq: Equations, steps: bool = False, shorthand: bool = False,
         lines += _text_steps(eq, prep=rd)
         lines += ["", "Result"]
     lines += _text_equations(eq, prep=rd)
-    return "\n".join(lines) + "\n"
+    text = "\n".join(lines)
+    return "\n".join(wrap_line(line, TEXT_WIDTH) for line in text.split("\n")) + "\n"
+
+
+#: Widest line of the text form (``robodyn derive --format text``).
+TEXT_WIDTH = 100
+_OPEN, _CLOSE = "([{", ")]}"
+
+
+def wrap_line(line: str, width: int = TEXT_WIDTH) -> str:
+    """``line`` broken into lines of at most ``width`` characters where it is longer:
+    before a `` + `` or `` - `` or after a ``, `` (an expression, a matrix row), else at
+    a space, the shallowest such place (fewest open brackets) in the second half of the
+    line first; continuation lines are indented under the right-hand side (after
+    `` = ``) or four columns deeper than the line. A piece with no such place (one very
+    long name) is cut at the width."""
+    if len(line) <= width:
+        return line
+    lead = len(line) - len(line.lstrip())
+    eq_at = line.find(" = ")
+    indent = eq_at + 3 if 0 <= eq_at < width // 2 else lead + 4
+    rows, rest, first = [], line, True
+    while len(rest) > width:
+        cut = _break_at(rest, width, indent if not first else lead)
+        rows.append(rest[:cut].rstrip())
+        rest = " " * indent + rest[cut:].lstrip()
+        first = False
+    rows.append(rest)
+    return "\n".join(rows)
+
+
+def _break_at(text: str, width: int, start: int) -> int:
+    """Where to break ``text`` (see :func:`wrap_line`): an index in ``(start, width]``,
+    the shallowest place in the second half of the room (after a comma before a sign,
+    before a space), else the last place there is."""
+    depth, places = 0, []
+    for i, ch in enumerate(text[:width + 1]):
+        if ch in _OPEN:
+            depth += 1
+        elif ch in _CLOSE:
+            depth -= 1
+        if i <= start + 8:
+            continue
+        if text.startswith(", ", i - 1) and ch == " ":
+            kind = 0                 # after the comma
+        elif text.startswith((" + ", " - "), i):
+            kind = 1                 # the sign starts the next line
+        elif ch == " ":
+            kind = 2
+        else:
+            continue
+        places.append((depth, kind, -i))
+    if not places:
+        return width
+    half = start + (width - start) // 2
+    late = [p for p in places if -p[2] >= half]
+    return -min(late or places)[2]
+
+
+_PLAIN_NAME = re.compile(r"^[A-Za-z]+(_[A-Za-z0-9]+)?$")
 
 
 def _pretty_symbols(eq: Equations) -> dict:
     """``q1 -> q₁``, ``qd1 -> q̇₁``, ``qdd1 -> q̈₁`` (SymPy's pretty printer reads the
-    ``dot``/``ddot`` modifiers and ``_1`` subscripts)."""
+    ``dot``/``ddot`` modifiers and ``_1`` subscripts), or the model's display names
+    (``display: {q1: theta_1, q2: d_2}``: ``θ₁``, ``θ̇₁``, ``ḋ₂``); a parameter's display
+    name too, where it is a plain name (``ml2: m_l2``). LaTeX display names
+    (``\\ell_{1}``) are for LaTeX only."""
+    table = {}
+    display = eq.display
+    for i in range(eq.dof):
+        shown = display.get(f"q{i + 1}", "")
+        if _PLAIN_NAME.match(shown):
+            head, _, sub = shown.partition("_")
+            sub = f"_{sub}" if sub else ""
+            table[eq.q[i]] = sp.Symbol(shown)
+            table[eq.qd[i]] = sp.Symbol(f"{head}dot{sub}")
+            table[eq.qdd[i]] = sp.Symbol(f"{head}ddot{sub}")
+        else:
+            table[eq.q[i]] = sp.Symbol(f"q_{i + 1}")
+            table[eq.qd[i]] = sp.Symbol(f"qdot_{i + 1}")
+            table[eq.qdd[i]] = sp.Symbol(f"qddot_{i + 1}")
+    for s in eq.params:
+        shown = display.get(s.name, "")
+        if _PLAIN_NAME.match(shown):
+            table[s] = sp.Symbol(shown)
+    return table
+
+
+_NAME_WORD = re.compile(r"\b(d?)(qdd|qd|q)(\d+)\b")  # dL/dqd1: d, then qd1
+
+
+def _pretty_words(eq: Equations, names: dict):
+    """``text -> text`` with the joint variables of a title, a left side or a formula
+    (``qd1``, ``dL/dq2``) written as the pretty printer writes them (``θ̇₁``, ``dL/dd₂``)."""
     table = {}
     for i in range(eq.dof):
-        table[eq.q[i]] = sp.Symbol(f"q_{i + 1}")
-        table[eq.qd[i]] = sp.Symbol(f"qdot_{i + 1}")
-        table[eq.qdd[i]] = sp.Symbol(f"qddot_{i + 1}")
-    return table
+        for kind, sym in (("q", eq.q[i]), ("qd", eq.qd[i]), ("qdd", eq.qdd[i])):
+            table[(kind, str(i + 1))] = sp.pretty(names[sym], use_unicode=True)
+
+    def words(text: str) -> str:
+        def one(m):
+            name = table.get((m.group(2), m.group(3)))
+            return m.group(1) + name if name else m.group(0)
+        return _NAME_WORD.sub(one, text)
+    return words
 
 
 def _pretty_block(expr) -> tuple[list[str], int]:
@@ -251,7 +381,7 @@ def _pretty_block(expr) -> tuple[list[str], int]:
     return _BlockPrinter({"use_unicode": True, "wrap_line": False, "order": "none"}).block(expr)
 
 
-class _BlockPrinter(PrettyPrinter):
+class _BlockPrinter(_OriginOrder, PrettyPrinter):
     """SymPy's pretty printer, giving a picture's lines and its baseline (the line that a
     prefix such as ``M11 =`` goes on) where :meth:`doprint` gives only the text."""
 
@@ -264,10 +394,20 @@ def _pretty_wrapped(expr, columns: int) -> tuple[str, int]:
     """``expr`` pretty-printed; a sum wider than ``columns`` is broken between its terms
     (each continuation line starts with the sign of its first term), never inside one."""
     lines, base = _pretty_block(expr)
-    if max(len(x) for x in lines) <= columns or not isinstance(expr, sp.Add):
+    if max(len(x) for x in lines) <= columns:
         return "\n".join(lines), base
+    if isinstance(expr, sp.MatrixBase):
+        return _pretty_entries(expr, columns), 0
+    if isinstance(expr, sp.Mul) and any(isinstance(a, sp.Add) for a in expr.args):
+        expr = sp.expand(expr)  # one product too wide: its terms, to break between
+    if not isinstance(expr, sp.Add):
+        return "\n".join(lines), base
+    terms = []
+    for term in sorted(expr.as_ordered_terms(), key=physical_origin):
+        wide = max(len(x) for x in _pretty_block(term)[0]) > columns
+        terms += sp.Add.make_args(sp.expand(term)) if wide and term.is_Mul else [term]
     rows, current = [], []
-    for term in expr.as_ordered_terms():
+    for term in terms:
         trial = current + [term]
         block, _ = _pretty_block(sp.Add(*trial, evaluate=False))
         if current and max(len(x) for x in block) > columns:
@@ -291,6 +431,18 @@ def _pretty_wrapped(expr, columns: int) -> tuple[str, int]:
     return "\n".join(out), first_base
 
 
+def _pretty_entries(m: sp.MatrixBase, columns: int) -> str:
+    """A matrix too wide for ``columns``: its entries one per line, each as
+    ``(row, column)  entry`` (``[row]  entry`` for a column vector), each wrapped."""
+    out = []
+    for r in range(m.shape[0]):
+        for c in range(m.shape[1]):
+            label = f"[{r + 1}]  " if m.shape[1] == 1 else f"({r + 1},{c + 1})  "
+            text, base = _pretty_wrapped(m[r, c], max(20, columns - len(label)))
+            out.append(_on_baseline(label, text, base))
+    return "\n".join(out)
+
+
 def _on_baseline(prefix: str, text: str, row: int) -> str:
     """``prefix`` written on line ``row`` (the baseline) of ``text``, the other lines
     indented as far."""
@@ -309,12 +461,14 @@ def to_pretty(eq: Equations, steps: bool = False, width: int = 100, shorthand: b
     columns = max(40, width - 14)
     rd = _readable(eq, steps, shorthand, digits)
 
-    def fmt(expr) -> str:
-        expr = rd(expr)
+    def fmt(expr, prepared: bool = False) -> str:
+        if not prepared:
+            expr = rd(expr)
         if isinstance(expr, sp.MatrixBase) and expr.shape == (1, 1):
             expr = expr[0, 0]
         expr = expr.xreplace(names) if isinstance(expr, (sp.Basic, sp.MatrixBase)) else expr
-        return _pretty_wrapped(expr, columns)[0]
+        # a step's value stands after its left side, up to 26 columns in ("d/dt dL/dqd1 = ")
+        return _pretty_wrapped(expr, columns if not prepared else max(40, width - 26))[0]
 
     def show(prefix: str, expr) -> str:
         expr = rd(expr)
@@ -327,12 +481,16 @@ def to_pretty(eq: Equations, steps: bool = False, width: int = 100, shorthand: b
         return block[0] if len(block) == 1 else plain(expr)
 
     fmt.show = show
-    lines = _header_lines(eq) + _definition_lines(rd, one_line, width=max(40, width - 4))
+    words = _pretty_words(eq, names)
+    lines = [wrap_line(words(x) if x.startswith("  joints:") else x, width)
+             for x in _header_lines(eq)]
+    lines += _definition_lines(rd, one_line, width=max(40, width - 4))
     if steps:
-        lines += _text_steps(eq, fmt)
+        lines += _text_steps(eq, lambda expr: fmt(expr, prepared=True), prep=rd,
+                             words=words)
         lines += ["", "Result"]
     lines += _text_equations(eq, fmt)
-    return "\n".join(lines) + "\n"
+    return "\n".join(x.rstrip() for x in "\n".join(lines).split("\n")) + "\n"
 
 
 # -- LaTeX -------------------------------------------------------------------------------
@@ -380,12 +538,39 @@ def symbol_names(eq: Equations) -> dict:
             names[s] = display_tex(display[s.name])
         elif not _IDENTIFIER.match(s.name):  # a symbol made in Python: shown as text
             names[s] = rf"\text{{{tex_escape(s.name)}}}"
+        elif book_name(s.name):
+            names[s] = book_name(s.name)
     return names
+
+
+_BOOK_NAME = re.compile(r"^([A-Za-z])([a-z]{1,2})(\d+)$")
+#: Subscripts that books write with a comma before the link's index (``I_{zz,1}``).
+_AXIS_SUBSCRIPTS = {"xx", "yy", "zz", "xy", "xz", "yz", "v", "s", "m"}
+
+
+def book_name(name: str) -> str:
+    """A parameter's LaTeX as the books write it, where its name is a letter, a short
+    lowercase tag and a link index: ``Izz1`` as ``I_{zz,1}``, ``Fv2`` as ``F_{v,2}``,
+    ``Jm1`` as ``J_{m,1}``, ``ml2`` as ``m_{l_2}``, ``Il1`` as ``I_{l_1}`` (Siciliano's
+    ``m_{l_i}``); empty for any other name (SymPy's own LaTeX: ``m1`` as ``m_{1}``)."""
+    m = _BOOK_NAME.match(name)
+    if not m:
+        return ""
+    head, tag, index = m.groups()
+    if tag in _AXIS_SUBSCRIPTS:
+        return f"{head}_{{{tag},{index}}}"
+    if tag == "l":
+        return f"{head}_{{l_{{{index}}}}}"
+    return ""
+
+
+class _LatexPrinter(_OriginOrder, LatexPrinter):
+    """SymPy's LaTeX printer, the terms of a sum by their physical origin."""
 
 
 def tex_of(eq: Equations, expr) -> str:
     """LaTeX of ``expr`` with ``eq``'s names for its symbols."""
-    return sp.latex(expr, symbol_names=eq.tex_names, mul_symbol="\\,")
+    return _LatexPrinter({"symbol_names": eq.tex_names, "mul_symbol": "\\,"}).doprint(expr)
 
 
 #: Widest displayed line, in characters as typeset (:func:`visible_width`): about the text
@@ -457,7 +642,8 @@ def _pieces(eq: Equations, expr, first: bool) -> list[str]:
     is opened (``\\ddot q_1 \\bigl(``), its inner terms listed, and closed (``\\bigr)``),
     so that the lines can break inside it."""
     out = []
-    terms = expr.as_ordered_terms() if isinstance(expr, sp.Add) else [expr]
+    terms = sorted(expr.as_ordered_terms(), key=physical_origin) if isinstance(expr, sp.Add) \
+        else [expr]
     for k, term in enumerate(terms):
         sign = ""
         if term.could_extract_minus_sign():
@@ -539,6 +725,46 @@ def tex_escape(text: str) -> str:
     return "".join(_TEX_TEXT.get(ch, ch) for ch in visible(text))
 
 
+#: What a title writes as math: ``N + N^T``, ``dM/dt - 2C``, ``qd1``, ``c_112``, ``R_1^T``.
+_TITLE_MATH = re.compile(r"(?P<sym>\b[A-Z] \+ [A-Z]\^T\b)|(?P<mdot>\bdM/dt - 2C\b)"
+                         r"|(?P<joint>\b(?:qdd|qd|q)\d+\b)|(?P<word>\b(?:qdd|qd|tau|xi)\b)"
+                         r"|(?P<sub>\b[A-Za-z]+_(?:\([a-z0-9+-]+\)|[A-Za-z0-9]+)(?:\^T)?)")
+
+
+def title_tex(eq: Equations, title: str, markdown: bool = False) -> str:
+    """A step's title or a section heading as LaTeX text (Markdown with ``markdown``),
+    escaped, with its math as math: ``qd1`` as :math:`\\dot q_1` (or the model's
+    display name), ``c_112`` as :math:`c_{112}`, ``N + N^T`` as :math:`N + N^T`, so that
+    no ASCII notation (``qd1``, ``N + N\\^{}T``) is left in a heading."""
+    escape = md_escape if markdown else tex_escape
+    joints = {}
+    for i in range(eq.dof):
+        joints.update({f"q{i + 1}": eq.q[i], f"qd{i + 1}": eq.qd[i],
+                       f"qdd{i + 1}": eq.qdd[i]})
+    out, at = [], 0
+    for m in _TITLE_MATH.finditer(title):
+        out.append(escape(title[at:m.start()]))
+        text = m.group(0)
+        if m.group("joint"):
+            tex = tex_of(eq, joints[text]) if text in joints else None
+        elif m.group("word"):
+            tex = {"qdd": r"\ddot q", "qd": r"\dot q", "tau": r"\tau", "xi": r"\xi"}[text]
+        elif m.group("mdot"):
+            tex = r"\dot M - 2C"
+        elif m.group("sym"):
+            tex = text
+        else:
+            head, _, sub = text.partition("_")
+            transpose = sub.endswith("^T")
+            sub = sub.removesuffix("^T").strip("()")
+            tex = (rf"{head}_{{{sub}}}" + ("^T" if transpose else "")
+                   if _IDENTIFIER.match(head) and re.match(r"^[A-Za-z0-9+-]+$", sub) else None)
+        out.append(f"${tex}$" if tex else escape(text))
+        at = m.end()
+    out.append(escape(title[at:]))
+    return "".join(out)
+
+
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#+!|$~&])")
 
 
@@ -582,10 +808,10 @@ def to_latex(eq: Equations, steps: bool = False, document: bool = False,
         for k, step in enumerate(eq.steps, start=1):
             if step.section != section:
                 section = step.section
-                out.append(f"\\subsubsection*{{{tex_escape(section)}}}")
-            out.append(f"\\paragraph{{({k}) {tex_escape(step.title)}}}")
+                out.append(f"\\subsubsection*{{{title_tex(eq, section)}}}")
+            out.append(f"\\paragraph{{({k}) {title_tex(eq, step.title)}}}")
             lhs = step.latex_lhs or rf"\text{{{tex_escape(step.lhs)}}}"
-            out.append(tex_lines(eq, lhs, rd(step.expression), step.latex_formula))
+            out.append(tex_lines(eq, lhs, rd.step(step), step.latex_formula))
     out.append("\\subsection*{Result}")
     for title, rows in _results(eq, rd):
         out.append(title)
@@ -600,6 +826,13 @@ def to_latex(eq: Equations, steps: bool = False, document: bool = False,
 
 # -- Markdown ----------------------------------------------------------------------------
 def markdown_math(eq: Equations, lhs: str, expr, formula: str = "") -> str:
+    """``$$lhs = formula = expr$$``; a long one broken over lines in ``aligned`` (as
+    :func:`tex_lines` breaks it), a big matrix entry by entry."""
+    if len(tex_of(eq, expr)) + len(formula) > _LINE:
+        body = tex_lines(eq, lhs, expr, formula)
+        if body.count("\\begin{align*}") == 1:
+            inner = body.removeprefix("\\begin{align*}\n").removesuffix("\n\\end{align*}")
+            return "$$\\begin{aligned}\n" + inner + "\n\\end{aligned}$$"
     if isinstance(expr, sp.MatrixBase) and len(tex_of(eq, expr)) > 4 * _LINE:
         lines = []
         for r in range(expr.shape[0]):
@@ -632,9 +865,9 @@ def to_markdown(eq: Equations, steps: bool = False, shorthand: bool = True,
         for k, step in enumerate(eq.steps, start=1):
             if step.section != section:
                 section = step.section
-                out += [f"### {section}", ""]
-            out += [f"**({k}) {step.title}**", "",
-                    markdown_math(eq, step.latex_lhs or step.lhs, rd(step.expression),
+                out += [f"### {title_tex(eq, section, markdown=True)}", ""]
+            out += [f"**({k}) {title_tex(eq, step.title, markdown=True)}**", "",
+                    markdown_math(eq, step.latex_lhs or step.lhs, rd.step(step),
                              step.latex_formula), ""]
     out += ["## Result", ""]
     for title, rows in _results(eq, rd):
@@ -693,7 +926,7 @@ def to_dict(eq: Equations, steps: bool = False, shorthand: bool = False,
 
 
 def _step_dict(step: Step, rd: Readable) -> dict:
-    expr = rd(step.expression)
+    expr = rd.step(step)
     if isinstance(expr, sp.MatrixBase):
         value = [[json_str(x) for x in expr.row(r)] for r in range(expr.shape[0])]
     else:
