@@ -162,8 +162,8 @@ def equations(robot, method: str = "lagrange", *, values: Any = None,
     check_progress(progress)
     chain, name, defaults = _chain_of(robot, values)
     dh_rows = tuple(getattr(robot, "dh_rows", ()) or ())
-    if len(dh_rows) != chain.dof:  # a chain cut from a longer table: none to show
-        dh_rows = ()
+    if len(dh_rows) != chain.dof or not _rows_fit(dh_rows, chain):
+        dh_rows = ()  # a chain cut from a longer table, or made numeric: none to show
     convention = getattr(robot, "convention", None)
     # Siciliano's DH-frame presentation has no point masses: such a chain is shown in the
     # core's link frames, where every step (and tau) includes them
@@ -180,6 +180,17 @@ def equations(robot, method: str = "lagrange", *, values: Any = None,
     if len(zero) == eq.dof:
         eq.potential_zero = zero
     return eq
+
+
+def _rows_fit(dh_rows, chain: Chain) -> bool:
+    """Whether the DH table's parameters are still symbols of ``chain`` (a robot made
+    numeric, ``robot.with_chain(robot.numeric_chain)``, keeps its table of symbols)."""
+    free = set(chain.free_symbols())
+    used = set()
+    for row in dh_rows:
+        for x in (row.a, row.alpha, row.d, row.theta):
+            used |= getattr(sp.sympify(x), "free_symbols", set())
+    return used <= free
 
 
 def _declared_terms(provenance, chain: Chain) -> dict:
