@@ -132,10 +132,10 @@ def test_c_forward_dynamics_of_a_singular_mass_matrix_is_nan(tmp_path):
 
 
 @pytest.mark.slow
-def test_java_forward_dynamics_is_the_cores(tmp_path, numpy_backend):
+@pytest.mark.parametrize("model", ["planar-2r-payload", "pendulum"])  # pendulum: M is 1 x 1
+def test_java_forward_dynamics_is_the_cores(model, tmp_path, numpy_backend):
     if shutil.which("javac") is None or shutil.which("java") is None:
         pytest.skip("no javac/java: the Java export is not checked")
-    model = "planar-2r-payload"
     robot = rd.load(model)
     eq = _equations(model)
     write_files(eq.to_code("java"), tmp_path)

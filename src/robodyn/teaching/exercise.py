@@ -378,14 +378,15 @@ class _Sheet:
                             "Euler-Lagrange equation tau_i = d/dt dL/dqd_i - dL/dq_i of each "
                             "joint and read the inertia matrix M(q) off them as the "
                             "coefficients of the accelerations qdd.",
-                "jacobian": "Compute the Jacobians J_P^(i), J_O^(i) of each centre of mass"
-                            f"{points} and the inertia matrix "
-                            "M(q) = sum_i m_i J_P^(i)T J_P^(i) + J_O^(i)T R_i I_i R_i^T J_O^(i).",
-                "newton-euler": "Run the Newton-Euler recursion (outward: angular velocity "
-                                "and acceleration of each link, acceleration of each centre "
-                                "of mass, forces F_i and moments N_i; inward: forces f_i, "
-                                "moments n_i and joint torques tau_i) and read the inertia "
-                                "matrix M(q) off tau as the coefficients of qdd."},
+                "jacobian": "Compute the Jacobians J_P^(l_i), J_theta^(l_i) of each centre "
+                            f"of mass{points} and the inertia matrix M(q) = sum_i m_i "
+                            "J_P^(l_i)T J_P^(l_i) + J_theta^(l_i)T R_i I_i R_i^T J_theta^(l_i).",
+                "newton-euler": "Run the Newton-Euler recursion (forward: angular velocity "
+                                "and acceleration of each link and the acceleration of each "
+                                "centre of mass; backward: the force and moment on each link "
+                                "from the one before it, and the joint torques tau_i) and "
+                                "read the inertia matrix M(q) off tau as the coefficients of "
+                                "qdd."},
             "C": "Compute all Christoffel symbols c_ijk = 1/2 (dM_ij/dq_k + dM_ik/dq_j - "
                  "dM_jk/dq_i), the matrix C(q, qd) with C_ij = sum_k c_ijk qd_k, and show "
                  "that N = dM/dt - 2C is skew-symmetric.",
@@ -510,13 +511,20 @@ class _Sheet:
         if self.route == "jacobian":
             items += self._route_steps({"Jacobians of the centres of mass (base frame)"})
         if self.route == "newton-euler":
-            from ..symbolic.newton_euler import SECTION_INWARD, SECTION_OUTWARD
+            from ..symbolic.newton_euler import (
+                SECTION_BACKWARD,
+                SECTION_FORWARD,
+                SECTION_INWARD,
+                SECTION_OUTWARD,
+            )
 
-            items += self._route_steps({SECTION_OUTWARD, SECTION_INWARD})
+            # Siciliano's recursion in the DH frames (standard DH) or Craig's (modified)
+            items += self._route_steps({SECTION_FORWARD, SECTION_BACKWARD, SECTION_OUTWARD,
+                                        SECTION_INWARD})
         formula = {"energy": r"\frac{\partial^2 K}{\partial \dot q_i\,\partial \dot q_j}",
                    "lagrange": r"\text{coefficient of } \ddot q_j \text{ in } \tau_i",
-                   "jacobian": r"\sum_i m_i J_P^{(i)T} J_P^{(i)} + J_O^{(i)T} R_i I_i R_i^T "
-                               r"J_O^{(i)}",
+                   "jacobian": r"\sum_i m_i (J_P^{l_i})^T J_P^{l_i} + (J_\theta^{l_i})^T R_i "
+                               r"I_i R_i^T J_\theta^{l_i}",
                    "newton-euler": r"\text{coefficient of } \ddot q_j \text{ in } \tau_i"}
         items.append(("M", "M", eq.M, formula[self.route]))
         return items

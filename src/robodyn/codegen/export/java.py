@@ -56,13 +56,19 @@ def _forward_dynamics(program: Program) -> list[str]:
     names = (["p"] if program.argument else []) + list(fd)
     id_args = ", ".join(f"new double[{n}]" if a == "tau" else a for a in names)
     mm = "p, q" if program.argument else "q"
+    # a 1 x 1 matrix is exported as a vector (double[]): wrap it into its one row
+    mass = next((f for f in program.functions if f.name == "mass_matrix"), None)
+    if mass is not None and mass.vector:
+        mm_call = f"new double[][] {{mass_matrix({mm})}}"
+    else:
+        mm_call = f"mass_matrix({mm})"
     return [
         "", "    /** Joint accelerations qdd: M(q) qdd = tau - inverse_dynamics(q, qd, 0) solved "
         "by Gaussian elimination with partial pivoting (NaN if M is singular). */",
         f"    public static double[] forward_dynamics({', '.join(f'double[] {a}' for a in names)})"
         " {",
         f"        final double[] bias = inverse_dynamics({id_args});",
-        f"        final double[][] M = mass_matrix({mm});",
+        f"        final double[][] M = {mm_call};",
         f"        final double[] rhs = new double[{n}];",
         f"        final double[] qdd = new double[{n}];",
         f"        for (int i = 0; i < {n}; i++) rhs[i] = tau[i] - bias[i];",
