@@ -7,7 +7,9 @@ compile time). A broken block fails with the page and the line its fence starts 
 
 A block runs unless its fence says ``python no-run`` or an HTML comment ``<!-- no-run:
 why -->`` stands on the line before it: only for what cannot run here (a cluster, minutes of
-work), and the page says why. The README's command-line tour runs too, each command once.
+work), and the page says why. A block of an optional extra says so in its fence,
+``python needs=viser`` (``needs=jax,casadi``): where one of them is not installed, that block
+and the rest of its page are skipped with the reason (the later blocks may use its results). The README's command-line tour runs too, each command once.
 The examples in docstrings are tests/test_doctests.py's; the
 example scripts and the notebook are tests/test_examples.py's and tests/test_notebook.py's.
 """
@@ -153,6 +155,10 @@ def run_page(path: Path, root: Path = ROOT) -> None:
     namespace: dict = {"__name__": "__docs__"}
     with warnings.catch_warnings():  # a page may turn warnings into errors, as its reader would
         for block in (b for b in blocks(path, root) if b.runs):
+            missing = _missing_extras(block)
+            if missing:
+                pytest.skip(f"{block.page}, line {block.line} on: needs {', '.join(missing)} "
+                            "(an optional extra), not installed")
             try:
                 # padded so that the traceback's line numbers are the page's
                 code = compile("\n" * block.line + block.code, block.page, "exec")
@@ -162,6 +168,25 @@ def run_page(path: Path, root: Path = ROOT) -> None:
                             f"{traceback.format_exc()}", pytrace=False)
             finally:
                 plt.close("all")
+
+
+def _missing_extras(block: Block) -> list[str]:
+    """The packages a block's ``needs=a,b`` names that cannot be imported here."""
+    import importlib.util
+
+    wanted = [name for word in block.words if word.startswith("needs=")
+              for name in word[len("needs="):].split(",") if name]
+    return [name for name in wanted if importlib.util.find_spec(name) is None]
+
+
+def test_a_block_of_a_missing_extra_skips_the_rest_of_its_page(tmp_path):
+    page = tmp_path / "docs" / "extra.md"
+    page.parent.mkdir()
+    page.write_text("```python\na = 1\n```\n\n```python needs=robodyn_no_such_package\n"
+                    "import robodyn_no_such_package\n```\n\n```python\nb = 1 / 0\n```\n")
+    with pytest.raises(pytest.skip.Exception) as skipped:
+        run_page(page, root=tmp_path)
+    assert "needs robodyn_no_such_package" in str(skipped.value)
 
 
 def test_a_broken_block_fails_naming_its_page_and_line(tmp_path):
