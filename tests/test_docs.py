@@ -9,7 +9,8 @@ A block runs unless its fence says ``python no-run`` or an HTML comment ``<!-- n
 why -->`` stands on the line before it: only for what cannot run here (a cluster, minutes of
 work), and the page says why. A block of an optional extra says so in its fence,
 ``python needs=viser`` (``needs=jax,casadi``): where one of them is not installed, that block
-and the rest of its page are skipped with the reason (the later blocks may use its results). The README's command-line tour runs too, each command once.
+and the rest of its page are skipped with the reason (the later blocks may use its results).
+The README's command-line tour runs too, each command once.
 The examples in docstrings are tests/test_doctests.py's; the
 example scripts and the notebook are tests/test_examples.py's and tests/test_notebook.py's.
 """
