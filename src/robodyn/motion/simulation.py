@@ -105,7 +105,9 @@ class Simulation:
     """A simulated motion: ``t`` ``(T,)``; ``q``, ``qd``, ``qdd``, ``tau`` ``(T, dof)``; the
     ``kinetic``, ``potential`` and ``total`` energy ``(T,)``; ``info`` (method, steps,
     wall time, real-time factor, the :class:`EnergyBalance` as ``energy_balance``, ...);
-    ``solution`` (the dense output of adaptive runs)."""
+    ``solution`` (the dense output of adaptive runs). A batch of ``N`` rollouts
+    (:mod:`robodyn.motion.rollouts`) has ``q`` ... ``(N, T, dof)`` and the energies ``(N,
+    T)``; :meth:`rollout` gives one."""
 
     t: np.ndarray
     q: np.ndarray
@@ -124,16 +126,45 @@ class Simulation:
 
     @property
     def dof(self) -> int:
-        return self.q.shape[1]
+        return self.q.shape[-1]
+
+    @property
+    def rollouts(self) -> int | None:
+        """The number ``N`` of rollouts of a batched run (arrays ``(N, T, ...)``), else None."""
+        return self.q.shape[0] if self.q.ndim == 3 else None
+
+    def rollout(self, i: int) -> Simulation:
+        """Rollout ``i`` of a batched run as a run of its own (views of the arrays; ``info``
+        with that rollout's energy balance and limit reports)."""
+        n = self.rollouts
+        if n is None:
+            raise InputError("rollout: this Simulation is a single run, not a batch")
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not -n <= i < n:
+            raise InputError(f"rollout: expected an index from 0 to {n - 1}, got {excerpt(i)}")
+        i = int(i) % n
+        info = {k: v for k, v in self.info.items()
+                if k not in ("energy_balance", "limits_crossed", "failed", "rollouts")}
+        if self.info.get("energy_balance") is not None:
+            info["energy_balance"] = self.info["energy_balance"][i]
+        if i in self.info.get("limits_crossed", {}):
+            info["limits_crossed"] = self.info["limits_crossed"][i]
+        if i in self.info.get("failed", {}):
+            info["failed"] = self.info["failed"][i]
+        return Simulation(self.t, self.q[i], self.qd[i], self.qdd[i], self.tau[i],
+                          self.kinetic[i], self.potential[i], info)
 
     def __repr__(self) -> str:
         method = self.info.get("method", "?")
-        return (f"Simulation({method}, dof={self.dof}, samples={len(self.t)}, "
+        many = f", rollouts={self.rollouts}" if self.rollouts is not None else ""
+        return (f"Simulation({method}, dof={self.dof}{many}, samples={len(self.t)}, "
                 f"t={span(self.t)})")
 
     def __str__(self) -> str:
         """A few lines: sizes, time span, method and steps, the final state, the peak
-        torques and the energy balance (not the arrays)."""
+        torques and the energy balance (not the arrays); for a batch, its size, the
+        rollouts that failed and the worst energy balance."""
+        if self.rollouts is not None:
+            return self._batch_str()
         info = self.info
         method = info.get("method", "an unknown method")
         how = f"dt = {number(info['dt'])} s" if info.get("dt") else \
@@ -162,8 +193,31 @@ class Simulation:
             lines.append(f"  joint limits crossed: {len(info['limits_crossed'])}")
         return "\n".join(lines)
 
+    def _batch_str(self) -> str:
+        info = self.info
+        failed = info.get("failed", {})
+        how = f", dt = {number(info['dt'])} s" if info.get("dt") else ""
+        lines = [f"Simulation: {self.rollouts} rollouts of {self.dof} joints, {len(self.t)} "
+                 f"samples over {span(self.t)}",
+                 f"  {info.get('method', 'an unknown method')}{how}"
+                 + (", compiled loop" if info.get("compiled") else "")
+                 + (f"; wall time {info['wall_time']:.3g} s" if "wall_time" in info else "")]
+        balances = [b for b in info.get("energy_balance") or () if b is not None]
+        if balances:
+            worst = max(range(len(balances)), key=lambda i: balances[i].relative)
+            lines.append(f"  worst energy balance off by {balances[worst].relative:.2g} of the "
+                         "scale")
+        if failed:
+            lines.append(f"  failed rollouts: {', '.join(map(str, sorted(failed)))}")
+        if info.get("limits_crossed"):
+            lines.append(f"  rollouts that crossed joint limits: {len(info['limits_crossed'])}")
+        return "\n".join(lines)
+
     def _repr_png_(self) -> bytes:
-        """A small picture for Jupyter: ``q`` and ``tau`` against time, a line per joint."""
+        """A small picture for Jupyter: ``q`` and ``tau`` against time, a line per joint
+        (of the first rollout of a batch)."""
+        if self.rollouts is not None:
+            return self.rollout(0)._repr_png_()
         def draw(fig):
             top, bottom = fig.subplots(2, 1, sharex=True)
             for j in range(self.dof):
@@ -180,8 +234,15 @@ class Simulation:
 
     def columns(self) -> dict[str, np.ndarray]:
         """Every recorded series by name: ``t``, ``q1..``, ``qd1..``, ``qdd1..``, ``tau1..``,
-        ``kinetic``, ``potential``, ``total``."""
+        ``kinetic``, ``potential``, ``total``; for a batch, ``(N, T)`` each."""
         out = {"t": self.t}
+        if self.rollouts is not None:
+            for name in ("q", "qd", "qdd", "tau"):
+                values = getattr(self, name)
+                for j in range(self.dof):
+                    out[f"{name}{j + 1}"] = values[..., j]
+            out.update(kinetic=self.kinetic, potential=self.potential, total=self.total)
+            return out
         for name in ("q", "qd", "qdd", "tau"):
             values = getattr(self, name)
             for j in range(self.dof):
@@ -196,6 +257,9 @@ class Simulation:
         columns = self.columns()
         if path.suffix.lower() == ".npz":
             np.savez(path, **columns)
+        elif path.suffix.lower() == ".csv" and self.rollouts is not None:
+            raise InputError(f"save: {path.name!r}: a batch of {self.rollouts} rollouts goes to "
+                             ".npz (arrays (N, T)); for .csv save one, sim.rollout(i).save(...)")
         elif path.suffix.lower() == ".csv":
             data = np.column_stack(list(columns.values()))
             np.savetxt(path, data, delimiter=",", header=",".join(columns), comments="",
@@ -417,7 +481,7 @@ def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None
              dt: float | None = None, method: str | None = None, rtol: float = 1e-9,
              atol: float = 1e-9, max_step: float = np.inf, progress: ProgressOption = None,
              check_limits: bool = True, max_steps: int = DEFAULT_MAX_STEPS,
-             sample_dt: float | None = None) -> Simulation:
+             sample_dt: float | None = None, values=None) -> Simulation:
     """Integrate the robot's motion from ``q0``, ``qd0`` for ``duration`` seconds (see the
     module docstring for ``tau``, ``h_e``, the methods and the budgets; default method:
     ``"rk45"`` without ``dt``, ``"rk4"`` with it). ``max_steps`` bounds the steps of the
@@ -432,11 +496,63 @@ def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None
     (:func:`time_grid`, ``duration`` included) instead of at the integrator's own steps.
     An adaptive method evaluates its dense output there (the integration is the same, its
     accuracy that of the steps); with a fixed ``dt`` it must be a whole multiple of ``dt``
-    and every ``sample_dt / dt``-th step is kept. ``info["sample_dt"]`` records it."""
+    and every ``sample_dt / dt``-th step is kept. ``info["sample_dt"]`` records it.
+
+    Many rollouts at once (:mod:`robodyn.motion.rollouts`): ``q0`` or ``qd0`` ``(N, dof)``,
+    ``tau`` ``(N, T, dof)`` or a list of ``N`` controllers, ``h_e`` ``(N, 6)``, or
+    ``values={name: N values}`` (per-rollout parameter values) run ``N`` rollouts and return
+    a :class:`Simulation` whose arrays have a leading ``N`` axis."""
     check_progress(progress)
+    from . import rollouts  # same layer; it builds on this module
+
+    count = rollouts.batch_size(robot, q0, qd0, tau, h_e, values)
+    if count is not None:
+        return rollouts.simulate_many(
+            robot, count, q0, qd0=qd0, duration=duration, tau=tau, tau_times=tau_times,
+            h_e=h_e, dt=dt, method=method, rtol=rtol, atol=atol, max_step=max_step,
+            progress=progress, check_limits=check_limits, max_steps=max_steps,
+            sample_dt=sample_dt, values=values)
     dof = robot.dof
     q0 = state_vector(q0, "q0", dof)
     qd0 = state_vector(qd0, "qd0", dof)
+    duration, method, times, keep, rtol, atol, max_steps, max_step = _options(
+        duration, dt, method, sample_dt, rtol, atol, max_steps, max_step)
+    if callable(tau):
+        torque = tau
+    elif tau is None:
+        torque = None
+    else:
+        torque = _Table(tau, tau_times, duration, dof)
+    wrench = _wrench(h_e)
+    problem = _Problem(robot=robot, q0=q0, qd0=qd0, duration=duration, torque=torque,
+                       wrench=wrench, rtol=rtol, atol=atol, max_step=max_step,
+                       max_steps=max_steps)
+    start = time.perf_counter()
+    with tracker(progress, duration, "simulating") as bar:
+        if method in ("implicit-euler", "radau"):
+            sim = _implicit(problem, method, times, bar)
+        elif method in ("rk45", "dop853"):
+            sim = _adaptive(problem, method, times, bar)
+        else:
+            sim = _fixed(robot, q0, qd0, times, torque, wrench, method, dt, bar)
+    wall = time.perf_counter() - start
+    sim.info.update(method=method, wall_time=wall,
+                    realtime_factor=(sim.t[-1] / wall) if wall > 0 else np.inf)
+    _check_energy(robot, sim, wrench)
+    if check_limits:
+        _report_limits(robot, sim)
+    if keep is not None:  # after the checks, which use every step
+        sim = Simulation(sim.t[keep], sim.q[keep], sim.qd[keep], sim.qdd[keep], sim.tau[keep],
+                         sim.kinetic[keep], sim.potential[keep], sim.info, sim.solution)
+    if sample_dt is not None:
+        sim.info["sample_dt"] = float(sample_dt)
+    return sim
+
+
+def _options(duration, dt, method, sample_dt, rtol, atol, max_steps, max_step):
+    """:func:`simulate`'s options, checked: ``(duration, method, times, keep, rtol, atol,
+    max_steps, max_step)`` with ``times`` the fixed-step grid (or the adaptive methods'
+    sample times, or None) and ``keep`` the fixed-step samples kept for ``sample_dt``."""
     duration = _duration(duration, "duration")
     if method is None:
         method = "rk45" if dt is None else "rk4"
@@ -468,36 +584,7 @@ def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None
                          f"steps over {duration:g} s, more than max_steps = {max_steps:,}: a "
                          "larger max_step, a shorter duration or a larger max_steps (at most "
                          f"{MAX_STEPS:,})")
-    if callable(tau):
-        torque = tau
-    elif tau is None:
-        torque = None
-    else:
-        torque = _Table(tau, tau_times, duration, dof)
-    wrench = _wrench(h_e)
-    problem = _Problem(robot=robot, q0=q0, qd0=qd0, duration=duration, torque=torque,
-                       wrench=wrench, rtol=rtol, atol=atol, max_step=max_step,
-                       max_steps=max_steps)
-    start = time.perf_counter()
-    with tracker(progress, duration, "simulating") as bar:
-        if method in ("implicit-euler", "radau"):
-            sim = _implicit(problem, method, times, bar)
-        elif method in ("rk45", "dop853"):
-            sim = _adaptive(problem, method, times, bar)
-        else:
-            sim = _fixed(robot, q0, qd0, times, torque, wrench, method, dt, bar)
-    wall = time.perf_counter() - start
-    sim.info.update(method=method, wall_time=wall,
-                    realtime_factor=(sim.t[-1] / wall) if wall > 0 else np.inf)
-    _check_energy(robot, sim, wrench)
-    if check_limits:
-        _report_limits(robot, sim)
-    if keep is not None:  # after the checks, which use every step
-        sim = Simulation(sim.t[keep], sim.q[keep], sim.qd[keep], sim.qdd[keep], sim.tau[keep],
-                         sim.kinetic[keep], sim.potential[keep], sim.info, sim.solution)
-    if sample_dt is not None:
-        sim.info["sample_dt"] = float(sample_dt)
-    return sim
+    return duration, method, times, keep, rtol, atol, max_steps, max_step
 
 
 def _every(sample_dt: float, dt: float, times: np.ndarray) -> np.ndarray:
@@ -931,6 +1018,17 @@ def _compiled_loop(robot, torque, wrench, times):
 
 
 def _report_limits(robot, sim: Simulation) -> None:
+    crossed = crossed_limits(robot, sim)
+    if crossed:
+        sim.info["limits_crossed"] = crossed
+        shown = "; ".join(crossed[:8]) + (f"; and {len(crossed) - 8} more" if len(crossed) > 8
+                                          else "")
+        warn(JointLimitWarning(f"simulate: joint limits crossed (not enforced): {shown}"))
+
+
+def crossed_limits(robot, sim: Simulation) -> list[str]:
+    """The joint limits of ``robot`` that the (single) run ``sim`` crosses, each as
+    ``"<joint> <position|velocity|effort> limit <bound> first crossed at t = ... s"``."""
     crossed = []
     for j, link in enumerate(robot.numeric_chain.links):
         limits = link.joint.limits
@@ -948,8 +1046,4 @@ def _report_limits(robot, sim: Simulation) -> None:
             if mask.any():
                 crossed.append(f"{name} {what} limit {bound} first crossed at t = "
                                f"{sim.t[int(np.argmax(mask))]:.4g} s")
-    if crossed:
-        sim.info["limits_crossed"] = crossed
-        shown = "; ".join(crossed[:8]) + (f"; and {len(crossed) - 8} more" if len(crossed) > 8
-                                          else "")
-        warn(JointLimitWarning(f"simulate: joint limits crossed (not enforced): {shown}"))
+    return crossed

@@ -1,0 +1,504 @@
+"""Many rollouts in one call: :func:`robodyn.simulate` on a batch of ``N`` motions.
+
+A batch is any of: ``q0`` or ``qd0`` of shape ``(N, dof)``, a torque table ``tau`` of
+shape ``(N, T, dof)``, a list of ``N`` controllers (or torque callables) as ``tau``, a
+wrench ``h_e`` of shape ``(N, 6)``, or ``values={name: N values}`` (per-rollout parameter
+values: Monte-Carlo over masses and friction). What is not batched is shared by every
+rollout. The result is one :class:`~robodyn.motion.simulation.Simulation` whose arrays
+have a leading ``N`` axis (``sim.q`` ``(N, T, dof)``, ``sim.kinetic`` ``(N, T)``, ``sim.t``
+``(T,)``); ``sim.rollout(i)`` is rollout ``i`` on its own.
+
+* ``"rk4"`` and ``"semi-implicit-euler"`` with torque tables or the built-in controllers
+  and a constant wrench run in the compiled loop (:func:`robodyn.codegen.loops.rollouts_source`),
+  the rollouts split over robodyn's threads (``ROBODYN_NUM_THREADS``, default: every
+  core); each rollout is the single run's loop on its own rows, so its result is the
+  single run's.
+* ``"implicit-euler"``, the adaptive methods (``"rk45"``, ``"dop853"``, ``"radau"``),
+  Python callables and the NumPy backend run rollout after rollout, each a single run;
+  an adaptive batch needs ``sample_dt`` (one time grid for all).
+
+Every rollout gets its own energy balance (``info["energy_balance"]``, a list) and limit
+report (``info["limits_crossed"]``, by rollout); one warning of each kind sums them up.
+A rollout that fails (its motion diverges, a NaN torque) stops there while the others
+run on: the run then raises :class:`RolloutError`, whose ``simulation`` holds every
+rollout (the failed ones NaN from their failure on) and ``failed`` the reasons by
+rollout. A batch keeps ``N * T * dof`` at most :data:`MAX_BATCH_VALUES` per array.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+
+from ..codegen.kernel import _get_pool, _threads, generated_function
+from ..codegen.loops import rollouts_source
+from ..core.errors import InputError, ModelError, RobodynError, excerpt, warn
+from ..core.progress import tracker
+from ..dynamics.steps import RK4, SEMI_IMPLICIT_EULER
+from . import simulation as single
+from .simulation import MAX_MAGNITUDE, EnergyBalanceWarning, JointLimitWarning, Simulation
+
+_Table = single._Table  # the single run's torque table
+
+__all__ = ["RolloutError", "MAX_BATCH_VALUES", "MAX_ROLLOUTS", "batch_size", "simulate_many"]
+
+#: Most values ``N * T * dof`` one recorded array of a batch holds (``q``, ``qd``, ``qdd``
+#: and ``tau`` each: 4 arrays of 8 bytes a value, 3.2 GB at the limit); a per-rollout torque
+#: table, sampled at the stage times, counts twice.
+MAX_BATCH_VALUES = 100_000_000
+#: Most rollouts of one batch.
+MAX_ROLLOUTS = 1_000_000
+
+
+class RolloutError(RobodynError):
+    """Some rollouts of a batch failed (diverged, or met a torque that is not finite).
+    ``failed``: ``{rollout: reason}``; ``simulation``: the whole batch, the failed rollouts
+    NaN from the failed step on, the others complete."""
+
+    def __init__(self, message: str, simulation: Simulation, failed: dict[int, str]):
+        super().__init__(message)
+        self.simulation = simulation
+        self.failed = failed
+
+
+def _controllers(tau) -> bool:
+    return isinstance(tau, (list, tuple)) and len(tau) > 0 and all(callable(x) for x in tau)
+
+
+def batch_size(robot, q0, qd0, tau, h_e, values) -> int | None:
+    """The number of rollouts the arguments of :func:`~robodyn.simulate` ask for, or None for
+    a single run; batched arguments of different sizes are an :class:`InputError` naming
+    them."""
+    sizes = {}
+    for name, value, ndim in (("q0", q0, 2), ("qd0", qd0, 2), ("h_e", h_e, 2)):
+        if value is not None and not callable(value) and not _controllers(value) \
+                and np.ndim(value) == ndim:
+            sizes[name] = np.shape(value)[0]
+    if _controllers(tau):
+        sizes["tau"] = len(tau)
+    elif tau is not None and not callable(tau) and np.ndim(tau) == 3:
+        sizes["tau"] = np.shape(tau)[0]
+    if isinstance(h_e, (list, tuple)) and _controllers(h_e):
+        sizes["h_e"] = len(h_e)
+    if values is not None:
+        if not isinstance(values, dict) or not values:
+            raise InputError("values: expected a dict {parameter name: N values} (one value "
+                             f"per rollout), got {excerpt(values)}")
+        for name, column in values.items():
+            if np.ndim(column) != 1:
+                raise InputError(f"values[{str(name)[:40]!r}]: expected N values (one per "
+                                 f"rollout), got shape {np.shape(column)}")
+            sizes[f"values[{str(name)[:40]!r}]"] = len(column)
+    if not sizes:
+        return None
+    if len(set(sizes.values())) > 1:
+        detail = ", ".join(f"{name} {n}" for name, n in sizes.items())
+        raise InputError(f"rollouts: the batched arguments disagree on the number of rollouts "
+                         f"({detail}); give each N rows, or one row for all")
+    n = next(iter(sizes.values()))
+    if not 1 <= n <= MAX_ROLLOUTS:
+        raise InputError(f"rollouts: {next(iter(sizes))} has {n} rollouts; a batch has 1 to "
+                         f"{MAX_ROLLOUTS:,}")
+    return n
+
+
+def _states(value, name: str, n: int, dof: int) -> np.ndarray:
+    """``value`` as ``(n, dof)`` start states: one for all or one row per rollout, finite and
+    within :data:`MAX_MAGNITUDE`."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{name}: expected ({n}, {dof}) real numbers (a row per rollout) or "
+                         f"{dof} for all") from None
+    if arr.ndim < 2:
+        return np.tile(single.state_vector(arr, name, dof), (n, 1))
+    if arr.shape != (n, dof):
+        raise InputError(f"{name}: expected shape ({n}, {dof}) (a row of {dof} joint values "
+                         f"per rollout), got {arr.shape}")
+    bad = ~np.isfinite(arr).all(axis=1)
+    if bad.any():
+        r = int(np.argmax(bad))
+        raise InputError(f"{name}[{r}]: {arr[r].tolist()} is not finite")
+    single.check_magnitude(arr, name)
+    return np.ascontiguousarray(arr)
+
+
+def _robots(robot, n: int, values) -> list:
+    """One robot per rollout: ``robot`` itself, or ``robot.with_values`` of each rollout's
+    ``values`` (checked for physics)."""
+    if values is None:
+        return [robot] * n
+    columns = {}
+    for name, column in values.items():
+        try:
+            columns[name] = np.asarray(column, dtype=float)
+        except (TypeError, ValueError):
+            raise InputError(f"values[{str(name)[:40]!r}]: expected {n} real numbers") from None
+    robots = []
+    for r in range(n):
+        try:
+            one = robot.with_values({name: float(c[r]) for name, c in columns.items()})
+            one.parameter_values  # noqa: B018 - checks the rollout's model for physics
+        except ModelError as exc:
+            raise ModelError(f"values, rollout {r}: {exc}") from None
+        robots.append(one)
+    return robots
+
+
+def _torques(tau, tau_times, duration: float, n: int, dof: int) -> list:
+    """One torque per rollout: None, a :class:`_Table` or a callable."""
+    if tau is None:
+        return [None] * n
+    if callable(tau):
+        return [tau] * n
+    if _controllers(tau):
+        return list(tau)
+    try:
+        arr = np.asarray(tau, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"tau: expected an array (T, {dof}) or ({n}, T, {dof}) of numbers, a "
+                         f"callable or a list of {n} controllers") from None
+    if arr.ndim != 3:
+        return [_Table(arr, tau_times, duration, dof)] * n
+    if arr.shape[2] != dof:
+        raise InputError(f"tau: expected shape ({n}, T, {dof}), got {arr.shape}")
+    # a value that is not finite fails its own rollout at its step (the others run on)
+    tables = []
+    for r in range(n):
+        finite = np.where(np.isfinite(arr[r]), arr[r], 0.0)
+        table = _Table(finite, tau_times, duration, dof)
+        table.values = arr[r]
+        tables.append(table)
+    return tables
+
+
+def _wrenches(h_e, n: int) -> list:
+    if h_e is None or callable(h_e):
+        return [h_e] * n
+    if _controllers(h_e):
+        return list(h_e)
+    arr = np.asarray(h_e, dtype=float) if not isinstance(h_e, str) else h_e
+    if isinstance(arr, np.ndarray) and arr.ndim == 2:
+        if arr.shape != (n, 6):
+            raise InputError(f"h_e: expected shape ({n}, 6) (a wrench per rollout), got "
+                             f"{arr.shape}")
+        return [single._wrench(row) for row in arr]
+    return [single._wrench(h_e)] * n
+
+
+def simulate_many(robot, n: int, q0, *, qd0, duration, tau, tau_times, h_e, dt, method, rtol,
+                  atol, max_step, progress, check_limits, max_steps, sample_dt,
+                  values) -> Simulation:
+    """``n`` rollouts of :func:`~robodyn.simulate` (module docstring)."""
+    dof = robot.dof
+    q0 = _states(q0, "q0", n, dof)
+    qd0 = _states(qd0, "qd0", n, dof)
+    duration, method, times, keep, rtol, atol, max_steps, max_step = single._options(
+        duration, dt, method, sample_dt, rtol, atol, max_steps, max_step)
+    if times is None:
+        raise InputError(f"method {method!r} without dt or sample_dt: a batch of rollouts needs "
+                         "one time grid; give sample_dt (e.g. 0.01) or a fixed-step method "
+                         "with dt")
+    samples = len(times)
+    per_rollout_table = not callable(tau) and not _controllers(tau) and np.ndim(tau) == 3
+    count = n * samples * dof * (3 if per_rollout_table else 1)
+    if count > MAX_BATCH_VALUES:
+        raise InputError(f"rollouts: {n:,} rollouts x {samples:,} samples x {dof} joints"
+                         f"{' (x3 with per-rollout torque tables)' if per_rollout_table else ''}"
+                         f" = {count:,} values per array, more than {MAX_BATCH_VALUES:,} "
+                         f"(rollouts.MAX_BATCH_VALUES, {4 * 8 * MAX_BATCH_VALUES / 1e9:.1f} GB "
+                         "for q, qd, qdd and tau); run fewer rollouts at a time, a shorter "
+                         "duration or a larger dt")
+    robots = _robots(robot, n, values)
+    torques = _torques(tau, tau_times, duration, n, dof)
+    wrenches = _wrenches(h_e, n)
+    start = time.perf_counter()
+    compiled = None
+    if method in ("rk4", "semi-implicit-euler"):
+        compiled = _compiled(robots, torques, wrenches, times)
+    with tracker(progress, duration if compiled else n,
+                 f"simulating {n} rollouts") as bar:
+        if compiled is not None:
+            sim, failed = _fixed_many(robots, q0, qd0, times, torques, wrenches, method,
+                                      float(dt), compiled, bar)
+        else:
+            sim, failed = _one_by_one(robots, q0, qd0, duration, torques, tau_times, wrenches,
+                                      dt, method, rtol, atol, max_step, max_steps, sample_dt,
+                                      bar)
+    wall = time.perf_counter() - start
+    sim.info.update(method=method, wall_time=wall, rollouts=n, failed=failed,
+                    realtime_factor=(n * sim.t[-1] / wall) if wall > 0 else np.inf)
+    _check_energy(robots, sim, wrenches, failed)
+    if check_limits:
+        _report_limits(robot, sim)
+    if keep is not None:
+        sim = Simulation(sim.t[keep], sim.q[:, keep], sim.qd[:, keep], sim.qdd[:, keep],
+                         sim.tau[:, keep], sim.kinetic[:, keep], sim.potential[:, keep],
+                         sim.info)
+    if sample_dt is not None:
+        sim.info["sample_dt"] = float(sample_dt)
+    if failed:
+        shown = "; ".join(f"rollout {r}: {failed[r]}" for r in sorted(failed)[:3])
+        more = f"; and {len(failed) - 3} more" if len(failed) > 3 else ""
+        raise RolloutError(f"simulate: {len(failed)} of {n} rollouts failed "
+                           f"({', '.join(map(str, sorted(failed)[:20]))}"
+                           f"{', ...' if len(failed) > 20 else ''}); the others finished and "
+                           f"are in the error's .simulation. {shown}{more}", sim, failed)
+    return sim
+
+
+# -- the compiled batch --------------------------------------------------------------------
+def _stack(rows: list[np.ndarray]) -> np.ndarray:
+    """``(N, ...)`` of per-rollout arrays, or ``(1, ...)`` when they are all one object."""
+    if all(r is rows[0] for r in rows):
+        return np.ascontiguousarray(rows[0][None])
+    return np.ascontiguousarray(np.stack(rows))
+
+
+def _compiled(robots, torques, wrenches, times):
+    """The data of the compiled batch loop ``(run_many, P, PC, H, TAB, QR, QDR, QDDR, KP,
+    KD)``, or None when a rollout needs Python (a callable, the NumPy backend)."""
+    if any(callable(w) for w in wrenches):
+        return None
+    contact = wrenches[0] is not None
+    if any((w is not None) != contact for w in wrenches):
+        return None
+    first = torques[0]
+    if first is None or isinstance(first, _Table):
+        kind = "table"
+        if any(t is not None and not isinstance(t, _Table) for t in torques):
+            return None
+    else:
+        kind = getattr(first, "kind", None)
+        if kind not in ("pd_gravity", "computed_torque") or \
+                any(getattr(t, "kind", None) != kind for t in torques):
+            return None
+    robot = robots[0]
+    dof = robot.dof
+    fd = robot.runner.kernel("forward_dynamics_contact" if contact else "forward_dynamics")
+    if fd.backend != "numba":
+        return None
+    stage_times = single._stage_times(times)
+    zeros = np.zeros((1, 1, dof))
+    tab, qr, qdr, qddr = zeros, zeros, zeros, zeros
+    kp = kd = np.zeros((1, dof))
+    pc = np.zeros((1, 0))
+    controller_module = None
+    if kind == "table":
+        if first is not None:
+            sampled = {}
+            rows = []
+            for t in torques:
+                if id(t) not in sampled:
+                    with np.errstate(invalid="ignore"):
+                        sampled[id(t)] = np.ascontiguousarray(t(stage_times))
+                rows.append(sampled[id(t)])
+            tab = _stack(rows)
+    else:
+        models = [t.model for t in torques]
+        if any(m.dof != dof for m in models):
+            raise InputError(f"tau: a controller's model has {models[0].dof} joints, the "
+                             f"robot {dof}")
+        name = "gravity_torques" if kind == "pd_gravity" else "inverse_dynamics"
+        ck = models[0].runner.kernel(name)
+        if ck.backend != "numba" or any(m.runner.kernel(name) is not ck for m in models):
+            return None
+        controller_module = ck.fn.py_func.__module__
+        pc = _stack([m.parameter_values for m in models])
+        kp, kd = _stack([t.kp for t in torques]), _stack([t.kd for t in torques])
+        refs, seen = [], {}
+        for t in torques:
+            key = id(getattr(t, "trajectory", None) or t)
+            if key not in seen:
+                seen[key] = [np.ascontiguousarray(np.atleast_2d(r))
+                             for r in t.references(stage_times)]
+            refs.append(seen[key])
+        qr, qdr, qddr = (_stack([r[i] for r in refs]) for i in range(3))
+    if any(r.runner.kernel(fd.kind) is not fd for r in robots):
+        return None
+    p = _stack([r.parameter_values for r in robots]) if len(set(map(id, robots))) > 1 \
+        else robot.parameter_values[None]
+    h = np.zeros((1, 1, 6)) if not contact else _stack([np.reshape(w, (1, 6))
+                                                        for w in wrenches])
+    source = rollouts_source(fd.fn.py_func.__module__, kind, controller_module, contact)
+    run_many = generated_function(source, "run_many")
+    return (run_many, p, pc, h, tab, qr, qdr, qddr, kp, kd)
+
+
+def _fixed_many(robots, q0, qd0, times, torques, wrenches, method, dt, compiled, bar):
+    """The compiled batch over the fixed-step grid ``times`` (as the single run's
+    ``_fixed``): every rollout's ``run`` in chunks of steps, rollouts split over the
+    threads."""
+    run_many, *data = compiled
+    n, dof = q0.shape
+    steps = len(times) - 1
+    last = float(times[-1] - times[-2])
+    regular = steps - 1 if single._shorter(last, dt) else steps
+    shape = (n, steps + 1, dof)
+    Q, QD, QDD, TAU = (np.empty(shape) for _ in range(4))
+    Q[:, 0], QD[:, 0] = q0, qd0
+    failed_at = np.full(n, -1, dtype=np.int64)
+    workers = max(1, min(_threads(), n))
+    bounds = np.linspace(0, n, workers + 1).astype(int)
+    chunks = np.linspace(0, regular, (single._CHUNKS if bar.active else 1) + 1).astype(int)
+    segments = [(a, b, dt) for a, b in zip(chunks[:-1], chunks[1:]) if b > a]
+    if regular < steps:
+        segments.append((regular, steps, last))
+    code = SEMI_IMPLICIT_EULER if method == "semi-implicit-euler" else RK4
+    pool = _get_pool(workers) if workers > 1 else None
+    for a, b, h in segments:
+        args = (*data, code, h, MAX_MAGNITUDE, int(a), int(b), Q, QD, QDD, TAU, failed_at)
+        if pool is None:
+            run_many(*args, 0, n)
+        else:
+            for f in [pool.submit(run_many, *args, int(r0), int(r1))
+                      for r0, r1 in zip(bounds[:-1], bounds[1:])]:
+                f.result()
+        bar.update(times[b])
+    failed = {}
+    for r in np.flatnonzero(failed_at >= 0):
+        k = int(failed_at[r])
+        failed[int(r)] = _reason(robots[r], torques[r], wrenches[r], method, times, k,
+                                 dt if k < regular else last, Q[r, k], QD[r, k])
+        Q[r, k + 1:] = QD[r, k + 1:] = np.nan
+        QDD[r, k:] = TAU[r, k:] = np.nan
+    for r in range(n):
+        if r not in failed:
+            q_end, qd_end = Q[r, -1], QD[r, -1]
+            TAU[r, -1] = single._torque_at(torques[r], times[-1], q_end, qd_end, dof)
+            QDD[r, -1] = robots[r].forward_dynamics(q_end, qd_end, TAU[r, -1], h_e=wrenches[r])
+    info = {"steps": steps, "dt": dt, "compiled": True}
+    if regular < steps:
+        info["last_step"] = last
+    return _finish(robots, times, Q, QD, QDD, TAU, info), failed
+
+
+def _reason(robot, torque, wrench, method, times, k, h, q, qd) -> str:
+    """Why rollout's step ``k`` (of size ``h`` from ``(q, qd)``) failed, in words."""
+    t = float(times[k])
+    if isinstance(torque, _Table):
+        stage = np.array([t, t + h / 2, t + h])
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(torque(stage)).all(axis=1)
+        if bad.any():
+            return (f"step {k} (t = {t:.6g} s): its torque table is not finite at t = "
+                    f"{stage[int(np.argmax(bad))]:.6g} s")
+    try:
+        single._diverged(robot, torque, wrench, method, t, h, q, qd)
+    except RobodynError as exc:
+        text = str(exc).removeprefix("simulate: ")
+        return f"step {k} (t = {t:.6g} s): {text}"
+    return f"step {k} (t = {t:.6g} s): the motion diverged"  # pragma: no cover
+
+
+# -- rollout after rollout -----------------------------------------------------------------
+def _one_by_one(robots, q0, qd0, duration, torques, tau_times, wrenches, dt, method, rtol,
+                atol, max_step, max_steps, sample_dt, bar):
+    """Each rollout a single :func:`~robodyn.simulate` (no sampling, limit report or energy
+    warning of its own: the batch does them); a rollout that fails is NaN."""
+    n, dof = q0.shape
+    runs, failed = [], {}
+    for r in range(n):
+        tau = torques[r]
+        if isinstance(tau, _Table) and not np.isfinite(tau.values).all():
+            row = int(np.argmax(~np.isfinite(tau.values).all(axis=1)))
+            failed[r] = f"its torque table is not finite at t = {tau.times[row]:.6g} s"
+            runs.append(None)
+            continue
+        table = tau.values if isinstance(tau, _Table) else tau
+        times = tau.times if isinstance(tau, _Table) else tau_times
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", EnergyBalanceWarning)
+                one = single.simulate(robots[r], q0[r], qd0[r], duration, table, times,
+                                      wrenches[r], dt, method, rtol, atol, max_step,
+                                      progress=False, check_limits=False, max_steps=max_steps,
+                                      sample_dt=None if dt is not None else sample_dt)
+        except RobodynError as exc:
+            failed[r] = str(exc).removeprefix("simulate: ")
+            one = None
+        runs.append(one)
+        bar.update(r + 1)
+    done = [s for s in runs if s is not None]
+    if not done:
+        raise RolloutError(f"simulate: every one of the {n} rollouts failed; rollout 0: "
+                           f"{failed[0]}", None, failed)
+    t = done[0].t
+    shape = (n, len(t), dof)
+    Q, QD, QDD, TAU = (np.full(shape, np.nan) for _ in range(4))
+    for r, s in enumerate(runs):
+        if s is not None:
+            Q[r], QD[r], QDD[r], TAU[r] = s.q, s.qd, s.qdd, s.tau
+    info = {k: v for k, v in done[0].info.items()
+            if k in ("dt", "last_step", "rtol", "atol", "compiled")}
+    info["steps"] = [s.info.get("steps") if s is not None else None for s in runs]
+    return _finish(robots, t, Q, QD, QDD, TAU, info), failed
+
+
+# -- checks ----------------------------------------------------------------------------------
+def _finish(robots, t, Q, QD, QDD, TAU, info) -> Simulation:
+    """The batch's Simulation with the energies of each rollout's own model (NaN where the
+    rollout failed)."""
+    n = Q.shape[0]
+    K = np.full(Q.shape[:2], np.nan)
+    U = np.full(Q.shape[:2], np.nan)
+    ok = np.isfinite(Q).all(axis=2) & np.isfinite(QD).all(axis=2)
+    if len(set(map(id, robots))) == 1 and ok.all():
+        K[:] = robots[0].kinetic_energy(Q, QD)
+        U[:] = robots[0].potential_energy(Q)
+    else:
+        for r in range(n):
+            rows = ok[r]
+            K[r, rows] = robots[r].kinetic_energy(Q[r, rows], QD[r, rows])
+            U[r, rows] = robots[r].potential_energy(Q[r, rows])
+    return Simulation(t, Q, QD, QDD, TAU, K, U, info)
+
+
+def _check_energy(robots, sim: Simulation, wrenches, failed) -> None:
+    """Each finished rollout's :class:`~robodyn.motion.simulation.EnergyBalance` into
+    ``info["energy_balance"]`` (None for a failed one); one warning naming the rollouts
+    that are off."""
+    balances, off = [], []
+    for r in range(sim.rollouts):
+        if r in failed:
+            balances.append(None)
+            continue
+        one = Simulation(sim.t, sim.q[r], sim.qd[r], sim.qdd[r], sim.tau[r], sim.kinetic[r],
+                         sim.potential[r])
+        h = wrenches[r]
+        if callable(h):
+            h = np.stack([single._wrench_at(h, tk, qk, qdk)
+                          for tk, qk, qdk in zip(one.t, one.q, one.qd)])
+        balance = single.energy_balance(robots[r], one, h)
+        balances.append(balance)
+        if balance.off:
+            off.append(r)
+    sim.info["energy_balance"] = balances
+    if off:
+        worst = max(off, key=lambda r: balances[r].relative)
+        warn(EnergyBalanceWarning(
+            f"simulate: the work-energy balance of {len(off)} of {sim.rollouts} rollouts "
+            f"({', '.join(map(str, off[:10]))}{', ...' if len(off) > 10 else ''}) is off by "
+            f"more than {single.ENERGY_TOLERANCE:.0%} of the energy scale (worst: rollout "
+            f"{worst}, {balances[worst].relative:.1%}): the integration is not accurate; "
+            f"{single._advice(sim.info)}"))
+
+
+def _report_limits(robot, sim: Simulation) -> None:
+    crossed = {}
+    for r in range(sim.rollouts):
+        found = single.crossed_limits(robot, sim.rollout(r))
+        if found:
+            crossed[r] = found
+    if crossed:
+        sim.info["limits_crossed"] = crossed
+        first = min(crossed)
+        warn(JointLimitWarning(
+            f"simulate: joint limits crossed (not enforced) in {len(crossed)} of "
+            f"{sim.rollouts} rollouts ({', '.join(map(str, list(crossed)[:10]))}"
+            f"{', ...' if len(crossed) > 10 else ''}); rollout {first}: "
+            + "; ".join(crossed[first][:4])
+            + ("; ..." if len(crossed[first]) > 4 else "")
+            + "; sim.info['limits_crossed'] has them all"))
