@@ -89,8 +89,9 @@ class Runner:
         return kernel
 
     def _entry(self, kind: str) -> tuple:
-        """``(kernel, parameter values, input names, widths, output shape)`` of registry
-        entry ``kind``, looked up once (simulation loops call :meth:`run` often)."""
+        """``(kernel, parameter values, input names, widths, output shape, one-state
+        function or None)`` of registry entry ``kind``, looked up once (simulation loops and
+        controllers call :meth:`run` often)."""
         entry = self._entries.get(kind)
         if entry is None:
             kernel = self.kernel(kind)
@@ -98,14 +99,29 @@ class Runner:
             dof = self.chain.dof
             widths = tuple(input_width(name, dof) for name in spec.inputs)
             entry = self._entries[kind] = (kernel, self.parameter_values, spec.inputs,
-                                           widths, spec.shape(dof))
+                                           widths, spec.shape(dof), _entry_point(kernel))
         return entry
 
     def run(self, kind: str, *arrays):
         """Registry entry ``kind`` on ``arrays`` (one per input of the entry, shape
         ``(..., width)``, broadcast together): an array ``batch + shape(dof)``, or a lazy
         Dask array when an input is one."""
-        kernel, p, names, widths, out_shape = self._entries.get(kind) or self._entry(kind)
+        kernel, p, names, widths, out_shape, direct = (self._entries.get(kind)
+                                                       or self._entry(kind))
+        # fastest path, one state of C-contiguous float64 vectors (a controller's call): the
+        # compiled kernel without Numba's type dispatch; it checks every value is finite
+        if direct is not None and len(arrays) == len(widths):
+            rows = []
+            for a, w in zip(arrays, widths):
+                if type(a) is np.ndarray and a.dtype is _F64 and a.shape == (w,) \
+                        and a.strides == (8,):
+                    rows.append(a[None])
+                else:
+                    break
+            else:
+                out = np.empty((1, kernel.width))
+                if direct(*rows, p, out, 0, 1) < 0:
+                    return out[0] if len(out_shape) == 1 else out.reshape(out_shape)
         if len(arrays) != len(names):
             raise InputError(f"{kind}: takes {len(names)} array{'s' * (len(names) != 1)} "
                              f"({', '.join(names)}), got {len(arrays)}")
@@ -170,6 +186,24 @@ class Runner:
         return ModelError(
             f"{self.name}: {kind} at {state}: the result is not finite although the inputs "
             f"are; the parameter values overflow float64{hint}: use values in a physical range")
+
+
+def _entry_point(kernel: Kernel):
+    """The compiled function of a Numba ``kernel`` for C-contiguous float64 arrays, called
+    without the dispatcher's type resolution (half the cost of a one-state call), or None
+    (the NumPy backend, or a Numba without ``overloads``). Only arguments of exactly those
+    types may be passed to it."""
+    if kernel.backend != "numba":
+        return None
+    try:
+        from numba import types
+
+        arr2, arr1 = types.float64[:, ::1], types.float64[::1]
+        groups = len(kernel.groups)
+        signature = (arr2,) * groups + (arr1, arr2, types.int64, types.int64)
+        return kernel.fn.overloads[signature].entry_point
+    except Exception:  # another Numba's internals, or not compiled for these types
+        return None
 
 
 def _as_array(name: str, value) -> np.ndarray:

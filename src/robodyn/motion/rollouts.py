@@ -32,15 +32,13 @@ import warnings
 
 import numpy as np
 
-from ..codegen.kernel import _get_pool, _threads, generated_function
+from ..codegen.kernel import generated_function, run_in_threads, thread_count
 from ..codegen.loops import rollouts_source
 from ..core.errors import InputError, ModelError, RobodynError, excerpt, warn
 from ..core.progress import tracker
 from ..dynamics.steps import RK4, SEMI_IMPLICIT_EULER
 from . import simulation as single
 from .simulation import MAX_MAGNITUDE, EnergyBalanceWarning, JointLimitWarning, Simulation
-
-_Table = single._Table  # the single run's torque table
 
 __all__ = ["RolloutError", "MAX_BATCH_VALUES", "MAX_ROLLOUTS", "batch_size", "simulate_many"]
 
@@ -148,7 +146,7 @@ def _robots(robot, n: int, values) -> list:
 
 
 def _torques(tau, tau_times, duration: float, n: int, dof: int) -> list:
-    """One torque per rollout: None, a :class:`_Table` or a callable."""
+    """One torque per rollout: None, a :class:`single.TorqueTable` or a callable."""
     if tau is None:
         return [None] * n
     if callable(tau):
@@ -161,14 +159,14 @@ def _torques(tau, tau_times, duration: float, n: int, dof: int) -> list:
         raise InputError(f"tau: expected an array (T, {dof}) or ({n}, T, {dof}) of numbers, a "
                          f"callable or a list of {n} controllers") from None
     if arr.ndim != 3:
-        return [_Table(arr, tau_times, duration, dof)] * n
+        return [single.TorqueTable(arr, tau_times, duration, dof)] * n
     if arr.shape[2] != dof:
         raise InputError(f"tau: expected shape ({n}, T, {dof}), got {arr.shape}")
     # a value that is not finite fails its own rollout at its step (the others run on)
     tables = []
     for r in range(n):
         finite = np.where(np.isfinite(arr[r]), arr[r], 0.0)
-        table = _Table(finite, tau_times, duration, dof)
+        table = single.TorqueTable(finite, tau_times, duration, dof)
         table.values = arr[r]
         tables.append(table)
     return tables
@@ -184,8 +182,8 @@ def _wrenches(h_e, n: int) -> list:
         if arr.shape != (n, 6):
             raise InputError(f"h_e: expected shape ({n}, 6) (a wrench per rollout), got "
                              f"{arr.shape}")
-        return [single._wrench(row) for row in arr]
-    return [single._wrench(h_e)] * n
+        return [single.checked_wrench(row) for row in arr]
+    return [single.checked_wrench(h_e)] * n
 
 
 def simulate_many(robot, n: int, q0, *, qd0, duration, tau, tau_times, h_e, dt, method, rtol,
@@ -195,7 +193,7 @@ def simulate_many(robot, n: int, q0, *, qd0, duration, tau, tau_times, h_e, dt, 
     dof = robot.dof
     q0 = _states(q0, "q0", n, dof)
     qd0 = _states(qd0, "qd0", n, dof)
-    duration, method, times, keep, rtol, atol, max_steps, max_step = single._options(
+    duration, method, times, keep, rtol, atol, max_steps, max_step = single.checked_options(
         duration, dt, method, sample_dt, rtol, atol, max_steps, max_step)
     if times is None:
         raise InputError(f"method {method!r} without dt or sample_dt: a batch of rollouts needs "
@@ -266,9 +264,9 @@ def _compiled(robots, torques, wrenches, times):
     if any((w is not None) != contact for w in wrenches):
         return None
     first = torques[0]
-    if first is None or isinstance(first, _Table):
+    if first is None or isinstance(first, single.TorqueTable):
         kind = "table"
-        if any(t is not None and not isinstance(t, _Table) for t in torques):
+        if any(t is not None and not isinstance(t, single.TorqueTable) for t in torques):
             return None
     else:
         kind = getattr(first, "kind", None)
@@ -280,7 +278,7 @@ def _compiled(robots, torques, wrenches, times):
     fd = robot.runner.kernel("forward_dynamics_contact" if contact else "forward_dynamics")
     if fd.backend != "numba":
         return None
-    stage_times = single._stage_times(times)
+    stage_times = single.stage_grid(times)
     zeros = np.zeros((1, 1, dof))
     tab, qr, qdr, qddr = zeros, zeros, zeros, zeros
     kp = kd = np.zeros((1, dof))
@@ -335,27 +333,26 @@ def _fixed_many(robots, q0, qd0, times, torques, wrenches, method, dt, compiled,
     n, dof = q0.shape
     steps = len(times) - 1
     last = float(times[-1] - times[-2])
-    regular = steps - 1 if single._shorter(last, dt) else steps
+    regular = steps - 1 if single.shorter_last_step(last, dt) else steps
     shape = (n, steps + 1, dof)
     Q, QD, QDD, TAU = (np.empty(shape) for _ in range(4))
-    Q[:, 0], QD[:, 0] = q0, qd0
     failed_at = np.full(n, -1, dtype=np.int64)
-    workers = max(1, min(_threads(), n))
+    workers = max(1, min(thread_count(), n))
     bounds = np.linspace(0, n, workers + 1).astype(int)
-    chunks = np.linspace(0, regular, (single._CHUNKS if bar.active else 1) + 1).astype(int)
-    segments = [(a, b, dt) for a, b in zip(chunks[:-1], chunks[1:]) if b > a]
+    if workers > 1:  # fault the pages in here: threads faulting pages of one array contend
+        for array in (Q, QD, QDD, TAU):
+            array.fill(0.0)
+    Q[:, 0], QD[:, 0] = q0, qd0
+    chunks = np.linspace(0, regular, (single.PROGRESS_CHUNKS if bar.active else 1) + 1)
+    segments = [(a, b, dt) for a, b in zip(chunks[:-1].astype(int), chunks[1:].astype(int))
+                if b > a]
     if regular < steps:
         segments.append((regular, steps, last))
     code = SEMI_IMPLICIT_EULER if method == "semi-implicit-euler" else RK4
-    pool = _get_pool(workers) if workers > 1 else None
     for a, b, h in segments:
         args = (*data, code, h, MAX_MAGNITUDE, int(a), int(b), Q, QD, QDD, TAU, failed_at)
-        if pool is None:
-            run_many(*args, 0, n)
-        else:
-            for f in [pool.submit(run_many, *args, int(r0), int(r1))
-                      for r0, r1 in zip(bounds[:-1], bounds[1:])]:
-                f.result()
+        run_in_threads(run_many, [(*args, int(r0), int(r1))
+                                  for r0, r1 in zip(bounds[:-1], bounds[1:])])
         bar.update(times[b])
     failed = {}
     for r in np.flatnonzero(failed_at >= 0):
@@ -367,7 +364,7 @@ def _fixed_many(robots, q0, qd0, times, torques, wrenches, method, dt, compiled,
     for r in range(n):
         if r not in failed:
             q_end, qd_end = Q[r, -1], QD[r, -1]
-            TAU[r, -1] = single._torque_at(torques[r], times[-1], q_end, qd_end, dof)
+            TAU[r, -1] = single.torque_value(torques[r], times[-1], q_end, qd_end, dof)
             QDD[r, -1] = robots[r].forward_dynamics(q_end, qd_end, TAU[r, -1], h_e=wrenches[r])
     info = {"steps": steps, "dt": dt, "compiled": True}
     if regular < steps:
@@ -378,7 +375,7 @@ def _fixed_many(robots, q0, qd0, times, torques, wrenches, method, dt, compiled,
 def _reason(robot, torque, wrench, method, times, k, h, q, qd) -> str:
     """Why rollout's step ``k`` (of size ``h`` from ``(q, qd)``) failed, in words."""
     t = float(times[k])
-    if isinstance(torque, _Table):
+    if isinstance(torque, single.TorqueTable):
         stage = np.array([t, t + h / 2, t + h])
         with np.errstate(invalid="ignore"):
             bad = ~np.isfinite(torque(stage)).all(axis=1)
@@ -386,7 +383,7 @@ def _reason(robot, torque, wrench, method, times, k, h, q, qd) -> str:
             return (f"step {k} (t = {t:.6g} s): its torque table is not finite at t = "
                     f"{stage[int(np.argmax(bad))]:.6g} s")
     try:
-        single._diverged(robot, torque, wrench, method, t, h, q, qd)
+        single.raise_diverged(robot, torque, wrench, method, t, h, q, qd)
     except RobodynError as exc:
         text = str(exc).removeprefix("simulate: ")
         return f"step {k} (t = {t:.6g} s): {text}"
@@ -402,13 +399,13 @@ def _one_by_one(robots, q0, qd0, duration, torques, tau_times, wrenches, dt, met
     runs, failed = [], {}
     for r in range(n):
         tau = torques[r]
-        if isinstance(tau, _Table) and not np.isfinite(tau.values).all():
+        if isinstance(tau, single.TorqueTable) and not np.isfinite(tau.values).all():
             row = int(np.argmax(~np.isfinite(tau.values).all(axis=1)))
             failed[r] = f"its torque table is not finite at t = {tau.times[row]:.6g} s"
             runs.append(None)
             continue
-        table = tau.values if isinstance(tau, _Table) else tau
-        times = tau.times if isinstance(tau, _Table) else tau_times
+        table = tau.values if isinstance(tau, single.TorqueTable) else tau
+        times = tau.times if isinstance(tau, single.TorqueTable) else tau_times
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", EnergyBalanceWarning)
@@ -469,7 +466,7 @@ def _check_energy(robots, sim: Simulation, wrenches, failed) -> None:
                          sim.potential[r])
         h = wrenches[r]
         if callable(h):
-            h = np.stack([single._wrench_at(h, tk, qk, qdk)
+            h = np.stack([single.wrench_value(h, tk, qk, qdk)
                           for tk, qk, qdk in zip(one.t, one.q, one.qd)])
         balance = single.energy_balance(robots[r], one, h)
         balances.append(balance)
@@ -483,7 +480,7 @@ def _check_energy(robots, sim: Simulation, wrenches, failed) -> None:
             f"({', '.join(map(str, off[:10]))}{', ...' if len(off) > 10 else ''}) is off by "
             f"more than {single.ENERGY_TOLERANCE:.0%} of the energy scale (worst: rollout "
             f"{worst}, {balances[worst].relative:.1%}): the integration is not accurate; "
-            f"{single._advice(sim.info)}"))
+            f"{single.energy_advice(sim.info)}"))
 
 
 def _report_limits(robot, sim: Simulation) -> None:

@@ -87,7 +87,7 @@ ENERGY_TOLERANCE = 0.01
 _STABILITY = {"rk4": 2.78, "semi-implicit-euler": 2.0}
 #: Fixed-step loops (compiled or not) run in this many chunks when progress is reported;
 #: each chunk is one call of the loop, so the reports cost nothing per step.
-_CHUNKS = 100
+PROGRESS_CHUNKS = 100
 
 
 class JointLimitWarning(UserWarning):
@@ -407,7 +407,7 @@ def _duration(value, name: str) -> float:
     return duration
 
 
-def _shorter(last: float, dt: float) -> bool:
+def shorter_last_step(last: float, dt: float) -> bool:
     """Whether the last step of a :func:`time_grid` is the shorter remainder (at most
     ``(1 - 1e-6) dt`` by construction), not a whole step (``dt`` up to rounding)."""
     return last < dt * (1 - 1e-7)
@@ -425,7 +425,7 @@ def _tolerances(rtol, atol) -> tuple[float, float]:
     return r, a
 
 
-class _Table:
+class TorqueTable:
     """Torques given at times: linear in between, the last value held."""
 
     def __init__(self, values, times, duration: float, dof: int):
@@ -462,7 +462,7 @@ class _Table:
         return out
 
 
-def _wrench(h_e):
+def checked_wrench(h_e):
     if h_e is None or callable(h_e):
         return h_e
     try:
@@ -490,7 +490,7 @@ def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None
     the adaptive methods' tolerances. ``progress`` counts simulated seconds
     (:mod:`robodyn.core.progress`: by default a bar on a terminal for a run that lasts,
     ``False`` for none, or a callable ``(done, total, label)``): after every adaptive or
-    implicit step, and after each of :data:`_CHUNKS` chunks of a fixed-step run.
+    implicit step, and after each of :data:`PROGRESS_CHUNKS` chunks of a fixed-step run.
 
     ``sample_dt``: the samples on the uniform grid ``0, sample_dt, 2 sample_dt, ...``
     (:func:`time_grid`, ``duration`` included) instead of at the integrator's own steps.
@@ -515,15 +515,15 @@ def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None
     dof = robot.dof
     q0 = state_vector(q0, "q0", dof)
     qd0 = state_vector(qd0, "qd0", dof)
-    duration, method, times, keep, rtol, atol, max_steps, max_step = _options(
+    duration, method, times, keep, rtol, atol, max_steps, max_step = checked_options(
         duration, dt, method, sample_dt, rtol, atol, max_steps, max_step)
     if callable(tau):
         torque = tau
     elif tau is None:
         torque = None
     else:
-        torque = _Table(tau, tau_times, duration, dof)
-    wrench = _wrench(h_e)
+        torque = TorqueTable(tau, tau_times, duration, dof)
+    wrench = checked_wrench(h_e)
     problem = _Problem(robot=robot, q0=q0, qd0=qd0, duration=duration, torque=torque,
                        wrench=wrench, rtol=rtol, atol=atol, max_step=max_step,
                        max_steps=max_steps)
@@ -549,7 +549,7 @@ def simulate(robot, q0, qd0=0.0, duration: float = 1.0, tau=None, tau_times=None
     return sim
 
 
-def _options(duration, dt, method, sample_dt, rtol, atol, max_steps, max_step):
+def checked_options(duration, dt, method, sample_dt, rtol, atol, max_steps, max_step):
     """:func:`simulate`'s options, checked: ``(duration, method, times, keep, rtol, atol,
     max_steps, max_step)`` with ``times`` the fixed-step grid (or the adaptive methods'
     sample times, or None) and ``keep`` the fixed-step samples kept for ``sample_dt``."""
@@ -601,13 +601,13 @@ def _every(sample_dt: float, dt: float, times: np.ndarray) -> np.ndarray:
     return keep
 
 
-def _torque_at(torque, t, q, qd, dof):
+def torque_value(torque, t, q, qd, dof):
     if torque is None:
         return np.zeros(dof)
     return _state(torque(t, q, qd), "tau(t, q, qd)", dof, bounded=True)
 
 
-def _wrench_at(wrench, t, q, qd):
+def wrench_value(wrench, t, q, qd):
     if wrench is None or not callable(wrench):
         return wrench
     h = np.asarray(wrench(t, q, qd), dtype=float)
@@ -622,9 +622,9 @@ def _rhs(robot, torque, wrench):
 
     def rhs(t, y):
         q, qd = y[:dof], y[dof:]
-        tau = _torque_at(torque, t, q, qd, dof)
+        tau = torque_value(torque, t, q, qd, dof)
         return np.concatenate([qd, robot.forward_dynamics(q, qd, tau,
-                                                          h_e=_wrench_at(wrench, t, q, qd))])
+                                                          h_e=wrench_value(wrench, t, q, qd))])
 
     return rhs
 
@@ -643,7 +643,7 @@ def _check_energy(robot, sim: Simulation, wrench) -> None:
     """Store the run's :class:`EnergyBalance` in ``info`` and warn once when it is off."""
     h = wrench
     if callable(wrench):
-        h = np.stack([_wrench_at(wrench, tk, qk, qdk) for tk, qk, qdk in
+        h = np.stack([wrench_value(wrench, tk, qk, qdk) for tk, qk, qdk in
                       zip(sim.t, sim.q, sim.qd)])
     balance = energy_balance(robot, sim, h)
     sim.info["energy_balance"] = balance
@@ -653,10 +653,10 @@ def _check_energy(robot, sim: Simulation, wrench) -> None:
         warn(EnergyBalanceWarning(
             f"simulate: {what} {abs(balance.error):.3g} J, {balance.relative:.1%} of the energy "
             f"scale {balance.scale:.3g} J (more than {ENERGY_TOLERANCE:.0%}): the integration "
-            f"is not accurate; {_advice(sim.info)}"))
+            f"is not accurate; {energy_advice(sim.info)}"))
 
 
-def _advice(info) -> str:
+def energy_advice(info) -> str:
     if info.get("method") == "implicit-euler":
         return "reduce dt (implicit Euler is first order and damps the motion)"
     if info.get("dt") is not None:
@@ -807,11 +807,11 @@ def _adaptive(problem: _Problem, method: str, t_eval, bar) -> Simulation:
     t, y, solution, steps, solver = _drive(make, rhs, y0, duration, t_eval, max_steps, method,
                                            dof, bar)
     q, qd = y[:dof].T.copy(), y[dof:].T.copy()
-    tau = np.stack([_torque_at(torque, tk, qk, qdk, dof) for tk, qk, qdk in zip(t, q, qd)])
+    tau = np.stack([torque_value(torque, tk, qk, qdk, dof) for tk, qk, qdk in zip(t, q, qd)])
     if wrench is None or not callable(wrench):
         qdd = robot.forward_dynamics(q, qd, tau, h_e=wrench)
     else:
-        qdd = np.stack([robot.forward_dynamics(qk, qdk, tk_tau, h_e=_wrench_at(wrench, tk, qk,
+        qdd = np.stack([robot.forward_dynamics(qk, qdk, tk_tau, h_e=wrench_value(wrench, tk, qk,
                                                                              qdk))
                         for tk, qk, qdk, tk_tau in zip(t, q, qd, tau)])
     info = {"steps": steps, "evaluations": int(solver.nfev), "rtol": rtol, "atol": atol}
@@ -830,18 +830,18 @@ def _implicit(problem: _Problem, method: str, times, bar) -> Simulation:
     dof = robot.dof
 
     def torque_at(t, q, qd):
-        return _torque_at(torque, t, q, qd, dof)
+        return torque_value(torque, t, q, qd, dof)
 
     def wrench_at(t, q, qd):
-        return _wrench_at(wrench, t, q, qd)
+        return wrench_value(wrench, t, q, qd)
 
-    torque_at.state_dependent = callable(torque) and not isinstance(torque, _Table)
+    torque_at.state_dependent = callable(torque) and not isinstance(torque, TorqueTable)
     if method == "implicit-euler":
         q, qd = implicit.implicit_euler(robot, q0, qd0, times, torque_at, wrench_at,
                                         bound=MAX_MAGNITUDE, on_step=bar.update)
         t = times
         info, solution = {"steps": len(t) - 1, "dt": float(times[1] - times[0])}, None
-        if _shorter(t[-1] - t[-2], info["dt"]):
+        if shorter_last_step(t[-1] - t[-2], info["dt"]):
             info["last_step"] = float(t[-1] - t[-2])
     else:
         from scipy.integrate import Radau  # SciPy only when used
@@ -867,12 +867,12 @@ def _implicit(problem: _Problem, method: str, times, bar) -> Simulation:
 # -- fixed steps -------------------------------------------------------------------------------
 def _fixed(robot, q0, qd0, t, torque, wrench, method, dt, bar):
     """Fixed steps over the times ``t`` (:func:`time_grid`): ``dt`` each, the last one maybe
-    shorter; in :data:`_CHUNKS` chunks when ``bar`` is active (told the time after each)."""
+    shorter; in :data:`PROGRESS_CHUNKS` chunks when ``bar`` is active (told the time after each)."""
     dof = robot.dof
     dt = float(dt)
     steps = len(t) - 1
     last = float(t[-1] - t[-2])
-    regular = steps - 1 if _shorter(last, dt) else steps
+    regular = steps - 1 if shorter_last_step(last, dt) else steps
     Q = np.empty((steps + 1, dof))
     QD = np.empty((steps + 1, dof))
     QDD = np.empty((steps + 1, dof))
@@ -880,7 +880,7 @@ def _fixed(robot, q0, qd0, t, torque, wrench, method, dt, bar):
     Q[0], QD[0] = q0, qd0
     compiled = _compiled_loop(robot, torque, wrench, t)
     runner = compiled if compiled is not None else _python_loop(robot, torque, wrench, t)
-    chunks = np.linspace(0, regular, (_CHUNKS if bar.active else 1) + 1).astype(int)
+    chunks = np.linspace(0, regular, (PROGRESS_CHUNKS if bar.active else 1) + 1).astype(int)
     segments = [(a, b, dt) for a, b in zip(chunks[:-1], chunks[1:]) if b > a]
     if regular < steps:
         segments.append((regular, steps, last))
@@ -889,21 +889,21 @@ def _fixed(robot, q0, qd0, t, torque, wrench, method, dt, bar):
         failed = runner(a, b, code, h, Q, QD, QDD, TAU)
         if failed >= 0:
             h_failed = dt if failed < regular else last
-            _diverged(robot, torque, wrench, method, t[failed], h_failed, Q[failed],
+            raise_diverged(robot, torque, wrench, method, t[failed], h_failed, Q[failed],
                       QD[failed])
         bar.update(t[b])
     # torque and acceleration at the last sample
     q_end, qd_end = Q[-1], QD[-1]
-    TAU[-1] = _torque_at(torque, t[-1], q_end, qd_end, dof)
+    TAU[-1] = torque_value(torque, t[-1], q_end, qd_end, dof)
     QDD[-1] = robot.forward_dynamics(q_end, qd_end, TAU[-1],
-                                     h_e=_wrench_at(wrench, t[-1], q_end, qd_end))
+                                     h_e=wrench_value(wrench, t[-1], q_end, qd_end))
     info = {"steps": steps, "dt": dt, "compiled": compiled is not None}
     if regular < steps:
         info["last_step"] = last
     return _finish(robot, t, Q, QD, QDD, TAU, info)
 
 
-def _diverged(robot, torque, wrench, method, t, h, q, qd):
+def raise_diverged(robot, torque, wrench, method, t, h, q, qd):
     """Raise the error of a fixed step of size ``h`` from ``(t, q, qd)`` whose result stopped
     being finite or passed :data:`MAX_MAGNITUDE`: the model's own error where the dynamics
     fail at ``(q, qd)`` itself (a singular mass matrix), else the likely cause."""
@@ -914,9 +914,9 @@ def _diverged(robot, torque, wrench, method, t, h, q, qd):
     rate = _fastest_rate(rhs, t, y)
     limit = _STABILITY[method]
     if rate is not None and rate * h > limit:
-        tau = _torque_at(torque, t, q, qd, dof)
+        tau = torque_value(torque, t, q, qd, dof)
         passive = _fastest_rate(_rhs(robot, lambda *_: tau, wrench), t, y)
-        controller = callable(torque) and not isinstance(torque, _Table)
+        controller = callable(torque) and not isinstance(torque, TorqueTable)
         if controller and passive is not None and passive * h <= limit:
             who = "the controller's gains are too high for dt"
         else:
@@ -938,15 +938,15 @@ def _python_loop(robot, torque, wrench, times):
     returns -1, or the step whose result stopped being finite or passed
     :data:`MAX_MAGNITUDE` (its state is not recorded), as the compiled loop does."""
     dof = robot.dof
-    stage_times = _stage_times(times)
+    stage_times = stage_grid(times)
     errors = np.geterr()
 
     def stage(data, s, q, qd, tau, acc):
         t, q, qd = stage_times[s], q[0].copy(), qd[0].copy()
         try:
             with np.errstate(**errors):  # the caller's, for tau and h_e (the loop: none)
-                tau_t = _torque_at(torque, t, q, qd, dof)
-                acc[0] = robot.forward_dynamics(q, qd, tau_t, h_e=_wrench_at(wrench, t, q, qd))
+                tau_t = torque_value(torque, t, q, qd, dof)
+                acc[0] = robot.forward_dynamics(q, qd, tau_t, h_e=wrench_value(wrench, t, q, qd))
                 tau[0] = tau_t
         except RobodynError:
             return 0
@@ -961,7 +961,7 @@ def _python_loop(robot, torque, wrench, times):
     return run
 
 
-def _stage_times(times):
+def stage_grid(times):
     """The stage times of the fixed-step loops: ``t_k`` at ``2k``, ``t_k + h/2`` at
     ``2k + 1``."""
     stage_times = np.empty(2 * len(times) - 1)
@@ -976,7 +976,7 @@ def _compiled_loop(robot, torque, wrench, times):
     if callable(wrench):
         return None
     kind = "table"
-    if torque is not None and not isinstance(torque, _Table):
+    if torque is not None and not isinstance(torque, TorqueTable):
         kind = getattr(torque, "kind", None)
         if kind not in ("pd_gravity", "computed_torque"):
             return None
@@ -985,13 +985,13 @@ def _compiled_loop(robot, torque, wrench, times):
     if fd.backend != "numba":
         return None
     dof = robot.dof
-    stage_times = _stage_times(times)
+    stage_times = stage_grid(times)
     empty = np.zeros((1, dof))
     tab, qr, qdr, qddr = empty, empty, empty, empty
     kp = kd = np.zeros(dof)
     pc = np.zeros(0)
     controller_module = None
-    if isinstance(torque, _Table):
+    if isinstance(torque, TorqueTable):
         tab = np.ascontiguousarray(torque(stage_times))
     elif kind != "table":
         model = torque.model
