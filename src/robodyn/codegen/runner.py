@@ -25,7 +25,7 @@ from ..dynamics.registry import KERNELS, input_width
 from ..model.chain import Chain
 from .kernel import Kernel, NonFiniteResult, backend
 
-__all__ = ["Runner"]
+__all__ = ["Runner", "KernelHandle"]
 
 #: Compiled kernels per chain (weakly held): runners that differ only in values share them.
 _SHARED_KERNELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -45,6 +45,7 @@ class Runner:
         self._kernels: dict[str, Kernel] = {}
         self._entries: dict[str, tuple] = {}
         self._results: dict[Hashable, object] = {}
+        self._handles: dict[str, KernelHandle] = {}
 
     def __getstate__(self):
         return {"chain": self.chain, "values": self.values, "name": self.name}
@@ -149,6 +150,13 @@ class Runner:
                                                   for name, a in zip(names, flat)}) from None
         return out.reshape(batch + out_shape)
 
+    def handle(self, kind: str) -> KernelHandle:
+        """The :class:`KernelHandle` of registry entry ``kind`` (made once per runner)."""
+        handle = self._handles.get(kind)
+        if handle is None:
+            handle = self._handles[kind] = KernelHandle(self, kind)
+        return handle
+
     def cached(self, key: Hashable, compute: Callable[[], object]):
         """``compute()``, computed once per runner for each ``key`` (results of the model
         and its values that are costly to find, such as the base parameters)."""
@@ -186,6 +194,94 @@ class Runner:
         return ModelError(
             f"{self.name}: {kind} at {state}: the result is not finite although the inputs "
             f"are; the parameter values overflow float64{hint}: use values in a physical range")
+
+
+class KernelHandle:
+    """``robot.kernel(kind)``: registry entry ``kind`` for inner loops, ``handle(*inputs,
+    out=None) -> out``. Inputs: float64 C-contiguous arrays, each ``(width,)`` (one state)
+    or all ``(N, width)``; ``out``: a float64 C-contiguous array of the result's shape
+    (``shape(dof)``, or ``(N,) + shape(dof)``) to write into, else a new one. No
+    broadcasting, conversion or copy: anything else is an :class:`InputError` saying what
+    to pass. A value that is not finite, or a result that is not, raises the error the
+    robot's method raises."""
+
+    def __init__(self, runner: Runner, kind: str):
+        self.runner = runner
+        self.kind = kind
+        self.kernel, self.p, self.names, self.widths, self.shape, self.direct = \
+            runner._entry(kind)
+
+    def __repr__(self) -> str:
+        return (f"KernelHandle({self.kind!r}, {', '.join(self.names)} -> shape {self.shape}, "
+                f"{self.kernel.backend})")
+
+    def __call__(self, *arrays, out=None):
+        fn, widths = self.direct, self.widths
+        if fn is not None and len(arrays) == len(widths):  # one state: the cheapest checks
+            rows = []
+            for a, w in zip(arrays, widths):
+                if type(a) is np.ndarray and a.dtype is _F64 and a.shape == (w,) \
+                        and a.strides == (8,):
+                    rows.append(a[None])
+                else:
+                    break
+            else:
+                if out is None:
+                    out = np.empty(self.shape)
+                elif not (type(out) is np.ndarray and out.dtype is _F64
+                          and out.shape == self.shape and out.flags.c_contiguous):
+                    raise InputError(f"{self.kind}: out must be a C-contiguous float64 array "
+                                     f"of shape {self.shape}, got {_described(out)}")
+                flat = out[None] if len(self.shape) == 1 else out.reshape(1, -1)
+                if fn(*rows, self.p, flat, 0, 1) >= 0:
+                    self.runner.run(self.kind, *arrays)  # the robot's own error
+                return out
+        return self._general(arrays, out)
+
+    def _general(self, arrays, out):
+        names, widths = self.names, self.widths
+        if len(arrays) != len(names):
+            raise InputError(f"{self.kind}: takes {len(names)} array{'s' * (len(names) != 1)} "
+                             f"({', '.join(names)}), got {len(arrays)}")
+        batch = None
+        for name, a, w in zip(names, arrays, widths):
+            if not (type(a) is np.ndarray and a.dtype is _F64 and a.flags.c_contiguous
+                    and a.ndim in (1, 2) and a.shape[-1] == w):
+                raise InputError(f"{self.kind}: {name} must be a C-contiguous float64 array of "
+                                 f"shape ({w},) or (N, {w}), got {_described(a)}; pass "
+                                 f"np.ascontiguousarray({name}, dtype=float), or call the "
+                                 "robot's method, which converts")
+            here = a.shape[0] if a.ndim == 2 else None
+            if name == names[0]:
+                batch = here
+            elif here != batch:
+                raise InputError(f"{self.kind}: {name} has shape {a.shape}, {names[0]} "
+                                 f"{arrays[0].shape}: give every input one state, or N each")
+        shape = self.shape if batch is None else (batch, *self.shape)
+        if out is None:
+            out = np.empty(shape)
+        elif not (type(out) is np.ndarray and out.dtype is _F64 and out.flags.c_contiguous
+                  and out.shape == shape):
+            raise InputError(f"{self.kind}: out must be a C-contiguous float64 array of shape "
+                             f"{shape}, got {_described(out)}")
+        n = 1 if batch is None else batch
+        rows = [a.reshape(n, w) for a, w in zip(arrays, widths)]
+        flat = out.reshape(n, self.kernel.width)
+        fn = self.direct
+        if fn is None:
+            flat[...] = self.runner.run(self.kind, *rows).reshape(n, -1)
+            return out
+        bad = fn(*rows, self.p, flat, 0, n)
+        if bad >= 0:  # the robot's own error for that state
+            self.runner.run(self.kind, *[r[bad] for r in rows])
+        return out
+
+
+def _described(value) -> str:
+    if isinstance(value, np.ndarray):
+        order = "C-contiguous" if value.flags.c_contiguous else "not C-contiguous"
+        return f"{value.dtype} array of shape {value.shape} ({order})"
+    return type(value).__name__
 
 
 def _entry_point(kernel: Kernel):
