@@ -174,8 +174,10 @@ def test_one_rollout_of_a_batch_and_its_files(tmp_path, numpy_backend):
     ({"values": {"m2": [1.0, 2.0]}, "qd0": np.zeros((3, 2))}, InputError,
      r"values\['m2'\] 2, qd0 3|qd0 3, .*values\['m2'\] 2"),
     ({"values": {"m2": 1.0}}, InputError, r"values\['m2'\]: expected N values"),
-    ({"values": {"mass": [1.0, 2.0]}}, ModelError, r"values, rollout 0: .*'mass' is not a "
-                                                   r"parameter"),
+    ({"values": {"mass": [1.0, 2.0]}}, ModelError, r"with_values: 'mass' is not a parameter"),
+    ({"values": {"m2": [1.0, np.nan]}}, InputError, r"values\['m2'\]\[1\] = nan is not finite"),
+    ({"values": {"m2": np.r_[np.ones(40), -1.0, np.ones(20)]}}, ModelError,
+     r"values, rollout 40: "),
     ({"values": {"m2": [1.0, -2.0]}}, ModelError, r"values, rollout 1: "),
     ({"q0": [[0.0, 0.0], [np.nan, 0.0]]}, InputError, r"q0\[1\]: \[nan, 0.0\] is not finite"),
     ({"q0": np.zeros((0, 2))}, InputError, "a batch has 1 to"),

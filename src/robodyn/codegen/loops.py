@@ -24,6 +24,7 @@ rows of the data (:mod:`robodyn.motion.rollouts`).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 
@@ -127,6 +128,7 @@ def run_many(P, PC, H, TAB, QR, QDR, QDDR, KP, KD, method, dt, limit, k0, k1, Q,
 '''
 
 
+@functools.lru_cache(maxsize=64)
 def rollouts_source(fd_module: str, controller: str, controller_module: str | None,
                     contact: bool) -> str:
     """:func:`loop_source` and ``run_many(P, PC, H, TAB, QR, QDR, QDDR, KP, KD, method, dt,

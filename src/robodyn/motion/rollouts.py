@@ -123,26 +123,69 @@ def _states(value, name: str, n: int, dof: int) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
-def _robots(robot, n: int, values) -> list:
-    """One robot per rollout: ``robot`` itself, or ``robot.with_values`` of each rollout's
-    ``values`` (checked for physics)."""
-    if values is None:
-        return [robot] * n
-    columns = {}
-    for name, column in values.items():
-        try:
-            columns[name] = np.asarray(column, dtype=float)
-        except (TypeError, ValueError):
-            raise InputError(f"values[{str(name)[:40]!r}]: expected {n} real numbers") from None
-    robots = []
-    for r in range(n):
-        try:
-            one = robot.with_values({name: float(c[r]) for name, c in columns.items()})
-            one.parameter_values  # noqa: B018 - checks the rollout's model for physics
-        except ModelError as exc:
-            raise ModelError(f"values, rollout {r}: {exc}") from None
-        robots.append(one)
-    return robots
+class _Models:
+    """The rollouts' models: their parameter values ``P`` (``(N, p)`` in kernel order, or
+    ``(1, p)`` when shared) and :meth:`robot` for one rollout. ``values`` are checked: known
+    names, finite numbers, and physics (:meth:`~robodyn.Robot.with_values`) for every
+    rollout of a small batch, else for the rollouts at each column's least and greatest
+    value (a model is checked in some ten milliseconds; a mass, a length or an inertia out
+    of range shows at an extreme)."""
+
+    #: Batches up to this size have every rollout's model checked for physics.
+    CHECK_ALL = 16
+
+    def __init__(self, robot, n: int, values):
+        self.base = robot
+        self.columns = {}
+        self.P = robot.parameter_values[None]
+        if values is None:
+            return
+        names = list(robot.runner.parameter_names)
+        P = np.tile(robot.parameter_values, (n, 1))
+        for name, column in values.items():
+            label = f"values[{str(name)[:40]!r}]"
+            try:
+                column = np.asarray(column, dtype=float)
+            except (TypeError, ValueError):
+                raise InputError(f"{label}: expected {n} real numbers") from None
+            bad = ~np.isfinite(column)
+            if bad.any():
+                r = int(np.argmax(bad))
+                raise InputError(f"{label}[{r}] = {column[r]} is not finite")
+            robot.with_values({name: float(column[0])})  # an unknown name: its ModelError
+            P[:, names.index(str(name))] = column
+            self.columns[str(name)] = column
+        self.P = P
+        check = set(range(n)) if n <= self.CHECK_ALL else \
+            {int(f(c)) for c in self.columns.values() for f in (np.argmin, np.argmax)}
+        for r in sorted(check):
+            try:
+                self.robot(r).parameter_values  # noqa: B018 - checks the model for physics
+            except ModelError as exc:
+                raise ModelError(f"values, rollout {r}: {exc}") from None
+
+    @property
+    def shared(self) -> bool:
+        return self.P.shape[0] == 1
+
+    def p(self, r: int) -> np.ndarray:
+        """Rollout ``r``'s parameter values (kernel order)."""
+        return self.P[0 if self.shared else r]
+
+    def robot(self, r: int):
+        """Rollout ``r``'s robot (``with_values`` of its values: for the slow paths only)."""
+        if not self.columns:
+            return self.base
+        return self.base.with_values({k: float(c[r]) for k, c in self.columns.items()})
+
+    def run(self, kind: str, r: int, *arrays) -> np.ndarray:
+        """Registry entry ``kind`` on rollout ``r``'s model: ``(T, width)`` arrays in, ``(T,
+        m)`` out."""
+        kernel = self.base.runner.kernel(kind)
+        if len(arrays[0]) == 0:
+            return np.empty((0, kernel.width))
+        return kernel(self.p(r), *(np.ascontiguousarray(a).reshape(len(a), -1)
+                                   for a in arrays))
 
 
 def _torques(tau, tau_times, duration: float, n: int, dof: int) -> list:
@@ -209,26 +252,26 @@ def simulate_many(robot, n: int, q0, *, qd0, duration, tau, tau_times, h_e, dt, 
                          f"(rollouts.MAX_BATCH_VALUES, {4 * 8 * MAX_BATCH_VALUES / 1e9:.1f} GB "
                          "for q, qd, qdd and tau); run fewer rollouts at a time, a shorter "
                          "duration or a larger dt")
-    robots = _robots(robot, n, values)
+    models = _Models(robot, n, values)
     torques = _torques(tau, tau_times, duration, n, dof)
     wrenches = _wrenches(h_e, n)
     start = time.perf_counter()
     compiled = None
     if method in ("rk4", "semi-implicit-euler"):
-        compiled = _compiled(robots, torques, wrenches, times)
+        compiled = _compiled(models, torques, wrenches, times)
     with tracker(progress, duration if compiled else n,
                  f"simulating {n} rollouts") as bar:
         if compiled is not None:
-            sim, failed = _fixed_many(robots, q0, qd0, times, torques, wrenches, method,
+            sim, failed = _fixed_many(models, q0, qd0, times, torques, wrenches, method,
                                       float(dt), compiled, bar)
         else:
-            sim, failed = _one_by_one(robots, q0, qd0, duration, torques, tau_times, wrenches,
+            sim, failed = _one_by_one(models, q0, qd0, duration, torques, tau_times, wrenches,
                                       dt, method, rtol, atol, max_step, max_steps, sample_dt,
                                       bar)
     wall = time.perf_counter() - start
     sim.info.update(method=method, wall_time=wall, rollouts=n, failed=failed,
                     realtime_factor=(n * sim.t[-1] / wall) if wall > 0 else np.inf)
-    _check_energy(robots, sim, wrenches, failed)
+    _check_energy(models, sim, wrenches, failed)
     if check_limits:
         _report_limits(robot, sim)
     if keep is not None:
@@ -255,7 +298,7 @@ def _stack(rows: list[np.ndarray]) -> np.ndarray:
     return np.ascontiguousarray(np.stack(rows))
 
 
-def _compiled(robots, torques, wrenches, times):
+def _compiled(models, torques, wrenches, times):
     """The data of the compiled batch loop ``(run_many, P, PC, H, TAB, QR, QDR, QDDR, KP,
     KD)``, or None when a rollout needs Python (a callable, the NumPy backend)."""
     if any(callable(w) for w in wrenches):
@@ -273,7 +316,7 @@ def _compiled(robots, torques, wrenches, times):
         if kind not in ("pd_gravity", "computed_torque") or \
                 any(getattr(t, "kind", None) != kind for t in torques):
             return None
-    robot = robots[0]
+    robot = models.base
     dof = robot.dof
     fd = robot.runner.kernel("forward_dynamics_contact" if contact else "forward_dynamics")
     if fd.backend != "numba":
@@ -295,16 +338,16 @@ def _compiled(robots, torques, wrenches, times):
                 rows.append(sampled[id(t)])
             tab = _stack(rows)
     else:
-        models = [t.model for t in torques]
-        if any(m.dof != dof for m in models):
-            raise InputError(f"tau: a controller's model has {models[0].dof} joints, the "
+        control = [t.model for t in torques]
+        if any(m.dof != dof for m in control):
+            raise InputError(f"tau: a controller's model has {control[0].dof} joints, the "
                              f"robot {dof}")
         name = "gravity_torques" if kind == "pd_gravity" else "inverse_dynamics"
-        ck = models[0].runner.kernel(name)
-        if ck.backend != "numba" or any(m.runner.kernel(name) is not ck for m in models):
+        ck = control[0].runner.kernel(name)
+        if ck.backend != "numba" or any(m.runner.kernel(name) is not ck for m in control):
             return None
         controller_module = ck.fn.py_func.__module__
-        pc = _stack([m.parameter_values for m in models])
+        pc = _stack([m.parameter_values for m in control])
         kp, kd = _stack([t.kp for t in torques]), _stack([t.kd for t in torques])
         refs, seen = [], {}
         for t in torques:
@@ -314,10 +357,7 @@ def _compiled(robots, torques, wrenches, times):
                              for r in t.references(stage_times)]
             refs.append(seen[key])
         qr, qdr, qddr = (_stack([r[i] for r in refs]) for i in range(3))
-    if any(r.runner.kernel(fd.kind) is not fd for r in robots):
-        return None
-    p = _stack([r.parameter_values for r in robots]) if len(set(map(id, robots))) > 1 \
-        else robot.parameter_values[None]
+    p = np.ascontiguousarray(models.P)
     h = np.zeros((1, 1, 6)) if not contact else _stack([np.reshape(w, (1, 6))
                                                         for w in wrenches])
     source = rollouts_source(fd.fn.py_func.__module__, kind, controller_module, contact)
@@ -325,7 +365,7 @@ def _compiled(robots, torques, wrenches, times):
     return (run_many, p, pc, h, tab, qr, qdr, qddr, kp, kd)
 
 
-def _fixed_many(robots, q0, qd0, times, torques, wrenches, method, dt, compiled, bar):
+def _fixed_many(models, q0, qd0, times, torques, wrenches, method, dt, compiled, bar):
     """The compiled batch over the fixed-step grid ``times`` (as the single run's
     ``_fixed``): every rollout's ``run`` in chunks of steps, rollouts split over the
     threads."""
@@ -357,7 +397,7 @@ def _fixed_many(robots, q0, qd0, times, torques, wrenches, method, dt, compiled,
     failed = {}
     for r in np.flatnonzero(failed_at >= 0):
         k = int(failed_at[r])
-        failed[int(r)] = _reason(robots[r], torques[r], wrenches[r], method, times, k,
+        failed[int(r)] = _reason(models.robot(r), torques[r], wrenches[r], method, times, k,
                                  dt if k < regular else last, Q[r, k], QD[r, k])
         Q[r, k + 1:] = QD[r, k + 1:] = np.nan
         QDD[r, k:] = TAU[r, k:] = np.nan
@@ -365,11 +405,13 @@ def _fixed_many(robots, q0, qd0, times, torques, wrenches, method, dt, compiled,
         if r not in failed:
             q_end, qd_end = Q[r, -1], QD[r, -1]
             TAU[r, -1] = single.torque_value(torques[r], times[-1], q_end, qd_end, dof)
-            QDD[r, -1] = robots[r].forward_dynamics(q_end, qd_end, TAU[r, -1], h_e=wrenches[r])
+            ends = (q_end, qd_end, TAU[r, -1]) + (() if wrenches[r] is None else (wrenches[r],))
+            QDD[r, -1] = models.run("forward_dynamics" if wrenches[r] is None
+                                    else "forward_dynamics_contact", r, *(x[None] for x in ends))[0]
     info = {"steps": steps, "dt": dt, "compiled": True}
     if regular < steps:
         info["last_step"] = last
-    return _finish(robots, times, Q, QD, QDD, TAU, info), failed
+    return _finish(models, times, Q, QD, QDD, TAU, info), failed
 
 
 def _reason(robot, torque, wrench, method, times, k, h, q, qd) -> str:
@@ -391,7 +433,7 @@ def _reason(robot, torque, wrench, method, times, k, h, q, qd) -> str:
 
 
 # -- rollout after rollout -----------------------------------------------------------------
-def _one_by_one(robots, q0, qd0, duration, torques, tau_times, wrenches, dt, method, rtol,
+def _one_by_one(models, q0, qd0, duration, torques, tau_times, wrenches, dt, method, rtol,
                 atol, max_step, max_steps, sample_dt, bar):
     """Each rollout a single :func:`~robodyn.simulate` (no sampling, limit report or energy
     warning of its own: the batch does them); a rollout that fails is NaN."""
@@ -409,7 +451,7 @@ def _one_by_one(robots, q0, qd0, duration, torques, tau_times, wrenches, dt, met
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", EnergyBalanceWarning)
-                one = single.simulate(robots[r], q0[r], qd0[r], duration, table, times,
+                one = single.simulate(models.robot(r), q0[r], qd0[r], duration, table, times,
                                       wrenches[r], dt, method, rtol, atol, max_step,
                                       progress=False, check_limits=False, max_steps=max_steps,
                                       sample_dt=None if dt is not None else sample_dt)
@@ -431,45 +473,57 @@ def _one_by_one(robots, q0, qd0, duration, torques, tau_times, wrenches, dt, met
     info = {k: v for k, v in done[0].info.items()
             if k in ("dt", "last_step", "rtol", "atol", "compiled")}
     info["steps"] = [s.info.get("steps") if s is not None else None for s in runs]
-    return _finish(robots, t, Q, QD, QDD, TAU, info), failed
+    return _finish(models, t, Q, QD, QDD, TAU, info), failed
 
 
 # -- checks ----------------------------------------------------------------------------------
-def _finish(robots, t, Q, QD, QDD, TAU, info) -> Simulation:
+def _finish(models, t, Q, QD, QDD, TAU, info) -> Simulation:
     """The batch's Simulation with the energies of each rollout's own model (NaN where the
     rollout failed)."""
     n = Q.shape[0]
     K = np.full(Q.shape[:2], np.nan)
     U = np.full(Q.shape[:2], np.nan)
     ok = np.isfinite(Q).all(axis=2) & np.isfinite(QD).all(axis=2)
-    if len(set(map(id, robots))) == 1 and ok.all():
-        K[:] = robots[0].kinetic_energy(Q, QD)
-        U[:] = robots[0].potential_energy(Q)
+    if models.shared and ok.all():
+        K[:] = models.base.kinetic_energy(Q, QD)
+        U[:] = models.base.potential_energy(Q)
     else:
         for r in range(n):
             rows = ok[r]
-            K[r, rows] = robots[r].kinetic_energy(Q[r, rows], QD[r, rows])
-            U[r, rows] = robots[r].potential_energy(Q[r, rows])
+            K[r, rows] = models.run("kinetic_energy", r, Q[r, rows], QD[r, rows])[:, 0]
+            U[r, rows] = models.run("potential_energy", r, Q[r, rows])[:, 0]
     return Simulation(t, Q, QD, QDD, TAU, K, U, info)
 
 
-def _check_energy(robots, sim: Simulation, wrenches, failed) -> None:
+def _check_energy(models, sim: Simulation, wrenches, failed) -> None:
     """Each finished rollout's :class:`~robodyn.motion.simulation.EnergyBalance` into
     ``info["energy_balance"]`` (None for a failed one); one warning naming the rollouts
     that are off."""
-    balances, off = [], []
-    for r in range(sim.rollouts):
-        if r in failed:
-            balances.append(None)
-            continue
-        one = Simulation(sim.t, sim.q[r], sim.qd[r], sim.qdd[r], sim.tau[r], sim.kinetic[r],
-                         sim.potential[r])
+    n, samples, dof = sim.q.shape
+    done = [r for r in range(n) if r not in failed]
+    with np.errstate(all="ignore"):
+        p_tau = np.sum(sim.tau * sim.qd, axis=2)
+        if models.shared and not failed:
+            p_loss = np.sum(models.base.friction_torques(sim.qd) * sim.qd, axis=2)
+        else:
+            p_loss = np.full((n, samples), np.nan)
+            for r in done:
+                p_loss[r] = np.sum(models.run("friction_torques", r, sim.qd[r]) * sim.qd[r], 1)
+    balances, off = [None] * n, []
+    for r in done:
+        p_ext = np.zeros(samples)
         h = wrenches[r]
         if callable(h):
             h = np.stack([single.wrench_value(h, tk, qk, qdk)
-                          for tk, qk, qdk in zip(one.t, one.q, one.qd)])
-        balance = single.energy_balance(robots[r], one, h)
-        balances.append(balance)
+                          for tk, qk, qdk in zip(sim.t, sim.q[r], sim.qd[r])])
+        if h is not None:
+            jac = models.run("jacobian", r, sim.q[r]).reshape(samples, 6, dof)
+            h = np.broadcast_to(np.asarray(h, dtype=float), (samples, 6))
+            with np.errstate(all="ignore"):
+                p_ext = -np.einsum("kij,ki,kj->k", jac, h, sim.qd[r])
+        balance = single.balance_of_powers(sim.t, sim.kinetic[r], sim.total[r], p_tau[r],
+                                           p_ext, p_loss[r])
+        balances[r] = balance
         if balance.off:
             off.append(r)
     sim.info["energy_balance"] = balances

@@ -325,7 +325,6 @@ def energy_balance(robot, sim: Simulation, h_e=None) -> EnergyBalance:
     """The :class:`EnergyBalance` of ``sim`` on ``robot``; ``h_e``: the wrench it ran with
     (``None``, 6 values, or ``(T, 6)`` per sample)."""
     t, qd = sim.t, sim.qd
-    total = sim.total
     with np.errstate(all="ignore"):
         p_tau = np.sum(sim.tau * qd, axis=1)
         p_loss = np.sum(robot.friction_torques(qd) * qd, axis=1)
@@ -333,6 +332,13 @@ def energy_balance(robot, sim: Simulation, h_e=None) -> EnergyBalance:
         if h_e is not None:
             h = np.broadcast_to(np.asarray(h_e, dtype=float), (len(t), 6))
             p_ext = -np.einsum("kij,ki,kj->k", robot.jacobian(sim.q), h, qd)
+    return balance_of_powers(t, sim.kinetic, sim.total, p_tau, p_ext, p_loss)
+
+
+def balance_of_powers(t, kinetic, total, p_tau, p_ext, p_loss) -> EnergyBalance:
+    """The :class:`EnergyBalance` of a motion sampled at ``t`` from its kinetic and total
+    energy and the powers of the torques, the wrench and friction (each ``(T,)``)."""
+    with np.errstate(all="ignore"):
         rate = p_tau + p_ext - p_loss  # dE/dt
         work, external, loss = (_trapezoid(t, p) for p in (p_tau, p_ext, p_loss))
         change = float(total[-1] - total[0])
@@ -344,7 +350,7 @@ def energy_balance(robot, sim: Simulation, h_e=None) -> EnergyBalance:
                 every = np.append(every, len(t) - 1)
             uncertainty = abs(_trapezoid(t, rate) - _trapezoid(t[every], rate[every])) / 3
         moved = [_trapezoid(t, np.abs(p)) for p in (p_tau, p_ext)] + [abs(loss)]
-        scale = max(float(np.abs(total).max()), float(np.ptp(sim.kinetic)), *moved, 1e-300)
+        scale = max(float(np.abs(total).max()), float(np.ptp(kinetic)), *moved, 1e-300)
     return EnergyBalance(change, work, external, loss, error, scale, uncertainty)
 
 
