@@ -30,6 +30,7 @@ test-fast: $(VENV)/.installed-dev
 bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_dynamics.py
 	$(BIN)/python benchmarks/bench_simulate.py
+	$(BIN)/python benchmarks/bench_rollouts.py
 	$(BIN)/python benchmarks/bench_derivatives.py
 	$(BIN)/python benchmarks/bench_codegen.py
 

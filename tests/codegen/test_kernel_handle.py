@@ -83,3 +83,26 @@ def test_the_handle_refuses_what_it_would_have_to_convert(arm, args, out, messag
 def test_an_unknown_kernel_is_named():
     with pytest.raises(InputError, match="'rnea' is not an entry of the kernel registry"):
         rd.load("planar-2r").kernel("rnea")
+
+
+def test_a_hot_one_state_path_keeps_every_check():
+    """After HOT_CALLS one-state calls a compiled one-state function takes over: the same
+    numbers, and the same errors for what it does not take."""
+    from robodyn.codegen.runner import HOT_CALLS
+
+    robot = rd.load("planar-2r")
+    q, qd, qdd = np.array([0.3, -0.2]), np.array([0.5, 0.1]), np.array([1.0, -1.0])
+    expected = robot.inverse_dynamics(q[None], qd[None], qdd[None])[0]
+    for _ in range(HOT_CALLS + 1):
+        np.testing.assert_array_equal(robot.inverse_dynamics(q, qd, qdd), expected)
+    assert robot.runner._one.get("inverse_dynamics") is not None
+    np.testing.assert_array_equal(robot.inverse_dynamics(list(q), qd.astype(np.float32), qdd),
+                                  robot.inverse_dynamics(q, qd.astype(np.float32), qdd))
+    with pytest.raises(InputError, match=r"qd: expected shape \(\.\.\., 2\)"):
+        robot.inverse_dynamics(q, np.zeros(3), qdd)
+    bad = qdd.copy()
+    bad[0] = np.inf
+    with pytest.raises(InputError, match=r"qdd\[0\] is inf"):
+        robot.inverse_dynamics(q, qd, bad)
+    np.testing.assert_array_equal(robot.inverse_dynamics(q, qd, 1.0),
+                                  robot.inverse_dynamics(q, qd, np.ones(2)))

@@ -14,6 +14,7 @@ rebuilds them where it is unpickled (a Dask worker).
 
 from __future__ import annotations
 
+import re
 import weakref
 from collections.abc import Callable, Hashable
 from functools import cached_property
@@ -23,7 +24,7 @@ import numpy as np
 from ..core.errors import InputError, ModelError, RobodynError
 from ..dynamics.registry import KERNELS, input_width
 from ..model.chain import Chain
-from .kernel import Kernel, NonFiniteResult, backend
+from .kernel import Kernel, NonFiniteResult, backend, generated_function
 
 __all__ = ["Runner", "KernelHandle"]
 
@@ -31,6 +32,10 @@ __all__ = ["Runner", "KernelHandle"]
 _SHARED_KERNELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 _F64 = np.dtype(np.float64)
+#: One-state calls of a kind after which its one-state function is compiled (about a second,
+#: once: Numba caches it on disk) and takes over: a controller's or a ROS node's calls.
+HOT_CALLS = 64
+_MODULE = re.compile(r"robodyn_kernel_[0-9a-f]+")
 
 
 class Runner:
@@ -46,6 +51,8 @@ class Runner:
         self._entries: dict[str, tuple] = {}
         self._results: dict[Hashable, object] = {}
         self._handles: dict[str, KernelHandle] = {}
+        self._hits: dict[str, int] = {}  # one-state calls per kind, until HOT_CALLS
+        self._one: dict[str, Callable] = {}  # the hot kinds' one-state functions
 
     def __getstate__(self):
         return {"chain": self.chain, "values": self.values, "name": self.name}
@@ -109,9 +116,18 @@ class Runner:
         Dask array when an input is one."""
         kernel, p, names, widths, out_shape, direct = (self._entries.get(kind)
                                                        or self._entry(kind))
-        # fastest path, one state of C-contiguous float64 vectors (a controller's call): the
-        # compiled kernel without Numba's type dispatch; it checks every value is finite
-        if direct is not None and len(arrays) == len(widths):
+        # fastest path, one state of C-contiguous float64 vectors (a controller's call):
+        # the kind's compiled one-state function once it is hot; Numba itself checks the
+        # types (no match: TypeError), the function the lengths, the kernel the values
+        one = self._one.get(kind)
+        if one is not None:
+            out = np.empty(kernel.width)
+            try:
+                if one(*arrays, p, out) == -1:  # -2: a length is wrong, 0: not finite
+                    return out if len(out_shape) == 1 else out.reshape(out_shape)
+            except TypeError:
+                pass
+        elif direct is not None and len(arrays) == len(widths):
             rows = []
             for a, w in zip(arrays, widths):
                 if type(a) is np.ndarray and a.dtype is _F64 and a.shape == (w,) \
@@ -122,6 +138,9 @@ class Runner:
             else:
                 out = np.empty((1, kernel.width))
                 if direct(*rows, p, out, 0, 1) < 0:
+                    hits = self._hits[kind] = self._hits.get(kind, 0) + 1
+                    if hits == HOT_CALLS:
+                        self._one[kind] = one_state_function(kernel, widths)
                     return out[0] if len(out_shape) == 1 else out.reshape(out_shape)
         if len(arrays) != len(names):
             raise InputError(f"{kind}: takes {len(names)} array{'s' * (len(names) != 1)} "
@@ -210,12 +229,22 @@ class KernelHandle:
         self.kind = kind
         self.kernel, self.p, self.names, self.widths, self.shape, self.direct = \
             runner._entry(kind)
+        self.one = one_state_function(self.kernel, self.widths) if len(self.shape) == 1 \
+            else None
 
     def __repr__(self) -> str:
         return (f"KernelHandle({self.kind!r}, {', '.join(self.names)} -> shape {self.shape}, "
                 f"{self.kernel.backend})")
 
     def __call__(self, *arrays, out=None):
+        one = self.one
+        if one is not None:  # one state, 1-D float64 C-contiguous (Numba checks the types)
+            result = np.empty(self.kernel.width) if out is None else out
+            try:
+                if one(*arrays, self.p, result) == -1:
+                    return result
+            except TypeError:
+                pass
         fn, widths = self.direct, self.widths
         if fn is not None and len(arrays) == len(widths):  # one state: the cheapest checks
             rows = []
@@ -282,6 +311,38 @@ def _described(value) -> str:
         order = "C-contiguous" if value.flags.c_contiguous else "not C-contiguous"
         return f"{value.dtype} array of shape {value.shape} ({order})"
     return type(value).__name__
+
+
+def one_state_function(kernel: Kernel, widths: tuple[int, ...]):
+    """``one(A0, ..., P, OUT) -> int``: ``kernel`` on one state, compiled for 1-D
+    C-contiguous float64 arrays only (Numba raises ``TypeError`` for anything else and
+    compiles nothing new); -2 when a length is not ``widths`` (or ``OUT`` not the
+    kernel's width), else the kernel's result (-1, or 0 for a value that is not finite).
+    None where it cannot be made (the NumPy backend, a compiler failure)."""
+    if kernel.backend != "numba":
+        return None
+    module = kernel.fn.py_func.__module__
+    if not _MODULE.fullmatch(module):  # only robodyn's own kernel modules go into the text
+        return None
+    args = [f"A{i}" for i in range(len(widths))]
+    signature = "int64(" + ", ".join(["float64[::1]"] * (len(widths) + 2)) + ")"
+    lengths = " or ".join([f"A{i}.shape[0] != {w}" for i, w in enumerate(widths)]
+                          + [f"OUT.shape[0] != {kernel.width}"])
+    rows = ", ".join(f"A{i}.reshape(1, {w})" for i, w in enumerate(widths))
+    source = (f"from numba import njit\nfrom {module} import kernel as k\n\n\n"
+              '@njit(nogil=True, cache=True, error_model="numpy")\n'
+              f"def one({', '.join(args)}, P, OUT):\n"
+              f"    if {lengths}:\n        return -2\n"
+              f"    return k({rows}, P, OUT.reshape(1, {kernel.width}), 0, 1)\n")
+    try:
+        fn = generated_function(source, "one")
+        # compiled (or loaded from Numba's cache) once the module is registered, for these
+        # types only: any other argument is a TypeError, never a new compilation
+        fn.compile(signature)
+        fn.disable_compile()
+        return fn
+    except Exception:  # a compiler failure: the entry-point path stays
+        return None
 
 
 def _entry_point(kernel: Kernel):
