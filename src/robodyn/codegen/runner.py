@@ -338,8 +338,9 @@ def one_state_function(kernel: Kernel, widths: tuple[int, ...]):
         fn = generated_function(source, "one")
         # compiled (or loaded from Numba's cache) once the module is registered, for these
         # types only: any other argument is a TypeError, never a new compilation
-        fn.compile(signature)
-        fn.disable_compile()
+        if not fn.signatures:  # not yet made by another runner or handle of this kernel
+            fn.compile(signature)
+            fn.disable_compile()
         return fn
     except Exception:  # a compiler failure: the entry-point path stays
         return None
