@@ -510,6 +510,7 @@ def _check_energy(models, sim: Simulation, wrenches, failed) -> None:
             for r in done:
                 p_loss[r] = np.sum(models.run("friction_torques", r, sim.qd[r]) * sim.qd[r], 1)
     balances, off = [None] * n, []
+    total = sim.total  # (N, T), once
     for r in done:
         p_ext = np.zeros(samples)
         h = wrenches[r]
@@ -521,7 +522,7 @@ def _check_energy(models, sim: Simulation, wrenches, failed) -> None:
             h = np.broadcast_to(np.asarray(h, dtype=float), (samples, 6))
             with np.errstate(all="ignore"):
                 p_ext = -np.einsum("kij,ki,kj->k", jac, h, sim.qd[r])
-        balance = single.balance_of_powers(sim.t, sim.kinetic[r], sim.total[r], p_tau[r],
+        balance = single.balance_of_powers(sim.t, sim.kinetic[r], total[r], p_tau[r],
                                            p_ext, p_loss[r])
         balances[r] = balance
         if balance.off:
