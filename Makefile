@@ -38,6 +38,7 @@ docs: $(VENV)/.installed-docs
 bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_dynamics.py
 	$(BIN)/python benchmarks/bench_simulate.py
+	$(BIN)/python benchmarks/bench_rollouts.py
 	$(BIN)/python benchmarks/bench_derivatives.py
 	$(BIN)/python benchmarks/bench_codegen.py
 

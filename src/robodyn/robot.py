@@ -313,6 +313,14 @@ class Robot:
         :data:`~robodyn.dynamics.registry.KERNELS`."""
         return self._runner
 
+    def kernel(self, kind: str):
+        """A handle on the compiled ``kind`` algorithm (an entry of
+        :data:`~robodyn.dynamics.registry.KERNELS`, e.g. ``"inverse_dynamics"``) for inner
+        loops: ``robot.kernel("inverse_dynamics")(q, qd, qdd, out=buffer)``, float64
+        C-contiguous arrays ``(dof,)`` or ``(N, dof)``, no conversion
+        (:class:`~robodyn.codegen.runner.KernelHandle`)."""
+        return self._runner.handle(kind)
+
     @property
     def numeric_chain(self) -> Chain:
         """The chain with every number a float (parameters substituted), checked for physics."""

@@ -393,6 +393,21 @@ def _get_pool(workers: int) -> ThreadPoolExecutor:
         return _pool
 
 
+def thread_count() -> int:
+    """The threads robodyn's batched work runs on: ``ROBODYN_NUM_THREADS``, else every core
+    this process may use."""
+    return _threads()
+
+
+def run_in_threads(fn, calls: list[tuple]) -> list:
+    """``[fn(*args) for args in calls]``, each call on a thread of robodyn's shared pool
+    (``fn`` releases the GIL: a ``nogil`` compiled function); one call runs here."""
+    if len(calls) <= 1:
+        return [fn(*args) for args in calls]
+    pool = _get_pool(len(calls))
+    return [f.result() for f in [pool.submit(fn, *args) for args in calls]]
+
+
 def _after_fork_in_child() -> None:
     # A forked child has the parent's pool object but none of its threads, and maybe a
     # lock held by a thread that no longer exists: start both afresh.

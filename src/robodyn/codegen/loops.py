@@ -18,10 +18,13 @@ array with one row is the same at every stage. The module's ``run(data, method, 
 limit, k0, k1, Q, QD, QDD, TAU)`` is :func:`~robodyn.dynamics.steps.run` with ``data =
 (P, PC, H, TAB, QR, QDR, QDDR, KP, KD, V)``: the model's parameters, the controller
 model's, the wrench ``(1, 6)``, the tables, the gains and a ``(1, n)`` work row.
+:func:`rollouts_source` adds ``run_many``: ``run`` over many rollouts, each with its own
+rows of the data (:mod:`robodyn.motion.rollouts`).
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 
@@ -105,3 +108,34 @@ def loop_source(fd_module: str, controller: str, controller_module: str | None,
             + shared_source()
             + _STAGE.format(controller=_CONTROLLER[controller],
                             contact=", H" if contact else ""))
+
+
+# Many rollouts: ``run`` once per rollout ``r`` of ``r0:r1`` on its own rows of the
+# (N or 1)-leading data, skipping rollouts that failed earlier (``FAILED[r] >= 0``). Not
+# inlined anywhere: threads of robodyn's pool each run one range of rollouts (nogil).
+_ROLLOUTS = '''
+@njit(nogil=True, cache=True, error_model="numpy")
+def run_many(P, PC, H, TAB, QR, QDR, QDDR, KP, KD, method, dt, limit, k0, k1, Q, QD, QDD,
+             TAU, FAILED, r0, r1):
+    v = np.empty((1, Q.shape[2]))
+    for r in range(r0, r1):
+        if FAILED[r] >= 0:
+            continue
+        data = (row(P, r), row(PC, r), row(H, r), row(TAB, r), row(QR, r), row(QDR, r),
+                row(QDDR, r), row(KP, r), row(KD, r), v)
+        FAILED[r] = run(data, method, dt, limit, k0, k1, Q[r], QD[r], QDD[r], TAU[r])
+    return 0
+'''
+
+
+@functools.lru_cache(maxsize=64)
+def rollouts_source(fd_module: str, controller: str, controller_module: str | None,
+                    contact: bool) -> str:
+    """:func:`loop_source` and ``run_many(P, PC, H, TAB, QR, QDR, QDDR, KP, KD, method, dt,
+    limit, k0, k1, Q, QD, QDD, TAU, FAILED, r0, r1)``: the loop's ``run`` for rollouts
+    ``r0`` to ``r1 - 1``, each on row ``r`` (or the only row) of the data arrays, which
+    have a leading rollout axis (``P`` ``(N, p)``, ``H`` ``(N, 1, 6)``, ``TAB`` ``(N, S,
+    n)``, ``KP`` ``(N, n)``, ...) and of ``Q``, ``QD``, ``QDD``, ``TAU`` ``(N, T, n)``;
+    ``FAILED[r]`` gets ``run``'s result, and a rollout whose entry is already ``>= 0`` is
+    skipped (it failed in an earlier chunk of steps)."""
+    return loop_source(fd_module, controller, controller_module, contact) + _ROLLOUTS

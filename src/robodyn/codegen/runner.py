@@ -14,6 +14,7 @@ rebuilds them where it is unpickled (a Dask worker).
 
 from __future__ import annotations
 
+import re
 import weakref
 from collections.abc import Callable, Hashable
 from functools import cached_property
@@ -23,14 +24,18 @@ import numpy as np
 from ..core.errors import InputError, ModelError, RobodynError
 from ..dynamics.registry import KERNELS, input_width
 from ..model.chain import Chain
-from .kernel import Kernel, NonFiniteResult, backend
+from .kernel import Kernel, NonFiniteResult, backend, generated_function
 
-__all__ = ["Runner"]
+__all__ = ["Runner", "KernelHandle"]
 
 #: Compiled kernels per chain (weakly held): runners that differ only in values share them.
 _SHARED_KERNELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 _F64 = np.dtype(np.float64)
+#: One-state calls of a kind after which its one-state function is compiled (about a second,
+#: once: Numba caches it on disk) and takes over: a controller's or a ROS node's calls.
+HOT_CALLS = 64
+_MODULE = re.compile(r"robodyn_kernel_[0-9a-f]+")
 
 
 class Runner:
@@ -45,6 +50,9 @@ class Runner:
         self._kernels: dict[str, Kernel] = {}
         self._entries: dict[str, tuple] = {}
         self._results: dict[Hashable, object] = {}
+        self._handles: dict[str, KernelHandle] = {}
+        self._hits: dict[str, int] = {}  # one-state calls per kind, until HOT_CALLS
+        self._one: dict[str, Callable] = {}  # the hot kinds' one-state functions
 
     def __getstate__(self):
         return {"chain": self.chain, "values": self.values, "name": self.name}
@@ -89,8 +97,9 @@ class Runner:
         return kernel
 
     def _entry(self, kind: str) -> tuple:
-        """``(kernel, parameter values, input names, widths, output shape)`` of registry
-        entry ``kind``, looked up once (simulation loops call :meth:`run` often)."""
+        """``(kernel, parameter values, input names, widths, output shape, one-state
+        function or None)`` of registry entry ``kind``, looked up once (simulation loops and
+        controllers call :meth:`run` often)."""
         entry = self._entries.get(kind)
         if entry is None:
             kernel = self.kernel(kind)
@@ -98,14 +107,41 @@ class Runner:
             dof = self.chain.dof
             widths = tuple(input_width(name, dof) for name in spec.inputs)
             entry = self._entries[kind] = (kernel, self.parameter_values, spec.inputs,
-                                           widths, spec.shape(dof))
+                                           widths, spec.shape(dof), _entry_point(kernel))
         return entry
 
     def run(self, kind: str, *arrays):
         """Registry entry ``kind`` on ``arrays`` (one per input of the entry, shape
         ``(..., width)``, broadcast together): an array ``batch + shape(dof)``, or a lazy
         Dask array when an input is one."""
-        kernel, p, names, widths, out_shape = self._entries.get(kind) or self._entry(kind)
+        kernel, p, names, widths, out_shape, direct = (self._entries.get(kind)
+                                                       or self._entry(kind))
+        # fastest path, one state of C-contiguous float64 vectors (a controller's call):
+        # the kind's compiled one-state function once it is hot; Numba itself checks the
+        # types (no match: TypeError), the function the lengths, the kernel the values
+        one = self._one.get(kind)
+        if one is not None:
+            out = np.empty(kernel.width)
+            try:
+                if one(*arrays, p, out) == -1:  # -2: a length is wrong, 0: not finite
+                    return out if len(out_shape) == 1 else out.reshape(out_shape)
+            except TypeError:
+                pass
+        elif direct is not None and len(arrays) == len(widths):
+            rows = []
+            for a, w in zip(arrays, widths):
+                if type(a) is np.ndarray and a.dtype is _F64 and a.shape == (w,) \
+                        and a.strides == (8,):
+                    rows.append(a[None])
+                else:
+                    break
+            else:
+                out = np.empty((1, kernel.width))
+                if direct(*rows, p, out, 0, 1) < 0:
+                    hits = self._hits[kind] = self._hits.get(kind, 0) + 1
+                    if hits == HOT_CALLS:
+                        self._one[kind] = one_state_function(kernel, widths)
+                    return out[0] if len(out_shape) == 1 else out.reshape(out_shape)
         if len(arrays) != len(names):
             raise InputError(f"{kind}: takes {len(names)} array{'s' * (len(names) != 1)} "
                              f"({', '.join(names)}), got {len(arrays)}")
@@ -132,6 +168,13 @@ class Runner:
             raise self._explain_non_finite(kind, {name: a[exc.row]
                                                   for name, a in zip(names, flat)}) from None
         return out.reshape(batch + out_shape)
+
+    def handle(self, kind: str) -> KernelHandle:
+        """The :class:`KernelHandle` of registry entry ``kind`` (made once per runner)."""
+        handle = self._handles.get(kind)
+        if handle is None:
+            handle = self._handles[kind] = KernelHandle(self, kind)
+        return handle
 
     def cached(self, key: Hashable, compute: Callable[[], object]):
         """``compute()``, computed once per runner for each ``key`` (results of the model
@@ -170,6 +213,155 @@ class Runner:
         return ModelError(
             f"{self.name}: {kind} at {state}: the result is not finite although the inputs "
             f"are; the parameter values overflow float64{hint}: use values in a physical range")
+
+
+class KernelHandle:
+    """``robot.kernel(kind)``: registry entry ``kind`` for inner loops, ``handle(*inputs,
+    out=None) -> out``. Inputs: float64 C-contiguous arrays, each ``(width,)`` (one state)
+    or all ``(N, width)``; ``out``: a float64 C-contiguous array of the result's shape
+    (``shape(dof)``, or ``(N,) + shape(dof)``) to write into, else a new one. No
+    broadcasting, conversion or copy: anything else is an :class:`InputError` saying what
+    to pass. A value that is not finite, or a result that is not, raises the error the
+    robot's method raises."""
+
+    def __init__(self, runner: Runner, kind: str):
+        self.runner = runner
+        self.kind = kind
+        self.kernel, self.p, self.names, self.widths, self.shape, self.direct = \
+            runner._entry(kind)
+        self.one = one_state_function(self.kernel, self.widths) if len(self.shape) == 1 \
+            else None
+
+    def __repr__(self) -> str:
+        return (f"KernelHandle({self.kind!r}, {', '.join(self.names)} -> shape {self.shape}, "
+                f"{self.kernel.backend})")
+
+    def __call__(self, *arrays, out=None):
+        one = self.one
+        if one is not None:  # one state, 1-D float64 C-contiguous (Numba checks the types)
+            result = np.empty(self.kernel.width) if out is None else out
+            try:
+                if one(*arrays, self.p, result) == -1:
+                    return result
+            except TypeError:
+                pass
+        fn, widths = self.direct, self.widths
+        if fn is not None and len(arrays) == len(widths):  # one state: the cheapest checks
+            rows = []
+            for a, w in zip(arrays, widths):
+                if type(a) is np.ndarray and a.dtype is _F64 and a.shape == (w,) \
+                        and a.strides == (8,):
+                    rows.append(a[None])
+                else:
+                    break
+            else:
+                if out is None:
+                    out = np.empty(self.shape)
+                elif not (type(out) is np.ndarray and out.dtype is _F64
+                          and out.shape == self.shape and out.flags.c_contiguous):
+                    raise InputError(f"{self.kind}: out must be a C-contiguous float64 array "
+                                     f"of shape {self.shape}, got {_described(out)}")
+                flat = out[None] if len(self.shape) == 1 else out.reshape(1, -1)
+                if fn(*rows, self.p, flat, 0, 1) >= 0:
+                    self.runner.run(self.kind, *arrays)  # the robot's own error
+                return out
+        return self._general(arrays, out)
+
+    def _general(self, arrays, out):
+        names, widths = self.names, self.widths
+        if len(arrays) != len(names):
+            raise InputError(f"{self.kind}: takes {len(names)} array{'s' * (len(names) != 1)} "
+                             f"({', '.join(names)}), got {len(arrays)}")
+        batch = None
+        for name, a, w in zip(names, arrays, widths):
+            if not (type(a) is np.ndarray and a.dtype is _F64 and a.flags.c_contiguous
+                    and a.ndim in (1, 2) and a.shape[-1] == w):
+                raise InputError(f"{self.kind}: {name} must be a C-contiguous float64 array of "
+                                 f"shape ({w},) or (N, {w}), got {_described(a)}; pass "
+                                 f"np.ascontiguousarray({name}, dtype=float), or call the "
+                                 "robot's method, which converts")
+            here = a.shape[0] if a.ndim == 2 else None
+            if name == names[0]:
+                batch = here
+            elif here != batch:
+                raise InputError(f"{self.kind}: {name} has shape {a.shape}, {names[0]} "
+                                 f"{arrays[0].shape}: give every input one state, or N each")
+        shape = self.shape if batch is None else (batch, *self.shape)
+        if out is None:
+            out = np.empty(shape)
+        elif not (type(out) is np.ndarray and out.dtype is _F64 and out.flags.c_contiguous
+                  and out.shape == shape):
+            raise InputError(f"{self.kind}: out must be a C-contiguous float64 array of shape "
+                             f"{shape}, got {_described(out)}")
+        n = 1 if batch is None else batch
+        rows = [a.reshape(n, w) for a, w in zip(arrays, widths)]
+        flat = out.reshape(n, self.kernel.width)
+        fn = self.direct
+        if fn is None:
+            flat[...] = self.runner.run(self.kind, *rows).reshape(n, -1)
+            return out
+        bad = fn(*rows, self.p, flat, 0, n)
+        if bad >= 0:  # the robot's own error for that state
+            self.runner.run(self.kind, *[r[bad] for r in rows])
+        return out
+
+
+def _described(value) -> str:
+    if isinstance(value, np.ndarray):
+        order = "C-contiguous" if value.flags.c_contiguous else "not C-contiguous"
+        return f"{value.dtype} array of shape {value.shape} ({order})"
+    return type(value).__name__
+
+
+def one_state_function(kernel: Kernel, widths: tuple[int, ...]):
+    """``one(A0, ..., P, OUT) -> int``: ``kernel`` on one state, compiled for 1-D
+    C-contiguous float64 arrays only (Numba raises ``TypeError`` for anything else and
+    compiles nothing new); -2 when a length is not ``widths`` (or ``OUT`` not the
+    kernel's width), else the kernel's result (-1, or 0 for a value that is not finite).
+    None where it cannot be made (the NumPy backend, a compiler failure)."""
+    if kernel.backend != "numba":
+        return None
+    module = kernel.fn.py_func.__module__
+    if not _MODULE.fullmatch(module):  # only robodyn's own kernel modules go into the text
+        return None
+    args = [f"A{i}" for i in range(len(widths))]
+    signature = "int64(" + ", ".join(["float64[::1]"] * (len(widths) + 2)) + ")"
+    lengths = " or ".join([f"A{i}.shape[0] != {w}" for i, w in enumerate(widths)]
+                          + [f"OUT.shape[0] != {kernel.width}"])
+    rows = ", ".join(f"A{i}.reshape(1, {w})" for i, w in enumerate(widths))
+    source = (f"from numba import njit\nfrom {module} import kernel as k\n\n\n"
+              '@njit(nogil=True, cache=True, error_model="numpy")\n'
+              f"def one({', '.join(args)}, P, OUT):\n"
+              f"    if {lengths}:\n        return -2\n"
+              f"    return k({rows}, P, OUT.reshape(1, {kernel.width}), 0, 1)\n")
+    try:
+        fn = generated_function(source, "one")
+        # compiled (or loaded from Numba's cache) once the module is registered, for these
+        # types only: any other argument is a TypeError, never a new compilation
+        if not fn.signatures:  # not yet made by another runner or handle of this kernel
+            fn.compile(signature)
+            fn.disable_compile()
+        return fn
+    except Exception:  # a compiler failure: the entry-point path stays
+        return None
+
+
+def _entry_point(kernel: Kernel):
+    """The compiled function of a Numba ``kernel`` for C-contiguous float64 arrays, called
+    without the dispatcher's type resolution (half the cost of a one-state call), or None
+    (the NumPy backend, or a Numba without ``overloads``). Only arguments of exactly those
+    types may be passed to it."""
+    if kernel.backend != "numba":
+        return None
+    try:
+        from numba import types
+
+        arr2, arr1 = types.float64[:, ::1], types.float64[::1]
+        groups = len(kernel.groups)
+        signature = (arr2,) * groups + (arr1, arr2, types.int64, types.int64)
+        return kernel.fn.overloads[signature].entry_point
+    except Exception:  # another Numba's internals, or not compiled for these types
+        return None
 
 
 def _as_array(name: str, value) -> np.ndarray:

@@ -92,7 +92,7 @@ ENERGY_TOLERANCE = 0.01
 _STABILITY = {"rk4": 2.78, "semi-implicit-euler": 2.0}
 #: Fixed-step loops (compiled or not) run in this many chunks when progress is reported;
 #: each chunk is one call of the loop, so the reports cost nothing per step.
-_CHUNKS = 100
+PROGRESS_CHUNKS = 100
 
 
 class JointLimitWarning(UserWarning):
@@ -110,7 +110,9 @@ class Simulation:
     """A simulated motion: ``t`` ``(T,)``; ``q``, ``qd``, ``qdd``, ``tau`` ``(T, dof)``; the
     ``kinetic``, ``potential`` and ``total`` energy ``(T,)``; ``info`` (method, steps,
     wall time, real-time factor, the :class:`EnergyBalance` as ``energy_balance``, ...);
-    ``solution`` (the dense output of adaptive runs)."""
+    ``solution`` (the dense output of adaptive runs). A batch of ``N`` rollouts
+    (:mod:`robodyn.motion.rollouts`) has ``q`` ... ``(N, T, dof)`` and the energies ``(N,
+    T)``; :meth:`rollout` gives one."""
 
     t: np.ndarray
     q: np.ndarray
@@ -129,16 +131,45 @@ class Simulation:
 
     @property
     def dof(self) -> int:
-        return self.q.shape[1]
+        return self.q.shape[-1]
+
+    @property
+    def rollouts(self) -> int | None:
+        """The number ``N`` of rollouts of a batched run (arrays ``(N, T, ...)``), else None."""
+        return self.q.shape[0] if self.q.ndim == 3 else None
+
+    def rollout(self, i: int) -> Simulation:
+        """Rollout ``i`` of a batched run as a run of its own (views of the arrays; ``info``
+        with that rollout's energy balance and limit reports)."""
+        n = self.rollouts
+        if n is None:
+            raise InputError("rollout: this Simulation is a single run, not a batch")
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not -n <= i < n:
+            raise InputError(f"rollout: expected an index from 0 to {n - 1}, got {excerpt(i)}")
+        i = int(i) % n
+        info = {k: v for k, v in self.info.items()
+                if k not in ("energy_balance", "limits_crossed", "failed", "rollouts")}
+        if self.info.get("energy_balance") is not None:
+            info["energy_balance"] = self.info["energy_balance"][i]
+        if i in self.info.get("limits_crossed", {}):
+            info["limits_crossed"] = self.info["limits_crossed"][i]
+        if i in self.info.get("failed", {}):
+            info["failed"] = self.info["failed"][i]
+        return Simulation(self.t, self.q[i], self.qd[i], self.qdd[i], self.tau[i],
+                          self.kinetic[i], self.potential[i], info)
 
     def __repr__(self) -> str:
         method = self.info.get("method", "?")
-        return (f"Simulation({method}, dof={self.dof}, samples={len(self.t)}, "
+        many = f", rollouts={self.rollouts}" if self.rollouts is not None else ""
+        return (f"Simulation({method}, dof={self.dof}{many}, samples={len(self.t)}, "
                 f"t={span(self.t)})")
 
     def __str__(self) -> str:
         """A few lines: sizes, time span, method and steps, the final state, the peak
-        torques and the energy balance (not the arrays)."""
+        torques and the energy balance (not the arrays); for a batch, its size, the
+        rollouts that failed and the worst energy balance."""
+        if self.rollouts is not None:
+            return self._batch_str()
         info = self.info
         method = info.get("method", "an unknown method")
         how = f"dt = {number(info['dt'])} s" if info.get("dt") else \
@@ -167,8 +198,31 @@ class Simulation:
             lines.append(f"  joint limits crossed: {len(info['limits_crossed'])}")
         return "\n".join(lines)
 
+    def _batch_str(self) -> str:
+        info = self.info
+        failed = info.get("failed", {})
+        how = f", dt = {number(info['dt'])} s" if info.get("dt") else ""
+        lines = [f"Simulation: {self.rollouts} rollouts of {self.dof} joints, {len(self.t)} "
+                 f"samples over {span(self.t)}",
+                 f"  {info.get('method', 'an unknown method')}{how}"
+                 + (", compiled loop" if info.get("compiled") else "")
+                 + (f"; wall time {info['wall_time']:.3g} s" if "wall_time" in info else "")]
+        balances = [b for b in info.get("energy_balance") or () if b is not None]
+        if balances:
+            worst = max(range(len(balances)), key=lambda i: balances[i].relative)
+            lines.append(f"  worst energy balance off by {balances[worst].relative:.2g} of the "
+                         "scale")
+        if failed:
+            lines.append(f"  failed rollouts: {', '.join(map(str, sorted(failed)))}")
+        if info.get("limits_crossed"):
+            lines.append(f"  rollouts that crossed joint limits: {len(info['limits_crossed'])}")
+        return "\n".join(lines)
+
     def _repr_png_(self) -> bytes:
-        """A small picture for Jupyter: ``q`` and ``tau`` against time, a line per joint."""
+        """A small picture for Jupyter: ``q`` and ``tau`` against time, a line per joint
+        (of the first rollout of a batch)."""
+        if self.rollouts is not None:
+            return self.rollout(0)._repr_png_()
         def draw(fig):
             top, bottom = fig.subplots(2, 1, sharex=True)
             for j in range(self.dof):
@@ -185,8 +239,15 @@ class Simulation:
 
     def columns(self) -> dict[str, np.ndarray]:
         """Every recorded series by name: ``t``, ``q1..``, ``qd1..``, ``qdd1..``, ``tau1..``,
-        ``kinetic``, ``potential``, ``total``."""
+        ``kinetic``, ``potential``, ``total``; for a batch, ``(N, T)`` each."""
         out = {"t": self.t}
+        if self.rollouts is not None:
+            for name in ("q", "qd", "qdd", "tau"):
+                values = getattr(self, name)
+                for j in range(self.dof):
+                    out[f"{name}{j + 1}"] = values[..., j]
+            out.update(kinetic=self.kinetic, potential=self.potential, total=self.total)
+            return out
         for name in ("q", "qd", "qdd", "tau"):
             values = getattr(self, name)
             for j in range(self.dof):
@@ -201,6 +262,9 @@ class Simulation:
         columns = self.columns()
         if path.suffix.lower() == ".npz":
             np.savez(path, **columns)
+        elif path.suffix.lower() == ".csv" and self.rollouts is not None:
+            raise InputError(f"save: {path.name!r}: a batch of {self.rollouts} rollouts goes to "
+                             ".npz (arrays (N, T)); for .csv save one, sim.rollout(i).save(...)")
         elif path.suffix.lower() == ".csv":
             data = np.column_stack(list(columns.values()))
             np.savetxt(path, data, delimiter=",", header=",".join(columns), comments="",
@@ -266,7 +330,6 @@ def energy_balance(robot, sim: Simulation, h_e=None) -> EnergyBalance:
     """The :class:`EnergyBalance` of ``sim`` on ``robot``; ``h_e``: the wrench it ran with
     (``None``, 6 values, or ``(T, 6)`` per sample)."""
     t, qd = sim.t, sim.qd
-    total = sim.total
     with np.errstate(all="ignore"):
         p_tau = np.sum(sim.tau * qd, axis=1)
         p_loss = np.sum(robot.friction_torques(qd) * qd, axis=1)
@@ -274,6 +337,13 @@ def energy_balance(robot, sim: Simulation, h_e=None) -> EnergyBalance:
         if h_e is not None:
             h = np.broadcast_to(np.asarray(h_e, dtype=float), (len(t), 6))
             p_ext = -np.einsum("kij,ki,kj->k", robot.jacobian(sim.q), h, qd)
+    return balance_of_powers(t, sim.kinetic, sim.total, p_tau, p_ext, p_loss)
+
+
+def balance_of_powers(t, kinetic, total, p_tau, p_ext, p_loss) -> EnergyBalance:
+    """The :class:`EnergyBalance` of a motion sampled at ``t`` from its kinetic and total
+    energy and the powers of the torques, the wrench and friction (each ``(T,)``)."""
+    with np.errstate(all="ignore"):
         rate = p_tau + p_ext - p_loss  # dE/dt
         work, external, loss = (_trapezoid(t, p) for p in (p_tau, p_ext, p_loss))
         change = float(total[-1] - total[0])
@@ -285,7 +355,7 @@ def energy_balance(robot, sim: Simulation, h_e=None) -> EnergyBalance:
                 every = np.append(every, len(t) - 1)
             uncertainty = abs(_trapezoid(t, rate) - _trapezoid(t[every], rate[every])) / 3
         moved = [_trapezoid(t, np.abs(p)) for p in (p_tau, p_ext)] + [abs(loss)]
-        scale = max(float(np.abs(total).max()), float(np.ptp(sim.kinetic)), *moved, 1e-300)
+        scale = max(float(np.abs(total).max()), float(np.ptp(kinetic)), *moved, 1e-300)
     return EnergyBalance(change, work, external, loss, error, scale, uncertainty)
 
 
@@ -348,7 +418,7 @@ def _duration(value, name: str) -> float:
     return duration
 
 
-def _shorter(last: float, dt: float) -> bool:
+def shorter_last_step(last: float, dt: float) -> bool:
     """Whether the last step of a :func:`time_grid` is the shorter remainder (at most
     ``(1 - 1e-6) dt`` by construction), not a whole step (``dt`` up to rounding)."""
     return last < dt * (1 - 1e-7)
@@ -366,7 +436,7 @@ def _tolerances(rtol, atol) -> tuple[float, float]:
     return r, a
 
 
-class _Table:
+class TorqueTable:
     """Torques given at times: linear in between, the last value held."""
 
     def __init__(self, values, times, duration: float, dof: int):
@@ -403,7 +473,7 @@ class _Table:
         return out
 
 
-def _wrench(h_e):
+def checked_wrench(h_e):
     if h_e is None or callable(h_e):
         return h_e
     try:
@@ -425,7 +495,7 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
              dt: float | None = None, method: str | None = None, rtol: float = 1e-9,
              atol: float = 1e-9, max_step: float = np.inf, progress: ProgressOption = None,
              check_limits: bool = True, max_steps: int = DEFAULT_MAX_STEPS,
-             sample_dt: float | None = None) -> Simulation:
+             sample_dt: float | None = None, values=None) -> Simulation:
     """Integrate the robot's motion from ``q0``, ``qd0`` for ``duration`` seconds (see the
     module docstring for ``tau``, ``h_e``, the methods and the budgets; default method:
     ``"rk45"`` without ``dt``, ``"rk4"`` with it). ``max_steps`` bounds the steps of the
@@ -434,17 +504,69 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
     the adaptive methods' tolerances. ``progress`` counts simulated seconds
     (:mod:`robodyn.core.progress`: by default a bar on a terminal for a run that lasts,
     ``False`` for none, or a callable ``(done, total, label)``): after every adaptive or
-    implicit step, and after each of :data:`_CHUNKS` chunks of a fixed-step run.
+    implicit step, and after each of :data:`PROGRESS_CHUNKS` chunks of a fixed-step run.
 
     ``sample_dt``: the samples on the uniform grid ``0, sample_dt, 2 sample_dt, ...``
     (:func:`time_grid`, ``duration`` included) instead of at the integrator's own steps.
     An adaptive method evaluates its dense output there (the integration is the same, its
     accuracy that of the steps); with a fixed ``dt`` it must be a whole multiple of ``dt``
-    and every ``sample_dt / dt``-th step is kept. ``info["sample_dt"]`` records it."""
+    and every ``sample_dt / dt``-th step is kept. ``info["sample_dt"]`` records it.
+
+    Many rollouts at once (:mod:`robodyn.motion.rollouts`): ``q0`` or ``qd0`` ``(N, dof)``,
+    ``tau`` ``(N, T, dof)`` or a list of ``N`` controllers, ``h_e`` ``(N, 6)``, or
+    ``values={name: N values}`` (per-rollout parameter values) run ``N`` rollouts and return
+    a :class:`Simulation` whose arrays have a leading ``N`` axis."""
     check_progress(progress)
+    from . import rollouts  # same layer; it builds on this module
+
+    count = rollouts.batch_size(robot, q0, qd0, tau, h_e, values)
+    if count is not None:
+        return rollouts.simulate_many(
+            robot, count, q0, qd0=qd0, duration=duration, tau=tau, tau_times=tau_times,
+            h_e=h_e, dt=dt, method=method, rtol=rtol, atol=atol, max_step=max_step,
+            progress=progress, check_limits=check_limits, max_steps=max_steps,
+            sample_dt=sample_dt, values=values)
     dof = robot.dof
     q0 = state_vector(q0, "q0", dof)
     qd0 = state_vector(qd0, "qd0", dof)
+    duration, method, times, keep, rtol, atol, max_steps, max_step = checked_options(
+        duration, dt, method, sample_dt, rtol, atol, max_steps, max_step)
+    if callable(tau):
+        torque = tau
+    elif tau is None:
+        torque = None
+    else:
+        torque = TorqueTable(tau, tau_times, duration, dof)
+    wrench = checked_wrench(h_e)
+    problem = _Problem(robot=robot, q0=q0, qd0=qd0, duration=duration, torque=torque,
+                       wrench=wrench, rtol=rtol, atol=atol, max_step=max_step,
+                       max_steps=max_steps)
+    start = time.perf_counter()
+    with tracker(progress, duration, "simulating") as bar:
+        if method in ("implicit-euler", "radau"):
+            sim = _implicit(problem, method, times, bar)
+        elif method in ("rk45", "dop853"):
+            sim = _adaptive(problem, method, times, bar)
+        else:
+            sim = _fixed(robot, q0, qd0, times, torque, wrench, method, dt, bar)
+    wall = time.perf_counter() - start
+    sim.info.update(method=method, wall_time=wall,
+                    realtime_factor=(sim.t[-1] / wall) if wall > 0 else np.inf)
+    _check_energy(robot, sim, wrench)
+    if check_limits:
+        _report_limits(robot, sim)
+    if keep is not None:  # after the checks, which use every step
+        sim = Simulation(sim.t[keep], sim.q[keep], sim.qd[keep], sim.qdd[keep], sim.tau[keep],
+                         sim.kinetic[keep], sim.potential[keep], sim.info, sim.solution)
+    if sample_dt is not None:
+        sim.info["sample_dt"] = float(sample_dt)
+    return sim
+
+
+def checked_options(duration, dt, method, sample_dt, rtol, atol, max_steps, max_step):
+    """:func:`simulate`'s options, checked: ``(duration, method, times, keep, rtol, atol,
+    max_steps, max_step)`` with ``times`` the fixed-step grid (or the adaptive methods'
+    sample times, or None) and ``keep`` the fixed-step samples kept for ``sample_dt``."""
     duration = _duration(duration, "duration")
     if method is None:
         method = "rk45" if dt is None else "rk4"
@@ -476,36 +598,7 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
                          f"steps over {duration:g} s, more than max_steps = {max_steps:,}: a "
                          "larger max_step, a shorter duration or a larger max_steps (at most "
                          f"{MAX_STEPS:,})")
-    if callable(tau):
-        torque = tau
-    elif tau is None:
-        torque = None
-    else:
-        torque = _Table(tau, tau_times, duration, dof)
-    wrench = _wrench(h_e)
-    problem = _Problem(robot=robot, q0=q0, qd0=qd0, duration=duration, torque=torque,
-                       wrench=wrench, rtol=rtol, atol=atol, max_step=max_step,
-                       max_steps=max_steps)
-    start = time.perf_counter()
-    with tracker(progress, duration, "simulating") as bar:
-        if method in ("implicit-euler", "radau"):
-            sim = _implicit(problem, method, times, bar)
-        elif method in ("rk45", "dop853"):
-            sim = _adaptive(problem, method, times, bar)
-        else:
-            sim = _fixed(robot, q0, qd0, times, torque, wrench, method, dt, bar)
-    wall = time.perf_counter() - start
-    sim.info.update(method=method, wall_time=wall,
-                    realtime_factor=(sim.t[-1] / wall) if wall > 0 else np.inf)
-    _check_energy(robot, sim, wrench)
-    if check_limits:
-        _report_limits(robot, sim)
-    if keep is not None:  # after the checks, which use every step
-        sim = Simulation(sim.t[keep], sim.q[keep], sim.qd[keep], sim.qdd[keep], sim.tau[keep],
-                         sim.kinetic[keep], sim.potential[keep], sim.info, sim.solution)
-    if sample_dt is not None:
-        sim.info["sample_dt"] = float(sample_dt)
-    return sim
+    return duration, method, times, keep, rtol, atol, max_steps, max_step
 
 
 def _every(sample_dt: float, dt: float, times: np.ndarray) -> np.ndarray:
@@ -522,13 +615,13 @@ def _every(sample_dt: float, dt: float, times: np.ndarray) -> np.ndarray:
     return keep
 
 
-def _torque_at(torque, t, q, qd, dof):
+def torque_value(torque, t, q, qd, dof):
     if torque is None:
         return np.zeros(dof)
     return _state(torque(t, q, qd), "tau(t, q, qd)", dof, bounded=True)
 
 
-def _wrench_at(wrench, t, q, qd):
+def wrench_value(wrench, t, q, qd):
     if wrench is None or not callable(wrench):
         return wrench
     h = np.asarray(wrench(t, q, qd), dtype=float)
@@ -543,9 +636,9 @@ def _rhs(robot, torque, wrench):
 
     def rhs(t, y):
         q, qd = y[:dof], y[dof:]
-        tau = _torque_at(torque, t, q, qd, dof)
+        tau = torque_value(torque, t, q, qd, dof)
         return np.concatenate([qd, robot.forward_dynamics(q, qd, tau,
-                                                          h_e=_wrench_at(wrench, t, q, qd))])
+                                                          h_e=wrench_value(wrench, t, q, qd))])
 
     return rhs
 
@@ -564,7 +657,7 @@ def _check_energy(robot, sim: Simulation, wrench) -> None:
     """Store the run's :class:`EnergyBalance` in ``info`` and warn once when it is off."""
     h = wrench
     if callable(wrench):
-        h = np.stack([_wrench_at(wrench, tk, qk, qdk) for tk, qk, qdk in
+        h = np.stack([wrench_value(wrench, tk, qk, qdk) for tk, qk, qdk in
                       zip(sim.t, sim.q, sim.qd)])
     balance = energy_balance(robot, sim, h)
     sim.info["energy_balance"] = balance
@@ -574,10 +667,10 @@ def _check_energy(robot, sim: Simulation, wrench) -> None:
         warn(EnergyBalanceWarning(
             f"simulate: {what} {abs(balance.error):.3g} J, {balance.relative:.1%} of the energy "
             f"scale {balance.scale:.3g} J (more than {ENERGY_TOLERANCE:.0%}): the integration "
-            f"is not accurate; {_advice(sim.info)}"))
+            f"is not accurate; {energy_advice(sim.info)}"))
 
 
-def _advice(info) -> str:
+def energy_advice(info) -> str:
     if info.get("method") == "implicit-euler":
         return "reduce dt (implicit Euler is first order and damps the motion)"
     if info.get("dt") is not None:
@@ -728,11 +821,11 @@ def _adaptive(problem: _Problem, method: str, t_eval, bar) -> Simulation:
     t, y, solution, steps, solver = _drive(make, rhs, y0, duration, t_eval, max_steps, method,
                                            dof, bar)
     q, qd = y[:dof].T.copy(), y[dof:].T.copy()
-    tau = np.stack([_torque_at(torque, tk, qk, qdk, dof) for tk, qk, qdk in zip(t, q, qd)])
+    tau = np.stack([torque_value(torque, tk, qk, qdk, dof) for tk, qk, qdk in zip(t, q, qd)])
     if wrench is None or not callable(wrench):
         qdd = robot.forward_dynamics(q, qd, tau, h_e=wrench)
     else:
-        qdd = np.stack([robot.forward_dynamics(qk, qdk, tk_tau, h_e=_wrench_at(wrench, tk, qk,
+        qdd = np.stack([robot.forward_dynamics(qk, qdk, tk_tau, h_e=wrench_value(wrench, tk, qk,
                                                                              qdk))
                         for tk, qk, qdk, tk_tau in zip(t, q, qd, tau)])
     info = {"steps": steps, "evaluations": int(solver.nfev), "rtol": rtol, "atol": atol}
@@ -751,18 +844,18 @@ def _implicit(problem: _Problem, method: str, times, bar) -> Simulation:
     dof = robot.dof
 
     def torque_at(t, q, qd):
-        return _torque_at(torque, t, q, qd, dof)
+        return torque_value(torque, t, q, qd, dof)
 
     def wrench_at(t, q, qd):
-        return _wrench_at(wrench, t, q, qd)
+        return wrench_value(wrench, t, q, qd)
 
-    torque_at.state_dependent = callable(torque) and not isinstance(torque, _Table)
+    torque_at.state_dependent = callable(torque) and not isinstance(torque, TorqueTable)
     if method == "implicit-euler":
         q, qd = implicit.implicit_euler(robot, q0, qd0, times, torque_at, wrench_at,
                                         bound=MAX_MAGNITUDE, on_step=bar.update)
         t = times
         info, solution = {"steps": len(t) - 1, "dt": float(times[1] - times[0])}, None
-        if _shorter(t[-1] - t[-2], info["dt"]):
+        if shorter_last_step(t[-1] - t[-2], info["dt"]):
             info["last_step"] = float(t[-1] - t[-2])
     else:
         from scipy.integrate import Radau  # SciPy only when used
@@ -788,12 +881,12 @@ def _implicit(problem: _Problem, method: str, times, bar) -> Simulation:
 # -- fixed steps -------------------------------------------------------------------------------
 def _fixed(robot, q0, qd0, t, torque, wrench, method, dt, bar):
     """Fixed steps over the times ``t`` (:func:`time_grid`): ``dt`` each, the last one maybe
-    shorter; in :data:`_CHUNKS` chunks when ``bar`` is active (told the time after each)."""
+    shorter; in :data:`PROGRESS_CHUNKS` chunks when ``bar`` is active (told the time after each)."""
     dof = robot.dof
     dt = float(dt)
     steps = len(t) - 1
     last = float(t[-1] - t[-2])
-    regular = steps - 1 if _shorter(last, dt) else steps
+    regular = steps - 1 if shorter_last_step(last, dt) else steps
     Q = np.empty((steps + 1, dof))
     QD = np.empty((steps + 1, dof))
     QDD = np.empty((steps + 1, dof))
@@ -801,7 +894,7 @@ def _fixed(robot, q0, qd0, t, torque, wrench, method, dt, bar):
     Q[0], QD[0] = q0, qd0
     compiled = _compiled_loop(robot, torque, wrench, t)
     runner = compiled if compiled is not None else _python_loop(robot, torque, wrench, t)
-    chunks = np.linspace(0, regular, (_CHUNKS if bar.active else 1) + 1).astype(int)
+    chunks = np.linspace(0, regular, (PROGRESS_CHUNKS if bar.active else 1) + 1).astype(int)
     segments = [(a, b, dt) for a, b in zip(chunks[:-1], chunks[1:]) if b > a]
     if regular < steps:
         segments.append((regular, steps, last))
@@ -810,21 +903,21 @@ def _fixed(robot, q0, qd0, t, torque, wrench, method, dt, bar):
         failed = runner(a, b, code, h, Q, QD, QDD, TAU)
         if failed >= 0:
             h_failed = dt if failed < regular else last
-            _diverged(robot, torque, wrench, method, t[failed], h_failed, Q[failed],
+            raise_diverged(robot, torque, wrench, method, t[failed], h_failed, Q[failed],
                       QD[failed])
         bar.update(t[b])
     # torque and acceleration at the last sample
     q_end, qd_end = Q[-1], QD[-1]
-    TAU[-1] = _torque_at(torque, t[-1], q_end, qd_end, dof)
+    TAU[-1] = torque_value(torque, t[-1], q_end, qd_end, dof)
     QDD[-1] = robot.forward_dynamics(q_end, qd_end, TAU[-1],
-                                     h_e=_wrench_at(wrench, t[-1], q_end, qd_end))
+                                     h_e=wrench_value(wrench, t[-1], q_end, qd_end))
     info = {"steps": steps, "dt": dt, "compiled": compiled is not None}
     if regular < steps:
         info["last_step"] = last
     return _finish(robot, t, Q, QD, QDD, TAU, info)
 
 
-def _diverged(robot, torque, wrench, method, t, h, q, qd):
+def raise_diverged(robot, torque, wrench, method, t, h, q, qd):
     """Raise the error of a fixed step of size ``h`` from ``(t, q, qd)`` whose result stopped
     being finite or passed :data:`MAX_MAGNITUDE`: the model's own error where the dynamics
     fail at ``(q, qd)`` itself (a singular mass matrix), else the likely cause."""
@@ -835,9 +928,9 @@ def _diverged(robot, torque, wrench, method, t, h, q, qd):
     rate = _fastest_rate(rhs, t, y)
     limit = _STABILITY[method]
     if rate is not None and rate * h > limit:
-        tau = _torque_at(torque, t, q, qd, dof)
+        tau = torque_value(torque, t, q, qd, dof)
         passive = _fastest_rate(_rhs(robot, lambda *_: tau, wrench), t, y)
-        controller = callable(torque) and not isinstance(torque, _Table)
+        controller = callable(torque) and not isinstance(torque, TorqueTable)
         if controller and passive is not None and passive * h <= limit:
             who = "the controller's gains are too high for dt"
         else:
@@ -859,15 +952,15 @@ def _python_loop(robot, torque, wrench, times):
     returns -1, or the step whose result stopped being finite or passed
     :data:`MAX_MAGNITUDE` (its state is not recorded), as the compiled loop does."""
     dof = robot.dof
-    stage_times = _stage_times(times)
+    stage_times = stage_grid(times)
     errors = np.geterr()
 
     def stage(data, s, q, qd, tau, acc):
         t, q, qd = stage_times[s], q[0].copy(), qd[0].copy()
         try:
             with np.errstate(**errors):  # the caller's, for tau and h_e (the loop: none)
-                tau_t = _torque_at(torque, t, q, qd, dof)
-                acc[0] = robot.forward_dynamics(q, qd, tau_t, h_e=_wrench_at(wrench, t, q, qd))
+                tau_t = torque_value(torque, t, q, qd, dof)
+                acc[0] = robot.forward_dynamics(q, qd, tau_t, h_e=wrench_value(wrench, t, q, qd))
                 tau[0] = tau_t
         except RobodynError:
             return 0
@@ -882,7 +975,7 @@ def _python_loop(robot, torque, wrench, times):
     return run
 
 
-def _stage_times(times):
+def stage_grid(times):
     """The stage times of the fixed-step loops: ``t_k`` at ``2k``, ``t_k + h/2`` at
     ``2k + 1``."""
     stage_times = np.empty(2 * len(times) - 1)
@@ -897,7 +990,7 @@ def _compiled_loop(robot, torque, wrench, times):
     if callable(wrench):
         return None
     kind = "table"
-    if torque is not None and not isinstance(torque, _Table):
+    if torque is not None and not isinstance(torque, TorqueTable):
         kind = getattr(torque, "kind", None)
         if kind not in ("pd_gravity", "computed_torque"):
             return None
@@ -906,13 +999,13 @@ def _compiled_loop(robot, torque, wrench, times):
     if fd.backend != "numba":
         return None
     dof = robot.dof
-    stage_times = _stage_times(times)
+    stage_times = stage_grid(times)
     empty = np.zeros((1, dof))
     tab, qr, qdr, qddr = empty, empty, empty, empty
     kp = kd = np.zeros(dof)
     pc = np.zeros(0)
     controller_module = None
-    if isinstance(torque, _Table):
+    if isinstance(torque, TorqueTable):
         tab = np.ascontiguousarray(torque(stage_times))
     elif kind != "table":
         model = torque.model
@@ -939,6 +1032,17 @@ def _compiled_loop(robot, torque, wrench, times):
 
 
 def _report_limits(robot, sim: Simulation) -> None:
+    crossed = crossed_limits(robot, sim)
+    if crossed:
+        sim.info["limits_crossed"] = crossed
+        shown = "; ".join(crossed[:8]) + (f"; and {len(crossed) - 8} more" if len(crossed) > 8
+                                          else "")
+        warn(JointLimitWarning(f"simulate: joint limits crossed (not enforced): {shown}"))
+
+
+def crossed_limits(robot, sim: Simulation) -> list[str]:
+    """The joint limits of ``robot`` that the (single) run ``sim`` crosses, each as
+    ``"<joint> <position|velocity|effort> limit <bound> first crossed at t = ... s"``."""
     crossed = []
     for j, link in enumerate(robot.numeric_chain.links):
         limits = link.joint.limits
@@ -956,8 +1060,4 @@ def _report_limits(robot, sim: Simulation) -> None:
             if mask.any():
                 crossed.append(f"{name} {what} limit {bound} first crossed at t = "
                                f"{sim.t[int(np.argmax(mask))]:.4g} s")
-    if crossed:
-        sim.info["limits_crossed"] = crossed
-        shown = "; ".join(crossed[:8]) + (f"; and {len(crossed) - 8} more" if len(crossed) > 8
-                                          else "")
-        warn(JointLimitWarning(f"simulate: joint limits crossed (not enforced): {shown}"))
+    return crossed

@@ -1,0 +1,556 @@
+"""Many rollouts in one call: :func:`robodyn.simulate` on a batch of ``N`` motions.
+
+A batch is any of: ``q0`` or ``qd0`` of shape ``(N, dof)``, a torque table ``tau`` of
+shape ``(N, T, dof)``, a list of ``N`` controllers (or torque callables) as ``tau``, a
+wrench ``h_e`` of shape ``(N, 6)``, or ``values={name: N values}`` (per-rollout parameter
+values: Monte-Carlo over masses and friction). What is not batched is shared by every
+rollout. The result is one :class:`~robodyn.motion.simulation.Simulation` whose arrays
+have a leading ``N`` axis (``sim.q`` ``(N, T, dof)``, ``sim.kinetic`` ``(N, T)``, ``sim.t``
+``(T,)``); ``sim.rollout(i)`` is rollout ``i`` on its own.
+
+* ``"rk4"`` and ``"semi-implicit-euler"`` with torque tables or the built-in controllers
+  and a constant wrench run in the compiled loop (:func:`robodyn.codegen.loops.rollouts_source`),
+  the rollouts split over robodyn's threads (``ROBODYN_NUM_THREADS``, default: every
+  core); each rollout is the single run's loop on its own rows, so its result is the
+  single run's.
+* ``"implicit-euler"``, the adaptive methods (``"rk45"``, ``"dop853"``, ``"radau"``),
+  Python callables and the NumPy backend run rollout after rollout, each a single run;
+  an adaptive batch needs ``sample_dt`` (one time grid for all).
+
+Every rollout gets its own energy balance (``info["energy_balance"]``, a list) and limit
+report (``info["limits_crossed"]``, by rollout); one warning of each kind sums them up.
+A rollout that fails (its motion diverges, a NaN torque) stops there while the others
+run on: the run then raises :class:`RolloutError`, whose ``simulation`` holds every
+rollout (the failed ones NaN from their failure on) and ``failed`` the reasons by
+rollout. A batch keeps ``N * T * dof`` at most :data:`MAX_BATCH_VALUES` per array.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+
+from ..codegen.kernel import generated_function, run_in_threads, thread_count
+from ..codegen.loops import rollouts_source
+from ..core.errors import InputError, ModelError, RobodynError, excerpt, warn
+from ..core.progress import tracker
+from ..dynamics.steps import RK4, SEMI_IMPLICIT_EULER
+from . import simulation as single
+from .simulation import MAX_MAGNITUDE, EnergyBalanceWarning, JointLimitWarning, Simulation
+
+__all__ = ["RolloutError", "MAX_BATCH_VALUES", "MAX_ROLLOUTS", "batch_size", "simulate_many"]
+
+#: Most values ``N * T * dof`` one recorded array of a batch holds (``q``, ``qd``, ``qdd``
+#: and ``tau`` each: 4 arrays of 8 bytes a value, 3.2 GB at the limit); a per-rollout torque
+#: table, sampled at the stage times, counts twice.
+MAX_BATCH_VALUES = 100_000_000
+#: Most rollouts of one batch.
+MAX_ROLLOUTS = 1_000_000
+
+
+class RolloutError(RobodynError):
+    """Some rollouts of a batch failed (diverged, or met a torque that is not finite).
+    ``failed``: ``{rollout: reason}``; ``simulation``: the whole batch, the failed rollouts
+    NaN from the failed step on, the others complete."""
+
+    def __init__(self, message: str, simulation: Simulation, failed: dict[int, str]):
+        super().__init__(message)
+        self.simulation = simulation
+        self.failed = failed
+
+
+def _controllers(tau) -> bool:
+    return isinstance(tau, (list, tuple)) and len(tau) > 0 and all(callable(x) for x in tau)
+
+
+def batch_size(robot, q0, qd0, tau, h_e, values) -> int | None:
+    """The number of rollouts the arguments of :func:`~robodyn.simulate` ask for, or None for
+    a single run; batched arguments of different sizes are an :class:`InputError` naming
+    them."""
+    sizes = {}
+    for name, value, ndim in (("q0", q0, 2), ("qd0", qd0, 2), ("h_e", h_e, 2)):
+        if value is not None and not callable(value) and not _controllers(value) \
+                and np.ndim(value) == ndim:
+            sizes[name] = np.shape(value)[0]
+    if _controllers(tau):
+        sizes["tau"] = len(tau)
+    elif tau is not None and not callable(tau) and np.ndim(tau) == 3:
+        sizes["tau"] = np.shape(tau)[0]
+    if isinstance(h_e, (list, tuple)) and _controllers(h_e):
+        sizes["h_e"] = len(h_e)
+    if values is not None:
+        if not isinstance(values, dict) or not values:
+            raise InputError("values: expected a dict {parameter name: N values} (one value "
+                             f"per rollout), got {excerpt(values)}")
+        for name, column in values.items():
+            if np.ndim(column) != 1:
+                raise InputError(f"values[{str(name)[:40]!r}]: expected N values (one per "
+                                 f"rollout), got shape {np.shape(column)}")
+            sizes[f"values[{str(name)[:40]!r}]"] = len(column)
+    if not sizes:
+        return None
+    if len(set(sizes.values())) > 1:
+        detail = ", ".join(f"{name} {n}" for name, n in sizes.items())
+        raise InputError(f"rollouts: the batched arguments disagree on the number of rollouts "
+                         f"({detail}); give each N rows, or one row for all")
+    n = next(iter(sizes.values()))
+    if not 1 <= n <= MAX_ROLLOUTS:
+        raise InputError(f"rollouts: {next(iter(sizes))} has {n} rollouts; a batch has 1 to "
+                         f"{MAX_ROLLOUTS:,}")
+    return n
+
+
+def _states(value, name: str, n: int, dof: int) -> np.ndarray:
+    """``value`` as ``(n, dof)`` start states: one for all or one row per rollout, finite and
+    within :data:`MAX_MAGNITUDE`."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{name}: expected ({n}, {dof}) real numbers (a row per rollout) or "
+                         f"{dof} for all") from None
+    if arr.ndim < 2:
+        return np.tile(single.state_vector(arr, name, dof), (n, 1))
+    if arr.shape != (n, dof):
+        raise InputError(f"{name}: expected shape ({n}, {dof}) (a row of {dof} joint values "
+                         f"per rollout), got {arr.shape}")
+    bad = ~np.isfinite(arr).all(axis=1)
+    if bad.any():
+        r = int(np.argmax(bad))
+        raise InputError(f"{name}[{r}]: {arr[r].tolist()} is not finite")
+    single.check_magnitude(arr, name)
+    return np.ascontiguousarray(arr)
+
+
+class _Models:
+    """The rollouts' models: their parameter values ``P`` (``(N, p)`` in kernel order, or
+    ``(1, p)`` when shared) and :meth:`robot` for one rollout. ``values`` are checked: known
+    names, finite numbers, and physics (:meth:`~robodyn.Robot.with_values`) for every
+    rollout of a small batch, else for the rollouts at each column's least and greatest
+    value (a model is checked in some ten milliseconds; a mass, a length or an inertia out
+    of range shows at an extreme)."""
+
+    #: Batches up to this size have every rollout's model checked for physics.
+    CHECK_ALL = 16
+
+    def __init__(self, robot, n: int, values):
+        self.base = robot
+        self.columns = {}
+        self.P = robot.parameter_values[None]
+        if values is None:
+            return
+        names = list(robot.runner.parameter_names)
+        P = np.tile(robot.parameter_values, (n, 1))
+        for name, column in values.items():
+            label = f"values[{str(name)[:40]!r}]"
+            try:
+                column = np.asarray(column, dtype=float)
+            except (TypeError, ValueError):
+                raise InputError(f"{label}: expected {n} real numbers") from None
+            bad = ~np.isfinite(column)
+            if bad.any():
+                r = int(np.argmax(bad))
+                raise InputError(f"{label}[{r}] = {column[r]} is not finite")
+            robot.with_values({name: float(column[0])})  # an unknown name: its ModelError
+            P[:, names.index(str(name))] = column
+            self.columns[str(name)] = column
+        self.P = P
+        check = set(range(n)) if n <= self.CHECK_ALL else \
+            {int(f(c)) for c in self.columns.values() for f in (np.argmin, np.argmax)}
+        for r in sorted(check):
+            try:
+                self.robot(r).parameter_values  # noqa: B018 - checks the model for physics
+            except ModelError as exc:
+                raise ModelError(f"values, rollout {r}: {exc}") from None
+
+    @property
+    def shared(self) -> bool:
+        return self.P.shape[0] == 1
+
+    def p(self, r: int) -> np.ndarray:
+        """Rollout ``r``'s parameter values (kernel order)."""
+        return self.P[0 if self.shared else r]
+
+    def robot(self, r: int):
+        """Rollout ``r``'s robot (``with_values`` of its values: for the slow paths only)."""
+        if not self.columns:
+            return self.base
+        return self.base.with_values({k: float(c[r]) for k, c in self.columns.items()})
+
+    def run(self, kind: str, r: int, *arrays) -> np.ndarray:
+        """Registry entry ``kind`` on rollout ``r``'s model: ``(T, width)`` arrays in, ``(T,
+        m)`` out."""
+        kernel = self.base.runner.kernel(kind)
+        if len(arrays[0]) == 0:
+            return np.empty((0, kernel.width))
+        return kernel(self.p(r), *(np.ascontiguousarray(a).reshape(len(a), -1)
+                                   for a in arrays))
+
+
+def _torques(tau, tau_times, duration: float, n: int, dof: int) -> list:
+    """One torque per rollout: None, a :class:`single.TorqueTable` or a callable."""
+    if tau is None:
+        return [None] * n
+    if callable(tau):
+        return [tau] * n
+    if _controllers(tau):
+        return list(tau)
+    try:
+        arr = np.asarray(tau, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"tau: expected an array (T, {dof}) or ({n}, T, {dof}) of numbers, a "
+                         f"callable or a list of {n} controllers") from None
+    if arr.ndim != 3:
+        return [single.TorqueTable(arr, tau_times, duration, dof)] * n
+    if arr.shape[2] != dof:
+        raise InputError(f"tau: expected shape ({n}, T, {dof}), got {arr.shape}")
+    # a value that is not finite fails its own rollout at its step (the others run on)
+    tables = []
+    for r in range(n):
+        finite = np.where(np.isfinite(arr[r]), arr[r], 0.0)
+        table = single.TorqueTable(finite, tau_times, duration, dof)
+        table.values = arr[r]
+        tables.append(table)
+    return tables
+
+
+def _wrenches(h_e, n: int) -> list:
+    if h_e is None or callable(h_e):
+        return [h_e] * n
+    if _controllers(h_e):
+        return list(h_e)
+    arr = np.asarray(h_e, dtype=float) if not isinstance(h_e, str) else h_e
+    if isinstance(arr, np.ndarray) and arr.ndim == 2:
+        if arr.shape != (n, 6):
+            raise InputError(f"h_e: expected shape ({n}, 6) (a wrench per rollout), got "
+                             f"{arr.shape}")
+        return [single.checked_wrench(row) for row in arr]
+    return [single.checked_wrench(h_e)] * n
+
+
+def simulate_many(robot, n: int, q0, *, qd0, duration, tau, tau_times, h_e, dt, method, rtol,
+                  atol, max_step, progress, check_limits, max_steps, sample_dt,
+                  values) -> Simulation:
+    """``n`` rollouts of :func:`~robodyn.simulate` (module docstring)."""
+    dof = robot.dof
+    q0 = _states(q0, "q0", n, dof)
+    qd0 = _states(qd0, "qd0", n, dof)
+    duration, method, times, keep, rtol, atol, max_steps, max_step = single.checked_options(
+        duration, dt, method, sample_dt, rtol, atol, max_steps, max_step)
+    if times is None:
+        raise InputError(f"method {method!r} without dt or sample_dt: a batch of rollouts needs "
+                         "one time grid; give sample_dt (e.g. 0.01) or a fixed-step method "
+                         "with dt")
+    samples = len(times)
+    per_rollout_table = not callable(tau) and not _controllers(tau) and np.ndim(tau) == 3
+    count = n * samples * dof * (3 if per_rollout_table else 1)
+    if count > MAX_BATCH_VALUES:
+        raise InputError(f"rollouts: {n:,} rollouts x {samples:,} samples x {dof} joints"
+                         f"{' (x3 with per-rollout torque tables)' if per_rollout_table else ''}"
+                         f" = {count:,} values per array, more than {MAX_BATCH_VALUES:,} "
+                         f"(rollouts.MAX_BATCH_VALUES, {4 * 8 * MAX_BATCH_VALUES / 1e9:.1f} GB "
+                         "for q, qd, qdd and tau); run fewer rollouts at a time, a shorter "
+                         "duration or a larger dt")
+    models = _Models(robot, n, values)
+    torques = _torques(tau, tau_times, duration, n, dof)
+    wrenches = _wrenches(h_e, n)
+    start = time.perf_counter()
+    compiled = None
+    if method in ("rk4", "semi-implicit-euler"):
+        compiled = _compiled(models, torques, wrenches, times)
+    with tracker(progress, duration if compiled else n,
+                 f"simulating {n} rollouts") as bar:
+        if compiled is not None:
+            sim, failed = _fixed_many(models, q0, qd0, times, torques, wrenches, method,
+                                      float(dt), compiled, bar)
+        else:
+            sim, failed = _one_by_one(models, q0, qd0, duration, torques, tau_times, wrenches,
+                                      dt, method, rtol, atol, max_step, max_steps, sample_dt,
+                                      bar)
+    wall = time.perf_counter() - start
+    sim.info.update(method=method, wall_time=wall, rollouts=n, failed=failed,
+                    realtime_factor=(n * sim.t[-1] / wall) if wall > 0 else np.inf)
+    _check_energy(models, sim, wrenches, failed)
+    if check_limits:
+        _report_limits(robot, sim)
+    if keep is not None:
+        sim = Simulation(sim.t[keep], sim.q[:, keep], sim.qd[:, keep], sim.qdd[:, keep],
+                         sim.tau[:, keep], sim.kinetic[:, keep], sim.potential[:, keep],
+                         sim.info)
+    if sample_dt is not None:
+        sim.info["sample_dt"] = float(sample_dt)
+    if failed:
+        shown = "; ".join(f"rollout {r}: {failed[r]}" for r in sorted(failed)[:3])
+        more = f"; and {len(failed) - 3} more" if len(failed) > 3 else ""
+        raise RolloutError(f"simulate: {len(failed)} of {n} rollouts failed "
+                           f"({', '.join(map(str, sorted(failed)[:20]))}"
+                           f"{', ...' if len(failed) > 20 else ''}); the others finished and "
+                           f"are in the error's .simulation. {shown}{more}", sim, failed)
+    return sim
+
+
+# -- the compiled batch --------------------------------------------------------------------
+def _stack(rows: list[np.ndarray]) -> np.ndarray:
+    """``(N, ...)`` of per-rollout arrays, or ``(1, ...)`` when they are all one object."""
+    if all(r is rows[0] for r in rows):
+        return np.ascontiguousarray(rows[0][None])
+    return np.ascontiguousarray(np.stack(rows))
+
+
+def _compiled(models, torques, wrenches, times):
+    """The data of the compiled batch loop ``(run_many, P, PC, H, TAB, QR, QDR, QDDR, KP,
+    KD)``, or None when a rollout needs Python (a callable, the NumPy backend)."""
+    if any(callable(w) for w in wrenches):
+        return None
+    contact = wrenches[0] is not None
+    if any((w is not None) != contact for w in wrenches):
+        return None
+    first = torques[0]
+    if first is None or isinstance(first, single.TorqueTable):
+        kind = "table"
+        if any(t is not None and not isinstance(t, single.TorqueTable) for t in torques):
+            return None
+    else:
+        kind = getattr(first, "kind", None)
+        if kind not in ("pd_gravity", "computed_torque") or \
+                any(getattr(t, "kind", None) != kind for t in torques):
+            return None
+    robot = models.base
+    dof = robot.dof
+    fd = robot.runner.kernel("forward_dynamics_contact" if contact else "forward_dynamics")
+    if fd.backend != "numba":
+        return None
+    stage_times = single.stage_grid(times)
+    zeros = np.zeros((1, 1, dof))
+    tab, qr, qdr, qddr = zeros, zeros, zeros, zeros
+    kp = kd = np.zeros((1, dof))
+    pc = np.zeros((1, 0))
+    controller_module = None
+    if kind == "table":
+        if first is not None:
+            sampled = {}
+            rows = []
+            for t in torques:
+                if id(t) not in sampled:
+                    with np.errstate(invalid="ignore"):
+                        sampled[id(t)] = np.ascontiguousarray(t(stage_times))
+                rows.append(sampled[id(t)])
+            tab = _stack(rows)
+    else:
+        control = [t.model for t in torques]
+        if any(m.dof != dof for m in control):
+            raise InputError(f"tau: a controller's model has {control[0].dof} joints, the "
+                             f"robot {dof}")
+        name = "gravity_torques" if kind == "pd_gravity" else "inverse_dynamics"
+        ck = control[0].runner.kernel(name)
+        if ck.backend != "numba" or any(m.runner.kernel(name) is not ck for m in control):
+            return None
+        controller_module = ck.fn.py_func.__module__
+        pc = _stack([m.parameter_values for m in control])
+        kp, kd = _stack([t.kp for t in torques]), _stack([t.kd for t in torques])
+        refs, seen = [], {}
+        for t in torques:
+            key = id(getattr(t, "trajectory", None) or t)
+            if key not in seen:
+                seen[key] = [np.ascontiguousarray(np.atleast_2d(r))
+                             for r in t.references(stage_times)]
+            refs.append(seen[key])
+        qr, qdr, qddr = (_stack([r[i] for r in refs]) for i in range(3))
+    p = np.ascontiguousarray(models.P)
+    h = np.zeros((1, 1, 6)) if not contact else _stack([np.reshape(w, (1, 6))
+                                                        for w in wrenches])
+    source = rollouts_source(fd.fn.py_func.__module__, kind, controller_module, contact)
+    run_many = generated_function(source, "run_many")
+    return (run_many, p, pc, h, tab, qr, qdr, qddr, kp, kd)
+
+
+def _fixed_many(models, q0, qd0, times, torques, wrenches, method, dt, compiled, bar):
+    """The compiled batch over the fixed-step grid ``times`` (as the single run's
+    ``_fixed``): every rollout's ``run`` in chunks of steps, rollouts split over the
+    threads."""
+    run_many, *data = compiled
+    n, dof = q0.shape
+    steps = len(times) - 1
+    last = float(times[-1] - times[-2])
+    regular = steps - 1 if single.shorter_last_step(last, dt) else steps
+    shape = (n, steps + 1, dof)
+    Q, QD, QDD, TAU = (np.empty(shape) for _ in range(4))
+    failed_at = np.full(n, -1, dtype=np.int64)
+    workers = max(1, min(thread_count(), n))
+    bounds = np.linspace(0, n, workers + 1).astype(int)
+    if workers > 1:  # fault the pages in here: threads faulting pages of one array contend
+        for array in (Q, QD, QDD, TAU):
+            array.fill(0.0)
+    Q[:, 0], QD[:, 0] = q0, qd0
+    chunks = np.linspace(0, regular, (single.PROGRESS_CHUNKS if bar.active else 1) + 1)
+    segments = [(a, b, dt) for a, b in zip(chunks[:-1].astype(int), chunks[1:].astype(int))
+                if b > a]
+    if regular < steps:
+        segments.append((regular, steps, last))
+    code = SEMI_IMPLICIT_EULER if method == "semi-implicit-euler" else RK4
+    for a, b, h in segments:
+        args = (*data, code, h, MAX_MAGNITUDE, int(a), int(b), Q, QD, QDD, TAU, failed_at)
+        run_in_threads(run_many, [(*args, int(r0), int(r1))
+                                  for r0, r1 in zip(bounds[:-1], bounds[1:])])
+        bar.update(times[b])
+    failed = {}
+    for r in np.flatnonzero(failed_at >= 0):
+        k = int(failed_at[r])
+        failed[int(r)] = _reason(models.robot(r), torques[r], wrenches[r], method, times, k,
+                                 dt if k < regular else last, Q[r, k], QD[r, k])
+        Q[r, k + 1:] = QD[r, k + 1:] = np.nan
+        QDD[r, k:] = TAU[r, k:] = np.nan
+    for r in range(n):
+        if r not in failed:
+            q_end, qd_end = Q[r, -1], QD[r, -1]
+            TAU[r, -1] = single.torque_value(torques[r], times[-1], q_end, qd_end, dof)
+            ends = (q_end, qd_end, TAU[r, -1]) + (() if wrenches[r] is None else (wrenches[r],))
+            QDD[r, -1] = models.run("forward_dynamics" if wrenches[r] is None
+                                    else "forward_dynamics_contact", r, *(x[None] for x in ends))[0]
+    info = {"steps": steps, "dt": dt, "compiled": True}
+    if regular < steps:
+        info["last_step"] = last
+    return _finish(models, times, Q, QD, QDD, TAU, info), failed
+
+
+def _reason(robot, torque, wrench, method, times, k, h, q, qd) -> str:
+    """Why rollout's step ``k`` (of size ``h`` from ``(q, qd)``) failed, in words."""
+    t = float(times[k])
+    if isinstance(torque, single.TorqueTable):
+        stage = np.array([t, t + h / 2, t + h])
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(torque(stage)).all(axis=1)
+        if bad.any():
+            return (f"step {k} (t = {t:.6g} s): its torque table is not finite at t = "
+                    f"{stage[int(np.argmax(bad))]:.6g} s")
+    try:
+        single.raise_diverged(robot, torque, wrench, method, t, h, q, qd)
+    except RobodynError as exc:
+        text = str(exc).removeprefix("simulate: ")
+        return f"step {k} (t = {t:.6g} s): {text}"
+    return f"step {k} (t = {t:.6g} s): the motion diverged"  # pragma: no cover
+
+
+# -- rollout after rollout -----------------------------------------------------------------
+def _one_by_one(models, q0, qd0, duration, torques, tau_times, wrenches, dt, method, rtol,
+                atol, max_step, max_steps, sample_dt, bar):
+    """Each rollout a single :func:`~robodyn.simulate` (no sampling, limit report or energy
+    warning of its own: the batch does them); a rollout that fails is NaN."""
+    n, dof = q0.shape
+    runs, failed = [], {}
+    for r in range(n):
+        tau = torques[r]
+        if isinstance(tau, single.TorqueTable) and not np.isfinite(tau.values).all():
+            row = int(np.argmax(~np.isfinite(tau.values).all(axis=1)))
+            failed[r] = f"its torque table is not finite at t = {tau.times[row]:.6g} s"
+            runs.append(None)
+            continue
+        table = tau.values if isinstance(tau, single.TorqueTable) else tau
+        times = tau.times if isinstance(tau, single.TorqueTable) else tau_times
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", EnergyBalanceWarning)
+                one = single.simulate(models.robot(r), q0[r], qd0[r], duration, table, times,
+                                      wrenches[r], dt, method, rtol, atol, max_step,
+                                      progress=False, check_limits=False, max_steps=max_steps,
+                                      sample_dt=None if dt is not None else sample_dt)
+        except RobodynError as exc:
+            failed[r] = str(exc).removeprefix("simulate: ")
+            one = None
+        runs.append(one)
+        bar.update(r + 1)
+    done = [s for s in runs if s is not None]
+    if not done:
+        raise RolloutError(f"simulate: every one of the {n} rollouts failed; rollout 0: "
+                           f"{failed[0]}", None, failed)
+    t = done[0].t
+    shape = (n, len(t), dof)
+    Q, QD, QDD, TAU = (np.full(shape, np.nan) for _ in range(4))
+    for r, s in enumerate(runs):
+        if s is not None:
+            Q[r], QD[r], QDD[r], TAU[r] = s.q, s.qd, s.qdd, s.tau
+    info = {k: v for k, v in done[0].info.items()
+            if k in ("dt", "last_step", "rtol", "atol", "compiled")}
+    info["steps"] = [s.info.get("steps") if s is not None else None for s in runs]
+    return _finish(models, t, Q, QD, QDD, TAU, info), failed
+
+
+# -- checks ----------------------------------------------------------------------------------
+def _finish(models, t, Q, QD, QDD, TAU, info) -> Simulation:
+    """The batch's Simulation with the energies of each rollout's own model (NaN where the
+    rollout failed)."""
+    n = Q.shape[0]
+    K = np.full(Q.shape[:2], np.nan)
+    U = np.full(Q.shape[:2], np.nan)
+    ok = np.isfinite(Q).all(axis=2) & np.isfinite(QD).all(axis=2)
+    if models.shared and ok.all():
+        K[:] = models.base.kinetic_energy(Q, QD)
+        U[:] = models.base.potential_energy(Q)
+    else:
+        for r in range(n):
+            rows = ok[r]
+            K[r, rows] = models.run("kinetic_energy", r, Q[r, rows], QD[r, rows])[:, 0]
+            U[r, rows] = models.run("potential_energy", r, Q[r, rows])[:, 0]
+    return Simulation(t, Q, QD, QDD, TAU, K, U, info)
+
+
+def _check_energy(models, sim: Simulation, wrenches, failed) -> None:
+    """Each finished rollout's :class:`~robodyn.motion.simulation.EnergyBalance` into
+    ``info["energy_balance"]`` (None for a failed one); one warning naming the rollouts
+    that are off."""
+    n, samples, dof = sim.q.shape
+    done = [r for r in range(n) if r not in failed]
+    with np.errstate(all="ignore"):
+        p_tau = np.sum(sim.tau * sim.qd, axis=2)
+        if models.shared and not failed:
+            p_loss = np.sum(models.base.friction_torques(sim.qd) * sim.qd, axis=2)
+        else:
+            p_loss = np.full((n, samples), np.nan)
+            for r in done:
+                p_loss[r] = np.sum(models.run("friction_torques", r, sim.qd[r]) * sim.qd[r], 1)
+    balances, off = [None] * n, []
+    total = sim.total  # (N, T), once
+    for r in done:
+        p_ext = np.zeros(samples)
+        h = wrenches[r]
+        if callable(h):
+            h = np.stack([single.wrench_value(h, tk, qk, qdk)
+                          for tk, qk, qdk in zip(sim.t, sim.q[r], sim.qd[r])])
+        if h is not None:
+            jac = models.run("jacobian", r, sim.q[r]).reshape(samples, 6, dof)
+            h = np.broadcast_to(np.asarray(h, dtype=float), (samples, 6))
+            with np.errstate(all="ignore"):
+                p_ext = -np.einsum("kij,ki,kj->k", jac, h, sim.qd[r])
+        balance = single.balance_of_powers(sim.t, sim.kinetic[r], total[r], p_tau[r],
+                                           p_ext, p_loss[r])
+        balances[r] = balance
+        if balance.off:
+            off.append(r)
+    sim.info["energy_balance"] = balances
+    if off:
+        worst = max(off, key=lambda r: balances[r].relative)
+        warn(EnergyBalanceWarning(
+            f"simulate: the work-energy balance of {len(off)} of {sim.rollouts} rollouts "
+            f"({', '.join(map(str, off[:10]))}{', ...' if len(off) > 10 else ''}) is off by "
+            f"more than {single.ENERGY_TOLERANCE:.0%} of the energy scale (worst: rollout "
+            f"{worst}, {balances[worst].relative:.1%}): the integration is not accurate; "
+            f"{single.energy_advice(sim.info)}"))
+
+
+def _report_limits(robot, sim: Simulation) -> None:
+    crossed = {}
+    for r in range(sim.rollouts):
+        found = single.crossed_limits(robot, sim.rollout(r))
+        if found:
+            crossed[r] = found
+    if crossed:
+        sim.info["limits_crossed"] = crossed
+        first = min(crossed)
+        warn(JointLimitWarning(
+            f"simulate: joint limits crossed (not enforced) in {len(crossed)} of "
+            f"{sim.rollouts} rollouts ({', '.join(map(str, list(crossed)[:10]))}"
+            f"{', ...' if len(crossed) > 10 else ''}); rollout {first}: "
+            + "; ".join(crossed[first][:4])
+            + ("; ..." if len(crossed[first]) > 4 else "")
+            + "; sim.info['limits_crossed'] has them all"))
