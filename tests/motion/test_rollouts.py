@@ -189,3 +189,15 @@ def test_bad_batches_are_refused_naming_the_argument(kwargs, error, message, num
     kwargs = {"q0": [0.1, 0.2], "duration": 0.05, "dt": 1e-3, **kwargs}
     with pytest.raises(error, match=message):
         rd.simulate(robot, kwargs.pop("q0"), progress=False, **kwargs)
+
+
+def test_one_rollout_of_a_batch_prints_as_a_run_on_either_path(numpy_backend):
+    """Rollouts run one by one (the NumPy backend) keep their step counts per rollout;
+    ``sim.rollout(i)`` is then a run of its own that prints (its steps, its balance)."""
+    robot = rd.load("planar-2r")
+    q0 = np.random.default_rng(0).uniform(-1, 1, (3, 2))
+    sim = rd.simulate(robot, q0, duration=0.05, dt=1e-3, progress=False, check_limits=False)
+    one = sim.rollout(1)
+    assert one.q.shape == (51, 2) and np.array_equal(one.q, sim.q[1])
+    text = str(one)
+    assert "50 steps" in text and "energy K+U" in text

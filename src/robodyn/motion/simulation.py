@@ -149,6 +149,8 @@ class Simulation:
         i = int(i) % n
         info = {k: v for k, v in self.info.items()
                 if k not in ("energy_balance", "limits_crossed", "failed", "rollouts")}
+        if isinstance(info.get("steps"), list):  # rollouts run one by one: steps of each
+            info["steps"] = info["steps"][i]
         if self.info.get("energy_balance") is not None:
             info["energy_balance"] = self.info["energy_balance"][i]
         if i in self.info.get("limits_crossed", {}):
