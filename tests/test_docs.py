@@ -33,7 +33,7 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 #: the PUMA, URDF arms): ``make test-fast`` leaves them out. A page can also say so itself,
 #: with the line ``<!-- docs-test: slow -->``.
 SLOW_PAGES = {"docs/simulation.md", "docs/urdf.md", "docs/identification.md",
-              "docs/derivatives.md", "docs/progress.md"}
+              "docs/derivatives.md", "docs/progress.md", "docs/rollouts.md"}
 SLOW_MARK = "<!-- docs-test: slow -->"
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
