@@ -136,11 +136,16 @@ def jax_function(program: Program, jax, jnp, dtype: str = "float64"):
         flat = evaluate(program, arrays, ops)
         results = []
         for out in program.results:
-            entries = [jnp.broadcast_to(jnp.asarray(flat[k], dtype=real), batch)
-                       if isinstance(k, int) else jnp.full(batch, k, dtype=real)
-                       for k in out.items]
-            stacked = jnp.stack(entries, axis=-1) if entries else jnp.zeros((*batch, 0), real)
-            results.append(stacked.reshape(*batch, *out.shape))
+            # constants first, then each computed entry set into its column: stacking the
+            # entries instead lets XLA fuse the whole program into the stack, recomputed
+            # for every entry (measured on the CPU: 150x slower, and slower to compile)
+            values = [flat[k] if isinstance(k, int) else k for k in out.items]
+            init = np.array([v if isinstance(v, float) else 0.0 for v in values])
+            buffer = jnp.broadcast_to(jnp.asarray(init, dtype=real), (*batch, len(init)))
+            for j, v in enumerate(values):
+                if not isinstance(v, float):
+                    buffer = buffer.at[..., j].set(v)
+            results.append(buffer.reshape(*batch, *out.shape))
         if len(results) == 1:
             return results[0]
         if result_names == TORQUE_PARTS:
