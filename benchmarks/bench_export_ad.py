@@ -27,8 +27,8 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100_000, help="batch size (default 100000)")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--no-grad", action="store_true",
-                        help="skip the gradient through forward_dynamics (its jit compiles "
-                             "for minutes on a loaded CPU)")
+                        help="skip the gradient through forward_dynamics (its jit compiled "
+                             "in 190 s on a loaded 2-core CPU)")
     args = parser.parse_args()
 
     import jax
@@ -77,9 +77,11 @@ def main() -> None:
     qdd_m = robot.forward_dynamics(q[:m], qd[:m], tau_in)
     dq = robot.forward_dynamics_derivatives(q[:m], qd[:m], tau_in)[0]
     chain = np.einsum("bi,bij->bj", 2 * w * qdd_m, dq)
+    worst = float(np.max(np.abs(g - chain)))
     print(f"  jax.grad of sum(w qdd^2) wrt q through forward_dynamics, {m:,} states: "
-          f"{per * 1e6:.2f} us/state (jit compile {compile_s:.1f} s); max |difference| from "
-          f"robodyn's derivatives {float(np.max(np.abs(g - chain))):.1e}")
+          f"{per * 1e6:.2f} us/state (jit compile {compile_s:.1f} s); largest difference from "
+          f"the chain rule with robodyn's derivatives {worst:.1e}, relative to the largest "
+          f"entry {worst / float(np.abs(chain).max()):.1e}")
 
 
 if __name__ == "__main__":
