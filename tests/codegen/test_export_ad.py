@@ -31,7 +31,7 @@ URDFS = {"ur5": ("ur_description/urdf/ur5_robot.urdf", "tool0"),
 #: The functions checked on every model; every function is checked on SMALL.
 CORE = ("inverse_dynamics", "forward_dynamics", "mass_matrix", "gravity_torques",
         "forward_kinematics", "jacobian")
-SMALL = ("rp-arm", "planar-2r-payload")
+SMALL = ("rp-arm", "planar-3r")
 
 
 @pytest.fixture(scope="module", autouse=True)
