@@ -490,6 +490,25 @@ class Robot:
         ``J qdd + Jdot qd``."""
         return self._runner.run("jacobian_derivative", q, qd)
 
+    # -- the compiled programs for automatic differentiation (codegen/export) -----------
+    def to_jax(self, functions=None, parameters: str = "baked", dtype: str = "float64"):
+        """The numeric functions as functions of JAX arrays that ``jax.jit``, ``jax.vmap``
+        and ``jax.grad``/``jax.jacrev`` apply to (``fns.inverse_dynamics(q, qd, qdd)``):
+        the traced programs robodyn runs, walked with ``jax.numpy``; see
+        :mod:`robodyn.codegen.export.jax_export` (float64 needs
+        ``jax.config.update("jax_enable_x64", True)``; ``pip install 'robodyn[jax]'``)."""
+        from .codegen.export.jax_export import to_jax
+
+        return to_jax(self, functions, parameters, dtype)
+
+    def to_casadi(self, functions=None, parameters: str = "baked", name: str | None = None):
+        """The numeric functions as ``casadi.Function`` SX graphs with named inputs and
+        outputs (``fns.inverse_dynamics``), for optimal control and MPC; see
+        :mod:`robodyn.codegen.export.casadi_export` (``pip install 'robodyn[casadi]'``)."""
+        from .codegen.export.casadi_export import to_casadi
+
+        return to_casadi(self, functions, parameters, name)
+
 
     # -- parameters, regressor, base parameters (robodyn.symbolic.base_parameters) -------------
     def inertial_parameters(self):
