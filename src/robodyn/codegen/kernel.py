@@ -23,11 +23,11 @@ to load is deleted and rebuilt. When no private directory can be had, a
 private temporary one serves the process (one warning if the directory was
 the user's choice); at exit robodyn deletes its own files there, nothing else.
 
-A batch of at least :data:`~robodyn.codegen.emit.BLOCK` samples runs the blocked
+A batch of at least :data:`BLOCKED_MIN_BATCH` samples runs the blocked
 flavour of the program (:func:`~robodyn.codegen.emit.numba_block_source`: blocks of
 samples transposed into a small scratch, SIMD across samples, the same bits), compiled
-on the first such batch; fewer samples (one state, the simulation loops) run the
-per-sample flavour. ``ROBODYN_BACKEND=numpy`` (or no working Numba) runs the same
+on the first such batch; fewer samples (one state, the simulation loops, small
+batches) run the per-sample flavour. ``ROBODYN_BACKEND=numpy`` (or no working Numba) runs the same
 generated programs vectorised with NumPy; ``ROBODYN_NUM_THREADS`` caps the threads a
 large batch is split over (default: all cores).
 """
@@ -61,6 +61,9 @@ from .tape import Tape
 
 #: Below this many samples a batch runs on one thread.
 THREAD_MIN_BATCH = 4096
+#: From this many samples on a batch runs the blocked kernel (compiled on the first such
+#: batch: a few seconds, once per model and kernel, that smaller batches do not repay).
+BLOCKED_MIN_BATCH = 256
 #: Columns per chunk of the NumPy backend (keeps temporaries in cache, memory bounded).
 NUMPY_CHUNK = 8192
 
@@ -526,7 +529,7 @@ class Kernel:
         n = inputs[0].shape[0]
         out = np.empty((n, self.width))
         if self.backend == "numba":
-            fn = self._blocked() if n >= BLOCK else self.fn
+            fn = self._blocked() if n >= BLOCKED_MIN_BATCH else self.fn
             workers = _threads()
             if workers > 1 and n >= THREAD_MIN_BATCH:
                 # Fault the output's pages in here, once: threads that fault pages of one
