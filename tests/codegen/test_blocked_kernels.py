@@ -6,6 +6,8 @@ are checked against Pinocchio in tests/dynamics/test_pinocchio.py."""
 
 from __future__ import annotations
 
+import importlib.metadata
+
 import numpy as np
 import pytest
 
@@ -71,8 +73,10 @@ def test_blocked_kernels_of_every_builtin_the_ur5_and_the_panda(name):
     if name == "builtins":
         robots = [rd.load(model) for model in rd.models.names()]
     else:
-        erd = pytest.importorskip("example_robot_data")
-        del erd
+        try:
+            importlib.metadata.distribution("example-robot-data")
+        except importlib.metadata.PackageNotFoundError:
+            pytest.skip("example-robot-data is not installed")
         file, tip = {"ur5": ("ur_description/urdf/ur5_robot.urdf", "tool0"),
                      "panda": ("panda_description/urdf/panda.urdf", "panda_hand")}[name]
         robots = [rd.load(rd.models.example_robot_data(file), tip=tip)]
