@@ -56,7 +56,7 @@ from ..core.errors import InputError, RobodynError
 from ..core.progress import tracker
 from ..dynamics.registry import KERNELS, KernelSpec, input_width
 from ..model.chain import Chain, snap_rotations
-from .emit import BLOCK, numba_block_source, numba_source, numpy_source
+from .emit import BLOCK, live_ops, numba_block_source, numba_source, numpy_source
 from .tape import Tape
 
 #: Below this many samples a batch runs on one thread.
@@ -64,6 +64,10 @@ THREAD_MIN_BATCH = 4096
 #: From this many samples on a batch runs the blocked kernel (compiled on the first such
 #: batch: a few seconds, once per model and kernel, that smaller batches do not repay).
 BLOCKED_MIN_BATCH = 256
+#: Programs longer than this run per sample only: compiling the blocked flavour of a
+#: 7-DOF regressor or derivative kernel (tens of thousands of statements) takes minutes.
+#: The Panda's Coriolis matrix, the longest of ID, M, FD, C and g, is 3645.
+BLOCKED_MAX_STATEMENTS = 5000
 #: Columns per chunk of the NumPy backend (keeps temporaries in cache, memory bounded).
 NUMPY_CHUNK = 8192
 
@@ -446,9 +450,10 @@ class Kernel:
         self.width = len(outputs)
         self._block_fn = None  # the blocked kernel, compiled on the first large batch
         if self.backend == "numba":
-            self.source = (numba_source(tape, groups, outputs, len(self.params))
-                           + numba_block_source(tape, groups, outputs, len(self.params),
-                                                header=False))
+            self.source = numba_source(tape, groups, outputs, len(self.params))
+            if sum(live_ops(tape, outputs)) <= BLOCKED_MAX_STATEMENTS:
+                self.source += numba_block_source(tape, groups, outputs, len(self.params),
+                                                  header=False)
             # Numba reports nothing while it compiles: the default bar shows the time spent
             with tracker(None, 1, f"compiling {kind}"):
                 compiled = self._compile(self.source)
@@ -508,6 +513,8 @@ class Kernel:
         """The blocked kernel (:func:`~robodyn.codegen.emit.numba_block_source`), compiled
         on first use; the per-sample kernel if Numba cannot compile it."""
         fn = self._block_fn
+        if fn is None and "def kernel_block(" not in self.source:
+            fn = self._block_fn = self.fn  # too long a program to compile blocked
         if fn is None:
             with tracker(None, 1, f"compiling {self.kind} (blocked)"):
                 fn = self._compiled(self.source, "kernel_block") or self.fn
