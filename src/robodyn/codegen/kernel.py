@@ -23,8 +23,12 @@ to load is deleted and rebuilt. When no private directory can be had, a
 private temporary one serves the process (one warning if the directory was
 the user's choice); at exit robodyn deletes its own files there, nothing else.
 
-``ROBODYN_BACKEND=numpy`` (or no working Numba) runs the same generated
-programs vectorised with NumPy; ``ROBODYN_NUM_THREADS`` caps the threads a
+A batch of at least :data:`BLOCKED_MIN_BATCH` samples runs the blocked
+flavour of the program (:func:`~robodyn.codegen.emit.numba_block_source`: blocks of
+samples transposed into a small scratch, SIMD across samples, the same bits), compiled
+on the first such batch; fewer samples (one state, the simulation loops, small
+batches) run the per-sample flavour. ``ROBODYN_BACKEND=numpy`` (or no working Numba) runs the same
+generated programs vectorised with NumPy; ``ROBODYN_NUM_THREADS`` caps the threads a
 large batch is split over (default: all cores).
 """
 
@@ -52,11 +56,18 @@ from ..core.errors import InputError, RobodynError
 from ..core.progress import tracker
 from ..dynamics.registry import KERNELS, KernelSpec, input_width
 from ..model.chain import Chain, snap_rotations
-from .emit import numba_source, numpy_source
+from .emit import BLOCK, live_ops, numba_block_source, numba_source, numpy_source
 from .tape import Tape
 
 #: Below this many samples a batch runs on one thread.
 THREAD_MIN_BATCH = 4096
+#: From this many samples on a batch runs the blocked kernel (compiled on the first such
+#: batch: a few seconds, once per model and kernel, that smaller batches do not repay).
+BLOCKED_MIN_BATCH = 256
+#: Programs longer than this run per sample only: compiling the blocked flavour of a
+#: 7-DOF regressor or derivative kernel (tens of thousands of statements) takes minutes.
+#: The Panda's Coriolis matrix, the longest of ID, M, FD, C and g, is 3645.
+BLOCKED_MAX_STATEMENTS = 5000
 #: Columns per chunk of the NumPy backend (keeps temporaries in cache, memory bounded).
 NUMPY_CHUNK = 8192
 
@@ -362,7 +373,7 @@ def generated_function(source: str, attr: str):
 
 
 # -- threads -------------------------------------------------------------------------------
-_loaded: dict[tuple[str, str], object] = {}
+_loaded: dict[tuple[str, ...], object] = {}
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _pool_workers = 0  # the threads _pool was made with (the executor has no public count)
@@ -452,8 +463,12 @@ class Kernel:
         tape, groups, outputs = trace(chain, KERNELS[kind], self.params)
         self.groups = groups
         self.width = len(outputs)
+        self._block_fn = None  # the blocked kernel, compiled on the first large batch
         if self.backend == "numba":
             self.source = numba_source(tape, groups, outputs, len(self.params))
+            if sum(live_ops(tape, outputs)) <= BLOCKED_MAX_STATEMENTS:
+                self.source += numba_block_source(tape, groups, outputs, len(self.params),
+                                                  header=False)
             # Numba reports nothing while it compiles: the default bar shows the time spent
             with tracker(None, 1, f"compiling {kind}"):
                 compiled = self._compile(self.source)
@@ -463,42 +478,63 @@ class Kernel:
             self.source = numpy_source(tape, groups, outputs, len(self.params))
             self.fn = self._load(self.source)
 
-    def _load(self, source: str):
+    def _load(self, source: str, attr: str = "kernel"):
         digest = hashlib.sha256(source.encode()).hexdigest()[:24]
-        key = (self.backend, digest)
+        key = (self.backend, digest, attr)
         with _lock:
             fn = _loaded.get(key)
             if fn is None:
-                fn = _loaded[key] = _load_module(source, digest)
+                fn = _loaded[key] = _load_module(source, digest, attr)
         return fn
 
-    def _probe(self) -> None:
+    def _probe(self, fn) -> None:
         inputs = [np.zeros((1, width)) for _, width in self.groups]
-        self.fn(*inputs, np.zeros(len(self.params)), np.empty((1, self.width)), 0, 0)
+        fn(*inputs, np.zeros(len(self.params)), np.empty((1, self.width)), 0, 0)
 
-    def _compile(self, source: str) -> bool:
-        """Compile (or load from Numba's cache) now, not inside the first user call. A
-        cache entry that fails to load is deleted and the kernel compiled afresh; if Numba
-        still cannot, warn and let the NumPy flavour of the same program run."""
+    def _compiled(self, source: str, attr: str):
+        """Function ``attr`` of ``source`` compiled (or loaded from Numba's cache) and run
+        once on an empty batch. A cache entry that fails to load is deleted and the
+        function compiled afresh; if Numba still cannot, warn and return ``None``."""
         try:
-            self.fn = self._load(source)
-            self._probe()
-            return True
+            fn = self._load(source, attr)
+            self._probe(fn)
+            return fn
         except Exception:  # a broken cache entry: rebuild it once
             digest = hashlib.sha256(source.encode()).hexdigest()[:24]
             with _lock:
-                _loaded.pop((self.backend, digest), None)
+                for name in ("kernel", "kernel_block"):
+                    _loaded.pop((self.backend, digest, name), None)
                 sys.modules.pop(f"robodyn_kernel_{digest}", None)
             _purge_numba_cache(_kernel_file(source, digest))
         try:
-            self.fn = self._load(source)
-            self._probe()
-            return True
+            fn = self._load(source, attr)
+            self._probe(fn)
+            return fn
         except Exception as exc:  # any compiler failure: fall back, loudly
+            fallback = ("the per-sample kernel" if attr == "kernel_block"
+                        else "the NumPy backend")
             warnings.warn(f"robodyn: Numba could not compile the {self.kind} kernel "
-                          f"({type(exc).__name__}: {str(exc)[:200]}); using the NumPy backend",
-                          RuntimeWarning, stacklevel=4)
-            return False
+                          f"({type(exc).__name__}: {str(exc)[:200]}); using {fallback}",
+                          RuntimeWarning, stacklevel=5)
+            return None
+
+    def _compile(self, source: str) -> bool:
+        """Compile the per-sample kernel now, not inside the first user call; ``False``
+        (after a warning) when Numba cannot, for the NumPy flavour to run instead."""
+        self.fn = self._compiled(source, "kernel")
+        return self.fn is not None
+
+    def _blocked(self):
+        """The blocked kernel (:func:`~robodyn.codegen.emit.numba_block_source`), compiled
+        on first use; the per-sample kernel if Numba cannot compile it."""
+        fn = self._block_fn
+        if fn is None and "def kernel_block(" not in self.source:
+            fn = self._block_fn = self.fn  # too long a program to compile blocked
+        if fn is None:
+            with tracker(None, 1, f"compiling {self.kind} (blocked)"):
+                fn = self._compiled(self.source, "kernel_block") or self.fn
+            self._block_fn = fn
+        return fn
 
     def single(self, p: np.ndarray, *inputs: np.ndarray) -> np.ndarray:
         """One state: ``(1, k)`` inputs, ``(1, m)`` output, no thread pool."""
@@ -515,19 +551,22 @@ class Kernel:
         n = inputs[0].shape[0]
         out = np.empty((n, self.width))
         if self.backend == "numba":
+            fn = self._blocked() if n >= BLOCKED_MIN_BATCH else self.fn
             workers = _threads()
             if workers > 1 and n >= THREAD_MIN_BATCH:
                 # Fault the output's pages in here, once: threads that fault pages of one
                 # array concurrently contend in the kernel (measured: 3-5x slower).
                 out.fill(0.0)
-                bounds = np.linspace(0, n, workers + 1).astype(int)
+                # each thread a run of whole blocks (the last one takes the rest)
+                bounds = np.linspace(0, n // BLOCK, workers + 1).astype(int) * BLOCK
+                bounds[-1] = n
                 pool = _get_pool(workers)
-                futures = [pool.submit(self.fn, *inputs, p, out, int(a), int(b))
+                futures = [pool.submit(fn, *inputs, p, out, int(a), int(b))
                            for a, b in zip(bounds[:-1], bounds[1:])]
                 bad = [f.result() for f in futures]
                 bad = min((b for b in bad if b >= 0), default=-1)
             else:
-                bad = self.fn(*inputs, p, out, 0, n)
+                bad = fn(*inputs, p, out, 0, n)
             if bad >= 0:
                 self._raise_for(inputs, bad, batch_shape)
             return out

@@ -1,0 +1,130 @@
+"""The blocked Numba kernels (SIMD across samples, codegen/emit.py numba_block_source)
+equal the per-sample kernels bit for bit, for batches that are not whole blocks, and
+still name the first non-finite row. The per-sample kernel is the oracle: the program
+the batched calls ran before the blocks (and that single states still run); its values
+are checked against Pinocchio in tests/dynamics/test_pinocchio.py."""
+
+from __future__ import annotations
+
+import importlib.metadata
+
+import numpy as np
+import pytest
+
+import robodyn as rd
+from conftest import random_states
+from robodyn.codegen.emit import BLOCK
+from robodyn.codegen.kernel import THREAD_MIN_BATCH, backend
+
+pytestmark = pytest.mark.skipif(backend() != "numba", reason="the blocked kernels are Numba's")
+
+KINDS = ("inverse_dynamics", "mass_matrix", "forward_dynamics", "coriolis_matrix",
+         "gravity_torques")
+SIZES = (1, BLOCK - 1, BLOCK, BLOCK + 1, 1000 + 3)
+
+
+def arguments(robot, kind: str, n: int, seed: int = 0) -> list[np.ndarray]:
+    """Random inputs of kernel ``kind`` for ``n`` samples, C-contiguous float64."""
+    q, qd, qdd = random_states(robot, n, seed)
+    values = {"q": q, "qd": qd, "qdd": qdd, "tau": 10 * qdd}
+    names = rd.dynamics.registry.KERNELS[kind].inputs
+    return [np.ascontiguousarray(values[name]) for name in names]
+
+
+def per_sample(kernel, p, args) -> np.ndarray:
+    """The per-sample kernel on all rows: the reference."""
+    out = np.empty((args[0].shape[0], kernel.width))
+    assert kernel.fn(*args, p, out, 0, args[0].shape[0]) == -1
+    return out
+
+
+def check_blocked_equals_per_sample(robot, kind: str, sizes=SIZES) -> None:
+    kernel = robot.runner.kernel(kind)
+    p = robot.runner.parameter_values
+    blocked = kernel._blocked()
+    assert blocked is not kernel.fn  # it compiled
+    for n in sizes:
+        args = arguments(robot, kind, n, seed=n)
+        ref = per_sample(kernel, p, args)
+        assert np.isfinite(ref).all()
+        out = np.full_like(ref, 7.0)
+        assert blocked(*args, p, out, 0, n) == -1
+        assert np.array_equal(out, ref), (kind, n)
+        assert np.array_equal(kernel(p, *args), ref), (kind, n)  # the public batched path
+        if n > 3:  # a range that starts inside a block leaves the rows before it alone
+            out = np.full_like(ref, 7.0)
+            assert blocked(*args, p, out, 3, n) == -1
+            assert (out[:3] == 7.0).all() and np.array_equal(out[3:], ref[3:])
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_blocked_kernels_equal_the_per_sample_ones_bit_for_bit(kind):
+    check_blocked_equals_per_sample(rd.load("planar-3r"), kind)
+
+
+def test_blocked_kernels_split_over_threads_equal_the_per_sample_ones():
+    check_blocked_equals_per_sample(rd.load("planar-3r"), "inverse_dynamics",
+                                    sizes=(THREAD_MIN_BATCH + 3, 3 * THREAD_MIN_BATCH + 5))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["builtins", "ur5", "panda"])
+def test_blocked_kernels_of_every_builtin_the_ur5_and_the_panda(name):
+    if name == "builtins":
+        robots = [rd.load(model) for model in rd.models.names()]
+    else:
+        try:
+            importlib.metadata.distribution("example-robot-data")
+        except importlib.metadata.PackageNotFoundError:
+            pytest.skip("example-robot-data is not installed")
+        file, tip = {"ur5": ("ur_description/urdf/ur5_robot.urdf", "tool0"),
+                     "panda": ("panda_description/urdf/panda.urdf", "panda_hand")}[name]
+        robots = [rd.load(rd.models.example_robot_data(file), tip=tip)]
+    for robot in robots:
+        for kind in KINDS:
+            check_blocked_equals_per_sample(robot, kind)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("n", [BLOCK + 1, 1000 + 3])
+def test_the_blocked_kernel_returns_the_first_non_finite_row(kind, n):
+    robot = rd.load("planar-3r")
+    kernel = robot.runner.kernel(kind)
+    p = robot.runner.parameter_values
+    blocked = kernel._blocked()
+    for rows in ([0], [n // 2, n - 1], [n - 1], [BLOCK - 1, BLOCK]):
+        args = arguments(robot, kind, n)
+        for row in rows:
+            args[0][row, 1] = np.nan
+        out = np.empty((n, kernel.width))
+        assert blocked(*args, p, out, 0, n) == rows[0]
+        ref = np.empty_like(out)
+        assert kernel.fn(*args, p, ref, 0, n) == rows[0]  # as the per-sample kernel says
+        # every other row is still computed
+        good = np.ones(n, bool)
+        good[rows] = False
+        assert np.array_equal(out[good], ref[good])
+
+
+@pytest.mark.parametrize("n", [1000 + 3, 2 * THREAD_MIN_BATCH + 3])
+@pytest.mark.parametrize("where", ["first", "middle", "last"])
+def test_a_nan_row_of_a_batch_is_named_first(n, where):
+    robot = rd.load("planar-3r")
+    q, qd, qdd = random_states(robot, n)
+    row = {"first": 0, "middle": n // 2 + 1, "last": n - 1}[where]
+    q[row, 2] = np.nan
+    if row + 1 < n:
+        qd[n - 1, 0] = np.inf  # a later bad row, in the other thread for the large batch
+    with pytest.raises(rd.InputError, match=rf"q\[{row}, 2\] is nan"):
+        robot.inverse_dynamics(q, qd, qdd)
+    with pytest.raises(rd.InputError, match=rf"q\[{row}, 2\] is nan"):
+        robot.mass_matrix(q)
+
+
+def test_an_overflow_in_a_batch_is_reported_for_its_first_row():
+    robot = rd.load("planar-3r")
+    q, qd, qdd = random_states(robot, 1003)
+    qd[700, 0] = 2e200  # finite inputs whose torques overflow float64
+    qd[900, 1] = 3e200
+    with pytest.raises(rd.InputError, match=r"qd\[0\] = 2e\+200 makes the result overflow"):
+        robot.inverse_dynamics(q, qd, qdd)
