@@ -1,0 +1,310 @@
+"""The compiled kernels exported as source (robodyn.codegen.export.traced) give the core's
+numbers.
+
+Oracle: robodyn's own kernels (``robot.runner.run(kind, ...)``, Numba or NumPy), which
+run the same traced programs inside Python. Each language is run by its own tool (C
+through ``robot.compile_c`` and ctypes, C++ with Eigen, Python with NumPy only) at random
+states and compared to 1e-12 relative; a missing tool skips, never fails.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import robodyn as rd
+from conftest import MODEL_NAMES, random_states
+from robodyn.cli import main as cli_main
+from robodyn.codegen.export.traced import LANGUAGES, build, to_code
+from robodyn.core.errors import InputError, RobodynError
+from robodyn.dynamics.registry import KERNELS
+
+RTOL = 1e-12
+N = 4
+EIGEN = Path("/usr/include/eigen3")
+
+
+def _cc():
+    for cc in ("cc", "gcc", "clang"):
+        if shutil.which(cc):
+            return cc
+    pytest.skip("no C compiler (cc, gcc, clang) on PATH")
+
+
+def example_robot(relative: str, tip: str):
+    try:
+        importlib.metadata.distribution("example-robot-data")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("example-robot-data is not installed")
+    return rd.load(rd.models.example_robot_data(relative), tip=tip)
+
+
+def states(robot, kind: str, n: int = N, seed: int = 0) -> list[np.ndarray]:
+    """Random inputs of registry entry ``kind``, in its order."""
+    q, qd, qdd = random_states(robot, n, seed)
+    h_e = np.random.default_rng(seed + 1).normal(size=(n, 6))
+    pool = {"q": q, "qd": qd, "qdd": qdd, "tau": 10 * qdd, "h_e": h_e}
+    return [pool[name] for name in KERNELS[kind].inputs]
+
+
+def assert_close(got, want, what):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape, what
+    scale = max(float(np.abs(want).max(initial=0.0)), 1.0)
+    np.testing.assert_allclose(got, want, rtol=RTOL, atol=RTOL * scale, err_msg=what)
+
+
+def check_compiled(robot, kernels, parameters):
+    p = [robot.parameter_values] if parameters == "argument" else []
+    for kind in kernels.names:
+        arrays = states(robot, kind)
+        assert_close(kernels[kind](*p, *arrays), robot.runner.run(kind, *arrays),
+                     f"{robot.name} {kind} ({parameters})")
+
+
+# -- C ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("mode", ["baked", "argument"])
+def test_c_is_warning_free_c99(mode, tmp_path):
+    cc = _cc()
+    robot = rd.load("rp-arm")  # a prismatic and a revolute joint, friction: every op kind
+    files = robot.to_code("c", parameters=mode)
+    assert sorted(files) == ["rp_arm.c", "rp_arm.h"]
+    for fname, text in files.items():
+        (tmp_path / fname).write_text(text)
+    done = subprocess.run([cc, "-O2", "-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror",
+                           "-c", "rp_arm.c", "-o", "rp_arm.o"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    header = files["rp_arm.h"]
+    # the closed-form export's signatures: inputs in order, p first in argument mode
+    p = "const double *p, " if mode == "argument" else ""
+    assert (f"void rp_arm_inverse_dynamics({p}const double *q, const double *qd, "
+            "const double *qdd, double *tau);") in header
+    assert f"void rp_arm_mass_matrix({p}const double *q, double *M);" in header
+    assert "malloc" not in files["rp_arm.c"] and "#include <math.h>" in files["rp_arm.c"]
+    if mode == "argument":
+        names = robot.runner.parameter_names
+        for i, name in enumerate(names):
+            assert f"p[{i}] = {name} (default " in header
+    assert f"robodyn {rd.__version__}" in header
+
+
+def _slow(*names):
+    """The model names, those in ``names`` marked slow (the PUMA: 6 joints, 20 s to build)."""
+    return [pytest.param(n, marks=pytest.mark.slow) if n in names else n for n in MODEL_NAMES]
+
+
+@pytest.mark.parametrize("model", _slow("puma560"))
+@pytest.mark.parametrize("mode", ["baked", "argument"])
+def test_compiled_c_equals_the_core_for_every_built_in(model, mode, numpy_backend):
+    _cc()
+    robot = rd.load(model)
+    kernels = robot.compile_c(parameters=mode, flags=("-O0",))  # the values of -O2, faster
+    assert kernels.names == tuple(KERNELS)
+    check_compiled(robot, kernels, mode)
+
+
+@pytest.fixture(scope="module")
+def panda():
+    return example_robot("panda_description/urdf/panda.urdf", "panda_hand")
+
+
+@pytest.fixture(scope="module")
+def ur5():
+    return example_robot("ur_description/urdf/ur5_robot.urdf", "tool0")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["baked", "argument"])
+@pytest.mark.parametrize("arm", ["panda", "ur5"])
+def test_compiled_c_equals_the_core_for_urdf_arms(arm, mode, request, monkeypatch):
+    monkeypatch.setenv("ROBODYN_BACKEND", "numpy")
+    _cc()
+    robot = request.getfixturevalue(arm)
+    if arm == "panda":
+        assert robot.dof == 7 and len(robot.locked) == 2  # the fingers
+    kernels = robot.compile_c(parameters=mode, flags=("-O0",))
+    check_compiled(robot, kernels, mode)
+
+
+def test_compile_c_batches_and_broadcasts(numpy_backend):
+    _cc()
+    robot = rd.load("planar-2r")
+    k = robot.compile_c(["inverse_dynamics", "kinetic_energy", "mass_matrix"])
+    assert k.names == ("inverse_dynamics", "kinetic_energy", "mass_matrix")
+    q = np.random.default_rng(3).normal(size=(2, 3, 2))
+    qd = np.array([0.3, -0.2])  # one value for every sample
+    assert_close(k.inverse_dynamics(q, qd, 0 * q), robot.inverse_dynamics(q, qd, 0 * q), "b")
+    assert k.kinetic_energy(q[0, 0], qd).shape == ()
+    assert_close(k.kinetic_energy(q, qd), robot.kinetic_energy(q, qd), "T")
+    assert k.mass_matrix(np.zeros((0, 2))).shape == (0, 2, 2)
+    with pytest.raises(InputError, match=r"q: expected shape \(\.\.\., 2\), got \(3,\)"):
+        k.mass_matrix([1.0, 2.0, 3.0])
+    with pytest.raises(InputError, match="takes 3 arrays"):
+        k.inverse_dynamics(q)
+    with pytest.raises(AttributeError, match="'jacobian' was not compiled"):
+        k.jacobian  # noqa: B018
+
+
+def test_compile_c_errors_are_clear(monkeypatch, tmp_path):
+    robot = rd.load("pendulum")
+    with pytest.raises(InputError, match="functions: 'inverse' is not a function"):
+        robot.compile_c(["inverse"])
+    with pytest.raises(InputError, match="parameters: 'both' is not a mode"):
+        robot.to_code("c", parameters="both")
+    with pytest.raises(InputError, match="lang: 'cobol' is not a language"):
+        robot.to_code("cobol")
+    with pytest.raises(InputError, match="name: 'my arm' is not an identifier"):
+        robot.to_code("c", name="my arm")
+    with pytest.raises(InputError, match="flags: 'O2' is not a compiler option"):
+        robot.compile_c(flags=["O2"])
+    monkeypatch.setenv("PATH", str(tmp_path))  # no compiler at all
+    with pytest.raises(RobodynError, match="no C compiler on PATH"):
+        robot.compile_c()
+    with pytest.raises(RobodynError, match="'gcc' is not an executable on PATH"):
+        robot.compile_c(compiler="gcc")
+
+
+def test_compile_c_leaves_nothing_behind(numpy_backend, monkeypatch, tmp_path):
+    _cc()
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    k = rd.load("pendulum").compile_c(["gravity_torques"])
+    assert list(tmp_path.iterdir()) == []  # its private folder, emptied and removed
+    assert np.isfinite(k.gravity_torques([0.4])).all()
+
+
+# -- Python ----------------------------------------------------------------------------------
+def _import(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("model", [pytest.param("puma560", marks=pytest.mark.slow), "rp-arm",
+                                   "planar-2r-point-mass"])
+@pytest.mark.parametrize("mode", ["baked", "argument"])
+def test_python_export_equals_the_core_batched(model, mode, numpy_backend, tmp_path):
+    robot = rd.load(model)
+    files = robot.to_code("python", parameters=mode)
+    (fname, text), = files.items()
+    (tmp_path / fname).write_text(text)
+    module = _import(tmp_path / fname, f"traced_{fname[:-3]}_{mode}")
+    assert "import robodyn" not in text
+    p = [robot.parameter_values] if mode == "argument" else []
+    for kind in KERNELS:
+        arrays = states(robot, kind, n=6)
+        batched = [a.reshape(2, 3, -1) for a in arrays]
+        want = robot.runner.run(kind, *batched)
+        assert_close(getattr(module, kind)(*p, *batched), want, f"{model} {kind}")
+        assert_close(getattr(module, kind)(*p, *[a[0, 0] for a in batched]), want[0, 0], kind)
+
+
+# -- C++ ----------------------------------------------------------------------------------------
+CPP_WRAPPER = """
+#include "{name}.hpp"
+#include <cstring>
+template <class T> static void put(const T &m, double *out) {{  // row-major
+    for (int i = 0; i < m.rows(); ++i)
+        for (int j = 0; j < m.cols(); ++j) *out++ = m(i, j);
+}}
+static void put(double x, double *out) {{ *out = x; }}
+template <class T, std::size_t N> static void put(const std::array<T, N> &a, double *out) {{
+    for (std::size_t k = 0; k < N; ++k) {{ put(a[k], out); out += a[k].size(); }}
+}}
+{wrappers}
+"""
+
+
+@pytest.mark.skipif(not (EIGEN / "Eigen" / "Core").exists(), reason="Eigen headers not at "
+                    "/usr/include/eigen3 (apt-get install libeigen3-dev)")
+@pytest.mark.parametrize("mode", [pytest.param("baked", marks=pytest.mark.slow), "argument"])
+def test_cpp_export_equals_the_core(mode, numpy_backend, tmp_path):
+    if shutil.which("g++") is None:
+        pytest.skip("no g++ on PATH")
+    robot = rd.load("rp-arm")
+    prog = build(robot, None, mode)
+    for fname, text in to_code(robot, "cpp", parameters=mode).items():
+        (tmp_path / fname).write_text(text)
+    wrappers = []
+    for f in prog.functions:
+        args = prog.args(f)
+        widths = prog.widths(f)
+        maps = ", ".join(f"Eigen::Map<const Eigen::Matrix<double, {widths[a]}, 1>>({a})"
+                         for a in args)
+        wrappers.append(f'extern "C" void w_{f.name}('
+                        + "".join(f"const double *{a}, " for a in args) + "double *out) "
+                        f"{{ put({prog.name}::{f.name}({maps}), out); }}")
+    (tmp_path / "wrap.cpp").write_text(CPP_WRAPPER.format(name=prog.name,
+                                                          wrappers="\n".join(wrappers)))
+    done = subprocess.run(["g++", "-O0", "-std=c++17", "-Wall", "-Wextra", "-pedantic",
+                           "-Werror", f"-I{EIGEN}", "-shared", "-fPIC", "wrap.cpp", "-o",
+                           "libwrap.so"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lib = ctypes.CDLL(str(tmp_path / "libwrap.so"))
+    ptr = ctypes.POINTER(ctypes.c_double)
+    for f in prog.functions:
+        fn = getattr(lib, f"w_{f.name}")
+        fn.restype = None
+        arrays = states(robot, f.name, n=1)
+        want = robot.runner.run(f.name, *arrays)[0]
+        one = ([robot.parameter_values] if mode == "argument" else []) + [a[0] for a in arrays]
+        one = [np.ascontiguousarray(a, dtype=float) for a in one]
+        out = np.empty(want.size)
+        fn(*[a.ctypes.data_as(ptr) for a in one], out.ctypes.data_as(ptr))
+        assert_close(out.reshape(want.shape), want, f"cpp {f.name}")
+
+
+# -- every language: the text -----------------------------------------------------------------
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_language_names_the_model_and_its_parameters(lang):
+    robot = rd.load("planar-2r")
+    files = robot.to_code(lang, ["inverse_dynamics", "mass_matrix"], parameters="argument")
+    for text in files.values():
+        head = "\n".join(text.splitlines()[:12])
+        assert "Model: 'planar-2r' (2 joints)" in head and "standard DH" in head
+        assert f"robodyn {rd.__version__}" in head
+        assert "p[0] = " + robot.runner.parameter_names[0] in head
+
+
+# -- the command line -------------------------------------------------------------------------
+def test_cli_exports_the_compiled_kernels_by_default(tmp_path, capsys):
+    out = tmp_path / "gen"
+    assert cli_main(["export", "planar-2r", "--lang", "c", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["planar_2r.c", "planar_2r.h"]
+    text = (out / "planar_2r.c").read_text()
+    assert "traced straight-line programs" in text and "planar_2r_forward_dynamics" in text
+    assert "gcc" in capsys.readouterr().err
+    closed = tmp_path / "closed"
+    assert cli_main(["export", "planar-2r", "--lang", "c", "--out", str(closed),
+                     "--closed-form"]) == 0
+    assert "closed forms" in (closed / "planar_2r.c").read_text()
+    fn = tmp_path / "fn"
+    assert cli_main(["export", "planar-2r", "--lang", "python", "--out", str(fn),
+                     "--functions", "mass_matrix,jacobian"]) == 0
+    text = (fn / "planar_2r.py").read_text()
+    assert "def mass_matrix(q)" in text and "def jacobian(q)" in text
+    assert "def inverse_dynamics" not in text
+
+
+def test_cli_errors_are_one_line(tmp_path, capsys):
+    out = tmp_path / "gen"
+    assert cli_main(["export", "planar-2r", "--lang", "c", "--out", str(out), "--functions",
+                     "nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("robodyn: error: functions: 'nope' is not a function")
+    assert err.count("\n") == 1 and not out.exists()
+    with pytest.raises(SystemExit):  # a usage error, as argparse's own
+        cli_main(["export", "planar-2r", "--lang", "mathematica", "--out", str(out)])
+    assert "mathematica has the closed forms only: add --closed-form" in \
+        capsys.readouterr().err
