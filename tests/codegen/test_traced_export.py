@@ -10,7 +10,9 @@ states and compared to 1e-12 relative; a missing tool skips, never fails.
 from __future__ import annotations
 
 import ctypes
+import importlib.metadata
 import importlib.util
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -308,3 +310,86 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
         cli_main(["export", "planar-2r", "--lang", "mathematica", "--out", str(out)])
     assert "mathematica has the closed forms only: add --closed-form" in \
         capsys.readouterr().err
+
+
+# -- Java ---------------------------------------------------------------------------------------
+def _java_array(a) -> str:
+    return "new double[] {" + ", ".join(repr(float(x)) for x in np.ravel(a)) + "}"
+
+
+@pytest.mark.parametrize("mode", ["baked", "argument"])
+def test_java_export_equals_the_core(mode, numpy_backend, tmp_path):
+    if shutil.which("javac") is None or shutil.which("java") is None:
+        pytest.skip("no javac/java on PATH (apt-get install default-jdk-headless)")
+    robot = rd.load("rp-arm")
+    prog = build(robot, None, mode)
+    for fname, text in to_code(robot, "java", parameters=mode).items():
+        (tmp_path / fname).write_text(text)
+    calls, wants = [], []
+    for f in prog.functions:
+        arrays = states(robot, f.name, n=1)
+        wants.append(robot.runner.run(f.name, *arrays)[0])
+        args = ([robot.parameter_values] if mode == "argument" else []) + [a[0] for a in arrays]
+        calls.append(f"        show({prog.name}.{f.name}("
+                     + ", ".join(_java_array(a) for a in args) + "));")
+    (tmp_path / "Main.java").write_text(
+        "public final class Main {\n"
+        "    static void show(double[] x) {\n"
+        "        StringBuilder b = new StringBuilder();\n"
+        "        for (double v : x) b.append(Double.toString(v)).append(' ');\n"
+        "        System.out.println(b.toString().trim());\n    }\n"
+        "    public static void main(String[] args) {\n" + "\n".join(calls) + "\n    }\n}\n")
+    done = subprocess.run(["javac", "-Xlint:all", "-Werror", "-d", "classes",
+                           f"{prog.name}.java", "Main.java"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    ran = subprocess.run(["java", "-cp", "classes", "Main"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    lines = ran.stdout.splitlines()
+    assert len(lines) == len(wants)
+    for f, line, want in zip(prog.functions, lines, wants):
+        got = np.array([float(x) for x in line.split()]).reshape(want.shape)
+        assert_close(got, want, f"java {f.name}")
+
+
+def test_java_splits_long_methods():
+    """A method's bytecode is limited to 64 kB: long programs run in parts."""
+    robot = rd.load("puma560")
+    (text,) = robot.to_code("java", ["inverse_dynamics_derivatives"]).values()
+    parts = re.findall(r"private static void inverse_dynamics_derivatives_part(\d+)\(", text)
+    assert len(parts) > 1
+    longest = max(len(chunk.splitlines()) for chunk in text.split("private static void")[1:])
+    assert longest <= 1600
+
+
+# -- Julia and MATLAB: written; run where the tool is installed ---------------------------------
+@pytest.mark.parametrize("lang,tool", [("julia", "julia"), ("matlab", "octave")])
+def test_julia_and_octave_export_equals_the_core(lang, tool, numpy_backend, tmp_path):
+    robot = rd.load("rp-arm")
+    files = robot.to_code(lang, ["inverse_dynamics", "mass_matrix", "kinetic_energy"])
+    text = "\n".join(files.values())
+    # balanced blocks: every function ends, and nothing but the generated statements
+    opened = len(re.findall(r"^\s*(function|module)\b", text, re.M))
+    closed = len(re.findall(r"^\s*end\b", text, re.M))
+    assert opened == closed, (lang, opened, closed)
+    if shutil.which(tool) is None:
+        pytest.skip(f"{tool} is not installed: the {lang} export is written but not run")
+    for fname, body in files.items():
+        (tmp_path / fname).write_text(body)
+    q, qd, qdd = (a[0] for a in random_states(robot, 1, seed=4))
+    want = robot.inverse_dynamics(q, qd, qdd)
+    vec = "[" + "; ".join(repr(float(x)) for x in q) + "]"
+    vd = "[" + "; ".join(repr(float(x)) for x in qd) + "]"
+    vdd = "[" + "; ".join(repr(float(x)) for x in qdd) + "]"
+    if lang == "julia":
+        script = (f'include("rp_arm.jl"); t = rp_arm.inverse_dynamics({vec}, {vd}, {vdd}); '
+                  "println(join(string.(t), \" \"))")
+        command = ["julia", "--startup-file=no", "-e", script]
+    else:
+        script = (f"t = rp_arm_inverse_dynamics({vec}, {vd}, {vdd}); "
+                  "printf('%.17g ', t); printf('\\n');")
+        command = ["octave", "--no-gui", "--quiet", "--eval", script]
+    ran = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    assert_close([float(x) for x in ran.stdout.split()], want, lang)
