@@ -33,7 +33,12 @@ import robodyn as rd
 from robodyn.dynamics.registry import KERNELS
 
 ROOT = Path(__file__).resolve().parent.parent
-PINOCCHIO = ROOT.parent / "shared" / "bench" / "pinocchio_cpp" / "run.sh"
+#: Native Pinocchio's benchmark, in the ``shared`` folder beside the checkout (or beside
+#: the folder of a git worktree).
+PINOCCHIO = next((base / "shared" / "bench" / "pinocchio_cpp" / "run.sh"
+                  for base in (ROOT.parent, ROOT.parent.parent)
+                  if (base / "shared" / "bench" / "pinocchio_cpp" / "run.sh").exists()),
+                 ROOT.parent / "shared" / "bench" / "pinocchio_cpp" / "run.sh")
 TIMED = {  # ours -> Pinocchio's
     "inverse_dynamics": "rnea",
     "forward_dynamics": "aba",
