@@ -128,6 +128,8 @@ def pinocchio_times() -> dict[str, float] | str:
         return f"run.sh failed: {(done.stderr or done.stdout).strip()[-300:]}"
     times = {m.group(1): float(m.group(2)) * 1e-6
              for m in re.finditer(r"^(\w+) ([0-9.eE+-]+) us/call", done.stdout, re.M)}
+    if not times:
+        return f"run.sh printed no timings: {done.stdout.strip()[-300:]!r}"
     print("pinocchio: " + done.stdout.splitlines()[0])
     return times
 
