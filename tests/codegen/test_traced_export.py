@@ -23,6 +23,7 @@ import pytest
 import robodyn as rd
 from conftest import MODEL_NAMES, random_states
 from robodyn.cli import main as cli_main
+from robodyn.codegen.export import traced
 from robodyn.codegen.export.traced import LANGUAGES, build, to_code
 from robodyn.core.errors import InputError, RobodynError
 from robodyn.dynamics.registry import KERNELS
@@ -72,10 +73,14 @@ def check_compiled(robot, kernels, parameters):
 
 # -- C ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("mode", ["baked", "argument"])
-def test_c_is_warning_free_c99(mode, tmp_path):
+def test_c_is_warning_free_c99(mode, tmp_path, monkeypatch):
     cc = _cc()
     robot = rd.load("rp-arm")  # a prismatic and a revolute joint, friction: every op kind
+    if mode == "argument":  # long programs in parts (the Panda's), here with short parts
+        monkeypatch.setattr(traced, "PART", 40)
     files = robot.to_code("c", parameters=mode)
+    assert ("static void rp_arm_inverse_dynamics_derivatives_part1(" in files["rp_arm.c"]) \
+        == (mode == "argument")
     assert sorted(files) == ["rp_arm.c", "rp_arm.h"]
     for fname, text in files.items():
         (tmp_path / fname).write_text(text)
@@ -97,13 +102,20 @@ def test_c_is_warning_free_c99(mode, tmp_path):
     assert f"robodyn {rd.__version__}" in header
 
 
-def _slow(*names):
-    """The model names, those in ``names`` marked slow (the PUMA: 6 joints, 20 s to build)."""
-    return [pytest.param(n, marks=pytest.mark.slow) if n in names else n for n in MODEL_NAMES]
+def _cases():
+    """Every built-in in both modes; the PUMA (6 joints, 20 s to build) and the argument
+    mode of the small planar arms (the same code with ``p[j]`` loads) marked slow."""
+    out = []
+    for mode in ("baked", "argument"):
+        for name in MODEL_NAMES:
+            slow = name == "puma560" or (mode == "argument" and name not in ("rp-arm",
+                                                                             "pendulum"))
+            out.append(pytest.param(name, mode, marks=pytest.mark.slow) if slow
+                       else (name, mode))
+    return out
 
 
-@pytest.mark.parametrize("model", _slow("puma560"))
-@pytest.mark.parametrize("mode", ["baked", "argument"])
+@pytest.mark.parametrize("model,mode", _cases())
 def test_compiled_c_equals_the_core_for_every_built_in(model, mode, numpy_backend):
     _cc()
     robot = rd.load(model)
@@ -135,10 +147,12 @@ def test_compiled_c_equals_the_core_for_urdf_arms(arm, mode, request, monkeypatc
     check_compiled(robot, kernels, mode)
 
 
-def test_compile_c_batches_and_broadcasts(numpy_backend):
+def test_compile_c_batches_and_broadcasts(numpy_backend, monkeypatch):
     _cc()
     robot = rd.load("planar-2r")
+    monkeypatch.setattr(traced, "PART", 7)  # values pass between parts through the scratch
     k = robot.compile_c(["inverse_dynamics", "kinetic_energy", "mass_matrix"])
+    assert "planar_2r_inverse_dynamics_part2(" in k.files["planar_2r.c"]
     assert k.names == ("inverse_dynamics", "kinetic_energy", "mass_matrix")
     q = np.random.default_rng(3).normal(size=(2, 3, 2))
     qd = np.array([0.3, -0.2])  # one value for every sample
@@ -230,12 +244,17 @@ template <class T, std::size_t N> static void put(const std::array<T, N> &a, dou
 @pytest.mark.skipif(not (EIGEN / "Eigen" / "Core").exists(), reason="Eigen headers not at "
                     "/usr/include/eigen3 (apt-get install libeigen3-dev)")
 @pytest.mark.parametrize("mode", [pytest.param("baked", marks=pytest.mark.slow), "argument"])
-def test_cpp_export_equals_the_core(mode, numpy_backend, tmp_path):
+def test_cpp_export_equals_the_core(mode, numpy_backend, tmp_path, monkeypatch):
     if shutil.which("g++") is None:
         pytest.skip("no g++ on PATH")
     robot = rd.load("rp-arm")
-    prog = build(robot, None, mode)
-    for fname, text in to_code(robot, "cpp", parameters=mode).items():
+    # every kind of result (vector, matrix, scalar, 6 x n, 3 indices), long ones in parts
+    functions = ["inverse_dynamics_contact", "forward_dynamics", "mass_matrix",
+                 "kinetic_energy", "jacobian", "inverse_dynamics_derivatives"]
+    monkeypatch.setattr(traced, "PART", 10)
+    prog = build(robot, functions, mode)
+    for fname, text in to_code(robot, "cpp", functions, parameters=mode).items():
+        assert "namespace detail" in text
         (tmp_path / fname).write_text(text)
     wrappers = []
     for f in prog.functions:
@@ -317,7 +336,7 @@ def _java_array(a) -> str:
     return "new double[] {" + ", ".join(repr(float(x)) for x in np.ravel(a)) + "}"
 
 
-@pytest.mark.parametrize("mode", ["baked", "argument"])
+@pytest.mark.parametrize("mode", [pytest.param("baked", marks=pytest.mark.slow), "argument"])
 def test_java_export_equals_the_core(mode, numpy_backend, tmp_path):
     if shutil.which("javac") is None or shutil.which("java") is None:
         pytest.skip("no javac/java on PATH (apt-get install default-jdk-headless)")

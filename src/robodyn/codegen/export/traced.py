@@ -325,12 +325,14 @@ class Part:
     read: set
 
 
-def split(f: TracedFunction, size: int = PART) -> tuple[list[Part], dict[int, int], dict]:
-    """``f``'s statements in parts of at most ``size``; ``slots``: value -> index in the
-    scratch array of each value used after its part (all outputs when there are several
-    parts); ``part_of``: value -> its part."""
+def split(f: TracedFunction, size: int | None = None
+          ) -> tuple[list[Part], dict[int, int], dict]:
+    """``f``'s statements in parts of at most ``size`` (default :data:`PART`); ``slots``:
+    value -> index in the scratch array of each value used after its part (all outputs
+    when there are several parts); ``part_of``: value -> its part."""
     from ..tape import Var
 
+    size = PART if size is None else size
     stmts = f.statements()
     ops = f.tape.ops
     chunks = [stmts[k:k + size] for k in range(0, len(stmts), size)] or [[]]
