@@ -41,6 +41,7 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_rollouts.py
 	$(BIN)/python benchmarks/bench_derivatives.py
 	$(BIN)/python benchmarks/bench_codegen.py
+	$(BIN)/python benchmarks/bench_export.py
 
 bench-symbolic: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_symbolic.py

@@ -447,6 +447,29 @@ class Robot:
             write_file(path, text, force=force, option="path")
         return text
 
+    def to_code(self, lang: str, functions=None, parameters: str = "baked",
+                name: str | None = None) -> dict[str, str]:
+        """``{file name: text}``: robodyn's compiled kernels (the traced straight-line
+        programs, every registry entry or those named in ``functions``) as standalone
+        ``lang`` source: ``c``, ``cpp``, ``python``, ``java``, ``julia`` or ``matlab``
+        (:mod:`robodyn.codegen.export.traced`). ``parameters="argument"``: every function
+        takes the parameter vector ``p`` first (order :attr:`runner.parameter_names
+        <robodyn.codegen.runner.Runner.parameter_names>`); ``name``: the prefix / module
+        name (default: the model name made an identifier). The closed forms, for reading,
+        are ``robot.equations().to_code(...)``."""
+        from .codegen.export.traced import to_code
+
+        return to_code(self, lang, functions, parameters, name)
+
+    def compile_c(self, functions=None, parameters: str = "baked",
+                  compiler: str | None = None, flags=("-O2",)):
+        """The C kernels of :meth:`to_code` compiled with the C compiler on PATH and loaded
+        (ctypes): ``k = robot.compile_c(); k.inverse_dynamics(q, qd, qdd)``, batched over
+        leading axes (:mod:`robodyn.codegen.export.compile_c`)."""
+        from .codegen.export.compile_c import compile_c
+
+        return compile_c(self, functions, parameters, compiler, flags)
+
     # -- derivatives ------------------------------------------------------------------
     def inverse_dynamics_derivatives(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
                                      h_e: ArrayLike | None = None) -> tuple[np.ndarray, ...]:

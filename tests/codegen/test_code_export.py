@@ -485,13 +485,14 @@ def test_bad_requests_get_clear_errors():
 def test_cli_writes_the_files_and_says_how_to_use_them(tmp_path, capsys):
     out = tmp_path / "gen"
     code = cli_main(["export", "rp-arm", "--lang", "c", "--out", str(out), "--parameters",
-                     "argument", "--method", "newton-euler"])
+                     "argument", "--method", "newton-euler", "--closed-form"])
     assert code == 0
     assert sorted(p.name for p in out.iterdir()) == ["rp_arm.c", "rp_arm.h"]
     assert "newton-euler" in (out / "rp_arm.c").read_text()[:400]
     err = capsys.readouterr().err
     assert "gcc" in err and "rp_arm_inverse_dynamics(p, q, qd, qdd, tau)" in err
-    assert cli_main(["export", "rp-arm", "--lang", "python", "--out", str(out)]) == 0
+    assert cli_main(["export", "rp-arm", "--lang", "python", "--out", str(out),
+                     "--closed-form"]) == 0
     module = import_module(out / "rp_arm.py", "rp_arm_cli")
     robot = robot_of("rp-arm")
     q, qd, qdd = random_states(robot, 3, seed=2)

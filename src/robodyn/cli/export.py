@@ -1,11 +1,14 @@
 """``robodyn export MODEL``: a model written as URDF (``--urdf FILE``, ``robot.to_urdf``)
-or its equations of motion as code (``--lang LANG --out DIR``, ``eq.to_code``).
+or as code (``--lang LANG --out DIR``): by default robodyn's compiled kernels, the traced
+straight-line programs (``robot.to_code``: every registry function, or ``--functions``),
+with ``--closed-form`` the closed-form equations of motion (``eq.to_code``, for reading).
 
 MODEL is a built-in model name, a YAML model file or a URDF file (with the URDF
 options of every model command: ``--base``, ``--tip``, ...). ``--urdf -`` writes the
-file to standard output. ``--lang`` is one of python, c, cpp, matlab, java, julia,
-mathematica; ``--parameters baked`` (default) writes the model's numbers into the code,
-``--parameters argument`` makes every function take the parameter vector ``p`` first.
+file to standard output. ``--lang`` is one of python, c, cpp, matlab, java, julia
+(and mathematica, closed forms only); ``--parameters baked`` (default) writes the model's
+numbers into the code, ``--parameters argument`` makes every function take the parameter
+vector ``p`` first.
 
 A file that is already there is overwritten only when robodyn wrote it (its header's
 first line says so) or with ``--force``; a symbolic link is never written through or
@@ -28,9 +31,11 @@ def add_export_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.
                        help="write a model as URDF, or its equations of motion as code",
                        description="Write a model as URDF (--urdf: parameter values bound, "
                        "joint offsets folded into the joint origins, the tip frame as a 'tool' "
-                       "link), or its closed-form equations of motion as standalone code "
-                       "(--lang LANG --out DIR: inverse_dynamics, mass_matrix, "
-                       "coriolis_matrix, gravity_torques, friction_torques).")
+                       "link), or as standalone code (--lang LANG --out DIR): robodyn's "
+                       "compiled kernels (every function of the registry: inverse and forward "
+                       "dynamics, mass matrix, ..., derivatives; fast), or with --closed-form "
+                       "the closed-form equations of motion (inverse_dynamics, mass_matrix, "
+                       "coriolis_matrix, gravity_torques, friction_torques; for reading).")
     p.add_argument("model", metavar="MODEL",
                    help="a built-in model name, a YAML model file or a URDF file")
     p.add_argument("--urdf", metavar="FILE",
@@ -47,9 +52,15 @@ def add_export_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.
     code.add_argument("--parameters", choices=PARAMETER_MODES, default="baked",
                       help="baked: the model's numbers in the code (default); argument: "
                       "every function takes the parameter vector p first")
-    code.add_argument("--method", default="lagrange", choices=["lagrange", "newton-euler"],
-                      help="how the closed forms are derived (the same equations; default "
-                      "lagrange)")
+    code.add_argument("--closed-form", action="store_true",
+                      help="export the closed-form equations of motion (eq.to_code) instead "
+                      "of the compiled kernels")
+    code.add_argument("--functions", metavar="LIST",
+                      help="the compiled kernels to export, comma-separated (default: all "
+                      "of the registry)")
+    code.add_argument("--method", default=None, choices=["lagrange", "newton-euler"],
+                      help="with --closed-form: how the closed forms are derived (the same "
+                      "equations; default lagrange)")
     code.add_argument("--name", metavar="NAME",
                       help="function prefix / module name (default: the model name with "
                       "other characters than letters, digits and _ as _)")
@@ -64,8 +75,18 @@ def _cmd_export(args: argparse.Namespace) -> int:
         args.command_parser.error("give either --urdf FILE or --lang LANG --out DIR")
     if args.lang is not None and not args.out:
         args.command_parser.error("--lang needs --out DIR, the folder to write the files into")
+    if args.lang is not None and not args.closed_form:
+        if args.method is not None:
+            args.command_parser.error("--method applies to the closed forms: add --closed-form")
+        if args.lang == "mathematica":
+            args.command_parser.error("mathematica has the closed forms only: add --closed-form")
+    elif args.functions is not None:
+        args.command_parser.error("--functions applies to the compiled kernels (--lang without "
+                                  "--closed-form)")
     robot = load_model(args.model, args)
     if args.lang is not None:
+        if not args.closed_form:
+            return _export_kernels(robot, args)
         return _export_code(robot, args)
     from ..codegen.export.files import write_file
 
@@ -82,7 +103,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def _export_code(robot, args: argparse.Namespace) -> int:
     from ..codegen.export import LANGUAGES, program_of, usage, write_files
 
-    eq = robot.equations(method=args.method)
+    eq = robot.equations(method=args.method or "lagrange")
     program = program_of(eq, args.parameters, args.name)
     files = LANGUAGES[args.lang][0](program)
     paths = write_files(files, args.out, force=args.force)
@@ -91,4 +112,25 @@ def _export_code(robot, args: argparse.Namespace) -> int:
     print("use:\n" + "\n".join("  " + line for line in
                                usage(args.lang, program, args.out).splitlines()),
           file=sys.stderr)
+    return 0
+
+
+def _export_kernels(robot, args: argparse.Namespace) -> int:
+    from ..codegen.export import write_files
+    from ..codegen.export.traced import build, usage
+
+    functions = None
+    if args.functions is not None:
+        functions = [f.strip() for f in args.functions.split(",") if f.strip()]
+    prog = build(robot, functions, args.parameters, args.name)
+    from ..codegen.export.traced import WRITERS
+
+    files = WRITERS[args.lang](prog)
+    paths = write_files(files, args.out, force=args.force)
+    print(f"robodyn: wrote {visible(robot.name)} ({robot.dof} joints, {args.lang}, "
+          f"{len(prog.functions)} compiled kernels, parameters {args.parameters}): "
+          + ", ".join(str(p) for p in paths), file=sys.stderr)
+    print("use:\n" + "\n".join("  " + line for line in
+                               usage(args.lang, prog.name, prog.argument, str(args.out))
+                               .splitlines()), file=sys.stderr)
     return 0
