@@ -63,7 +63,12 @@ from .tape import Tape
 THREAD_MIN_BATCH = 4096
 #: From this many samples on a batch runs the blocked kernel (compiled on the first such
 #: batch: a few seconds, once per model and kernel, that smaller batches do not repay).
+#: ``ROBODYN_BLOCKED_MIN_BATCH`` sets another threshold (a whole number; the test suite,
+#: which compiles hundreds of programs once each, sets it high).
 BLOCKED_MIN_BATCH = 256
+_env_threshold = os.environ.get("ROBODYN_BLOCKED_MIN_BATCH", "").strip()
+if _env_threshold.isdigit() and int(_env_threshold) > 0:
+    BLOCKED_MIN_BATCH = int(_env_threshold)
 #: Programs longer than this run per sample only: compiling the blocked flavour of a
 #: 7-DOF regressor or derivative kernel (tens of thousands of statements) takes minutes.
 #: The Panda's Coriolis matrix, the longest of ID, M, FD, C and g, is 3645.
