@@ -155,11 +155,15 @@ def _motion(t, q, dof: int, what: str) -> tuple[np.ndarray, np.ndarray]:
     return t, q
 
 
-def _free_port(port: int) -> int:
-    """``port`` if nothing listens on it at :data:`HOST`, else an error naming it."""
+def _check_port(port) -> None:
     if isinstance(port, bool) or not isinstance(port, (int, np.integer)) \
             or not 1 <= int(port) <= 65535:
         raise InputError(f"port: expected a whole number from 1 to 65535, got {excerpt(port)}")
+
+
+def _free_port(port: int) -> int:
+    """``port`` if nothing listens on it at :data:`HOST`, else an error naming it."""
+    _check_port(port)
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         # as the server binds: a port left in TIME_WAIT by a closed view is free
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -532,4 +536,5 @@ def show(robot, q=None, sim=None, *, port: int = DEFAULT_PORT, frames: bool = Tr
         q = np.full(dof, float(q))
     if q.shape != (dof,) or not np.isfinite(q).all():
         raise InputError(f"q: expected {dof} finite joint values, got {excerpt(q.tolist())}")
+    _check_port(port)  # before viser is imported: a bad argument is named first
     return Viewer(robot, q, motion, port, bool(frames), bool(inertia))
