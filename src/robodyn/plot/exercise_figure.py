@@ -46,7 +46,8 @@ def _t(x=0.0, z=0.0):
 
 def _number(expr, values, what: str) -> float:
     table = {sp.Symbol(k): v for k, v in values.items()}
-    value = sp.sympify(expr).xreplace(table)
+    # model data are SymPy expressions or numbers already: nothing is parsed here
+    value = expr.xreplace(table) if isinstance(expr, sp.Basic) else expr
     try:
         return float(value)
     except TypeError:

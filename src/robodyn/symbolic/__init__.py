@@ -189,7 +189,7 @@ def _rows_fit(dh_rows, chain: Chain) -> bool:
     used = set()
     for row in dh_rows:
         for x in (row.a, row.alpha, row.d, row.theta):
-            used |= getattr(sp.sympify(x), "free_symbols", set())
+            used |= getattr(x, "free_symbols", set())  # SymPy expressions or numbers
     return used <= free
 
 
