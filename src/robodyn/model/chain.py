@@ -213,20 +213,82 @@ def folded(link: Link) -> Link:
 
 
 @dataclass(frozen=True)
+class Frame:
+    """A named frame fixed to a link (a URDF link merged on a ``fixed`` joint, a tool, a
+    hand): ``placement`` in the frame of link ``link`` (0-based; ``-1`` is the base)."""
+
+    name: str
+    link: int
+    placement: Transform = field(default_factory=Transform)
+
+
+@dataclass(frozen=True)
 class Chain:
-    """A serial chain: links from base to tip, gravity in the base frame, the
-    end-effector frame in the last link frame. ``planar``: the model says its revolute
-    joints are all parallel, so only each link's moment about that axis matters (an
-    inertia that breaks the triangle inequality is then expected, not warned about)."""
+    """A kinematic tree of links (a serial chain when every link hangs from the one
+    before), gravity in the base frame, the end-effector frame in the last link frame.
+
+    ``parents``: the index of each link's parent link (0-based; ``-1`` the base), each
+    smaller than the link's own, so ``links`` lists parents before children (Featherstone's
+    regular numbering, §4.1.2); empty for a serial chain (``parents[i] = i - 1``).
+    ``frames``: named frames fixed to links (:class:`Frame`), beside the links' own.
+    ``floating``: the base is a free-flying body (link 0 moved by a 6-DOF free-flyer)
+    rather than fixed to the world. ``planar``: the model says its revolute joints are all
+    parallel, so only each link's moment about that axis matters (an inertia that breaks
+    the triangle inequality is then expected, not warned about)."""
 
     links: tuple[Link, ...]
     gravity: la.Vec3
     tip: Transform = field(default_factory=Transform)
     planar: bool = False
+    parents: tuple[int, ...] = ()
+    frames: tuple[Frame, ...] = ()
+    floating: bool = False
+
+    def __post_init__(self):
+        if self.parents:
+            parents = tuple(self.parents)
+            if len(parents) != len(self.links):
+                raise ModelError(f"parents: {len(parents)} entries for {len(self.links)} links; "
+                                 "give one parent index per link")
+            for i, p in enumerate(parents):
+                if not isinstance(p, int) or isinstance(p, bool) or not -1 <= p < i:
+                    raise ModelError(
+                        f"parents[{i}]: {excerpt(p)} is not the index of an earlier link; a "
+                        "link's parent is -1 (the base) or a link listed before it")
+            # a chain that is serial after all keeps the empty form, so it compares equal
+            object.__setattr__(self, "parents",
+                               () if parents == tuple(range(-1, len(parents) - 1)) else parents)
 
     @property
     def dof(self) -> int:
         return len(self.links)
+
+    @property
+    def is_serial(self) -> bool:
+        """Every link hangs from the one before it."""
+        return not self.parents
+
+    def parent(self, i: int) -> int:
+        """The index of link ``i``'s parent (``-1``: the base)."""
+        return self.parents[i] if self.parents else i - 1
+
+    @property
+    def parent_indices(self) -> tuple[int, ...]:
+        """``parent(i)`` for every link."""
+        return self.parents or tuple(range(-1, self.dof - 1))
+
+    def children(self, i: int) -> tuple[int, ...]:
+        """The links whose parent is link ``i`` (``-1``: those on the base)."""
+        return tuple(k for k, p in enumerate(self.parent_indices) if p == i)
+
+    def ancestors(self, i: int) -> tuple[int, ...]:
+        """Link ``i`` and the links between it and the base, from ``i`` down: the joints
+        that move link ``i`` (the support of its Jacobian, the nonzeros of row ``i`` of M)."""
+        out = []
+        while i >= 0:
+            out.append(i)
+            i = self.parent(i)
+        return tuple(out)
 
     def numbers(self) -> list:
         """Every number of the chain (SymPy expressions or floats), in a fixed order."""
@@ -362,6 +424,8 @@ def _labelled_numbers(chain: Chain):
             vector(f"{where}.point_masses[{k}].at", point.at)
     vector("gravity", chain.gravity)
     transform("tip", chain.tip)
+    for k, frame in enumerate(chain.frames):
+        transform(f"frames[{k}].placement", frame.placement)
     return out
 
 
@@ -507,7 +571,7 @@ def _map(f, x):
 
 
 #: Fields of the model that are not numbers of the dynamics.
-_NOT_NUMBERS = ("name", "type", "limits", "planar")
+_NOT_NUMBERS = ("name", "type", "limits", "planar", "parents", "floating", "link")
 
 
 def _map_dataclass(f, obj):
@@ -518,7 +582,7 @@ def _map_dataclass(f, obj):
             continue
         if hasattr(value, "__dataclass_fields__"):
             changes[fl.name] = _map_dataclass(f, value)
-        elif fl.name in ("links", "point_masses"):
+        elif fl.name in ("links", "point_masses", "frames"):
             changes[fl.name] = tuple(_map_dataclass(f, item) for item in value)
         else:
             changes[fl.name] = _map(f, value)
