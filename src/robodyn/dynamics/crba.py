@@ -1,11 +1,13 @@
 """Joint-space inertia matrix by the composite-rigid-body algorithm.
 
-Featherstone, *Rigid Body Dynamics Algorithms*, §6.2 (Table 6.2), for a chain,
-in link coordinates::
+Featherstone, *Rigid Body Dynamics Algorithms*, §6.2 (Table 6.2), for a tree
+(``p(i)`` the parent of link ``i``; ``i - 1`` in a serial chain), in link coordinates::
 
-    I^C_n = I_n,   I^C_{i-1} = I_{i-1} + X_i^T I^C_i X_i      (inward)
-    f = I^C_j S_j,   M_jj = S_j^T f,   then for i = j-1 .. 1:
-    f <- X_{i+1}^T f,   M_ij = M_ji = S_i^T f
+    I^C_i = I_i + sum over children k of X_k^T I^C_k X_k      (inward)
+    f = I^C_j S_j,   M_jj = S_j^T f,   then for i = p(j), p(p(j)), ... (j's ancestors):
+    f <- X_child^T f,   M_ij = M_ji = S_i^T f
+
+and ``M_ij = 0`` exactly when neither link supports the other (the tree's sparsity).
 
 with ``S_i`` the joint axis as a motion in link frame ``i`` (``(z, 0)`` revolute,
 ``(0, z)`` prismatic) and inertias about the link origins. This equals the
@@ -68,15 +70,19 @@ def mass_matrix(chain: Chain, q, ops) -> list[list]:
     n = chain.dof
     frames = [joint_transform(link.joint, qi, ops) for link, qi in zip(chain.links, q)]
     composite = [local_inertia(link) for link in chain.links]
-    for i in reversed(range(1, n)):
-        composite[i - 1] = add_inertia(composite[i - 1], to_parent_inertia(composite[i],
-                                                                           *frames[i]))
+    for i in reversed(range(n)):
+        parent = chain.parent(i)
+        if parent >= 0:
+            composite[parent] = add_inertia(composite[parent],
+                                            to_parent_inertia(composite[i], *frames[i]))
     axes = [local_axis(link.joint) for link in chain.links]
-    m = [[None] * n for _ in range(n)]
+    m = [[0] * n for _ in range(n)]  # a tree: M_ij = 0 exactly unless one supports the other
     for j in range(n):
         force = inertia_times(composite[j], axes[j])
         m[j][j] = pair(axes[j], force) + chain.links[j].motor.armature
-        for i in reversed(range(j)):
-            force = to_parent_force(force, *frames[i + 1])
+        child, i = j, chain.parent(j)
+        while i >= 0:
+            force = to_parent_force(force, *frames[child])
             m[i][j] = m[j][i] = pair(axes[i], force)
+            child, i = i, chain.parent(i)
     return m

@@ -8,9 +8,10 @@ their own velocities, with every vector in the link's frame::
 with ``v_ci = v_i + w_i × c_i`` and the last term the motor's reflected rotor
 inertia; it equals ``1/2 qd^T M(q) qd``. A link's point masses are bodies of their
 own (zero inertia), summed in both energies. The link velocities come from the outward
-iteration of Newton–Euler (``w_i = E w_p + qd_i z``; ``v_i = E (v_p + w_p × r)
-[+ qd_i z]``). Potential energy (Siciliano eq. 7.26): ``U = -sum_i m_i g0^T p_ci``
-with ``p_ci`` the centre of mass in the base frame, zero at the base origin.
+iteration of Newton–Euler, ``p`` the link's parent (``w_i = E w_p + qd_i z``;
+``v_i = E (v_p + w_p × r) [+ qd_i z]``). Potential energy (Siciliano eq. 7.26):
+``U = -sum_i m_i g0^T p_ci`` with ``p_ci`` the centre of mass in the base frame, zero at the
+base origin.
 """
 
 from __future__ import annotations
@@ -24,9 +25,11 @@ from .kinematics import joint_transform, link_poses
 
 def kinetic_energy(chain: Chain, q: Sequence, qd: Sequence, ops):
     """``T(q, qd)`` from each link's linear and angular velocity (module docstring)."""
-    w, v = la.ZERO3, la.ZERO3
+    velocities: list = []
     total = 0
     for i, link in enumerate(chain.links):
+        parent = chain.parent(i)
+        w, v = velocities[parent] if parent >= 0 else (la.ZERO3, la.ZERO3)
         rot, r = joint_transform(link.joint, q[i], ops)
         v = la.tmatvec(rot, la.add(v, la.cross(w, r)))
         w = la.tmatvec(rot, w)
@@ -35,6 +38,7 @@ def kinetic_energy(chain: Chain, q: Sequence, qd: Sequence, ops):
             w = la.add(w, la.scale(qd[i], z))
         else:
             v = la.add(v, la.scale(qd[i], z))
+        velocities.append((w, v))
         for body in link_bodies(link):  # the link's body and its point masses
             vc = la.add(v, la.cross(w, body.com))
             total = total + (body.mass * la.dot(vc, vc)

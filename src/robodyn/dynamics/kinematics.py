@@ -1,4 +1,4 @@
-"""Forward kinematics and the geometric Jacobian of a serial chain.
+"""Forward kinematics and the geometric Jacobian of a chain or tree of links.
 
 The pose of link ``i`` in the base frame is built outward,
 ``T_0i = T_0,i-1 · P_i · J_i(q_i)`` with ``P_i`` the joint placement and ``J_i``
@@ -26,10 +26,12 @@ def joint_transform(joint: Joint, q, ops) -> tuple[la.Mat3, la.Vec3]:
 
 
 def link_poses(chain: Chain, q, ops) -> list[tuple[la.Mat3, la.Vec3]]:
-    """``(R_0i, o_i)`` of every link frame in the base frame, base to tip."""
-    poses = []
-    rot, pos = la.IDENTITY3, la.ZERO3
-    for link, qi in zip(chain.links, q, strict=True):
+    """``(R_0i, o_i)`` of every link frame in the base frame, in the order of the links,
+    each from its parent's pose (``T_0i = T_0p · P_i · J_i(q_i)``)."""
+    poses: list = []
+    for i, (link, qi) in enumerate(zip(chain.links, q, strict=True)):
+        parent = chain.parent(i)
+        rot, pos = poses[parent] if parent >= 0 else (la.IDENTITY3, la.ZERO3)
         r, p = joint_transform(link.joint, qi, ops)
         pos = la.add(pos, la.matvec(rot, p))
         rot = la.matmul(rot, r)
@@ -55,8 +57,12 @@ def jacobian(chain: Chain, q, ops, poses=None) -> list[list]:
     ``(v_x, v_y, v_z, w_x, w_y, w_z)``: ``v_e = J qd``."""
     poses = poses or link_poses(chain, q, ops)
     _, p_e = tip_pose(chain, poses)
+    support = set(chain.ancestors(chain.dof - 1))  # a tree: only the tip's ancestors move it
     cols = []
-    for link, (rot, origin) in zip(chain.links, poses, strict=True):
+    for j, (link, (rot, origin)) in enumerate(zip(chain.links, poses, strict=True)):
+        if j not in support:
+            cols.append((0,) * 6)
+            continue
         z = la.matvec(rot, link.joint.axis)
         if link.joint.type == REVOLUTE:
             cols.append(la.cross(z, la.sub(p_e, origin)) + z)

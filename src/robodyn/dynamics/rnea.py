@@ -1,7 +1,8 @@
 """Recursive Newton–Euler inverse dynamics (lecture notes, Advanced Robotics, Lecture 15;
 Craig, *Introduction to Robotics*, §6.5, eqs. 6.45–6.53).
 
-Outward iteration, link ``i`` from its parent ``p``, every vector in the frame of
+Outward iteration, link ``i`` from its parent ``p`` (``i - 1`` in a serial chain, any
+earlier link in a tree), every vector in the frame of
 the link it belongs to, ``E = R^T`` the rotation from the parent frame into
 link frame ``i``, ``z`` the joint axis, ``r`` the link origin in the parent frame::
 
@@ -14,10 +15,12 @@ link frame ``i``, ``z`` the joint axis, ``r`` the link origin in the parent fram
     N_i   = I_i wd_i + w_i × I_i w_i
 
 with gravity entered as the base acceleration ``vd_0 = -g0``. Inward iteration,
-from the tip (``f_{n+1} = n_{n+1} = 0``)::
+from the tips (a link without children has ``f = n = 0`` from them), summed over the
+children ``k`` of link ``i`` (one, ``i+1``, in a serial chain; a tree's parent has
+several, Featherstone §5.3)::
 
-    f_i = R_{i+1} f_{i+1} + F_i
-    n_i = N_i + R_{i+1} n_{i+1} + c_i × F_i + r_{i+1} × (R_{i+1} f_{i+1})
+    f_i = sum_k R_k f_k + F_i
+    n_i = N_i + sum_k (R_k n_k + r_k × (R_k f_k)) + c_i × F_i
     tau_i = z · n_i (revolute),  z · f_i (prismatic)
 
 ``I_i`` is the inertia about the centre of mass ``c_i``, both in link frame ``i``. A
@@ -75,12 +78,14 @@ def rnea(
     the lecture does).
     """
     n = chain.dof
-    w, wd = la.ZERO3, la.ZERO3
-    vd = la.neg(chain.gravity)
-    rotations, origins, forces, moments, points = [], [], [], [], []
+    base = (la.ZERO3, la.ZERO3, la.neg(chain.gravity))
+    states, rotations, origins, forces, moments, points = [], [], [], [], [], []
     for i, link in enumerate(chain.links):
+        p = chain.parent(i)
+        w, wd, vd = states[p] if p >= 0 else base
         inertial = link.inertial
         rot, r, w, wd, vd = outward_step(link.joint, q[i], qd[i], qdd[i], w, wd, vd, ops)
+        states.append((w, wd, vd))
         c, m, inertia = inertial.com, inertial.mass, inertial.inertia
         vdc = la.add(vd, la.add(la.cross(wd, c), la.cross(w, la.cross(w, c))))
         force = la.scale(m, vdc)
@@ -104,14 +109,11 @@ def rnea(
         points.append(point_forces)
 
     tau = [None] * n
-    f, nm = la.ZERO3, la.ZERO3
+    # the force and moment each link's children exert on it, in its frame (a tree: summed)
+    from_children: list = [None] * n
     for i in reversed(range(n)):
         link = chain.links[i]
-        if i + 1 < n:
-            f_child = la.matvec(rotations[i + 1], f)
-            nm = la.add(la.matvec(rotations[i + 1], nm), la.cross(origins[i + 1], f_child))
-        else:
-            f_child = la.ZERO3
+        f_child, nm = from_children[i] or (la.ZERO3, la.ZERO3)
         f = la.add(f_child, forces[i])
         nm = la.add(la.add(nm, moments[i]), la.cross(link.inertial.com, forces[i]))
         for p, force_p in points[i]:
@@ -124,5 +126,13 @@ def rnea(
             record("f", i + 1, f)
             record("n", i + 1, nm)
             record("tau", i + 1, tau[i])
+        parent = chain.parent(i)
+        if parent >= 0:
+            f_up = la.matvec(rotations[i], f)
+            n_up = la.add(la.matvec(rotations[i], nm), la.cross(origins[i], f_up))
+            if from_children[parent] is not None:
+                f_sum, n_sum = from_children[parent]
+                f_up, n_up = la.add(f_sum, f_up), la.add(n_sum, n_up)
+            from_children[parent] = (f_up, n_up)
     return tau
 

@@ -231,10 +231,12 @@ class Chain:
     smaller than the link's own, so ``links`` lists parents before children (Featherstone's
     regular numbering, §4.1.2); empty for a serial chain (``parents[i] = i - 1``).
     ``frames``: named frames fixed to links (:class:`Frame`), beside the links' own.
-    ``floating``: the base is a free-flying body (link 0 moved by a 6-DOF free-flyer)
-    rather than fixed to the world. ``planar``: the model says its revolute joints are all
-    parallel, so only each link's moment about that axis matters (an inertia that breaks
-    the triangle inequality is then expected, not warned about)."""
+    ``floating_base``: ``None`` when the base is fixed to the world; else the base is a
+    free-flying body with this :class:`Inertial` (in the base frame), moved by a 6-DOF
+    free-flyer, and the links with parent ``-1`` hang from it. ``planar``: the model says
+    its revolute joints are all parallel, so only each link's moment about that axis
+    matters (an inertia that breaks the triangle inequality is then expected, not warned
+    about)."""
 
     links: tuple[Link, ...]
     gravity: la.Vec3
@@ -242,7 +244,7 @@ class Chain:
     planar: bool = False
     parents: tuple[int, ...] = ()
     frames: tuple[Frame, ...] = ()
-    floating: bool = False
+    floating_base: Inertial | None = None
 
     def __post_init__(self):
         if self.parents:
@@ -262,6 +264,11 @@ class Chain:
     @property
     def dof(self) -> int:
         return len(self.links)
+
+    @property
+    def floating(self) -> bool:
+        """The base is a free-flying body (``floating_base`` is given)."""
+        return self.floating_base is not None
 
     @property
     def is_serial(self) -> bool:
@@ -426,6 +433,13 @@ def _labelled_numbers(chain: Chain):
     transform("tip", chain.tip)
     for k, frame in enumerate(chain.frames):
         transform(f"frames[{k}].placement", frame.placement)
+    if chain.floating_base is not None:
+        body = chain.floating_base
+        out.append(("floating_base.mass", body.mass))
+        vector("floating_base.com", body.com)
+        for r, row in enumerate(body.inertia):
+            for c, v in enumerate(row):
+                out.append((f"floating_base.inertia.{_INERTIA_NAMES[r][c]}", v))
     return out
 
 
@@ -571,14 +585,14 @@ def _map(f, x):
 
 
 #: Fields of the model that are not numbers of the dynamics.
-_NOT_NUMBERS = ("name", "type", "limits", "planar", "parents", "floating", "link")
+_NOT_NUMBERS = ("name", "type", "limits", "planar", "parents", "link")
 
 
 def _map_dataclass(f, obj):
     changes = {}
     for fl in fields(obj):
         value = getattr(obj, fl.name)
-        if fl.name in _NOT_NUMBERS:
+        if fl.name in _NOT_NUMBERS or value is None:
             continue
         if hasattr(value, "__dataclass_fields__"):
             changes[fl.name] = _map_dataclass(f, value)
@@ -590,6 +604,8 @@ def _map_dataclass(f, obj):
 
 
 def _walk(obj, f):
+    if obj is None:  # an optional part the model does not have (a fixed base's body)
+        return
     if hasattr(obj, "__dataclass_fields__"):
         for fl in fields(obj):
             if fl.name not in _NOT_NUMBERS:
