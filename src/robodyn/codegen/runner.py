@@ -364,7 +364,7 @@ def _entry_point(kernel: Kernel):
         return None
 
 
-def _as_array(name: str, value) -> np.ndarray:
+def as_real_array(name: str, value) -> np.ndarray:
     """``value`` as a float64 array; real numbers only (no bool, complex, text, dates)."""
     try:
         arr = np.asarray(value)
@@ -400,7 +400,7 @@ def _batch(named) -> tuple[list[np.ndarray], tuple]:
     arrays = []
     for name, value, width in named:
         arr = value if type(value) is np.ndarray and value.dtype == np.float64 \
-            else _as_array(name, value)
+            else as_real_array(name, value)
         arr = broadcast_scalar(name, arr, width)
         if arr.ndim == 0 or arr.shape[-1] != width:
             raise InputError(f"{name}: expected shape (..., {width}) ({_what(name)}), got "
