@@ -154,8 +154,7 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, list[str]]:
                    help=f"where the tour writes its pictures (default ./{DEMO_DIR})")
     p.set_defaults(func=_cmd_demo, command_parser=p,
                    models_of=lambda a: a.models or ["planar-2r", "rp-arm", "puma560"])
-    p = add_derive_command(sub, parents=parents)
-    p.set_defaults(models_of=lambda a: [a.model], command_parser=p)
+    add_derive_command(sub, parents=parents)
     add_motion_commands(sub, parents)
     add_export_command(sub, parents)
     add_check_command(sub, parents)

@@ -56,6 +56,25 @@ def tolerance(text: str) -> float:
     return value
 
 
+#: What a MODEL argument may be, in every command's help.
+MODEL_HELP = "a built-in model name (robodyn models), a YAML model file or a URDF file"
+
+
+def model_command(sub, name: str, parents, doc: str | None, help: str,
+                  description: str) -> argparse.ArgumentParser:
+    """A sub-command ``name`` of ``robodyn`` that takes a model as its first argument
+    ``MODEL``: ``help`` for the command list, ``description`` on top of its ``--help`` and
+    the module docstring ``doc`` (after its first paragraph: the usage lines) below it, as
+    written (without ``doc``, argparse wraps the description)."""
+    p = sub.add_parser(name, parents=list(parents), help=help, description=description,
+                       epilog=doc.split("\n\n", 1)[1] if doc and "\n\n" in doc else None,
+                       formatter_class=argparse.RawDescriptionHelpFormatter if doc
+                       else argparse.HelpFormatter)
+    p.add_argument("model", metavar="MODEL", help=MODEL_HELP)
+    p.set_defaults(models_of=lambda a: [a.model], command_parser=p)
+    return p
+
+
 def model_options() -> argparse.ArgumentParser:
     """The options of every command that takes a model (a parent parser)."""
     parent = argparse.ArgumentParser(add_help=False)
