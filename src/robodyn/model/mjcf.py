@@ -620,22 +620,24 @@ class _Model:
     # -- the body tree ---------------------------------------------------------------------
     def _world(self, worldbodies: list[_Node]) -> None:
         roots: list[tuple[_Node, np.ndarray, str | None]] = []  # (body, pose, childclass)
-        statics: list[tuple[_Node, np.ndarray]] = []  # sites and frames of the world
-        stack = [(node, np.eye(4), None) for node in reversed(worldbodies)]
-        while stack:  # the world's frames only regroup bodies and sites
-            node, pose, cls = stack.pop()
+        statics: list[tuple[_Node, np.ndarray]] = []  # sites of the world
+
+        def visit(node, pose, cls):  # in file order; the world's frames only place things
             for child in node.children:
                 if child.tag == "body":
                     roots.append((child, pose, cls))
                 elif child.tag == "frame":
                     self._check_attrs(child, _FRAME_ATTRS)
-                    stack.append((child, pose @ self.compiler.pose(child),
-                                  child.attrib.get("childclass", cls)))
+                    visit(child, pose @ self.compiler.pose(child),
+                          child.attrib.get("childclass", cls))
                 elif child.tag == "site":
                     statics.append((child, pose))
                 elif child.tag not in ("geom", "camera", "light"):
                     raise ModelError(f"{child.where()}: not an element of <worldbody> robodyn "
                                      "reads (body, frame, geom, site, camera, light)")
+
+        for node in worldbodies:
+            visit(node, np.eye(4), None)
         free = [r for r in roots if any(
             self._is_free(j, r[0].attrib.get("childclass", r[2])) for j in r[0].children
             if j.tag in ("joint", "freejoint"))]
