@@ -619,3 +619,16 @@ def test_an_include_loop_is_refused(tmp_path):
 def test_load_mjcf_is_what_rd_load_reads(tmp_path):
     path = write(tmp_path, _two_links(""))
     assert load_mjcf(path).chain == rd.load(path).chain
+
+
+# -- the command line ------------------------------------------------------------------------
+def test_the_command_line_reads_mjcf_and_reports_its_errors_in_one_line(tmp_path, capsys):
+    from robodyn.cli import main
+
+    assert main(["demo", str(write(tmp_path, FEATURES)), "--samples", "2"]) == 0
+    assert "features: 5 DOF" in capsys.readouterr().out
+    bad = write(tmp_path, _one_body('<joint type="ball"/>'), "bad.xml")
+    assert main(["demo", str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"robodyn: error: {bad}:5: <joint>: a ball joint in body 'arm'; robodyn "
+                   "reads hinge, slide and free joints: replace it by three hinges"]
