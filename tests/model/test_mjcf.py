@@ -15,6 +15,7 @@ subprocess.
 from __future__ import annotations
 
 import math
+import os
 import re
 import textwrap
 from dataclasses import replace
@@ -324,6 +325,70 @@ def test_gravity_along_minus_z_is_the_parameter_g(tmp_path):
     close(m.opt.gravity, [0, 0, -3.5], "gravity")
 
 
+ROBOT = """\
+<mujoco model="arm">
+  <compiler angle="radian" meshdir="assets" autolimits="true"/>
+  <option integrator="implicitfast" timestep="0.002"/>
+  <default>
+    <default class="arm">
+      <joint damping="0.5" armature="0.1" frictionloss="0.05"/>
+      <default class="visual"><geom type="mesh" contype="0" conaffinity="0" group="2"/></default>
+      <default class="collision"><geom type="mesh" group="3"/></default>
+    </default>
+  </default>
+  <asset>
+    <mesh name="link1" file="link1.stl"/>
+    <mesh name="link2" file="link2.stl"/>
+  </asset>
+  <worldbody>
+    <body name="link1" childclass="arm" pos="0 0 0.1">
+      <inertial pos="0 0 0.1" quat="1 0 0 0" mass="2" diaginertia="0.02 0.02 0.003"/>
+      <joint name="joint1" axis="0 0 1" range="-3 3"/>
+      <geom class="visual" mesh="link1"/>
+      <geom class="collision" mesh="link1"/>
+      <body name="link2" pos="0 0 0.2" quat="0.707107 0.707107 0 0">
+        <inertial pos="0.1 0 0" mass="1" diaginertia="0.002 0.01 0.01"/>
+        <joint name="joint2" axis="0 0 1" range="-2 2"/>
+        <geom class="visual" mesh="link2"/>
+        <site name="attachment_site" pos="0.3 0 0"/>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <position class="arm" name="a1" joint="joint1" kp="100"/>
+    <motor name="a2" joint="joint2" gear="10"/>
+  </actuator>
+  <sensor><jointpos joint="joint1"/></sensor>
+  <contact><exclude body1="link1" body2="link2"/></contact>
+  <keyframe><key name="home" qpos="0 0.5"/></keyframe>
+</mujoco>
+"""
+
+
+def test_a_menagerie_style_scene_loads_without_its_meshes(tmp_path):
+    """A scene that includes a robot file with meshes (not on disk), actuators, sensors,
+    contacts and a keyframe: robodyn reads the bodies only; MuJoCo, which needs the
+    meshes, compiles the same robot with the mesh geoms and assets taken out."""
+    write(tmp_path, ROBOT, "arm.xml")
+    scene = write(tmp_path, """\
+        <mujoco model="scene">
+          <include file="arm.xml"/>
+          <visual><headlight diffuse="0.6 0.6 0.6"/></visual>
+          <worldbody>
+            <light pos="0 0 1.5" dir="0 0 -1"/>
+            <geom name="floor" size="0 0 0.05" type="plane"/>
+          </worldbody>
+        </mujoco>""", "scene.xml")
+    robot = rd.load(scene)
+    assert robot.name == "scene" and robot.dof == 2
+    stripped = re.sub(r"<asset>.*?</asset>|<geom class=\"(visual|collision)\"[^>]*/>", "",
+                      ROBOT, flags=re.S)
+    oracle = check_against_mujoco(write(tmp_path, stripped, "oracle.xml"))
+    q = np.array([0.4, -1.1])
+    close(robot.mass_matrix(q), oracle.mass_matrix(q), "scene vs oracle")
+    assert robot.chain == oracle.chain
+
+
 # -- floating base ----------------------------------------------------------------------------
 FREE = """\
 <mujoco>
@@ -443,6 +508,7 @@ def mujoco_mjcf(tmp_path: Path, rel: str, floating: bool = False) -> Path:
     ("panda_description/urdf/panda.urdf", 9),  # the fingers: a tree, and an <equality>
     ("xarm_description/urdf/xarm7.urdf", 7),
     ("baxter_description/urdf/baxter.urdf", 19),
+    ("talos_data/robots/talos_full_v2.urdf", 44),  # a humanoid's whole tree
 ])
 def test_mujocos_mjcf_of_example_robot_data_urdfs_equals_mujoco(tmp_path, rel, dof):
     robot = check_against_mujoco(mujoco_mjcf(tmp_path, rel), samples=2)
@@ -568,8 +634,8 @@ HOSTILE = {
                       f"more than {mjcf.MAX_MJCF_ELEMENTS:,} XML elements"),
     "many_bodies": ("<mujoco><worldbody>" + "<body/>" * (mjcf.MAX_MJCF_BODIES + 1)
                     + "</worldbody></mujoco>", f"more than {mjcf.MAX_MJCF_BODIES:,} bodies"),
-    "endless": (None, f"/dev/zero: the model (with its includes) is larger than "
-                      f"{mjcf.MAX_MJCF_BYTES:,} bytes"),
+    "endless": (None, "/dev/zero: not a regular file (a device, pipe or folder)"),
+    "fifo": (None, "fifo.xml: not a regular file"),
 }
 
 
@@ -577,7 +643,9 @@ HOSTILE = {
 def test_hostile_files_fail_fast_with_a_clear_error(tmp_path):
     paths = {}
     for case, (text, _) in HOSTILE.items():
-        paths[case] = "/dev/zero" if text is None else str(write(tmp_path, text, case + ".xml"))
+        paths[case] = "/dev/zero" if case == "endless" else str(tmp_path / "fifo.xml") \
+            if text is None else str(write(tmp_path, text, case + ".xml"))
+    os.mkfifo(tmp_path / "fifo.xml")  # no writer: a blocking open would wait for ever
     script = textwrap.dedent(f"""\
         from robodyn.core.errors import ModelError
         from robodyn.model.mjcf import load_mjcf
@@ -593,6 +661,25 @@ def test_hostile_files_fail_fast_with_a_clear_error(tmp_path):
     said = dict(line.split(" |", 1) for line in done.stdout.splitlines())
     for case, (_, expected) in HOSTILE.items():
         assert expected in said[case], (case, said[case])
+
+
+def test_a_file_over_the_size_limit_is_refused_and_one_at_it_is_read(tmp_path):
+    head, tail = "<mujoco><worldbody>", "</worldbody></mujoco>"
+    path = tmp_path / "big.xml"
+    path.write_text(head + " " * (mjcf.MAX_MJCF_BYTES + 1 - len(head) - len(tail)) + tail)
+    with pytest.raises(rd.ModelError, match=f"larger than {mjcf.MAX_MJCF_BYTES:,} bytes"):
+        load_mjcf(path)
+    path.write_text(head + " " * (mjcf.MAX_MJCF_BYTES - len(head) - len(tail)) + tail)
+    with pytest.raises(rd.ModelError, match="no body has a hinge or slide joint"):
+        load_mjcf(path)
+
+
+def test_a_missing_file_or_a_folder_is_named(tmp_path):
+    with pytest.raises(rd.ModelError, match="nothing.xml: cannot read the MJCF file .No such"):
+        rd.load(tmp_path / "nothing.xml")
+    (tmp_path / "folder.xml").mkdir()
+    with pytest.raises(rd.ModelError, match="folder.xml: not a regular file"):
+        rd.load(tmp_path / "folder.xml")
 
 
 def test_an_include_outside_the_models_folder_is_refused(tmp_path):

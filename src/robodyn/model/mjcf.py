@@ -37,7 +37,8 @@ are not read: the model is the unconstrained tree and a note in ``provenance.not
 what was left out.
 
 Safety: the XML is read with :mod:`xml.parsers.expat` and any document type declaration
-is refused (so no entity is ever defined or expanded, internal or external); a file over
+is refused (so no entity is ever defined or expanded, internal or external); only regular
+files are opened (a FIFO or device is refused without blocking); a file over
 :data:`MAX_MJCF_BYTES`, more than :data:`MAX_MJCF_ELEMENTS` elements or
 :data:`MAX_MJCF_DEPTH` levels of nesting, or more than :data:`MAX_MJCF_BODIES` bodies is
 rejected. ``<include file>`` is read only for files inside the folder of the main file
@@ -55,6 +56,8 @@ points down ``z``, the vector's numbers otherwise.
 from __future__ import annotations
 
 import math
+import os
+import stat
 import xml.parsers.expat
 from collections import Counter
 from dataclasses import dataclass, field
@@ -85,7 +88,7 @@ from .source import ModelSource, Provenance
 MAX_MJCF_BYTES = 10_000_000
 #: Most XML elements of a model, its includes counted (MuJoCo Menagerie's largest models
 #: have a few thousand).
-MAX_MJCF_ELEMENTS = 200_000
+MAX_MJCF_ELEMENTS = 100_000
 #: Deepest nesting of XML elements (a humanoid's body tree is about 15 bodies deep).
 MAX_MJCF_DEPTH = 200
 #: Most ``<body>`` elements, and most joints.
@@ -257,11 +260,17 @@ class _Reader:
     def read(self, path: Path, depth: int, origin: str = "") -> _Node:
         source = str(path)
         try:
-            with path.open("rb") as f:
-                data = f.read(MAX_MJCF_BYTES - self.bytes + 1)
+            # non-blocking: a FIFO must not hang the open; only regular files are read
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         except OSError as exc:
             raise ModelError(f"{origin or source}: cannot read the MJCF file "
                              f"({exc.strerror or exc})") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise ModelError(f"{origin or source}: not a regular file (a device, pipe or "
+                             "folder); an MJCF model is a file")
+        with os.fdopen(fd, "rb") as f:
+            data = f.read(MAX_MJCF_BYTES - self.bytes + 1)
         self.bytes += len(data)
         if self.bytes > MAX_MJCF_BYTES:
             raise ModelError(f"{source}: the model (with its includes) is larger than "
