@@ -317,6 +317,24 @@ def test_equality_and_tendons_are_left_out_with_a_note(tmp_path):
         "unconstrained tree (coupled or tendon-driven joints move independently)",)
 
 
+def test_geoms_without_inertial_count_only_where_mujoco_counts_them(tmp_path):
+    # a body welded to "b" with a geom and no inertial: MuJoCo derives its inertia from the
+    # geom by default (an error here), never with inertiafromgeom="false" (massless)
+    welded = '<body name="c" pos="0.1 0 0"><geom type="box" size="0.1 0.1 0.1"/></body>'
+    text = _two_links("").replace('<site name="s"', welded + '<site name="s"')
+    assert "<body name='c'>: MuJoCo derives this body's inertia from its geoms" in \
+        error(tmp_path, text)
+    robot = check_against_mujoco(write(tmp_path, text.replace(
+        "<compiler />", '<compiler inertiafromgeom="false"/>')))
+    assert float(robot.chain.links[1].inertial.mass) == 0.7
+    # geoms outside inertiagrouprange, or of mass 0, never count
+    grouped = text.replace('<geom type="box"', '<geom group="4" type="box"').replace(
+        "<compiler />", '<compiler inertiagrouprange="0 3"/>')
+    assert rd.load(write(tmp_path, grouped, "grouped.xml")).chain == robot.chain
+    massless = text.replace('<geom type="box"', '<geom mass="0" type="box"')
+    assert rd.load(write(tmp_path, massless, "massless.xml")).chain == robot.chain
+
+
 def test_gravity_along_minus_z_is_the_parameter_g(tmp_path):
     robot = rd.load(write(tmp_path, _two_links("").replace(
         "<compiler />", '<option gravity="0 0 -3.5"/>')))
@@ -694,6 +712,24 @@ def test_an_include_outside_the_models_folder_is_refused(tmp_path):
     (tmp_path / "model" / "link.xml").symlink_to(tmp_path / "outside.xml")
     assert "is outside the folder" in error(
         tmp_path, '<mujoco><include file="link.xml"/></mujoco>', "model/model.xml")
+
+
+def test_nesting_is_limited_across_included_files(tmp_path):
+    half = mjcf.MAX_MJCF_DEPTH // 2 + 5
+    write(tmp_path, "<mujoco>" + "<body>" * half + "</body>" * half + "</mujoco>", "inner.xml")
+    text = ("<mujoco><worldbody>" + "<body>" * half + '<include file="inner.xml"/>'
+            + "</body>" * half + "</worldbody></mujoco>")
+    assert f"inner.xml:1: <body>: is nested more than {mjcf.MAX_MJCF_DEPTH} elements deep " \
+        "(with the files that include it)" in error(tmp_path, text)
+
+
+def test_includes_nest_at_most_max_include_depth_deep(tmp_path):
+    deepest = mjcf.MAX_INCLUDE_DEPTH  # the main file includes f1.xml, f1 includes f2, ...
+    for k in range(1, deepest + 1):
+        write(tmp_path, f'<mujoco><include file="f{k + 1}.xml"/></mujoco>', f"f{k}.xml")
+    write(tmp_path, "<mujoco/>", f"f{deepest + 1}.xml")
+    message = error(tmp_path, '<mujoco><include file="f1.xml"/></mujoco>')
+    assert f"f{deepest}.xml:1: <include>: includes nested more than {deepest} deep" in message
 
 
 def test_an_include_loop_is_refused(tmp_path):

@@ -314,17 +314,21 @@ class _Reader:
                              "document with a <mujoco> element") from None
         return top[0]
 
-    def expand_includes(self, node: _Node, depth: int) -> None:
-        """Replace each ``<include file>`` below ``node`` by the children of the included
-        file's root element (MuJoCo's rule), recursively."""
+    def expand_includes(self, node: _Node, depth: int, level: int = 1) -> None:
+        """Replace each ``<include file>`` below ``node`` (nested ``level`` deep) by the
+        children of the included file's root element (MuJoCo's rule), recursively; the
+        nesting limit holds for the files together."""
         out: list[_Node] = []
         for child in node.children:
+            if level + 1 > MAX_MJCF_DEPTH:
+                raise ModelError(f"{child.where()}: is nested more than {MAX_MJCF_DEPTH} "
+                                 "elements deep (with the files that include it)")
             if child.tag != "include":
-                self.expand_includes(child, depth)
+                self.expand_includes(child, depth, level + 1)
                 out.append(child)
                 continue
             included = self._include(child, depth + 1)
-            self.expand_includes(included, depth + 1)
+            self.expand_includes(included, depth + 1, level)  # its root is dropped
             out.extend(included.children)
         node.children = out
 
