@@ -608,6 +608,40 @@ REFUSED = {
                  "gravity compensation forces are not modelled"),
     "bad range": (_one_body(f'{INERTIAL}<joint range="30 10"/>'),
                   "range: the lower limit is not below the upper one"),
+    "zero axis": (_one_body(f'{INERTIAL}<joint axis="0 0 0"/>'),
+                  "model.xml:5: <joint> axis: the vector [0.0, 0.0, 0.0] has no direction"),
+    "short pos": (_one_body(INERTIAL).replace('pos="0 0 0.1"', 'pos="1 2"'),
+                  "model.xml:4: <body name='arm'> pos: expected 3 numbers separated by "
+                  "spaces, got '1 2'"),
+    "angle unit": (_one_body(INERTIAL, 'angle="grad"'), "angle: 'grad' is not degree or "
+                   "radian"),
+    "eulerseq": (_one_body(INERTIAL, 'eulerseq="xyw"'), "eulerseq: 'xyw' is not three of x, "
+                 "y, z (rotating axes) or X, Y, Z (fixed axes)"),
+    "compiler typo": (_one_body(INERTIAL, 'angel="radian"'),
+                      "<compiler> angel: not a <compiler> attribute robodyn knows"),
+    "limited without range": (_one_body(f'{INERTIAL}<joint limited="true"/>'),
+                              "limited: a limited joint needs range=..."),
+    "negative damping": (_one_body(f'{INERTIAL}<joint damping="-1"/>'),
+                         "damping: -1 is negative; it must be >= 0"),
+    "free damping": (_one_body(f'{INERTIAL}<joint type="free" damping="1"/>'),
+                     "damping on a free joint is not modelled"),
+    "two inertials": (_one_body(f'{INERTIAL}{INERTIAL}<joint/>'),
+                      "model.xml:5: <inertial>: a second <inertial> in the body"),
+    "composite": (_one_body(f'{INERTIAL}<joint/><composite type="grid"/>'),
+                  "<composite>: not an element of <body> robodyn reads"),
+    "world child": ("<mujoco><worldbody><joint/></worldbody></mujoco>",
+                    "<joint>: not an element of <worldbody> robodyn reads"),
+    "childclass": (_one_body(INERTIAL).replace('pos="0 0 0.1"', 'childclass="arm"'),
+                   "childclass: no <default class='arm'>; classes: main"),
+    "default twice": ('<mujoco><default><default class="a"/><default class="a"/></default>'
+                      '</mujoco>', "class: class 'a' is defined twice"),
+    "default unnamed": ("<mujoco><default><default/></default></mujoco>",
+                        "a nested <default> needs class=..."),
+    "include without file": ("<mujoco><include/></mujoco>", "<include>: no file attribute"),
+    "fluid": (_one_body(INERTIAL).replace("<compiler />", '<option density="1.2"/>'),
+              "density: fluid forces are not modelled by robodyn"),
+    "mocap": (_one_body(INERTIAL).replace('pos="0 0 0.1"', 'mocap="true"'),
+              "mocap bodies are not read by robodyn"),
 }
 
 
