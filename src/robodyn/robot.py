@@ -673,7 +673,8 @@ class TorqueParts:
 def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | None = None,
          allow_massless: bool = False, snap_angles: float | None = None) -> Robot:
     """Load a robot: a built-in model's name (``rd.models.names()``), a ``.yaml``/``.yml``
-    model file, or the serial chain of a ``.urdf`` file.
+    model file, the serial chain of a ``.urdf`` file, or the body tree of a MuJoCo ``.xml``
+    (MJCF) file (:func:`robodyn.model.mjcf.load_mjcf`).
 
     The keyword options are for URDF files only (for a built-in model or a YAML file
     they are an error):
@@ -726,6 +727,12 @@ def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | 
         from .model.urdf import load_urdf  # only URDF users pay the import
 
         parsed = load_urdf(path, **options)
+    elif path.suffix.lower() == ".xml":
+        from .model.mjcf import load_mjcf  # only MJCF users pay the import
+
+        if options:
+            raise TypeError(f"load() of an MJCF file takes no options, got {sorted(options)}")
+        parsed = load_mjcf(path)
     elif text in models.names():
         if options:
             raise TypeError(f"load() of a built-in model takes no options, got {sorted(options)}")
@@ -735,7 +742,7 @@ def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | 
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise ModelError(
             f"cannot load {text!r}: not a built-in model ({', '.join(models.names())}) and not a "
-            f".yaml/.yml/.urdf file{hint}"
+            f".yaml/.yml/.urdf/.xml (MJCF) file{hint}"
         )
     return from_source(parsed, source=text)
 

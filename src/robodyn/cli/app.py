@@ -10,7 +10,8 @@ simulation, torques and energy along a motion, identification, code export.
     robodyn energy MODEL ...       the energy a motion costs, and a cheaper motion
     robodyn view MODEL ...         the arm in a browser (needs robodyn[viewer])
 
-A MODEL is a built-in model name, a YAML model file or a URDF file; for a URDF file
+A MODEL is a built-in model name, a YAML model file, a URDF file or a MuJoCo MJCF ``.xml``
+file; for a URDF file
 ``--base LINK --tip LINK`` choose the chain, ``--allow-massless`` accepts moving links
 without ``<inertial>``, ``--snap-angles TOL`` rounds angles within TOL of a right angle
 (``robodyn.load``'s options of the same names).

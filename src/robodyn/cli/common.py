@@ -101,8 +101,8 @@ def urdf_options(args: argparse.Namespace, models: list[str]) -> str | None:
     if given and others:
         flags = ", ".join("--" + name.replace("_", "-") for name in given)
         verb = "applies" if len(given) == 1 else "apply"
-        return (f"{flags} {verb} to URDF files only; {others[0][:80]!r} is a built-in model "
-                "or a YAML file, whose chain is fixed")
+        return (f"{flags} {verb} to URDF files only; {others[0][:80]!r} is a built-in model, "
+                "a YAML or an MJCF file, whose chain is fixed")
     return None
 
 
