@@ -57,7 +57,7 @@ def tolerance(text: str) -> float:
 
 
 #: What a MODEL argument may be, in every command's help.
-MODEL_HELP = "a built-in model name (robodyn models), a YAML model file or a URDF file"
+MODEL_HELP = "a built-in model name (robodyn models) or a model file: YAML, URDF or MJCF (.xml)"
 
 
 def model_command(sub, name: str, parents, doc: str | None, help: str,
