@@ -823,7 +823,8 @@ class TorqueParts:
 
 
 def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | None = None,
-         allow_massless: bool = False, snap_angles: float | None = None) -> Robot:
+         allow_massless: bool = False, snap_angles: float | None = None,
+         floating: bool = False) -> Robot:
     """Load a robot: a built-in model's name (``rd.models.names()``), a ``.yaml``/``.yml``
     model file, or the serial chain of a ``.urdf`` file.
 
@@ -844,6 +845,9 @@ def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | 
       multiple of pi/2 become that multiple (a file's ``rpy="1.5708"`` then cancels
       exactly, and its derivation stays small), each change listed in
       ``robot.provenance.notes``. Default ``None``: angles as written.
+    * ``floating``: the root link is a free-flying base (a 6-DOF free-flyer, as Pinocchio's
+      ``JointModelFreeFlyer``; :mod:`robodyn.dynamics.floating`); a model file says
+      ``floating: true`` instead.
 
     A URDF's ``<dynamics damping friction>`` become the joints' viscous and Coulomb
     friction, so :meth:`Robot.inverse_dynamics` is Pinocchio's ``rnea`` of the same file
@@ -865,14 +869,17 @@ def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | 
 
     options = {name: value for name, value, default in (
         ("base", base, None), ("tip", tip, None), ("allow_massless", allow_massless, False),
-        ("snap_angles", snap_angles, None)) if value is not default}
+        ("snap_angles", snap_angles, None), ("floating", floating, False))
+        if value is not default}
     text = str(source)
     path = Path(text)
     if path.suffix.lower() in (".yaml", ".yml"):
         if not path.is_file():
             raise ModelError(f"{text}: no such model file")
         if options:
-            raise TypeError(f"load() of a YAML file takes no options, got {sorted(options)}")
+            hint = " (a model file says 'floating: true' itself)" if "floating" in options else ""
+            raise TypeError(f"load() of a YAML file takes no options, got {sorted(options)}"
+                            f"{hint}")
         parsed = read_model_file(path)
     elif path.suffix.lower() == ".urdf":
         from .model.urdf import load_urdf  # only URDF users pay the import

@@ -144,8 +144,8 @@ def _crba(chain: Chain, q, ops):
     units = [(la.ZERO3, e) for e in la.IDENTITY3] + [(e, la.ZERO3) for e in la.IDENTITY3]
     for col, unit in enumerate(units):  # the base block: the composite inertia, (lin, ang)
         moment, force = inertia_times(whole, unit)
-        for row, value in enumerate((*force, *moment)):
-            m[row][col] = value
+        for row, value in enumerate((*force, *moment)[:col + 1]):  # mirrored: exactly M^T
+            m[row][col] = m[col][row] = value
     axes = [local_axis(link.joint) for link in chain.links]
     for j in range(n):  # joint j's column, walked down to the base: the base rows
         force = inertia_times(composite[j], axes[j])
