@@ -29,16 +29,23 @@ import time
 
 import numpy as np
 
-from ..core.errors import InputError, RobodynError
+from ..core.errors import InputError, RobodynError, warn
 from ..core.progress import tracker
 from ..dynamics.floating import configuration_rate, integrate, normalized
-from . import simulation as sim_mod
 from .simulation import (
+    DEFAULT_MAX_STEPS,
+    ENERGY_TOLERANCE,
     MAX_MAGNITUDE,
+    PROGRESS_CHUNKS,
+    EnergyBalanceWarning,
+    JointLimitWarning,
     Simulation,
     TorqueTable,
     check_magnitude,
     checked_options,
+    crossed_limits,
+    energy_advice,
+    energy_balance,
 )
 
 #: The methods a floating base runs with.
@@ -64,7 +71,7 @@ def _vector(value, name: str, size: int, what: str) -> np.ndarray:
 
 def simulate_floating(robot, q0, qd0=0.0, duration=1.0, tau=None, tau_times=None, h_e=None,
                       dt=None, method=None, rtol=1e-9, atol=1e-9, max_step=np.inf,
-                      progress=None, check_limits=True, max_steps=sim_mod.DEFAULT_MAX_STEPS,
+                      progress=None, check_limits=True, max_steps=DEFAULT_MAX_STEPS,
                       sample_dt=None, values=None) -> Simulation:
     """:func:`robodyn.simulate` of a floating-base robot (module docstring): ``q0`` of
     ``nq``, ``qd0`` of ``nv`` values (a number: that for each), ``tau`` ``None``, a table
@@ -121,11 +128,23 @@ def simulate_floating(robot, q0, qd0=0.0, duration=1.0, tau=None, tau_times=None
                      info)
     sim.info.update(method=method, wall_time=wall, floating_base=True,
                     realtime_factor=(sim.t[-1] / wall) if wall > 0 else np.inf)
-    sim_mod._check_energy(robot, sim, None)
+    balance = sim.info["energy_balance"] = energy_balance(robot, sim)
+    if balance.off:
+        what = ("E = K + U drifted by" if balance.passive else
+                "E(end) - E(0) differs from the work done on the robot by")
+        warn(EnergyBalanceWarning(
+            f"simulate: {what} {abs(balance.error):.3g} J, {balance.relative:.1%} of the energy "
+            f"scale {balance.scale:.3g} J (more than {ENERGY_TOLERANCE:.0%}): the integration "
+            f"is not accurate; {energy_advice(sim.info)}"))
     if check_limits:  # the joints' columns
         joints = Simulation(t, q[:, 7:], v[:, 6:], a[:, 6:], taus[:, 6:], sim.kinetic,
                             sim.potential, sim.info)
-        sim_mod._report_limits(robot, joints)
+        crossed = crossed_limits(robot, joints)
+        if crossed:
+            sim.info["limits_crossed"] = crossed
+            shown = "; ".join(crossed[:8]) + (f"; and {len(crossed) - 8} more"
+                                              if len(crossed) > 8 else "")
+            warn(JointLimitWarning(f"simulate: joint limits crossed (not enforced): {shown}"))
     if keep is not None:
         sim = Simulation(sim.t[keep], sim.q[keep], sim.qd[keep], sim.qdd[keep], sim.tau[keep],
                          sim.kinetic[keep], sim.potential[keep], sim.info)
@@ -165,7 +184,7 @@ def _fixed(accel, q0, v0, times, method, bar):
             v_next = vk + h / 6 * (k1v + 2 * k2v + 2 * k3v + k4v)
         _diverged(times[k + 1], np.concatenate([q_next, v_next]))
         q[k + 1], v[k + 1] = q_next, v_next
-        if (k + 1) % max(1, n // sim_mod.PROGRESS_CHUNKS) == 0:
+        if (k + 1) % max(1, n // PROGRESS_CHUNKS) == 0:
             bar.update(times[k + 1])
     return np.asarray(times, dtype=float), q, v
 
