@@ -52,7 +52,7 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
-from ..core.errors import InputError, RobodynError
+from ..core.errors import InputError, ModelError, RobodynError
 from ..core.progress import tracker
 from ..dynamics.registry import FLOATING_KERNELS, KERNELS, KernelSpec, input_width, kernel_spec
 from ..model.chain import Chain, snap_rotations
@@ -96,7 +96,11 @@ def trace(chain: Chain, spec: KernelSpec, params: tuple[str, ...] = ()):
     """Record ``spec``'s algorithm on a fresh tape: ``(tape, input groups, outputs)``,
     the groups ``(input name, width)`` in the order of ``spec.inputs``."""
     if spec.floating != chain.floating:  # a fixed-base algorithm never runs on a floating one
-        spec = kernel_spec(spec.name, chain.floating)
+        kernel_spec(spec.name, chain.floating)  # no variant for this base: says so
+        raise ModelError(f"{spec.name}: this entry is the algorithm for a "
+                         f"{'floating' if spec.floating else 'fixed'} base, the chain's base is "
+                         f"{'floating' if chain.floating else 'fixed'}; trace "
+                         f"kernel_spec({spec.name!r}, chain.floating)")
     tape = Tape()
     chain = traced_chain(chain, params, tape)
     groups = [(name, input_width(name, chain.dof, spec.floating)) for name in spec.inputs]
