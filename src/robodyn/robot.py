@@ -192,7 +192,7 @@ class Robot:
             raise ModelError(f"{self.name}: {what} does not support a floating base yet (this "
                              "model's base is free-flying); the floating functions are "
                              "inverse_dynamics, mass_matrix, gravity_torques, "
-                             "forward_dynamics, friction_torques, kinetic_energy, "
+                             "forward_dynamics, torque_parts, friction_torques, kinetic_energy, "
                              "potential_energy, centroidal_momentum, centroidal_matrix, "
                              "integrate and rd.simulate")
 
@@ -469,8 +469,12 @@ class Robot:
         """The torques of :meth:`inverse_dynamics` split into the terms of the equation of
         motion: ``inertial`` (``M qdd``), ``coriolis`` (``C qd``), ``gravity`` (``g``),
         ``friction`` (``F_v qd + F_s sign(qd)``), ``external`` (``J^T h_e``, zero without
-        ``h_e``) and ``total`` (their sum), each ``(..., dof)``."""
-        if h_e is None:
+        ``h_e``) and ``total`` (their sum), each ``(..., dof)``. A floating base: each
+        ``(..., nv)``, ``coriolis`` the bias ``b(q, v) - g(q)``."""
+        if self.chain.floating:
+            parts = self._runner.run("torque_parts", *self._floating_inputs(
+                "torque_parts", h_e, q=q, qd=qd, qdd=qdd))
+        elif h_e is None:
             parts = self._runner.run("torque_parts", q, qd, qdd)
         else:
             parts = self._runner.run("torque_parts_contact", q, qd, qdd, h_e)

@@ -174,7 +174,7 @@ def case(request):
 
 
 def test_dynamics_match_pinocchio(case):
-    """ID, M, g, FD, energies at 12 random states, one batched call each."""
+    """ID, M, g, FD, the bias, energies at 12 random states, one batched call each."""
     r, model, data = case.robot, case.model, case.data
     _close(r.inverse_dynamics(case.q, case.v, case.a),
            case.pinocchio(lambda q, v, a, t: pin.rnea(model, data, q, v, a).copy()), "rnea")
@@ -185,6 +185,10 @@ def test_dynamics_match_pinocchio(case):
         lambda q, v, a, t: pin.computeGeneralizedGravity(model, data, q).copy()), "gravity")
     _close(r.forward_dynamics(case.q, case.v, case.tau),
            case.pinocchio(lambda q, v, a, t: pin.aba(model, data, q, v, t).copy()), "aba")
+    parts = r.torque_parts(case.q, case.v, case.a)
+    _close(parts.coriolis + parts.gravity, case.pinocchio(
+        lambda q, v, a, t: pin.nonLinearEffects(model, data, q, v).copy()), "bias b(q, v)")
+    _close(parts.total, parts.inertial + parts.coriolis + parts.gravity, "parts")
     _close(r.kinetic_energy(case.q, case.v), case.pinocchio(
         lambda q, v, a, t: pin.computeKineticEnergy(model, data, q, v)), "kinetic")
     _close(r.potential_energy(case.q), case.pinocchio(
@@ -294,7 +298,6 @@ def test_wrong_shapes_name_nq_and_nv(tree):
     lambda r, q, v: r.coriolis_matrix(q, v),
     lambda r, q, v: r.jacobian(q),
     lambda r, q, v: r.forward_kinematics(q),
-    lambda r, q, v: r.torque_parts(q, v, v),
     lambda r, q, v: r.inverse_dynamics_derivatives(q, v, v),
     lambda r, q, v: r.regressor(q, v, v),
     lambda r, q, v: r.equations(),
@@ -309,6 +312,38 @@ def test_functions_without_floating_support_say_so(tree, call):
     q[6] = 1
     with pytest.raises(ModelError, match="floating base yet"):
         call(tree, q, np.zeros(tree.nv))
+
+
+def test_the_command_line_and_the_symbolic_equations_refuse_a_floating_base(tmp_path,
+                                                                           capsys):
+    from robodyn.cli import main
+    from robodyn.symbolic import equations
+
+    path = write_model(tmp_path, """
+        name: flyer
+        floating: true
+        base: {mass: 2}
+        links:
+          - {joint: revolute, a: 0.3, mass: 1, inertia: [0.1, 0.1, 0.1, 0, 0, 0]}
+        values: {g: 9.81}
+        """)
+    for argv in (["simulate", str(path), "--q0", "0", "--duration", "0.1"],
+                 ["derive", str(path)],
+                 ["torques", str(path), "--from", "0", "--to", "1", "--duration", "1"]):
+        assert main(argv) == 2
+        assert "floating base, which the command line does not support yet" in \
+            capsys.readouterr().err
+    with pytest.raises(ModelError, match="symbolic equations do not support a floating base"):
+        equations(rd.load(path))
+
+
+def test_a_massless_system_is_named_at_its_base_coordinate():
+    chain = Chain((Link("l", Joint("revolute")),), (0.0, 0.0, -9.81),
+                  floating_base=Inertial(0.0))
+    q = np.zeros(8)
+    q[6] = 1
+    with pytest.raises(ModelError, match="base v_x"):
+        rd.Robot("ghost", chain).forward_dynamics(q, np.zeros(7), np.zeros(7))
 
 
 def test_centroidal_terms_need_a_floating_base():

@@ -97,10 +97,10 @@ def trace(chain: Chain, spec: KernelSpec, params: tuple[str, ...] = ()):
     the groups ``(input name, width)`` in the order of ``spec.inputs``."""
     if spec.floating != chain.floating:  # a fixed-base algorithm never runs on a floating one
         kernel_spec(spec.name, chain.floating)  # no variant for this base: says so
-        raise ModelError(f"{spec.name}: this entry is the algorithm for a "
-                         f"{'floating' if spec.floating else 'fixed'} base, the chain's base is "
-                         f"{'floating' if chain.floating else 'fixed'}; trace "
-                         f"kernel_spec({spec.name!r}, chain.floating)")
+        raise ModelError(f"{spec.name}: the algorithm for a "
+                         f"{'floating' if spec.floating else 'fixed'} base cannot run on a "
+                         f"{'floating' if chain.floating else 'fixed'} one (exporting code "
+                         "does not support a floating base yet)")
     tape = Tape()
     chain = traced_chain(chain, params, tape)
     groups = [(name, input_width(name, chain.dof, spec.floating)) for name in spec.inputs]

@@ -123,6 +123,20 @@ def floating_gravity(chain: Chain, q, ops) -> list:
     return floating_rnea(chain, q, zeros, zeros, ops)
 
 
+def floating_torque_parts(chain: Chain, q, qd, qdd, ops) -> list[list]:
+    """The generalised forces split as :func:`~robodyn.dynamics.inverse_dynamics.torque_parts`
+    (rows ``inertial M a``, ``coriolis`` (the bias less gravity, ``C(q, v) v``), ``gravity``,
+    ``friction``, ``external`` (zero: no wrench on a floating base yet), ``total``), each
+    ``nv`` values."""
+    zeros = [0] * (chain.dof + 6)
+    gravity = floating_gravity(chain, q, ops)
+    inertial = [t - g for t, g in zip(floating_rnea(chain, q, zeros, qdd, ops), gravity)]
+    coriolis = [t - g for t, g in zip(floating_rnea(chain, q, qd, zeros, ops), gravity)]
+    friction = _joint_friction(chain, qd, ops)
+    total = [a + b + c + d for a, b, c, d in zip(inertial, coriolis, gravity, friction)]
+    return [inertial, coriolis, gravity, friction, zeros, total]
+
+
 def _crba(chain: Chain, q, ops):
     """The ``nv x nv`` inertia matrix and the composite inertia of the whole system about
     the base origin (base frame)."""
