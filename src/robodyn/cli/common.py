@@ -123,7 +123,7 @@ def load_model(name: str, args: argparse.Namespace):
     """``robodyn.load(name)`` with the command's URDF options; notes (angles snapped)
     go to stderr."""
     if not name.lower().endswith(".urdf"):
-        return load(name)
+        return _fixed_base(load(name), name)
     options = {key: getattr(args, key) for key in _URDF_OPTIONS
                if getattr(args, key, None) not in (None, False)}
     try:
@@ -132,4 +132,14 @@ def load_model(name: str, args: argparse.Namespace):
         raise ModelError(_as_options(str(exc))) from None
     for note in robot.provenance.notes:
         print(f"robodyn: note: {note}", file=sys.stderr)
+    return _fixed_base(robot, name)
+
+
+def _fixed_base(robot, name: str):
+    """The commands take one value per joint: a free-flying base is an error saying so."""
+    if robot.floating:
+        raise ModelError(f"{name}: the model has a floating base, which the command line does "
+                         "not support yet; use the Python API (rd.load, then "
+                         "inverse_dynamics, mass_matrix, forward_dynamics, rd.simulate; "
+                         "docs/floating-base.md)")
     return robot
