@@ -671,9 +671,10 @@ class TorqueParts:
 
 
 def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | None = None,
-         allow_massless: bool = False, snap_angles: float | None = None) -> Robot:
+         allow_massless: bool = False, snap_angles: float | None = None,
+         floating: bool = False) -> Robot:
     """Load a robot: a built-in model's name (``rd.models.names()``), a ``.yaml``/``.yml``
-    model file, or the serial chain of a ``.urdf`` file.
+    model file, or the movable tree (or one chain) of a ``.urdf`` file.
 
     The keyword options are for URDF files only (for a built-in model or a YAML file
     they are an error):
@@ -682,7 +683,8 @@ def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | 
     * ``tip``: the end-effector link; default: the end of the movable joints when they
       form one chain (links on fixed joints after it are merged bodies, a single path of
       them ends at its leaf). Where the movable joints branch (a gripper's fingers, a
-      humanoid's limbs) it is needed, and the error lists the ends to choose from. A link
+      humanoid's limbs) the default is the whole tree (the end frame is its last link, said
+      in ``robot.provenance.notes``); ``tip`` then selects one chain. A link
       behind fixed joints (``tip="tool0"``) puts the end frame of ``forward_kinematics``
       and ``jacobian`` there. Movable joints off the chain are held at zero, merged into
       their parent, and named in ``robot.locked``.
@@ -692,6 +694,8 @@ def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | 
       multiple of pi/2 become that multiple (a file's ``rpy="1.5708"`` then cancels
       exactly, and its derivation stays small), each change listed in
       ``robot.provenance.notes``. Default ``None``: angles as written.
+    * ``floating``: the base link's body becomes a free-flying base
+      (``robot.chain.floating_base``), the links hanging from it.
 
     A URDF's ``<dynamics damping friction>`` become the joints' viscous and Coulomb
     friction, so :meth:`Robot.inverse_dynamics` is Pinocchio's ``rnea`` of the same file
@@ -713,7 +717,8 @@ def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | 
 
     options = {name: value for name, value, default in (
         ("base", base, None), ("tip", tip, None), ("allow_massless", allow_massless, False),
-        ("snap_angles", snap_angles, None)) if value is not default}
+        ("snap_angles", snap_angles, None), ("floating", floating, False))
+        if value is not default}
     text = str(source)
     path = Path(text)
     if path.suffix.lower() in (".yaml", ".yml"):

@@ -112,5 +112,5 @@ def load_model(name: str, args: argparse.Namespace):
     except ModelError as exc:
         raise ModelError(_as_options(str(exc))) from None
     for note in robot.provenance.notes:
-        print(f"robodyn: note: {note}", file=sys.stderr)
+        print(f"robodyn: note: {_as_options(note)}", file=sys.stderr)
     return robot
