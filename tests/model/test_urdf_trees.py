@@ -11,18 +11,25 @@ import types
 import warnings
 import xml.etree.ElementTree as ET
 import zlib
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 import robodyn as rd
 from conftest import TEST_DATA
+from robodyn.dynamics.crba import mass_matrix
+from robodyn.dynamics.forward_dynamics import forward_dynamics
+from robodyn.dynamics.inverse_dynamics import gravity_torques, inverse_dynamics
 from robodyn.dynamics.kinematics import link_poses
+from robodyn.model.chain import Friction
 from robodyn.model.urdf import UrdfWarning, load_urdf
+from robodyn.model.urdf_export import writable_chain
 
 DATA = TEST_DATA / "urdf"
 G = 9.81
-OPS = types.SimpleNamespace(cos=math.cos, sin=math.sin)
+FLOAT_OPS = types.SimpleNamespace(cos=math.cos, sin=math.sin, sqrt=math.sqrt,
+                                  sign=np.sign, name="float")
 BODY = ('<inertial><origin xyz="{c}"/><mass value="{m}"/><inertia ixx="0.01" ixy="0" ixz="0" '
         'iyy="0.01" iyz="0" izz="0.01"/></inertial>')
 
@@ -228,18 +235,28 @@ def _movable(path) -> int:
                for j in root.findall("joint"))
 
 
-def _erd_cases():
+#: The dynamics functions on floats take about 20 ms a joint per file: robots of more joints
+#: than this are slow, but for TALOS (44 joints).
+FAST_FUNCTIONS_DOF = 40
+
+
+def _erd_cases(fast) -> list:
+    """A case per example-robot-data file with movable joints, marked slow unless
+    ``fast(path, number of movable joints)``."""
     cases = []
     for path in rd.models.example_robot_data_urdfs():
-        if _movable(path) == 0:
+        dof = _movable(path)
+        if dof == 0:
             continue  # nothing moves: quadrotor_base, iris_simple, the empty ur3.urdf
-        marks = [] if path.name in FAST else [pytest.mark.slow]
+        marks = [] if fast(path, dof) else [pytest.mark.slow]
         cases.append(pytest.param(path, id=f"{path.parent.parent.name}/{path.name}",
                                   marks=marks))
     return cases
 
 
-ERD_CASES = _erd_cases()
+ERD_CASES = _erd_cases(lambda path, dof: path.name in FAST)
+FUNCTION_CASES = _erd_cases(lambda path, dof: dof <= FAST_FUNCTIONS_DOF
+                            or path.name == "talos_full_v2.urdf")
 
 
 def _pin_state(model, robot, q, v, a):
@@ -268,40 +285,68 @@ def _relative(x, reference) -> float:
     return float(np.abs(np.asarray(x) - reference).max() / max(np.abs(reference).max(), 1e-300))
 
 
-@pytest.mark.parametrize("path", ERD_CASES)
-def test_example_robot_data_tree_equals_pinocchio(path, numpy_backend):
+def _load_erd(path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UrdfWarning)  # mimic joints, unused bodies
+        warnings.simplefilter("ignore", rd.PhysicalConsistencyWarning)
+        return rd.load(path, **OPTIONS.get(path.name, {}))
+
+
+def _by_the_functions(robot, q, v, a):
+    """``(tau, M, g, qdd)`` of robodyn's dynamics functions on floats, per state (``qdd``
+    None where ``M`` is singular: robodyn's Cholesky then raises or divides by rounding)."""
+    # URDF friction is not in Pinocchio's rnea
+    chain = robot.numeric_chain
+    chain = replace(chain, links=tuple(replace(link, friction=Friction())
+                                       for link in chain.links))
+    out = []
+    for qs, vs, as_ in zip(q, v, a, strict=True):
+        qs, vs, as_ = (list(map(float, x)) for x in (qs, vs, as_))
+        mass = np.array(mass_matrix(chain, qs, FLOAT_OPS), dtype=float)
+        fd = None
+        if np.linalg.eigvalsh(mass)[0] > 1e-12 * np.abs(mass).max():
+            fd = forward_dynamics(chain, qs, vs, as_, FLOAT_OPS)
+        out.append((inverse_dynamics(chain, qs, vs, as_, FLOAT_OPS), mass,
+                    gravity_torques(chain, qs, FLOAT_OPS), fd))
+    return out
+
+
+def _by_the_kernels(robot, q, v, a):
+    """``(tau, M, g, qdd)`` of the robot's compiled kernels (NumPy backend), per state."""
+    robot = robot.without_friction()  # URDF friction is not in Pinocchio's rnea
+    try:
+        fd = robot.forward_dynamics(q, v, a)
+    except rd.ModelError as exc:  # romeo.urdf's LHand moves no mass: M is singular
+        assert "the mass matrix is singular" in str(exc)
+        fd = [None] * len(q)
+    return list(zip(robot.inverse_dynamics(q, v, a), robot.mass_matrix(q),
+                    robot.gravity_torques(q), fd, strict=True))
+
+
+def _check_against_pinocchio(path, values) -> None:
+    """robodyn's ``(tau, M, g, qdd)`` of three random states (``values(robot, q, v, a)``)
+    equal Pinocchio's ``rnea``, ``crba``, ``computeGeneralizedGravity`` and ``aba`` to
+    1e-9 relative (forward dynamics: to ``10 cond(M) eps`` where that is more), and the
+    pose of every link and frame equals ``framesForwardKinematics``'s, fixed base."""
     pin = pytest.importorskip("pinocchio", reason="Pinocchio is the reference (pip install pin)")
     if path.name in CANNOT_LOAD:
         with pytest.raises(rd.ModelError, match=CANNOT_LOAD[path.name]):
             rd.load(path)
         return
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UrdfWarning)  # mimic joints, unused bodies
-        warnings.simplefilter("ignore", rd.PhysicalConsistencyWarning)
-        robot = rd.load(path, **OPTIONS.get(path.name, {}))
-    # URDF friction is not in Pinocchio's rnea; neither side has armature
-    rigid = robot.without_friction()
+    robot = _load_erd(path)  # neither side has armature (URDF has none)
     model = pin.buildModelFromUrdf(str(path))  # mimic joints independent, as robodyn's
     data = model.createData()
     assert model.nv == robot.dof
     rng = np.random.default_rng(zlib.crc32(path.name.encode()))
     q, v, a = rng.uniform(-1, 1, (3, 3, robot.dof))  # three states of each
-    tau = rigid.inverse_dynamics(q, v, a)
-    mass = rigid.mass_matrix(q)
-    gravity = rigid.gravity_torques(q)
-    try:
-        fd = rigid.forward_dynamics(q, v, a)
-    except rd.ModelError as exc:  # romeo.urdf's LHand moves no mass: M is singular
-        assert "the mass matrix is singular" in str(exc)
-        fd = None
     chain = robot.numeric_chain
-    for s in range(3):
+    for s, (tau, mass, gravity, fd) in enumerate(values(robot, q, v, a)):
         qp, vp, ap, iv = _pin_state(model, robot, q[s], v[s], a[s])
-        assert _relative(tau[s], pin.rnea(model, data, qp, vp, ap)[iv]) < 1e-9
+        assert _relative(tau, pin.rnea(model, data, qp, vp, ap)[iv]) < 1e-9
         m_pin = pin.crba(model, data, qp)
         m_pin = (np.triu(m_pin) + np.triu(m_pin, 1).T)[np.ix_(iv, iv)]
-        assert _relative(mass[s], m_pin) < 1e-9
-        assert _relative(gravity[s], pin.computeGeneralizedGravity(model, data, qp)[iv]) < 1e-9
+        assert _relative(mass, m_pin) < 1e-9
+        assert _relative(gravity, pin.computeGeneralizedGravity(model, data, qp)[iv]) < 1e-9
         torque = np.zeros(model.nv)
         torque[iv] = a[s]
         if fd is None:
@@ -309,10 +354,10 @@ def test_example_robot_data_tree_equals_pinocchio(path, numpy_backend):
         else:
             # two exact solvers of M x = b agree to about cond(M) eps (iCub's M: 4e7)
             tol = max(1e-9, 10 * np.finfo(float).eps * np.linalg.cond(m_pin))
-            assert _relative(fd[s], pin.aba(model, data, qp, vp, torque)[iv]) < tol
+            assert _relative(fd, pin.aba(model, data, qp, vp, torque)[iv]) < tol
         # forward kinematics of every link and frame, by name (Pinocchio's BODY frames)
         pin.framesForwardKinematics(model, data, qp)
-        poses = link_poses(chain, [float(x) for x in q[s]], OPS)
+        poses = link_poses(chain, [float(x) for x in q[s]], FLOAT_OPS)
         named = [(link.name, (np.array(p[0]), np.array(p[1])))
                  for link, p in zip(chain.links, poses, strict=True)]
         named += [(frame.name, _pose(poses, frame)) for frame in chain.frames]
@@ -325,6 +370,19 @@ def test_example_robot_data_tree_equals_pinocchio(path, numpy_backend):
     # every URDF link is a link or a frame, once
     links = [el.get("name") for el in ET.parse(path).getroot().findall("link")]
     assert sorted(name for name, _ in named) == sorted(links)
+
+
+@pytest.mark.parametrize("path", FUNCTION_CASES)
+def test_example_robot_data_tree_equals_pinocchio(path):
+    """robodyn's dynamics functions (the code the kernels are traced from) on floats."""
+    _check_against_pinocchio(path, _by_the_functions)
+
+
+@pytest.mark.parametrize("path", ERD_CASES)
+def test_example_robot_data_tree_kernels_equal_pinocchio(path, numpy_backend):
+    """The robot's compiled kernels (``inverse_dynamics``, ``mass_matrix``,
+    ``gravity_torques``, ``forward_dynamics``), as a user calls them."""
+    _check_against_pinocchio(path, _by_the_kernels)
 
 
 def test_the_floating_body_is_pinocchios_free_flyer_body():
@@ -363,3 +421,67 @@ def test_every_example_robot_data_file_with_movable_joints_is_checked():
             "allegro_left_hand.urdf", "tiago.urdf", "hyq_no_sensors.urdf",
             "romeo.urdf"} <= names
     assert len(ERD_CASES) >= 60  # 66 of example-robot-data 4.x's 69 files move
+
+
+# -- export ------------------------------------------------------------------------------------
+def _assert_same_model(a, b):
+    """Two numeric chains with the same structure (links, joints, parents, frames by name)
+    and the same numbers to rounding (URDF's rpy text round trip)."""
+    assert [(link.name, link.joint.name, link.joint.type, link.joint.limits)
+            for link in a.links] == [(link.name, link.joint.name, link.joint.type,
+                                      link.joint.limits) for link in b.links]
+    assert a.parents == b.parents
+    assert [(f.name, f.link) for f in a.frames] == [(f.name, f.link) for f in b.frames]
+    assert (a.floating_base is None) == (b.floating_base is None)
+    np.testing.assert_allclose(np.array(a.numbers(), dtype=float),
+                               np.array(b.numbers(), dtype=float), rtol=1e-12, atol=1e-12)
+
+
+def test_a_tree_exports_to_urdf_and_reloads_to_the_same_model(tmp_path, numpy_backend):
+    """two_leaves.urdf with pads on the fingers, a turned tool frame and a camera on the
+    base: to_urdf writes each link's joint on its parent and each frame on a fixed joint;
+    rd.load reads back the same tree, frames, masses and dynamics."""
+    extra = """
+  <link name="left_pad"/><joint name="left_pad_joint" type="fixed">
+    <parent link="left_finger"/><child link="left_pad"/><origin xyz="0 0.02 0"/></joint>
+  <link name="tool"/><joint name="tool_joint" type="fixed">
+    <parent link="link1"/><child link="tool"/><origin xyz="0.5 0 0.1" rpy="0.3 -0.2 1.1"/></joint>
+  <link name="camera"/><joint name="camera_joint" type="fixed">
+    <parent link="base_link"/><child link="camera"/><origin xyz="0 0 1" rpy="0 1.2 0"/></joint>
+"""
+    path = tmp_path / "tree.urdf"
+    path.write_text((DATA / "two_leaves.urdf").read_text().replace("</robot>",
+                                                                    extra + "</robot>"))
+    robot = rd.load(path)
+    exported = tmp_path / "exported.urdf"
+    robot.to_urdf(exported)
+    again = rd.load(exported)
+    _assert_same_model(robot.numeric_chain, again.numeric_chain)
+    assert [f.name for f in again.chain.frames] == ["base_link", "left_pad", "tool", "camera"]
+    q, qd, qdd = np.random.default_rng(3).normal(size=(3, 5, 3))
+    np.testing.assert_allclose(again.inverse_dynamics(q, qd, qdd),
+                               robot.inverse_dynamics(q, qd, qdd), rtol=1e-12, atol=1e-12)
+    # the floating base's body is the base link's <inertial>
+    floating = rd.load(path, floating=True)
+    text = floating.to_urdf()
+    assert "free-flying base: load with floating=True" in text
+    exported.unlink()
+    exported.write_text(text)
+    _assert_same_model(floating.numeric_chain, rd.load(exported, floating=True).numeric_chain)
+
+
+@pytest.mark.parametrize("rel", ["panda_description/urdf/panda.urdf",
+                                 "solo_description/robots/solo12.urdf"])
+def test_example_robot_data_trees_round_trip(rel, tmp_path):
+    try:
+        path = rd.models.example_robot_data(rel)
+    except rd.ModelError:
+        pytest.skip(f"example-robot-data has no {rel}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UrdfWarning)
+        robot = rd.load(path)
+        chain = robot.numeric_chain
+        assert writable_chain(chain)[1] == {}  # written as it is: no body made physical
+        exported = tmp_path / path.name
+        robot.to_urdf(exported)
+        _assert_same_model(chain, rd.load(exported).numeric_chain)

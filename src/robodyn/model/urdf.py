@@ -212,7 +212,9 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
                          parent_joint, allow_massless)
              for k, joint in enumerate(model_joints)]
     moving_frames = {joint.child for joint in model_joints}
-    named = [Frame(link, owner[link], _transform(pose[link])) for link in frames
+    # the base first (it names the base frame), then the others in file order
+    named = [Frame(link, owner[link], _transform(pose[link]))
+             for link in (base, *(link for link in frames if link != base))
              if link in owner and link not in moving_frames]
     floating_base = None
     if floating:
