@@ -241,7 +241,7 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
         notes.insert(0, f"the movable joints under {_q(base)} branch into {len(ends)} chains "
                         f"(ending at {_listing(ends, 5)}): the whole tree is loaded; the end "
                         f"frame of forward_kinematics and jacobian is the last link {_q(end)} "
-                        "(robot.frames names every link; tip=... loads one chain)")
+                        "(Chain.frames names the other links; tip=... loads one chain)")
     if locked:
         description += f"; locked at 0: {_listing(locked)}"
     if floating:

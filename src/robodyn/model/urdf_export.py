@@ -3,9 +3,11 @@
 The URDF holds the chain with every parameter value bound, as
 :func:`robodyn.model.urdf.load_urdf` reads it back:
 
-* a ``base_link`` (the chain's base frame) and, per chain link ``i``, a joint and a
-  link. URDF's ``q = 0`` is the joint's origin, robodyn's ``q = 0`` is motion by
-  ``offset``, so the offset is folded into the origin: link ``i``'s frame is
+* a base link (the chain's base frame: ``base_link``, or the name of the loaded file's
+  base, the first :class:`~robodyn.model.chain.Frame` on the base at the identity) and,
+  per chain link ``i``, a joint on its parent's link (``chain.parent(i)``: a tree is
+  written as one) and a link. URDF's ``q = 0`` is the joint's origin, robodyn's
+  ``q = 0`` is motion by ``offset``, so the offset is folded into the origin: link ``i``'s frame is
   ``placement * Motion(q_i + offset_i) = (placement * Motion(offset_i)) * Motion(q_i)``
   (motions about or along one axis commute), and the joint's ``<origin>`` is
   ``placement * Rot(axis, offset)`` (revolute) or ``placement * Trans(offset axis)``
@@ -32,8 +34,15 @@ The URDF holds the chain with every parameter value bound, as
   moment, with a :class:`~robodyn.core.errors.UrdfWarning` giving the change. A link's
   point masses are folded into its body first (total mass, common centre of mass,
   parallel-axis theorem: :func:`~robodyn.model.chain.folded`), URDF has one body a link;
+* every other named frame (``chain.frames``: a ``tool0``, a camera, a merged body's
+  link) as a body-less link on a fixed joint, placed in its link; of a serial chain, the
+  frames fixed to the last link are left out (said in a comment), so that re-loading
+  finds the tip as below;
 * the end-effector frame (``chain.tip``), when it is not the identity, as a ``tool``
-  link on a fixed joint (re-loading puts the default tip there);
+  link on a fixed joint (re-loading a serial chain puts the default tip there; a tree's
+  default end frame is its last link, and ``tool`` a frame on it);
+* a free-flying base's body (``chain.floating_base``) as the base link's ``<inertial>``
+  (re-load with ``floating=True``; said in a comment);
 * gravity: URDF has none; simulators take ``(0, 0, -g)`` in the root frame. When the
   chain's gravity is not along the base's ``-z`` (planar models with gravity along
   ``-y``), a root ``world`` link holds ``base_link`` on a fixed joint, turned so that
