@@ -255,6 +255,10 @@ def test_quiet_hides_warnings_and_each_is_printed_once(capsys, numpy_backend):
 
 
 def test_urdf_errors_name_the_command_line_options(capsys):
-    assert main(["derive", str(TEST_DATA / "urdf" / "rpc_branch.urdf")]) == 2
+    # (a branching file is no error now: it loads as the whole tree)
+    assert main(["derive", str(TEST_DATA / "urdf" / "no_inertial.urdf")]) == 2
     err = capsys.readouterr().err
-    assert "pass --tip to choose the end effector" in err and "tip=" not in err
+    assert "pass --allow-massless to treat it as massless" in err and "allow_massless" not in err
+    assert main(["derive", str(TEST_DATA / "urdf" / "planar_2r.urdf"), "--tip", "hand"]) == 2
+    err = capsys.readouterr().err
+    assert "--tip 'hand' is not a link of the file" in err and "tip=" not in err
