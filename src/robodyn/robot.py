@@ -582,7 +582,6 @@ class Robot:
         from .codegen.export.files import write_file
         from .model.urdf_export import chain_to_urdf
 
-        self._fixed_base_only("to_urdf")
         origin = f" from {self.source}" if self.source and self.source != self.name else ""
         text = chain_to_urdf(self.numeric_chain, self.name,
                              comment=f"robodyn model {self.name!r}{origin}, values bound",
@@ -830,8 +829,8 @@ def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | 
          allow_massless: bool = False, snap_angles: float | None = None,
          floating: bool = False) -> Robot:
     """Load a robot: a built-in model's name (``rd.models.names()``), a ``.yaml``/``.yml``
-    model file, the serial chain of a ``.urdf`` file, or the body tree of a MuJoCo ``.xml``
-    (MJCF) file (:func:`robodyn.model.mjcf.load_mjcf`).
+    model file, the movable tree (or one chain) of a ``.urdf`` file, or the body tree of a
+    MuJoCo ``.xml`` (MJCF) file (:func:`robodyn.model.mjcf.load_mjcf`).
 
     The keyword options are for URDF files only (for a built-in model or a YAML file
     they are an error):
@@ -840,7 +839,8 @@ def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | 
     * ``tip``: the end-effector link; default: the end of the movable joints when they
       form one chain (links on fixed joints after it are merged bodies, a single path of
       them ends at its leaf). Where the movable joints branch (a gripper's fingers, a
-      humanoid's limbs) it is needed, and the error lists the ends to choose from. A link
+      humanoid's limbs) the default is the whole tree (the end frame is its last link, said
+      in ``robot.provenance.notes``); ``tip`` then selects one chain. A link
       behind fixed joints (``tip="tool0"``) puts the end frame of ``forward_kinematics``
       and ``jacobian`` there. Movable joints off the chain are held at zero, merged into
       their parent, and named in ``robot.locked``.
@@ -850,8 +850,9 @@ def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | 
       multiple of pi/2 become that multiple (a file's ``rpy="1.5708"`` then cancels
       exactly, and its derivation stays small), each change listed in
       ``robot.provenance.notes``. Default ``None``: angles as written.
-    * ``floating``: the root link is a free-flying base (a 6-DOF free-flyer, as Pinocchio's
-      ``JointModelFreeFlyer``; :mod:`robodyn.dynamics.floating`); a model file says
+    * ``floating``: the root link's body (with the bodies fixed to it) is a free-flying
+      base (a 6-DOF free-flyer, as Pinocchio's ``JointModelFreeFlyer``;
+      :mod:`robodyn.dynamics.floating`), the links hanging from it; a model file says
       ``floating: true`` instead.
 
     A URDF's ``<dynamics damping friction>`` become the joints' viscous and Coulomb

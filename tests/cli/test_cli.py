@@ -75,11 +75,12 @@ def test_demo_takes_the_tip_of_a_urdf(capsys):
     # t = 0: at rest at q = 0 with qdd = A pi^2 / 2, A = linspace(0.5, 0.2, dof)
     tau0 = robot.inverse_dynamics(np.zeros(2), np.zeros(2), np.array([0.5, 0.2]) * np.pi**2 / 2)
     np.testing.assert_allclose(rows[0][1:], tau0, atol=1e-4)
-    # without --tip the two leaves are ambiguous: the error says so and how to choose
-    assert main(["demo", path]) == 2
-    err = capsys.readouterr().err
-    assert "left_finger" in err and "right_finger" in err
-    assert "pass --tip to choose" in err and "tip=" not in err  # the command line's spelling
+    # without --tip the movable joints branch: the whole tree of 3 joints, said in a note
+    assert main(["demo", path, "--samples", "2"]) == 0
+    captured = capsys.readouterr()
+    assert "tau3" in captured.out and "tau4" not in captured.out
+    assert "ending at left_finger, right_finger" in captured.err
+    assert "--tip loads one chain" in captured.err and "tip=" not in captured.err  # CLI spelling
 
 
 def test_derive_takes_base_and_tip_of_a_urdf(capsys):
@@ -254,6 +255,10 @@ def test_quiet_hides_warnings_and_each_is_printed_once(capsys, numpy_backend):
 
 
 def test_urdf_errors_name_the_command_line_options(capsys):
-    assert main(["derive", str(TEST_DATA / "urdf" / "rpc_branch.urdf")]) == 2
+    # (a branching file is no error now: it loads as the whole tree)
+    assert main(["derive", str(TEST_DATA / "urdf" / "no_inertial.urdf")]) == 2
     err = capsys.readouterr().err
-    assert "pass --tip to choose the end effector" in err and "tip=" not in err
+    assert "pass --allow-massless to treat it as massless" in err and "allow_massless" not in err
+    assert main(["derive", str(TEST_DATA / "urdf" / "planar_2r.urdf"), "--tip", "hand"]) == 2
+    err = capsys.readouterr().err
+    assert "--tip 'hand' is not a link of the file" in err and "tip=" not in err

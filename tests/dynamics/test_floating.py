@@ -19,7 +19,6 @@ momentum in a simulation while its joints are driven (internal torques only).
 from __future__ import annotations
 
 import importlib.metadata
-import inspect
 from dataclasses import replace
 
 import numpy as np
@@ -302,7 +301,6 @@ def test_wrong_shapes_name_nq_and_nv(tree):
     lambda r, q, v: r.regressor(q, v, v),
     lambda r, q, v: r.equations(),
     lambda r, q, v: r.to_code("c"),
-    lambda r, q, v: r.to_urdf(),
     lambda r, q, v: r.inertial_parameters(),
     lambda r, q, v: r.kernel("jacobian"),
     lambda r, q, v: r.inverse_dynamics(q, v, v, h_e=np.zeros(6)),
@@ -398,11 +396,7 @@ def test_simulate_options_a_floating_base_lacks_are_errors(tree):
 
 def test_load_urdf_with_floating_true_matches_pinocchio():
     """``rd.load(urdf, floating=True)``: the base body from the root link, as Pinocchio's
-    free-flyer (needs the URDF loader's ``floating=``)."""
-    from robodyn.model.urdf import load_urdf
-
-    if "floating" not in inspect.signature(load_urdf).parameters:
-        pytest.skip("the URDF loader has no floating= yet")
+    free-flyer."""
     path = _example("ur_description/urdf/ur5_robot.urdf")
     robot = rd.load(path, floating=True).without_friction()
     model = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())

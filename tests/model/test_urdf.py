@@ -228,9 +228,10 @@ def test_a_single_fixed_leaf_after_the_last_joint_is_the_tip():
                                planar_2r_closed_form(q, q)[3], atol=1e-12)
 
 
-def test_branching_movable_joints_list_their_ends_not_the_fixed_leaves(tmp_path):
-    """two_leaves.urdf's fingers move (prismatic): the movable tree branches. Fixed pads
-    below the fingers are not ends; the fingers are."""
+def test_branching_movable_joints_load_the_whole_tree_named_by_their_ends(tmp_path):
+    """two_leaves.urdf's fingers move (prismatic): the movable tree branches, so the whole
+    tree loads. Fixed pads below the fingers are not ends (the note names the fingers)
+    but frames on them; tip= still selects one chain."""
     pads = "".join(f"""
   <link name="{side}_pad"/>
   <joint name="{side}_pad_joint" type="fixed">
@@ -238,9 +239,13 @@ def test_branching_movable_joints_list_their_ends_not_the_fixed_leaves(tmp_path)
                    ("left", "right"))
     path = tmp_path / "padded.urdf"
     path.write_text((DATA / "two_leaves.urdf").read_text().replace("</robot>", pads + "</robot>"))
-    message = _error(path)
-    assert "branch into 2 chains, ending at left_finger, right_finger" in message
-    assert "_pad" not in message and "tip=" in message
+    robot = rd.load(path)
+    assert robot.dof == 3 and robot.chain.parents == (-1, 0, 0) and robot.locked == ()
+    note = robot.provenance.notes[0]
+    assert "branch into 2 chains (ending at left_finger, right_finger)" in note
+    assert "_pad" not in note and "'right_finger'" in note
+    frames = {f.name: f.link for f in robot.chain.frames}
+    assert frames == {"base_link": -1, "left_pad": 1, "right_pad": 2}
     assert rd.load(path, tip="left_pad").dof == 2
 
 
@@ -308,9 +313,14 @@ def test_floating_joint_in_the_chain():
     assert robot.dof == 1
 
 
-def test_ambiguous_tip_lists_the_leaves():
-    message = _error(DATA / "two_leaves.urdf")
-    assert "left_finger" in message and "right_finger" in message and "tip=" in message
+def test_a_branching_file_loads_whole_with_the_last_link_as_end_frame():
+    robot = rd.load(DATA / "two_leaves.urdf")
+    assert [link.name for link in robot.chain.links] == ["link1", "left_finger", "right_finger"]
+    assert robot.description.endswith("end frame: the last link 'right_finger'")
+    q = np.array([0.3, 0.01, 0.02])
+    np.testing.assert_allclose(robot.forward_kinematics(q),
+                               rd.load(DATA / "two_leaves.urdf", tip="right_finger")
+                               .forward_kinematics(q[[0, 2]]), atol=1e-15)
 
 
 @pytest.mark.parametrize(("kwargs", "words"), [

@@ -40,6 +40,21 @@ def chain_urdf(n: int, reverse: bool = False, fixed_every: int = 0) -> str:
     return '<robot name="chain">' + "".join(links) + "".join(joints) + "</robot>"
 
 
+def tree_urdf(n: int, fixed_every: int = 0) -> str:
+    """A binary tree of ``n`` joints (joint ``i`` hangs link ``i + 1`` on link ``i // 2``,
+    every ``fixed_every``-th joint fixed), listed from the leaves: the loader must order
+    the links parents first (its topological sort) and not in file order."""
+    links = [f'<link name="l{i}">{BODY}</link>' for i in range(n + 1)]
+    joints = []
+    for i in range(n):
+        kind = "fixed" if fixed_every and i % fixed_every == fixed_every - 1 else "revolute"
+        joints.append(f'<joint name="j{i}" type="{kind}"><parent link="l{i // 2}"/>'
+                      f'<child link="l{i + 1}"/><origin xyz="0.1 0 0"/><axis xyz="0 0 1"/>'
+                      '<limit lower="-1" upper="1" velocity="1" effort="1"/></joint>')
+    return ('<robot name="tree">' + "".join(reversed(links)) + "".join(reversed(joints))
+            + "</robot>")
+
+
 def _lines_executed(path) -> int:
     """Lines of robodyn/model/urdf.py executed by ``load_urdf(path)`` (comprehension loops
     count each turn): a measure of its work that does not depend on the machine."""
@@ -72,6 +87,36 @@ def test_reading_does_work_proportional_to_the_joints(tmp_path, reverse, fixed_e
     # linear: twice the joints, twice the lines (the quadratic walk made it 2.6 here, and
     # the ratio grows with n)
     assert 1.8 < counts[1] / counts[0] < 2.2, counts
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fixed_every", [0, 4])
+def test_reading_a_tree_does_work_proportional_to_the_joints(tmp_path, fixed_every):
+    """The whole tree (default arguments), its links sorted parents first from a file
+    listed leaves first: still linear (the sort's heap is the only n log n part)."""
+    counts = []
+    for n in (300, 600):
+        path = tmp_path / f"tree{n}.urdf"
+        path.write_text(tree_urdf(n, fixed_every))
+        counts.append(_lines_executed(path))
+        chain = load_urdf(path).chain
+        assert all(p < i for i, p in enumerate(chain.parents))
+    assert 1.8 < counts[1] / counts[0] < 2.2, counts
+
+
+@pytest.mark.slow
+def test_a_tree_of_5000_joints_loads_within_a_time_and_memory_bound(tmp_path):
+    path = tmp_path / "tree.urdf"
+    path.write_text(tree_urdf(5000, fixed_every=10))
+    code = textwrap.dedent(f"""\
+        import robodyn as rd
+        robot = rd.load({str(path)!r})
+        print(robot.dof, len(robot.chain.parents), len(robot.chain.frames))
+        """)
+    done = run_bounded(["-c", code], timeout=180, memory_mb=2048)
+    assert done.returncode == 0, done.stderr[-2000:]
+    # 500 of the joints are fixed: their links are frames, beside the base's
+    assert done.stdout.split() == ["4500", "4500", "501"]
 
 
 def test_a_chain_of_5000_joints_loads_within_a_time_and_memory_bound(tmp_path):

@@ -82,7 +82,8 @@ def model_options() -> argparse.ArgumentParser:
     group.add_argument("--base", metavar="LINK",
                        help="the link fixed to the world (default: the root link)")
     group.add_argument("--tip", metavar="LINK",
-                       help="the end-effector link (default: the end of the movable joints)")
+                       help="the end-effector link: load the chain to it (default: the "
+                            "movable joints, a chain or the whole tree where they branch)")
     group.add_argument("--allow-massless", action="store_true",
                        help="accept moving links without <inertial> as massless")
     group.add_argument("--snap-angles", type=tolerance, metavar="TOL",
@@ -131,7 +132,7 @@ def load_model(name: str, args: argparse.Namespace):
     except ModelError as exc:
         raise ModelError(_as_options(str(exc))) from None
     for note in robot.provenance.notes:
-        print(f"robodyn: note: {note}", file=sys.stderr)
+        print(f"robodyn: note: {_as_options(note)}", file=sys.stderr)
     return _fixed_base(robot, name)
 
 

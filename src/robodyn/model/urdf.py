@@ -1,4 +1,5 @@
-"""URDF files: the serial chain between two links of a robot tree, as a model source.
+"""URDF files: the tree of moving links of a robot, or the serial chain between two of
+its links, as a model source.
 
 URDF is plain XML, read here with the standard library's
 :mod:`xml.etree.ElementTree`. Only what the dynamics needs is read: links,
@@ -6,18 +7,31 @@ joints, ``<origin xyz rpy>``, ``<axis>``, ``<inertial>``, ``<limit>`` and
 ``<dynamics>``. Meshes, visuals, collisions, materials, transmissions and
 Gazebo tags are never opened (no mesh file has to exist).
 
-From the tree of links and joints, :func:`load_urdf` takes the path from
-``base`` (default: the root link) to ``tip``. The default tip is decided on the tree
-of *movable* joints under the base (links hung on ``fixed`` joints are merged bodies,
-not candidate tips): when the movable joints form one chain, the tip is the child of
-its last joint (a UR10's ``ee_link``, ``tool0`` and ``base`` frames do not count), or
-the leaf of the fixed links after it when they form a single path (a lone ``tool``
-frame); when the movable tree branches (a gripper's two fingers, a humanoid's limbs)
-the error lists the ends of the branches and asks for ``tip=``. A ``tip`` behind fixed
-joints (``tool0``) puts the end frame there.
+From the tree of links and joints, :func:`load_urdf` takes what hangs under ``base``
+(default: the root link). The default is decided on the tree of *movable* joints under
+the base (links hung on ``fixed`` joints are merged bodies, not candidate tips): when
+the movable joints form one chain, that chain, whose tip is the child of its last joint
+(a UR10's ``ee_link``, ``tool0`` and ``base`` frames do not count), or the leaf of the
+fixed links after it when they form a single path (a lone ``tool`` frame); when the
+movable tree branches (a gripper's two fingers, a humanoid's limbs), the whole tree:
+every movable joint under the base is a link (``Chain.parents``), parents before
+children and otherwise in the file's order, and the end-effector frame is the last
+link's (the first of ``provenance.notes`` says so and names the ends of the branches).
+``tip=`` selects one chain: the path from ``base`` to ``tip``; a ``tip`` behind fixed
+joints (``tool0``) puts the end frame there. In a tree, ``<mimic>`` joints are loaded as
+independent joints (as Pinocchio's ``buildModelFromUrdf`` does by default), with a
+:class:`UrdfWarning` and a note naming them; on a chosen chain they are an error.
 
-* every revolute, continuous or prismatic joint on the path is a joint of the
-  chain (``continuous`` is a revolute joint without position limits); its link
+Every URDF link under the base that is not a moving link's own frame (a merged body, a
+``tool0``, a camera, the base link itself) is a named
+:class:`~robodyn.model.chain.Frame` of ``Chain.frames``: fixed to the link whose body
+it joins (``-1``: the base), placed in that link's frame. ``floating=True`` keeps the
+base link's body, with the bodies fixed to it, as ``Chain.floating_base`` (an
+:class:`~robodyn.model.chain.Inertial` in the base link frame, Pinocchio's free-flyer
+body) instead of leaving it out.
+
+* every revolute, continuous or prismatic joint of the tree, or on the path, is a
+  joint of the model (``continuous`` is a revolute joint without position limits); its link
   frame is the URDF child link frame, as in :mod:`robodyn.model.chain`;
 * every other body is rigidly merged into the chain body it hangs from: links
   behind ``fixed`` joints, and the bodies behind movable joints that leave the
@@ -66,6 +80,7 @@ its tree is walked; the walk itself is linear in the number of links and joints.
 
 from __future__ import annotations
 
+import heapq
 import math
 import warnings
 import xml.etree.ElementTree as ET
@@ -80,6 +95,7 @@ from .chain import (
     PRISMATIC,
     REVOLUTE,
     Chain,
+    Frame,
     Friction,
     Inertial,
     Joint,
@@ -132,23 +148,33 @@ class _Joint:
 
 
 def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
-              allow_massless: bool = False, snap_angles: float | None = None) -> ModelSource:
-    """Read the serial chain of a URDF file from ``base`` to ``tip``
-    (``robodyn.load(path, ...)`` makes it a :class:`~robodyn.Robot`).
+              allow_massless: bool = False, snap_angles: float | None = None,
+              floating: bool = False) -> ModelSource:
+    """Read the movable tree of a URDF file under ``base``, or its serial chain from
+    ``base`` to ``tip`` (``robodyn.load(path, ...)`` makes it a :class:`~robodyn.Robot`).
 
     ``base``: the link fixed to the world (default: the root link). ``tip``: the
-    end-effector link (default: the end of the movable joints when they form one
-    chain; a tree whose movable joints branch needs it). ``allow_massless``: accept
-    moving links without ``<inertial>`` as massless. ``snap_angles``: a tolerance in
-    radians; ``<origin rpy>`` angles this close to a multiple of pi/2 become that
-    multiple, listed in ``provenance.notes`` (default ``None``: no change). See the
-    module docstring for what is merged, locked and checked.
+    end-effector link; default: the end of the movable joints when they form one chain,
+    and the whole tree when they branch (every movable joint under ``base`` is a link,
+    parents before children, in the file's order where it allows; the end frame is the
+    last link, said in ``provenance.notes``). ``allow_massless``: accept moving links
+    without ``<inertial>`` as massless. ``snap_angles``: a tolerance in radians;
+    ``<origin rpy>`` angles this close to a multiple of pi/2 become that multiple, listed
+    in ``provenance.notes`` (default ``None``: no change). ``floating``: the base link's
+    body (with the bodies fixed to it) becomes ``Chain.floating_base``, a free-flying
+    base, instead of being dropped. Every URDF link under the base that is not a moving
+    link's own frame is a named :class:`~robodyn.model.chain.Frame` of ``Chain.frames``.
+    See the module docstring for what is merged, locked and checked.
 
     Raises :class:`ModelError` naming the link or joint at fault; warns
-    (:class:`UrdfWarning`) about non-physical bodies outside the chain.
+    (:class:`UrdfWarning`) about non-physical bodies outside the model and about
+    ``<mimic>`` joints of a tree (loaded as independent joints).
     """
     path = Path(path)
     source = str(path)
+    if not isinstance(floating, bool):
+        raise ModelError(f"floating={_q(floating)}: not True or False; pass floating=True for "
+                         "a free-flying base, False (the default) for one fixed to the world")
     snapper = _AngleSnapper(_snap_tolerance(snap_angles))
     root = _read_xml(path)
     name = root.get("name") or path.stem
@@ -159,38 +185,78 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
     _check_acyclic(source, frames, parent_joint)
     base = _choose_base(source, frames, parent_joint, base)
     subtree = _subtree(base, child_joints)
-    tip = _choose_tip(source, frames, subtree, child_joints, base, tip)
-    chain_joints = _chain_joints(source, _path(source, parent_joint, base, tip), base, tip)
-    owner, pose, placements, locked = _walk(base, child_joints, chain_joints)
+    tip, ends = _choose_tip(source, frames, subtree, child_joints, base, tip)
     file_order = {joint.name: i for i, joint in enumerate(joints)}
+    notes: list[str] = []
+    if tip is None:  # the movable joints branch: the whole tree
+        model_joints = _tree_joints(source, subtree, child_joints, base, file_order)
+        mimic = [j.name for j in model_joints if j.mimic]
+        if mimic:
+            text = (f"{source}: {len(mimic)} <mimic> joint(s) loaded as independent joints "
+                    f"(as Pinocchio's buildModelFromUrdf does): {_listing(mimic, 5)}")
+            notes.append(text.removeprefix(source + ": "))
+            warn(UrdfWarning(text))
+    else:
+        model_joints = _chain_joints(source, _path(source, parent_joint, base, tip), base, tip)
+    owner, pose, placements, locked = _walk(base, child_joints, model_joints)
     locked.sort(key=file_order.__getitem__)
-    _check_bodies(source, frames, bodies, owner, base, tip)
+    parents = tuple(owner[joint.parent] for joint in model_joints)
+    what = (f"the chain from {_q(base)} to {_q(tip)}" if tip is not None
+            else f"the tree under {_q(base)}")
+    _check_bodies(source, frames, bodies, owner, what, floating)
 
-    members_of: dict[int, list[str]] = {k: [] for k in range(len(chain_joints))}
+    members_of: dict[int, list[str]] = {k: [] for k in range(-1, len(model_joints))}
     for link in subtree:  # one pass: each link's body joins its owner's
-        if owner[link] >= 0:
-            members_of[owner[link]].append(link)
+        members_of[owner[link]].append(link)
     links = [_chain_link(source, joint, members_of[k], bodies, pose, placements[k],
                          parent_joint, allow_massless)
-             for k, joint in enumerate(chain_joints)]
+             for k, joint in enumerate(model_joints)]
+    moving_frames = {joint.child for joint in model_joints}
+    # the base first (it names the base frame), then the others in file order
+    named = [Frame(link, owner[link], _transform(pose[link]))
+             for link in (base, *(link for link in frames if link != base))
+             if link in owner and link not in moving_frames]
+    floating_base = None
+    if floating:
+        mass, com, inertia = _merge([(pose[link], bodies[link]) for link in members_of[-1]
+                                     if bodies[link] is not None])
+        floating_base = Inertial(_number(mass), _numbers(com), _numbers(inertia))
 
-    tip_pose = pose[tip]
+    tip_pose = pose[tip] if tip is not None else np.eye(4)
     g = symbol("g")
     chain = Chain(
         links=tuple(links),
         gravity=(0, 0, -g),
-        tip=Transform(_rotation(tip_pose[:3, :3]), _numbers(tip_pose[:3, 3])),
+        tip=_transform(tip_pose),
+        parents=parents,
+        frames=tuple(named),
+        floating_base=floating_base,
     )
-    description = (
-        f"URDF {path.name}: {len(links)} joints from {_q(base)} to {_q(tip)}"
-        + (f"; locked at 0: {_listing(locked)}" if locked else "")
-    )
-    in_chain = {link for link, k in owner.items() if k >= 0}
-    joints_in_chain = {j.name for j in joints if j.child in in_chain}
-    notes = snapper.notes(lambda kind, key: key in (in_chain if kind == "link"
-                                                    else joints_in_chain))
-    provenance = Provenance(loader="urdf", path=source, locked=tuple(locked), notes=notes)
+    end = links[-1].name
+    if tip is not None:
+        description = f"URDF {path.name}: {len(links)} joints from {_q(base)} to {_q(tip)}"
+    else:
+        description = (f"URDF {path.name}: a tree of {len(links)} joints under {_q(base)}, "
+                       f"{len(ends)} branches; end frame: the last link {_q(end)}")
+        notes.insert(0, f"the movable joints under {_q(base)} branch into {len(ends)} chains "
+                        f"(ending at {_listing(ends, 5)}): the whole tree is loaded; the end "
+                        f"frame of forward_kinematics and jacobian is the last link {_q(end)} "
+                        "(Chain.frames names the other links; tip=... loads one chain)")
+    if locked:
+        description += f"; locked at 0: {_listing(locked)}"
+    if floating:
+        description += f"; floating base {_q(base)}"
+    in_model = {link for link, k in owner.items() if k >= 0 or floating}
+    joints_in_model = {j.name for j in joints if j.child in in_model}
+    notes += snapper.notes(lambda kind, key: key in (in_model if kind == "link"
+                                                     else joints_in_model))
+    provenance = Provenance(loader="urdf", path=source, locked=tuple(locked), notes=tuple(notes))
     return ModelSource(name, chain, {"g": GRAVITY}, description, provenance)
+
+
+def _transform(pose: np.ndarray) -> Transform:
+    """A 4x4 pose as a :class:`Transform` of SymPy numbers (rotation snapped)."""
+    return Transform(_rotation(pose[:3, :3]), _numbers(pose[:3, 3]))
 
 
 # -- the chain in the tree ---------------------------------------------------------
@@ -234,6 +300,38 @@ def _chain_joints(source: str, path_joints: list[_Joint], base: str, tip: str) -
             f"{_q(tip)}; choose base and tip with moving joints between them"
         )
     return chain_joints
+
+
+def _tree_joints(source: str, subtree: list[str], child_joints, base: str,
+                 file_order: dict[str, int]) -> list[_Joint]:
+    """Every moving joint under ``base``, parents before children, else in file order
+    (Kahn's topological order, the earliest joint in the file first among those whose
+    parent joint is placed); an unsupported type under the base is an error."""
+    above: dict[str, str | None] = {base: None}  # the moving joint above each link
+    below: dict[str | None, list[_Joint]] = {None: []}
+    for link in subtree:  # parents come before children in ``subtree``
+        for joint in child_joints[link]:
+            if joint.type in _UNSUPPORTED:
+                raise ModelError(
+                    f"{source}: joint {_q(joint.name)}: type {_q(joint.type)} under {_q(base)} "
+                    "is not supported; a tree has revolute, continuous, prismatic and fixed "
+                    "joints (pass base=... to start after it, or tip=... for one chain)"
+                )
+            if joint.type in _MOVING:
+                below.setdefault(above[link], []).append(joint)
+                below[joint.name] = []
+                above[joint.child] = joint.name
+            else:
+                above[joint.child] = above[link]
+    ready = [(file_order[j.name], j.name, j) for j in below[None]]
+    heapq.heapify(ready)
+    out = []
+    while ready:
+        _, _, joint = heapq.heappop(ready)
+        out.append(joint)
+        for child in below[joint.name]:
+            heapq.heappush(ready, (file_order[child.name], child.name, child))
+    return out
 
 
 def _walk(base: str, child_joints, chain_joints: list[_Joint]):
@@ -512,17 +610,17 @@ def _subtree(base: str, child_joints) -> list[str]:
 
 
 def _choose_tip(source, frames, subtree, child_joints, base, tip):
-    """``tip`` checked, or the default, decided on the tree of movable joints under
-    ``base``: a movable joint's child is an *end* when no movable joint lies below it
-    (links hung on ``fixed`` joints are merged bodies, not ends). With one end, the tip
-    is that end, or the leaf of the fixed bodies below it when they form a single path
-    (a lone ``tool`` frame); several ends (the movable tree branches) are an error
-    listing them."""
+    """``(tip, ends)``: ``tip`` checked, or the default, decided on the tree of movable
+    joints under ``base``: a movable joint's child is an *end* when no movable joint lies
+    below it (links hung on ``fixed`` joints are merged bodies, not ends). With one end,
+    the tip is that end, or the leaf of the fixed bodies below it when they form a single
+    path (a lone ``tool`` frame); with several (the movable tree branches) it is ``None``:
+    the whole tree. ``ends`` lists them (empty when ``tip`` is given)."""
     if tip is not None:
         if tip not in frames:
             raise ModelError(f"{source}: tip={_q(tip)} is not a link of the file; links: "
                              f"{_listing(frames)}")
-        return tip
+        return tip, []
     below = _movable_below(subtree, child_joints)
     ends = [joint.child for link in subtree for joint in child_joints[link]
             if joint.type != "fixed" and not below[joint.child]]
@@ -530,13 +628,11 @@ def _choose_tip(source, frames, subtree, child_joints, base, tip):
         link = ends[0]
         while len(child_joints[link]) == 1:
             link = child_joints[link][0].child
-        return link if not child_joints[link] else ends[0]
+        return (link if not child_joints[link] else ends[0]), ends
     if not ends:
         raise ModelError(f"{source}: no movable joint (revolute, continuous, prismatic) under "
                          f"{_q(base)}; nothing moves, so there is no chain to load")
-    raise ModelError(f"{source}: the movable joints under {_q(base)} branch into "
-                     f"{len(ends)} chains, ending at {_listing(ends)} (links behind fixed "
-                     "joints are merged, not counted); pass tip=... to choose the end effector")
+    return None, ends
 
 
 def _movable_below(subtree, child_joints) -> dict[str, bool]:
@@ -563,17 +659,18 @@ def _path(source, parent_joint, base, tip) -> list[_Joint]:
 
 
 # -- checks and notes ------------------------------------------------------------------------
-def _check_bodies(source, frames, bodies, owner, base, tip) -> None:
-    """Every ``<inertial>`` merged into a link of the chain (``owner >= 0``) must be
-    physical (:func:`check_inertia`, else :class:`ModelError`); those that are not used
-    get one :class:`UrdfWarning` naming the non-physical ones."""
+def _check_bodies(source, frames, bodies, owner, what: str, floating: bool) -> None:
+    """Every ``<inertial>`` merged into a link of the model (``owner >= 0``; with
+    ``floating`` also the base's, ``owner == -1``) must be physical (:func:`check_inertia`,
+    else :class:`ModelError`); those that are not used get one :class:`UrdfWarning` naming
+    the non-physical ones. ``what``: the model, for the warning (``the tree under 'x'``)."""
     unused = []
     for link in frames:
         body = bodies[link]
         if body is None:
             continue
         where = f"link {_q(link)} <inertial>"
-        used = owner.get(link, -1) >= 0
+        used = owner.get(link, -1) >= 0 or (floating and link in owner)
         with warnings.catch_warnings():
             # a planar-style tensor is reported once, for the merged chain link
             warnings.simplefilter("ignore", PhysicalConsistencyWarning)
@@ -587,7 +684,7 @@ def _check_bodies(source, frames, bodies, owner, base, tip) -> None:
     if unused:
         names = [link for link, _ in unused]
         warn(UrdfWarning(
-            f"{source}: {len(unused)} link(s) outside the chain from {_q(base)} to {_q(tip)} "
+            f"{source}: {len(unused)} link(s) outside {what} "
             f"have a non-physical <inertial> and are not used: {_listing(names, 5)} (first: "
             f"{str(unused[0][1]).removeprefix(source + ': ')})"), )
 

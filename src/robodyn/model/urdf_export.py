@@ -3,9 +3,11 @@
 The URDF holds the chain with every parameter value bound, as
 :func:`robodyn.model.urdf.load_urdf` reads it back:
 
-* a ``base_link`` (the chain's base frame) and, per chain link ``i``, a joint and a
-  link. URDF's ``q = 0`` is the joint's origin, robodyn's ``q = 0`` is motion by
-  ``offset``, so the offset is folded into the origin: link ``i``'s frame is
+* a base link (the chain's base frame: ``base_link``, or the name of the loaded file's
+  base, the first :class:`~robodyn.model.chain.Frame` on the base at the identity) and,
+  per chain link ``i``, a joint on its parent's link (``chain.parent(i)``: a tree is
+  written as one) and a link. URDF's ``q = 0`` is the joint's origin, robodyn's
+  ``q = 0`` is motion by ``offset``, so the offset is folded into the origin: link ``i``'s frame is
   ``placement * Motion(q_i + offset_i) = (placement * Motion(offset_i)) * Motion(q_i)``
   (motions about or along one axis commute), and the joint's ``<origin>`` is
   ``placement * Rot(axis, offset)`` (revolute) or ``placement * Trans(offset axis)``
@@ -32,8 +34,15 @@ The URDF holds the chain with every parameter value bound, as
   moment, with a :class:`~robodyn.core.errors.UrdfWarning` giving the change. A link's
   point masses are folded into its body first (total mass, common centre of mass,
   parallel-axis theorem: :func:`~robodyn.model.chain.folded`), URDF has one body a link;
+* every other named frame (``chain.frames``: a ``tool0``, a camera, a merged body's
+  link) as a body-less link on a fixed joint, placed in its link; of a serial chain, the
+  frames fixed to the last link are left out (said in a comment), so that re-loading
+  finds the tip as below;
 * the end-effector frame (``chain.tip``), when it is not the identity, as a ``tool``
-  link on a fixed joint (re-loading puts the default tip there);
+  link on a fixed joint (re-loading a serial chain puts the default tip there; a tree's
+  default end frame is its last link, and ``tool`` a frame on it);
+* a free-flying base's body (``chain.floating_base``) as the base link's ``<inertial>``
+  (re-load with ``floating=True``; said in a comment);
 * gravity: URDF has none; simulators take ``(0, 0, -g)`` in the root frame. When the
   chain's gravity is not along the base's ``-z`` (planar models with gravity along
   ``-y``), a root ``world`` link holds ``base_link`` on a fixed joint, turned so that
@@ -87,7 +96,11 @@ def chain_to_urdf(chain: Chain, name: str, comment: str = "",
     names = _Names()
     root = ET.Element("robot", name=visible(name) or "robot")
     notes = [comment] if comment else []
-    base = names.link("base_link")
+    frames = list(chain.frames)
+    base_frame = next((f for f in frames if f.link == -1 and _identity(f.placement)), None)
+    if base_frame is not None:  # the loaded file's base link: it names the base again
+        frames.remove(base_frame)
+    base = names.link(base_frame.name if base_frame is not None else "base_link")
 
     gravity = np.array(chain.gravity, dtype=float)
     g = float(np.linalg.norm(gravity))
@@ -102,13 +115,19 @@ def chain_to_urdf(chain: Chain, name: str, comment: str = "",
                      f"turned so that gravity points along {world}'s -z")
     if g > 0 and abs(g - GRAVITY) > 1e-12 * GRAVITY:
         notes.append(f"gravity magnitude {_f(g)} (not {GRAVITY}): set it in the simulator")
-    ET.SubElement(root, "link", name=base)
+    base_link = ET.SubElement(root, "link", name=base)
+    if chain.floating_base is not None:
+        _inertial(base_link, chain.floating_base)
+        notes.append(f"{base} is a free-flying base: load with floating=True")
 
     armature = []
     parent = base
     felt = []
+    link_names: list[str] = []
     for i, link in enumerate(chain.links):
+        parent = base if chain.parent(i) < 0 else link_names[chain.parent(i)]
         joint, child = _joint(root, link, i, parent, names, notes, unlimited)
+        link_names.append(child)
         _link(root, link, child)
         if i in changes:
             note, effect = changes[i]
@@ -116,7 +135,16 @@ def chain_to_urdf(chain: Chain, name: str, comment: str = "",
             if effect > 1e3 * MIN_INERTIA:  # the floors change M by 1e-12 at most: not said
                 felt.append((child, effect))
         armature += [link.joint.name or joint] if float(link.motor.armature) != 0 else []
-        parent = child
+    last = chain.dof - 1
+    left_out = [f.name for f in frames if chain.is_serial and f.link == last]
+    for frame in frames:
+        if frame.name in left_out:
+            continue
+        on = base if frame.link < 0 else link_names[frame.link]
+        _fixed_link(root, names, on, frame.name, frame.placement)
+    if left_out:
+        notes.append(f"frames fixed to the last link left out ({', '.join(left_out[:10])}"
+                     f"{' ...' if len(left_out) > 10 else ''}): the end frame is the tip")
     if armature:
         text = (f"URDF has no motor (armature) inertia: G^2 Jm of joint(s) "
                 f"{', '.join(armature[:10])}{' ...' if len(armature) > 10 else ''} is left out")
@@ -129,15 +157,8 @@ def chain_to_urdf(chain: Chain, name: str, comment: str = "",
         warn(UrdfWarning(f"{visible(name)}: URDF inertia made physical: {shown}"
                          f"{' ...' if len(felt) > 3 else ''} in M (docs/defaults.md)"))
 
-    tip_rotation = np.array(chain.tip.rotation, dtype=float)
-    tip_translation = np.array(chain.tip.translation, dtype=float)
-    if not (np.array_equal(tip_rotation, np.eye(3)) and not tip_translation.any()):
-        tool = names.link("tool")
-        joint = ET.SubElement(root, "joint", name=names.joint(f"{tool}_joint"), type="fixed")
-        ET.SubElement(joint, "parent", link=parent)
-        ET.SubElement(joint, "child", link=tool)
-        _origin(joint, tip_rotation, tip_translation)
-        ET.SubElement(root, "link", name=tool)
+    if not _identity(chain.tip):
+        _fixed_link(root, names, link_names[-1], "tool", chain.tip)
 
     for k, note in enumerate(notes):
         root.insert(k, ET.Comment(f" {_comment_text(note)} "))
@@ -191,11 +212,30 @@ def _joint(root, link, i, parent, names, notes, unlimited="continuous"):
     return name, child
 
 
+def _identity(transform) -> bool:
+    return (np.array_equal(np.array(transform.rotation, dtype=float), np.eye(3))
+            and not np.array(transform.translation, dtype=float).any())
+
+
+def _fixed_link(root, names, parent: str, name: str, placement) -> None:
+    """Append a body-less ``<link>`` on a ``fixed`` joint at ``placement`` in ``parent``."""
+    child = names.link(name)
+    joint = ET.SubElement(root, "joint", name=names.joint(f"{child}_joint"), type="fixed")
+    ET.SubElement(joint, "parent", link=parent)
+    ET.SubElement(joint, "child", link=child)
+    _origin(joint, np.array(placement.rotation, dtype=float),
+            np.array(placement.translation, dtype=float))
+    ET.SubElement(root, "link", name=child)
+
+
 def _link(root, link, name) -> None:
     """Append the ``<link>`` with the body's ``<inertial>`` (its point masses folded in:
     one body of the total mass at the common centre of mass, :func:`folded`)."""
-    inertial = folded(link).inertial
-    element = ET.SubElement(root, "link", name=name)
+    _inertial(ET.SubElement(root, "link", name=name), folded(link).inertial)
+
+
+def _inertial(element, inertial) -> None:
+    """Append ``inertial`` (an :class:`~robodyn.model.chain.Inertial`) to a ``<link>``."""
     body = ET.SubElement(element, "inertial")
     ET.SubElement(body, "origin", xyz=_vector(inertial.com), rpy="0 0 0")
     ET.SubElement(body, "mass", value=_f(inertial.mass))
@@ -254,20 +294,30 @@ def _free_directions(chain: Chain) -> list[np.ndarray]:
     """Per link, the projector onto the directions (link frame) its angular velocity
     never has: ``1`` for a link no revolute joint turns, ``1 - n n^T`` when every
     revolute joint up to it turns about one axis ``n``, else ``0``."""
-    rot = np.eye(3)
-    axes = []
+    rotations: list[np.ndarray] = []
+    # per link: the first revolute axis from the base (base frame) and whether every
+    # revolute axis from the base to the link is parallel to it
+    turns: list[tuple[np.ndarray | None, bool]] = []
     out = []
-    for link in chain.links:
+    for i, link in enumerate(chain.links):
         joint = link.joint
-        rot = rot @ np.array(joint.placement.rotation, dtype=float)
+        p = chain.parent(i)
+        rot = (rotations[p] if p >= 0 else np.eye(3)) @ np.array(joint.placement.rotation,
+                                                                 dtype=float)
+        first, parallel = turns[p] if p >= 0 else (None, True)
         axis = np.array(joint.axis, dtype=float)
         if joint.type == REVOLUTE:
-            axes.append(rot @ axis)
+            z = rot @ axis
+            if first is None:
+                first = z
+            parallel = parallel and bool(np.linalg.norm(np.cross(first, z)) <= 1e-12)
             rot = rot @ axis_rotation(axis, float(joint.offset))
-        if not axes:
+        rotations.append(rot)
+        turns.append((first, parallel))
+        if first is None:
             out.append(np.eye(3))
-        elif all(np.linalg.norm(np.cross(axes[0], a)) <= 1e-12 for a in axes):
-            n = rot.T @ axes[0]  # the common axis in this link's frame
+        elif parallel:
+            n = rot.T @ first  # the common axis in this link's frame
             n = n / np.linalg.norm(n)
             out.append(np.eye(3) - np.outer(n, n))
         else:
