@@ -64,7 +64,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import sympy as sp
 
 from ..core.errors import ModelError
 from .chain import (
@@ -79,9 +78,16 @@ from .chain import (
     Motor,
     Transform,
     check_inertia,
-    snap,
 )
 from .expressions import symbol
+from .file_values import Body as _Body
+from .file_values import finite as _float
+from .file_values import listing as _listing
+from .file_values import merge as _merge
+from .file_values import number as _number
+from .file_values import numbers as _numbers
+from .file_values import quote as _q
+from .file_values import rotation as _rotation
 from .source import ModelSource, Provenance
 
 #: Largest MJCF input read, in bytes, the main file and its includes together.
@@ -168,82 +174,6 @@ def load_mjcf(path: str | Path) -> ModelSource:
     description = f"MJCF {path.name}: {chain.dof} joints ({kind})"
     provenance = Provenance(loader="mjcf", path=source, notes=tuple(model.notes))
     return ModelSource(name, chain, model.values, description, provenance)
-
-
-# -- helpers shared in kind with robodyn.model.urdf ------------------------------------------
-#: Names a message lists at most, and the characters it quotes of one.
-LIST_NAMES = 10
-NAME_CHARS = 80
-
-
-@dataclass(frozen=True)
-class _Body:
-    """An ``<inertial>``: mass, centre of mass and inertia about it, in the body frame."""
-
-    mass: float
-    com: np.ndarray
-    inertia: np.ndarray
-
-
-def _q(text) -> str:
-    """A name or value quoted for a message, at most :data:`NAME_CHARS` characters of it."""
-    text = str(text)
-    if len(text) <= NAME_CHARS:
-        return repr(text)
-    return f"{text[:NAME_CHARS]!r}... ({len(text):,} characters)"
-
-
-def _listing(names, limit: int = LIST_NAMES) -> str:
-    """``a, b, c`` for a message: at most ``limit`` names, then ``... and N more``."""
-    names = list(names)
-    shown = ", ".join(n if len(n) <= NAME_CHARS else _q(n) for n in names[:limit])
-    return shown + (f", ... and {len(names) - limit} more" if len(names) > limit else "")
-
-
-def _float(text: str | None, where: str) -> float:
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        raise ModelError(f"{where}: {_q(text)} is not a number") from None
-    if not math.isfinite(value):
-        raise ModelError(f"{where}: {_q(text)} is not a finite number")
-    return value
-
-
-def _number(x: float):
-    """A float as a SymPy number: integers exact, others ``sp.Float`` with all 53 bits."""
-    x = float(x)
-    if x.is_integer() and abs(x) < 2**53:
-        return sp.Integer(int(x))
-    return sp.Float(x)
-
-
-def _numbers(a):
-    a = np.asarray(a, dtype=float)
-    if a.ndim == 1:
-        return tuple(_number(x) for x in a)
-    return tuple(tuple(_number(x) for x in row) for row in a)
-
-
-def _rotation(r):
-    """A rotation matrix with entries within :data:`~robodyn.model.chain.SNAP` of 0 or
-    +-1 made exact, as the numeric model does."""
-    return _numbers(np.vectorize(snap)(np.asarray(r, dtype=float)))
-
-
-def _merge(parts: list[tuple[np.ndarray, _Body]]):
-    """One rigid body from several ``(pose in the receiving frame, body)``: mass, centre
-    of mass and inertia about it (parallel-axis theorem), in the receiving frame."""
-    mass = sum(body.mass for _, body in parts)
-    coms = [pose[:3, :3] @ body.com + pose[:3, 3] for pose, body in parts]
-    com = sum((body.mass * c for (_, body), c in zip(parts, coms)), np.zeros(3))
-    com = com / mass if mass > 0 else np.zeros(3)
-    inertia = np.zeros((3, 3))
-    for (pose, body), c in zip(parts, coms):
-        rot = pose[:3, :3]
-        d = c - com
-        inertia += rot @ body.inertia @ rot.T + body.mass * (d @ d * np.eye(3) - np.outer(d, d))
-    return mass, com, (inertia + inertia.T) / 2
 
 
 # -- reading XML safely --------------------------------------------------------------------

@@ -88,7 +88,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import sympy as sp
 
 from ..core.errors import ModelError, PhysicalConsistencyWarning, UrdfWarning, warn
 from .chain import (
@@ -106,6 +105,14 @@ from .chain import (
     snap,
 )
 from .expressions import symbol
+from .file_values import Body as _Body
+from .file_values import finite as _float
+from .file_values import listing as _listing
+from .file_values import merge as _merge
+from .file_values import number as _number
+from .file_values import numbers as _numbers
+from .file_values import quote as _q
+from .file_values import rotation as _rotation
 from .source import ModelSource, Provenance
 
 #: URDF joint types that move, and the chain joint type each becomes.
@@ -114,23 +121,12 @@ _UNSUPPORTED = ("floating", "planar")
 _ALL_TYPES = (*_MOVING, "fixed", *_UNSUPPORTED)
 GRAVITY = 9.81
 #: Names an error or warning message lists at most, and the characters it quotes of one.
-LIST_NAMES = 10
-NAME_CHARS = 80
 #: Largest URDF file read, in bytes (example-robot-data's largest, TIAGo dual, is 211 kB).
 MAX_URDF_BYTES = 10_000_000
 #: Most ``<joint>`` elements of a file, fixed ones included (example-robot-data's most:
 #: TIAGo dual, 129); a tree of that many joints has one more ``<link>``.
 MAX_URDF_JOINTS = 5_000
 MAX_URDF_LINKS = MAX_URDF_JOINTS + 1
-
-
-@dataclass(frozen=True)
-class _Body:
-    """A URDF ``<inertial>``: mass, centre of mass and inertia about it, in the link frame."""
-
-    mass: float
-    com: np.ndarray
-    inertia: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -558,16 +554,6 @@ def _vector(text: str | None, where: str) -> np.ndarray:
     return np.array([_float(p, where) for p in parts])
 
 
-def _float(text: str | None, where: str, allow_inf: bool = False) -> float:
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        raise ModelError(f"{where}: {_q(text)} is not a number") from None
-    if math.isnan(value) or (math.isinf(value) and not allow_inf):
-        raise ModelError(f"{where}: {_q(text)} is not a finite number")
-    return value
-
-
 # -- the tree --------------------------------------------------------------------------
 def _choose_base(source, frames, parent_joint, base):
     if base is not None:
@@ -750,64 +736,6 @@ def _right_angles(k: int) -> str:
     k = abs(k)
     return sign + ("pi/2" if k == 1 else f"{k}*pi/2" if k % 2 else
                    "pi" if k == 2 else f"{k // 2}*pi")
-
-
-def _q(text) -> str:
-    """A name or value of the file (or the caller) quoted for a message, at most
-    :data:`NAME_CHARS` characters of it."""
-    text = str(text)
-    if len(text) <= NAME_CHARS:
-        return repr(text)
-    return f"{text[:NAME_CHARS]!r}... ({len(text):,} characters)"
-
-
-def _listing(names, limit: int = LIST_NAMES) -> str:
-    """``a, b, c`` for a message: at most ``limit`` names, then ``... and N more``."""
-    names = list(names)
-    shown = ", ".join(n if len(n) <= NAME_CHARS else _q(n) for n in names[:limit])
-    return shown + (f", ... and {len(names) - limit} more" if len(names) > limit else "")
-
-
-# -- merging bodies ------------------------------------------------------------------------
-def _merge(parts: list[tuple[np.ndarray, _Body]]):
-    """One rigid body from several: ``parts`` are (pose of the body's link in the receiving
-    frame, body). Returns mass, centre of mass and inertia about it, receiving frame:
-    ``m = sum m_k``, ``c = sum m_k c_k / m``,
-    ``I = sum R_k I_k R_k^T + m_k (|d_k|^2 1 - d_k d_k^T)``, ``d_k = c_k - c``."""
-    mass = sum(body.mass for _, body in parts)
-    coms = [pose[:3, :3] @ body.com + pose[:3, 3] for pose, body in parts]
-    com = sum((body.mass * c for (_, body), c in zip(parts, coms)), np.zeros(3))
-    com = com / mass if mass > 0 else np.zeros(3)
-    inertia = np.zeros((3, 3))
-    for (pose, body), c in zip(parts, coms):
-        rot = pose[:3, :3]
-        d = c - com
-        inertia += rot @ body.inertia @ rot.T + body.mass * (d @ d * np.eye(3) - np.outer(d, d))
-    inertia = (inertia + inertia.T) / 2
-    return mass, com, inertia
-
-
-def _number(x: float):
-    """A float of the file as a SymPy number: integers exact (0, 1, -1 keep closed forms
-    clean), others ``sp.Float`` with all 53 bits."""
-    x = float(x)
-    if x.is_integer() and abs(x) < 2**53:
-        return sp.Integer(int(x))
-    return sp.Float(x)
-
-
-def _rotation(r):
-    """A rotation matrix with entries within :data:`~robodyn.model.chain.SNAP` of 0 or
-    +-1 made exact, as the numeric model does (``rpy="1.5707963267948966 0 0"`` gives
-    cos = 6e-17): the symbolic model then has exact zeros too."""
-    return _numbers(np.vectorize(snap)(np.asarray(r, dtype=float)))
-
-
-def _numbers(a):
-    a = np.asarray(a, dtype=float)
-    if a.ndim == 1:
-        return tuple(_number(x) for x in a)
-    return tuple(tuple(_number(x) for x in row) for row in a)
 
 
 __all__ = ["UrdfWarning", "load_urdf", "rpy_matrix"]
