@@ -54,7 +54,7 @@ import sympy as sp
 
 from ..core.errors import InputError, RobodynError
 from ..core.progress import tracker
-from ..dynamics.registry import KERNELS, KernelSpec, input_width
+from ..dynamics.registry import KERNELS, KernelSpec, input_width, lookup
 from ..model.chain import Chain, snap_rotations
 from .emit import BLOCK, live_ops, numba_block_source, numba_source, numpy_source
 from .tape import Tape
@@ -97,7 +97,8 @@ def trace(chain: Chain, spec: KernelSpec, params: tuple[str, ...] = ()):
     the groups ``(input name, width)`` in the order of ``spec.inputs``."""
     tape = Tape()
     chain = traced_chain(chain, params, tape)
-    groups = [(name, input_width(name, chain.dof)) for name in spec.inputs]
+    groups = [(name, input_width(name, chain.dof, spec.wrenches))
+              for name in spec.inputs]
     args = {name: tape.inputs_vector(name, width) for name, width in groups}
     outputs = _flatten(spec.algorithm(chain, ops=tape, **args))
     assert len(outputs) == int(np.prod(spec.shape(chain.dof), dtype=int))
@@ -460,12 +461,14 @@ class Kernel:
 
     def __init__(self, chain: Chain, kind: str, params: tuple[str, ...] = (),
                  which: str | None = None):
-        if kind not in KERNELS:
-            raise ValueError(f"unknown kernel {kind!r}; known: {', '.join(KERNELS)}")
+        try:
+            spec = lookup(kind)
+        except KeyError:
+            raise ValueError(f"unknown kernel {kind!r}; known: {', '.join(KERNELS)}") from None
         self.kind = kind
         self.params = tuple(params)
         self.backend = which or backend()
-        tape, groups, outputs = trace(chain, KERNELS[kind], self.params)
+        tape, groups, outputs = trace(chain, spec, self.params)
         self.groups = groups
         self.width = len(outputs)
         self._block_fn = None  # the blocked kernel, compiled on the first large batch

@@ -22,7 +22,7 @@ from functools import cached_property
 import numpy as np
 
 from ..core.errors import InputError, ModelError, RobodynError
-from ..dynamics.registry import KERNELS, input_width
+from ..dynamics.registry import KERNELS, input_width, lookup
 from ..model.chain import Chain
 from .kernel import Kernel, NonFiniteResult, backend, generated_function
 
@@ -84,9 +84,11 @@ class Runner:
         chain (any ``with_values``) shares one kernel."""
         kernel = self._kernels.get(kind)
         if kernel is None:
-            if kind not in KERNELS:
+            try:
+                lookup(kind)
+            except KeyError:
                 raise InputError(f"kind: {str(kind)[:80]!r} is not an entry of the kernel "
-                                 f"registry; the entries are {', '.join(KERNELS)}")
+                                 f"registry; the entries are {', '.join(KERNELS)}") from None
             self.parameter_values  # noqa: B018 - fail on bad values before compiling
             shared = _SHARED_KERNELS.setdefault(self.chain, {})
             key = (kind, backend())
@@ -103,9 +105,9 @@ class Runner:
         entry = self._entries.get(kind)
         if entry is None:
             kernel = self.kernel(kind)
-            spec = KERNELS[kind]
+            spec = lookup(kind)
             dof = self.chain.dof
-            widths = tuple(input_width(name, dof) for name in spec.inputs)
+            widths = tuple(input_width(name, dof, spec.wrenches) for name in spec.inputs)
             entry = self._entries[kind] = (kernel, self.parameter_values, spec.inputs,
                                            widths, spec.shape(dof), _entry_point(kernel))
         return entry
@@ -378,6 +380,12 @@ def _as_array(name: str, value) -> np.ndarray:
     raise InputError(f"{name}: expected real numbers, got an array of {what} "
                      f"(dtype {arr.dtype}, shape {arr.shape}); pass floats, e.g. "
                      f"np.asarray({name}, dtype=float) if the values are real")
+
+
+def as_real_array(name: str, value) -> np.ndarray:
+    """``value`` as a float64 array, or an :class:`InputError` naming ``name`` for one that
+    is not real numbers (booleans, complex numbers, text, dates, objects)."""
+    return _as_array(name, value)
 
 
 def broadcast_scalar(name: str, arr, width: int):

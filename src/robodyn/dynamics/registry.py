@@ -22,12 +22,19 @@ closed form to export or print is one :class:`ClosedForm` more.
 
 Inputs are named as the user passes them: ``q``, ``qd``, ``qdd``, ``tau`` (one value per
 joint) and ``h_e`` (a wrench, 6 values).
+
+A tree's named frames (:func:`~robodyn.dynamics.kinematics.frame_names`) have kernels of
+their own, made on demand by :func:`lookup` from a kind ``"<entry>@<frames>"``: the pose,
+Jacobian and Jacobian rate of frame number ``k`` (``"jacobian@3"``), and an ``h_e``
+variant with one wrench per listed frame (``"inverse_dynamics_contact@2,5"``: ``h_e`` is
+12 values, frame 2's wrench then frame 5's).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 
 from .coriolis import coriolis_matrix
 from .crba import mass_matrix
@@ -108,11 +115,13 @@ class KernelSpec:
     doc: str = ""
     contact: str | None = None
     closed_form: ClosedForm | None = None
+    wrenches: int = 1  # frames whose wrenches ``h_e`` holds (a per-frame variant: several)
 
 
-def input_width(name: str, dof: int) -> int:
-    """Values per sample of an input: a wrench has 6, the joint quantities ``dof``."""
-    return 6 if name == "h_e" else dof
+def input_width(name: str, dof: int, wrenches: int = 1) -> int:
+    """Values per sample of an input: a wrench has 6 (``wrenches`` wrenches ``6 wrenches``),
+    the joint quantities ``dof``."""
+    return 6 * wrenches if name == "h_e" else dof
 
 
 def _vector(n):
@@ -223,6 +232,37 @@ KERNELS: dict[str, KernelSpec] = _registry(
 )
 
 
+#: The entries with a variant per named frame (``frame=k``): pose, Jacobian, its rate.
+FRAME_KERNELS = ("forward_kinematics", "jacobian", "jacobian_derivative")
+
+
+def lookup(kind: str) -> KernelSpec:
+    """The spec of ``kind``: an entry of :data:`KERNELS`, or a per-frame variant
+    ``"<entry>@k"`` (``entry`` in :data:`FRAME_KERNELS`, ``k`` a frame number) or
+    ``"<entry>_contact@k1,k2,..."`` (``h_e`` one wrench per frame ``k1, k2, ...``, in that
+    order). ``KeyError`` for anything else."""
+    spec = KERNELS.get(kind)
+    if spec is not None:
+        return spec
+    base, at, arg = str(kind).partition("@")
+    spec = KERNELS.get(base)
+    if not at or spec is None or not arg:
+        raise KeyError(kind)
+    try:
+        frames = tuple(int(x) for x in arg.split(","))
+    except ValueError:
+        raise KeyError(kind) from None
+    if any(k < 0 or str(k) != x for k, x in zip(frames, arg.split(","))):
+        raise KeyError(kind)
+    if base in FRAME_KERNELS and len(frames) == 1:
+        return replace(spec, name=kind, algorithm=partial(spec.algorithm, frame=frames[0]),
+                       doc=f"{spec.doc}, at frame {frames[0]}", closed_form=None)
+    if spec.inputs[-1:] == ("h_e",) and spec.contact is None and len(set(frames)) == len(frames):
+        return replace(spec, name=kind, algorithm=partial(spec.algorithm, frames=frames),
+                       doc=f"{spec.doc} per frame {arg}", wrenches=len(frames))
+    raise KeyError(kind)
+
+
 def printed_forms(h_e: bool) -> tuple[ClosedForm, ...]:
     """The closed forms the printed equations show for equations derived with the wrench
     (``h_e``) or without, in the order of the terms of the equation of motion
@@ -231,5 +271,5 @@ def printed_forms(h_e: bool) -> tuple[ClosedForm, ...]:
     return tuple(sorted(shown, key=lambda f: TORQUE_PARTS.index(f.shown.term)))
 
 
-__all__ = ["KERNELS", "KernelSpec", "ClosedForm", "Shown", "CLOSED_FORMS", "TORQUE_PARTS",
-           "input_width", "printed_forms"]
+__all__ = ["KERNELS", "FRAME_KERNELS", "lookup", "KernelSpec", "ClosedForm", "Shown",
+           "CLOSED_FORMS", "TORQUE_PARTS", "input_width", "printed_forms"]
