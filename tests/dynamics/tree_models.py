@@ -152,3 +152,20 @@ def pinocchio_model(chain: Chain):
         frame_ids.append(model.addFrame(pin.Frame(f"rd_{name}", parent, 0, se3,
                                                   pin.FrameType.OP_FRAME)))
     return model, frame_ids
+
+
+def _planar_link(name, kind, placement, mass, com, axis=(0.0, 0.0, 1.0)) -> Link:
+    inertia = ((0.01, 0.0, 0.0), (0.0, 0.02, 0.0), (0.0, 0.0, 0.03))
+    return Link(name, Joint(kind, axis, 0.0, Transform(translation=placement), name=f"{name}_j"),
+                Inertial(mass, com, inertia))
+
+
+def y_tree() -> Chain:
+    """A "Y": one revolute joint on the base, two revolute branches on its link (axes z,
+    links along x), and a hand frame on each branch."""
+    links = (_planar_link("stem", REVOLUTE, (0.0, 0.0, 0.0), 2.0, (0.25, 0.0, 0.0)),
+             _planar_link("left", REVOLUTE, (0.5, 0.0, 0.0), 1.0, (0.2, 0.05, 0.0)),
+             _planar_link("right", REVOLUTE, (0.5, 0.0, 0.0), 1.5, (0.3, -0.05, 0.0)))
+    frames = (Frame("left_hand", 1, Transform(translation=(0.4, 0.0, 0.0))),
+              Frame("right_hand", 2, Transform(translation=(0.4, 0.0, 0.0))))
+    return Chain(links, (0.0, -9.81, 0.0), parents=(-1, 0, 0), frames=frames)
