@@ -370,3 +370,22 @@ def test_a_joint_that_moves_no_mass_is_named(numpy_backend):
     robot = robot_of(Chain(tuple(links), chain.gravity, parents=chain.parents))
     with pytest.raises(rd.ModelError, match=r"joint 3 \(j2\)"):
         robot.forward_dynamics(np.zeros(4), np.zeros(4), np.zeros(4))
+
+
+def test_articulated_body_algorithm_equals_pinocchio():
+    """ABA (robodyn.dynamics.aba, the alternative measured in benchmarks/bench_trees.py)
+    on floats equals Pinocchio's aba, and the kernels' forward dynamics."""
+    import math
+    from types import SimpleNamespace
+
+    from robodyn.dynamics.aba import articulated_body
+
+    ops = SimpleNamespace(sin=math.sin, cos=math.cos, sqrt=math.sqrt, name="float",
+                          sign=lambda x: float(np.sign(x)))
+    chain = random_tree(14, n=7, depth_first=True)
+    model, _ = pinocchio_model(chain)
+    data = model.createData()
+    q, qd, tau = random_states(chain, 3, 14)
+    for k in range(len(q)):
+        qdd = articulated_body(chain, list(q[k]), list(qd[k]), list(tau[k]), ops)
+        close(qdd, pin.aba(model, data, q[k], qd[k], tau[k]))
