@@ -59,7 +59,8 @@ def _name(key):
 
 @dataclass(frozen=True, eq=False)
 class Robot:
-    """A serial manipulator: ``name``, symbolic ``chain`` and default parameter values.
+    """A serial manipulator or a kinematic tree (``chain.parents``; docs/trees.md):
+    ``name``, symbolic ``chain`` and default parameter values.
 
     Build one with :func:`robodyn.load`. ``provenance`` says where the model came from
     (the DH table, the URDF joints locked at zero, ...). The compiled kernels and the

@@ -21,7 +21,7 @@ from robodyn.dynamics.kinematics import frame_table
 from robodyn.model.chain import Chain, Inertial
 
 RTOL = 1e-9
-SEEDS = (1, 2, 3)
+SEEDS = (1, 2)
 
 
 def close(a, b, rtol=RTOL):
@@ -119,11 +119,22 @@ def test_tree_on_the_compiled_backend():
 
 
 # -- properties on any tree ------------------------------------------------------------------
-TREES = st.builds(lambda seed, n: random_tree(seed, n=n, friction=True),
-                  st.integers(0, 10_000), st.integers(2, 5))
-SMALL_TREES = st.builds(lambda seed, n: random_tree(seed, n=n, friction=True, frames=0),
-                        st.integers(0, 10_000), st.integers(2, 4))
-PROPERTY = settings(max_examples=3, deadline=None,
+#: The property tests draw from a pool of random trees (any parent order, friction on),
+#: shared so that each tree's kernels are traced once for all the tests and examples.
+POOL_SPECS = ((101, 3), (102, 4), (103, 5), (104, 6))
+_POOL: dict = {}
+
+
+def pooled(k: int) -> rd.Robot:
+    if k not in _POOL:
+        seed, n = POOL_SPECS[k]
+        _POOL[k] = robot_of(random_tree(seed, n=n, friction=True, frames=2))
+    return _POOL[k]
+
+
+TREES = st.sampled_from(range(len(POOL_SPECS)))
+SMALL_TREES = st.sampled_from(range(2))
+PROPERTY = settings(max_examples=4, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
@@ -132,7 +143,8 @@ PROPERTY = settings(max_examples=3, deadline=None,
 def test_mass_matrix_is_spd_with_the_tree_zeros(chain, seed, numpy_backend):
     """``M`` is symmetric positive definite, and ``M_ij`` is exactly zero where neither
     joint supports the other; so are ``C`` and ``dM/dq``."""
-    robot = robot_of(chain)
+    robot = pooled(chain)
+    chain = robot.chain
     q, qd, _ = random_states(chain, 3, seed)
     mass = robot.mass_matrix(q)
     zeros = ~supports(chain)
@@ -148,7 +160,8 @@ def test_mass_matrix_is_spd_with_the_tree_zeros(chain, seed, numpy_backend):
 def test_mdot_minus_2c_is_skew(chain, seed, numpy_backend):
     """``dM/dt - 2 C`` is skew-symmetric, ``dM/dt = sum_k dM/dq_k qd_k`` from the derivative
     kernel and from central differences of ``M`` along ``qd``."""
-    robot = robot_of(chain)
+    robot = pooled(chain)
+    chain = robot.chain
     q, qd, _ = random_states(chain, 2, seed)
     mdot = np.einsum("...ijk,...k->...ij", robot.mass_matrix_derivatives(q), qd)
     h = 1e-6
@@ -157,9 +170,9 @@ def test_mdot_minus_2c_is_skew(chain, seed, numpy_backend):
     skew = mdot - 2 * robot.coriolis_matrix(q, qd)
     close(skew, -np.swapaxes(skew, -1, -2), 1e-12)
     # and C qd is the velocity term of the inverse dynamics
-    rigid = robot.without_friction()
     close(np.einsum("...ij,...j->...i", robot.coriolis_matrix(q, qd), qd),
-          rigid.inverse_dynamics(q, qd, 0.0) - rigid.gravity_torques(q), 1e-12)
+          robot.inverse_dynamics(q, qd, 0.0) - robot.friction_torques(qd)
+          - robot.gravity_torques(q), 1e-12)
 
 
 @PROPERTY
@@ -167,7 +180,8 @@ def test_mdot_minus_2c_is_skew(chain, seed, numpy_backend):
 def test_forward_dynamics_inverts_inverse_dynamics(chain, seed, numpy_backend):
     """``FD(q, qd, ID(q, qd, qdd)) = qdd`` (friction included), with and without wrenches
     at named frames, and the sparse ``L^T D L`` solve equals a dense solve of ``M``."""
-    robot = robot_of(chain)
+    robot = pooled(chain)
+    chain = robot.chain
     q, qd, qdd = random_states(chain, 3, seed)
     close(robot.forward_dynamics(q, qd, robot.inverse_dynamics(q, qd, qdd)), qdd, 1e-9)
     rng = np.random.default_rng(seed)
@@ -175,17 +189,17 @@ def test_forward_dynamics_inverts_inverse_dynamics(chain, seed, numpy_backend):
     h_e = {names[-1]: rng.normal(size=6), names[1]: rng.normal(size=(3, 6))}
     tau = robot.inverse_dynamics(q, qd, qdd, h_e=h_e)
     close(robot.forward_dynamics(q, qd, tau, h_e=h_e), qdd, 1e-9)
-    rigid = robot.without_friction()
-    bias = rigid.inverse_dynamics(q, qd, 0.0)
+    bias = robot.inverse_dynamics(q, qd, 0.0)  # C qd + g + friction
     dense = np.linalg.solve(robot.mass_matrix(q), (qdd - bias)[..., None])[..., 0]
-    close(rigid.forward_dynamics(q, qd, qdd), dense, 1e-10)
+    close(robot.forward_dynamics(q, qd, qdd), dense, 1e-10)
 
 
 @PROPERTY
 @given(chain=TREES, seed=st.integers(0, 1000))
 def test_batched_equals_per_sample(chain, seed, numpy_backend):
     """A batch gives each sample's result (one state at a time) exactly."""
-    robot = robot_of(chain)
+    robot = pooled(chain)
+    chain = robot.chain
     q, qd, qdd = random_states(chain, 3, seed)
     frame = robot.frames[-1]
     for fn, args in ((robot.inverse_dynamics, (q, qd, qdd)), (robot.mass_matrix, (q,)),
@@ -199,7 +213,7 @@ def test_batched_equals_per_sample(chain, seed, numpy_backend):
             np.testing.assert_array_equal(batch[k], fn(*(a[k] for a in args)))
 
 
-@pytest.mark.parametrize("seed", (6, 7))
+@pytest.mark.parametrize("seed", (6,))
 def test_frame_jacobians_are_derivatives_of_the_poses(seed, numpy_backend):
     """For every named frame, ``J qd`` is the frame's velocity: central differences of
     its position along ``qd`` and of its rotation (``omega^ = dR/dt R^T``); the columns of
@@ -232,7 +246,7 @@ def test_wrenches_at_named_frames(numpy_backend):
     """``h_e={frame: wrench}`` adds ``sum_f J_f^T h_f`` to the torques (each frame's own
     Jacobian); an array keeps meaning the end effector; torque_parts and the derivatives
     take the dict too."""
-    chain = random_tree(8, n=6, frames=2)
+    chain = random_tree(8, n=5, frames=2, parents=(-1, 0, -1, 2, 3))
     robot = robot_of(chain)
     q, qd, qdd = random_states(chain, 2, 8)
     rng = np.random.default_rng(8)
@@ -262,7 +276,7 @@ def test_wrenches_at_named_frames(numpy_backend):
     close(f_tau, np.linalg.inv(robot.mass_matrix(q[0])), 1e-9)
 
 
-@pytest.mark.parametrize("seed", (9, 10))
+@pytest.mark.parametrize("seed", (9,))
 def test_energy_balance_in_free_motion(seed, numpy_backend):
     """With joint torques ``tau`` and no friction, ``d/dt (T + U) = qd · tau`` along the
     forward dynamics' motion (central differences along ``(qd, qdd)``)."""
@@ -292,7 +306,8 @@ def test_regressor_times_parameters_is_inverse_dynamics(chain, seed, numpy_backe
     """``Y(q, qd, qdd) pi = ID(q, qd, qdd)`` with friction, and the base regressor
     reproduces it with the base parameters; a link's columns are zero on the rows of the
     joints that do not support it."""
-    robot = robot_of(chain)
+    robot = pooled(chain)
+    chain = robot.chain
     q, qd, qdd = random_states(chain, 3, seed)
     _, pi = robot.inertial_parameters()
     y = robot.regressor(q, qd, qdd)
