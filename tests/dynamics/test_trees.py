@@ -404,3 +404,14 @@ def test_articulated_body_algorithm_equals_pinocchio():
     for k in range(len(q)):
         qdd = articulated_body(chain, list(q[k]), list(qd[k]), list(tau[k]), ops)
         close(qdd, pin.aba(model, data, q[k], qd[k], tau[k]))
+
+
+@pytest.mark.parametrize("kind", ["jacobian@99", "jacobian@-1", "jacobian@01", "jacobian@",
+                                  "jacobian@1,2", "mass_matrix@1", "inverse_dynamics_contact@1,1",
+                                  "inverse_dynamics_contact@x", "inverse_dynamics@1"])
+def test_a_kind_that_is_no_frame_kernel_is_named(kind, numpy_backend):
+    """The runner's per-frame kinds (``"jacobian@3"``) are checked against the model's
+    frames before anything is traced."""
+    robot = robot_of(random_tree(15, n=3, frames=1))
+    with pytest.raises(rd.InputError, match="is not an entry of the kernel registry"):
+        robot.runner.run(kind, np.zeros(3))

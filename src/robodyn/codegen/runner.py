@@ -85,10 +85,11 @@ class Runner:
         kernel = self._kernels.get(kind)
         if kernel is None:
             try:
-                lookup(kind)
-            except KeyError:
+                lookup(kind, self.chain)
+            except (KeyError, TypeError):
                 raise InputError(f"kind: {str(kind)[:80]!r} is not an entry of the kernel "
-                                 f"registry; the entries are {', '.join(KERNELS)}") from None
+                                 f"registry; the entries are {', '.join(KERNELS)} (and "
+                                 "'<entry>@<frame number>' for this model's frames)") from None
             self.parameter_values  # noqa: B018 - fail on bad values before compiling
             shared = _SHARED_KERNELS.setdefault(self.chain, {})
             key = (kind, backend())

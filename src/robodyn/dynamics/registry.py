@@ -48,7 +48,7 @@ from .energy import kinetic_energy, potential_energy
 from .forward_dynamics import forward_dynamics
 from .friction import friction_torques
 from .inverse_dynamics import TORQUE_PARTS, gravity_torques, inverse_dynamics, torque_parts
-from .kinematics import forward_kinematics, jacobian
+from .kinematics import forward_kinematics, frame_names, jacobian
 from .regressor import PARAMETERS_PER_JOINT, regressor_full
 
 
@@ -236,11 +236,12 @@ KERNELS: dict[str, KernelSpec] = _registry(
 FRAME_KERNELS = ("forward_kinematics", "jacobian", "jacobian_derivative")
 
 
-def lookup(kind: str) -> KernelSpec:
+def lookup(kind: str, chain=None) -> KernelSpec:
     """The spec of ``kind``: an entry of :data:`KERNELS`, or a per-frame variant
     ``"<entry>@k"`` (``entry`` in :data:`FRAME_KERNELS`, ``k`` a frame number) or
     ``"<entry>_contact@k1,k2,..."`` (``h_e`` one wrench per frame ``k1, k2, ...``, in that
-    order). ``KeyError`` for anything else."""
+    order, each listed once). ``KeyError`` for anything else, and (given ``chain``) for a
+    frame number that is not one of ``chain``'s frames."""
     spec = KERNELS.get(kind)
     if spec is not None:
         return spec
@@ -253,6 +254,8 @@ def lookup(kind: str) -> KernelSpec:
     except ValueError:
         raise KeyError(kind) from None
     if any(k < 0 or str(k) != x for k, x in zip(frames, arg.split(","))):
+        raise KeyError(kind)
+    if chain is not None and max(frames) >= len(frame_names(chain)):
         raise KeyError(kind)
     if base in FRAME_KERNELS and len(frames) == 1:
         return replace(spec, name=kind, algorithm=partial(spec.algorithm, frame=frames[0]),
