@@ -35,3 +35,24 @@ def test_a_tree_is_drawn_branch_by_branch(numpy_backend):
     for got, expected in zip(pieces, want, strict=True):
         np.testing.assert_allclose(got, expected, atol=1e-12)
     assert np.all(np.isfinite(ax.get_xlim())) and np.all(np.isfinite(ax.get_ylim()))
+
+
+def test_the_viewer_draws_each_link_from_its_parent(numpy_backend):
+    """In the 3D viewer, the right branch's cylinder runs from the stem's origin (its
+    parent), not from the left branch's."""
+    import pytest
+
+    pytest.importorskip("viser")
+    import socket
+
+    from robodyn.plot import viewer as V
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    robot = robot_of(y_tree())
+    q = np.array([0.4, 0.9, -0.7])
+    with V.show(robot, q=q, port=port) as view:
+        poses = view._poses(q)  # base, stem, left, right, tip
+        np.testing.assert_allclose(view._links[2].position, (poses[1][1] + poses[3][1]) / 2)
+        np.testing.assert_allclose(view._links[1].position, (poses[1][1] + poses[2][1]) / 2)
