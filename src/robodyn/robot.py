@@ -466,6 +466,9 @@ class Robot:
             if arr.ndim == 0 or arr.shape[-1] != 6:
                 raise InputError(f"{self.name}: h_e[{frame!r}]: expected a wrench of shape "
                                  f"(..., 6) (force, moment), got {arr.shape}")
+            if not np.isfinite(arr).all():
+                raise InputError(f"{self.name}: h_e[{frame!r}]: a value is NaN or infinite; "
+                                 "every wrench must be finite")
             by_index[self.frame_index(frame)] = arr
         order = sorted(by_index)
         arrays = [by_index[k] for k in order]

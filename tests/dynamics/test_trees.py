@@ -369,6 +369,10 @@ def test_bad_frames_are_named(numpy_backend):
         robot.inverse_dynamics(q, q, q, h_e={"link1": [1.0, 2.0]})
     with pytest.raises(rd.InputError, match=r"h_e\['link1'\]: expected real numbers"):
         robot.inverse_dynamics(q, q, q, h_e={"link1": ["a"] * 6})
+    with pytest.raises(rd.InputError, match=r"h_e\['link1'\]: a value is NaN or infinite"):
+        robot.inverse_dynamics(q, q, q, h_e={"link1": [0, np.nan, 0, 0, 0, 0]})
+    with pytest.raises(rd.InputError, match="frame: expected a frame name"):
+        robot.inverse_dynamics(q, q, q, h_e={3: np.zeros(6)})
     with pytest.raises(rd.ModelError, match="'hand' is not a frame"):
         robot.forward_dynamics(q, q, q, h_e={"hand": np.zeros(6)})
     with pytest.raises(rd.InputError, match="batch shapes do not broadcast"):
