@@ -9,12 +9,13 @@ Three ways to get ``qdd`` on a tree, each traced into a compiled robodyn kernel:
 
 Trees, all built as robodyn Chains here: a planar "Y" (one joint, two branches), a
 two-finger gripper on a 2R arm (two prismatic fingers), a hand (2R arm, three 3-joint
-fingers) and four 3-joint legs on a fixed base. Reported per model and method: the
+fingers), four 3-joint legs on a fixed base and a 29-joint humanoid (torso, two 7-joint
+arms, two 6-joint legs, a 2-joint head). Reported per model and method: the
 program's statements (live operations after constant folding, a machine-independent
 count), the time per sample of a batch of N states and of one-state calls, and the
 largest difference from ``dense``.
 
-    python benchmarks/bench_trees.py [--n 20000] [--repeats 7]
+    python benchmarks/bench_trees.py [--n 20000] [--repeats 7] [--statements-only]
 """
 
 from __future__ import annotations
@@ -84,8 +85,20 @@ def models() -> list[rd.Robot]:
         x, y_ = (0.3 if leg < 2 else -0.3), (0.2 if leg % 2 else -0.2)
         legs += [(-1, REVOLUTE, (x, y_, 0), X), (3 * leg, REVOLUTE, (0, 0, -0.05), Y),
                  (3 * leg + 1, REVOLUTE, (0, 0, -0.3), Y)]
+    humanoid = [(-1, REVOLUTE, (0, 0, 0), Z)]  # a torso joint, two 7-joint arms on it
+    for side in (1, -1):
+        start = len(humanoid)
+        for k, axis in enumerate((Z, Y, X, Y, Z, Y, X)):
+            humanoid.append((0, REVOLUTE, (0, 0.2 * side, 0.4), axis) if k == 0 else
+                            (start + k - 1, REVOLUTE, (0, 0, -0.15), axis))
+    for side in (1, -1):  # two 6-joint legs on the base, a 2-joint head on the torso
+        start = len(humanoid)
+        for k, axis in enumerate((Z, X, Y, Y, Y, X)):
+            humanoid.append((-1, REVOLUTE, (0, 0.1 * side, -0.1), axis) if k == 0 else
+                            (start + k - 1, REVOLUTE, (0, 0, -0.2), axis))
+    humanoid += [(0, REVOLUTE, (0, 0, 0.5), Z), (len(humanoid), REVOLUTE, (0, 0, 0.05), Y)]
     return [tree("Y tree", y), tree("2-finger gripper", gripper), tree("hand", hand),
-            tree("4 legs", legs)]
+            tree("4 legs", legs), tree("humanoid", humanoid)]
 
 
 def _calls(handle, inputs, count: int) -> None:
@@ -97,6 +110,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=20000, help="states per batch")
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--statements-only", action="store_true",
+                        help="count the programs' statements, compile and time nothing")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     print(f"{'model':18} {'dof':>3} {'method':6} {'statements':>10} {'batch us/sample':>16} "
@@ -109,6 +124,9 @@ def main() -> None:
         for method, kind in METHODS.items():
             tape, _, outputs = trace(robot.numeric_chain, registry.lookup(kind))
             statements = sum(live_ops(tape, outputs))
+            if args.statements_only:
+                print(f"{robot.name:18} {n:3d} {method:6} {statements:10d}")
+                continue
             start = time.perf_counter()
             out = robot.runner.run(kind, q, qd, tau)  # compiles on first use
             compile_s = time.perf_counter() - start
