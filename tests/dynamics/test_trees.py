@@ -10,6 +10,8 @@ take any parent array (parents listed before children).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,7 +20,7 @@ from tree_models import pinocchio_model, random_states, random_tree, robot_of, y
 
 import robodyn as rd
 from robodyn.dynamics.kinematics import frame_table
-from robodyn.model.chain import Chain, Inertial
+from robodyn.model.chain import Chain, Frame, Inertial, Transform
 
 RTOL = 1e-9
 SEEDS = (1, 2)
@@ -378,6 +380,13 @@ def test_bad_frames_are_named(numpy_backend):
     with pytest.raises(rd.InputError, match="batch shapes do not broadcast"):
         robot.inverse_dynamics(q, q, q, h_e={"link1": np.zeros((2, 6)),
                                              "link2": np.zeros((3, 6))})
+
+
+def test_a_frame_on_no_link_is_named(numpy_backend):
+    chain = random_tree(16, n=3, frames=1)
+    bad = replace(chain, frames=(Frame("hand", 7, Transform()),))
+    with pytest.raises(rd.ModelError, match=r"frames\[0\] \('hand'\): link 7 is not the index"):
+        robot_of(bad).frames  # noqa: B018
 
 
 def test_a_joint_that_moves_no_mass_is_named(numpy_backend):

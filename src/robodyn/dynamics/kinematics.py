@@ -15,6 +15,7 @@ link ``k`` has nonzero columns only for ``k``'s ancestors (the joints that move 
 from __future__ import annotations
 
 from ..core import linalg3 as la
+from ..core.errors import ModelError
 from ..model.chain import REVOLUTE, Chain, Joint
 
 
@@ -56,7 +57,12 @@ def frame_table(chain: Chain) -> list[tuple[str, int, object]]:
     seen: set = set()
     names = [link.name for link in chain.links] + [f.name for f in chain.frames]
     entries = [(link.name, i, None) for i, link in enumerate(chain.links)]
-    entries += [(f.name, f.link, f.placement) for f in chain.frames]
+    for k, f in enumerate(chain.frames):
+        if not isinstance(f.link, int) or isinstance(f.link, bool) \
+                or not -1 <= f.link < chain.dof:
+            raise ModelError(f"frames[{k}] ({f.name!r:.60}): link {f.link!r:.40} is not the "
+                             f"index of a link (0 to {chain.dof - 1}) or -1 (the base)")
+        entries.append((f.name, f.link, f.placement))
     if BASE_FRAME not in names:
         entries.insert(0, (BASE_FRAME, -1, None))
     for name, link, placement in entries:
