@@ -26,9 +26,10 @@ import numpy as np
 import sympy as sp
 from numpy.typing import ArrayLike
 
-from .codegen.runner import Runner
+from .codegen.runner import Runner, as_real_array
 from .core.display import number, shape, text_table
 from .core.errors import InputError, ModelError, excerpt
+from .dynamics.kinematics import frame_names
 from .dynamics.registry import TORQUE_PARTS
 from .model.chain import Chain
 from .model.expressions import check_parameter_name
@@ -58,7 +59,8 @@ def _name(key):
 
 @dataclass(frozen=True, eq=False)
 class Robot:
-    """A serial manipulator: ``name``, symbolic ``chain`` and default parameter values.
+    """A serial manipulator or a kinematic tree (``chain.parents``; docs/trees.md):
+    ``name``, symbolic ``chain`` and default parameter values.
 
     Build one with :func:`robodyn.load`. ``provenance`` says where the model came from
     (the DH table, the URDF joints locked at zero, ...). The compiled kernels and the
@@ -411,14 +413,17 @@ class Robot:
         Recursive Newton–Euler (:mod:`robodyn.dynamics.inverse_dynamics`) plus friction.
         ``h_e``: the wrench ``(f, mu)`` (6 numbers, base frame, moment about the
         end-effector origin) that the end effector exerts on the environment
-        (Siciliano et al., Robotics, eq. 7.83). Shapes ``(..., dof)`` -> ``(..., dof)``.
+        (Siciliano et al., Robotics, eq. 7.83), or a dict ``{frame name: wrench}`` of
+        wrenches at named frames (:attr:`frames`; each about its frame's origin):
+        ``tau += sum_f J_f^T h_f``. Shapes ``(..., dof)`` -> ``(..., dof)``.
         """
         if self.chain.floating:  # [base wrench, joint torques] (dynamics/floating.py)
             return self._runner.run("inverse_dynamics", *self._floating_inputs(
                 "inverse_dynamics", h_e, q=q, qd=qd, qdd=qdd))
         if h_e is None:
             return self._runner.run("inverse_dynamics", q, qd, qdd)
-        return self._runner.run("inverse_dynamics_contact", q, qd, qdd, h_e)
+        kind, h_e = self._wrenches("inverse_dynamics_contact", h_e)
+        return self._runner.run(kind, q, qd, qdd, h_e)
 
     def mass_matrix(self, q: ArrayLike) -> np.ndarray:
         """Joint-space inertia matrix ``M(q)`` (composite-rigid-body algorithm),
@@ -452,7 +457,9 @@ class Robot:
     def forward_dynamics(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike,
                          h_e: ArrayLike | None = None) -> np.ndarray:
         """Joint accelerations ``qdd = M^{-1} (tau - J^T h_e - C qd - F_v qd - F_s sign(qd) - g)``,
-        solved with the Cholesky factor of ``M`` (no inverse), ``(..., dof)``.
+        solved with the Cholesky factor of ``M`` (no inverse; a tree: the sparse
+        ``L^T D L`` factor, :mod:`robodyn.dynamics.forward_dynamics`), ``(..., dof)``.
+        ``h_e`` as in :meth:`inverse_dynamics` (a dict: wrenches at named frames).
 
         A joint that moves no mass (a singular ``M``) is a :class:`ModelError` naming it.
         A floating base: ``q`` ``(..., nq)``, ``qd`` and ``tau`` (the base wrench, base
@@ -462,7 +469,8 @@ class Robot:
                 "forward_dynamics", h_e, q=q, qd=qd, tau=tau))
         if h_e is None:
             return self._runner.run("forward_dynamics", q, qd, tau)
-        return self._runner.run("forward_dynamics_contact", q, qd, tau, h_e)
+        kind, h_e = self._wrenches("forward_dynamics_contact", h_e)
+        return self._runner.run(kind, q, qd, tau, h_e)
 
     def torque_parts(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
                      h_e: ArrayLike | None = None) -> TorqueParts:
@@ -477,7 +485,8 @@ class Robot:
         elif h_e is None:
             parts = self._runner.run("torque_parts", q, qd, qdd)
         else:
-            parts = self._runner.run("torque_parts_contact", q, qd, qdd, h_e)
+            kind, h_e = self._wrenches("torque_parts_contact", h_e)
+            parts = self._runner.run(kind, q, qd, qdd, h_e)
         contiguous = np.ascontiguousarray if isinstance(parts, np.ndarray) else (lambda a: a)
         return TorqueParts(**{name: contiguous(parts[..., k, :])
                               for k, name in enumerate(TORQUE_PARTS)})
@@ -550,16 +559,84 @@ class Robot:
         return equations(self, method=method, **options)
 
     # -- kinematics ---------------------------------------------------------------
-    def forward_kinematics(self, q: ArrayLike) -> np.ndarray:
-        """Pose of the end-effector frame in the base frame, ``(..., 4, 4)``."""
-        top = self._runner.run("forward_kinematics", q)
+    @property
+    def joints(self) -> tuple[str, ...]:
+        """The joint names, in the order of ``q`` (one per link; a joint without a name
+        is its link's name)."""
+        return tuple(link.joint.name or link.name for link in self.chain.links)
+
+    @property
+    def frames(self) -> tuple[str, ...]:
+        """The names :meth:`forward_kinematics`, :meth:`jacobian` and a dict ``h_e`` take
+        as ``frame``: ``"base"`` (the base frame, unless a link or frame has that name),
+        every link frame, then every named frame fixed to a link (``chain.frames``: a
+        tool, a hand, a URDF link on a fixed joint)."""
+        return self._runner.cached(("frames",), lambda: frame_names(self.chain))
+
+    def frame_index(self, frame: str) -> int:
+        """The position of ``frame`` in :attr:`frames`; a :class:`ModelError` naming the
+        closest names for one the robot does not have."""
+        names = self.frames
+        lookup = self._runner.cached(("frame_index",),
+                                     lambda: {name: k for k, name in enumerate(names)})
+        if isinstance(frame, str) and frame in lookup:
+            return lookup[frame]
+        if not isinstance(frame, str):
+            raise InputError(f"{self.name}: frame: expected a frame name (a string of "
+                             f"robot.frames), got {excerpt(frame)}")
+        close = difflib.get_close_matches(frame, names, n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        listed = ", ".join(names[:20]) + (f", ... ({len(names)} in all)"
+                                          if len(names) > 20 else "")
+        raise ModelError(f"{self.name}: frame: {excerpt(frame)} is not a frame of this "
+                         f"robot{hint} (robot.frames: {listed})")
+
+    def _frame_kind(self, kind: str, frame: str | None) -> str:
+        return kind if frame is None else f"{kind}@{self.frame_index(frame)}"
+
+    def _wrenches(self, kind: str, h_e):
+        """``(kernel kind, h_e array)`` of an ``h_e`` argument: an array is the end
+        effector's wrench; a dict ``{frame: wrench}`` one wrench per named frame, stacked
+        in frame order along the last axis ``(..., 6 k)``."""
+        if not isinstance(h_e, Mapping):
+            return kind, h_e
+        if not h_e:
+            raise InputError(f"{self.name}: h_e: an empty dict; give {{frame name: wrench "
+                             "(6 numbers)}} for at least one frame, or leave h_e out")
+        by_index = {}
+        for frame, wrench in h_e.items():
+            arr = as_real_array(f"h_e[{frame!r}]", wrench)
+            if arr.ndim == 0 or arr.shape[-1] != 6:
+                raise InputError(f"{self.name}: h_e[{frame!r}]: expected a wrench of shape "
+                                 f"(..., 6) (force, moment), got {arr.shape}")
+            if not np.isfinite(arr).all():
+                raise InputError(f"{self.name}: h_e[{frame!r}]: a value is NaN or infinite; "
+                                 "every wrench must be finite")
+            by_index[self.frame_index(frame)] = arr
+        order = sorted(by_index)
+        arrays = [by_index[k] for k in order]
+        try:
+            batch = np.broadcast_shapes(*(a.shape[:-1] for a in arrays))
+        except ValueError:
+            detail = ", ".join(f"h_e[{self.frames[k]!r}] {by_index[k].shape}" for k in order)
+            raise InputError(f"{self.name}: h_e: batch shapes do not broadcast: "
+                             f"{detail}") from None
+        stacked = np.concatenate([np.broadcast_to(a, batch + (6,)) for a in arrays], axis=-1)
+        return f"{kind}@{','.join(map(str, order))}", stacked
+
+    def forward_kinematics(self, q: ArrayLike, frame: str | None = None) -> np.ndarray:
+        """Pose of the end-effector frame (or of the named ``frame``, one of
+        :attr:`frames`) in the base frame, ``(..., 4, 4)``."""
+        top = self._runner.run(self._frame_kind("forward_kinematics", frame), q)
         bottom = np.broadcast_to(np.array([0.0, 0.0, 0.0, 1.0]), top.shape[:-2] + (1, 4))
         return np.concatenate([top, bottom], axis=-2)
 
-    def jacobian(self, q: ArrayLike) -> np.ndarray:
-        """Geometric Jacobian at the end-effector origin in the base frame,
-        rows ``(v_x, v_y, v_z, w_x, w_y, w_z)``, ``(..., 6, dof)``."""
-        return self._runner.run("jacobian", q)
+    def jacobian(self, q: ArrayLike, frame: str | None = None) -> np.ndarray:
+        """Geometric Jacobian at the end-effector origin (or at the origin of the named
+        ``frame``, one of :attr:`frames`) in the base frame, rows
+        ``(v_x, v_y, v_z, w_x, w_y, w_z)``, ``(..., 6, dof)``. In a tree, the columns of
+        the joints that do not move the frame (not its link's ancestors) are zero."""
+        return self._runner.run(self._frame_kind("jacobian", frame), q)
 
     # -- export ---------------------------------------------------------------------
     def to_urdf(self, path: str | Path | None = None, force: bool = False,
@@ -629,7 +706,8 @@ class Robot:
         if h_e is None:
             out = self._runner.run("inverse_dynamics_derivatives", q, qd, qdd)
         else:
-            out = self._runner.run("inverse_dynamics_derivatives_contact", q, qd, qdd, h_e)
+            kind, h_e = self._wrenches("inverse_dynamics_derivatives_contact", h_e)
+            out = self._runner.run(kind, q, qd, qdd, h_e)
         return out[..., 0, :, :], out[..., 1, :, :], out[..., 2, :, :]
 
     def forward_dynamics_derivatives(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike,
@@ -644,7 +722,8 @@ class Robot:
         if h_e is None:
             out = self._runner.run("forward_dynamics_derivatives", q, qd, tau)
         else:
-            out = self._runner.run("forward_dynamics_derivatives_contact", q, qd, tau, h_e)
+            kind, h_e = self._wrenches("forward_dynamics_derivatives_contact", h_e)
+            out = self._runner.run(kind, q, qd, tau, h_e)
         return out[..., 0, :, :], out[..., 1, :, :], out[..., 2, :, :]
 
     def mass_matrix_derivatives(self, q: ArrayLike) -> np.ndarray:
@@ -652,11 +731,12 @@ class Robot:
         ``[..., i, j, k] = dM_ij/dq_k`` (symmetric in ``i, j``)."""
         return self._runner.run("mass_matrix_derivatives", q)
 
-    def jacobian_derivative(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
+    def jacobian_derivative(self, q: ArrayLike, qd: ArrayLike,
+                            frame: str | None = None) -> np.ndarray:
         """``Jdot = dJ/dt = sum_k (dJ/dq_k) qd_k`` of the geometric Jacobian
-        (:meth:`jacobian`), ``(..., 6, dof)``; the end effector's acceleration is
-        ``J qdd + Jdot qd``."""
-        return self._runner.run("jacobian_derivative", q, qd)
+        (:meth:`jacobian`; of the named ``frame`` when given), ``(..., 6, dof)``; the end
+        effector's acceleration is ``J qdd + Jdot qd``."""
+        return self._runner.run(self._frame_kind("jacobian_derivative", frame), q, qd)
 
     # -- the compiled programs for automatic differentiation (codegen/export) -----------
     def to_jax(self, functions=None, parameters: str = "baked", dtype: str = "float64"):

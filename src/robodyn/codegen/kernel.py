@@ -54,7 +54,14 @@ import sympy as sp
 
 from ..core.errors import InputError, ModelError, RobodynError
 from ..core.progress import tracker
-from ..dynamics.registry import FLOATING_KERNELS, KERNELS, KernelSpec, input_width, kernel_spec
+from ..dynamics.registry import (
+    FLOATING_KERNELS,
+    KERNELS,
+    KernelSpec,
+    input_width,
+    kernel_spec,
+    lookup,
+)
 from ..model.chain import Chain, snap_rotations
 from .emit import BLOCK, live_ops, numba_block_source, numba_source, numpy_source
 from .tape import Tape
@@ -103,7 +110,8 @@ def trace(chain: Chain, spec: KernelSpec, params: tuple[str, ...] = ()):
                          "does not support a floating base yet)")
     tape = Tape()
     chain = traced_chain(chain, params, tape)
-    groups = [(name, input_width(name, chain.dof, spec.floating)) for name in spec.inputs]
+    groups = [(name, input_width(name, chain.dof, spec.floating, spec.wrenches))
+              for name in spec.inputs]
     args = {name: tape.inputs_vector(name, width) for name, width in groups}
     outputs = _flatten(spec.algorithm(chain, ops=tape, **args))
     assert len(outputs) == int(np.prod(spec.shape(chain.dof), dtype=int))
@@ -466,12 +474,18 @@ class Kernel:
 
     def __init__(self, chain: Chain, kind: str, params: tuple[str, ...] = (),
                  which: str | None = None):
-        if kind not in KERNELS and kind not in FLOATING_KERNELS:
-            raise ValueError(f"unknown kernel {kind!r}; known: {', '.join(KERNELS)}")
+        try:
+            spec = None if chain.floating else lookup(kind)
+        except KeyError:
+            spec = None
+        if spec is None:
+            if str(kind).partition("@")[0] not in KERNELS and kind not in FLOATING_KERNELS:
+                raise ValueError(f"unknown kernel {kind!r}; known: {', '.join(KERNELS)}")
+            spec = kernel_spec(kind, chain.floating)  # a ModelError naming the missing base
         self.kind = kind
         self.params = tuple(params)
         self.backend = which or backend()
-        tape, groups, outputs = trace(chain, kernel_spec(kind, chain.floating), self.params)
+        tape, groups, outputs = trace(chain, spec, self.params)
         self.groups = groups
         self.width = len(outputs)
         self._block_fn = None  # the blocked kernel, compiled on the first large batch

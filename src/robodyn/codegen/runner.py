@@ -22,7 +22,7 @@ from functools import cached_property
 import numpy as np
 
 from ..core.errors import InputError, ModelError, RobodynError
-from ..dynamics.registry import FLOATING_KERNELS, KERNELS, input_width, kernel_spec
+from ..dynamics.registry import FLOATING_KERNELS, KERNELS, input_width, kernel_spec, lookup
 from ..model.chain import Chain
 from .kernel import Kernel, NonFiniteResult, backend, generated_function
 
@@ -84,11 +84,19 @@ class Runner:
         chain (any ``with_values``) shares one kernel."""
         kernel = self._kernels.get(kind)
         if kernel is None:
-            if kind not in KERNELS and kind not in FLOATING_KERNELS:
+            try:
+                known = isinstance(kind, str) and (
+                    kind in FLOATING_KERNELS
+                    or (self.chain.floating and kind.partition("@")[0] in KERNELS)
+                    or lookup(kind, self.chain) is not None)
+            except (KeyError, TypeError):
+                known = False
+            if not known:
                 raise InputError(f"kind: {str(kind)[:80]!r} is not an entry of the kernel "
-                                 f"registry; the entries are {', '.join(KERNELS)}")
+                                 f"registry; the entries are {', '.join(KERNELS)} (and "
+                                 "'<entry>@<frame number>' for this model's frames)")
             try:  # a kind the base (fixed or floating) does not support: say so
-                kernel_spec(kind, self.chain.floating)
+                kernel_spec(kind, self.chain.floating, self.chain)
             except ModelError as exc:
                 raise ModelError(f"{self.name}: {exc}") from None
             self.parameter_values  # noqa: B018 - fail on bad values before compiling
@@ -109,7 +117,8 @@ class Runner:
             kernel = self.kernel(kind)
             spec = kernel_spec(kind, self.chain.floating)
             dof = self.chain.dof
-            widths = tuple(input_width(name, dof, spec.floating) for name in spec.inputs)
+            widths = tuple(input_width(name, dof, spec.floating, spec.wrenches)
+                           for name in spec.inputs)
             entry = self._entries[kind] = (kernel, self.parameter_values, spec.inputs,
                                            widths, spec.shape(dof), _entry_point(kernel))
         return entry

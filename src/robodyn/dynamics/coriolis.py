@@ -17,6 +17,12 @@ form). For a chain, with composites over links ``k >= m``
 where ``dS_j = v_j × S_j``. Rows ``i > j`` are evaluated in the transposed form
 ``dS_j^T (G_i S_i) + S_j^T (1/2 D_i S_i - 1/2 S_i ×* H_i)`` so that each link
 contributes two force vectors.
+
+A tree: ``J_k`` has columns only for the ancestors of ``k``, so ``C_ij`` sums over the
+links that both ``i`` and ``j`` support. That is the subtree of ``m``, the one of the two
+that descends from the other (the larger index, parents being listed first); the
+composites are subtree sums, the velocities come from each link's parent, and
+``C_ij = 0`` exactly when neither joint supports the other.
 """
 
 from __future__ import annotations
@@ -42,10 +48,12 @@ def coriolis_matrix(chain: Chain, q, qd, ops, poses=None) -> list[list]:
     poses = poses or link_poses(chain, q, ops)
     axes, bodies = base_frame_terms(chain, poses)
     n = chain.dof
-    velocity = (la.ZERO3, la.ZERO3)
-    axis_rates, rates, momenta = [], [], []
+    axis_rates, rates, momenta, velocities = [], [], [], []
     for j in range(n):
+        parent = chain.parent(j)
+        velocity = velocities[parent] if parent >= 0 else (la.ZERO3, la.ZERO3)
         velocity = add_pair(velocity, scale_pair(qd[j], axes[j]))
+        velocities.append(velocity)
         axis_rates.append(cross_motion(velocity, axes[j]))
         w, v_origin = velocity
         rate = None
@@ -63,21 +71,23 @@ def coriolis_matrix(chain: Chain, q, qd, ops, poses=None) -> list[list]:
             rate = part if rate is None else add_inertia(rate, part)
         rates.append(rate)
         momenta.append(inertia_times(bodies[j][:3], velocity))
-    g = composite([b[:3] for b in bodies], add_inertia)
-    d = composite(rates, add_inertia)
-    h = composite(momenta, add_pair)
+    parents = chain.parent_indices
+    g = composite([b[:3] for b in bodies], add_inertia, parents)
+    d = composite(rates, add_inertia, parents)
+    h = composite(momenta, add_pair, parents)
 
-    out = [[None] * n for _ in range(n)]
+    out = [[0] * n for _ in range(n)]  # a tree: zero unless one joint supports the other
     for j in range(n):
+        support = chain.ancestors(j)[::-1]  # the base's side first, j last
         s, ds = axes[j], axis_rates[j]
         half_ds = _half(inertia_times(d[j], s))
         half_sh = _half(cross_force(s, h[j]))
         upper = add_pair(add_pair(inertia_times(g[j], ds), half_ds), half_sh)
-        for i in range(j + 1):
+        for i in support:
             out[i][j] = pair(axes[i], upper)
         p = inertia_times(g[j], s)
         qv = add_pair(half_ds, scale_pair(-1, half_sh))
-        for k in range(j):
+        for k in support[:-1]:
             out[j][k] = pair(axis_rates[k], p) + pair(axes[k], qv)
     return out
 

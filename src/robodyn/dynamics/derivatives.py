@@ -32,7 +32,7 @@ from collections.abc import Sequence
 
 from ..model.chain import Chain
 from .crba import mass_matrix
-from .forward_dynamics import cholesky_solve, forward_dynamics
+from .forward_dynamics import forward_dynamics, mass_solver
 from .inverse_dynamics import inverse_dynamics
 from .kinematics import jacobian
 
@@ -158,38 +158,39 @@ def tangent(x, k: int):
     return x.t[k] if isinstance(x, Dual) else 0.0
 
 
-def _id_jacobians(chain: Chain, q, qd, qdd, ops, h_e=None):
+def _id_jacobians(chain: Chain, q, qd, qdd, ops, h_e=None, frames=None):
     """``(dtau/dq, dtau/dqd)``, each ``[i][j] = dtau_i/dx_j``, in one dual pass seeded on
     ``q`` and ``qd`` (``2 dof`` directions)."""
     n = chain.dof
     dual = DualOps(ops)
     tau = inverse_dynamics(chain, seeded(q, 2 * n, 0), seeded(qd, 2 * n, n), list(qdd), dual,
-                           h_e=h_e)
+                           h_e=h_e, frames=frames)
     d_q = [[tangent(tau[i], j) for j in range(n)] for i in range(n)]
     d_qd = [[tangent(tau[i], n + j) for j in range(n)] for i in range(n)]
     return d_q, d_qd
 
 
-def inverse_dynamics_derivatives(chain: Chain, q, qd, qdd, ops, h_e=None) -> list:
+def inverse_dynamics_derivatives(chain: Chain, q, qd, qdd, ops, h_e=None, frames=None) -> list:
     """``[dtau/dq, dtau/dqd, dtau/dqdd]`` of :func:`inverse_dynamics`, each ``[i][j] =
     dtau_i/dx_j``; ``dtau/dqdd = M(q)`` (composite-rigid-body, the equation is linear in
     ``qdd``)."""
-    d_q, d_qd = _id_jacobians(chain, q, qd, qdd, ops, h_e)
+    d_q, d_qd = _id_jacobians(chain, q, qd, qdd, ops, h_e, frames)
     return [d_q, d_qd, mass_matrix(chain, q, ops)]
 
 
-def forward_dynamics_derivatives(chain: Chain, q, qd, tau, ops, h_e=None) -> list:
+def forward_dynamics_derivatives(chain: Chain, q, qd, tau, ops, h_e=None, frames=None) -> list:
     """``[dqdd/dq, dqdd/dqd, dqdd/dtau]`` of :func:`forward_dynamics`: with
     ``qdd = FD(q, qd, tau)``, ``dqdd/dx = -M^{-1} dtau/dx`` (``x = q, qd``, the inverse
     dynamics' derivatives at ``qdd``) and ``dqdd/dtau = M^{-1}`` (Carpentier & Mansard
-    2018), every column a Cholesky solve with the same factor."""
+    2018), every column a solve with the same factor (Cholesky; a tree's ``L^T D L``)."""
     n = chain.dof
-    qdd = forward_dynamics(chain, q, qd, tau, ops, h_e=h_e)
-    d_q, d_qd = _id_jacobians(chain, q, qd, qdd, ops, h_e)
+    qdd = forward_dynamics(chain, q, qd, tau, ops, h_e=h_e, frames=frames)
+    d_q, d_qd = _id_jacobians(chain, q, qd, qdd, ops, h_e, frames)
     m = mass_matrix(chain, q, ops)  # recorded once: the tape shares it with the solve above
+    solve = mass_solver(chain, m, ops)
 
     def solve_columns(columns, sign):
-        cols = [cholesky_solve(m, [sign * col[i] for i in range(n)], ops) for col in columns]
+        cols = [solve([sign * col[i] for i in range(n)]) for col in columns]
         return [[cols[j][i] for j in range(n)] for i in range(n)]
 
     d_q_cols = [[d_q[i][j] for i in range(n)] for j in range(n)]
@@ -207,9 +208,10 @@ def mass_matrix_derivatives(chain: Chain, q, ops) -> list:
     return [[[tangent(m[i][j], k) for k in range(n)] for j in range(n)] for i in range(n)]
 
 
-def jacobian_derivative(chain: Chain, q, qd, ops) -> list:
-    """``Jdot = dJ/dt = sum_k dJ/dq_k qd_k``: the geometric Jacobian run on duals
-    ``q + qd ε`` (one direction), rows ``(v, w)`` as :func:`jacobian`."""
+def jacobian_derivative(chain: Chain, q, qd, ops, frame: int | None = None) -> list:
+    """``Jdot = dJ/dt = sum_k dJ/dq_k qd_k``: the geometric Jacobian (of the end effector,
+    or of frame number ``frame``) run on duals ``q + qd ε`` (one direction), rows ``(v, w)``
+    as :func:`jacobian`."""
     duals = [Dual(qi, (vi,)) for qi, vi in zip(q, qd, strict=True)]
-    jac = jacobian(chain, duals, DualOps(ops))
+    jac = jacobian(chain, duals, DualOps(ops), frame=frame)
     return [[tangent(x, 0) for x in row] for row in jac]

@@ -7,6 +7,8 @@ at once), joint friction (:mod:`robodyn.dynamics.friction`) and the joint
 torques that balance the wrench ``h_e = (f, mu)`` the end effector exerts on the
 environment (base frame, moment about the end-effector origin), ``J^T h_e`` with
 the geometric Jacobian ``J`` (:func:`~robodyn.dynamics.kinematics.jacobian`).
+A tree may carry a wrench at each of several named frames ``f`` (``frames``, numbers of
+:func:`~robodyn.dynamics.kinematics.frame_table`): ``tau += sum_f J_f^T h_f``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Sequence
 
 from ..model.chain import Chain
 from .friction import friction_torques
-from .kinematics import jacobian
+from .kinematics import jacobian, link_poses
 from .rnea import rnea
 
 #: The terms of the equation of motion, in the order :func:`torque_parts` returns them:
@@ -24,12 +26,14 @@ TORQUE_PARTS = ("inertial", "coriolis", "gravity", "friction", "external", "tota
 
 
 def inverse_dynamics(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops,
-                     h_e: Sequence | None = None) -> list:
-    """Joint torques of the full equation of motion (module docstring)."""
+                     h_e: Sequence | None = None, frames: Sequence[int] | None = None) -> list:
+    """Joint torques of the full equation of motion (module docstring); ``h_e`` at the
+    end effector, or with ``frames`` one wrench per frame (:func:`contact_torques`)."""
     tau = [t + f for t, f in zip(rnea(chain, q, qd, qdd, ops), friction_torques(chain, qd, ops),
                                  strict=True)]
     if h_e is not None:
-        tau = [t + c for t, c in zip(tau, contact_torques(chain, q, h_e, ops), strict=True)]
+        tau = [t + c for t, c in zip(tau, contact_torques(chain, q, h_e, ops, frames),
+                                     strict=True)]
     return tau
 
 
@@ -40,15 +44,29 @@ def gravity_torques(chain: Chain, q: Sequence, ops) -> list:
     return rnea(chain, q, zeros, zeros, ops)
 
 
-def contact_torques(chain: Chain, q: Sequence, h_e: Sequence, ops) -> list:
+def contact_torques(chain: Chain, q: Sequence, h_e: Sequence, ops,
+                    frames: Sequence[int] | None = None) -> list:
     """``J(q)^T h_e`` for a wrench ``h_e = (f_x, f_y, f_z, mu_x, mu_y, mu_z)`` in the base
-    frame, moment about the end-effector origin (Siciliano eq. 3.111 by virtual work)."""
-    jac = jacobian(chain, q, ops)
-    return [sum(jac[r][j] * h_e[r] for r in range(6)) for j in range(chain.dof)]
+    frame, moment about the end-effector origin (Siciliano eq. 3.111 by virtual work).
+
+    With ``frames`` (frame numbers of :func:`~robodyn.dynamics.kinematics.frame_table`),
+    ``h_e`` holds one such wrench per frame, six values each in that order, the moment
+    about that frame's origin: ``sum_f J_f^T h_f``."""
+    if frames is None:
+        jac = jacobian(chain, q, ops)
+        return [sum(jac[r][j] * h_e[r] for r in range(6)) for j in range(chain.dof)]
+    poses = link_poses(chain, q, ops)
+    total = [0] * chain.dof
+    for k, frame in enumerate(frames):
+        jac = jacobian(chain, q, ops, poses, frame=frame)
+        wrench = h_e[6 * k:6 * k + 6]
+        total = [t + sum(jac[r][j] * wrench[r] for r in range(6))
+                 for j, t in enumerate(total)]
+    return total
 
 
 def torque_parts(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops,
-                 h_e: Sequence | None = None) -> list[list]:
+                 h_e: Sequence | None = None, frames: Sequence[int] | None = None) -> list[list]:
     """The joint torques split into the terms of the equation of motion, rows
     ``inertial (M qdd)``, ``coriolis (C qd)``, ``gravity (g)``, ``friction``,
     ``external (J^T h_e)`` and their ``total`` (= :func:`inverse_dynamics`), the order of
@@ -63,7 +81,7 @@ def torque_parts(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops,
     inertial = [t - g for t, g in zip(rnea(chain, q, zeros, qdd, ops), gravity, strict=True)]
     coriolis = [t - g for t, g in zip(rnea(chain, q, qd, zeros, ops), gravity, strict=True)]
     friction = friction_torques(chain, qd, ops)
-    external = contact_torques(chain, q, h_e, ops) if h_e is not None else zeros
+    external = contact_torques(chain, q, h_e, ops, frames) if h_e is not None else zeros
     total = [a + b + c + d + e for a, b, c, d, e in
              zip(inertial, coriolis, gravity, friction, external, strict=True)]
     return [inertial, coriolis, gravity, friction, external, total]

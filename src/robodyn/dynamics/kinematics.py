@@ -6,11 +6,16 @@ the joint motion (Siciliano §2.8, eq. 2.50 in chain form); the Jacobian column
 of joint ``j`` is ``[z_j × (p_e - o_j); z_j]`` for a revolute joint and
 ``[z_j; 0]`` for a prismatic one (Siciliano §3.1.3, eq. 3.30), with ``z_j`` the
 joint axis and ``o_j`` the joint origin in the base frame.
+
+A tree names its frames (:func:`frame_names`): the base, every link frame, every
+:class:`~robodyn.model.chain.Frame` of ``chain.frames``; the Jacobian of a frame fixed to
+link ``k`` has nonzero columns only for ``k``'s ancestors (the joints that move it).
 """
 
 from __future__ import annotations
 
 from ..core import linalg3 as la
+from ..core.errors import ModelError
 from ..model.chain import REVOLUTE, Chain, Joint
 
 
@@ -39,25 +44,79 @@ def link_poses(chain: Chain, q, ops) -> list[tuple[la.Mat3, la.Vec3]]:
     return poses
 
 
+#: The name of the base frame in :func:`frame_names` (unless a link or frame has it).
+BASE_FRAME = "base"
+
+
+def frame_table(chain: Chain) -> list[tuple[str, int, object]]:
+    """``(name, link, placement)`` of every named frame, in the order of
+    :func:`frame_names`: the base (link ``-1``, placement ``None``: the identity), every
+    link frame (placement ``None``), then every frame of ``chain.frames``. A name already
+    taken (a frame named as a link) keeps its first meaning."""
+    table: list = []
+    seen: set = set()
+    names = [link.name for link in chain.links] + [f.name for f in chain.frames]
+    entries = [(link.name, i, None) for i, link in enumerate(chain.links)]
+    for k, f in enumerate(chain.frames):
+        if not isinstance(f.link, int) or isinstance(f.link, bool) \
+                or not -1 <= f.link < chain.dof:
+            raise ModelError(f"frames[{k}] ({f.name!r:.60}): link {f.link!r:.40} is not the "
+                             f"index of a link (0 to {chain.dof - 1}) or -1 (the base)")
+        entries.append((f.name, f.link, f.placement))
+    if BASE_FRAME not in names:
+        entries.insert(0, (BASE_FRAME, -1, None))
+    for name, link, placement in entries:
+        if name and name not in seen:
+            seen.add(name)
+            table.append((name, link, placement))
+    return table
+
+
+def frame_names(chain: Chain) -> tuple[str, ...]:
+    """The names of the frames :func:`frame_pose` and :func:`jacobian` take (by index)."""
+    return tuple(name for name, _, _ in frame_table(chain))
+
+
+def frame_pose(chain: Chain, poses, frame: int) -> tuple[la.Mat3, la.Vec3]:
+    """``(R_0f, o_f)`` of frame number ``frame`` of :func:`frame_table` in the base frame,
+    from the link poses; ``frame=None`` is the end effector."""
+    if frame is None:
+        return tip_pose(chain, poses)
+    _, link, placement = frame_table(chain)[frame]
+    rot, pos = poses[link] if link >= 0 else (la.IDENTITY3, la.ZERO3)
+    if placement is None:
+        return rot, pos
+    return (la.matmul(rot, placement.rotation),
+            la.add(pos, la.matvec(rot, placement.translation)))
+
+
+def frame_link(chain: Chain, frame: int | None) -> int:
+    """The link frame number ``frame`` is fixed to (``-1`` the base; ``None``: the end
+    effector, on the last link)."""
+    return chain.dof - 1 if frame is None else frame_table(chain)[frame][1]
+
+
 def tip_pose(chain: Chain, poses) -> tuple[la.Mat3, la.Vec3]:
     """The end-effector frame in the base frame, from the last link's pose."""
     rot, pos = poses[-1]
     return la.matmul(rot, chain.tip.rotation), la.add(pos, la.matvec(rot, chain.tip.translation))
 
 
-def forward_kinematics(chain: Chain, q, ops) -> list[list]:
-    """The end-effector frame in the base frame: the top three rows ``[R | p]`` of the
-    homogeneous transform ``T_0e``."""
-    rot, pos = tip_pose(chain, link_poses(chain, q, ops))
+def forward_kinematics(chain: Chain, q, ops, frame: int | None = None) -> list[list]:
+    """The end-effector frame (or frame number ``frame`` of :func:`frame_table`) in the
+    base frame: the top three rows ``[R | p]`` of the homogeneous transform ``T_0e``."""
+    rot, pos = frame_pose(chain, link_poses(chain, q, ops), frame)
     return [[*rot[r], pos[r]] for r in range(3)]
 
 
-def jacobian(chain: Chain, q, ops, poses=None) -> list[list]:
-    """Geometric Jacobian at the end-effector origin, base frame, rows
-    ``(v_x, v_y, v_z, w_x, w_y, w_z)``: ``v_e = J qd``."""
+def jacobian(chain: Chain, q, ops, poses=None, frame: int | None = None) -> list[list]:
+    """Geometric Jacobian at the end-effector origin (or that of frame number ``frame`` of
+    :func:`frame_table`), base frame, rows ``(v_x, v_y, v_z, w_x, w_y, w_z)``:
+    ``v_e = J qd``."""
     poses = poses or link_poses(chain, q, ops)
-    _, p_e = tip_pose(chain, poses)
-    support = set(chain.ancestors(chain.dof - 1))  # a tree: only the tip's ancestors move it
+    _, p_e = frame_pose(chain, poses, frame)
+    # a tree: only the ancestors of the frame's link move it
+    support = set(chain.ancestors(frame_link(chain, frame)))
     cols = []
     for j, (link, (rot, origin)) in enumerate(zip(chain.links, poses, strict=True)):
         if j not in support:

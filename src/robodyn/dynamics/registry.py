@@ -22,12 +22,19 @@ closed form to export or print is one :class:`ClosedForm` more.
 
 Inputs are named as the user passes them: ``q``, ``qd``, ``qdd``, ``tau`` (one value per
 joint) and ``h_e`` (a wrench, 6 values).
+
+A tree's named frames (:func:`~robodyn.dynamics.kinematics.frame_names`) have kernels of
+their own, made on demand by :func:`lookup` from a kind ``"<entry>@<frames>"``: the pose,
+Jacobian and Jacobian rate of frame number ``k`` (``"jacobian@3"``), and an ``h_e``
+variant with one wrench per listed frame (``"inverse_dynamics_contact@2,5"``: ``h_e`` is
+12 values, frame 2's wrench then frame 5's).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 
 from ..core.errors import ModelError
 from . import floating
@@ -43,7 +50,7 @@ from .energy import kinetic_energy, potential_energy
 from .forward_dynamics import forward_dynamics
 from .friction import friction_torques
 from .inverse_dynamics import TORQUE_PARTS, gravity_torques, inverse_dynamics, torque_parts
-from .kinematics import forward_kinematics, jacobian
+from .kinematics import forward_kinematics, frame_names, jacobian
 from .regressor import PARAMETERS_PER_JOINT, regressor_full
 
 
@@ -111,13 +118,15 @@ class KernelSpec:
     contact: str | None = None
     closed_form: ClosedForm | None = None
     floating: bool = False  # an algorithm of a free-flying base (FLOATING_KERNELS)
+    wrenches: int = 1  # frames whose wrenches ``h_e`` holds (a per-frame variant: several)
 
 
-def input_width(name: str, dof: int, floating: bool = False) -> int:
-    """Values per sample of an input: a wrench has 6, the joint quantities ``dof``; on a
-    free-flying base ``q`` has ``nq = dof + 7`` and the velocity-like ones ``nv = dof + 6``."""
+def input_width(name: str, dof: int, floating: bool = False, wrenches: int = 1) -> int:
+    """Values per sample of an input: a wrench has 6 (``wrenches`` wrenches: ``6 wrenches``),
+    the joint quantities ``dof``; on a free-flying base ``q`` has ``nq = dof + 7`` and the
+    velocity-like ones ``nv = dof + 6``."""
     if name == "h_e":
-        return 6
+        return 6 * wrenches
     if floating:
         return dof + 7 if name == "q" else dof + 6
     return dof
@@ -231,6 +240,40 @@ KERNELS: dict[str, KernelSpec] = _registry(
 )
 
 
+#: The entries with a variant per named frame (``frame=k``): pose, Jacobian, its rate.
+FRAME_KERNELS = ("forward_kinematics", "jacobian", "jacobian_derivative")
+
+
+def lookup(kind: str, chain=None) -> KernelSpec:
+    """The spec of ``kind``: an entry of :data:`KERNELS`, or a per-frame variant
+    ``"<entry>@k"`` (``entry`` in :data:`FRAME_KERNELS`, ``k`` a frame number) or
+    ``"<entry>_contact@k1,k2,..."`` (``h_e`` one wrench per frame ``k1, k2, ...``, in that
+    order, each listed once). ``KeyError`` for anything else, and (given ``chain``) for a
+    frame number that is not one of ``chain``'s frames."""
+    spec = KERNELS.get(kind)
+    if spec is not None:
+        return spec
+    base, at, arg = str(kind).partition("@")
+    spec = KERNELS.get(base)
+    if not at or spec is None or not arg:
+        raise KeyError(kind)
+    try:
+        frames = tuple(int(x) for x in arg.split(","))
+    except ValueError:
+        raise KeyError(kind) from None
+    if any(k < 0 or str(k) != x for k, x in zip(frames, arg.split(","))):
+        raise KeyError(kind)
+    if chain is not None and max(frames) >= len(frame_names(chain)):
+        raise KeyError(kind)
+    if base in FRAME_KERNELS and len(frames) == 1:
+        return replace(spec, name=kind, algorithm=partial(spec.algorithm, frame=frames[0]),
+                       doc=f"{spec.doc}, at frame {frames[0]}", closed_form=None)
+    if spec.inputs[-1:] == ("h_e",) and spec.contact is None and len(set(frames)) == len(frames):
+        return replace(spec, name=kind, algorithm=partial(spec.algorithm, frames=frames),
+                       doc=f"{spec.doc} per frame {arg}", wrenches=len(frames))
+    raise KeyError(kind)
+
+
 def printed_forms(h_e: bool) -> tuple[ClosedForm, ...]:
     """The closed forms the printed equations show for equations derived with the wrench
     (``h_e``) or without, in the order of the terms of the equation of motion
@@ -273,15 +316,21 @@ FLOATING_KERNELS: dict[str, KernelSpec] = {spec.name: spec for spec in (
 )}
 
 
-def kernel_spec(kind: str, floating_base: bool = False) -> KernelSpec:
-    """The registry entry ``kind`` for a chain with a fixed (:data:`KERNELS`) or a
-    free-flying base (:data:`FLOATING_KERNELS`); a ``kind`` that does not support the
-    base is a :class:`~robodyn.core.errors.ModelError` saying so."""
-    table = FLOATING_KERNELS if floating_base else KERNELS
-    spec = table.get(kind)
+def kernel_spec(kind: str, floating_base: bool = False, chain=None) -> KernelSpec:
+    """The registry entry ``kind`` for a chain with a fixed (:data:`KERNELS` and the
+    per-frame variants of :func:`lookup`) or a free-flying base (:data:`FLOATING_KERNELS`);
+    a ``kind`` that does not support the base is a
+    :class:`~robodyn.core.errors.ModelError` saying so."""
+    if floating_base:
+        spec = FLOATING_KERNELS.get(kind)
+    else:
+        try:
+            spec = lookup(kind, chain)
+        except KeyError:
+            spec = None
     if spec is not None:
         return spec
-    if floating_base and kind in KERNELS:
+    if floating_base and kind.partition("@")[0] in KERNELS:
         raise ModelError(f"{kind} does not support a floating base yet (this model's base is "
                          "free-flying); the functions that do: "
                          f"{', '.join(FLOATING_KERNELS)}")
@@ -292,5 +341,5 @@ def kernel_spec(kind: str, floating_base: bool = False) -> KernelSpec:
                      f"entries are {', '.join(KERNELS)}")
 
 
-__all__ = ["KERNELS", "KernelSpec", "ClosedForm", "Shown", "CLOSED_FORMS", "TORQUE_PARTS",
-           "input_width", "printed_forms", "FLOATING_KERNELS", "kernel_spec"]
+__all__ = ["KERNELS", "FRAME_KERNELS", "FLOATING_KERNELS", "lookup", "kernel_spec", "KernelSpec",
+           "ClosedForm", "Shown", "CLOSED_FORMS", "TORQUE_PARTS", "input_width", "printed_forms"]

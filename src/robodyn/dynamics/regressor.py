@@ -23,7 +23,9 @@ so each parameter gives a 6-vector column (the 6x10 body regressor). The wrench 
 link ``k`` reaches joint ``j <= k`` through the frames in between (the inward
 recursion of :mod:`.rnea`, ``f_i = R f_{i+1}``, ``n_i = R n_{i+1} + r x R f_{i+1}``)
 and gives ``tau_j = z . n_j`` (revolute) or ``z . f_j`` (prismatic). Friction
-columns are ``qd_j`` and ``sign(qd_j)``, the armature column ``qdd_j``.
+columns are ``qd_j`` and ``sign(qd_j)``, the armature column ``qdd_j``. In a tree the
+outward step starts from each link's parent, and link ``k``'s wrench reaches only the
+joints of its ancestors (the other rows of its columns are zero).
 """
 
 from __future__ import annotations
@@ -71,11 +73,13 @@ def regressor_full(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops) 
     per link, then ``Fv_j, Fs_j`` per joint, then ``Ia_j`` per joint, whether or not joint
     ``j`` has a motor; :func:`parameter_columns` picks a model's columns)."""
     n = chain.dof
-    w, wd = la.ZERO3, la.ZERO3
-    a = la.neg(chain.gravity)
-    rotations, origins, bodies = [], [], []
+    base = (la.ZERO3, la.ZERO3, la.neg(chain.gravity))
+    rotations, origins, bodies, states = [], [], [], []
     for i, link in enumerate(chain.links):
+        parent = chain.parent(i)
+        w, wd, a = states[parent] if parent >= 0 else base
         rot, r, w, wd, a = outward_step(link.joint, q[i], qd[i], qdd[i], w, wd, a, ops)
+        states.append((w, wd, a))
         rotations.append(rot)
         origins.append(r)
         bodies.append(body_regressor(w, wd, a))
@@ -84,11 +88,13 @@ def regressor_full(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops) 
     for k in range(n):
         for p, (nm, f) in enumerate(bodies[k]):
             col = PER_LINK * k + p
-            for j in range(k, -1, -1):
-                if j < k:  # carry the wrench from frame j+1 into frame j
-                    rot, r = rotations[j + 1], origins[j + 1]
+            child = None
+            for j in chain.ancestors(k):
+                if child is not None:  # carry the wrench from the child's frame into j's
+                    rot, r = rotations[child], origins[child]
                     f = la.matvec(rot, f)
                     nm = la.add(la.matvec(rot, nm), la.cross(r, f))
+                child = j
                 link = chain.links[j]
                 z = link.joint.axis
                 rows[j][col] = la.dot(z, nm) if link.joint.type == REVOLUTE else la.dot(z, f)

@@ -74,11 +74,17 @@ def scale_pair(s, a):
     return la.scale(s, a[0]), la.scale(s, a[1])
 
 
-def composite(items, add):
-    """Suffix sums ``sum_{k >= i} items[k]`` (composite bodies of a chain)."""
+def composite(items, add, parents=None):
+    """Suffix sums ``sum_{k >= i} items[k]`` (composite bodies of a chain), or with
+    ``parents`` (a tree's parent array) the sums over each link's subtree."""
     out = list(items)
-    for i in reversed(range(len(out) - 1)):
-        out[i] = add(out[i], out[i + 1])
+    if parents is None:
+        for i in reversed(range(len(out) - 1)):
+            out[i] = add(out[i], out[i + 1])
+        return out
+    for i in reversed(range(len(out))):
+        if parents[i] >= 0:
+            out[parents[i]] = add(out[parents[i]], out[i])
     return out
 
 

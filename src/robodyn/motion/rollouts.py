@@ -220,6 +220,10 @@ def _wrenches(h_e, n: int) -> list:
         return [h_e] * n
     if _controllers(h_e):
         return list(h_e)
+    if isinstance(h_e, dict):
+        raise InputError("h_e: wrenches at named frames (a dict) drive one simulation at a "
+                         "time; simulate each start state on its own, or give one wrench at "
+                         "the end effector (6 values or (N, 6)) for a batch")
     arr = np.asarray(h_e, dtype=float) if not isinstance(h_e, str) else h_e
     if isinstance(arr, np.ndarray) and arr.ndim == 2:
         if arr.shape != (n, 6):

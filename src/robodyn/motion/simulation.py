@@ -21,7 +21,9 @@
 Torques ``tau``: ``None`` (zero), an array ``(T, dof)`` at ``tau_times``
 (default: ``T`` instants spread evenly over the duration; linear in between,
 the last value held), or a callable ``tau(t, q, qd)``. ``h_e``: ``None``, a
-constant wrench (6 values) or a callable ``h_e(t, q, qd)``.
+constant wrench (6 values), a callable ``h_e(t, q, qd)``, or (a tree's hands, feet) a dict
+of constant wrenches at named frames ``{frame: 6 values}`` (``robot.frames``; see
+:meth:`~robodyn.Robot.inverse_dynamics`).
 
 Joint limits the model knows (URDF ``<limit>``) are reported, not enforced: a
 :class:`JointLimitWarning` names each limit crossed and when it first was.
@@ -47,7 +49,7 @@ Every run ends, and says when it went wrong:
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -330,13 +332,18 @@ def _trapezoid(t: np.ndarray, y: np.ndarray) -> float:
 
 def energy_balance(robot, sim: Simulation, h_e=None) -> EnergyBalance:
     """The :class:`EnergyBalance` of ``sim`` on ``robot``; ``h_e``: the wrench it ran with
-    (``None``, 6 values, or ``(T, 6)`` per sample)."""
+    (``None``, 6 values, ``(T, 6)`` per sample, or a dict of them at named frames)."""
     t, qd = sim.t, sim.qd
     with np.errstate(all="ignore"):
         p_tau = np.sum(sim.tau * qd, axis=1)
         p_loss = np.sum(robot.friction_torques(qd) * qd, axis=1)
         p_ext = np.zeros_like(t)
-        if h_e is not None:
+        if isinstance(h_e, Mapping):  # wrenches at named frames: the sum of their powers
+            for frame, wrench in h_e.items():
+                h = np.broadcast_to(np.asarray(wrench, dtype=float), (len(t), 6))
+                p_ext = p_ext - np.einsum("kij,ki,kj->k", robot.jacobian(sim.q, frame=frame),
+                                          h, qd)
+        elif h_e is not None:
             h = np.broadcast_to(np.asarray(h_e, dtype=float), (len(t), 6))
             p_ext = -np.einsum("kij,ki,kj->k", robot.jacobian(sim.q), h, qd)
     return balance_of_powers(t, sim.kinetic, sim.total, p_tau, p_ext, p_loss)
@@ -475,9 +482,27 @@ class TorqueTable:
         return out
 
 
-def checked_wrench(h_e):
+def checked_wrench(h_e, robot=None):
     if h_e is None or callable(h_e):
         return h_e
+    if isinstance(h_e, Mapping):  # constant wrenches at named frames
+        if not h_e:
+            raise InputError("h_e: an empty dict; give {frame name: wrench (6 numbers)} or "
+                             "leave h_e out")
+        out = {}
+        for frame, wrench in h_e.items():
+            if robot is not None:
+                robot.frame_index(frame)  # a frame the robot has, or an error naming it
+            try:
+                h = np.asarray(wrench, dtype=float)
+            except (TypeError, ValueError):
+                h = np.full(1, np.nan)
+            if h.shape != (6,) or not np.isfinite(h).all():
+                raise InputError(f"h_e[{frame!r}]: expected 6 finite numbers (force, moment; "
+                                 "base frame, about the frame's origin)")
+            check_magnitude(h, f"h_e[{frame!r}]")
+            out[frame] = h
+        return out
     try:
         h = np.asarray(h_e, dtype=float)
     except (TypeError, ValueError):
@@ -546,7 +571,7 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
         torque = None
     else:
         torque = TorqueTable(tau, tau_times, duration, dof)
-    wrench = checked_wrench(h_e)
+    wrench = checked_wrench(h_e, robot)
     problem = _Problem(robot=robot, q0=q0, qd0=qd0, duration=duration, torque=torque,
                        wrench=wrench, rtol=rtol, atol=atol, max_step=max_step,
                        max_steps=max_steps)
@@ -996,7 +1021,7 @@ def stage_grid(times):
 def _compiled_loop(robot, torque, wrench, times):
     """The compiled fixed-step loop when everything it needs is compiled: a torque table or
     a built-in controller, a constant (or no) wrench, the Numba backend. Else None."""
-    if callable(wrench):
+    if callable(wrench) or isinstance(wrench, Mapping):  # per-frame wrenches: the Python loop
         return None
     kind = "table"
     if torque is not None and not isinstance(torque, TorqueTable):

@@ -478,6 +478,7 @@ class _Geometry:
         self.tip_moves = not (np.allclose(np.array(tip.rotation, dtype=float), np.eye(3))
                               and np.allclose(np.array(tip.translation, dtype=float), 0.0))
         self.plane = _plane(self)
+        self.path = _stick_path(self.chain)
 
     def frames(self, Q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Origins ``(N, K, 3)`` and rotations ``(N, K, 3, 3)`` of the base frame, every link
@@ -504,6 +505,25 @@ class _Geometry:
             direction = rotations[:, j + 1] @ axis
             (revolute if link.joint.type == "revolute" else prismatic).append(direction)
         return revolute, prismatic
+
+
+def _stick_path(chain) -> np.ndarray:
+    """Indices into the frames of :meth:`_Geometry.frames` (0 the base, ``i + 1`` link
+    ``i``, ``dof + 1`` the end effector) that draw the stick figure as one line, ``-1`` a
+    break: base, links, tip in a row for a serial chain; for a tree each link from its
+    parent's origin, one segment each."""
+    n = chain.dof
+    if chain.is_serial:
+        return np.arange(n + 2)
+    path: list[int] = []
+    for i in range(n):
+        start = chain.parent(i) + 1
+        if path and path[-1] == start:
+            path.append(i + 1)
+        else:
+            path += ([-1] if path else []) + [start, i + 1]
+    path += [-1, n, n + 1]  # the end effector on the last link
+    return np.array(path)
 
 
 def _plane(geometry: _Geometry):
@@ -586,7 +606,10 @@ class _ArmDrawing:
 
     def update(self, origins: np.ndarray, rotations: np.ndarray) -> None:
         """Draw the figure of one configuration: origins ``(K, 3)``, rotations ``(K, 3, 3)``."""
-        self._set(self.links, origins)
+        path = self.geometry.path
+        points = origins[path]
+        points[path < 0] = np.nan  # a break between a tree's branches
+        self._set(self.links, points)
         self._set(self.tip, origins[-1:])
         # frames at the base, each link and (when it is another frame) the end effector
         keep = list(range(self.geometry.dof + 1))

@@ -367,8 +367,11 @@ class Viewer:
 
     def _place(self, poses) -> None:
         """Move every drawn thing to the frames ``poses``."""
+        dof = self.chain.dof
         for k, handle in enumerate(self._links):
-            a, b = poses[k][1], poses[k + 1][1]
+            # link k from its parent's origin (a tree's branches), the tip from the last link
+            a = poses[self.chain.parent(k) + 1 if k < dof else dof][1]
+            b = poses[k + 1][1]
             length = float(np.linalg.norm(b - a))
             handle.visible = length > 1e-9
             if length > 1e-9:

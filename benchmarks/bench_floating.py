@@ -1,0 +1,105 @@
+"""Trees and floating bases: batched robodyn vs Pinocchio, side by side in one process.
+
+TALOS (example-robot-data's ``talos_full_v2.urdf``: the whole body, 44 joints on a
+free-flying base, nq = 51, nv = 50) and Solo-12 (12 joints on a free-flying base), both
+loaded by both libraries from the same file (``rd.load(path, floating=True)``,
+``pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer())``); the same random states.
+Reported: robodyn's cost per sample of one batched call of N states, Pinocchio's cost per
+call in a Python loop over the same states, and their ratio (issue target: <= 0.3). The
+native C++ anchor is ``../shared/bench/pinocchio_cpp/run.sh PYTHON URDF`` (fixed base: it
+builds the model without the free-flyer, six joints fewer than here).
+
+    python benchmarks/bench_floating.py [--n 20000] [--robots talos,solo12]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+from timing import median_time  # benchmarks/timing.py, beside this script
+
+import robodyn as rd
+
+ROBOTS = {
+    "talos": "talos_data/robots/talos_full_v2.urdf",
+    "solo12": "solo_description/robots/solo12.urdf",
+}
+
+
+def random_states(model, pin, n: int, rng):
+    """``n`` configurations (unit quaternions, joints within their limits), velocities and
+    accelerations, in Pinocchio's (and robodyn's) free-flyer layout."""
+    lo = np.where(np.isfinite(model.lowerPositionLimit), model.lowerPositionLimit, -np.pi)
+    hi = np.where(np.isfinite(model.upperPositionLimit), model.upperPositionLimit, np.pi)
+    q = rng.uniform(np.maximum(lo, -np.pi), np.minimum(hi, np.pi), size=(n, model.nq))
+    quat = rng.normal(size=(n, 4))
+    q[:, 3:7] = quat / np.linalg.norm(quat, axis=1, keepdims=True)
+    q[:, :3] = rng.normal(size=(n, 3))
+    v, a = rng.normal(size=(2, n, model.nv))
+    return q, v, a
+
+
+def bench(name: str, n: int, repeats: int) -> None:
+    import pinocchio as pin
+
+    path = rd.models.example_robot_data(ROBOTS[name])
+    with warnings.catch_warnings():  # mimic joints load as independent ones, as in Pinocchio
+        warnings.simplefilter("ignore")
+        robot = rd.load(path, floating=True).without_friction()
+    model = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
+    data = model.createData()
+    assert (model.nq, model.nv) == (robot.nq, robot.nv), (model.nq, robot.nq)
+    # the same joint order: robodyn's links and Pinocchio's joints, by name
+    ours = [link.joint.name for link in robot.chain.links]
+    theirs = [model.names[j] for j in range(2, model.njoints)]
+    assert ours == theirs, "joint orders differ"
+    q, v, a = random_states(model, pin, n, np.random.default_rng(0))
+    tau = robot.inverse_dynamics(q, v, a)
+
+    def loop(fn):
+        def run():
+            for k in range(n):
+                fn(k)
+        return run
+
+    cases = [
+        ("inverse_dynamics", "rnea", lambda: robot.inverse_dynamics(q, v, a),
+         loop(lambda k: pin.rnea(model, data, q[k], v[k], a[k]))),
+        ("mass_matrix", "crba", lambda: robot.mass_matrix(q),
+         loop(lambda k: pin.crba(model, data, q[k]))),
+        ("forward_dynamics", "aba", lambda: robot.forward_dynamics(q, v, tau),
+         loop(lambda k: pin.aba(model, data, q[k], v[k], tau[k]))),
+    ]
+    k = n // 2
+    spot = np.abs(tau[k] - pin.rnea(model, data, q[k], v[k], a[k])).max()
+    print(f"\n{name}: {robot.dof} joints on a floating base (nq = {robot.nq}, nv = {robot.nv}), "
+          f"N = {n}; |tau_robodyn - tau_pinocchio| = {spot:.1e}\n")
+    print("| function | first call [s] | robodyn batched [us/sample] | Pinocchio loop [us/call] "
+          "| ratio | target |")
+    print("|---|---|---|---|---|---|")
+    for ours_name, pin_name, ours_fn, theirs_fn in cases:
+        start = time.perf_counter()
+        ours_fn()  # compile (or load from the disk cache) before timing
+        first = time.perf_counter() - start
+        t_ours = median_time(ours_fn, repeats) / n
+        t_pin = median_time(theirs_fn, max(1, repeats // 2)) / n
+        print(f"| {ours_name} vs pin.{pin_name} | {first:.1f} | {t_ours * 1e6:.2f} | "
+              f"{t_pin * 1e6:.2f} | {t_ours / t_pin:.2f} | <= 0.3 |", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=int, default=20_000, help="batch size (default 20000)")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--robots", default="solo12,talos",
+                        help=f"comma-separated, of {', '.join(ROBOTS)}")
+    args = parser.parse_args()
+    for name in args.robots.split(","):
+        bench(name.strip(), args.n, args.repeats)
+
+
+if __name__ == "__main__":
+    main()
