@@ -225,3 +225,19 @@ def test_a_serial_chain_keeps_its_steps():
     titles = [s.title for s in eq.steps]
     assert "Link 2: angular velocity" in titles
     assert not any("from link" in t or "from the base" in t for t in titles)
+
+
+def test_the_checker_grades_a_tree(capsys):
+    """robodyn check on the Y: the hand M passes; a coupling I3 between the branches
+    (M_23, M_32) is reported as a term that should not be there."""
+    from robodyn.cli import main
+
+    M, _, _ = _hand_y()
+    text = str(M.tolist())
+    assert main(["check", "planar-y", "--M", text]) == 0
+    wrong = M.copy()
+    wrong[1, 2] = wrong[2, 1] = sp.Symbol("I3")
+    capsys.readouterr()
+    assert main(["check", "planar-y", "--M", str(wrong.tolist())]) == 1
+    out = capsys.readouterr().out
+    assert "M23: extra term" in out and "M32: extra term" in out and "M12" not in out
