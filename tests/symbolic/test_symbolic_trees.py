@@ -241,3 +241,35 @@ def test_the_checker_grades_a_tree(capsys):
     assert main(["check", "planar-y", "--M", str(wrong.tolist())]) == 1
     out = capsys.readouterr().out
     assert "M23: extra term" in out and "M32: extra term" in out and "M12" not in out
+
+
+def _placed_y_chain():
+    """The Y with explicit joint placements (as a URDF gives them, no DH table): link
+    frames on the joints, both branch joints placed at (l1, 0, 0) of the trunk's frame,
+    centres of mass at (c_k, 0, 0)."""
+    from robodyn.model.chain import Chain, Inertial, Joint, Link, Transform
+
+    def link(k, parent_offset):
+        m, c, inertia = sp.symbols(f"m{k} c{k} I{k}")
+        return Link(f"link{k}", Joint("revolute", placement=Transform.trans(x=parent_offset),
+                                      name=f"joint{k}"),
+                    Inertial(m, (c, 0, 0), ((0, 0, 0), (0, 0, 0), (0, 0, inertia))))
+
+    l1 = sp.Symbol("l1")
+    return Chain((link(1, 0), link(2, l1), link(3, l1)), gravity=(0, -g, 0), planar=True,
+                 parents=(-1, 0, 0))
+
+
+@pytest.mark.parametrize("method", ["lagrange", "newton-euler"])
+def test_a_tree_with_joint_placements_equals_the_hand_derivation(method):
+    """No DH table (the Craig-frame steps, the joint placements as given): the same hand
+    derivation; the steps place joint 3 in frame 1."""
+    M, Cqd, G = _hand_y()
+    eq = equations(_placed_y_chain(), method)
+    assert _same(eq.M, M) and _same(eq.g, G) and _same(eq.Cqd, Cqd)
+    titles = [s.title for s in eq.steps]
+    assert "Joint 3: placement in frame 1 (rotation, origin)" in titles
+    if method == "newton-euler":
+        assert "Frame 3 in frame 1: origin" in titles
+        assert "Link 3 from link 1: linear acceleration of the frame origin" in titles
+    assert verify(_placed_y_chain()).holds
