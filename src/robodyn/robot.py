@@ -28,7 +28,7 @@ from numpy.typing import ArrayLike
 
 from .codegen.runner import Runner
 from .core.display import number, shape, text_table
-from .core.errors import ModelError, excerpt
+from .core.errors import InputError, ModelError, excerpt
 from .dynamics.registry import TORQUE_PARTS
 from .model.chain import Chain
 from .model.expressions import check_parameter_name
@@ -168,8 +168,79 @@ class Robot:
     # -- description ---------------------------------------------------------------
     @property
     def dof(self) -> int:
-        """Number of joints (degrees of freedom)."""
+        """Number of joints (degrees of freedom of the joints; a floating base adds six)."""
         return self.chain.dof
+
+    @property
+    def floating(self) -> bool:
+        """The base is a free-flying body (:mod:`robodyn.dynamics.floating`)."""
+        return self.chain.floating
+
+    @property
+    def nq(self) -> int:
+        """Values of a configuration ``q``: ``dof``, or ``dof + 7`` on a floating base
+        (``[x, y, z, qx, qy, qz, qw, joints]``)."""
+        return self.chain.dof + 7 if self.chain.floating else self.chain.dof
+
+    @property
+    def nv(self) -> int:
+        """Values of a velocity, acceleration or generalised force: ``dof``, or ``dof + 6``
+        on a floating base (``[v, omega (base frame), joint rates]``)."""
+        return self.chain.dof + 6 if self.chain.floating else self.chain.dof
+
+    def _fixed_base_only(self, what: str) -> None:
+        """A :class:`ModelError` when this robot's base floats and ``what`` supports only a
+        fixed one."""
+        if self.chain.floating:
+            raise ModelError(f"{self.name}: {what} does not support a floating base yet (this "
+                             "model's base is free-flying); the floating functions are "
+                             "inverse_dynamics, mass_matrix, gravity_torques, "
+                             "forward_dynamics, torque_parts, friction_torques, kinetic_energy, "
+                             "potential_energy, centroidal_momentum, centroidal_matrix, "
+                             "integrate and rd.simulate")
+
+    def _floating_inputs(self, what: str, h_e=None, **arrays):
+        """The arrays of a floating-base call, their last axis checked against ``nq``
+        (``q``) and ``nv`` (the others) and the quaternions of ``q`` against unit norm; a
+        :class:`InputError` naming the argument and the sizes otherwise."""
+        if h_e is not None:
+            raise ModelError(f"{self.name}: {what} with h_e does not support a floating base "
+                             "yet; apply the wrench as generalised forces in tau")
+        out = []
+        for name, value in arrays.items():
+            if type(value).__module__.startswith("dask"):
+                out.append(value)
+                continue
+            try:
+                arr = np.asarray(value)
+            except (TypeError, ValueError):
+                out.append(value)  # the runner names what is wrong with it
+                continue
+            if arr.dtype.kind not in "iuf":
+                out.append(value)
+                continue
+            if name == "q":
+                if arr.ndim == 0 or arr.shape[-1] != self.nq:
+                    raise InputError(
+                        f"{what}: q: expected shape (..., nq) with nq = {self.nq} on a floating "
+                        f"base ([x, y, z, qx, qy, qz, qw] of the base, then the {self.dof} "
+                        f"joints), got {arr.shape}")
+                norm = np.linalg.norm(np.asarray(arr[..., 3:7], dtype=float), axis=-1)
+                bad = np.isfinite(norm) & (np.abs(norm - 1) > QUATERNION_TOL)
+                if bad.any():
+                    index = np.unravel_index(int(np.argmax(bad)), norm.shape)
+                    where = ", ".join(str(int(i)) for i in index)
+                    raise InputError(
+                        f"{what}: q[{where + ', ' if where else ''}3:7]: the base quaternion "
+                        f"(qx, qy, qz, qw) has norm {float(norm[index]):.6g}, not 1; divide "
+                        "it by its norm")
+            elif arr.ndim > 0 and arr.shape[-1] != self.nv:
+                raise InputError(
+                    f"{what}: {name}: expected shape (..., nv) with nv = {self.nv} on a "
+                    f"floating base ([v_x, v_y, v_z, w_x, w_y, w_z] of the base, base frame, "
+                    f"then the {self.dof} joints), got {arr.shape}")
+            out.append(value)
+        return out
 
     @property
     def values(self) -> ParameterValues:
@@ -293,7 +364,8 @@ class Robot:
 
     def __repr__(self) -> str:
         joints = "".join("R" if link.joint.type == "revolute" else "P" for link in self.links)
-        return f"Robot({self.name!r}, dof={self.dof}, joints={joints})"
+        floating = ", floating base" if self.chain.floating else ""
+        return f"Robot({self.name!r}, dof={self.dof}, joints={joints}{floating})"
 
     def __str__(self) -> str:
         """The robot as a table (:mod:`robodyn.model.table`): per joint its type, DH row
@@ -344,13 +416,19 @@ class Robot:
         end-effector origin) that the end effector exerts on the environment
         (Siciliano et al., Robotics, eq. 7.83). Shapes ``(..., dof)`` -> ``(..., dof)``.
         """
+        if self.chain.floating:  # [base wrench, joint torques] (dynamics/floating.py)
+            return self._runner.run("inverse_dynamics", *self._floating_inputs(
+                "inverse_dynamics", h_e, q=q, qd=qd, qdd=qdd))
         if h_e is None:
             return self._runner.run("inverse_dynamics", q, qd, qdd)
         return self._runner.run("inverse_dynamics_contact", q, qd, qdd, h_e)
 
     def mass_matrix(self, q: ArrayLike) -> np.ndarray:
         """Joint-space inertia matrix ``M(q)`` (composite-rigid-body algorithm),
-        ``(..., dof)`` -> ``(..., dof, dof)``, symmetric positive definite."""
+        ``(..., dof)`` -> ``(..., dof, dof)``, symmetric positive definite (a floating
+        base: ``(..., nq)`` -> ``(..., nv, nv)``, the base's rows and columns first)."""
+        if self.chain.floating:
+            return self._runner.run("mass_matrix", *self._floating_inputs("mass_matrix", q=q))
         return self._runner.run("mass_matrix", q)
 
     def coriolis_matrix(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
@@ -359,11 +437,19 @@ class Robot:
         return self._runner.run("coriolis_matrix", q, qd)
 
     def gravity_torques(self, q: ArrayLike) -> np.ndarray:
-        """Gravity torques ``g(q) = dU/dq``, ``(..., dof)``."""
+        """Gravity torques ``g(q) = dU/dq``, ``(..., dof)`` (a floating base: the base wrench
+        and joint torques that hold it at rest, ``(..., nq)`` -> ``(..., nv)``)."""
+        if self.chain.floating:
+            return self._runner.run("gravity_torques",
+                                    *self._floating_inputs("gravity_torques", q=q))
         return self._runner.run("gravity_torques", q)
 
     def friction_torques(self, qd: ArrayLike) -> np.ndarray:
-        """Friction ``F_v qd + F_s sign(qd)``, ``(..., dof)``."""
+        """Friction ``F_v qd + F_s sign(qd)``, ``(..., dof)`` (a floating base: ``(..., nv)``,
+        zero on the base)."""
+        if self.chain.floating:
+            return self._runner.run("friction_torques",
+                                    *self._floating_inputs("friction_torques", qd=qd))
         return self._runner.run("friction_torques", qd)
 
     def forward_dynamics(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike,
@@ -371,7 +457,12 @@ class Robot:
         """Joint accelerations ``qdd = M^{-1} (tau - J^T h_e - C qd - F_v qd - F_s sign(qd) - g)``,
         solved with the Cholesky factor of ``M`` (no inverse), ``(..., dof)``.
 
-        A joint that moves no mass (a singular ``M``) is a :class:`ModelError` naming it."""
+        A joint that moves no mass (a singular ``M``) is a :class:`ModelError` naming it.
+        A floating base: ``q`` ``(..., nq)``, ``qd`` and ``tau`` (the base wrench, base
+        frame, then the joint torques) ``(..., nv)`` -> ``a = dv/dt`` ``(..., nv)``."""
+        if self.chain.floating:
+            return self._runner.run("forward_dynamics", *self._floating_inputs(
+                "forward_dynamics", h_e, q=q, qd=qd, tau=tau))
         if h_e is None:
             return self._runner.run("forward_dynamics", q, qd, tau)
         return self._runner.run("forward_dynamics_contact", q, qd, tau, h_e)
@@ -381,8 +472,12 @@ class Robot:
         """The torques of :meth:`inverse_dynamics` split into the terms of the equation of
         motion: ``inertial`` (``M qdd``), ``coriolis`` (``C qd``), ``gravity`` (``g``),
         ``friction`` (``F_v qd + F_s sign(qd)``), ``external`` (``J^T h_e``, zero without
-        ``h_e``) and ``total`` (their sum), each ``(..., dof)``."""
-        if h_e is None:
+        ``h_e``) and ``total`` (their sum), each ``(..., dof)``. A floating base: each
+        ``(..., nv)``, ``coriolis`` the bias ``b(q, v) - g(q)``."""
+        if self.chain.floating:
+            parts = self._runner.run("torque_parts", *self._floating_inputs(
+                "torque_parts", h_e, q=q, qd=qd, qdd=qdd))
+        elif h_e is None:
             parts = self._runner.run("torque_parts", q, qd, qdd)
         else:
             parts = self._runner.run("torque_parts_contact", q, qd, qdd, h_e)
@@ -394,12 +489,59 @@ class Robot:
     def kinetic_energy(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
         """Kinetic energy ``T = sum_i 1/2 m_i v_ci^T v_ci + 1/2 w_i^T I_i w_i``
         (``= 1/2 qd^T M qd``), from each link's velocity; ``(..., dof)`` -> ``(...)``."""
+        if self.chain.floating:
+            return self._runner.run("kinetic_energy",
+                                    *self._floating_inputs("kinetic_energy", q=q, qd=qd))
         return self._runner.run("kinetic_energy", q, qd)
 
     def potential_energy(self, q: ArrayLike) -> np.ndarray:
         """Gravitational potential energy ``U = -sum_i m_i g0^T p_ci`` (zero at the base
         origin; ``g(q) = dU/dq``), ``(..., dof)`` -> ``(...)``."""
+        if self.chain.floating:
+            return self._runner.run("potential_energy",
+                                    *self._floating_inputs("potential_energy", q=q))
         return self._runner.run("potential_energy", q)
+
+    # -- a floating base (robodyn.dynamics.floating) -------------------------------------
+    def centroidal_momentum(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
+        """The centroidal momentum ``h_G = A_G(q) v`` of a floating-base robot: linear
+        momentum, then angular momentum about the centre of mass, world axes (Pinocchio's
+        ``ccrba``), ``(..., nq), (..., nv)`` -> ``(..., 6)``."""
+        self._floating_only("centroidal_momentum")
+        return self._runner.run("centroidal_momentum", *self._floating_inputs(
+            "centroidal_momentum", q=q, qd=qd))
+
+    def centroidal_matrix(self, q: ArrayLike) -> np.ndarray:
+        """The centroidal momentum matrix ``A_G(q)``, ``(..., nq)`` -> ``(..., 6, nv)``
+        (:meth:`centroidal_momentum` ``= A_G v``)."""
+        self._floating_only("centroidal_matrix")
+        return self._runner.run("centroidal_matrix",
+                                *self._floating_inputs("centroidal_matrix", q=q))
+
+    def integrate(self, q: ArrayLike, qd: ArrayLike, dt: float = 1.0) -> np.ndarray:
+        """The configuration reached from ``q`` moving at the constant velocity ``qd`` for
+        ``dt``: ``q ⊕ qd dt`` (Pinocchio's ``integrate``); on a floating base the base moves
+        by the SE(3) exponential of its body twist and the quaternion stays unit
+        (:func:`robodyn.dynamics.floating.integrate`), the joints (and a fixed-base robot)
+        by ``q + qd dt``. Shapes ``(..., nq)``, ``(..., nv)`` -> ``(..., nq)``."""
+        from .dynamics.floating import integrate
+
+        dt = float(dt)
+        if not np.isfinite(dt):
+            raise InputError(f"integrate: dt = {dt} is not finite")
+        if not self.chain.floating:
+            return np.asarray(q, dtype=float) + np.asarray(qd, dtype=float) * dt
+        q, qd = self._floating_inputs("integrate", q=q, qd=qd)
+        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        if qd.ndim == 0:
+            qd = np.broadcast_to(qd, (self.nv,))
+        return integrate(q, qd, dt)
+
+    def _floating_only(self, what: str) -> None:
+        if not self.chain.floating:
+            raise ModelError(f"{self.name}: {what} needs a floating base; load the model "
+                             "with rd.load(path, floating=True) or 'floating: true' in its "
+                             "model file")
 
     # -- closed forms ---------------------------------------------------------------
     def equations(self, method: str = "lagrange", **options: Any):
@@ -407,6 +549,7 @@ class Robot:
         (Lagrange–Euler) or ``"newton-euler"``; see :mod:`robodyn.symbolic`."""
         from .symbolic import equations
 
+        self._fixed_base_only("equations")
         return equations(self, method=method, **options)
 
     # -- kinematics ---------------------------------------------------------------
@@ -442,6 +585,7 @@ class Robot:
         from .codegen.export.files import write_file
         from .model.urdf_export import chain_to_urdf
 
+        self._fixed_base_only("to_urdf")
         origin = f" from {self.source}" if self.source and self.source != self.name else ""
         text = chain_to_urdf(self.numeric_chain, self.name,
                              comment=f"robodyn model {self.name!r}{origin}, values bound",
@@ -462,6 +606,7 @@ class Robot:
         are ``robot.equations().to_code(...)``."""
         from .codegen.export.traced import to_code
 
+        self._fixed_base_only("to_code")
         return to_code(self, lang, functions, parameters, name)
 
     def compile_c(self, functions=None, parameters: str = "baked",
@@ -471,6 +616,7 @@ class Robot:
         leading axes (:mod:`robodyn.codegen.export.compile_c`)."""
         from .codegen.export.compile_c import compile_c
 
+        self._fixed_base_only("compile_c")
         return compile_c(self, functions, parameters, compiler, flags)
 
     # -- derivatives ------------------------------------------------------------------
@@ -525,6 +671,7 @@ class Robot:
         ``jax.config.update("jax_enable_x64", True)``; ``pip install 'robodyn[jax]'``)."""
         from .codegen.export.jax_export import to_jax
 
+        self._fixed_base_only("to_jax")
         return to_jax(self, functions, parameters, dtype)
 
     def to_casadi(self, functions=None, parameters: str = "baked", name: str | None = None):
@@ -533,6 +680,7 @@ class Robot:
         :mod:`robodyn.codegen.export.casadi_export` (``pip install 'robodyn[casadi]'``)."""
         from .codegen.export.casadi_export import to_casadi
 
+        self._fixed_base_only("to_casadi")
         return to_casadi(self, functions, parameters, name)
 
 
@@ -548,6 +696,7 @@ class Robot:
         axis). ``regressor(q, qd, qdd) @ values == inverse_dynamics(q, qd, qdd)``."""
         from .symbolic.base_parameters import inertial_parameters
 
+        self._fixed_base_only("inertial_parameters")
         return inertial_parameters(self)
 
     def with_inertial_parameters(self, pi: ArrayLike) -> Robot:
@@ -558,6 +707,7 @@ class Robot:
         is zero but its first moments are not, or the result is not physical."""
         from .symbolic.base_parameters import with_inertial_parameters
 
+        self._fixed_base_only("with_inertial_parameters")
         return with_inertial_parameters(self, pi)
 
     def regressor(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> np.ndarray:
@@ -567,6 +717,7 @@ class Robot:
         :mod:`robodyn.dynamics.regressor`."""
         from .dynamics.regressor import parameter_columns
 
+        self._fixed_base_only("regressor")
         full = self._runner.run("regressor", q, qd, qdd)
         cols, _ = parameter_columns(self.chain)
         return full if len(cols) == full.shape[-1] else np.ascontiguousarray(full[..., cols])
@@ -578,6 +729,7 @@ class Robot:
         :func:`robodyn.symbolic.base_parameters.base_parameters`."""
         from .symbolic.base_parameters import base_parameters
 
+        self._fixed_base_only("base_parameters")
         return self._runner.cached(
             ("base_parameters", tol, samples, seed),
             lambda: base_parameters(self, tol=tol, samples=samples, seed=seed))
@@ -587,6 +739,10 @@ class Robot:
         parameters), ``(..., dof, b)`` of full column rank: ``Y pi = Y_b pi_b``."""
         return np.ascontiguousarray(self.regressor(q, qd, qdd)[..., self.base_parameters()
                                                                 .independent])
+
+#: How far from 1 the norm of a floating base's quaternion may be (rounding of a file's or
+#: a user's numbers); farther is an :class:`InputError` asking to normalise it.
+QUATERNION_TOL = 1e-6
 
 #: Most rows :meth:`Robot.from_dh` takes (a model file's 10,000 values hold about as many).
 MAX_DH_ROWS = 1000
@@ -674,9 +830,11 @@ class TorqueParts:
 
 
 def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | None = None,
-         allow_massless: bool = False, snap_angles: float | None = None) -> Robot:
+         allow_massless: bool = False, snap_angles: float | None = None,
+         floating: bool = False) -> Robot:
     """Load a robot: a built-in model's name (``rd.models.names()``), a ``.yaml``/``.yml``
-    model file, or the serial chain of a ``.urdf`` file.
+    model file, the serial chain of a ``.urdf`` file, or the body tree of a MuJoCo ``.xml``
+    (MJCF) file (:func:`robodyn.model.mjcf.load_mjcf`).
 
     The keyword options are for URDF files only (for a built-in model or a YAML file
     they are an error):
@@ -695,6 +853,9 @@ def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | 
       multiple of pi/2 become that multiple (a file's ``rpy="1.5708"`` then cancels
       exactly, and its derivation stays small), each change listed in
       ``robot.provenance.notes``. Default ``None``: angles as written.
+    * ``floating``: the root link is a free-flying base (a 6-DOF free-flyer, as Pinocchio's
+      ``JointModelFreeFlyer``; :mod:`robodyn.dynamics.floating`); a model file says
+      ``floating: true`` instead.
 
     A URDF's ``<dynamics damping friction>`` become the joints' viscous and Coulomb
     friction, so :meth:`Robot.inverse_dynamics` is Pinocchio's ``rnea`` of the same file
@@ -716,19 +877,28 @@ def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | 
 
     options = {name: value for name, value, default in (
         ("base", base, None), ("tip", tip, None), ("allow_massless", allow_massless, False),
-        ("snap_angles", snap_angles, None)) if value is not default}
+        ("snap_angles", snap_angles, None), ("floating", floating, False))
+        if value is not default}
     text = str(source)
     path = Path(text)
     if path.suffix.lower() in (".yaml", ".yml"):
         if not path.is_file():
             raise ModelError(f"{text}: no such model file")
         if options:
-            raise TypeError(f"load() of a YAML file takes no options, got {sorted(options)}")
+            hint = " (a model file says 'floating: true' itself)" if "floating" in options else ""
+            raise TypeError(f"load() of a YAML file takes no options, got {sorted(options)}"
+                            f"{hint}")
         parsed = read_model_file(path)
     elif path.suffix.lower() == ".urdf":
         from .model.urdf import load_urdf  # only URDF users pay the import
 
         parsed = load_urdf(path, **options)
+    elif path.suffix.lower() == ".xml":
+        from .model.mjcf import load_mjcf  # only MJCF users pay the import
+
+        if options:
+            raise TypeError(f"load() of an MJCF file takes no options, got {sorted(options)}")
+        parsed = load_mjcf(path)
     elif text in models.names():
         if options:
             raise TypeError(f"load() of a built-in model takes no options, got {sorted(options)}")
@@ -738,7 +908,7 @@ def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | 
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise ModelError(
             f"cannot load {text!r}: not a built-in model ({', '.join(models.names())}) and not a "
-            f".yaml/.yml/.urdf file{hint}"
+            f".yaml/.yml/.urdf/.xml (MJCF) file{hint}"
         )
     return from_source(parsed, source=text)
 

@@ -166,6 +166,15 @@ def test_compile_c_batches_and_broadcasts(numpy_backend, monkeypatch):
         k.inverse_dynamics(q)
     with pytest.raises(AttributeError, match="'jacobian' was not compiled"):
         k.jacobian  # noqa: B018
+    # the C code would turn these into numbers (True = 1.0) or NaN rows without a word
+    with pytest.raises(InputError, match="q: expected real numbers, got an array of booleans"):
+        k.mass_matrix(np.array([True, False]))
+    bad = q.copy()
+    bad[1, 2, 1] = np.nan
+    with pytest.raises(InputError, match=r"q\[1, 2, 1\] = nan is not finite"):
+        k.inverse_dynamics(bad, qd, 0 * q)
+    with pytest.raises(InputError, match=r"qd\[0\] = inf is not finite"):
+        k.kinetic_energy(q, [np.inf, 0.0])
 
 
 def test_compile_c_errors_are_clear(monkeypatch, tmp_path):

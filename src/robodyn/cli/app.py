@@ -10,7 +10,8 @@ simulation, torques and energy along a motion, identification, code export.
     robodyn energy MODEL ...       the energy a motion costs, and a cheaper motion
     robodyn view MODEL ...         the arm in a browser (needs robodyn[viewer])
 
-A MODEL is a built-in model name, a YAML model file or a URDF file; for a URDF file
+A MODEL is a built-in model name, a YAML model file, a URDF file or a MuJoCo MJCF ``.xml``
+file; for a URDF file
 ``--base LINK --tip LINK`` choose the chain, ``--allow-massless`` accepts moving links
 without ``<inertial>``, ``--snap-angles TOL`` rounds angles within TOL of a right angle
 (``robodyn.load``'s options of the same names).
@@ -154,8 +155,7 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, list[str]]:
                    help=f"where the tour writes its pictures (default ./{DEMO_DIR})")
     p.set_defaults(func=_cmd_demo, command_parser=p,
                    models_of=lambda a: a.models or ["planar-2r", "rp-arm", "puma560"])
-    p = add_derive_command(sub, parents=parents)
-    p.set_defaults(models_of=lambda a: [a.model], command_parser=p)
+    add_derive_command(sub, parents=parents)
     add_motion_commands(sub, parents)
     add_export_command(sub, parents)
     add_check_command(sub, parents)

@@ -33,6 +33,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from .common import model_command
+
 _PAIR = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.+?)\s*$")
 
 
@@ -61,14 +63,10 @@ def parse_define(text: str) -> tuple[str, str]:
 
 def add_check_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the ``check`` command to the sub-parsers ``sub`` of ``robodyn``."""
-    p = sub.add_parser("check", parents=parents,
-                       help="check a student's M, C, g or tau against the derivation",
-                       description="Compare a given M, C, g, tau (as text) with the derived "
-                       "equations, entry by entry.",
-                       epilog=__doc__.split("\n\n", 1)[1],
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("model", metavar="MODEL",
-                   help="a built-in model name, a YAML model file or a URDF file")
+    p = model_command(sub, "check", parents, __doc__,
+                      help="check a student's M, C, g or tau against the derivation",
+                      description="Compare a given M, C, g, tau (as text) with the derived "
+                                  "equations, entry by entry.")
     for name, what in (("M", "inertia matrix, [[..], [..]]"),
                        ("C", "Coriolis/centrifugal matrix, [[..], [..]]"),
                        ("g", "gravity torques, [.., ..]"), ("tau", "joint torques, [.., ..]"),
@@ -88,7 +86,7 @@ def add_check_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.A
                    help="how the reference equations are derived (they agree)")
     p.add_argument("--values", nargs="?", const=True, default=None, metavar="NAME=NUM,..",
                    help="substitute numbers in the reference first (as for derive)")
-    p.set_defaults(func=_cmd_check, models_of=lambda a: [a.model], command_parser=p)
+    p.set_defaults(func=_cmd_check)
     return p
 
 

@@ -56,6 +56,25 @@ def tolerance(text: str) -> float:
     return value
 
 
+#: What a MODEL argument may be, in every command's help.
+MODEL_HELP = "a built-in model name (robodyn models) or a model file: YAML, URDF or MJCF (.xml)"
+
+
+def model_command(sub, name: str, parents, doc: str | None, help: str,
+                  description: str) -> argparse.ArgumentParser:
+    """A sub-command ``name`` of ``robodyn`` that takes a model as its first argument
+    ``MODEL``: ``help`` for the command list, ``description`` on top of its ``--help`` and
+    the module docstring ``doc`` (after its first paragraph: the usage lines) below it, as
+    written (without ``doc``, argparse wraps the description)."""
+    p = sub.add_parser(name, parents=list(parents), help=help, description=description,
+                       epilog=doc.split("\n\n", 1)[1] if doc and "\n\n" in doc else None,
+                       formatter_class=argparse.RawDescriptionHelpFormatter if doc
+                       else argparse.HelpFormatter)
+    p.add_argument("model", metavar="MODEL", help=MODEL_HELP)
+    p.set_defaults(models_of=lambda a: [a.model], command_parser=p)
+    return p
+
+
 def model_options() -> argparse.ArgumentParser:
     """The options of every command that takes a model (a parent parser)."""
     parent = argparse.ArgumentParser(add_help=False)
@@ -82,8 +101,8 @@ def urdf_options(args: argparse.Namespace, models: list[str]) -> str | None:
     if given and others:
         flags = ", ".join("--" + name.replace("_", "-") for name in given)
         verb = "applies" if len(given) == 1 else "apply"
-        return (f"{flags} {verb} to URDF files only; {others[0][:80]!r} is a built-in model "
-                "or a YAML file, whose chain is fixed")
+        return (f"{flags} {verb} to URDF files only; {others[0][:80]!r} is a built-in model, "
+                "a YAML or an MJCF file, whose chain is fixed")
     return None
 
 
@@ -104,7 +123,7 @@ def load_model(name: str, args: argparse.Namespace):
     """``robodyn.load(name)`` with the command's URDF options; notes (angles snapped)
     go to stderr."""
     if not name.lower().endswith(".urdf"):
-        return load(name)
+        return _fixed_base(load(name), name)
     options = {key: getattr(args, key) for key in _URDF_OPTIONS
                if getattr(args, key, None) not in (None, False)}
     try:
@@ -113,4 +132,14 @@ def load_model(name: str, args: argparse.Namespace):
         raise ModelError(_as_options(str(exc))) from None
     for note in robot.provenance.notes:
         print(f"robodyn: note: {note}", file=sys.stderr)
+    return _fixed_base(robot, name)
+
+
+def _fixed_base(robot, name: str):
+    """The commands take one value per joint: a free-flying base is an error saying so."""
+    if robot.floating:
+        raise ModelError(f"{name}: the model has a floating base, which the command line does "
+                         "not support yet; use the Python API (rd.load, then "
+                         "inverse_dynamics, mass_matrix, forward_dynamics, rd.simulate; "
+                         "docs/floating-base.md)")
     return robot

@@ -41,6 +41,7 @@ import numpy as np
 
 from ..core.errors import InputError, RobodynError, excerpt, warn
 from ..core.progress import ProgressOption, check_progress, tracker
+from .common import model_command
 
 try:
     import fcntl
@@ -62,11 +63,9 @@ _OVERHEAD = 4096
 
 def add_dataset_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the ``dataset`` command to the sub-parsers ``sub`` of ``robodyn``."""
-    p = sub.add_parser("dataset", parents=parents,
-                       help="write random states and their torques (npz or zarr), in chunks",
-                       description=__doc__.split("\n\n", 1)[1])
-    p.add_argument("model", metavar="MODEL",
-                   help="a built-in model name, a YAML model file or a URDF file")
+    p = model_command(sub, "dataset", parents, None,
+                      help="write random states and their torques (npz or zarr), in chunks",
+                      description=__doc__.split("\n\n", 1)[1])
     p.add_argument("--samples", type=int, required=True, metavar="N", help="number of states")
     p.add_argument("--out", required=True, metavar="FILE", help="data.npz or data.zarr")
     p.add_argument("--chunk", type=int, default=100_000, metavar="C",
@@ -74,7 +73,7 @@ def add_dataset_command(sub, parents: list[argparse.ArgumentParser]) -> argparse
     p.add_argument("--seed", type=int, default=0, help=f"random seed, 0 to {MAX_SEED} "
                    "(default 0)")
     p.add_argument("--mass-matrix", action="store_true", help="also store M(q)")
-    p.set_defaults(func=_cmd_dataset, models_of=lambda a: [a.model], command_parser=p)
+    p.set_defaults(func=_cmd_dataset)
     return p
 
 

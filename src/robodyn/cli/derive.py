@@ -19,6 +19,8 @@ import argparse
 import math
 import sys
 
+from .common import model_command
+
 FORMATS = ("pretty", "text", "latex", "markdown", "json", "html")
 
 
@@ -215,14 +217,11 @@ def _html_appendix(page: str, text: str) -> str:
 def add_derive_command(subparsers, parents=()) -> argparse.ArgumentParser:
     """Add ``derive`` to the ``robodyn`` command's sub-commands (``parents``: parsers
     whose options it shares, e.g. the URDF options of :func:`robodyn.cli.common.model_options`)."""
-    p = subparsers.add_parser(
-        "derive", help="equations of motion in closed form (Lagrange-Euler or Newton-Euler)",
-        description="Derive M(q) qdd + C(q, qd) qd + friction + g(q) = tau of a model in "
-                    "closed form, optionally with every step and a proof that Lagrange-Euler "
-                    "and Newton-Euler agree.",
-        epilog=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-        formatter_class=argparse.RawDescriptionHelpFormatter, parents=list(parents))
-    p.add_argument("model", help="a built-in model name (robodyn models) or a model file")
+    p = model_command(subparsers, "derive", parents, __doc__,
+                      help="equations of motion in closed form (Lagrange-Euler or Newton-Euler)",
+                      description="Derive M(q) qdd + C(q, qd) qd + friction + g(q) = tau of a "
+                                  "model in closed form, optionally with every step and a proof "
+                                  "that Lagrange-Euler and Newton-Euler agree.")
     p.add_argument("--method", default="lagrange", choices=("lagrange", "newton-euler"),
                    help="Lagrange-Euler (energies) or Newton-Euler (recursion); default "
                         "lagrange")

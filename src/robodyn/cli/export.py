@@ -21,23 +21,23 @@ import argparse
 import sys
 
 from ..model.names import visible
+from .common import model_command
 
 
 def add_export_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the ``export`` command to the sub-parsers ``sub`` of ``robodyn``."""
     from ..codegen.export import LANGUAGES, PARAMETER_MODES
 
-    p = sub.add_parser("export", parents=parents,
-                       help="write a model as URDF, or its equations of motion as code",
-                       description="Write a model as URDF (--urdf: parameter values bound, "
-                       "joint offsets folded into the joint origins, the tip frame as a 'tool' "
-                       "link), or as standalone code (--lang LANG --out DIR): robodyn's "
-                       "compiled kernels (every function of the registry: inverse and forward "
-                       "dynamics, mass matrix, ..., derivatives; fast), or with --closed-form "
-                       "the closed-form equations of motion (inverse_dynamics, mass_matrix, "
-                       "coriolis_matrix, gravity_torques, friction_torques; for reading).")
-    p.add_argument("model", metavar="MODEL",
-                   help="a built-in model name, a YAML model file or a URDF file")
+    p = model_command(sub, "export", parents, None,
+                      help="write a model as URDF, or its equations of motion as code",
+                      description="Write a model as URDF (--urdf: parameter values bound, joint "
+                                  "offsets folded into the joint origins, the tip frame as a "
+                                  "'tool' link), or as standalone code (--lang LANG --out DIR): "
+                                  "robodyn's compiled kernels (every function of the registry: "
+                                  "inverse and forward dynamics, mass matrix, ..., derivatives; "
+                                  "fast), or with --closed-form the closed-form equations of "
+                                  "motion (inverse_dynamics, mass_matrix, coriolis_matrix, "
+                                  "gravity_torques, friction_torques; for reading).")
     p.add_argument("--urdf", metavar="FILE",
                    help="the URDF file to write ('-': standard output)")
     p.add_argument("--force", action="store_true",
@@ -64,7 +64,7 @@ def add_export_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.
     code.add_argument("--name", metavar="NAME",
                       help="function prefix / module name (default: the model name with "
                       "other characters than letters, digits and _ as _)")
-    p.set_defaults(func=_cmd_export, models_of=lambda a: [a.model], command_parser=p)
+    p.set_defaults(func=_cmd_export)
     return p
 
 

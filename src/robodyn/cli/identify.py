@@ -16,23 +16,21 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .common import model_command
+
 
 def add_identify_command(sub, parents) -> argparse.ArgumentParser:
     """Add the ``identify`` command to the sub-parsers ``sub`` of ``robodyn``."""
-    p = sub.add_parser("identify", parents=list(parents),
-                       help="identify the base dynamic parameters from a CSV of q, qd, qdd, tau",
-                       description="Estimate the base parameters of a model (weighted least "
-                       "squares) from measured samples, with standard errors.",
-                       epilog=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("model", metavar="MODEL",
-                   help="a built-in model name, a YAML model file or a URDF file")
+    p = model_command(sub, "identify", parents, __doc__,
+                      help="identify the base dynamic parameters from a CSV of q, qd, qdd, tau",
+                      description="Estimate the base parameters of a model (weighted least "
+                                  "squares) from measured samples, with standard errors.")
     p.add_argument("data", metavar="DATA.csv", help="the samples (header q1.., qd1.., qdd1.., "
                    "tau1..)")
     p.add_argument("--physical", action="store_true",
                    help="also fit standard parameters with every link physically consistent")
     p.add_argument("--format", default="text", choices=("text", "json"), help="output format")
-    p.set_defaults(func=_cmd_identify, models_of=lambda a: [a.model], command_parser=p)
+    p.set_defaults(func=_cmd_identify)
     return p
 
 

@@ -45,7 +45,7 @@ from ..motion.simulation import (
     state_vector,
     time_grid,
 )
-from .common import integer_between
+from .common import integer_between, model_command
 
 #: Most numbers one vector option takes (no chain has more joints).
 MAX_VALUES = 64
@@ -623,14 +623,10 @@ def _with_values(robot, values):
 def _command(sub, name: str, parents, help: str, description: str):
     from .derive import parse_values
 
-    p = sub.add_parser(name, help=help, description=description, parents=list(parents),
-                       epilog=__doc__.split("\n\n", 1)[1],
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("model", help="a built-in model name (robodyn models) or a model file")
+    p = model_command(sub, name, parents, __doc__, help=help, description=description)
     p.add_argument("--values", type=parse_values, default=None, metavar="NAME=NUM,..",
                    help="parameter values instead of the model's defaults, e.g. "
                         "m1=0.5,F=0.2 (the others keep theirs)")
-    p.set_defaults(models_of=lambda a: [a.model], command_parser=p)
     return p
 
 

@@ -17,20 +17,17 @@ import math
 import sys
 
 from ..core.errors import InputError
+from .common import model_command
 
 
 def add_view_command(sub, parents) -> argparse.ArgumentParser:
     """Add the ``view`` command to the sub-parsers ``sub`` of ``robodyn``."""
     from .motion import numbers
 
-    p = sub.add_parser("view", parents=list(parents),
-                       help="the arm in a browser: joint sliders, playback of a simulation",
-                       description="Serve a 3D view of a model on 127.0.0.1 (needs viser: "
-                       "pip install 'robodyn[viewer]').",
-                       epilog=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("model", metavar="MODEL",
-                   help="a built-in model name, a YAML model file or a URDF file")
+    p = model_command(sub, "view", parents, __doc__,
+                      help="the arm in a browser: joint sliders, playback of a simulation",
+                      description="Serve a 3D view of a model on 127.0.0.1 (needs viser: "
+                                  "pip install 'robodyn[viewer]').")
     p.add_argument("--q", type=numbers, metavar="Q", help="joint values, one per joint "
                    "(default 0, or the first sample of --sim)")
     p.add_argument("--sim", metavar="RUN.csv", help="a motion to replay: a CSV with columns "
@@ -41,7 +38,7 @@ def add_view_command(sub, parents) -> argparse.ArgumentParser:
                    help="stop after this many seconds (default: run until Ctrl-C)")
     p.add_argument("--no-inertia", action="store_true", help="draw no inertia ellipsoids")
     p.add_argument("--no-frames", action="store_true", help="draw no link frames")
-    p.set_defaults(func=_cmd_view, models_of=lambda a: [a.model], command_parser=p)
+    p.set_defaults(func=_cmd_view)
     return p
 
 

@@ -52,9 +52,9 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
-from ..core.errors import InputError, RobodynError
+from ..core.errors import InputError, ModelError, RobodynError
 from ..core.progress import tracker
-from ..dynamics.registry import KERNELS, KernelSpec, input_width
+from ..dynamics.registry import FLOATING_KERNELS, KERNELS, KernelSpec, input_width, kernel_spec
 from ..model.chain import Chain, snap_rotations
 from .emit import BLOCK, live_ops, numba_block_source, numba_source, numpy_source
 from .tape import Tape
@@ -95,9 +95,15 @@ def _flatten(value) -> list:
 def trace(chain: Chain, spec: KernelSpec, params: tuple[str, ...] = ()):
     """Record ``spec``'s algorithm on a fresh tape: ``(tape, input groups, outputs)``,
     the groups ``(input name, width)`` in the order of ``spec.inputs``."""
+    if spec.floating != chain.floating:  # a fixed-base algorithm never runs on a floating one
+        kernel_spec(spec.name, chain.floating)  # no variant for this base: says so
+        raise ModelError(f"{spec.name}: the algorithm for a "
+                         f"{'floating' if spec.floating else 'fixed'} base cannot run on a "
+                         f"{'floating' if chain.floating else 'fixed'} one (exporting code "
+                         "does not support a floating base yet)")
     tape = Tape()
     chain = traced_chain(chain, params, tape)
-    groups = [(name, input_width(name, chain.dof)) for name in spec.inputs]
+    groups = [(name, input_width(name, chain.dof, spec.floating)) for name in spec.inputs]
     args = {name: tape.inputs_vector(name, width) for name, width in groups}
     outputs = _flatten(spec.algorithm(chain, ops=tape, **args))
     assert len(outputs) == int(np.prod(spec.shape(chain.dof), dtype=int))
@@ -460,12 +466,12 @@ class Kernel:
 
     def __init__(self, chain: Chain, kind: str, params: tuple[str, ...] = (),
                  which: str | None = None):
-        if kind not in KERNELS:
+        if kind not in KERNELS and kind not in FLOATING_KERNELS:
             raise ValueError(f"unknown kernel {kind!r}; known: {', '.join(KERNELS)}")
         self.kind = kind
         self.params = tuple(params)
         self.backend = which or backend()
-        tape, groups, outputs = trace(chain, KERNELS[kind], self.params)
+        tape, groups, outputs = trace(chain, kernel_spec(kind, chain.floating), self.params)
         self.groups = groups
         self.width = len(outputs)
         self._block_fn = None  # the blocked kernel, compiled on the first large batch

@@ -22,7 +22,7 @@ from functools import cached_property
 import numpy as np
 
 from ..core.errors import InputError, ModelError, RobodynError
-from ..dynamics.registry import KERNELS, input_width
+from ..dynamics.registry import FLOATING_KERNELS, KERNELS, input_width, kernel_spec
 from ..model.chain import Chain
 from .kernel import Kernel, NonFiniteResult, backend, generated_function
 
@@ -84,9 +84,13 @@ class Runner:
         chain (any ``with_values``) shares one kernel."""
         kernel = self._kernels.get(kind)
         if kernel is None:
-            if kind not in KERNELS:
+            if kind not in KERNELS and kind not in FLOATING_KERNELS:
                 raise InputError(f"kind: {str(kind)[:80]!r} is not an entry of the kernel "
                                  f"registry; the entries are {', '.join(KERNELS)}")
+            try:  # a kind the base (fixed or floating) does not support: say so
+                kernel_spec(kind, self.chain.floating)
+            except ModelError as exc:
+                raise ModelError(f"{self.name}: {exc}") from None
             self.parameter_values  # noqa: B018 - fail on bad values before compiling
             shared = _SHARED_KERNELS.setdefault(self.chain, {})
             key = (kind, backend())
@@ -103,9 +107,9 @@ class Runner:
         entry = self._entries.get(kind)
         if entry is None:
             kernel = self.kernel(kind)
-            spec = KERNELS[kind]
+            spec = kernel_spec(kind, self.chain.floating)
             dof = self.chain.dof
-            widths = tuple(input_width(name, dof) for name in spec.inputs)
+            widths = tuple(input_width(name, dof, spec.floating) for name in spec.inputs)
             entry = self._entries[kind] = (kernel, self.parameter_values, spec.inputs,
                                            widths, spec.shape(dof), _entry_point(kernel))
         return entry
@@ -191,12 +195,20 @@ class Runner:
         if "q" in sample and kind.startswith("forward_dynamics"):
             pivots = _cholesky_pivots(self.run("mass_matrix", sample["q"]))
             scale = max(1.0, float(np.max(np.abs(pivots))))
+            base = 6 if self.chain.floating else 0  # a free-flyer's six coordinates first
             for j, pivot in enumerate(pivots):
                 if not pivot > 1e-13 * scale:
-                    link = self.numeric_chain.links[j]
+                    if j < base:
+                        return ModelError(
+                            f"{self.name}: {kind} at {state}: the mass matrix is singular "
+                            f"(Cholesky pivot {pivot:.3g} at base coordinate {j + 1}): the "
+                            "free-flying system has no mass or inertia along it; give the "
+                            "base (or its links) a mass and inertia")
+                    link = self.numeric_chain.links[j - base]
                     return ModelError(
                         f"{self.name}: {kind} at {state}: the mass matrix is singular (Cholesky "
-                        f"pivot {pivot:.3g} at joint {j + 1}, {link.joint.name or link.name!r}): "
+                        f"pivot {pivot:.3g} at joint {j - base + 1}, "
+                        f"{link.joint.name or link.name!r}): "
                         "that joint moves no mass or inertia at this q, so its acceleration is "
                         "undefined; give the links it moves a mass and inertia")
         big = max(self.values, key=lambda kv: abs(kv[1]), default=None)
@@ -364,7 +376,7 @@ def _entry_point(kernel: Kernel):
         return None
 
 
-def _as_array(name: str, value) -> np.ndarray:
+def as_real_array(name: str, value) -> np.ndarray:
     """``value`` as a float64 array; real numbers only (no bool, complex, text, dates)."""
     try:
         arr = np.asarray(value)
@@ -400,7 +412,7 @@ def _batch(named) -> tuple[list[np.ndarray], tuple]:
     arrays = []
     for name, value, width in named:
         arr = value if type(value) is np.ndarray and value.dtype == np.float64 \
-            else _as_array(name, value)
+            else as_real_array(name, value)
         arr = broadcast_scalar(name, arr, width)
         if arr.ndim == 0 or arr.shape[-1] != width:
             raise InputError(f"{name}: expected shape (..., {width}) ({_what(name)}), got "

@@ -29,6 +29,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from ..core.errors import ModelError
+from . import floating
 from .coriolis import coriolis_matrix
 from .crba import mass_matrix
 from .derivatives import (
@@ -108,11 +110,17 @@ class KernelSpec:
     doc: str = ""
     contact: str | None = None
     closed_form: ClosedForm | None = None
+    floating: bool = False  # an algorithm of a free-flying base (FLOATING_KERNELS)
 
 
-def input_width(name: str, dof: int) -> int:
-    """Values per sample of an input: a wrench has 6, the joint quantities ``dof``."""
-    return 6 if name == "h_e" else dof
+def input_width(name: str, dof: int, floating: bool = False) -> int:
+    """Values per sample of an input: a wrench has 6, the joint quantities ``dof``; on a
+    free-flying base ``q`` has ``nq = dof + 7`` and the velocity-like ones ``nv = dof + 6``."""
+    if name == "h_e":
+        return 6
+    if floating:
+        return dof + 7 if name == "q" else dof + 6
+    return dof
 
 
 def _vector(n):
@@ -231,5 +239,58 @@ def printed_forms(h_e: bool) -> tuple[ClosedForm, ...]:
     return tuple(sorted(shown, key=lambda f: TORQUE_PARTS.index(f.shown.term)))
 
 
+def _floating(name, algorithm, inputs, shape, doc):
+    return KernelSpec(algorithm, inputs, shape, name, doc, floating=True)
+
+
+#: The compiled functions of a chain on a free-flying base (``chain.floating``), by name:
+#: the kinds of :data:`KERNELS` that support one, with ``q`` of ``nq = dof + 7`` and
+#: ``qd``, ``qdd``, ``tau`` of ``nv = dof + 6`` values (:mod:`robodyn.dynamics.floating`),
+#: and the centroidal terms. A kind of :data:`KERNELS` not here does not support a floating
+#: base yet (:func:`kernel_spec` says so).
+FLOATING_KERNELS: dict[str, KernelSpec] = {spec.name: spec for spec in (
+    _floating("inverse_dynamics", floating.floating_inverse_dynamics, ("q", "qd", "qdd"),
+              lambda n: (n + 6,), "base wrench and joint torques M(q) a + b(q, v) + friction"),
+    _floating("forward_dynamics", floating.floating_forward_dynamics, ("q", "qd", "tau"),
+              lambda n: (n + 6,), "accelerations a = M(q)^-1 (tau - b(q, v) - friction)"),
+    _floating("mass_matrix", floating.floating_mass_matrix, ("q",), lambda n: (n + 6, n + 6),
+              "inertia matrix M(q) of the base and the joints"),
+    _floating("gravity_torques", floating.floating_gravity, ("q",), lambda n: (n + 6,),
+              "gravity wrench and torques g(q)"),
+    _floating("friction_torques", floating.floating_friction, ("qd",), lambda n: (n + 6,),
+              "joint friction (none on the base)"),
+    _floating("torque_parts", floating.floating_torque_parts, ("q", "qd", "qdd"),
+              lambda n: (len(TORQUE_PARTS), n + 6),
+              "the terms of [base wrench, tau]: M a, C v, g, friction, 0, their sum"),
+    _floating("kinetic_energy", floating.floating_kinetic_energy, ("q", "qd"), _scalar,
+              "kinetic energy T = 1/2 v^T M(q) v"),
+    _floating("potential_energy", floating.floating_potential_energy, ("q",), _scalar,
+              "potential energy U = -m g0 . p_G"),
+    _floating("centroidal_momentum", floating.centroidal_momentum, ("q", "qd"),
+              lambda n: (6,), "centroidal momentum h_G = A_G(q) v (world axes, about the CoM)"),
+    _floating("centroidal_matrix", floating.centroidal_matrix, ("q",), lambda n: (6, n + 6),
+              "centroidal momentum matrix A_G(q)"),
+)}
+
+
+def kernel_spec(kind: str, floating_base: bool = False) -> KernelSpec:
+    """The registry entry ``kind`` for a chain with a fixed (:data:`KERNELS`) or a
+    free-flying base (:data:`FLOATING_KERNELS`); a ``kind`` that does not support the
+    base is a :class:`~robodyn.core.errors.ModelError` saying so."""
+    table = FLOATING_KERNELS if floating_base else KERNELS
+    spec = table.get(kind)
+    if spec is not None:
+        return spec
+    if floating_base and kind in KERNELS:
+        raise ModelError(f"{kind} does not support a floating base yet (this model's base is "
+                         "free-flying); the functions that do: "
+                         f"{', '.join(FLOATING_KERNELS)}")
+    if kind in FLOATING_KERNELS:
+        raise ModelError(f"{kind} needs a floating base (load the model with floating=True, "
+                         "or 'floating: true' in its model file)")
+    raise ModelError(f"kind: {str(kind)[:80]!r} is not an entry of the kernel registry; the "
+                     f"entries are {', '.join(KERNELS)}")
+
+
 __all__ = ["KERNELS", "KernelSpec", "ClosedForm", "Shown", "CLOSED_FORMS", "TORQUE_PARTS",
-           "input_width", "printed_forms"]
+           "input_width", "printed_forms", "FLOATING_KERNELS", "kernel_spec"]

@@ -68,6 +68,7 @@ def rnea(
     qdd: Sequence,
     ops,
     record: Recorder | None = None,
+    base: tuple | None = None,
 ) -> list:
     """Joint torques ``tau = M(q) qdd + C(q, qd) qd + g(q)`` (no friction).
 
@@ -75,10 +76,12 @@ def rnea(
     given, receives every intermediate quantity by name: ``w, wd, vd, vdc, F, N``
     outward (and per point mass ``vdp``, ``Fp`` with the value ``(k, vector)``, ``k`` the
     point mass's 0-based index) and ``f, n, tau`` inward (``i`` counts links from 1, as
-    the lecture does).
+    the lecture does). ``base``: the base's ``(w, wd, vd)`` in its frame (default at rest,
+    ``vd_0 = -g0``), for a moving base (:mod:`robodyn.dynamics.floating`).
     """
     n = chain.dof
-    base = (la.ZERO3, la.ZERO3, la.neg(chain.gravity))
+    if base is None:
+        base = (la.ZERO3, la.ZERO3, la.neg(chain.gravity))
     states, rotations, origins, forces, moments, points = [], [], [], [], [], []
     for i, link in enumerate(chain.links):
         p = chain.parent(i)

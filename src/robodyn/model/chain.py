@@ -454,6 +454,10 @@ def check_physical(chain: Chain, source: str = "model", tol: float = INERTIA_TOL
     inertia >= 0; unit joint axes. ``chain`` must be numeric."""
     if chain.planar:
         _check_planar(chain, source)
+    if chain.floating_base is not None:  # the free-flying base's body
+        body = chain.floating_base
+        check_inertia(body.mass, body.inertia, mass_field=f"{source}: floating_base.mass",
+                      inertia_field=f"{source}: floating_base.inertia", tol=tol)
     for i, link in enumerate(chain.links):
         where = f"{source}: links[{i}]"
         with warnings.catch_warnings():

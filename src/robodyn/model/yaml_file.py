@@ -7,6 +7,8 @@ The schema (README, "Model files")::
     gravity: [0, -g, 0]          # base frame; default [0, 0, -g]
     planar: false                # true: all revolute axes parallel (checked); planar
                                  # inertias such as [0, 0, I1] then load without a warning
+    floating: false              # true: the base is a free-flying body (a 6-DOF free-flyer)
+    base: {mass: mB, com: [0, 0, 0], inertia: [IB, IB, IB, 0, 0, 0]}   # its body (floating)
     tool: {xyz: [l2, 0, 0], rpy: [0, 0, 0]}   # end-effector frame in the last link frame
     links:                       # base to tip, one per joint
       - joint: revolute          # revolute | prismatic
@@ -61,7 +63,9 @@ from .names import check_text, display_tex_problem
 from .source import ModelSource, Provenance
 
 _TOP_KEYS = {"name", "dh", "gravity", "links", "values", "description", "planar", "tool",
-             "display", "configurations", "terms", "potential_zero", "frames"}
+             "display", "configurations", "terms", "potential_zero", "floating", "base",
+             "frames"}
+_BASE_KEYS = {"mass", "com", "inertia"}
 #: A configuration's name: an identifier of at most 40 characters (``qr``, ``home``).
 _CONFIGURATION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
 #: A display name: a name or a short piece of LaTeX (``theta_1``, ``\\ell_{c_1}``).
@@ -291,6 +295,7 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
         raise ModelError(f"{source}: planar: expected true or false, got {excerpt(planar)}")
     if planar:
         chain = replace(chain, planar=True)
+    chain = _floating_base(data, chain, source)
     for s in sorted(chain.free_symbols(), key=str):
         check_parameter_name(str(s), f"{source}: symbol")
     description = data.get("description", "")
@@ -632,6 +637,29 @@ def _no_unknown(mapping: Mapping, allowed: set[str], field: str) -> None:
             shown += f" and {len(unknown) - 5} more"
         raise ModelError(f"{field}: unknown key(s) {shown}; allowed: "
                          f"{', '.join(sorted(allowed))}")
+
+
+def _floating_base(data: Mapping, chain, source: str):
+    """``floating: true`` with the base body ``base: {mass, com, inertia}`` (com and inertia
+    about it in the base frame, default zero): the chain on a free-flying base."""
+    floating = data.get("floating", False)
+    if not isinstance(floating, bool):
+        raise ModelError(f"{source}: floating: expected true or false, got {excerpt(floating)}")
+    base = data.get("base")
+    if not floating:
+        if base is not None:
+            raise ModelError(f"{source}: base: the base body is for a free-flying base; add "
+                             "'floating: true' (or remove 'base')")
+        return chain
+    field = f"{source}: base"
+    if not isinstance(base, Mapping) or "mass" not in base:
+        raise ModelError(f"{field}: a floating base needs its body, a mapping {{mass, com, "
+                         f"inertia}} (base frame, inertia about the com), got {excerpt(base)}")
+    _no_unknown(base, _BASE_KEYS, field)
+    body = Inertial(parse_expression(base["mass"], f"{field}.mass"),
+                    _vector(base.get("com", [0, 0, 0]), f"{field}.com", 3),
+                    _inertia(base.get("inertia", [0, 0, 0, 0, 0, 0]), f"{field}.inertia"))
+    return replace(chain, floating_base=body)
 
 
 def _vector(value: object, field: str, n: int) -> tuple:

@@ -519,6 +519,13 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
     ``values={name: N values}`` (per-rollout parameter values) run ``N`` rollouts and return
     a :class:`Simulation` whose arrays have a leading ``N`` axis."""
     check_progress(progress)
+    if robot.chain.floating:  # a free-flying base: integrated on its manifold
+        from .floating import simulate_floating
+
+        return simulate_floating(
+            robot, q0, qd0=qd0, duration=duration, tau=tau, tau_times=tau_times, h_e=h_e,
+            dt=dt, method=method, rtol=rtol, atol=atol, max_step=max_step, progress=progress,
+            check_limits=check_limits, max_steps=max_steps, sample_dt=sample_dt, values=values)
     from . import rollouts  # same layer; it builds on this module
 
     count = rollouts.batch_size(robot, q0, qd0, tau, h_e, values)

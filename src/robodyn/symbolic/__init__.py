@@ -29,7 +29,7 @@ from typing import Any
 
 import sympy as sp
 
-from ..core.errors import ExpansionError, InputError, excerpt
+from ..core.errors import ExpansionError, InputError, ModelError, excerpt
 from ..core.progress import ProgressOption, check_progress, tracker
 from ..model.chain import Chain
 from ..model.expansion import describe_terms, largest_expression
@@ -161,6 +161,9 @@ def equations(robot, method: str = "lagrange", *, values: Any = None,
     """
     check_progress(progress)
     chain, name, defaults = _chain_of(robot, values)
+    if chain.floating:  # no closed forms of a free-flyer yet: never the fixed-base ones
+        raise ModelError(f"{name}: the symbolic equations do not support a floating base yet "
+                         "(this model's base is free-flying); its numeric dynamics do")
     dh_rows = tuple(getattr(robot, "dh_rows", ()) or ())
     if len(dh_rows) != chain.dof or not _rows_fit(dh_rows, chain):
         dh_rows = ()  # a chain cut from a longer table, or made numeric: none to show

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ...core.errors import InputError, RobodynError
+from ..runner import as_real_array
 from .traced import TracedProgram, build, write_c
 
 #: The compilers looked for on PATH, in this order.
@@ -91,12 +92,14 @@ class CompiledFunction:
         checked = []
         for name, value in zip(self.args, arrays):
             width = self._widths[name]
-            try:
-                a = np.asarray(value, dtype=np.float64)
-            except (TypeError, ValueError) as exc:
-                raise InputError(f"{name}: expected an array of real numbers ({exc})") from None
+            a = as_real_array(name, value)  # no bools, complex numbers, text
             if a.ndim == 0 or a.shape[-1] != width:
                 raise InputError(f"{name}: expected shape (..., {width}), got {a.shape}")
+            finite = np.isfinite(a)
+            if not finite.all():  # the C code would return NaN rows without a word
+                where = tuple(int(k) for k in np.argwhere(~finite)[0])
+                raise InputError(f"{self.name}: {name}{list(where)} = {a[where]} is not finite; "
+                                 "pass finite numbers")
             checked.append(a)
         try:
             batch = np.broadcast_shapes(*(a.shape[:-1] for a in checked))

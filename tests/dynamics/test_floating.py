@@ -1,0 +1,429 @@
+"""A free-flying base (Pinocchio's ``JointModelFreeFlyer``) against Pinocchio, live.
+
+Oracles: Pinocchio's ``rnea``, ``crba``, ``aba``, ``computeGeneralizedGravity``, ``ccrba``,
+``integrate`` and energies of
+
+* URDFs of example-robot-data read by Pinocchio itself with a free-flyer root (the UR5, the
+  Panda with its fingers locked); our side is the fixed-base chain of the same file on a
+  floating base whose body is Pinocchio's ``model.inertias[1]`` (the root link with what is
+  fixed to it), so both sides agree on the base body;
+* a hand-built tree (two branches on the base, one more on a link; revolute and prismatic
+  joints on unaligned axes, rotated placements, point masses) and a model file with
+  ``floating: true``, built in Pinocchio joint by joint from the same numbers.
+
+Properties: ``M`` symmetric positive definite, forward dynamics inverts inverse dynamics,
+batched = per sample, and a free-floating system without gravity keeps its centroidal
+momentum in a simulation while its joints are driven (internal torques only).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import inspect
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import robodyn as rd
+from conftest import write_model
+from robodyn.core.errors import InputError, ModelError, RobodynError
+from robodyn.model.chain import (
+    REVOLUTE,
+    Chain,
+    Inertial,
+    Joint,
+    Link,
+    PointMass,
+    Transform,
+    rpy_rotation,
+)
+
+pin = pytest.importorskip("pinocchio")
+
+pytestmark = pytest.mark.usefixtures("numpy_backend")
+
+N = 12
+RTOL = 1e-9
+
+
+def _close(ours, reference, what: str) -> None:
+    scale = max(1.0, float(np.abs(reference).max()))
+    np.testing.assert_allclose(ours, reference, rtol=RTOL, atol=RTOL * scale, err_msg=what)
+
+
+def _example(relative: str):
+    try:
+        importlib.metadata.distribution("example-robot-data")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("example-robot-data is not installed")
+    return rd.models.example_robot_data(relative)
+
+
+def base_body(model) -> Inertial:
+    """Pinocchio's body of the free-flyer joint (mass, lever, inertia about the com)."""
+    body = model.inertias[1]
+    return Inertial(float(body.mass), tuple(map(float, body.lever)),
+                    tuple(tuple(map(float, row)) for row in body.inertia))
+
+
+def pinocchio_of(chain: Chain):
+    """Pinocchio's model of a numeric chain on a free-flyer, joint by joint from the chain's
+    numbers (placements, axes, bodies, point masses); joint offsets must be zero."""
+    model = pin.Model()
+    model.gravity = pin.Motion(np.array([*map(float, chain.gravity), 0.0, 0.0, 0.0]))
+    root = model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "root")
+    model.appendBodyToJoint(root, _inertia(chain.floating_base), pin.SE3.Identity())
+    ids = []
+    for i, link in enumerate(chain.links):
+        joint = link.joint
+        assert float(joint.offset) == 0
+        axis = np.array(joint.axis, dtype=float)
+        kind = (pin.JointModelRevoluteUnaligned(axis) if joint.type == REVOLUTE
+                else pin.JointModelPrismaticUnaligned(axis))
+        placement = pin.SE3(np.array(joint.placement.rotation, dtype=float),
+                            np.array(joint.placement.translation, dtype=float))
+        parent = ids[chain.parent(i)] if chain.parent(i) >= 0 else root
+        jid = model.addJoint(parent, kind, placement, joint.name or link.name)
+        model.appendBodyToJoint(jid, _inertia(link.inertial), pin.SE3.Identity())
+        for point in link.point_masses:
+            model.appendBodyToJoint(jid, pin.Inertia(float(point.mass),
+                                                     np.array(point.at, dtype=float),
+                                                     np.zeros((3, 3))), pin.SE3.Identity())
+        ids.append(jid)
+    return model
+
+
+def _inertia(body: Inertial):
+    return pin.Inertia(float(body.mass), np.array(body.com, dtype=float),
+                       np.array(body.inertia, dtype=float))
+
+
+def random_inertial(rng) -> Inertial:
+    """A box of random mass and sides, turned at random, its centre off the frame origin."""
+    m = float(rng.uniform(0.5, 3))
+    x, y, z = rng.uniform(0.05, 0.5, 3) ** 2
+    rot = np.array(rpy_rotation(*rng.uniform(-np.pi, np.pi, 3)), dtype=float)
+    inertia = rot @ np.diag([y + z, x + z, x + y]) * m / 12 @ rot.T
+    return Inertial(m, tuple(rng.normal(scale=0.2, size=3)),
+                    tuple(map(tuple, (inertia + inertia.T) / 2)))
+
+
+def tree_chain(seed: int = 7) -> Chain:
+    """Five links: 0 and 4 on the base, 1 and 3 on link 0 (a branch), 2 on link 1 (the
+    links in depth-first order, as Pinocchio's models keep each subtree's velocities
+    together)."""
+    rng = np.random.default_rng(seed)
+    links = []
+    for i, kind in enumerate(["revolute", "revolute", "prismatic", "revolute", "revolute"]):
+        axis = rng.normal(size=3)
+        axis /= np.linalg.norm(axis)
+        rot = rpy_rotation(*rng.uniform(-np.pi, np.pi, 3))
+        placement = Transform(tuple(map(tuple, np.array(rot, dtype=float))),
+                              tuple(rng.normal(scale=0.3, size=3)))
+        points = (PointMass(0.4, (0.1, -0.2, 0.05)),) if i == 3 else ()
+        links.append(Link(f"l{i}", Joint(kind, tuple(axis), 0, placement, f"j{i}"),
+                          random_inertial(rng), point_masses=points))
+    return Chain(tuple(links), (0.0, 0.0, -9.81), parents=(-1, 0, 1, 0, -1),
+                 floating_base=random_inertial(rng))
+
+
+class Case:
+    """Our floating robot and Pinocchio's model of it, with random states."""
+
+    def __init__(self, robot, model):
+        self.robot, self.model, self.data = robot, model, model.createData()
+        assert (model.nq, model.nv) == (robot.nq, robot.nv)
+        rng = np.random.default_rng(11)
+        quat = rng.normal(size=(N, 4))
+        joints = rng.uniform(-np.pi, np.pi, size=(N, robot.dof))
+        self.q = np.concatenate([rng.normal(size=(N, 3)),
+                                 quat / np.linalg.norm(quat, axis=1, keepdims=True), joints], 1)
+        self.v, self.a = rng.normal(size=(N, robot.nv)), rng.normal(size=(N, robot.nv))
+        self.tau = rng.normal(size=(N, robot.nv)) * 5
+
+    def pinocchio(self, fn):
+        return np.array([fn(q, v, a, t) for q, v, a, t in zip(self.q, self.v, self.a, self.tau)])
+
+
+def urdf_case(relative: str, tip=None, locked=()) -> Case:
+    path = _example(relative)
+    robot = rd.load(path, tip=tip).without_friction()
+    model = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
+    if locked:
+        model = pin.buildReducedModel(model, [model.getJointId(n) for n in locked],
+                                      pin.neutral(model))
+    model.gravity = pin.Motion(np.array([0.0, 0, -9.81, 0, 0, 0]))
+    assert [model.names[i] for i in range(2, model.njoints)] == \
+        [link.joint.name for link in robot.links]
+    floating = robot.with_chain(replace(robot.chain, floating_base=base_body(model)))
+    return Case(floating, model)
+
+
+CASES = {
+    "ur5": lambda: urdf_case("ur_description/urdf/ur5_robot.urdf"),
+    "panda": lambda: urdf_case("panda_description/urdf/panda.urdf", "panda_hand",
+                               ("panda_finger_joint1", "panda_finger_joint2")),
+    "tree": lambda: Case(rd.Robot("tree", tree_chain()), pinocchio_of(tree_chain())),
+}
+
+
+@pytest.fixture(scope="module", params=list(CASES))
+def case(request):
+    return CASES[request.param]()
+
+
+def test_dynamics_match_pinocchio(case):
+    """ID, M, g, FD, the bias, energies at 12 random states, one batched call each."""
+    r, model, data = case.robot, case.model, case.data
+    _close(r.inverse_dynamics(case.q, case.v, case.a),
+           case.pinocchio(lambda q, v, a, t: pin.rnea(model, data, q, v, a).copy()), "rnea")
+    m = r.mass_matrix(case.q)
+    _close(m, case.pinocchio(lambda q, v, a, t: (lambda x: np.triu(x) + np.triu(x, 1).T)(
+        pin.crba(model, data, q))), "crba")
+    _close(r.gravity_torques(case.q), case.pinocchio(
+        lambda q, v, a, t: pin.computeGeneralizedGravity(model, data, q).copy()), "gravity")
+    _close(r.forward_dynamics(case.q, case.v, case.tau),
+           case.pinocchio(lambda q, v, a, t: pin.aba(model, data, q, v, t).copy()), "aba")
+    parts = r.torque_parts(case.q, case.v, case.a)
+    _close(parts.coriolis + parts.gravity, case.pinocchio(
+        lambda q, v, a, t: pin.nonLinearEffects(model, data, q, v).copy()), "bias b(q, v)")
+    _close(parts.total, parts.inertial + parts.coriolis + parts.gravity, "parts")
+    _close(r.kinetic_energy(case.q, case.v), case.pinocchio(
+        lambda q, v, a, t: pin.computeKineticEnergy(model, data, q, v)), "kinetic")
+    _close(r.potential_energy(case.q), case.pinocchio(
+        lambda q, v, a, t: pin.computePotentialEnergy(model, data, q)), "potential")
+
+
+def test_centroidal_terms_match_ccrba(case):
+    r, model, data = case.robot, case.model, case.data
+
+    def ccrba(q, v, a, t):
+        ag = pin.ccrba(model, data, q, v).copy()
+        return np.concatenate([ag.ravel(), data.hg.vector])
+
+    reference = case.pinocchio(ccrba)
+    _close(r.centroidal_matrix(case.q).reshape(N, -1), reference[:, :-6], "A_G")
+    _close(r.centroidal_momentum(case.q, case.v), reference[:, -6:], "h_G")
+
+
+def test_integrate_matches_pinocchio(case):
+    """``q ⊕ v dt`` for large and tiny turns (the series branch near zero)."""
+    model = case.model
+    for dt in (0.7, 1e-7):
+        ours = case.robot.integrate(case.q, case.v, dt)
+        _close(ours, case.pinocchio(lambda q, v, a, t, dt=dt: pin.integrate(model, q, v * dt)),
+               f"integrate dt={dt}")
+        np.testing.assert_allclose(np.linalg.norm(ours[:, 3:7], axis=1), 1, atol=1e-15)
+
+
+def test_properties(case):
+    """``M`` symmetric positive definite, FD inverts ID, batched = per sample."""
+    r = case.robot
+    m = r.mass_matrix(case.q)
+    np.testing.assert_array_equal(m, np.swapaxes(m, -1, -2))
+    assert (np.linalg.eigvalsh(m) > 0).all()
+    tau = r.inverse_dynamics(case.q, case.v, case.a)
+    _close(r.forward_dynamics(case.q, case.v, tau), case.a, "FD(ID(a)) = a")
+    np.testing.assert_allclose(r.inverse_dynamics(case.q[3], case.v[3], case.a[3]), tau[3],
+                               rtol=1e-13, atol=1e-12)
+    grid = r.mass_matrix(case.q[:6].reshape(2, 3, -1))
+    assert grid.shape == (2, 3, r.nv, r.nv)
+    np.testing.assert_allclose(grid.reshape(6, r.nv, r.nv), m[:6], rtol=1e-14, atol=1e-14)
+
+
+def test_a_model_file_with_a_floating_base(tmp_path):
+    """``floating: true`` and ``base:`` of a model file; a prismatic joint on the base."""
+    path = write_model(tmp_path, """
+        name: satellite
+        floating: true
+        gravity: [0, 0, -g]
+        base: {mass: mB, com: [0, 0.05, 0.1], inertia: [0.5, 0.6, 0.7, 0.01, 0, 0.02]}
+        links:
+          - {joint: revolute, a: l1, alpha: pi/2, mass: m1, com: [-0.2, 0, 0],
+             inertia: [0.01, 0.02, 0.02, 0, 0, 0]}
+          - {joint: prismatic, a: 0, alpha: 0, mass: m1, com: [0, 0.1, -0.1],
+             inertia: [0.01, 0.02, 0.02, 0, 0, 0]}
+        values: {mB: 10, m1: 1.5, l1: 0.4, g: 9.81}
+        """)
+    robot = rd.load(path)
+    assert robot.floating and (robot.nq, robot.nv) == (9, 8)
+    body = robot.numeric_chain.floating_base
+    assert body.mass == 10 and body.inertia[0][1] == 0.01
+    case = Case(robot, pinocchio_of(robot.numeric_chain))
+    _close(robot.inverse_dynamics(case.q, case.v, case.a), case.pinocchio(
+        lambda q, v, a, t: pin.rnea(case.model, case.data, q, v, a).copy()), "rnea")
+    _close(robot.centroidal_momentum(case.q, case.v), case.pinocchio(
+        lambda q, v, a, t: (pin.ccrba(case.model, case.data, q, v),
+                            case.data.hg.vector.copy())[1]), "h_G")
+
+
+@pytest.mark.parametrize("text, message", [
+    ("floating: yes-please", "floating: expected true or false"),
+    ("base: {mass: 1}", "base: the base body is for a free-flying base"),
+    ("floating: true", "base: a floating base needs its body"),
+    ("floating: true\nbase: {mass: 1, spin: 2}", "base: unknown key(s) 'spin'"),
+    ("floating: true\nbase: {mass: -1}", "floating_base.mass: -1 is negative"),
+])
+def test_bad_floating_model_files_are_named(tmp_path, text, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text + "\nlinks:\n  - {joint: revolute, mass: 1}\nvalues: {g: 9.81}\n")
+    with pytest.raises(ModelError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        rd.load(path)
+
+
+@pytest.fixture(scope="module")
+def tree():
+    return rd.Robot("tree", tree_chain())
+
+
+def test_wrong_shapes_name_nq_and_nv(tree):
+    q = np.zeros(tree.nq)
+    q[6] = 1
+    v = np.zeros(tree.nv)
+    with pytest.raises(InputError, match=r"q: expected shape \(\.\.\., nq\) with nq = 12"):
+        tree.inverse_dynamics(q[:5], v, v)
+    with pytest.raises(InputError, match=r"qdd: expected shape \(\.\.\., nv\) with nv = 11"):
+        tree.inverse_dynamics(q, v, v[:5])
+    with pytest.raises(InputError, match=r"tau: .* nv = 11"):
+        tree.forward_dynamics(q, v, np.zeros((2, 5)))
+    with pytest.raises(InputError, match=r"q\[1, 3:7\]: the base quaternion .* norm 2"):
+        tree.mass_matrix(np.stack([q, 2 * q]))
+    with pytest.raises(InputError, match="q: expected shape"):
+        tree.gravity_torques(0.0)  # one number is no configuration of a free-flyer
+    assert tree.inverse_dynamics(q, 0.0, 0.0).shape == (11,)  # one number per velocity is
+
+
+@pytest.mark.parametrize("call", [
+    lambda r, q, v: r.coriolis_matrix(q, v),
+    lambda r, q, v: r.jacobian(q),
+    lambda r, q, v: r.forward_kinematics(q),
+    lambda r, q, v: r.inverse_dynamics_derivatives(q, v, v),
+    lambda r, q, v: r.regressor(q, v, v),
+    lambda r, q, v: r.equations(),
+    lambda r, q, v: r.to_code("c"),
+    lambda r, q, v: r.to_urdf(),
+    lambda r, q, v: r.inertial_parameters(),
+    lambda r, q, v: r.kernel("jacobian"),
+    lambda r, q, v: r.inverse_dynamics(q, v, v, h_e=np.zeros(6)),
+])
+def test_functions_without_floating_support_say_so(tree, call):
+    q = np.zeros(tree.nq)
+    q[6] = 1
+    with pytest.raises(ModelError, match="floating base yet"):
+        call(tree, q, np.zeros(tree.nv))
+
+
+def test_the_command_line_and_the_symbolic_equations_refuse_a_floating_base(tmp_path,
+                                                                           capsys):
+    from robodyn.cli import main
+    from robodyn.symbolic import equations
+
+    path = write_model(tmp_path, """
+        name: flyer
+        floating: true
+        base: {mass: 2}
+        links:
+          - {joint: revolute, a: 0.3, mass: 1, inertia: [0.1, 0.1, 0.1, 0, 0, 0]}
+        values: {g: 9.81}
+        """)
+    for argv in (["simulate", str(path), "--q0", "0", "--duration", "0.1"],
+                 ["derive", str(path)],
+                 ["torques", str(path), "--from", "0", "--to", "1", "--duration", "1"]):
+        assert main(argv) == 2
+        assert "floating base, which the command line does not support yet" in \
+            capsys.readouterr().err
+    with pytest.raises(ModelError, match="symbolic equations do not support a floating base"):
+        equations(rd.load(path))
+
+
+def test_a_massless_system_is_named_at_its_base_coordinate():
+    chain = Chain((Link("l", Joint("revolute")),), (0.0, 0.0, -9.81),
+                  floating_base=Inertial(0.0))
+    q = np.zeros(8)
+    q[6] = 1
+    with pytest.raises(ModelError, match="base v_x"):
+        rd.Robot("ghost", chain).forward_dynamics(q, np.zeros(7), np.zeros(7))
+
+
+def test_centroidal_terms_need_a_floating_base():
+    robot = rd.load("planar-2r")
+    with pytest.raises(ModelError, match="needs a floating base"):
+        robot.centroidal_momentum([0, 0], [0, 0])
+
+
+@pytest.mark.slow
+def test_free_floating_momentum_is_conserved_in_a_simulation():
+    """No gravity, no base wrench, driven joints: linear and angular momentum about the
+    centre of mass stay constant (world axes), the quaternion unit, the work-energy balance
+    closed; RK4 and the adaptive method agree."""
+    tree = tree_chain(3)
+    chain = replace(tree, links=tuple(tree.links[i] for i in (0, 1, 4)), parents=(-1, 0, -1),
+                    gravity=(0.0, 0.0, 0.0))  # two branches on the base
+    robot = rd.Robot("drifter", chain)
+    q0 = np.zeros(robot.nq)
+    q0[3:7] = np.array([0.2, -0.1, 0.3, 0.9]) / np.linalg.norm([0.2, -0.1, 0.3, 0.9])
+    v0 = np.random.default_rng(5).normal(scale=0.3, size=robot.nv)
+
+    def tau(t, q, v):
+        return np.concatenate([np.zeros(6), 0.2 * np.sin(3 * t + np.arange(robot.dof))])
+
+    adaptive = rd.simulate(robot, q0, v0, duration=0.25, tau=tau, rtol=1e-8, atol=1e-8,
+                           progress=False)
+    h = robot.centroidal_momentum(adaptive.q, adaptive.qd)
+    np.testing.assert_allclose(h, np.broadcast_to(h[0], h.shape), atol=1e-6 * np.abs(h).max())
+    np.testing.assert_allclose(np.linalg.norm(adaptive.q[:, 3:7], axis=1), 1, atol=1e-15)
+    assert adaptive.info["energy_balance"].relative < 1e-3  # the trapezoid's error
+    fixed = rd.simulate(robot, q0, v0, duration=0.25, dt=0.01, method="rk4", tau=tau,
+                        progress=False)
+    np.testing.assert_allclose(fixed.q[-1], adaptive.q[-1], atol=1e-3)
+    euler = rd.simulate(robot, q0, v0, duration=0.25, dt=0.01, method="semi-implicit-euler",
+                        tau=tau, progress=False)
+    np.testing.assert_allclose(np.linalg.norm(euler.q[:, 3:7], axis=1), 1, atol=1e-15)
+    assert np.abs(euler.q[-1] - adaptive.q[-1]).max() < 0.05  # first order, same motion
+
+
+def test_simulate_options_a_floating_base_lacks_are_errors(tree):
+    q = np.zeros(tree.nq)
+    q[6] = 1
+    with pytest.raises(RobodynError, match="h_e does not support a floating base"):
+        rd.simulate(tree, q, duration=0.1, h_e=np.zeros(6))
+    with pytest.raises(InputError, match="radau.*does not support a floating base"):
+        rd.simulate(tree, q, duration=0.1, method="radau")
+    with pytest.raises(InputError, match=r"q0: expected 12 values \(nq = 12"):
+        rd.simulate(tree, q[:6], duration=0.1)
+    with pytest.raises(InputError, match="qd0: expected 11 values"):
+        rd.simulate(tree, q, np.zeros(5), duration=0.1)
+
+
+def test_load_urdf_with_floating_true_matches_pinocchio():
+    """``rd.load(urdf, floating=True)``: the base body from the root link, as Pinocchio's
+    free-flyer (needs the URDF loader's ``floating=``)."""
+    from robodyn.model.urdf import load_urdf
+
+    if "floating" not in inspect.signature(load_urdf).parameters:
+        pytest.skip("the URDF loader has no floating= yet")
+    path = _example("ur_description/urdf/ur5_robot.urdf")
+    robot = rd.load(path, floating=True).without_friction()
+    model = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
+    case = Case(robot, model)
+    _close(robot.mass_matrix(case.q), case.pinocchio(lambda q, v, a, t: (
+        lambda x: np.triu(x) + np.triu(x, 1).T)(pin.crba(model, case.data, q))), "crba")
+
+
+@pytest.mark.slow
+def test_one_compiled_case(monkeypatch):
+    """The Numba kernel of the floating inverse dynamics equals the NumPy one (one link on
+    the base: a short program to compile)."""
+    pytest.importorskip("numba")
+    chain = replace(tree_chain(), links=tree_chain().links[:1], parents=())
+    q = np.zeros((3, 8))
+    q[:, 6] = 1
+    q[:, 7] = [0.3, -1.0, 2.0]
+    v = np.random.default_rng(1).normal(size=(3, 7))
+    expected = rd.Robot("one", chain).inverse_dynamics(q, v, v)
+    monkeypatch.setenv("ROBODYN_BACKEND", "numba")
+    compiled = rd.Robot("one", chain)
+    assert compiled.runner.kernel("inverse_dynamics").backend == "numba"
+    np.testing.assert_allclose(compiled.inverse_dynamics(q, v, v), expected, rtol=1e-12,
+                               atol=1e-12)

@@ -1,0 +1,791 @@
+"""MJCF files (issue 21, MJCF): robodyn's model of a MuJoCo file equals MuJoCo's.
+
+MuJoCo is the oracle: for hand-written files covering each feature (angle units, every
+orientation form, default classes and childclass, fullinertia, armature, damping,
+frictionloss, several joints in one body, a branching tree, sites and frames) and for
+example-robot-data URDFs converted to MJCF by MuJoCo itself (``mj_saveLastXML``), at
+random states robodyn's ``inverse_dynamics`` equals ``mj_inverse``'s ``qfrc_inverse``
+(damping is MuJoCo's passive force ``qfrc_passive = -damping qd``, which robodyn's viscous
+friction equals; frictionloss is a MuJoCo constraint, disabled there and removed here),
+``mass_matrix`` equals ``mj_fullM`` (armature included on both sides), and every frame
+equals MuJoCo's site, body and joint-anchor poses. Hostile files fail fast in a bounded
+subprocess.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import textwrap
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import robodyn as rd
+from conftest import run_bounded
+from robodyn.dynamics.kinematics import link_poses
+from robodyn.model import mjcf
+from robodyn.model.mjcf import load_mjcf
+
+mujoco = pytest.importorskip("mujoco")
+
+pytestmark = pytest.mark.usefixtures("numpy_backend")
+RTOL = 1e-9
+OPS = SimpleNamespace(cos=math.cos, sin=math.sin)
+
+
+def write(tmp_path: Path, text: str, name: str = "model.xml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def mj_model(path: Path):
+    """MuJoCo's model of ``path`` with constraints (frictionloss, limits) off and RK4, so
+    that ``mj_inverse`` has no Euler implicit-damping term."""
+    m = mujoco.MjModel.from_xml_path(str(path))
+    m.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
+    m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONSTRAINT
+    return m
+
+
+def close(a, b, what: str):
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    scale = max(1.0, float(np.abs(b).max()))
+    assert np.abs(a - b).max() <= RTOL * scale, f"{what}: {a} != {b}"
+
+
+def check_against_mujoco(path: Path, samples: int = 3, seed: int = 0):
+    """robodyn's ID (without Coulomb friction), viscous friction, M and frames equal
+    MuJoCo's at random states of a fixed-base model; returns the robot."""
+    robot = rd.load(path)
+    m = mj_model(path)
+    d = mujoco.MjData(m)
+    assert robot.dof == m.nv == m.nq
+    assert [j.name for j in (link.joint for link in robot.chain.links)] == \
+        [m.joint(k).name or f"joint{k + 1}" for k in range(m.njnt)]
+    no_coulomb = robot.without_friction(viscous=False)
+    rng = np.random.default_rng(seed)
+    for _ in range(samples):
+        q, qd, qdd = (rng.uniform(-1.5, 1.5, m.nv) for _ in range(3))
+        d.qpos[:], d.qvel[:] = q, qd
+        mujoco.mj_forward(m, d)
+        d.qacc[:] = qdd
+        mujoco.mj_inverse(m, d)
+        close(no_coulomb.inverse_dynamics(q, qd, qdd), d.qfrc_inverse, "inverse dynamics")
+        close(no_coulomb.friction_torques(qd), -d.qfrc_passive, "damping = -qfrc_passive")
+        full = np.zeros((m.nv, m.nv))
+        mujoco.mj_fullM(m, d, full)
+        close(robot.mass_matrix(q), full, "mass matrix")
+        check_frames(robot, m, d, q)
+    close([float(link.friction.coulomb) for link in robot.chain.links], m.dof_frictionloss,
+          "frictionloss")
+    close([float(link.motor.armature) for link in robot.chain.links], m.dof_armature,
+          "armature")
+    return robot
+
+
+def check_frames(robot, m, d, q):
+    """Each frame is MuJoCo's site or body pose; each link frame origin is its joint's
+    anchor, its rotation the body's; the tip is the last link's body frame."""
+    chain = robot.numeric_chain
+    poses = [(np.array(r, dtype=float), np.array(p, dtype=float))
+             for r, p in link_poses(chain, list(q), OPS)]
+
+    def world(link, placement):
+        rot, pos = poses[link] if link >= 0 else (np.eye(3), np.zeros(3))
+        return (rot @ np.array(placement.rotation, dtype=float),
+                pos + rot @ np.array(placement.translation, dtype=float))
+
+    for frame in chain.frames:
+        rot, pos = world(frame.link, frame.placement)
+        site = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_SITE, frame.name)
+        if site >= 0:
+            close(pos, d.site_xpos[site], f"site {frame.name}")
+            close(rot, d.site_xmat[site].reshape(3, 3), f"site {frame.name} rotation")
+        else:
+            body = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, frame.name)
+            assert body >= 0, frame.name
+            close(pos, d.xpos[body], f"body {frame.name}")
+            close(rot, d.xmat[body].reshape(3, 3), f"body {frame.name} rotation")
+    for i, link in enumerate(chain.links):
+        joint = mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_JOINT, link.joint.name)
+        anchor = d.xanchor[joint]  # a slide's anchor is where the body is before it moves
+        if link.joint.type == "prismatic":
+            anchor = anchor + d.xaxis[joint] * (q[i] - m.qpos0[m.jnt_qposadr[joint]])
+        close(poses[i][1], anchor, f"link {link.name} origin")
+        if ":" not in link.name:
+            body = m.jnt_bodyid[joint]
+            close(poses[i][0], d.xmat[body].reshape(3, 3), f"link {link.name} rotation")
+    last = m.jnt_bodyid[m.njnt - 1]
+    rot, pos = world(len(chain.links) - 1, chain.tip)
+    close(pos, d.xpos[last], "tip")
+    close(rot, d.xmat[last].reshape(3, 3), "tip rotation")
+
+
+# -- hand-written files ------------------------------------------------------------------------
+FEATURES = """\
+<mujoco model="features">
+  <compiler eulerseq="zyX"/>
+  <option gravity="0.3 -0.2 -9.7"/>
+  <default>
+    <joint damping="0.2" armature="0.05"/>
+    <default class="light">
+      <joint damping="0.1" frictionloss="0.3"/>
+      <default class="slider">
+        <joint type="slide" axis="1 0 0" armature="0.02"/>
+      </default>
+    </default>
+  </default>
+  <worldbody>
+    <geom type="plane" size="1 1 0.1"/>
+    <site name="world_site" pos="0.1 0 0" euler="0 0 45"/>
+    <body name="base" pos="0 0 0.2" euler="10 20 30">
+      <inertial pos="0.01 0.02 0.03" euler="5 -10 15" mass="2" diaginertia="0.03 0.02 0.025"/>
+      <joint name="j1" axis="0 0.3 1" pos="0.01 0 0.02" range="-90 90" ref="10"/>
+      <body name="left" pos="0.1 0.2 0" quat="0.9 0.1 -0.2 0.3" childclass="light">
+        <inertial pos="0 0 0.1" mass="1.2" fullinertia="0.02 0.03 0.025 0.001 -0.002 0.0015"/>
+        <joint name="j2a" axis="1 0 0" pos="0 0 0.05"/>
+        <joint name="j2b" axis="0 1 0.2" pos="0.01 0.02 0"/>
+        <site name="left_tip" pos="0 0 0.2" zaxis="0 1 1"/>
+        <body name="left_slide" pos="0 0 0.3" axisangle="0 1 0 30">
+          <inertial pos="0.05 0 0" xyaxes="0 1 0 -1 0 0.2" mass="0.5"
+                    diaginertia="0.004 0.005 0.006"/>
+          <joint name="j3" class="slider" ref="0.05"/>
+          <body name="welded" pos="0.1 0 0" zaxis="1 0 0">
+            <inertial pos="0 0.02 0" mass="0.3" diaginertia="0.001 0.002 0.0015"/>
+            <site name="welded_site" pos="0 0 0.05" xyaxes="1 1 0 0 0 1"/>
+          </body>
+        </body>
+      </body>
+      <frame pos="0 -0.1 0" euler="0 0 90">
+        <body name="right" pos="0.1 0 0">
+          <inertial pos="0 0 0.1" mass="0.8" diaginertia="0.01 0.012 0.011"/>
+          <joint name="j4" axis="0 1 0" damping="0.4" frictionloss="0.1"/>
+          <geom type="sphere" size="0.1" mass="0"/>
+        </body>
+      </frame>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_a_branching_tree_with_every_feature_equals_mujoco(tmp_path):
+    robot = check_against_mujoco(write(tmp_path, FEATURES))
+    chain = robot.chain
+    # left holds two hinges: the first is a massless link of its own
+    assert [link.name for link in chain.links] == ["base", "left:j2a", "left", "left_slide",
+                                                   "right"]
+    assert chain.parents == (-1, 0, 1, 2, 0)
+    assert float(chain.links[1].inertial.mass) == 0
+    assert [f.name for f in chain.frames] == ["world_site", "left_tip", "welded",
+                                              "welded_site"]
+    # the welded body's mass joins its link; the limits are in radians
+    assert float(chain.links[3].inertial.mass) == pytest.approx(0.8)
+    assert chain.links[0].joint.limits[:2] == pytest.approx((-math.pi / 2, math.pi / 2))
+    assert robot.values == {}  # gravity is not along -z: its numbers are the chain's
+    # Coulomb friction is frictionloss: sign(qd) times it, beside the damping
+    qd = np.array([0.3, -0.2, 0.1, -0.4, 0.5])
+    close(robot.friction_torques(qd), [0.2 * 0.3, -0.1 * 0.2 - 0.3, 0.1 * 0.1 + 0.3,
+                                       -0.1 * 0.4 - 0.3, 0.4 * 0.5 + 0.1], "friction")
+
+
+def _two_links(orientation: str, units: str = "") -> str:
+    """Two hinges, the orientation ``orientation`` on the bodies, inertials and a site."""
+    return f"""\
+<mujoco>
+  <compiler {units}/>
+  <worldbody>
+    <body name="a" pos="0.1 0.2 0.3" {orientation}>
+      <inertial pos="0.05 0.01 -0.02" {orientation} mass="1.5" diaginertia="0.01 0.02 0.015"/>
+      <joint name="ja" axis="0.2 0.5 1"/>
+      <body name="b" pos="0.3 -0.1 0.05" {orientation}>
+        <inertial pos="0.1 0 0.02" {orientation} mass="0.7" diaginertia="0.003 0.004 0.006"/>
+        <joint name="jb" axis="1 0 0" pos="0.02 0 0" range="-1 1"/>
+        <site name="s" pos="0.2 0.01 0" {orientation}/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+ORIENTATIONS = {
+    "quat": 'quat="0.8 0.2 -0.3 0.4"',
+    "euler": 'euler="20 -35 50"',
+    "axisangle": 'axisangle="1 2 -0.5 40"',
+    "xyaxes": 'xyaxes="1 0.2 0 -0.1 1 0.3"',
+    "zaxis": 'zaxis="0.3 -0.4 1"',
+    "zaxis_down": 'zaxis="0 0 -1"',
+}
+
+
+@pytest.mark.parametrize("form", sorted(ORIENTATIONS))
+def test_each_orientation_form_equals_mujoco(tmp_path, form):
+    check_against_mujoco(write(tmp_path, _two_links(ORIENTATIONS[form])))
+
+
+@pytest.mark.parametrize("seq", ["xyz", "XYZ", "zyx", "ZXy"])
+def test_euler_sequences_equal_mujoco(tmp_path, seq):
+    check_against_mujoco(write(tmp_path, _two_links('euler="20 -35 50"',
+                                                    f'eulerseq="{seq}"')))
+
+
+def test_degrees_are_the_default_and_radians_give_the_same_robot(tmp_path):
+    degrees = _two_links('euler="20 -35 50"').replace('range="-1 1"', 'range="-60 30" ref="15"')
+    radians = _two_links(f'euler="{math.radians(20)!r} {math.radians(-35)!r} '
+                         f'{math.radians(50)!r}"', 'angle="radian"').replace(
+        'range="-1 1"', f'range="{math.radians(-60)!r} {math.radians(30)!r}" '
+                        f'ref="{math.radians(15)!r}"')
+    a = check_against_mujoco(write(tmp_path, degrees, "deg.xml"))
+    b = check_against_mujoco(write(tmp_path, radians, "rad.xml"))
+    q = np.array([0.3, -0.7])
+    close(a.mass_matrix(q), b.mass_matrix(q), "degrees vs radians")
+    assert a.chain.links[1].joint.limits[:2] == pytest.approx((-math.pi / 3, math.pi / 6))
+    assert float(a.chain.links[1].joint.offset) == pytest.approx(-math.pi / 12)
+
+
+def test_childclass_and_nested_defaults_choose_each_joints_values(tmp_path):
+    path = write(tmp_path, """\
+        <mujoco>
+          <default>
+            <joint damping="1" armature="0.1" axis="0 1 0"/>
+            <default class="arm">
+              <joint damping="2"/>
+              <default class="wrist"><joint armature="0.3" frictionloss="0.5"/></default>
+            </default>
+          </default>
+          <worldbody>
+            <body name="a" childclass="arm">
+              <inertial pos="0 0 0.1" mass="1" diaginertia="0.01 0.01 0.01"/>
+              <joint name="ja"/>
+              <body name="b" pos="0 0 0.2">
+                <inertial pos="0 0 0.1" mass="1" diaginertia="0.01 0.01 0.01"/>
+                <joint name="jb" class="wrist" axis="1 0 0"/>
+                <body name="c" pos="0 0 0.2" childclass="main">
+                  <inertial pos="0 0 0.1" mass="1" diaginertia="0.01 0.01 0.01"/>
+                  <joint name="jc"/>
+                </body>
+              </body>
+            </body>
+          </worldbody>
+        </mujoco>""")
+    robot = check_against_mujoco(path)
+    links = robot.chain.links
+    assert [float(link.friction.viscous) for link in links] == [2, 2, 1]
+    assert [float(link.motor.armature) for link in links] == [0.1, 0.3, 0.1]
+    assert [float(link.friction.coulomb) for link in links] == [0, 0.5, 0]
+    assert [tuple(map(float, link.joint.axis)) for link in links] == \
+        [(0, 1, 0), (1, 0, 0), (0, 1, 0)]
+
+
+def test_an_include_in_the_models_folder_is_read(tmp_path):
+    (tmp_path / "parts").mkdir()
+    write(tmp_path, """\
+        <mujoco>
+          <body name="b" pos="0 0 0.2">
+            <inertial pos="0 0 0.1" mass="1" diaginertia="0.01 0.02 0.03"/>
+            <joint name="jb" axis="1 0 0"/>
+          </body>
+        </mujoco>""", "parts/arm.xml")
+    path = write(tmp_path, """\
+        <mujoco>
+          <worldbody>
+            <body name="a">
+              <inertial pos="0 0 0.1" mass="1" diaginertia="0.01 0.01 0.01"/>
+              <joint name="ja"/>
+              <include file="parts/arm.xml"/>
+            </body>
+          </worldbody>
+        </mujoco>""")
+    assert check_against_mujoco(path).chain.links[1].name == "b"
+
+
+def test_equality_and_tendons_are_left_out_with_a_note(tmp_path):
+    text = _two_links("").replace("</mujoco>", """\
+  <equality><joint joint1="ja" joint2="jb"/></equality>
+  <tendon><fixed name="t"><joint joint="ja" coef="1"/></fixed></tendon>
+</mujoco>""")
+    robot = check_against_mujoco(write(tmp_path, text))
+    assert robot.provenance.notes == (
+        "not read: <equality> (1 <joint>); <tendon> (1 <fixed>): robodyn's model is the "
+        "unconstrained tree (coupled or tendon-driven joints move independently)",)
+
+
+def test_geoms_without_inertial_count_only_where_mujoco_counts_them(tmp_path):
+    # a body welded to "b" with a geom and no inertial: MuJoCo derives its inertia from the
+    # geom by default (an error here), never with inertiafromgeom="false" (massless)
+    welded = '<body name="c" pos="0.1 0 0"><geom type="box" size="0.1 0.1 0.1"/></body>'
+    text = _two_links("").replace('<site name="s"', welded + '<site name="s"')
+    assert "<body name='c'>: MuJoCo derives this body's inertia from its geoms" in \
+        error(tmp_path, text)
+    robot = check_against_mujoco(write(tmp_path, text.replace(
+        "<compiler />", '<compiler inertiafromgeom="false"/>')))
+    assert float(robot.chain.links[1].inertial.mass) == 0.7
+    # geoms outside inertiagrouprange, or of mass 0, never count
+    grouped = text.replace('<geom type="box"', '<geom group="4" type="box"').replace(
+        "<compiler />", '<compiler inertiagrouprange="0 3"/>')
+    assert rd.load(write(tmp_path, grouped, "grouped.xml")).chain == robot.chain
+    massless = text.replace('<geom type="box"', '<geom mass="0" type="box"')
+    assert rd.load(write(tmp_path, massless, "massless.xml")).chain == robot.chain
+
+
+def test_gravity_along_minus_z_is_the_parameter_g(tmp_path):
+    robot = rd.load(write(tmp_path, _two_links("").replace(
+        "<compiler />", '<option gravity="0 0 -3.5"/>')))
+    assert robot.values == {"g": 3.5}
+    m = mj_model(tmp_path / "model.xml")
+    close(m.opt.gravity, [0, 0, -3.5], "gravity")
+
+
+ROBOT = """\
+<mujoco model="arm">
+  <compiler angle="radian" meshdir="assets" autolimits="true"/>
+  <option integrator="implicitfast" timestep="0.002"/>
+  <default>
+    <default class="arm">
+      <joint damping="0.5" armature="0.1" frictionloss="0.05"/>
+      <default class="visual"><geom type="mesh" contype="0" conaffinity="0" group="2"/></default>
+      <default class="collision"><geom type="mesh" group="3"/></default>
+    </default>
+  </default>
+  <asset>
+    <mesh name="link1" file="link1.stl"/>
+    <mesh name="link2" file="link2.stl"/>
+  </asset>
+  <worldbody>
+    <body name="link1" childclass="arm" pos="0 0 0.1">
+      <inertial pos="0 0 0.1" quat="1 0 0 0" mass="2" diaginertia="0.02 0.02 0.003"/>
+      <joint name="joint1" axis="0 0 1" range="-3 3"/>
+      <geom class="visual" mesh="link1"/>
+      <geom class="collision" mesh="link1"/>
+      <body name="link2" pos="0 0 0.2" quat="0.707107 0.707107 0 0">
+        <inertial pos="0.1 0 0" mass="1" diaginertia="0.002 0.01 0.01"/>
+        <joint name="joint2" axis="0 0 1" range="-2 2"/>
+        <geom class="visual" mesh="link2"/>
+        <site name="attachment_site" pos="0.3 0 0"/>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <position class="arm" name="a1" joint="joint1" kp="100"/>
+    <motor name="a2" joint="joint2" gear="10"/>
+  </actuator>
+  <sensor><jointpos joint="joint1"/></sensor>
+  <contact><exclude body1="link1" body2="link2"/></contact>
+  <keyframe><key name="home" qpos="0 0.5"/></keyframe>
+</mujoco>
+"""
+
+
+def test_a_menagerie_style_scene_loads_without_its_meshes(tmp_path):
+    """A scene that includes a robot file with meshes (not on disk), actuators, sensors,
+    contacts and a keyframe: robodyn reads the bodies only; MuJoCo, which needs the
+    meshes, compiles the same robot with the mesh geoms and assets taken out."""
+    write(tmp_path, ROBOT, "arm.xml")
+    scene = write(tmp_path, """\
+        <mujoco model="scene">
+          <include file="arm.xml"/>
+          <visual><headlight diffuse="0.6 0.6 0.6"/></visual>
+          <worldbody>
+            <light pos="0 0 1.5" dir="0 0 -1"/>
+            <geom name="floor" size="0 0 0.05" type="plane"/>
+          </worldbody>
+        </mujoco>""", "scene.xml")
+    robot = rd.load(scene)
+    assert robot.name == "scene" and robot.dof == 2
+    stripped = re.sub(r"<asset>.*?</asset>|<geom class=\"(visual|collision)\"[^>]*/>", "",
+                      ROBOT, flags=re.S)
+    oracle = check_against_mujoco(write(tmp_path, stripped, "oracle.xml"))
+    q = np.array([0.4, -1.1])
+    close(robot.mass_matrix(q), oracle.mass_matrix(q), "scene vs oracle")
+    assert robot.chain == oracle.chain
+
+
+# -- floating base ----------------------------------------------------------------------------
+FREE = """\
+<mujoco>
+  <worldbody>
+    <geom type="plane" size="1 1 0.1"/>
+    <site name="origin"/>
+    <body name="torso" pos="0 0 1" quat="0.9 0 0.3 0.1">
+      <freejoint name="root"/>
+      <inertial pos="0.02 -0.01 0.05" euler="10 20 -5" mass="5" diaginertia="0.2 0.3 0.25"/>
+      BATTERY
+      <body name="leg1" pos="0.1 0.1 -0.1">
+        <inertial pos="0 0 -0.1" mass="1" diaginertia="0.01 0.012 0.005"/>
+        <joint name="hip1" axis="1 0 0" armature="0.01"/>
+        <body name="shin1" pos="0 0 -0.2">
+          <inertial pos="0 0 -0.1" mass="0.5" diaginertia="0.004 0.004 0.001"/>
+          <joint name="knee1" axis="0 1 0"/>
+        </body>
+      </body>
+      <body name="leg2" pos="-0.1 0.1 -0.1">
+        <inertial pos="0 0 -0.1" mass="1" diaginertia="0.01 0.012 0.005"/>
+        <joint name="hip2" type="slide" axis="0 0 1"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def _mujoco_body(m, b):
+    """MuJoCo's compiled body ``b``: mass, centre of mass and inertia (body frame)."""
+    rot = np.zeros(9)
+    mujoco.mju_quat2Mat(rot, m.body_iquat[b])
+    rot = rot.reshape(3, 3)
+    return m.body_mass[b], m.body_ipos[b].copy(), rot @ np.diag(m.body_inertia[b]) @ rot.T
+
+
+def _joint_block_check(robot, m, seed=1):
+    """MuJoCo's joint-joint block of M (which the base's motion does not enter) equals
+    robodyn's M of the same tree on a fixed base."""
+    fixed = rd.Robot(robot.name, replace(robot.chain, floating_base=None),
+                     tuple(robot.values.items()))
+    d = mujoco.MjData(m)
+    rng = np.random.default_rng(seed)
+    for _ in range(3):
+        quat = rng.normal(size=4)
+        q = rng.uniform(-1, 1, robot.dof)
+        d.qpos[:] = [*rng.normal(size=3), *(quat / np.linalg.norm(quat)), *q]
+        mujoco.mj_forward(m, d)
+        full = np.zeros((m.nv, m.nv))
+        mujoco.mj_fullM(m, d, full)
+        close(fixed.mass_matrix(q), full[6:, 6:], "joint block of M")
+
+
+def test_a_free_joint_makes_the_root_body_the_floating_base(tmp_path):
+    path = write(tmp_path, FREE.replace("BATTERY", ""))
+    robot = rd.load(path)
+    chain = robot.chain
+    m = mj_model(path)
+    assert chain.floating and chain.parents == (-1, 0, -1)
+    assert [link.name for link in chain.links] == ["leg1", "shin1", "leg2"]
+    mass, com, inertia = _mujoco_body(m, 1)
+    base = chain.floating_base
+    close(float(base.mass), mass, "base mass")
+    close(np.array(base.com, dtype=float), com, "base com")
+    close(np.array(base.inertia, dtype=float), inertia, "base inertia")
+    assert "torso" in [f.name for f in chain.frames]
+    assert robot.provenance.notes == ("1 body(ies) or site(s) fixed to the world left out: "
+                                      "with a floating base, robodyn's base is the free body",)
+    _joint_block_check(robot, m)
+
+
+def test_a_body_welded_to_the_free_body_joins_the_floating_base(tmp_path):
+    battery = ('<body name="battery" pos="0 0.05 0.1" euler="0 30 0"><inertial pos="0.01 0 0"'
+               ' mass="2" diaginertia="0.01 0.02 0.03"/></body>')
+    path = write(tmp_path, FREE.replace("BATTERY", battery))
+    base = rd.load(path).chain.floating_base
+    m = mj_model(path)
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    # MuJoCo's two bodies, merged here in the torso frame (parallel-axis theorem)
+    torso, battery_id = 1, mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_BODY, "battery")
+    rot0 = d.xmat[torso].reshape(3, 3)
+    total, first, parts = 0.0, np.zeros(3), []
+    for b in (torso, battery_id):
+        mass, _, _ = _mujoco_body(m, b)
+        com = rot0.T @ (d.xipos[b] - d.xpos[torso])
+        rot = rot0.T @ d.ximat[b].reshape(3, 3)
+        parts.append((mass, com, rot @ np.diag(m.body_inertia[b]) @ rot.T))
+        total, first = total + mass, first + mass * com
+    c = first / total
+    inertia = sum(i + mass * ((com - c) @ (com - c) * np.eye(3) - np.outer(com - c, com - c))
+                  for mass, com, i in parts)
+    close(float(base.mass), total, "merged mass")
+    close(np.array(base.com, dtype=float), c, "merged com")
+    close(np.array(base.inertia, dtype=float), inertia, "merged inertia")
+
+
+# -- MJCF written by MuJoCo from example-robot-data URDFs -------------------------------------
+def mujoco_mjcf(tmp_path: Path, rel: str, floating: bool = False) -> Path:
+    """The URDF ``rel`` of example-robot-data converted to MJCF by MuJoCo, without its
+    visual and collision geometry (the meshes are not needed); ``floating``: its root
+    link kept as a body and given a free joint."""
+    text = Path(rd.models.example_robot_data(rel)).read_text()
+    text = re.sub(r"<(visual|collision)\b.*?</\1>", "", text, flags=re.S)
+    text = re.sub(r"<(visual|collision)\b[^>]*/>", "", text)
+    if floating:
+        text = text.replace("</robot>", '<mujoco><compiler fusestatic="false"/></mujoco></robot>')
+    urdf = tmp_path / (Path(rel).stem + ".urdf")
+    urdf.write_text(text)
+    out = tmp_path / (Path(rel).stem + ".xml")
+    mujoco.mj_saveLastXML(str(out), mujoco.MjModel.from_xml_path(str(urdf)))
+    return out
+
+
+@pytest.mark.parametrize("rel, dof", [
+    ("ur_description/urdf/ur5_robot.urdf", 6),
+    ("panda_description/urdf/panda.urdf", 9),  # the fingers: a tree, and an <equality>
+    ("xarm_description/urdf/xarm7.urdf", 7),
+    ("baxter_description/urdf/baxter.urdf", 19),
+    ("talos_data/robots/talos_full_v2.urdf", 44),  # a humanoid's whole tree
+])
+def test_mujocos_mjcf_of_example_robot_data_urdfs_equals_mujoco(tmp_path, rel, dof):
+    robot = check_against_mujoco(mujoco_mjcf(tmp_path, rel), samples=2)
+    assert robot.dof == dof
+
+
+def test_solo12_with_a_free_joint_has_mujocos_floating_base(tmp_path):
+    path = mujoco_mjcf(tmp_path, "solo_description/robots/solo12.urdf", floating=True)
+    text = path.read_text()
+    assert text.count('<body name="base_link">') == 1
+    path.write_text(text.replace('<body name="base_link">',
+                                 '<body name="base_link"><freejoint/>'))
+    robot = rd.load(path)
+    m = mj_model(path)
+    assert robot.chain.floating and robot.dof == 12 == m.nv - 6
+    mass, com, inertia = _mujoco_body(m, 1)
+    base = robot.chain.floating_base
+    close(float(base.mass), mass, "base mass")
+    close(np.array(base.com, dtype=float), com, "base com")
+    close(np.array(base.inertia, dtype=float), inertia, "base inertia")
+    _joint_block_check(robot, m)
+
+
+# -- what robodyn refuses, by name -------------------------------------------------------------
+def error(tmp_path, text: str, name: str = "model.xml") -> str:
+    with pytest.raises(rd.ModelError) as info:
+        rd.load(write(tmp_path, text, name))
+    return str(info.value)
+
+
+def _one_body(inside: str, compiler: str = "") -> str:
+    return f"""\
+<mujoco>
+  <compiler {compiler}/>
+  <worldbody>
+    <body name="arm" pos="0 0 0.1">
+      {inside}
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+INERTIAL = '<inertial pos="0 0 0" mass="1" diaginertia="0.1 0.1 0.1"/>'
+REFUSED = {
+    "ball": (_one_body(f'{INERTIAL}<joint name="j" type="ball"/>'),
+             "model.xml:5: <joint name='j'>: a ball joint in body 'arm'"),
+    "geom inertia": (_one_body('<joint/><geom type="sphere" size="0.1"/>'),
+                     "model.xml:4: <body name='arm'>: MuJoCo derives this body's inertia from "
+                     "its geoms (it has no <inertial>; first geom at line 5), robodyn does not; "
+                     "add <inertial"),
+    "inertiafromgeom true": (_one_body(f'{INERTIAL}<joint/><geom size="0.1"/>',
+                                       'inertiafromgeom="true"'),
+                             "<compiler inertiafromgeom=\"true\">"),
+    "typo": (_one_body(f'{INERTIAL}<joint armture="0.1"/>'),
+             "model.xml:5: <joint> armture: not an attribute of <joint>"),
+    "class": (_one_body(f'{INERTIAL}<joint class="nope"/>'),
+              "model.xml:5: <joint> class: no <default class='nope'>"),
+    "spring": (_one_body(f'{INERTIAL}<joint stiffness="3"/>'), "joint springs are not"),
+    "two orientations": (_one_body(f'{INERTIAL}<joint/><site name="s" quat="1 0 0 0" '
+                                   'euler="0 0 1"/>'), "orientation given twice (quat, euler)"),
+    "zero quat": (_one_body('<inertial pos="0 0 0" quat="0 0 0 0" mass="1" '
+                            'diaginertia="1 1 1"/><joint/>'), "the quaternion is zero"),
+    "bad number": (_one_body('<inertial pos="0 0 nan" mass="1" diaginertia="1 1 1"/><joint/>'),
+                   "model.xml:5: <inertial> pos: 'nan' is not a finite number"),
+    "no mass": (_one_body('<inertial pos="0 0 0" diaginertia="1 1 1"/><joint/>'),
+                "no mass=...; an inertial needs pos and mass"),
+    "not physical": (_one_body('<inertial pos="0 0 0" mass="1" fullinertia="1 1 1 2 0 0"/>'
+                               '<joint/>'), "not positive semi-definite"),
+    "free below": (_one_body(f'{INERTIAL}<joint/><body>{INERTIAL}<freejoint/></body>'),
+                   "a free joint in body 'body2', which is not a body of <worldbody>"),
+    "free and hinge": (_one_body(f'{INERTIAL}<freejoint/><joint/>'),
+                       "a free joint in body 'arm', which has other joints beside it"),
+    "no joint": (_one_body(INERTIAL), "no body has a hinge or slide joint"),
+    "not mjcf": ("<robot/>", "the root element is <robot>, not <mujoco>; not an MJCF file"),
+    "bad xml": ("<mujoco><worldbody></mujoco>", "not valid XML (mismatched tag"),
+    "section": ("<mujoco><worldbdy/></mujoco>", "<worldbdy>: not an MJCF section"),
+    "gravcomp": (_one_body(INERTIAL).replace('pos="0 0 0.1"', 'gravcomp="1"'),
+                 "gravity compensation forces are not modelled"),
+    "bad range": (_one_body(f'{INERTIAL}<joint range="30 10"/>'),
+                  "range: the lower limit is not below the upper one"),
+    "zero axis": (_one_body(f'{INERTIAL}<joint axis="0 0 0"/>'),
+                  "model.xml:5: <joint> axis: the vector [0.0, 0.0, 0.0] has no direction"),
+    "short pos": (_one_body(INERTIAL).replace('pos="0 0 0.1"', 'pos="1 2"'),
+                  "model.xml:4: <body name='arm'> pos: expected 3 numbers separated by "
+                  "spaces, got '1 2'"),
+    "angle unit": (_one_body(INERTIAL, 'angle="grad"'), "angle: 'grad' is not degree or "
+                   "radian"),
+    "eulerseq": (_one_body(INERTIAL, 'eulerseq="xyw"'), "eulerseq: 'xyw' is not three of x, "
+                 "y, z (rotating axes) or X, Y, Z (fixed axes)"),
+    "compiler typo": (_one_body(INERTIAL, 'angel="radian"'),
+                      "<compiler> angel: not a <compiler> attribute robodyn knows"),
+    "limited without range": (_one_body(f'{INERTIAL}<joint limited="true"/>'),
+                              "limited: a limited joint needs range=..."),
+    "negative damping": (_one_body(f'{INERTIAL}<joint damping="-1"/>'),
+                         "damping: -1 is negative; it must be >= 0"),
+    "free damping": (_one_body(f'{INERTIAL}<joint type="free" damping="1"/>'),
+                     "damping on a free joint is not modelled"),
+    "two inertials": (_one_body(f'{INERTIAL}{INERTIAL}<joint/>'),
+                      "model.xml:5: <inertial>: a second <inertial> in the body"),
+    "composite": (_one_body(f'{INERTIAL}<joint/><composite type="grid"/>'),
+                  "<composite>: not an element of <body> robodyn reads"),
+    "world child": ("<mujoco><worldbody><joint/></worldbody></mujoco>",
+                    "<joint>: not an element of <worldbody> robodyn reads"),
+    "childclass": (_one_body(INERTIAL).replace('pos="0 0 0.1"', 'childclass="arm"'),
+                   "childclass: no <default class='arm'>; classes: main"),
+    "default twice": ('<mujoco><default><default class="a"/><default class="a"/></default>'
+                      '</mujoco>', "class: class 'a' is defined twice"),
+    "default unnamed": ("<mujoco><default><default/></default></mujoco>",
+                        "a nested <default> needs class=..."),
+    "include without file": ("<mujoco><include/></mujoco>", "<include>: no file attribute"),
+    "fluid": (_one_body(INERTIAL).replace("<compiler />", '<option density="1.2"/>'),
+              "density: fluid forces are not modelled by robodyn"),
+    "mocap": (_one_body(INERTIAL).replace('pos="0 0 0.1"', 'mocap="true"'),
+              "mocap bodies are not read by robodyn"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_what_robodyn_does_not_model_is_an_error_naming_the_element(tmp_path, case):
+    text, expected = REFUSED[case]
+    assert expected in error(tmp_path, text)
+
+
+def test_a_free_body_beside_another_moving_body_is_an_error(tmp_path):
+    text = FREE.replace("BATTERY", "").replace("  </worldbody>", f"""\
+    <body name="arm2">{INERTIAL}<joint/></body>
+  </worldbody>""")
+    assert "<body name='torso'>: has a free joint, and other bodies of the world move " \
+           "('arm2')" in error(tmp_path, text)
+
+
+def test_load_of_an_mjcf_file_takes_no_urdf_options(tmp_path):
+    with pytest.raises(TypeError, match="MJCF file takes no options"):
+        rd.load(write(tmp_path, _two_links("")), tip="b")
+
+
+# -- hostile files, in one bounded subprocess ---------------------------------------------------
+def _laughs(levels: int = 9) -> str:
+    lines = ['<!ENTITY a0 "lol">']
+    for k in range(1, levels + 1):
+        lines.append(f'<!ENTITY a{k} "' + f"&a{k - 1};" * 10 + '">')
+    return "<?xml version=\"1.0\"?>\n<!DOCTYPE mujoco [\n" + "\n".join(lines) + \
+        f"\n]>\n<mujoco model=\"&a{levels};\"><worldbody/></mujoco>\n"
+
+
+HOSTILE = {
+    "billion_laughs": (_laughs(), "billion_laughs.xml:2: a document type declaration"),
+    "external_entity": ('<?xml version="1.0"?>\n<!DOCTYPE mujoco [<!ENTITY x SYSTEM '
+                        '"file:///etc/passwd">]>\n<mujoco model="&x;"/>\n',
+                        "a document type declaration"),
+    "deep_nesting": ("<mujoco><worldbody>" + "<body>" * 100_000 + "</body>" * 100_000
+                     + "</worldbody></mujoco>",
+                     f"is nested more than {mjcf.MAX_MJCF_DEPTH} elements deep"),
+    "many_elements": ("<mujoco><worldbody>" + "<site/>" * (mjcf.MAX_MJCF_ELEMENTS + 1)
+                      + "</worldbody></mujoco>",
+                      f"more than {mjcf.MAX_MJCF_ELEMENTS:,} XML elements"),
+    "many_bodies": ("<mujoco><worldbody>" + "<body/>" * (mjcf.MAX_MJCF_BODIES + 1)
+                    + "</worldbody></mujoco>", f"more than {mjcf.MAX_MJCF_BODIES:,} bodies"),
+    "endless": (None, "/dev/zero: not a regular file (a device, pipe or folder)"),
+    "fifo": (None, "fifo.xml: not a regular file"),
+}
+
+
+@pytest.mark.slow  # one subprocess that imports robodyn (seconds on a busy machine)
+def test_hostile_files_fail_fast_with_a_clear_error(tmp_path):
+    paths = {}
+    for case, (text, _) in HOSTILE.items():
+        paths[case] = "/dev/zero" if case == "endless" else str(tmp_path / "fifo.xml") \
+            if text is None else str(write(tmp_path, text, case + ".xml"))
+    os.mkfifo(tmp_path / "fifo.xml")  # no writer: a blocking open would wait for ever
+    script = textwrap.dedent(f"""\
+        from robodyn.core.errors import ModelError
+        from robodyn.model.mjcf import load_mjcf
+        for case, path in {paths!r}.items():
+            try:
+                load_mjcf(path)
+                print(case, "|loaded")
+            except ModelError as exc:
+                print(case, "|" + str(exc)[:300].replace("\\n", " "))
+        """)
+    done = run_bounded(["-c", script], timeout=60, memory_mb=1024)
+    assert done.returncode == 0, done.stderr[-2000:]
+    said = dict(line.split(" |", 1) for line in done.stdout.splitlines())
+    for case, (_, expected) in HOSTILE.items():
+        assert expected in said[case], (case, said[case])
+
+
+def test_a_file_over_the_size_limit_is_refused_and_one_at_it_is_read(tmp_path):
+    head, tail = "<mujoco><worldbody>", "</worldbody></mujoco>"
+    path = tmp_path / "big.xml"
+    path.write_text(head + " " * (mjcf.MAX_MJCF_BYTES + 1 - len(head) - len(tail)) + tail)
+    with pytest.raises(rd.ModelError, match=f"larger than {mjcf.MAX_MJCF_BYTES:,} bytes"):
+        load_mjcf(path)
+    path.write_text(head + " " * (mjcf.MAX_MJCF_BYTES - len(head) - len(tail)) + tail)
+    with pytest.raises(rd.ModelError, match="no body has a hinge or slide joint"):
+        load_mjcf(path)
+
+
+def test_a_missing_file_or_a_folder_is_named(tmp_path):
+    with pytest.raises(rd.ModelError, match="nothing.xml: cannot read the MJCF file .No such"):
+        rd.load(tmp_path / "nothing.xml")
+    (tmp_path / "folder.xml").mkdir()
+    with pytest.raises(rd.ModelError, match="folder.xml: not a regular file"):
+        rd.load(tmp_path / "folder.xml")
+
+
+def test_an_include_outside_the_models_folder_is_refused(tmp_path):
+    (tmp_path / "model").mkdir()
+    write(tmp_path, f"<mujoco><worldbody><body>{INERTIAL}<joint/></body></worldbody></mujoco>",
+          "outside.xml")
+    for name in ("../outside.xml", str(tmp_path / "outside.xml"), "/etc/passwd"):
+        text = f'<mujoco>\n<include file="{name}"/>\n</mujoco>'
+        message = error(tmp_path, text, "model/model.xml")
+        assert f"model.xml:2: <include>: file={name!r} is outside the folder of model.xml" \
+            in message
+    (tmp_path / "model" / "link.xml").symlink_to(tmp_path / "outside.xml")
+    assert "is outside the folder" in error(
+        tmp_path, '<mujoco><include file="link.xml"/></mujoco>', "model/model.xml")
+
+
+def test_nesting_is_limited_across_included_files(tmp_path):
+    half = mjcf.MAX_MJCF_DEPTH // 2 + 5
+    write(tmp_path, "<mujoco>" + "<body>" * half + "</body>" * half + "</mujoco>", "inner.xml")
+    text = ("<mujoco><worldbody>" + "<body>" * half + '<include file="inner.xml"/>'
+            + "</body>" * half + "</worldbody></mujoco>")
+    assert f"inner.xml:1: <body>: is nested more than {mjcf.MAX_MJCF_DEPTH} elements deep " \
+        "(with the files that include it)" in error(tmp_path, text)
+
+
+def test_includes_nest_at_most_max_include_depth_deep(tmp_path):
+    deepest = mjcf.MAX_INCLUDE_DEPTH  # the main file includes f1.xml, f1 includes f2, ...
+    for k in range(1, deepest + 1):
+        write(tmp_path, f'<mujoco><include file="f{k + 1}.xml"/></mujoco>', f"f{k}.xml")
+    write(tmp_path, "<mujoco/>", f"f{deepest + 1}.xml")
+    message = error(tmp_path, '<mujoco><include file="f1.xml"/></mujoco>')
+    assert f"f{deepest}.xml:1: <include>: includes nested more than {deepest} deep" in message
+
+
+def test_an_include_loop_is_refused(tmp_path):
+    write(tmp_path, '<mujoco><include file="a.xml"/></mujoco>', "b.xml")
+    write(tmp_path, '<mujoco><include file="b.xml"/></mujoco>', "a.xml")
+    assert "file='a.xml' is included twice (or includes itself)" in error(
+        tmp_path, '<mujoco><include file="a.xml"/></mujoco>')
+
+
+def test_load_mjcf_is_what_rd_load_reads(tmp_path):
+    path = write(tmp_path, _two_links(""))
+    assert load_mjcf(path).chain == rd.load(path).chain
+
+
+# -- the command line ------------------------------------------------------------------------
+def test_the_command_line_reads_mjcf_and_reports_its_errors_in_one_line(tmp_path, capsys):
+    from robodyn.cli import main
+
+    assert main(["demo", str(write(tmp_path, FEATURES)), "--samples", "2"]) == 0
+    assert "features: 5 DOF" in capsys.readouterr().out
+    bad = write(tmp_path, _one_body('<joint type="ball"/>'), "bad.xml")
+    assert main(["demo", str(bad)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"robodyn: error: {bad}:5: <joint>: a ball joint in body 'arm'; robodyn "
+                   "reads hinge, slide and free joints: replace it by three hinges"]
