@@ -161,6 +161,9 @@ def test_the_other_lagrange_routes_on_the_y_tree(route):
     if route == "jacobian":  # link 3's Jacobian has columns for joints 1 and 3 only
         jac = [s for s in eq.steps if s.title.startswith("Link 3: rotational Jacobian")]
         assert jac and "joints 1, 3" in jac[0].title
+        # joint 3 turns about z_1 of the trunk's DH frame (its parent), as joint 2 does
+        axis3 = next(s for s in eq.steps if s.title == "Joint 3: unit vector of its axis")
+        assert (axis3.lhs, axis3.formula) == ("z_1", "R_1 z_0")
 
 
 @pytest.mark.parametrize("name", ["planar-y", "planar-2r-gripper"])

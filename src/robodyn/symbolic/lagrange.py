@@ -218,6 +218,8 @@ def energies(chain: Chain, ring: TrigRing, standard_dh: bool = False):
         K_motors.append(ring.reduce(armature * qd[i] * qd[i] * half) if armature != ring.zero
                         else None)
         axis = {"zj": "z_(j-1)", "zj_tex": "z_{j-1}"} if standard_dh else {}
+        if standard_dh and not chain.is_serial:  # joint j turns about its parent's z
+            axis = {"zj": "z_parent(j)", "zj_tex": r"z_{\mathrm{parent}(j)}"}
         w_step = _step("w", w, k, **axis)
         if not chain.is_serial:  # a tree: the joints between link k and the base
             joints = ", ".join(str(j + 1) for j in moving)

@@ -159,12 +159,16 @@ def _inertia_part(ring: TrigRing, m, JP, JO, I_base):
     return Bi
 
 
-def _jacobian_names(standard: bool, axis_is_z: bool):
+def _jacobian_names(standard: bool, axis_is_z: bool, chain: Chain | None = None):
     """How the Jacobian route names joint ``k``'s axis and a point of it: Siciliano's
     ``z_{k-1}``, ``p_{k-1}`` (standard DH: joint ``k`` turns about ``z_{k-1}`` through the
-    origin of frame ``k-1``), else ``z_k``, ``p_k`` of link frame ``k`` (Craig, URDF)."""
+    origin of frame ``k-1``; in a tree ``chain`` the frame of its parent), else ``z_k``,
+    ``p_k`` of link frame ``k`` (Craig, URDF)."""
     def names(k: int) -> dict:
-        j = k - 1 if standard else k
+        if standard:
+            j = chain.parent(k - 1) + 1 if chain is not None else k - 1
+        else:
+            j = k
         if standard and j == 0:
             source = source_tex = ""  # z_0 itself
         elif standard:
@@ -199,7 +203,7 @@ def jacobian_route(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Der
     gravity = vec(chain_r.gravity, ring)
     axis_is_z = all(tuple(to_sympy(x) for x in link.joint.axis) == (0, 0, 1)
                     for link in chain.links)
-    names = _jacobian_names(bool(standard_dh), axis_is_z)
+    names = _jacobian_names(bool(standard_dh), axis_is_z, chain)
     steps: list[RawStep] = []
     S = SECTION_JACOBIANS
     for j in range(n):
