@@ -89,7 +89,7 @@ class Robot:
                 convention: str = "standard", name: str = "robot", tool=None,
                 planar: bool = False, link_names: Sequence[str] | None = None,
                 configurations: Mapping[str, Sequence] | None = None,
-                description: str = "") -> Robot:
+                description: str = "", parents: Sequence | None = None) -> Robot:
         """A robot from a DH table in Python, without a model file: the model the YAML
         reader builds from the same fields (:mod:`robodyn.model.yaml_file`), with the
         same checks and errors (which name the fields as the file does: ``links[1].mass``
@@ -107,7 +107,9 @@ class Robot:
         "effort"}`` or ``(lower, upper)``; an entry ``None`` leaves the default (zero,
         no motor, no limits). ``gravity`` in the base frame (default ``[0, 0, -g]``);
         ``tool``: ``{"xyz": [...], "rpy": [...]}``; ``planar``, ``configurations``,
-        ``description``, ``name`` as in a model file. Every number may be an expression
+        ``description``, ``name`` as in a model file; ``parents``: a tree, one parent per
+        link as a model file's ``parent:`` writes it (``"base"``, a link's name or its
+        1-based number; ``None`` entries: the link before). Every number may be an expression
         (``"l1/2"``, ``"pi/2"``) of parameters, given numbers in ``values`` (``g`` is
         9.81 unless given)."""
         from .model.yaml_file import parse_model
@@ -124,7 +126,8 @@ class Robot:
         kinds = _joint_kinds(joints, n, source)
         links = []
         per_link = {"masses": masses, "com": com, "inertia": inertia, "friction": friction,
-                    "motor": motor, "limits": limits, "link_names": link_names}
+                    "motor": motor, "limits": limits, "link_names": link_names,
+                    "parents": parents}
         per_link = {key: _per_link(value, key, n, source) for key, value in per_link.items()}
         for i, row in enumerate(rows):
             entry = {"joint": kinds[i]}
@@ -137,7 +140,7 @@ class Robot:
                                  f"{excerpt(row)}")
             entry["mass"] = per_link["masses"][i]
             for key, field_name in (("com", "com"), ("inertia", "inertia"),
-                                    ("link_names", "name")):
+                                    ("link_names", "name"), ("parents", "parent")):
                 if per_link[key][i] is not None:
                     entry[field_name] = per_link[key][i]
             for key, pair in (("friction", ("viscous", "coulomb")),

@@ -425,7 +425,7 @@ def test_siciliano_recursion_gives_the_cores_torques(name):
     _, qd, qdd = ring.joint_arguments()
     links = dh_links(ring, d.chain, eq.dh_rows)
     tau = siciliano_recursion(links, ring.chain(d.chain).gravity, qd, qdd,
-                              lambda *_: None)
+                              lambda *_: None, parents=d.chain.parent_indices)
     assert [ring.reduce(poly(t, ring) - c) for t, c in zip(tau, d.tau, strict=True)] \
         == [ring.zero] * eq.dof
 

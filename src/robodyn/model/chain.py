@@ -495,11 +495,15 @@ def parallel(a, b) -> np.ndarray:
 
 def _check_planar(chain: Chain, source: str) -> None:
     """``planar: true`` holds: every revolute axis is parallel to the first at ``q = 0``
-    (rotations about parallel axes keep them parallel, so then at every ``q``)."""
-    rot = np.eye(3)
+    (rotations about parallel axes keep them parallel, so then at every ``q``); a tree's
+    link is turned from its parent's frame."""
+    rotations: list = []  # each link frame's rotation at q = 0, base frame
     first = None
     for i, link in enumerate(chain.links):
-        rot = rot @ np.array(link.joint.placement.rotation, dtype=float)
+        p = chain.parent(i)
+        rot = (rotations[p] if p >= 0 else np.eye(3)) @ np.array(link.joint.placement.rotation,
+                                                                   dtype=float)
+        rotations.append(rot)
         if link.joint.type != REVOLUTE:
             continue
         axis = rot @ np.array(link.joint.axis, dtype=float)
@@ -511,7 +515,8 @@ def _check_planar(chain: Chain, source: str) -> None:
                              f"{np.round(axis, 6).tolist()} is not parallel to joint 1's "
                              f"{np.round(first, 6).tolist()}; remove 'planar' or fix the table")
         c, s_ = math.cos(offset), math.sin(offset)
-        rot = rot @ np.array(la.rotation_about_axis(tuple(link.joint.axis), c, s_), dtype=float)
+        rotations[i] = rot @ np.array(la.rotation_about_axis(tuple(link.joint.axis), c, s_),
+                                      dtype=float)
 
 
 def _sign_problem(value: float) -> str:

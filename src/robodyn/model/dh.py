@@ -16,6 +16,10 @@ the DH frame itself. With standard DH the link frame ``i`` of the chain is frame
 constant ``X_i`` (``Tz(d_i) Tx(a_i) Rx(alpha_i)`` for a revolute joint) leads
 from it to DH frame ``i``: centre of mass and inertia given in DH frame ``i``
 are carried over by ``X_i``, and ``X_n`` is the chain's tip.
+
+A tree (``parents``): each row places its DH frame in its *parent's* DH frame (standard:
+``A_i`` leads from DH frame ``parent(i)`` to DH frame ``i``; modified: the row's ``a``,
+``alpha`` are measured from the parent's frame), not in the frame of the row before.
 """
 
 from __future__ import annotations
@@ -67,37 +71,50 @@ def dh_chain(
     motors: Sequence[Motor] | None = None,
     limits: Sequence[tuple | None] | None = None,
     point_masses: Sequence[Sequence[PointMass]] | None = None,
+    parents: Sequence[int] | None = None,
 ) -> Chain:
     """Build the chain of a DH table; ``inertials`` and ``point_masses`` (per link, their
-    positions) are given in the DH link frames."""
+    positions) are given in the DH link frames. ``parents``: each link's parent (0-based,
+    ``-1`` the base, earlier links only; default the row before): a tree, each row's frame
+    placed in its parent's DH frame (the module docstring)."""
     names = names or [f"link{i + 1}" for i in range(len(rows))]
     motors = motors or [Motor() for _ in rows]
     limits = limits or [None for _ in rows]
     point_masses = point_masses or [() for _ in rows]
+    parents = list(parents) if parents is not None else list(range(-1, len(rows) - 1))
     links = []
-    carry = Transform()  # from the previous chain link frame to where this joint frame starts
-    for row, inertial, friction, name, motor, limit, points in zip(
-            rows, inertials, frictions, names, motors, limits, point_masses, strict=True):
+    afters = []  # per link: from its chain link frame to its DH frame
+    for i, (row, inertial, friction, name, motor, limit, points) in enumerate(zip(
+            rows, inertials, frictions, names, motors, limits, point_masses, strict=True)):
         if convention == MODIFIED:
             placement = Transform.rot_x(row.alpha) @ Transform.trans(x=row.a)
             placement = placement @ (
                 Transform.trans(z=row.d) if row.joint == REVOLUTE else Transform.rot_z(row.theta)
             )
-            after = Transform()
         else:
-            placement = carry
-            revolute = row.joint == REVOLUTE
-            after = Transform.trans(z=row.d) if revolute else Transform.rot_z(row.theta)
-            after = after @ Transform.trans(x=row.a) @ Transform.rot_x(row.alpha)
+            # the joint frame starts at the parent's DH frame
+            placement = afters[parents[i]] if parents[i] >= 0 else Transform()
+        after = dh_frame_offset(convention, row)
+        afters.append(after)
         joint = Joint(type=row.joint, axis=(0, 0, 1), offset=row.offset, placement=placement,
                       name=f"joint{len(links) + 1}", limits=limit)
         links.append(Link(name=name, joint=joint, inertial=_moved(inertial, after),
                           friction=friction, motor=motor,
                           point_masses=tuple(PointMass(p.mass, after.apply(p.at))
                                              if after != Transform() else p for p in points)))
-        carry = after
-    tip = carry if convention == STANDARD else Transform()
-    return Chain(links=tuple(links), gravity=tuple(gravity), tip=tip)
+    tip = afters[-1] if convention == STANDARD and afters else Transform()
+    return Chain(links=tuple(links), gravity=tuple(gravity), tip=tip,
+                 parents=tuple(parents))
+
+
+def dh_frame_offset(convention: str, row: DHRow) -> Transform:
+    """``X_i``: DH frame ``i`` in the chain's link frame ``i`` (the module docstring):
+    ``Tz(d) Tx(a) Rx(alpha)`` (revolute) or ``Rz(theta) Tx(a) Rx(alpha)`` (prismatic) with
+    standard DH, the identity with modified DH (the link frame is the DH frame)."""
+    if convention == MODIFIED:
+        return Transform()
+    first = Transform.trans(z=row.d) if row.joint == REVOLUTE else Transform.rot_z(row.theta)
+    return first @ Transform.trans(x=row.a) @ Transform.rot_x(row.alpha)
 
 
 def _moved(inertial: Inertial, x: Transform) -> Inertial:
@@ -111,4 +128,5 @@ def _moved(inertial: Inertial, x: Transform) -> Inertial:
     )
 
 
-__all__ = ["DHRow", "dh_chain", "STANDARD", "MODIFIED", "CONVENTIONS", "REVOLUTE", "PRISMATIC"]
+__all__ = ["DHRow", "dh_chain", "dh_frame_offset", "STANDARD", "MODIFIED", "CONVENTIONS",
+           "REVOLUTE", "PRISMATIC"]

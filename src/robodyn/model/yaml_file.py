@@ -12,6 +12,9 @@ The schema (README, "Model files")::
     tool: {xyz: [l2, 0, 0], rpy: [0, 0, 0]}   # end-effector frame in the last link frame
     links:                       # base to tip, one per joint
       - joint: revolute          # revolute | prismatic
+        parent: base             # optional: a tree. The name or 1-based number of an
+                                 # earlier link, or base; default the link before
+                                 # (DH: this row's frame is placed in the parent's frame)
         a: 0
         alpha: pi/2
         d: 0
@@ -27,6 +30,8 @@ The schema (README, "Model files")::
     values: {m1: 1.0, l1: 0.5, g: 9.81}
     configurations:              # optional: named joint values, one per joint, within
       home: [0, pi/2]            # the limits (robot.configurations["home"])
+    frames:                      # optional: named frames fixed to a link (or the base):
+      left_tip: {link: finger1, xyz: [0, 0, l3], rpy: [0, 0, 0]}   # in its DH frame
 
 Numbers may be expressions (:mod:`robodyn.model.expressions`); omitted ``com``
 and ``inertia`` are zero; ``mass`` is required. Unknown keys are errors (a typo
@@ -50,22 +55,23 @@ from pathlib import Path
 import yaml
 
 from ..core.errors import ModelError, excerpt
-from .chain import JOINT_TYPES, Friction, Inertial, Motor, PointMass, Transform
-from .dh import CONVENTIONS, STANDARD, DHRow, dh_chain
+from .chain import JOINT_TYPES, Frame, Friction, Inertial, Motor, PointMass, Transform
+from .dh import CONVENTIONS, STANDARD, DHRow, dh_chain, dh_frame_offset
 from .expressions import RESERVED as RESERVED_NAME
 from .expressions import check_parameter_name, parse_expression, symbol
-from .names import display_tex_problem
+from .names import check_text, display_tex_problem
 from .source import ModelSource, Provenance
 
 _TOP_KEYS = {"name", "dh", "gravity", "links", "values", "description", "planar", "tool",
-             "display", "configurations", "terms", "potential_zero", "floating", "base"}
+             "display", "configurations", "terms", "potential_zero", "floating", "base",
+             "frames"}
 _BASE_KEYS = {"mass", "com", "inertia"}
 #: A configuration's name: an identifier of at most 40 characters (``qr``, ``home``).
 _CONFIGURATION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
 #: A display name: a name or a short piece of LaTeX (``theta_1``, ``\\ell_{c_1}``).
 _DISPLAY = re.compile(r"^[A-Za-z0-9_{}\\ ^']{1,40}$")
 _LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "friction",
-              "motor", "limits", "name", "point_masses"}
+              "motor", "limits", "name", "point_masses", "parent"}
 _POINT_MASS_KEYS = {"mass", "at"}
 #: Most point masses one link may carry (a model file needs a few).
 MAX_POINT_MASSES = 100
@@ -273,9 +279,14 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
             raise ModelError(f"{field}.name: expected a string, got {excerpt(link_name)}")
         names.append(link_name)
 
+    parents = _parents(links, names, source)
     values = parse_values(data.get("values", {}) or {}, f"{source}: values")
     chain = dh_chain(convention, rows, inertials, frictions, gravity, names, motors, limits,
-                     points)
+                     points, parents)
+    if data.get("frames") is not None:
+        frames = _frames(data["frames"], names, [dh_frame_offset(convention, r) for r in rows],
+                         f"{source}: frames")
+        chain = replace(chain, frames=frames)
     tool = data.get("tool")
     if tool is not None:
         chain = replace(chain, tip=chain.tip @ _tool(tool, f"{source}: tool"))
@@ -301,6 +312,97 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
                                           f"{source}: configurations")
     return ModelSource(name.strip(), chain, values, description.strip(), provenance,
                        configurations)
+
+
+#: ``parent:`` (and a frame's ``link:``) naming the base.
+BASE = "base"
+#: Most named frames a model file may declare.
+MAX_FRAMES = 100
+
+
+def _link_reference(value: object, names: list[str], before: int, field: str,
+                    what: str) -> int:
+    """The 0-based index (``-1``: the base) of the link ``value`` names: ``base``, a link's
+    ``name`` or its 1-based number, among the first ``before`` links (``before =
+    len(names)``: any link)."""
+    if value == BASE:
+        return -1
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise ModelError(f"{field}: {excerpt(value)} is not a link; give 'base', a link's "
+                         f"name or its number (1 to {len(names)})")
+    if isinstance(value, int):
+        index = value - 1
+        if not 0 <= index < len(names):
+            raise ModelError(f"{field}: {value} is not a link number; the links are numbered "
+                             f"1 to {len(names)} in the order listed (or give 'base')")
+    else:
+        matches = [k for k, name in enumerate(names) if name == value]
+        if not matches:
+            raise ModelError(f"{field}: {excerpt(value, 40)} is not the name of a link; the "
+                             f"links are {', '.join(excerpt(n, 20) for n in names[:8])}"
+                             f"{' ...' if len(names) > 8 else ''} (or give 'base')")
+        if len(matches) > 1:
+            raise ModelError(f"{field}: {excerpt(value, 40)} names links "
+                             f"{', '.join(str(k + 1) for k in matches[:5])}; give the link's "
+                             "number instead, or give the links distinct names")
+        index = matches[0]
+    if index >= before:
+        raise ModelError(f"{field}: link {index + 1} ({excerpt(names[index], 40)}) is not "
+                         f"listed before link {before + 1}; {what}")
+    return index
+
+
+def _parents(links: list, names: list[str], source: str) -> tuple[int, ...] | None:
+    """``parent:`` of each link (:func:`_link_reference`), 0-based; ``None`` when no link
+    gives one (a serial chain). A parent must be listed before its child, which also rules
+    out cycles."""
+    if not any("parent" in entry for entry in links):
+        return None
+    out = []
+    for i, entry in enumerate(links):
+        if "parent" not in entry:
+            out.append(i - 1)
+            continue
+        out.append(_link_reference(
+            entry["parent"], names, i, f"{source}: links[{i}].parent",
+            "a parent must come before its child in 'links' (list the parent first; a link "
+            "cannot be its own ancestor)"))
+    return tuple(out)
+
+
+def _frames(value: object, names: list[str], offsets: list[Transform],
+            field: str) -> tuple[Frame, ...]:
+    """``frames: {name: {link: .., xyz: [..], rpy: [..]}}``: named frames fixed to a link
+    (``base``, a link's name or 1-based number), placed by ``xyz``/``rpy`` (URDF
+    convention, as ``tool``) in that link's DH frame (``offsets[i]``: DH frame ``i`` in
+    the chain's link frame ``i``)."""
+    if not isinstance(value, Mapping):
+        raise ModelError(f"{field}: expected a mapping {{name: {{link: .., xyz: [x, y, z], "
+                         f"rpy: [r, p, y]}}}}, got {excerpt(value)}")
+    if len(value) > MAX_FRAMES:
+        raise ModelError(f"{field}: {len(value):,} frames; at most {MAX_FRAMES}")
+    out = []
+    for key, entry in value.items():
+        if not isinstance(key, str) or not key.strip():
+            raise ModelError(f"{field}: {excerpt(key, 40)} is not a frame name (a string)")
+        name = check_text(key, f"{field}: a frame name", "a frame name")
+        where = f"{field}.{name}"
+        if name in names or name == BASE:
+            raise ModelError(f"{where}: {name!r} is already the name of a link (or the base); "
+                             "give the frame another name")
+        if not isinstance(entry, Mapping):
+            raise ModelError(f"{where}: expected a mapping {{link: .., xyz: [x, y, z], rpy: "
+                             f"[r, p, y]}}, got {excerpt(entry)}")
+        _no_unknown(entry, {"link", "xyz", "rpy"}, where)
+        if "link" not in entry:
+            raise ModelError(f"{where}.link: missing; name the link the frame is fixed to "
+                             "(its name, its number, or base)")
+        link = _link_reference(entry["link"], names, len(names), f"{where}.link", "")
+        placement = _tool({k: v for k, v in entry.items() if k != "link"}, where)
+        if link >= 0:
+            placement = offsets[link] @ placement
+        out.append(Frame(name, link, placement))
+    return tuple(out)
 
 
 def parse_configurations(value: object, chain, field: str) -> tuple:

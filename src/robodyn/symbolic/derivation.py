@@ -266,13 +266,13 @@ def given_steps(d: Derivation, dh_rows=(), convention: str | None = None) -> lis
     steps = _geometry_steps(ring, d.chain, dh_rows, convention)
     if standard:
         links = dh_links(ring, d.chain, dh_rows)
-        steps += _frame_steps(ring, [(x.rot, x.origin) for x in links], convention)
+        steps += _frame_steps(ring, [(x.rot, x.origin) for x in links], convention, d.chain)
         inertials = [(x.mass, x.com, x.inertia) for x in links]
     else:
         q_args = ring.joint_arguments()[0]
         frames = [joint_transform(link.joint, q_args[i], ring.ops())
                   for i, link in enumerate(chain_r.links)]
-        steps += _frame_steps(ring, frames, convention if dh_rows else None)
+        steps += _frame_steps(ring, frames, convention if dh_rows else None, d.chain)
         inertials = [(x.inertial.mass, x.inertial.com, x.inertial.inertia)
                      for x in chain_r.links]
     steps += _inertial_steps(ring, chain_r, inertials, standard)
@@ -294,9 +294,10 @@ def _geometry_steps(ring, chain: Chain, dh_rows, convention) -> list[RawStep]:
             table.append([to_sympy(row.a), to_sympy(row.alpha), to_sympy(dd), to_sympy(theta)])
         name = "modified (Craig): a_{i-1}, alpha_{i-1}" if convention == "modified" else \
             "standard (Siciliano): a_i, alpha_i"
-        return [RawStep(S, f"DH table ({name}, d_i, theta_i; row i = joint i)",
-                        "DH", r"\mathrm{DH}", sp.Matrix(table))]
-    steps = []
+        steps = [RawStep(S, f"DH table ({name}, d_i, theta_i; row i = joint i)",
+                         "DH", r"\mathrm{DH}", sp.Matrix(table))]
+        return steps + _parent_steps(chain)
+    steps = _parent_steps(chain)
     for i, link in enumerate(chain.links):
         k = i + 1
         p = link.joint.placement
@@ -304,11 +305,21 @@ def _geometry_steps(ring, chain: Chain, dh_rows, convention) -> list[RawStep]:
             S, f"Joint {k} ({link.joint.type}): unit vector of its axis in link frame {k}",
             f"u_{k}", rf"\mathbf{{u}}_{{{k}}}", sp.Matrix([to_sympy(x) for x in link.joint.axis])))
         steps.append(RawStep(
-            S, f"Joint {k}: placement in frame {k - 1} (rotation, origin)",
+            S, f"Joint {k}: placement in frame {chain.parent(i) + 1} (rotation, origin)",
             f"P_{k}", rf"P_{{{k}}}", sp.Matrix([[to_sympy(x) for x in row]
                                                + [to_sympy(p.translation[r])]
                                                for r, row in enumerate(p.rotation)])))
     return steps
+
+
+def _parent_steps(chain: Chain) -> list[RawStep]:
+    """A tree's shape: the parent of each link (0: the base), each DH row (or joint
+    placement) given in its parent's frame; nothing for a serial chain."""
+    if chain.is_serial:
+        return []
+    return [RawStep(SECTION_GIVEN, "Tree: the parent of link i (0: the base); row i is "
+                    "given in its parent's frame", "parent", r"\mathrm{parent}",
+                    sp.Matrix([[p + 1 for p in chain.parent_indices]]))]
 
 
 #: ``A_k`` of a DH row, by convention: (text, LaTeX) with ``{k}``, ``{p}`` = k - 1.
@@ -321,33 +332,37 @@ _A_FORMULA = {
 }
 
 
-def _frame_steps(ring, frames, convention) -> list[RawStep]:
+def _frame_steps(ring, frames, convention, chain: Chain | None = None) -> list[RawStep]:
     """Each ``A_i`` (from ``frames``: rotation and origin of link frame ``i`` in frame
-    ``i-1``) and the products ``T_i = A_1 ... A_i``."""
+    ``i-1``, in a tree ``chain`` in its parent's frame) and the products ``T_i = A_1 ...
+    A_i`` (in a tree over the path from the base: ``T_3 = A_1 A_3``)."""
     S = SECTION_GIVEN
     steps: list[RawStep] = []
-    rot_0, pos_0 = la.IDENTITY3, la.ZERO3
+    parents = chain.parent_indices if chain is not None else tuple(range(-1, len(frames) - 1))
     products = []
     text, latex = _A_FORMULA[convention or None]
     for i, (rot, origin) in enumerate(frames):
-        k = i + 1
+        k, p = i + 1, parents[i] + 1
         row = f" (DH row {k})" if convention else ""
         steps.append(RawStep(
-            S, f"Link frame {k} in frame {k - 1}{row}", f"A_{k}", rf"A_{{{k}}}^{{{k - 1}}}",
+            S, f"Link frame {k} in frame {p}{row}", f"A_{k}", rf"A_{{{k}}}^{{{p}}}",
+            # the formula names row k's own parameters (Craig's a_{k-1}, alpha_{k-1})
             _homogeneous(ring, rot, origin), text.format(k=k, p=k - 1),
             latex.format(k=k, p=k - 1)))
-        pos_0 = la.add(pos_0, la.matvec(rot_0, origin))
-        rot_0 = la.matmul(rot_0, rot)
-        products.append((rot_0, pos_0))
+        rot_0, pos_0 = products[p - 1] if p else (la.IDENTITY3, la.ZERO3)
+        products.append((la.matmul(rot_0, rot), la.add(pos_0, la.matvec(rot_0, origin))))
     for i, (rot, origin) in enumerate(products):
         if i == 0:
             continue
         k = i + 1
-        lhs = " ".join(f"A_{j}" for j in range(1, k + 1))
+        path = [k]  # the frames from the base to frame k
+        while parents[path[0] - 1] >= 0:
+            path.insert(0, parents[path[0] - 1] + 1)
+        lhs = " ".join(f"A_{j}" for j in path)
         steps.append(RawStep(
             S, f"Link frame {k} in the base frame: [R_{k}, o_{k}; 0, 1]", f"T_{k}",
             rf"T_{{{k}}}^{{0}}", _homogeneous(ring, rot, origin), lhs,
-            r"\,".join(f"A_{{{j}}}^{{{j - 1}}}" for j in range(1, k + 1))))
+            r"\,".join(f"A_{{{j}}}^{{{parents[j - 1] + 1}}}" for j in path)))
     return steps
 
 
@@ -396,15 +411,22 @@ def _boundary_steps(ring, chain_r: Chain, standard: bool = False) -> list[RawSte
     zero = (ring.zero,) * 3
     acc, acc_tex = ("pdd_0", r"\ddot p_0") if standard else ("vd_0", r"\dot v_0")
     moment, moment_tex = ("mu", r"\mu") if standard else ("n", "n")
+    wrench = ("" if not ring.extra else "0 (h_e enters as J^T h_e)",
+              "" if not ring.extra else r"0 \quad (h_e\ \text{enters as}\ J^T h_e)")
+    tips = [RawStep(S, f"Tip: force and moment of the environment on link {n}",
+                    f"f_{n + 1} = {moment}_{n + 1}",
+                    rf"f_{{{n + 1}}} = {moment_tex}_{{{n + 1}}}", zero, *wrench)]
+    if not chain_r.is_serial:  # a tree: every link without children is a tip
+        leaves = [i + 1 for i in range(n) if not chain_r.children(i)]
+        tips = [RawStep(S, f"Tips (links {', '.join(map(str, leaves))}, without children): "
+                        "no force or moment from a child", f"f = {moment} = 0 from children",
+                        rf"f = {moment_tex} = 0", zero, *wrench)]
     return [
         RawStep(S, "Base: angular velocity and acceleration", "w_0 = wd_0", r"\omega_0 = "
                 r"\dot\omega_0", zero),
         RawStep(S, "Base: gravity as an upward acceleration of the base", acc,
                 acc_tex, vec(la.neg(chain_r.gravity), ring), "-g0", r"-\mathbf{g}_0"),
-        RawStep(S, f"Tip: force and moment of the environment on link {n}",
-                f"f_{n + 1} = {moment}_{n + 1}", rf"f_{{{n + 1}}} = {moment_tex}_{{{n + 1}}}",
-                zero, "" if not ring.extra else "0 (h_e enters as J^T h_e)",
-                "" if not ring.extra else r"0 \quad (h_e\ \text{enters as}\ J^T h_e)"),
+        *tips,
     ]
 
 

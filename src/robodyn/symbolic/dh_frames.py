@@ -14,6 +14,10 @@ in the DH frames themselves, so the steps of a standard-DH model are shown there
   backward one for ``f_k^k``, ``mu_k^k``, ``tau_k`` (moments about the origin of frame
   ``k-1``), with ``R_k^{k-1}`` and ``r_{k-1,k}^k = R_k^{k-1 T} o_k^{k-1}``.
 
+On a tree each DH row is placed in its parent's DH frame (:mod:`robodyn.model.dh`), so
+``k-1`` reads "the parent of ``k``" throughout and the backward recursion sums over the
+children of each link.
+
 The torques of :func:`siciliano_recursion` equal the core's recursion
 (:func:`robodyn.dynamics.rnea.rnea`) identically (a test proves it for every standard-DH
 built-in); the equations of motion are still taken from the core.
@@ -79,15 +83,24 @@ def dh_links(ring, chain: Chain, dh_rows) -> list[DHLink]:
     return out
 
 
-def siciliano_recursion(links: list[DHLink], gravity, qd, qdd, record) -> list:
+def siciliano_recursion(links: list[DHLink], gravity, qd, qdd, record,
+                        parents=None) -> list:
     """Siciliano's recursive Newton–Euler in DH frames (eqs. 7.107–7.111 without the
     rotors' gyroscopic terms; a rotor's reflected inertia ``G^2 Jm qdd`` is added to
     ``tau`` as the core does). ``record(name, k, value)`` receives ``w``, ``wd``,
-    ``pdd``, ``pddc`` forward and ``f``, ``mu``, ``tau`` backward (``k`` from 1)."""
+    ``pdd``, ``pddc`` forward and ``f``, ``mu``, ``tau`` backward (``k`` from 1).
+
+    ``parents`` (0-based, ``-1`` the base; default the link before): a tree, each
+    ``A_k`` given in its parent's DH frame. The forward recursion then starts from the
+    parent's motion and the backward one sums the force and moment of every child (its
+    ``mu`` is about the origin of this link's DH frame, as a single child's is)."""
     n = len(links)
-    w, wd, pdd = la.ZERO3, la.ZERO3, la.neg(gravity)
-    ws, wds, pddcs = [], [], []
+    parents = list(parents) if parents is not None else list(range(-1, n - 1))
+    base = (la.ZERO3, la.ZERO3, la.neg(gravity))
+    ws, wds, pdds, pddcs = [], [], [], []
     for k, link in enumerate(links):
+        p = parents[k]
+        w, wd, pdd = (ws[p], wds[p], pdds[p]) if p >= 0 else base
         rot, r = link.rot, link.r
         if link.revolute:
             w_k = la.tmatvec(rot, la.add(w, la.scale(qd[k], Z0)))
@@ -105,20 +118,19 @@ def siciliano_recursion(links: list[DHLink], gravity, qd, qdd, record) -> list:
         pddc = la.add(pdd_k, la.add(la.cross(wd_k, c), la.cross(w_k, la.cross(w_k, c))))
         for name, value in (("w", w_k), ("wd", wd_k), ("pdd", pdd_k), ("pddc", pddc)):
             record(name, k + 1, value)
-        w, wd, pdd = w_k, wd_k, pdd_k
         ws.append(w_k)
         wds.append(wd_k)
+        pdds.append(pdd_k)
         pddcs.append(pddc)
 
     tau = [None] * n
-    f_next, mu_next = la.ZERO3, la.ZERO3
+    forces: list = [None] * n  # per link: (f, mu) in its DH frame, once computed
     for k in reversed(range(n)):
         link = links[k]
-        if k + 1 < n:
-            f_child = la.matvec(links[k + 1].rot, f_next)
-            mu_child = la.matvec(links[k + 1].rot, mu_next)
-        else:
-            f_child = mu_child = la.ZERO3
+        f_child = mu_child = la.ZERO3
+        for c in (c for c in range(k + 1, n) if parents[c] == k):
+            f_child = la.add(f_child, la.matvec(links[c].rot, forces[c][0]))
+            mu_child = la.add(mu_child, la.matvec(links[c].rot, forces[c][1]))
         f = la.add(f_child, la.scale(link.mass, pddcs[k]))
         Iw = la.matvec(link.inertia, ws[k])
         mu = la.add(la.neg(la.cross(f, la.add(link.r, link.com))), mu_child)
@@ -129,7 +141,7 @@ def siciliano_recursion(links: list[DHLink], gravity, qd, qdd, record) -> list:
         record("f", k + 1, f)
         record("mu", k + 1, mu)
         record("tau", k + 1, tau[k])
-        f_next, mu_next = f, mu
+        forces[k] = (f, mu)
     return tau
 
 

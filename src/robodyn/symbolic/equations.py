@@ -175,7 +175,11 @@ class Equations:
     @property
     def frames_note(self) -> str:
         """Which frames the steps are written in (empty without a DH convention)."""
-        return _FRAMES_NOTES.get(self._convention or "", "")
+        note = _FRAMES_NOTES.get(self._convention or "", "")
+        if note and not self._d.chain.is_serial:
+            note += ("; a tree: each DH row is placed in its parent's DH frame, so read i-1 as "
+                     "the parent of i")
+        return note
 
     @property
     def display(self) -> Mapping[str, str]:

@@ -7,7 +7,8 @@ per link ``i``, everything in the base frame::
     p_ci = o_i + R_i c_i                       centre of mass
     v_ci = d p_ci / dt = sum_j (d p_ci / d q_j) qd_j
     w_i  = sum_{j <= i, revolute} z_j qd_j       (z_j = R_j u_j, the joint axis; z_{j-1}
-                                               with standard DH, Siciliano's index)
+                                               with standard DH, Siciliano's index; in a
+                                               tree j runs over link i's ancestors)
     K_i  = 1/2 m_i v_ci^T v_ci + 1/2 w_i^T R_i I_i R_i^T w_i
            + sum_k 1/2 m_ik v_ik^T v_ik      point masses m_ik of the link at p_ik
     K_mi = 1/2 G_i^2 J_mi qd_i^2               motor i's rotor, if the model has one
@@ -188,10 +189,12 @@ def energies(chain: Chain, ring: TrigRing, standard_dh: bool = False):
     for i, (link, (rot, _)) in enumerate(zip(chain_r.links, poses, strict=True)):
         k = i + 1
         p_c = vec(coms[i], ring)
-        v_c = tuple(ring.reduce(sum((ring.diff_q(x, j) * qd[j] for j in range(i + 1)), ring.zero))
+        # the joints that move link i: all j <= i in a chain, its ancestors in a tree
+        moving = sorted(chain.ancestors(i))
+        v_c = tuple(ring.reduce(sum((ring.diff_q(x, j) * qd[j] for j in moving), ring.zero))
                     for x in p_c)
         w = la.ZERO3
-        for j in range(i + 1):
+        for j in moving:
             if chain_r.links[j].joint.type == REVOLUTE:
                 w = la.add(w, la.scale(qd_args[j], axes[j]))
         w = vec(w, ring)
@@ -204,7 +207,7 @@ def energies(chain: Chain, ring: TrigRing, standard_dh: bool = False):
         points = []
         for j, (mass, p) in enumerate(point_positions(chain_r, poses)[i]):
             p_p = vec(p, ring)
-            v_p = tuple(ring.reduce(sum((ring.diff_q(x, b) * qd[b] for b in range(i + 1)),
+            v_p = tuple(ring.reduce(sum((ring.diff_q(x, b) * qd[b] for b in moving),
                                         ring.zero)) for x in p_p)
             translational = translational + ring.product(poly(mass, ring), ring.reduce(
                 sum((ring.product(x, x) for x in v_p), ring.zero)))
@@ -215,7 +218,16 @@ def energies(chain: Chain, ring: TrigRing, standard_dh: bool = False):
         K_motors.append(ring.reduce(armature * qd[i] * qd[i] * half) if armature != ring.zero
                         else None)
         axis = {"zj": "z_(j-1)", "zj_tex": "z_{j-1}"} if standard_dh else {}
-        steps += [_step("p_c", p_c, k), _step("v_c", v_c, k), *points, _step("w", w, k, **axis)]
+        if standard_dh and not chain.is_serial:  # joint j turns about its parent's z
+            axis = {"zj": "z_parent(j)", "zj_tex": r"z_{\mathrm{parent}(j)}"}
+        w_step = _step("w", w, k, **axis)
+        if not chain.is_serial:  # a tree: the joints between link k and the base
+            joints = ", ".join(str(j + 1) for j in moving)
+            w_step = replace(w_step, formula=w_step.formula.replace(
+                f"j <= {k}", f"j in {{{joints}}} (link {k} and its ancestors)"),
+                latex_formula=w_step.latex_formula.replace(
+                    rf"j \le {k}", rf"j \in \{{{joints}\}}"))
+        steps += [_step("p_c", p_c, k), _step("v_c", v_c, k), *points, w_step]
     for i in range(n):
         steps.append(_with_point_masses(_step("K_link", K_links[i], i + 1), chain_r.links[i],
                                         "K"))

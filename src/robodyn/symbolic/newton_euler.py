@@ -12,6 +12,11 @@ its ``record`` hook hands over every intermediate vector, which become the steps
   ``f_i`` and (as ``c_{i,k} x F_{i,k}``) to ``n_i``;
 * inward, from the tip: ``f_i``, ``n_i`` and ``tau_i``.
 
+On a tree (``chain.parents``) every step reads from the link's parent instead of the link
+before (titled ``Link 3 from link 1``), and the inward ``f_i``, ``n_i`` sum the forces of
+all the link's children (``Link 1, from links 2 and 3``); a link without children starts
+from ``f = n = 0``.
+
 ``M`` is read off ``tau`` as the coefficients of ``qdd``, ``g`` is ``tau`` at
 ``qd = qdd = 0`` and ``C`` is formed from the Christoffel symbols of ``M``
 (:func:`~.derivation.collect`).
@@ -161,6 +166,43 @@ SECTION_FORWARD = "Forward recursion (Siciliano 7.5: link i in DH frame i)"
 SECTION_BACKWARD = "Backward recursion (Siciliano 7.5: link i in DH frame i)"
 
 
+def _tree_fmt(chain: Chain, i: int) -> tuple[dict, list[int]]:
+    """The names of link ``i`` (1-based) in the formulas: ``k`` itself, ``p`` its parent
+    (0: the base), ``c`` its child; and all its children (1-based; a tree's link may have
+    several, a chain's has one, ``i + 1``, or none)."""
+    children = [c + 1 for c in chain.children(i - 1)]
+    return dict(k=i, p=chain.parent(i - 1) + 1, c=children[0] if children else i + 1), children
+
+
+def _with_children(template: str, fmt: dict, children: list[int]) -> str:
+    """``template`` formatted with ``fmt``; where a link has several children, each term
+    (split at `` + ``) naming the child ``{c}`` is written once per child, summed."""
+    if len(children) <= 1:
+        return template.format(**fmt)
+    terms = []
+    for term in template.split(" + "):
+        if "{c}" in term:
+            terms += [term.format(**dict(fmt, c=c)) for c in children]
+        else:
+            terms.append(term.format(**fmt))
+    return " + ".join(terms)
+
+
+def _tree_title(chain: Chain, i: int, outward: bool, fmt: dict, children: list[int]) -> str:
+    """``Link i`` and, in a tree, where its step comes from: ``Link 3 from link 1`` (the
+    parent, outward), ``Link 1, from links 2 and 3`` (the children, inward)."""
+    if chain.is_serial:
+        return f"Link {i}"
+    if outward:
+        return f"Link {i} from " + (f"link {fmt['p']}" if fmt["p"] else "the base")
+    if not children:
+        return f"Link {i} (no child)"
+    if len(children) == 1:
+        return f"Link {i}, from link {children[0]}"
+    return (f"Link {i}, from links {', '.join(map(str, children[:-1]))} and "
+            f"{children[-1]}")
+
+
 def newton_euler(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Derivation:
     """Run the core's RNEA on ``chain``'s closed forms in ``ring``; see the module.
     ``standard_dh``: the rows of the model's standard DH table, if it has one: the steps
@@ -192,76 +234,81 @@ def newton_euler(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Deriv
 
 def _siciliano_steps(chain, chain_r, ring, rows, qd_args, qdd_args) -> list[RawStep]:
     """The steps of Siciliano's recursion in the DH frames (:mod:`.dh_frames`)."""
-    n = chain.dof
     links = dh_links(ring, chain, rows)
     steps: list[RawStep] = []
     for k, link in enumerate(links, start=1):
+        p = chain.parent(k - 1) + 1  # the frame A_k is given in (k - 1 in a chain)
         steps.append(RawStep(
-            SECTION_FRAMES, f"Frame {k} in frame {k - 1}: rotation (of A_{k})", f"R_{k}",
-            f"R_{{{k}}}^{{{k - 1}}}", [list(vec(row, ring)) for row in link.rot]))
+            SECTION_FRAMES, f"Frame {k} in frame {p}: rotation (of A_{k})", f"R_{k}",
+            f"R_{{{k}}}^{{{p}}}", [list(vec(row, ring)) for row in link.rot]))
         steps.append(RawStep(
-            SECTION_FRAMES, f"Origin of frame {k} seen from frame {k - 1}, in frame {k}",
-            f"r_{k - 1}{k}", f"r_{{{k - 1},{k}}}^{{{k}}}", vec(link.r, ring),
-            f"R_{k}^T o_{k}", rf"(R_{{{k}}}^{{{k - 1}}})^T o_{{{k}}}^{{{k - 1}}}"))
+            SECTION_FRAMES, f"Origin of frame {k} seen from frame {p}, in frame {k}",
+            f"r_{p}{k}", f"r_{{{p},{k}}}^{{{k}}}", vec(link.r, ring),
+            f"R_{k}^T o_{k}", rf"(R_{{{k}}}^{{{p}}})^T o_{{{k}}}^{{{p}}}"))
     records: list[tuple[str, int, object]] = []
     siciliano_recursion(links, chain_r.gravity, qd_args, qdd_args,
-                        lambda name, i, value: records.append((name, i, value)))
+                        lambda name, i, value: records.append((name, i, value)),
+                        parents=chain.parent_indices)
     for name, i, value in records:
         title, lhs, latex_lhs, formulas, latex_formulas = _SICILIANO[name]
-        fmt = dict(k=i, p=i - 1, c=i + 1)
+        fmt, children = _tree_fmt(chain, i)
         if name in ("f", "mu"):
-            which = 1 if i == n else 0
+            which = 0 if children else 1
         else:
             which = 0 if links[i - 1].revolute else 1
         section = SECTION_BACKWARD if name in ("f", "mu", "tau") else SECTION_FORWARD
         value = poly(value, ring) if name == "tau" else vec(value, ring)
         if name == "tau" and chain.links[i - 1].joint.type != REVOLUTE:
             title = "joint force (prismatic joint; without friction)"
+        head = _tree_title(chain, i, section == SECTION_FORWARD, fmt, children)
         steps.append(RawStep(
-            section, f"Link {i}: {title.format(**fmt)}", lhs.format(**fmt),
-            latex_lhs.format(**fmt), value, formulas[which].format(**fmt),
-            latex_formulas[which].format(**fmt)))
+            section, f"{head}: {title.format(**fmt)}", lhs.format(**fmt),
+            latex_lhs.format(**fmt), value, _with_children(formulas[which], fmt, children),
+            _with_children(latex_formulas[which], fmt, children)))
     return steps
 
 
 def _craig_steps(chain, chain_r, ring, records, q_args, ops) -> list[RawStep]:
     """The steps of the core's recursion in its link frames (Craig §6.5, lecture 15)."""
-    n = chain.dof
     steps: list[RawStep] = []
     for i, link in enumerate(chain_r.links):
         rot, origin = joint_transform(link.joint, q_args[i], ops)
-        k = i + 1
+        k, p = i + 1, chain.parent(i) + 1  # p: the parent's frame (k - 1 in a chain)
         steps.append(RawStep(
-            SECTION_FRAMES, f"Frame {k} in frame {k - 1}: rotation", f"R_{k}", f"R_{{{k}}}",
+            SECTION_FRAMES, f"Frame {k} in frame {p}: rotation", f"R_{k}", f"R_{{{k}}}",
             [list(vec(row, ring)) for row in rot]))
         steps.append(RawStep(
-            SECTION_FRAMES, f"Frame {k} in frame {k - 1}: origin", f"r_{k}", f"r_{{{k}}}",
+            SECTION_FRAMES, f"Frame {k} in frame {p}: origin", f"r_{k}", f"r_{{{k}}}",
             vec(origin, ring)))
     for name, i, value in records:
         if name in _POINT:
             j, value = value
             title, lhs, latex_lhs, formula, latex_formula = (
                 x.format(k=i, j=j + 1) for x in _POINT[name])
-            steps.append(RawStep(SECTION_OUTWARD, f"Link {i}: {title}", lhs, latex_lhs,
+            fmt, children = _tree_fmt(chain, i)
+            head = _tree_title(chain, i, True, fmt, children)
+            steps.append(RawStep(SECTION_OUTWARD, f"{head}: {title}", lhs, latex_lhs,
                                  vec(value, ring), formula, latex_formula))
             continue
         revolute = chain.links[i - 1].joint.type == REVOLUTE
         table = _OUTWARD if name in _OUTWARD else _INWARD
         title, lhs, latex_lhs, formulas, latex_formulas = table[name]
-        fmt = dict(k=i, p=i - 1, c=i + 1)
+        fmt, children = _tree_fmt(chain, i)
         if name in ("f", "n"):
-            which = 1 if i == n else 0     # the last link has no child pushing on it
+            which = 0 if children else 1     # a link without children: nothing pushes on it
         else:
             which = 0 if revolute else 1
         section = SECTION_OUTWARD if table is _OUTWARD else SECTION_INWARD
         value = poly(value, ring) if name == "tau" else vec(value, ring)
         if name == "tau" and chain.links[i - 1].joint.type != REVOLUTE:
             title = "joint force (prismatic joint; without friction)"
-        formula, latex_formula = formulas[which].format(**fmt), latex_formulas[which].format(**fmt)
+        formula = _with_children(formulas[which], fmt, children)
+        latex_formula = _with_children(latex_formulas[which], fmt, children)
         if name in ("f", "n"):
             formula, latex_formula = _with_point_masses(name, i, chain.links[i - 1],
                                                         formula, latex_formula)
+        head = _tree_title(chain, i, table is _OUTWARD, fmt, children)
         steps.append(RawStep(
-            section, f"Link {i}: {title.format(**fmt)}", lhs.format(**fmt),
+            section, f"{head}: {title.format(**fmt)}", lhs.format(**fmt),
             latex_lhs.format(**fmt), value, formula, latex_formula))
     return steps

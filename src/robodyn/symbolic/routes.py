@@ -127,14 +127,15 @@ def energy_route(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Deriv
     return d
 
 
-def _link_jacobians(ring: TrigRing, i: int, p, z, o, revolute):
-    """``(J_P, J_O)`` of link ``i`` (3 x n, columns past ``i`` zero): column ``j`` is
+def _link_jacobians(ring: TrigRing, i: int, p, z, o, revolute, moving=None):
+    """``(J_P, J_O)`` of link ``i`` (3 x n, columns past ``i`` zero; in a tree every column
+    off ``moving``, link ``i`` and its ancestors, zero): column ``j`` is
     ``z_j x (p - o_j)``, ``z_j`` for a revolute joint ``j`` and ``z_j``, 0 for a prismatic
     one (Siciliano eq. 7.16-7.17)."""
     n, zero = ring.dof, ring.zero
     JP = [[zero] * n for _ in range(3)]
     JO = [[zero] * n for _ in range(3)]
-    for j in range(i + 1):
+    for j in (range(i + 1) if moving is None else moving):
         if revolute[j]:
             col = [ring.reduce(x) for x in la.cross(z[j], la.sub(p, o[j]))]
             for r in range(3):
@@ -158,12 +159,16 @@ def _inertia_part(ring: TrigRing, m, JP, JO, I_base):
     return Bi
 
 
-def _jacobian_names(standard: bool, axis_is_z: bool):
+def _jacobian_names(standard: bool, axis_is_z: bool, chain: Chain | None = None):
     """How the Jacobian route names joint ``k``'s axis and a point of it: Siciliano's
     ``z_{k-1}``, ``p_{k-1}`` (standard DH: joint ``k`` turns about ``z_{k-1}`` through the
-    origin of frame ``k-1``), else ``z_k``, ``p_k`` of link frame ``k`` (Craig, URDF)."""
+    origin of frame ``k-1``; in a tree ``chain`` the frame of its parent), else ``z_k``,
+    ``p_k`` of link frame ``k`` (Craig, URDF)."""
     def names(k: int) -> dict:
-        j = k - 1 if standard else k
+        if standard:
+            j = chain.parent(k - 1) + 1 if chain is not None else k - 1
+        else:
+            j = k
         if standard and j == 0:
             source = source_tex = ""  # z_0 itself
         elif standard:
@@ -198,7 +203,7 @@ def jacobian_route(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Der
     gravity = vec(chain_r.gravity, ring)
     axis_is_z = all(tuple(to_sympy(x) for x in link.joint.axis) == (0, 0, 1)
                     for link in chain.links)
-    names = _jacobian_names(bool(standard_dh), axis_is_z)
+    names = _jacobian_names(bool(standard_dh), axis_is_z, chain)
     steps: list[RawStep] = []
     S = SECTION_JACOBIANS
     for j in range(n):
@@ -221,7 +226,8 @@ def jacobian_route(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Der
     for i, link in enumerate(chain_r.links):
         k = i + 1
         p = vec(coms[i], ring)
-        JP, JO = _link_jacobians(ring, i, p, z, o, revolute)
+        moving = sorted(chain.ancestors(i))  # the joints that move link i
+        JP, JO = _link_jacobians(ring, i, p, z, o, revolute, moving)
         JPs.append(JP)
         rot = poses[i][0]
         I_base = [list(vec(row, ring)) for row in la.rotate_tensor(rot, link.inertial.inertia)]
@@ -231,7 +237,7 @@ def jacobian_route(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Der
             # a point mass: one more body of link i, m J_P^T J_P with its own J_P
             idx = f"{k},{j + 1}"
             p_point = vec(p_point, ring)
-            JPp, _ = _link_jacobians(ring, i, p_point, z, o, revolute)
+            JPp, _ = _link_jacobians(ring, i, p_point, z, o, revolute, moving)
             points[i].append((poly(mass, ring), JPp))
             Bp = _inertia_part(ring, poly(mass, ring), JPp, JO, [[zero] * 3] * 3)
             Bi = [[ring.reduce(Bi[a][b] + Bp[a][b]) for b in range(n)] for a in range(n)]
@@ -244,15 +250,18 @@ def jacobian_route(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Der
                         f"column j: {zj} x (p_c{idx} - {pj}) (revolute j), {zj} (prismatic j)",
                         rf"{zj_tex} \times (p_{{c{idx}}} - {pj_tex})")]
         B = [[B[a][b] + Bi[a][b] for b in range(n)] for a in range(n)]
+        zeros = (f"columns j > {k} zero" if chain.is_serial else
+                 f"columns zero but for joint{'s' if len(moving) > 1 else ''} "
+                 f"{', '.join(str(j + 1) for j in moving)}: link {k} and its ancestors")
         steps += [
             RawStep(S, f"Link {k}: centre of mass", f"p_l{k}", rf"\mathbf{{p}}_{{l_{k}}}", p,
                     f"o_{k} + R_{k} c_{k}", rf"o_{{{k}}} + R_{{{k}}}\, \mathbf{{c}}_{{{k}}}"),
-            RawStep(S, f"Link {k}: translational Jacobian (columns j > {k} zero)",
+            RawStep(S, f"Link {k}: translational Jacobian ({zeros})",
                     f"J_P^(l{k})", rf"J_P^{{l_{k}}}", JP,
                     f"column j: {zj} x (p_l{k} - {pj}) (revolute j), {zj} (prismatic j)",
                     rf"{zj_tex} \times (\mathbf{{p}}_{{l_{k}}} - {pj_tex})\ "
                     rf"\text{{(revolute)}},\ {zj_tex}\ \text{{(prismatic)}}"),
-            RawStep(S, f"Link {k}: rotational Jacobian (columns j > {k} zero)",
+            RawStep(S, f"Link {k}: rotational Jacobian ({zeros})",
                     f"J_theta^(l{k})", rf"J_\theta^{{l_{k}}}", JO,
                     f"column j: {zj} (revolute j), 0 (prismatic j)",
                     rf"{zj_tex}\ \text{{(revolute)}},\ 0\ \text{{(prismatic)}}"), *point_steps]

@@ -86,7 +86,8 @@ def _unit(v):
 
 def generic_pose(chain) -> tuple[float, ...]:
     """Joint values away from zero: :data:`POSE_ANGLES` for the revolute joints, and
-    :data:`POSE_EXTENSION` of the arm's size for the prismatic ones."""
+    :data:`POSE_EXTENSION` of the arm's size for the prismatic ones (most of the travel,
+    where that is beyond a joint's limits)."""
     size = sum(_norm(link.joint.placement.translation) + _norm(link.inertial.com)
                for link in chain.links) + _norm(chain.tip.translation)
     size = size if size > 1e-9 else 1.0
@@ -97,6 +98,11 @@ def generic_pose(chain) -> tuple[float, ...]:
             k += 1
         else:
             q.append(POSE_EXTENSION * size)
+            limits = link.joint.limits
+            if limits is not None and not limits[0] <= q[-1] <= limits[1] \
+                    and math.isfinite(limits[0]) and math.isfinite(limits[1]):
+                # a short travel (a gripper's finger): most of it, within the limits
+                q[-1] = limits[0] + 0.8 * (limits[1] - limits[0])
     return tuple(q)
 
 
@@ -125,6 +131,20 @@ def frames(eq, chain, poses, table) -> tuple[list, str]:
             out.append(_compose(pose, _frame(x, table)))
         return out, "DH frames"
     return [base, *poses], "link frames"
+
+
+def _branch_end(chain, poses, drawn, which: str, i: int):
+    """Where a tree's branch that ends at link ``i`` (no children, not the last link)
+    ends: its DH frame's origin when DH frames are drawn, else its first named frame
+    (``chain.frames``), else its link frame's origin."""
+    if which == "DH frames":
+        return drawn[i + 1][1]
+    for frame in chain.frames:
+        if frame.link == i:
+            rot, pos = poses[i]
+            return la.add(pos, la.matvec(rot, tuple(float(x)
+                                                    for x in frame.placement.translation)))
+    return poses[i][1]
 
 
 class _View:
@@ -292,18 +312,35 @@ def arm_svg(eq, prefix: str = "") -> tuple[str, Pose, str]:
     origin = (0.0, 0.0, 0.0)
     # the arm's points: each joint (a prismatic joint's sleeve where its travel starts),
     # each link frame's origin, the tip
-    path, joints = [origin], []
-    prev_rot, prev_pos = la.IDENTITY3, origin
-    for link, (rot, pos) in zip(chain.links, poses, strict=True):
+    # (a tree: each link drawn from its parent's end; a branch other than the last ends
+    # at its DH frame or its first named frame)
+    path, joints, pairs, last = [origin], [], [], []
+    for i, (link, (rot, pos)) in enumerate(zip(chain.links, poses, strict=True)):
+        p = chain.parent(i)
+        prev_rot, prev_pos = poses[p] if p >= 0 else (la.IDENTITY3, origin)
         start = la.add(prev_pos, la.matvec(prev_rot, link.joint.placement.translation))
         axis = _unit(la.matvec(rot, link.joint.axis)) or (0.0, 0.0, 1.0)
         joints.append((link.joint.type, start, pos, axis))
+        if (last[p] if p >= 0 else origin, start) not in pairs:  # siblings share it
+            pairs.append((last[p] if p >= 0 else origin, start))
         path.append(start)
+        last.append(start)
         if link.joint.type == "prismatic":
+            pairs.append((start, pos))
             path.append(pos)
-        prev_rot, prev_pos = rot, pos
+            last[i] = pos
     tip = la.add(poses[-1][1], la.matvec(poses[-1][0], chain.tip.translation))
+    pairs.append((last[-1], tip))
     path.append(tip)
+    ends = [tip] * len(poses)  # where each link's body ends: its first child's joint
+    for i in range(len(poses)):
+        children = chain.children(i)
+        if children:
+            ends[i] = joints[children[0]][1]
+        elif i < len(poses) - 1:
+            ends[i] = _branch_end(chain, poses, drawn, which, i)
+            pairs.append((last[i], ends[i]))
+            path.append(ends[i])
     coms = [la.add(pos, la.matvec(rot, link.inertial.com))
             for link, (rot, pos) in zip(chain.links, poses, strict=True)]
     view = _View(chain, poses, path)
@@ -346,7 +383,7 @@ def arm_svg(eq, prefix: str = "") -> tuple[str, Pose, str]:
     labels.line((bx - 30, by + 16), (bx + 26, by + 16), width=10)
     # the links: a thick line through the joints; a prismatic joint's travel thinner
     segs = []
-    for a, b in zip(path, path[1:], strict=False):
+    for a, b in pairs:
         (x1, y1), (x2, y2) = at(a), at(b)
         if math.hypot(x2 - x1, y2 - y1) > 0.5:
             segs.append(f"M{x1:.1f},{y1:.1f} L{x2:.1f},{y2:.1f}")
@@ -361,7 +398,6 @@ def arm_svg(eq, prefix: str = "") -> tuple[str, Pose, str]:
     # the centres of mass: a link with no length of its own (a pendulum's rod, pivot to
     # centre of mass) drawn to its centre of mass, else a dashed line from its frame
     com_at = []
-    ends = [j[1] for j in joints[1:]] + [tip]
     for c, (_, pos), end in zip(coms, poses, ends, strict=True):
         (cx, cy), (ox, oy), (ex, ey) = at(c), at(pos), at(end)
         if math.hypot(ex - ox, ey - oy) < 2 and math.hypot(cx - ox, cy - oy) > 2:
