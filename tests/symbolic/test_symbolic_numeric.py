@@ -66,14 +66,6 @@ def _compare_with_numeric_core(robot, eq, model):
     # single state, too
     assert_close(num.tau(q[0], qd[0], qdd[0]), robot.inverse_dynamics(q[0], qd[0], qdd[0]),
                  f"{model} tau (one state)")
-    if not robot.chain.is_serial:
-        # issue 21: the numeric C of a tree comes with the tree-aware dynamics/coriolis.py
-        # (another part of the issue); until then its C qd differs from Newton-Euler's
-        cqd = np.einsum("...ij,...j->...i", robot.coriolis_matrix(q, qd), qd)
-        rnea = robot.inverse_dynamics(q, qd, 0 * qdd) - robot.gravity_torques(q) \
-            - robot.friction_torques(qd)
-        if not np.allclose(cqd, rnea, rtol=TOL, atol=TOL * max(1.0, np.abs(rnea).max())):
-            pytest.xfail("robot.coriolis_matrix is not tree-aware yet")
     assert_close(num.C(q, qd), robot.coriolis_matrix(q, qd), f"{model} C")
 
 
