@@ -52,12 +52,17 @@ def bench(name: str, n: int, repeats: int) -> None:
     model = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
     data = model.createData()
     assert (model.nq, model.nv) == (robot.nq, robot.nv), (model.nq, robot.nq)
-    # the same joint order: robodyn's links and Pinocchio's joints, by name
-    ours = [link.joint.name for link in robot.chain.links]
+    # robodyn lists links parents first in the file's order, Pinocchio depth first: the
+    # same joints by name (one coordinate each, revolute or prismatic)
     theirs = [model.names[j] for j in range(2, model.njoints)]
-    assert ours == theirs, "joint orders differ"
-    q, v, a = random_states(model, pin, n, np.random.default_rng(0))
+    assert all(model.joints[j].nq == 1 for j in range(2, model.njoints))
+    perm = np.array([theirs.index(name) for name in robot.joints])
+    q_pin, v_pin, a_pin = random_states(model, pin, n, np.random.default_rng(0))
+    q = np.concatenate([q_pin[:, :7], q_pin[:, 7:][:, perm]], axis=1)
+    v, a = (np.concatenate([x[:, :6], x[:, 6:][:, perm]], axis=1) for x in (v_pin, a_pin))
     tau = robot.inverse_dynamics(q, v, a)
+    tau_pin = np.empty_like(tau)
+    tau_pin[:, :6], tau_pin[:, 6 + perm] = tau[:, :6], tau[:, 6:]
 
     def loop(fn):
         def run():
@@ -67,14 +72,14 @@ def bench(name: str, n: int, repeats: int) -> None:
 
     cases = [
         ("inverse_dynamics", "rnea", lambda: robot.inverse_dynamics(q, v, a),
-         loop(lambda k: pin.rnea(model, data, q[k], v[k], a[k]))),
+         loop(lambda k: pin.rnea(model, data, q_pin[k], v_pin[k], a_pin[k]))),
         ("mass_matrix", "crba", lambda: robot.mass_matrix(q),
-         loop(lambda k: pin.crba(model, data, q[k]))),
+         loop(lambda k: pin.crba(model, data, q_pin[k]))),
         ("forward_dynamics", "aba", lambda: robot.forward_dynamics(q, v, tau),
-         loop(lambda k: pin.aba(model, data, q[k], v[k], tau[k]))),
+         loop(lambda k: pin.aba(model, data, q_pin[k], v_pin[k], tau_pin[k]))),
     ]
     k = n // 2
-    spot = np.abs(tau[k] - pin.rnea(model, data, q[k], v[k], a[k])).max()
+    spot = np.abs(tau_pin[k] - pin.rnea(model, data, q_pin[k], v_pin[k], a_pin[k])).max()
     print(f"\n{name}: {robot.dof} joints on a floating base (nq = {robot.nq}, nv = {robot.nv}), "
           f"N = {n}; |tau_robodyn - tau_pinocchio| = {spot:.1e}\n")
     print("| function | first call [s] | robodyn batched [us/sample] | Pinocchio loop [us/call] "

@@ -391,6 +391,42 @@ def test_example_robot_data_tree_kernels_equal_pinocchio(path, numpy_backend):
     _check_against_pinocchio(path, _by_the_kernels)
 
 
+@pytest.mark.parametrize("name", ["panda_description/urdf/panda.urdf",
+                                  "solo_description/robots/solo12.urdf",
+                                  "allegro_hand_description/urdf/allegro_right_hand.urdf"])
+def test_the_jacobian_of_every_frame_is_pinocchios(name, numpy_backend):
+    """``robot.jacobian(q, frame=f)`` and ``forward_kinematics(q, frame=f)`` of every link
+    and fixed frame of a tree (the arm and its fingers, four legs, a hand) equal
+    Pinocchio's ``getFrameJacobian`` (``LOCAL_WORLD_ALIGNED``: the frame origin's velocity
+    and the angular velocity, world axes) and ``oMf``, joints matched by name."""
+    pin = pytest.importorskip("pinocchio", reason="Pinocchio is the reference (pip install pin)")
+    try:
+        path = rd.models.example_robot_data(name)
+    except rd.ModelError:
+        pytest.skip(f"example-robot-data has no {name}")
+    robot = _load_erd(path)
+    model = pin.buildModelFromUrdf(str(path))
+    data = model.createData()
+    q = np.random.default_rng(7).uniform(-1, 1, robot.dof)
+    qp, _, _, iv = _pin_state(model, robot, q, q, q)
+    pin.computeJointJacobians(model, data, qp)
+    pin.framesForwardKinematics(model, data, qp)
+    checked = 0
+    for frame in robot.frames:
+        frame_id = model.getFrameId(frame, pin.BODY)
+        if frame_id >= model.nframes:  # robodyn's own name for the base
+            assert frame == robot.frames[0]
+            continue
+        expected = pin.getFrameJacobian(model, data, frame_id, pin.LOCAL_WORLD_ALIGNED)[:, iv]
+        jac = robot.jacobian(q, frame=frame)
+        assert _relative(jac, expected) < 1e-9 if np.abs(expected).max() > 0 \
+            else np.abs(jac).max() == 0, frame
+        np.testing.assert_allclose(robot.forward_kinematics(q, frame=frame),
+                                   data.oMf[frame_id].homogeneous, atol=1e-9, err_msg=frame)
+        checked += 1
+    assert checked >= robot.dof  # every link at least, and the merged frames
+
+
 def test_the_floating_body_is_pinocchios_free_flyer_body():
     """Solo-12 and TALOS with ``floating=True``: the base body (with the bodies fixed to
     it) and the placements of the joints on it are Pinocchio's with JointModelFreeFlyer."""
