@@ -9,6 +9,7 @@ import html
 import json
 import re
 import struct
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -104,6 +105,19 @@ def test_a_urdf_robot_shows_placements_limits_and_the_tool(tmp_path):
     # the second joint sits 1 m along x of the first link (the file's <origin xyz="1 0 0">)
     assert rows["2"][header.index("xyz [m]")] == "[1, 0, 0]"
     assert rows["1"][header.index("axis")] == "[0, -1, 0]"
+
+
+def test_a_tree_shows_each_joints_parent_its_frames_and_a_floating_base():
+    robot = rd.load("planar-2r-gripper")  # both fingers on the forearm (link 2)
+    text = str(robot)
+    header, rows = _header(text), _rows(text)
+    parents = [rows[str(j + 1)][header.index("parent")] for j in range(robot.dof)]
+    assert parents == ["base" if p < 0 else str(p + 1) for p in robot.chain.parent_indices]
+    assert parents == ["base", "1", "2", "2"]
+    assert "frames: palm" in text
+    assert "parent" not in _header(str(rd.load("planar-2r")))  # a chain: no such column
+    flying = robot.with_chain(replace(robot.chain, floating_base=robot.chain.links[0].inertial))
+    assert "base: free-flying (6-DOF free-flyer), mass 2 kg" in str(flying)
 
 
 def test_a_symbolic_value_is_shown_as_its_expression(tmp_path):

@@ -141,7 +141,9 @@ def robot_table(robot) -> RobotTable:
         geometry_headers = ("axis", "xyz [m]", "rpy [°]")
     limits = [_limits(link.joint, value, link.joint.type == "revolute") for link in links]
     show_rates = any(lim[2] != "-" or lim[3] != "-" for lim in limits)
-    headers = ("j", "joint", "type", *geometry_headers, "m [kg]", "q⁻", "q⁺")
+    tree = not chain.is_serial  # a tree: which link each joint hangs from
+    headers = ("j", "joint", *(("parent",) if tree else ()), "type", *geometry_headers,
+               "m [kg]", "q⁻", "q⁺")
     if show_rates:
         headers += ("qd max", "tau max")
     rows = []
@@ -178,7 +180,9 @@ def robot_table(robot) -> RobotTable:
         mass = value(link.inertial.mass)
         name = _cut(joint.name or link.name or f"joint{j + 1}")
         kind = joint.type if rows_dh or symbol == f"q{j + 1}" else f"{joint.type} {symbol}"
-        rows.append((str(j + 1), name, kind,
+        parent = chain.parent(j)
+        hangs = (("base" if parent < 0 else str(parent + 1)),) if tree else ()
+        rows.append((str(j + 1), name, *hangs, kind,
                      *cells, number(mass), *limits[j][:2],
                      *(limits[j][2:] if show_rates else ())))
     origin = f", from {robot.source}" if robot.source and robot.source != robot.name else ""
@@ -188,9 +192,17 @@ def robot_table(robot) -> RobotTable:
     gravity = [value(x) for x in chain.gravity]
     shown = numbers(gravity) if not any(isinstance(x, str) for x in gravity) else str(gravity)
     notes = [f"gravity: {shown} m/s²"]
+    if chain.floating:
+        body = chain.floating_base
+        notes.append(f"base: free-flying (6-DOF free-flyer), mass {number(value(body.mass))} kg; "
+                     f"q = [x, y, z, quaternion x y z w, q1..q{len(links)}]")
     tool = _transform(chain.tip, value)
     notes.append(f"tool: {tool}" if tool
                  else f"tool: none (the end effector is frame {len(links)})")
+    if chain.frames:
+        named = [f.name for f in chain.frames]
+        notes.append(f"frames: {', '.join(_cut(n) for n in named[:8])}"
+                     + (f", ... ({len(named)} in all)" if len(named) > 8 else ""))
     extras = []
     if any(value(link.friction.viscous) != 0 or value(link.friction.coulomb) != 0
            for link in links):
