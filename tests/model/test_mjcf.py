@@ -478,6 +478,35 @@ def test_a_free_joint_makes_the_root_body_the_floating_base(tmp_path):
     _joint_block_check(robot, m)
 
 
+def test_a_free_bodys_mass_matrix_and_gravity_are_mujocos_in_its_coordinates(tmp_path):
+    """The whole floating model against MuJoCo. MuJoCo's free joint has ``qpos = [p, quat
+    (w, x, y, z)]`` and ``qvel = [linear velocity in the world, angular velocity in the
+    body]``; robodyn's (Pinocchio's) quaternion is ``(x, y, z, w)`` and its linear velocity
+    is in the base frame: ``v = T v_mj`` with ``T = diag(R^T, 1, 1)``, so
+    ``M_mj = T^T M T`` and ``g_mj = T^T g``."""
+    path = write(tmp_path, FREE.replace("BATTERY", ""))
+    robot = rd.load(path)
+    m = mj_model(path)
+    d = mujoco.MjData(m)
+    rng = np.random.default_rng(4)
+    for _ in range(3):
+        quat = rng.normal(size=4)
+        quat /= np.linalg.norm(quat)  # (w, x, y, z), MuJoCo's order
+        joints = rng.uniform(-1, 1, robot.dof)
+        position = rng.normal(size=3)
+        d.qpos[:] = [*position, *quat, *joints]
+        d.qvel[:] = 0
+        mujoco.mj_forward(m, d)
+        q = np.r_[position, quat[1:], quat[0], joints]
+        rot = d.xmat[1].reshape(3, 3)  # the free body in the world
+        t = np.eye(m.nv)
+        t[:3, :3] = rot.T
+        full = np.zeros((m.nv, m.nv))
+        mujoco.mj_fullM(m, d, full)
+        close(t.T @ robot.mass_matrix(q) @ t, full, "M in MuJoCo's coordinates")
+        close(t.T @ robot.gravity_torques(q), d.qfrc_bias, "g in MuJoCo's coordinates")
+
+
 def test_a_body_welded_to_the_free_body_joins_the_floating_base(tmp_path):
     battery = ('<body name="battery" pos="0 0.05 0.1" euler="0 30 0"><inertial pos="0.01 0 0"'
                ' mass="2" diaginertia="0.01 0.02 0.03"/></body>')
