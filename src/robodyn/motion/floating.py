@@ -34,18 +34,16 @@ from ..core.progress import tracker
 from ..dynamics.floating import configuration_rate, integrate, normalized
 from .simulation import (
     DEFAULT_MAX_STEPS,
-    ENERGY_TOLERANCE,
     MAX_MAGNITUDE,
     PROGRESS_CHUNKS,
-    EnergyBalanceWarning,
     JointLimitWarning,
     Simulation,
     TorqueTable,
     check_magnitude,
     checked_options,
     crossed_limits,
-    energy_advice,
     energy_balance,
+    warn_energy_balance,
 )
 
 #: The methods a floating base runs with.
@@ -129,13 +127,7 @@ def simulate_floating(robot, q0, qd0=0.0, duration=1.0, tau=None, tau_times=None
     sim.info.update(method=method, wall_time=wall, floating_base=True,
                     realtime_factor=(sim.t[-1] / wall) if wall > 0 else np.inf)
     balance = sim.info["energy_balance"] = energy_balance(robot, sim)
-    if balance.off:
-        what = ("E = K + U drifted by" if balance.passive else
-                "E(end) - E(0) differs from the work done on the robot by")
-        warn(EnergyBalanceWarning(
-            f"simulate: {what} {abs(balance.error):.3g} J, {balance.relative:.1%} of the energy "
-            f"scale {balance.scale:.3g} J (more than {ENERGY_TOLERANCE:.0%}): the integration "
-            f"is not accurate; {energy_advice(sim.info)}"))
+    warn_energy_balance(balance, sim.info, "robot")
     if check_limits:  # the joints' columns
         joints = Simulation(t, q[:, 7:], v[:, 6:], a[:, 6:], taus[:, 6:], sim.kinetic,
                             sim.potential, sim.info)

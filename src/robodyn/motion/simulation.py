@@ -695,13 +695,21 @@ def _check_energy(robot, sim: Simulation, wrench) -> None:
                       zip(sim.t, sim.q, sim.qd)])
     balance = energy_balance(robot, sim, h)
     sim.info["energy_balance"] = balance
-    if balance.off:
-        what = ("E = K + U drifted by" if balance.passive else
-                "E(end) - E(0) differs from the work done on the arm by")
-        warn(EnergyBalanceWarning(
-            f"simulate: {what} {abs(balance.error):.3g} J, {balance.relative:.1%} of the energy "
-            f"scale {balance.scale:.3g} J (more than {ENERGY_TOLERANCE:.0%}): the integration "
-            f"is not accurate; {energy_advice(sim.info)}"))
+    warn_energy_balance(balance, sim.info, "arm")
+
+
+def warn_energy_balance(balance, info, what: str = "arm") -> None:
+    """An :class:`EnergyBalanceWarning` when the run's energy balance is off (more than
+    :data:`ENERGY_TOLERANCE` of its energy scale), with what to change; ``what`` the
+    simulated system in the message (``arm``, ``robot``)."""
+    if not balance.off:
+        return
+    drift = ("E = K + U drifted by" if balance.passive else
+             f"E(end) - E(0) differs from the work done on the {what} by")
+    warn(EnergyBalanceWarning(
+        f"simulate: {drift} {abs(balance.error):.3g} J, {balance.relative:.1%} of the energy "
+        f"scale {balance.scale:.3g} J (more than {ENERGY_TOLERANCE:.0%}): the integration "
+        f"is not accurate; {energy_advice(info)}"))
 
 
 def energy_advice(info) -> str:
