@@ -421,3 +421,56 @@ def test_one_compiled_case(monkeypatch):
     assert compiled.runner.kernel("inverse_dynamics").backend == "numba"
     np.testing.assert_allclose(compiled.inverse_dynamics(q, v, v), expected, rtol=1e-12,
                                atol=1e-12)
+
+
+@pytest.mark.parametrize("relative", ["solo_description/robots/solo12.urdf",
+                                      "panda_description/urdf/panda.urdf",
+                                      "hyq_description/robots/hyq_no_sensors.urdf",
+                                      "allegro_hand_description/urdf/allegro_right_hand.urdf"])
+def test_example_robot_data_trees_on_a_free_flyer_match_pinocchio(relative):
+    """``rd.load(urdf, floating=True)`` of whole trees (legs, an arm with fingers, a hand)
+    against ``pin.buildModelFromUrdf(urdf, JointModelFreeFlyer())``: rnea, crba, aba,
+    gravity and ccrba, joints matched by name (robodyn lists them parents first in the
+    file's order, Pinocchio depth first)."""
+    import warnings
+
+    path = _example(relative)
+    with warnings.catch_warnings():  # the Panda's mimic finger: independent, as Pinocchio's
+        warnings.simplefilter("ignore")
+        robot = rd.load(path, floating=True).without_friction()
+    model = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
+    data = model.createData()
+    names = [model.names[j] for j in range(2, model.njoints)]
+    assert all(model.joints[j].nq == 1 for j in range(2, model.njoints))
+    perm = np.array([names.index(name) for name in robot.joints])  # ours k = theirs perm[k]
+    case = Case(robot, model)
+
+    def theirs(x, offset):  # robodyn's layout -> Pinocchio's
+        out = np.array(x, dtype=float)
+        out[..., offset + perm] = x[..., offset:]
+        return out
+
+    def ours(x, offset):  # Pinocchio's layout -> robodyn's
+        return np.concatenate([x[..., :offset], x[..., offset:][..., perm]], axis=-1)
+
+    rows = []
+    for q, v, a, tau in zip(case.q, case.v, case.a, case.tau):
+        qp, vp, ap, tp = theirs(q, 7), theirs(v, 6), theirs(a, 6), theirs(tau, 6)
+        mass = pin.crba(model, data, qp)
+        mass = np.triu(mass) + np.triu(mass, 1).T
+        index = np.r_[0:6, 6 + perm]
+        ag = pin.ccrba(model, data, qp, vp).copy()
+        rows.append((ours(pin.rnea(model, data, qp, vp, ap), 6), mass[np.ix_(index, index)],
+                     ours(pin.aba(model, data, qp, vp, tp), 6),
+                     ours(pin.computeGeneralizedGravity(model, data, qp), 6),
+                     ag[:, index], data.hg.vector.copy()))
+    rnea, crba, aba, gravity, a_g, h_g = (np.array(x) for x in zip(*rows))
+    _close(robot.inverse_dynamics(case.q, case.v, case.a), rnea, "rnea")
+    _close(robot.mass_matrix(case.q), crba, "crba")
+    m = crba
+    tol = max(RTOL, 10 * np.finfo(float).eps * max(np.linalg.cond(x) for x in m))
+    np.testing.assert_allclose(robot.forward_dynamics(case.q, case.v, case.tau), aba,
+                               rtol=tol, atol=tol * max(1.0, np.abs(aba).max()), err_msg="aba")
+    _close(robot.gravity_torques(case.q), gravity, "gravity")
+    _close(robot.centroidal_matrix(case.q), a_g, "A_G")
+    _close(robot.centroidal_momentum(case.q, case.v), h_g, "h_G")
