@@ -207,7 +207,10 @@ def test_c_matches_core(model, mode, friction_2r, tmp_path):
     name = identifier(robot.name)
     assert set(files) == {f"{name}.h", f"{name}.c"}
     lib_path = tmp_path / f"lib{name}.so"
-    _compile(["gcc", "-O2", "-std=c99", "-Wall", "-Werror", "-pedantic", "-shared", "-fPIC",
+    # -O2 checks the small arms (its warnings are -O2's); the PUMA's 240 kB of closed forms
+    # take gcc 26 s at -O2 and 1 s at -O0, the same values
+    opt = "-O0" if model == "puma560" else "-O2"
+    _compile(["gcc", opt, "-std=c99", "-Wall", "-Werror", "-pedantic", "-shared", "-fPIC",
               str(tmp_path / f"{name}.c"), "-o", str(lib_path), "-lm"], "the generated C")
     lib = ctypes.CDLL(str(lib_path))
     _check_shared_library(lib, f"{name}_", robot, eq, mode, model)
@@ -426,12 +429,12 @@ def test_mathematica_expressions_read_back(friction_2r):
 
 # -- API and command line -------------------------------------------------------------
 def test_every_language_names_the_model_convention_and_symbols(friction_2r):
-    program = program_of(equations_of(robot_of("puma560")))  # CSE once, seven printers
+    program = program_of(equations_of(robot_of("planar-3r")))  # CSE once, seven printers
     for lang, (writer, _) in LANGUAGES.items():
         for fname, text in writer(program).items():
             head = text[:1500]
-            assert "'puma560'" in head and "standard DH" in head, (lang, fname)
-            assert "q = (q1, q2, q3, q4, q5, q6)" in head, (lang, fname)
+            assert "'planar-3r'" in head and "standard DH" in head, (lang, fname)
+            assert "q = (q1, q2, q3)" in head, (lang, fname)
     program = program_of(equations_of(friction_2r), "argument")
     assert [str(s) for s in program.parameters] == sorted(friction_2r.values)
     header = equations_of(friction_2r).to_code("c", parameters="argument")["friction_2r.h"]
