@@ -46,6 +46,8 @@ bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_derivatives.py
 	$(BIN)/python benchmarks/bench_codegen.py
 	$(BIN)/python benchmarks/bench_export.py
+	$(BIN)/python benchmarks/bench_trees.py
+	$(BIN)/python benchmarks/bench_floating.py
 
 bench-symbolic: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_symbolic.py

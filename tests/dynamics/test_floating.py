@@ -335,12 +335,17 @@ def test_the_command_line_and_the_symbolic_equations_refuse_a_floating_base(tmp_
         equations(rd.load(path))
 
 
-def test_a_massless_system_is_named_at_its_base_coordinate():
+def test_a_massless_system_is_a_singular_mass_matrix_named_at_a_coordinate():
     chain = Chain((Link("l", Joint("revolute")),), (0.0, 0.0, -9.81),
                   floating_base=Inertial(0.0))
     q = np.zeros(8)
     q[6] = 1
-    with pytest.raises(ModelError, match="base v_x"):
+    # the factor runs from the last coordinate to the base: the joint's pivot is the first
+    with pytest.raises(ModelError, match=r"mass matrix is singular: its pivot at joint 1 \(l\)"):
+        rd.Robot("ghost", chain).forward_dynamics(q, np.zeros(7), np.zeros(7))
+    chain = replace(chain, links=(Link("l", Joint("revolute"), Inertial(1.0, (0.1, 0, 0), (
+        (0.1, 0, 0), (0, 0.1, 0), (0, 0, 0.1)))),))  # the body moves, the base has none
+    with pytest.raises(ModelError, match="pivot at base"):
         rd.Robot("ghost", chain).forward_dynamics(q, np.zeros(7), np.zeros(7))
 
 

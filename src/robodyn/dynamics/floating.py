@@ -23,7 +23,8 @@ Every algorithm here reuses the fixed-base recursions, with the base's motion st
   the base's composite inertia and the base rows of each joint column come from the same
   CRBA steps (:mod:`robodyn.dynamics.crba`) carried one frame further, to the base;
 * gravity and bias: the inverse dynamics at ``v = a = 0`` and at ``a = 0``;
-* forward dynamics: ``M a = u - b`` by the Cholesky factor of ``M``;
+* forward dynamics: ``M a = u - b`` by the sparse ``L^T D L`` factor of ``M`` (the base's
+  coordinates a chain at the root of the tree);
 * centroidal momentum ``h_G = A_G(q) v`` (linear momentum, angular momentum about the centre
   of mass, world axes; Pinocchio's ``ccrba``): the base rows of ``M`` are the system's
   spatial momentum in the base frame at the base origin, ``A_G = X_G^* M[0:6, :]``;
@@ -42,7 +43,7 @@ import numpy as np
 from ..core import linalg3 as la
 from ..model.chain import Chain
 from .crba import local_axis, local_inertia, mass_matrix, to_parent_force, to_parent_inertia
-from .forward_dynamics import cholesky_solve
+from .forward_dynamics import ltdl_factor, ltdl_solve
 from .friction import friction_torques
 from .kinematics import joint_transform
 from .rnea import rnea
@@ -181,12 +182,17 @@ def floating_mass_matrix(chain: Chain, q, ops) -> list[list]:
 
 
 def floating_forward_dynamics(chain: Chain, q, qd, tau, ops) -> list:
-    """``a = M(q)^-1 (tau - b(q, v) - friction)`` by the Cholesky factor of ``M``."""
+    """``a = M(q)^-1 (tau - b(q, v) - friction)`` by the sparse ``L^T D L`` factor of ``M``."""
     bias = floating_inverse_dynamics(chain, q, qd, [0] * (chain.dof + 6), ops)
     labels = [f"base {c}" for c in BASE_COORDINATES] + [
         f"joint {j + 1} ({link.joint.name or link.name})" for j, link in enumerate(chain.links)]
-    return cholesky_solve(floating_mass_matrix(chain, q, ops),
-                          [t - b for t, b in zip(tau, bias, strict=True)], ops, labels)
+    rhs = [t - b for t, b in zip(tau, bias, strict=True)]
+    m = floating_mass_matrix(chain, q, ops)
+    # the base's six coordinates as a chain at the root, each joint under its parent link's
+    # (the base's last coordinate for a link on the base): M's zeros are then those of the
+    # tree and the reverse-order L^T D L (Featherstone §6.5) has no fill-in
+    parents = [-1, 0, 1, 2, 3, 4] + [5 if p < 0 else 6 + p for p in chain.parent_indices]
+    return ltdl_solve(ltdl_factor(m, parents, ops, labels), parents, rhs)
 
 
 def centroidal_matrix(chain: Chain, q, ops) -> list[list]:
