@@ -128,3 +128,37 @@ def test_an_overflow_in_a_batch_is_reported_for_its_first_row():
     qd[900, 1] = 3e200
     with pytest.raises(rd.InputError, match=r"qd\[0\] = 2e\+200 makes the result overflow"):
         robot.inverse_dynamics(q, qd, qdd)
+
+
+def test_kernels_of_many_outputs_write_them_through_a_table_with_the_same_values():
+    """A kernel of more than GATHER_MIN_OUTPUTS outputs (a regressor, a 12-joint M) keeps
+    each distinct value once and copies them out through a table (its compile time is
+    otherwise quadratic in the outputs). Its values equal the NumPy flavour of the same
+    program (an independent emitter), the blocked kernel equals it bit for bit, and the
+    first non-finite row is still the one named."""
+    from robodyn.codegen.emit import GATHER_MIN_OUTPUTS
+    from robodyn.codegen.kernel import Kernel
+
+    solo = rd.load(rd.models.example_robot_data("solo_description/robots/solo12.urdf"))
+    for robot, kind in ((rd.load("planar-3r"), "regressor"), (solo, "mass_matrix")):
+        kernel = robot.runner.kernel(kind)
+        assert kernel.width > GATHER_MIN_OUTPUTS
+        assert "IDX_kernel" in kernel.source and "ROWS_kernel_block" in kernel.source
+        p = robot.runner.parameter_values
+        n = 1000 + 3
+        args = arguments(robot, kind, n, seed=5)
+        ref = per_sample(kernel, p, args)
+        numpy = Kernel(robot.runner.chain, kind, robot.runner.parameter_names, which="numpy")
+        assert np.allclose(numpy(p, *args), ref, rtol=1e-13, atol=1e-13)
+        if kind == "mass_matrix":  # the tree's zeros exact, M symmetric exactly
+            m = ref.reshape(n, robot.dof, robot.dof)
+            assert np.array_equal(m, m.transpose(0, 2, 1))
+            assert (m[:, 0, 5] == 0.0).all()  # two legs: no coupling
+        blocked = kernel._blocked()
+        out = np.full_like(ref, 7.0)
+        assert blocked(*args, p, out, 0, n) == -1
+        assert np.array_equal(out, ref)
+        args[0][n // 2, 1] = np.nan
+        args[0][n - 1, 0] = np.inf
+        for fn in (kernel.fn, blocked):
+            assert fn(*args, p, np.empty_like(ref), 0, n) == n // 2

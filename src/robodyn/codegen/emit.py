@@ -34,6 +34,9 @@ _BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 _PACKED = {"add", "sub", "mul", "div", "neg", "sqrt", "sign"}
 #: Samples per block of a blocked kernel (:func:`numba_block_source`): 4 AVX2 vectors.
 BLOCK = 16
+#: A per-sample kernel with more outputs than this writes them through a scratch row
+#: (:func:`_numba_gather_source`).
+GATHER_MIN_OUTPUTS = 64
 
 
 def live_ops(tape: Tape, outputs: Sequence) -> list[bool]:
@@ -112,6 +115,8 @@ def numba_source(
         op = tape.ops[i]
         return op[1] if op[0] == "in" else f"t{i}"
 
+    if len(outputs) > GATHER_MIN_OUTPUTS:
+        return _numba_gather_source(tape, live, outputs, lines, name)
     for i, op in enumerate(tape.ops):
         if live[i] and op[0] != "in":
             lines.append(f"        t{i} = {_expression(op, name, 'math')}")
@@ -123,6 +128,55 @@ def numba_source(
             results.append(value)
     if results:  # a non-finite result of finite inputs (an overflow, a singular matrix)
         lines.append(f"        chk = {' + '.join(results)}")
+        lines.append("        if chk - chk != 0.0 and bad < 0:")
+        lines.append("            bad = k")
+    lines.append("    return bad")
+    return "\n".join(lines) + "\n"
+
+
+def _numba_gather_source(tape: Tape, live: list[bool], outputs: Sequence, lines: list[str],
+                         name) -> str:
+    """The rest of :func:`numba_source` for a program of many outputs (a humanoid's ``M``,
+    a regressor, derivatives): each distinct value is stored once in a scratch row ``S``
+    (the constants, the zeros of a sparse ``M``, once per call) and a loop copies
+    ``S[IDX[j]]`` to ``OUT[k, j]``. The same values, bit for bit; what changes is the
+    compile time: Numba and LLVM take time quadratic in the stores of one function
+    (measured: 1000 stores 100 s, 2000 stores 340 s; the 2500 of TALOS's ``M`` 680 s).
+    """
+    slots: dict = {}
+    index = []
+    for out in outputs:  # the results first (the finite check sums them), then constants
+        if isinstance(out, Var):
+            index.append(slots.setdefault(("v", out.i), len(slots)))
+    results = len(slots)
+    for out in outputs:
+        if not isinstance(out, Var):
+            slots.setdefault(("c", repr(float(out))), len(slots))
+    index = [slots[("v", out.i)] if isinstance(out, Var) else slots[("c", repr(float(out)))]
+             for out in outputs]
+    loop = lines.index("    for k in range(start, stop):")
+    # a global array is a constant of the compiled function (a literal list in its body
+    # would be built element by element)
+    define = next(n for n, line in enumerate(lines) if line.startswith("@njit"))
+    table = f"IDX_{lines[define + 1][4:].partition('(')[0]}"
+    lines[define:define] = [f"{table} = np.array([{', '.join(map(str, index))}], "
+                            "dtype=np.int64)", "", ""]
+    loop += 3
+    head = [f"    S = np.empty({max(len(slots), 1)})", f"    IDX = {table}"]
+    head += [f"    S[{n}] = {_const(float(key[1]))}" for key, n in slots.items() if key[0] == "c"]
+    lines[loop:loop] = head
+    stored = {key[1]: n for key, n in slots.items() if key[0] == "v"}
+    for i, op in enumerate(tape.ops):
+        if live[i] and op[0] != "in":
+            lines.append(f"        t{i} = {_expression(op, name, 'math')}")
+        if i in stored:  # as soon as it is known: no value kept alive to the end
+            lines.append(f"        S[{stored[i]}] = {name(i)}")
+    lines.append(f"        for j in range({len(outputs)}):")
+    lines.append("            OUT[k, j] = S[IDX[j]]")
+    if results:  # a non-finite result of finite inputs (an overflow, a singular matrix)
+        lines.append("        chk = 0.0")
+        lines.append(f"        for j in range({results}):")
+        lines.append("            chk += S[j]")
         lines.append("        if chk - chk != 0.0 and bad < 0:")
         lines.append("            bad = k")
     lines.append("    return bad")
@@ -202,7 +256,20 @@ def numba_block_source(
         if isinstance(out, Var) and ops[out.i][0] != "in" and where[out.i] != final:
             row.setdefault(out.i, len(row))
     first_out = len(row)
-    flag = first_out + len(outputs)
+    # the output rows of X: one per output, or (many outputs) one per distinct value,
+    # the constants' rows filled once, and a copy through a table (_numba_gather_source)
+    gather = len(outputs) > GATHER_MIN_OUTPUTS
+    slots: dict = {}
+    for out in outputs:
+        key = ("v", out.i) if isinstance(out, Var) else ("c", repr(float(out)))
+        if not gather:
+            key = len(slots)
+        slots.setdefault(key, len(slots))
+    out_rows = []
+    for j, out in enumerate(outputs):
+        key = ("v", out.i) if isinstance(out, Var) else ("c", repr(float(out)))
+        out_rows.append(first_out + slots[key if gather else j])
+    flag = first_out + len(slots)
     arrays = {prefix: f"A{k}" for k, (prefix, _) in enumerate(groups)}
 
     def name(i):
@@ -210,6 +277,9 @@ def numba_block_source(
         return op[1] if op[0] == "in" else f"t{i}"
 
     lines = ["import math", "import numpy as np", "from numba import njit"] if header else []
+    if gather:
+        lines += ["", "", f"ROWS_{fname} = np.array([{', '.join(map(str, out_rows))}], "
+                  "dtype=np.int64)"]
     lines += [
         "",
         "",
@@ -218,8 +288,12 @@ def numba_block_source(
         "    bad = -1",
     ]
     lines += [f"    p{j} = P[{j}]" for j in range(params)]
-    lines += [f"    X = np.zeros(({flag + 1}, {block}))",
-              f"    for b0 in range(start, stop, {block}):",
+    lines.append(f"    X = np.zeros(({flag + 1}, {block}))")
+    if gather:
+        lines.append(f"    ROWS = ROWS_{fname}")
+        lines += [f"    X[{first_out + n}, :] = {_const(float(key[1]))}"
+                  for key, n in slots.items() if key[0] == "c" and float(key[1]) != 0.0]
+    lines += [f"    for b0 in range(start, stop, {block}):",
               f"        nb = min({block}, stop - b0)",
               "        for k in range(nb):"]
     for prefix, width in groups:
@@ -245,12 +319,16 @@ def numba_block_source(
                 text.append(f"            X[{row[i]}, k] = t{i}")
         if n == final:
             results = []
+            written: set[int] = set()
             for j, out in enumerate(outputs):
+                if gather and (not isinstance(out, Var) or out_rows[j] in written):
+                    continue  # a constant's row is filled; a repeated value's written
+                written.add(out_rows[j])
                 if isinstance(out, Var):
                     use(out.i)
                     results.append(name(out.i))
                 value = name(out.i) if isinstance(out, Var) else _const(out)
-                text.append(f"            X[{first_out + j}, k] = {value}")
+                text.append(f"            X[{out_rows[j]}, k] = {value}")
             for v in inputs:
                 use(tape.inputs[v].i)
             # a non-finite input, or a non-finite result of finite inputs (an overflow, a
@@ -262,8 +340,12 @@ def numba_block_source(
             lines.append(f"        for k in range({block}):")
             lines += text
     lines.append("        for k in range(nb):")
-    lines += [f"            OUT[b0 + k, {j}] = X[{first_out + j}, k]"
-              for j in range(len(outputs))]
+    if gather:
+        lines += [f"            for j in range({len(outputs)}):",
+                  "                OUT[b0 + k, j] = X[ROWS[j], k]"]
+    else:
+        lines += [f"            OUT[b0 + k, {j}] = X[{first_out + j}, k]"
+                  for j in range(len(outputs))]
     lines += ["        if bad < 0:",
               "            for k in range(nb):",
               f"                if X[{flag}, k] != 0.0:",
