@@ -34,8 +34,8 @@ _BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 _PACKED = {"add", "sub", "mul", "div", "neg", "sqrt", "sign"}
 #: Samples per block of a blocked kernel (:func:`numba_block_source`): 4 AVX2 vectors.
 BLOCK = 16
-#: A per-sample kernel with more outputs than this writes them through a scratch row
-#: (:func:`_numba_gather_source`).
+#: A kernel with more outputs than this writes them through a scratch row and a table
+#: (:func:`numba_source`).
 GATHER_MIN_OUTPUTS = 64
 
 
@@ -77,6 +77,25 @@ def _expression(op: tuple, name, lib: str) -> str:
     return f"{lib}.{kind}({arg(op[1])})"
 
 
+def _slot_key(out) -> tuple:
+    return ("v", out.i) if isinstance(out, Var) else ("c", repr(float(out)))
+
+
+def _output_slots(outputs: Sequence) -> tuple[list[int], dict, int]:
+    """The distinct values among ``outputs``, for a kernel of more than
+    :data:`GATHER_MIN_OUTPUTS` outputs: ``(slot of each output, {key: slot}, number of
+    computed values)``, the computed values first (in order of first appearance), then
+    the constants (key ``("c", repr)``)."""
+    slots: dict = {}
+    for out in outputs:
+        if isinstance(out, Var):
+            slots.setdefault(_slot_key(out), len(slots))
+    results = len(slots)
+    for out in outputs:
+        slots.setdefault(_slot_key(out), len(slots))
+    return [slots[_slot_key(out)] for out in outputs], slots, results
+
+
 def numba_source(
     tape: Tape, groups: Sequence[tuple[str, int]], outputs: Sequence, params: int = 0,
     fname: str = "kernel",
@@ -86,20 +105,36 @@ def numba_source(
     ``groups`` lists the per-sample input arrays as ``(prefix, width)``: input ``q3``
     is column 3 of the array of prefix ``q``. ``P`` holds the model's ``params``
     parameter values (inputs ``p0, p1, ...``), the same for every sample.
+
+    A kernel of more than :data:`GATHER_MIN_OUTPUTS` outputs (a humanoid's ``M``, a
+    regressor, derivatives) stores each distinct value once in a scratch row ``S`` (the
+    constants, such as the zeros of a sparse ``M``, once per call) and a loop copies
+    ``S[IDX[j]]`` to ``OUT[k, j]``: the same values, bit for bit, in a compile time
+    linear in the program, where Numba and LLVM take time quadratic in the stores of one
+    function (measured: 1000 stores 100 s, 2000 stores 340 s; the 2500 of TALOS's ``M``
+    680 s).
     """
     live = live_ops(tape, outputs)
     arrays = {prefix: f"A{k}" for k, (prefix, _) in enumerate(groups)}
-    lines = [
-        "import math",
-        "import numpy as np",
-        "from numba import njit",
-        "",
-        "",
+    gather = len(outputs) > GATHER_MIN_OUTPUTS
+    lines = ["import math", "import numpy as np", "from numba import njit", "", ""]
+    if gather:
+        index, slots, results = _output_slots(outputs)
+        # a global array is a constant of the compiled function (a literal list in its
+        # body would be built element by element)
+        lines += [f"IDX_{fname} = np.array([{', '.join(map(str, index))}], dtype=np.int64)",
+                  "", ""]
+    lines += [
         '@njit(nogil=True, cache=True, error_model="numpy")',
         f"def {fname}({', '.join([*arrays.values(), 'P', 'OUT', 'start', 'stop'])}):",
         "    bad = -1",
     ]
     lines += [f"    p{j} = P[{j}]" for j in range(params)]
+    if gather:
+        lines += [f"    S = np.empty({len(slots)})", f"    IDX = IDX_{fname}"]
+        lines += [f"    S[{n}] = {_const(float(key[1]))}" for key, n in slots.items()
+                  if key[0] == "c"]
+        stored = {key[1]: n for key, n in slots.items() if key[0] == "v"}
     lines.append("    for k in range(start, stop):")
     checks = []
     for prefix, width in groups:
@@ -115,68 +150,29 @@ def numba_source(
         op = tape.ops[i]
         return op[1] if op[0] == "in" else f"t{i}"
 
-    if len(outputs) > GATHER_MIN_OUTPUTS:
-        return _numba_gather_source(tape, live, outputs, lines, name)
     for i, op in enumerate(tape.ops):
         if live[i] and op[0] != "in":
             lines.append(f"        t{i} = {_expression(op, name, 'math')}")
-    results = []
-    for j, out in enumerate(outputs):
-        value = name(out.i) if isinstance(out, Var) else _const(out)
-        lines.append(f"        OUT[k, {j}] = {value}")
-        if isinstance(out, Var):
-            results.append(value)
-    if results:  # a non-finite result of finite inputs (an overflow, a singular matrix)
-        lines.append(f"        chk = {' + '.join(results)}")
-        lines.append("        if chk - chk != 0.0 and bad < 0:")
-        lines.append("            bad = k")
-    lines.append("    return bad")
-    return "\n".join(lines) + "\n"
-
-
-def _numba_gather_source(tape: Tape, live: list[bool], outputs: Sequence, lines: list[str],
-                         name) -> str:
-    """The rest of :func:`numba_source` for a program of many outputs (a humanoid's ``M``,
-    a regressor, derivatives): each distinct value is stored once in a scratch row ``S``
-    (the constants, the zeros of a sparse ``M``, once per call) and a loop copies
-    ``S[IDX[j]]`` to ``OUT[k, j]``. The same values, bit for bit; what changes is the
-    compile time: Numba and LLVM take time quadratic in the stores of one function
-    (measured: 1000 stores 100 s, 2000 stores 340 s; the 2500 of TALOS's ``M`` 680 s).
-    """
-    slots: dict = {}
-    index = []
-    for out in outputs:  # the results first (the finite check sums them), then constants
-        if isinstance(out, Var):
-            index.append(slots.setdefault(("v", out.i), len(slots)))
-    results = len(slots)
-    for out in outputs:
-        if not isinstance(out, Var):
-            slots.setdefault(("c", repr(float(out))), len(slots))
-    index = [slots[("v", out.i)] if isinstance(out, Var) else slots[("c", repr(float(out)))]
-             for out in outputs]
-    loop = lines.index("    for k in range(start, stop):")
-    # a global array is a constant of the compiled function (a literal list in its body
-    # would be built element by element)
-    define = next(n for n, line in enumerate(lines) if line.startswith("@njit"))
-    table = f"IDX_{lines[define + 1][4:].partition('(')[0]}"
-    lines[define:define] = [f"{table} = np.array([{', '.join(map(str, index))}], "
-                            "dtype=np.int64)", "", ""]
-    loop += 3
-    head = [f"    S = np.empty({max(len(slots), 1)})", f"    IDX = {table}"]
-    head += [f"    S[{n}] = {_const(float(key[1]))}" for key, n in slots.items() if key[0] == "c"]
-    lines[loop:loop] = head
-    stored = {key[1]: n for key, n in slots.items() if key[0] == "v"}
-    for i, op in enumerate(tape.ops):
-        if live[i] and op[0] != "in":
-            lines.append(f"        t{i} = {_expression(op, name, 'math')}")
-        if i in stored:  # as soon as it is known: no value kept alive to the end
+        if gather and i in stored:  # as soon as it is known: no value kept alive to the end
             lines.append(f"        S[{stored[i]}] = {name(i)}")
-    lines.append(f"        for j in range({len(outputs)}):")
-    lines.append("            OUT[k, j] = S[IDX[j]]")
-    if results:  # a non-finite result of finite inputs (an overflow, a singular matrix)
-        lines.append("        chk = 0.0")
-        lines.append(f"        for j in range({results}):")
-        lines.append("            chk += S[j]")
+    # then a non-finite result of finite inputs (an overflow, a singular matrix) is flagged
+    if gather:
+        lines += [f"        for j in range({len(outputs)}):",
+                  "            OUT[k, j] = S[IDX[j]]"]
+        if results:
+            lines += ["        chk = 0.0",
+                      f"        for j in range({results}):",
+                      "            chk += S[j]"]
+    else:
+        results = []
+        for j, out in enumerate(outputs):
+            value = name(out.i) if isinstance(out, Var) else _const(out)
+            lines.append(f"        OUT[k, {j}] = {value}")
+            if isinstance(out, Var):
+                results.append(value)
+        if results:
+            lines.append(f"        chk = {' + '.join(results)}")
+    if results:
         lines.append("        if chk - chk != 0.0 and bad < 0:")
         lines.append("            bad = k")
     lines.append("    return bad")
@@ -256,20 +252,16 @@ def numba_block_source(
         if isinstance(out, Var) and ops[out.i][0] != "in" and where[out.i] != final:
             row.setdefault(out.i, len(row))
     first_out = len(row)
-    # the output rows of X: one per output, or (many outputs) one per distinct value,
-    # the constants' rows filled once, and a copy through a table (_numba_gather_source)
+    # the output rows of X: one per output, or (many outputs, as in numba_source) one
+    # per distinct value, the constants' rows filled once, and a copy through a table
     gather = len(outputs) > GATHER_MIN_OUTPUTS
-    slots: dict = {}
-    for out in outputs:
-        key = ("v", out.i) if isinstance(out, Var) else ("c", repr(float(out)))
-        if not gather:
-            key = len(slots)
-        slots.setdefault(key, len(slots))
-    out_rows = []
-    for j, out in enumerate(outputs):
-        key = ("v", out.i) if isinstance(out, Var) else ("c", repr(float(out)))
-        out_rows.append(first_out + slots[key if gather else j])
-    flag = first_out + len(slots)
+    if gather:
+        index, slots, _ = _output_slots(outputs)
+        out_rows = [first_out + n for n in index]
+        flag = first_out + len(slots)
+    else:
+        out_rows = [first_out + j for j in range(len(outputs))]
+        flag = first_out + len(outputs)
     arrays = {prefix: f"A{k}" for k, (prefix, _) in enumerate(groups)}
 
     def name(i):
