@@ -196,18 +196,16 @@ class Robot:
         if self.chain.floating:
             raise ModelError(f"{self.name}: {what} does not support a floating base yet (this "
                              "model's base is free-flying); the floating functions are "
-                             "inverse_dynamics, mass_matrix, gravity_torques, "
-                             "forward_dynamics, torque_parts, friction_torques, kinetic_energy, "
+                             "inverse_dynamics, mass_matrix, coriolis_matrix, "
+                             "gravity_torques, forward_dynamics, torque_parts, "
+                             "friction_torques, forward_kinematics, jacobian, kinetic_energy, "
                              "potential_energy, centroidal_momentum, centroidal_matrix, "
                              "integrate and rd.simulate")
 
-    def _floating_inputs(self, what: str, h_e=None, **arrays):
+    def _floating_inputs(self, what: str, **arrays):
         """The arrays of a floating-base call, their last axis checked against ``nq``
         (``q``) and ``nv`` (the others) and the quaternions of ``q`` against unit norm; a
         :class:`InputError` naming the argument and the sizes otherwise."""
-        if h_e is not None:
-            raise ModelError(f"{self.name}: {what} with h_e does not support a floating base "
-                             "yet; apply the wrench as generalised forces in tau")
         out = []
         for name, value in arrays.items():
             if type(value).__module__.startswith("dask"):
@@ -419,10 +417,13 @@ class Robot:
         (Siciliano et al., Robotics, eq. 7.83), or a dict ``{frame name: wrench}`` of
         wrenches at named frames (:attr:`frames`; each about its frame's origin):
         ``tau += sum_f J_f^T h_f``. Shapes ``(..., dof)`` -> ``(..., dof)``.
+
+        A floating base (:mod:`robodyn.dynamics.floating`): ``q`` ``(..., nq)``, ``qd`` and
+        ``qdd`` ``(..., nv)`` -> the base wrench (base frame) and the joint torques
+        ``(..., nv)``; ``h_e`` in WORLD axes, ``J`` that of :meth:`jacobian`.
         """
         if self.chain.floating:  # [base wrench, joint torques] (dynamics/floating.py)
-            return self._runner.run("inverse_dynamics", *self._floating_inputs(
-                "inverse_dynamics", h_e, q=q, qd=qd, qdd=qdd))
+            q, qd, qdd = self._floating_inputs("inverse_dynamics", q=q, qd=qd, qdd=qdd)
         if h_e is None:
             return self._runner.run("inverse_dynamics", q, qd, qdd)
         kind, h_e = self._wrenches("inverse_dynamics_contact", h_e)
@@ -438,7 +439,12 @@ class Robot:
 
     def coriolis_matrix(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
         """Coriolis/centrifugal matrix ``C(q, qd)`` in Christoffel form
-        (``dM/dt - 2C`` skew-symmetric), ``(..., dof, dof)``."""
+        (``dM/dt - 2C`` skew-symmetric), ``(..., dof, dof)``. A floating base:
+        ``(..., nq), (..., nv)`` -> ``(..., nv, nv)``, the base's rows and columns first,
+        with ``C v`` the bias less gravity (Pinocchio's ``computeCoriolisMatrix``)."""
+        if self.chain.floating:
+            return self._runner.run("coriolis_matrix", *self._floating_inputs(
+                "coriolis_matrix", q=q, qd=qd))
         return self._runner.run("coriolis_matrix", q, qd)
 
     def gravity_torques(self, q: ArrayLike) -> np.ndarray:
@@ -468,8 +474,7 @@ class Robot:
         A floating base: ``q`` ``(..., nq)``, ``qd`` and ``tau`` (the base wrench, base
         frame, then the joint torques) ``(..., nv)`` -> ``a = dv/dt`` ``(..., nv)``."""
         if self.chain.floating:
-            return self._runner.run("forward_dynamics", *self._floating_inputs(
-                "forward_dynamics", h_e, q=q, qd=qd, tau=tau))
+            q, qd, tau = self._floating_inputs("forward_dynamics", q=q, qd=qd, tau=tau)
         if h_e is None:
             return self._runner.run("forward_dynamics", q, qd, tau)
         kind, h_e = self._wrenches("forward_dynamics_contact", h_e)
@@ -483,9 +488,8 @@ class Robot:
         ``h_e``) and ``total`` (their sum), each ``(..., dof)``. A floating base: each
         ``(..., nv)``, ``coriolis`` the bias ``b(q, v) - g(q)``."""
         if self.chain.floating:
-            parts = self._runner.run("torque_parts", *self._floating_inputs(
-                "torque_parts", h_e, q=q, qd=qd, qdd=qdd))
-        elif h_e is None:
+            q, qd, qdd = self._floating_inputs("torque_parts", q=q, qd=qd, qdd=qdd)
+        if h_e is None:
             parts = self._runner.run("torque_parts", q, qd, qdd)
         else:
             kind, h_e = self._wrenches("torque_parts_contact", h_e)
@@ -629,8 +633,13 @@ class Robot:
 
     def forward_kinematics(self, q: ArrayLike, frame: str | None = None) -> np.ndarray:
         """Pose of the end-effector frame (or of the named ``frame``, one of
-        :attr:`frames`) in the base frame, ``(..., 4, 4)``."""
-        top = self._runner.run(self._frame_kind("forward_kinematics", frame), q)
+        :attr:`frames`) in the base frame, ``(..., 4, 4)``. A floating base: in the world
+        frame, ``q`` ``(..., nq)`` (``T_wb`` of the base's position and quaternion times the
+        frame's pose on the base; ``frame="base"`` is ``T_wb``)."""
+        kind = self._frame_kind("forward_kinematics", frame)
+        if self.chain.floating:
+            q, = self._floating_inputs("forward_kinematics", q=q)
+        top = self._runner.run(kind, q)
         bottom = np.broadcast_to(np.array([0.0, 0.0, 0.0, 1.0]), top.shape[:-2] + (1, 4))
         return np.concatenate([top, bottom], axis=-2)
 
@@ -638,8 +647,16 @@ class Robot:
         """Geometric Jacobian at the end-effector origin (or at the origin of the named
         ``frame``, one of :attr:`frames`) in the base frame, rows
         ``(v_x, v_y, v_z, w_x, w_y, w_z)``, ``(..., 6, dof)``. In a tree, the columns of
-        the joints that do not move the frame (not its link's ancestors) are zero."""
-        return self._runner.run(self._frame_kind("jacobian", frame), q)
+        the joints that do not move the frame (not its link's ancestors) are zero.
+
+        A floating base: ``(..., nq)`` -> ``(..., 6, nv)``, world axes at the frame's origin
+        (Pinocchio's ``LOCAL_WORLD_ALIGNED``): ``(v_f, w_f) = J v`` with ``v`` the base's
+        body twist then the joint rates; the first six columns move the frame with the
+        base."""
+        kind = self._frame_kind("jacobian", frame)
+        if self.chain.floating:
+            return self._runner.run(kind, *self._floating_inputs("jacobian", q=q))
+        return self._runner.run(kind, q)
 
     # -- export ---------------------------------------------------------------------
     def to_urdf(self, path: str | Path | None = None, force: bool = False,

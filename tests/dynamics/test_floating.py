@@ -206,6 +206,109 @@ def test_centroidal_terms_match_ccrba(case):
     _close(r.centroidal_momentum(case.q, case.v), reference[:, -6:], "h_G")
 
 
+def test_coriolis_matrix_matches_pinocchio(case):
+    """``C(q, v)`` equals ``computeCoriolisMatrix`` (the same Christoffel-consistent ``C`` of
+    the spatial form), ``C v`` is the bias less gravity, and ``dM/dt - 2C`` is skew-symmetric
+    with ``dM/dt`` a central difference of ``M`` along ``q ⊕ v t`` (a property, independent of
+    Pinocchio)."""
+    r, model, data = case.robot, case.model, case.data
+    c = r.coriolis_matrix(case.q, case.v)
+    assert c.shape == (N, r.nv, r.nv)
+    _close(c, case.pinocchio(lambda q, v, a, t: pin.computeCoriolisMatrix(model, data, q,
+                                                                           v).copy()), "C")
+    parts = r.torque_parts(case.q, case.v, case.a)
+    _close(np.einsum("nij,nj->ni", c, case.v), parts.coriolis, "C v = b - g")
+    h = 1e-6
+    m_dot = (r.mass_matrix(r.integrate(case.q, case.v, h))
+             - r.mass_matrix(r.integrate(case.q, case.v, -h))) / (2 * h)
+    skew = m_dot - 2 * c
+    np.testing.assert_allclose(skew, -np.swapaxes(skew, -1, -2),
+                               atol=1e-6 * max(1.0, np.abs(m_dot).max()))
+    np.testing.assert_allclose(r.coriolis_matrix(case.q[4], case.v[4]), c[4], rtol=1e-13,
+                               atol=1e-12)
+
+
+def _pinocchio_frames(case, q) -> dict:
+    """``{name: (T_wf, J)}`` of Pinocchio's frames and joints at ``q``, ``J`` its
+    ``LOCAL_WORLD_ALIGNED`` Jacobian (a joint's frame is its child link's)."""
+    model, data = case.model, case.data
+    pin.computeJointJacobians(model, data, q)
+    pin.updateFramePlacements(model, data)
+    out = {model.names[j]: (data.oMi[j].homogeneous.copy(), pin.getJointJacobian(
+        model, data, j, pin.LOCAL_WORLD_ALIGNED).copy()) for j in range(1, model.njoints)}
+    for fid, frame in enumerate(model.frames):
+        out[frame.name] = (data.oMf[fid].homogeneous.copy(),
+                           pin.getFrameJacobian(model, data, fid, pin.LOCAL_WORLD_ALIGNED))
+    return out
+
+
+def test_frames_and_jacobians_match_pinocchio(case):
+    """``forward_kinematics`` (world frame) and ``jacobian`` (``6 x nv``, world axes at the
+    frame's origin) of every frame equal Pinocchio's ``oMf`` and ``getFrameJacobian``; a link
+    of the hand-built tree is its joint's frame, ``base`` the free-flyer's."""
+    r = case.robot
+    names = {"base": case.model.names[1]}
+    names.update({link.name: link.joint.name for link in r.links})
+    reference = [_pinocchio_frames(case, q) for q in case.q[:4]]
+    for frame in r.frames:
+        theirs = frame if frame in reference[0] else names[frame]
+        pose = np.array([ref[theirs][0] for ref in reference])
+        jac = np.array([ref[theirs][1] for ref in reference])
+        _close(r.forward_kinematics(case.q[:4], frame=frame), pose, f"pose of {frame}")
+        _close(r.jacobian(case.q[:4], frame=frame), jac, f"Jacobian of {frame}")
+    tip = r.jacobian(case.q[:4])  # the end effector: the last link's frame, or the tip
+    np.testing.assert_array_equal(tip.shape, (4, 6, r.nv))
+    # the Jacobian is the velocity of the frame: J v is d/dt of its position along q ⊕ v t
+    h, frame = 1e-6, r.frames[-1]
+    q0, v0 = case.q[0], case.v[0]
+    rate = (r.forward_kinematics(r.integrate(q0, v0, h), frame=frame)
+            - r.forward_kinematics(r.integrate(q0, v0, -h), frame=frame)) / (2 * h)
+    np.testing.assert_allclose(r.jacobian(q0, frame=frame)[:3] @ v0, rate[:3, 3], atol=1e-6)
+
+
+def test_wrenches_at_frames_match_pinocchio_external_forces(case):
+    """``h_e={frame: wrench}`` (world axes, moment about the frame's origin, exerted BY the
+    robot): ``inverse_dynamics`` equals ``rnea`` with ``fext`` the opposite force on each
+    frame's joint, in its joint frame; ``forward_dynamics`` inverts it, and
+    ``torque_parts.external`` is ``J^T h_e`` of the checked Jacobians."""
+    r, model, data = case.robot, case.model, case.data
+    names = {"base": model.names[1]}
+    names.update({link.name: link.joint.name for link in r.links})
+    frames = list(r.frames[-2:])
+    rng = np.random.default_rng(4)
+    wrenches = {frame: rng.normal(size=(N, 6)) * 3 for frame in frames}
+    ours = r.inverse_dynamics(case.q, case.v, case.a, h_e=wrenches)
+
+    def rnea(q, v, a, t, k=None):
+        fext = [pin.Force.Zero() for _ in range(model.njoints)]
+        pin.forwardKinematics(model, data, q)
+        pin.updateFramePlacements(model, data)
+        for frame in frames:
+            theirs = frame if model.existFrame(frame) else names[frame]
+            if model.existFrame(theirs):
+                fid = model.getFrameId(theirs)
+                joint, origin = model.frames[fid].parentJoint, data.oMf[fid].translation
+            else:
+                joint = model.getJointId(theirs)
+                origin = data.oMi[joint].translation
+            f, mu = wrenches[frame][k, :3], wrenches[frame][k, 3:]
+            on_body = pin.Force(-f, -(mu + np.cross(origin, f)))  # about the world origin
+            fext[joint] += data.oMi[joint].actInv(on_body)
+        return pin.rnea(model, data, q, v, a, fext).copy()
+
+    reference = np.array([rnea(*args, k=k) for k, args in enumerate(
+        zip(case.q, case.v, case.a, case.tau))])
+    _close(ours, reference, "rnea with fext")
+    _close(r.forward_dynamics(case.q, case.v, ours, h_e=wrenches), case.a, "FD(ID) with h_e")
+    parts = r.torque_parts(case.q, case.v, case.a, h_e=wrenches)
+    expected = sum(np.einsum("nri,nr->ni", r.jacobian(case.q, frame=f), w)
+                   for f, w in wrenches.items())
+    _close(parts.external, expected, "J^T h_e")
+    one = r.inverse_dynamics(case.q, case.v, case.a, h_e=wrenches[frames[-1]][0])
+    _close(one[0], r.inverse_dynamics(case.q[0], case.v[0], case.a[0]) + r.jacobian(
+        case.q[0]).T @ wrenches[frames[-1]][0], "h_e at the end effector")
+
+
 def test_integrate_matches_pinocchio(case):
     """``q ⊕ v dt`` for large and tiny turns (the series branch near zero)."""
     model = case.model
@@ -294,16 +397,13 @@ def test_wrong_shapes_name_nq_and_nv(tree):
 
 
 @pytest.mark.parametrize("call", [
-    lambda r, q, v: r.coriolis_matrix(q, v),
-    lambda r, q, v: r.jacobian(q),
-    lambda r, q, v: r.forward_kinematics(q),
+    lambda r, q, v: r.jacobian_derivative(q, v),
     lambda r, q, v: r.inverse_dynamics_derivatives(q, v, v),
     lambda r, q, v: r.regressor(q, v, v),
     lambda r, q, v: r.equations(),
     lambda r, q, v: r.to_code("c"),
     lambda r, q, v: r.inertial_parameters(),
-    lambda r, q, v: r.kernel("jacobian"),
-    lambda r, q, v: r.inverse_dynamics(q, v, v, h_e=np.zeros(6)),
+    lambda r, q, v: r.kernel("regressor"),
 ])
 def test_functions_without_floating_support_say_so(tree, call):
     q = np.zeros(tree.nq)
@@ -412,20 +512,26 @@ def test_load_urdf_with_floating_true_matches_pinocchio():
 
 @pytest.mark.slow
 def test_one_compiled_case(monkeypatch):
-    """The Numba kernel of the floating inverse dynamics equals the NumPy one (one link on
-    the base: a short program to compile)."""
+    """The Numba kernels of the floating inverse dynamics, Coriolis matrix and Jacobian equal
+    the NumPy ones (one link on the base: short programs to compile)."""
     pytest.importorskip("numba")
     chain = replace(tree_chain(), links=tree_chain().links[:1], parents=())
     q = np.zeros((3, 8))
     q[:, 6] = 1
     q[:, 7] = [0.3, -1.0, 2.0]
     v = np.random.default_rng(1).normal(size=(3, 7))
-    expected = rd.Robot("one", chain).inverse_dynamics(q, v, v)
+    plain = rd.Robot("one", chain)
+    calls = {"inverse_dynamics": lambda r: r.inverse_dynamics(q, v, v),
+             "coriolis_matrix": lambda r: r.coriolis_matrix(q, v),
+             "jacobian": lambda r: r.jacobian(q, frame="l0")}
+    expected = {kind: call(plain) for kind, call in calls.items()}
     monkeypatch.setenv("ROBODYN_BACKEND", "numba")
     compiled = rd.Robot("one", chain)
-    assert compiled.runner.kernel("inverse_dynamics").backend == "numba"
-    np.testing.assert_allclose(compiled.inverse_dynamics(q, v, v), expected, rtol=1e-12,
-                               atol=1e-12)
+    for kind, call in calls.items():
+        ours = call(compiled)
+        assert compiled.runner.kernel(kind if kind != "jacobian" else "jacobian@1").backend \
+            == "numba"
+        np.testing.assert_allclose(ours, expected[kind], rtol=1e-12, atol=1e-12, err_msg=kind)
 
 
 @pytest.mark.parametrize("relative", ["solo_description/robots/solo12.urdf",
@@ -435,7 +541,8 @@ def test_one_compiled_case(monkeypatch):
 def test_example_robot_data_trees_on_a_free_flyer_match_pinocchio(relative):
     """``rd.load(urdf, floating=True)`` of whole trees (legs, an arm with fingers, a hand)
     against ``pin.buildModelFromUrdf(urdf, JointModelFreeFlyer())``: rnea, crba, aba,
-    gravity and ccrba, joints matched by name (robodyn lists them parents first in the
+    gravity, ccrba, the Coriolis matrix and every frame's pose and Jacobian (world axes),
+    joints matched by name (robodyn lists them parents first in the
     file's order, Pinocchio depth first)."""
     import warnings
 
@@ -465,11 +572,24 @@ def test_example_robot_data_trees_on_a_free_flyer_match_pinocchio(relative):
         mass = np.triu(mass) + np.triu(mass, 1).T
         index = np.r_[0:6, 6 + perm]
         ag = pin.ccrba(model, data, qp, vp).copy()
+        coriolis = pin.computeCoriolisMatrix(model, data, qp, vp)[np.ix_(index, index)]
         rows.append((ours(pin.rnea(model, data, qp, vp, ap), 6), mass[np.ix_(index, index)],
                      ours(pin.aba(model, data, qp, vp, tp), 6),
                      ours(pin.computeGeneralizedGravity(model, data, qp), 6),
-                     ag[:, index], data.hg.vector.copy()))
-    rnea, crba, aba, gravity, a_g, h_g = (np.array(x) for x in zip(*rows))
+                     ag[:, index], data.hg.vector.copy(), coriolis))
+    rnea, crba, aba, gravity, a_g, h_g, coriolis = (np.array(x) for x in zip(*rows))
+    _close(robot.coriolis_matrix(case.q, case.v), coriolis, "C")
+    frames = [name for name in robot.frames if model.existFrame(name)]
+    assert len(frames) >= robot.dof  # every link at least
+    for q in case.q[:2]:
+        pin.computeJointJacobians(model, data, theirs(q, 7))
+        pin.updateFramePlacements(model, data)
+        for name in frames:
+            fid = model.getFrameId(name)
+            _close(robot.forward_kinematics(q, frame=name), data.oMf[fid].homogeneous,
+                   f"pose of {name}")
+            _close(robot.jacobian(q, frame=name), pin.getFrameJacobian(
+                model, data, fid, pin.LOCAL_WORLD_ALIGNED)[:, index], f"Jacobian of {name}")
     _close(robot.inverse_dynamics(case.q, case.v, case.a), rnea, "rnea")
     _close(robot.mass_matrix(case.q), crba, "crba")
     m = crba

@@ -45,51 +45,98 @@ from .spatial import (
 
 def coriolis_matrix(chain: Chain, q, qd, ops, poses=None) -> list[list]:
     """``C(q, qd)`` as a list of ``dof`` rows of scalars."""
-    poses = poses or link_poses(chain, q, ops)
+    return spatial_coriolis(chain, poses or link_poses(chain, q, ops), qd)
+
+
+#: The six motion axes of a free-flying base in its own frame, in the order of its
+#: velocity ``(v_x, v_y, v_z, w_x, w_y, w_z)``: motions ``(w, v)``.
+BASE_AXES = tuple((la.ZERO3, e) for e in la.IDENTITY3) + tuple((e, la.ZERO3) for e in la.IDENTITY3)
+
+
+def spatial_coriolis(chain: Chain, poses, qd, floating: bool = False) -> list[list]:
+    """``C`` from the link poses in the base frame (module docstring).
+
+    ``floating``: the base is a free-flying body (``chain.floating_base``) and ``qd`` the
+    ``nv = dof + 6`` velocity ``[v, w (base frame), joint rates]``; ``C`` is then
+    ``nv x nv``. The base is one more body, at the root of the tree, whose six axes are
+    fixed in it (:data:`BASE_AXES`, ``dS = v_base × S``), every joint's support; the formula
+    is evaluated in the inertial frame that coincides with the base frame at this instant,
+    so the base's pose does not enter (Pinocchio's ``computeCoriolisMatrix`` gives the same
+    ``C`` for its ``JointModelFreeFlyer``).
+    """
     axes, bodies = base_frame_terms(chain, poses)
     n = chain.dof
+    offset = 6 if floating else 0
+    root = (tuple(qd[3:6]), tuple(qd[0:3])) if floating else (la.ZERO3, la.ZERO3)
+    rates_qd = qd[offset:]
     axis_rates, rates, momenta, velocities = [], [], [], []
     for j in range(n):
         parent = chain.parent(j)
-        velocity = velocities[parent] if parent >= 0 else (la.ZERO3, la.ZERO3)
-        velocity = add_pair(velocity, scale_pair(qd[j], axes[j]))
+        velocity = velocities[parent] if parent >= 0 else root
+        velocity = add_pair(velocity, scale_pair(rates_qd[j], axes[j]))
         velocities.append(velocity)
         axis_rates.append(cross_motion(velocity, axes[j]))
-        w, v_origin = velocity
-        rate = None
-        for m, c, i_c in bodies[j][3]:  # dI/dt of the link: the sum over its bodies
-            c_rate = la.add(v_origin, la.cross(w, c))  # velocity of the centre of mass
-            spin = la.matmul(_skew(w), i_c)
-            spin = tuple(tuple(spin[r][k] + spin[k][r] for k in range(3)) for r in range(3))
-            cc = la.dot(c, c_rate)
-            shift = tuple(
-                tuple(m * ((2 * cc if r == k else 0) - c_rate[r] * c[k] - c[r] * c_rate[k])
-                      for k in range(3))
-                for r in range(3)
-            )
-            part = (0, la.scale(m, c_rate), la.mat_add(spin, shift))
-            rate = part if rate is None else add_inertia(rate, part)
-        rates.append(rate)
+        rates.append(_inertia_rate(bodies[j][3], velocity))
         momenta.append(inertia_times(bodies[j][:3], velocity))
     parents = chain.parent_indices
     g = composite([b[:3] for b in bodies], add_inertia, parents)
     d = composite(rates, add_inertia, parents)
     h = composite(momenta, add_pair, parents)
 
-    out = [[0] * n for _ in range(n)]  # a tree: zero unless one joint supports the other
+    size = n + offset
+    out = [[0] * size for _ in range(size)]  # a tree: zero unless one joint supports the other
+    if floating:  # the base body and everything on it: the composites of the root
+        body = chain.floating_base
+        m, c = body.mass, body.com
+        g0 = (m, la.scale(m, c), la.mat_add(body.inertia, la.point_mass_tensor(m, c)))
+        d0 = _inertia_rate([(m, c, body.inertia)], root)
+        h0 = inertia_times(g0, root)
+        for j in chain.children(-1):
+            g0, d0, h0 = add_inertia(g0, g[j]), add_inertia(d0, d[j]), add_pair(h0, h[j])
+        base_rates = [cross_motion(root, s) for s in BASE_AXES]
+        for b, (s, ds) in enumerate(zip(BASE_AXES, base_rates)):
+            upper = add_pair(add_pair(inertia_times(g0, ds), _half(inertia_times(d0, s))),
+                             _half(cross_force(s, h0)))
+            for a, s_a in enumerate(BASE_AXES):
+                out[a][b] = pair(s_a, upper)
     for j in range(n):
         support = chain.ancestors(j)[::-1]  # the base's side first, j last
         s, ds = axes[j], axis_rates[j]
         half_ds = _half(inertia_times(d[j], s))
         half_sh = _half(cross_force(s, h[j]))
         upper = add_pair(add_pair(inertia_times(g[j], ds), half_ds), half_sh)
+        col = offset + j
         for i in support:
-            out[i][j] = pair(axes[i], upper)
+            out[offset + i][col] = pair(axes[i], upper)
         p = inertia_times(g[j], s)
         qv = add_pair(half_ds, scale_pair(-1, half_sh))
         for k in support[:-1]:
-            out[j][k] = pair(axis_rates[k], p) + pair(axes[k], qv)
+            out[col][offset + k] = pair(axis_rates[k], p) + pair(axes[k], qv)
+        if floating:  # the base's axes support every joint
+            for a, (s_a, ds_a) in enumerate(zip(BASE_AXES, base_rates)):
+                out[a][col] = pair(s_a, upper)
+                out[col][a] = pair(ds_a, p) + pair(s_a, qv)
     return out
+
+
+def _inertia_rate(parts, velocity):
+    """``dI/dt`` (compact form, zero mass) of the bodies ``parts`` ``(m, c, I_c)`` (base
+    frame) moving with the spatial velocity ``velocity``."""
+    w, v_origin = velocity
+    rate = None
+    for m, c, i_c in parts:
+        c_rate = la.add(v_origin, la.cross(w, c))  # velocity of the centre of mass
+        spin = la.matmul(_skew(w), i_c)
+        spin = tuple(tuple(spin[r][k] + spin[k][r] for k in range(3)) for r in range(3))
+        cc = la.dot(c, c_rate)
+        shift = tuple(
+            tuple(m * ((2 * cc if r == k else 0) - c_rate[r] * c[k] - c[r] * c_rate[k])
+                  for k in range(3))
+            for r in range(3)
+        )
+        part = (0, la.scale(m, c_rate), la.mat_add(spin, shift))
+        rate = part if rate is None else add_inertia(rate, part)
+    return rate
 
 
 def _half(a):

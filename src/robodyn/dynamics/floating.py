@@ -42,10 +42,11 @@ import numpy as np
 
 from ..core import linalg3 as la
 from ..model.chain import Chain
+from .coriolis import spatial_coriolis
 from .crba import local_axis, local_inertia, mass_matrix, to_parent_force, to_parent_inertia
 from .forward_dynamics import ltdl_factor, ltdl_solve
 from .friction import friction_torques
-from .kinematics import joint_transform
+from .kinematics import frame_pose, jacobian, joint_transform, link_poses
 from .rnea import rnea
 from .spatial import add_inertia, inertia_times
 
@@ -112,10 +113,28 @@ def floating_friction(chain: Chain, qd: Sequence, ops) -> list:
     return _joint_friction(chain, qd, ops)
 
 
-def floating_inverse_dynamics(chain: Chain, q, qd, qdd, ops) -> list:
-    """``[base wrench, joint torques] = M(q) a + b(q, v) + friction`` (``nv`` values)."""
-    return [t + f for t, f in zip(floating_rnea(chain, q, qd, qdd, ops),
-                                  _joint_friction(chain, qd, ops), strict=True)]
+def floating_inverse_dynamics(chain: Chain, q, qd, qdd, ops, h_e=None, frames=None) -> list:
+    """``[base wrench, joint torques] = M(q) a + b(q, v) + friction (+ J^T h_e)`` (``nv``
+    values; ``h_e`` as in :func:`floating_contact_forces`)."""
+    tau = [t + f for t, f in zip(floating_rnea(chain, q, qd, qdd, ops),
+                                 _joint_friction(chain, qd, ops), strict=True)]
+    if h_e is not None:
+        tau = [t + c for t, c in zip(tau, floating_contact_forces(chain, q, h_e, ops, frames),
+                                     strict=True)]
+    return tau
+
+
+def floating_contact_forces(chain: Chain, q, h_e, ops, frames=None) -> list:
+    """``J(q)^T h_e`` (``nv`` values) for the wrench ``h_e = (f, mu)`` that the end
+    effector exerts on the environment, WORLD axes, the moment about the frame's origin
+    (:func:`floating_jacobian`); with ``frames``, one such wrench per frame, six values
+    each in that order. Its base rows are the wrench moved to the base (base frame)."""
+    out = [0] * (chain.dof + 6)
+    for k, frame in enumerate([None] if frames is None else frames):
+        jac = floating_jacobian(chain, q, ops, frame)
+        wrench = h_e[6 * k:6 * k + 6]
+        out = [o + sum(jac[r][j] * wrench[r] for r in range(6)) for j, o in enumerate(out)]
+    return out
 
 
 def floating_gravity(chain: Chain, q, ops) -> list:
@@ -124,18 +143,20 @@ def floating_gravity(chain: Chain, q, ops) -> list:
     return floating_rnea(chain, q, zeros, zeros, ops)
 
 
-def floating_torque_parts(chain: Chain, q, qd, qdd, ops) -> list[list]:
+def floating_torque_parts(chain: Chain, q, qd, qdd, ops, h_e=None, frames=None) -> list[list]:
     """The generalised forces split as :func:`~robodyn.dynamics.inverse_dynamics.torque_parts`
     (rows ``inertial M a``, ``coriolis`` (the bias less gravity, ``C(q, v) v``), ``gravity``,
-    ``friction``, ``external`` (zero: no wrench on a floating base yet), ``total``), each
-    ``nv`` values."""
+    ``friction``, ``external`` (``J^T h_e``, :func:`floating_contact_forces`; zero without
+    ``h_e``), ``total``), each ``nv`` values."""
     zeros = [0] * (chain.dof + 6)
     gravity = floating_gravity(chain, q, ops)
     inertial = [t - g for t, g in zip(floating_rnea(chain, q, zeros, qdd, ops), gravity)]
     coriolis = [t - g for t, g in zip(floating_rnea(chain, q, qd, zeros, ops), gravity)]
     friction = _joint_friction(chain, qd, ops)
-    total = [a + b + c + d for a, b, c, d in zip(inertial, coriolis, gravity, friction)]
-    return [inertial, coriolis, gravity, friction, zeros, total]
+    external = zeros if h_e is None else floating_contact_forces(chain, q, h_e, ops, frames)
+    total = [a + b + c + d + e for a, b, c, d, e in zip(inertial, coriolis, gravity, friction,
+                                                        external)]
+    return [inertial, coriolis, gravity, friction, external, total]
 
 
 def _crba(chain: Chain, q, ops):
@@ -181,9 +202,10 @@ def floating_mass_matrix(chain: Chain, q, ops) -> list[list]:
     return _crba(chain, q, ops)[0]
 
 
-def floating_forward_dynamics(chain: Chain, q, qd, tau, ops) -> list:
-    """``a = M(q)^-1 (tau - b(q, v) - friction)`` by the sparse ``L^T D L`` factor of ``M``."""
-    bias = floating_inverse_dynamics(chain, q, qd, [0] * (chain.dof + 6), ops)
+def floating_forward_dynamics(chain: Chain, q, qd, tau, ops, h_e=None, frames=None) -> list:
+    """``a = M(q)^-1 (tau - b(q, v) - friction - J^T h_e)`` by the sparse ``L^T D L`` factor
+    of ``M`` (``h_e`` as in :func:`floating_contact_forces`)."""
+    bias = floating_inverse_dynamics(chain, q, qd, [0] * (chain.dof + 6), ops, h_e, frames)
     labels = [f"base {c}" for c in BASE_COORDINATES] + [
         f"joint {j + 1} ({link.joint.name or link.name})" for j, link in enumerate(chain.links)]
     rhs = [t - b for t, b in zip(tau, bias, strict=True)]
@@ -193,6 +215,52 @@ def floating_forward_dynamics(chain: Chain, q, qd, tau, ops) -> list:
     # tree and the reverse-order L^T D L (Featherstone §6.5) has no fill-in
     parents = [-1, 0, 1, 2, 3, 4] + [5 if p < 0 else 6 + p for p in chain.parent_indices]
     return ltdl_solve(ltdl_factor(m, parents, ops, labels), parents, rhs)
+
+
+def floating_coriolis_matrix(chain: Chain, q, qd, ops) -> list[list]:
+    """``C(q, v)``, ``nv x nv``, with ``C(q, v) v = b(q, v) - g(q)`` and ``dM/dt - 2C``
+    skew-symmetric: the spatial form of :mod:`robodyn.dynamics.coriolis` with the base as
+    the root body of six axes (Echeandia & Wensing 2021; Pinocchio's
+    ``computeCoriolisMatrix``). It depends on the joints and ``v`` only, not on the base
+    pose."""
+    return spatial_coriolis(chain, link_poses(chain, list(q[7:]), ops), list(qd), floating=True)
+
+
+def _world_pose(chain: Chain, q, ops, frame):
+    """``(R_wb, p_b, R_wf, p_f, r_f)``: the base in the world, frame number ``frame`` (of
+    :func:`~robodyn.dynamics.kinematics.frame_table`; ``None`` the end effector) in the
+    world, and the frame's origin in the base frame; also the link poses in the base frame."""
+    rot_b, p_b = quaternion_rotation(q[3:7], ops), tuple(q[0:3])
+    poses = link_poses(chain, list(q[7:]), ops)
+    rot, r_f = frame_pose(chain, poses, frame)
+    return rot_b, p_b, la.matmul(rot_b, rot), la.add(p_b, la.matvec(rot_b, r_f)), r_f, poses
+
+
+def floating_forward_kinematics(chain: Chain, q, ops, frame: int | None = None) -> list[list]:
+    """The end effector's frame (or frame number ``frame``) in the WORLD frame, the top rows
+    ``[R | p]`` of ``T_wf = T_wb(x, quaternion) T_bf(joints)``."""
+    _, _, rot, pos, _, _ = _world_pose(chain, q, ops, frame)
+    return [[*rot[r], pos[r]] for r in range(3)]
+
+
+def floating_jacobian(chain: Chain, q, ops, frame: int | None = None) -> list[list]:
+    """Geometric Jacobian, ``6 x nv``, of the end effector's frame (or frame number
+    ``frame``) at its origin, WORLD axes (Pinocchio's ``LOCAL_WORLD_ALIGNED``): rows
+    ``(v, w)`` of the frame, ``= J(q) v``. With the base twist ``(v_b, w_b)`` in the base
+    frame, the frame's origin ``r`` in the base frame and ``R`` the base orientation::
+
+        v_f = R (v_b + w_b × r + J_v qd),   w_f = R (w_b + J_w qd)
+
+    (``J_v, J_w`` the fixed-base Jacobian in the base frame,
+    :func:`~robodyn.dynamics.kinematics.jacobian`)."""
+    rot_b, _, _, _, r_f, poses = _world_pose(chain, q, ops, frame)
+    inner = jacobian(chain, list(q[7:]), ops, poses=poses, frame=frame)
+    cols = [la.matvec(rot_b, e) + la.ZERO3 for e in la.IDENTITY3]
+    cols += [la.matvec(rot_b, la.cross(e, r_f)) + la.matvec(rot_b, e) for e in la.IDENTITY3]
+    for j in range(chain.dof):
+        col = [row[j] for row in inner]
+        cols.append(la.matvec(rot_b, tuple(col[0:3])) + la.matvec(rot_b, tuple(col[3:6])))
+    return [[col[r] for col in cols] for r in range(6)]
 
 
 def centroidal_matrix(chain: Chain, q, ops) -> list[list]:

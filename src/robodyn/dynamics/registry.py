@@ -244,17 +244,19 @@ KERNELS: dict[str, KernelSpec] = _registry(
 FRAME_KERNELS = ("forward_kinematics", "jacobian", "jacobian_derivative")
 
 
-def lookup(kind: str, chain=None) -> KernelSpec:
-    """The spec of ``kind``: an entry of :data:`KERNELS`, or a per-frame variant
+def lookup(kind: str, chain=None, kernels: dict | None = None) -> KernelSpec:
+    """The spec of ``kind``: an entry of :data:`KERNELS` (or of ``kernels``:
+    :data:`FLOATING_KERNELS` for a free-flying base), or a per-frame variant
     ``"<entry>@k"`` (``entry`` in :data:`FRAME_KERNELS`, ``k`` a frame number) or
     ``"<entry>_contact@k1,k2,..."`` (``h_e`` one wrench per frame ``k1, k2, ...``, in that
     order, each listed once). ``KeyError`` for anything else, and (given ``chain``) for a
     frame number that is not one of ``chain``'s frames."""
-    spec = KERNELS.get(kind)
+    kernels = KERNELS if kernels is None else kernels
+    spec = kernels.get(kind)
     if spec is not None:
         return spec
     base, at, arg = str(kind).partition("@")
-    spec = KERNELS.get(base)
+    spec = kernels.get(base)
     if not at or spec is None or not arg:
         raise KeyError(kind)
     try:
@@ -282,8 +284,9 @@ def printed_forms(h_e: bool) -> tuple[ClosedForm, ...]:
     return tuple(sorted(shown, key=lambda f: TORQUE_PARTS.index(f.shown.term)))
 
 
-def _floating(name, algorithm, inputs, shape, doc):
-    return KernelSpec(algorithm, inputs, shape, name, doc, floating=True)
+def _floating(name, algorithm, inputs, shape, doc, contact=False):
+    return KernelSpec(algorithm, inputs, shape, name, doc,
+                      f"{name}_contact" if contact else None, floating=True)
 
 
 #: The compiled functions of a chain on a free-flying base (``chain.floating``), by name:
@@ -291,11 +294,13 @@ def _floating(name, algorithm, inputs, shape, doc):
 #: ``qd``, ``qdd``, ``tau`` of ``nv = dof + 6`` values (:mod:`robodyn.dynamics.floating`),
 #: and the centroidal terms. A kind of :data:`KERNELS` not here does not support a floating
 #: base yet (:func:`kernel_spec` says so).
-FLOATING_KERNELS: dict[str, KernelSpec] = {spec.name: spec for spec in (
+FLOATING_KERNELS: dict[str, KernelSpec] = _registry(
     _floating("inverse_dynamics", floating.floating_inverse_dynamics, ("q", "qd", "qdd"),
-              lambda n: (n + 6,), "base wrench and joint torques M(q) a + b(q, v) + friction"),
+              lambda n: (n + 6,), "base wrench and joint torques M(q) a + b(q, v) + friction",
+              contact=True),
     _floating("forward_dynamics", floating.floating_forward_dynamics, ("q", "qd", "tau"),
-              lambda n: (n + 6,), "accelerations a = M(q)^-1 (tau - b(q, v) - friction)"),
+              lambda n: (n + 6,), "accelerations a = M(q)^-1 (tau - b(q, v) - friction)",
+              contact=True),
     _floating("mass_matrix", floating.floating_mass_matrix, ("q",), lambda n: (n + 6, n + 6),
               "inertia matrix M(q) of the base and the joints"),
     _floating("gravity_torques", floating.floating_gravity, ("q",), lambda n: (n + 6,),
@@ -304,16 +309,24 @@ FLOATING_KERNELS: dict[str, KernelSpec] = {spec.name: spec for spec in (
               "joint friction (none on the base)"),
     _floating("torque_parts", floating.floating_torque_parts, ("q", "qd", "qdd"),
               lambda n: (len(TORQUE_PARTS), n + 6),
-              "the terms of [base wrench, tau]: M a, C v, g, friction, 0, their sum"),
+              "the terms of [base wrench, tau]: M a, C v, g, friction, J^T h_e, their sum",
+              contact=True),
     _floating("kinetic_energy", floating.floating_kinetic_energy, ("q", "qd"), _scalar,
               "kinetic energy T = 1/2 v^T M(q) v"),
     _floating("potential_energy", floating.floating_potential_energy, ("q",), _scalar,
               "potential energy U = -m g0 . p_G"),
+    _floating("coriolis_matrix", floating.floating_coriolis_matrix, ("q", "qd"),
+              lambda n: (n + 6, n + 6),
+              "Coriolis/centrifugal matrix C(q, v), C v = b - g, dM/dt - 2C skew"),
+    _floating("forward_kinematics", floating.floating_forward_kinematics, ("q",),
+              lambda n: (3, 4), "end-effector pose [R | p] in the world, T_wb T_be"),
+    _floating("jacobian", floating.floating_jacobian, ("q",), lambda n: (6, n + 6),
+              "geometric Jacobian J(q), (v_e, w_e) = J(q) v, world axes"),
     _floating("centroidal_momentum", floating.centroidal_momentum, ("q", "qd"),
               lambda n: (6,), "centroidal momentum h_G = A_G(q) v (world axes, about the CoM)"),
     _floating("centroidal_matrix", floating.centroidal_matrix, ("q",), lambda n: (6, n + 6),
               "centroidal momentum matrix A_G(q)"),
-)}
+)
 
 
 def kernel_spec(kind: str, floating_base: bool = False, chain=None) -> KernelSpec:
@@ -321,13 +334,10 @@ def kernel_spec(kind: str, floating_base: bool = False, chain=None) -> KernelSpe
     per-frame variants of :func:`lookup`) or a free-flying base (:data:`FLOATING_KERNELS`);
     a ``kind`` that does not support the base is a
     :class:`~robodyn.core.errors.ModelError` saying so."""
-    if floating_base:
-        spec = FLOATING_KERNELS.get(kind)
-    else:
-        try:
-            spec = lookup(kind, chain)
-        except KeyError:
-            spec = None
+    try:
+        spec = lookup(kind, chain, FLOATING_KERNELS if floating_base else None)
+    except KeyError:
+        spec = None
     if spec is not None:
         return spec
     if floating_base and kind.partition("@")[0] in KERNELS:

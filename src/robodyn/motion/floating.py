@@ -78,7 +78,8 @@ def simulate_floating(robot, q0, qd0=0.0, duration=1.0, tau=None, tau_times=None
         if given is not None:
             raise RobodynError(f"simulate: {name} does not support a floating base yet (the "
                                "robot's base is free-flying)"
-                               + ("; give the wrench as generalised forces in tau"
+                               + ("; give the wrench as generalised forces in tau: "
+                                  "tau(t, q, v) = -robot.jacobian(q, frame).T @ wrench"
                                   if name == "h_e" else ""))
     if not callable(tau) and tau is not None and np.ndim(tau) == 3:
         raise InputError("tau: batches of rollouts do not support a floating base yet")
