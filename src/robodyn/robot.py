@@ -37,6 +37,8 @@ from .model.names import check_text
 from .model.source import ModelSource, Provenance
 from .model.yaml_file import read_model_file
 
+_empty = np.empty
+
 
 class ParameterValues(dict):
     """``{parameter name: value}``, :attr:`Robot.values`: a dict whose keys are names
@@ -422,10 +424,22 @@ class Robot:
         ``qdd`` ``(..., nv)`` -> the base wrench (base frame) and the joint torques
         ``(..., nv)``; ``h_e`` in WORLD axes, ``J`` that of :meth:`jacobian`.
         """
-        if self.chain.floating:  # [base wrench, joint torques] (dynamics/floating.py)
+        runner = self._runner
+        hot = runner.hot.get("inverse_dynamics")
+        if hot is not None and h_e is None and not runner.floating:
+            # one state, hot: Runner.run's first step inline (a controller's call costs no
+            # more than Pinocchio's rnea; Numba checks the types, the kernel the values)
+            one, p, width, _ = hot
+            out = _empty(width)
+            try:
+                if one(q, qd, qdd, p, out) == -1:
+                    return out
+            except TypeError:
+                pass
+        if runner.floating:  # [base wrench, joint torques] (dynamics/floating.py)
             q, qd, qdd = self._floating_inputs("inverse_dynamics", q=q, qd=qd, qdd=qdd)
         if h_e is None:
-            return self._runner.run("inverse_dynamics", q, qd, qdd)
+            return runner.run("inverse_dynamics", q, qd, qdd)
         kind, h_e = self._wrenches("inverse_dynamics_contact", h_e)
         return self._runner.run(kind, q, qd, qdd, h_e)
 
@@ -473,10 +487,20 @@ class Robot:
         A joint that moves no mass (a singular ``M``) is a :class:`ModelError` naming it.
         A floating base: ``q`` ``(..., nq)``, ``qd`` and ``tau`` (the base wrench, base
         frame, then the joint torques) ``(..., nv)`` -> ``a = dv/dt`` ``(..., nv)``."""
-        if self.chain.floating:
+        runner = self._runner
+        hot = runner.hot.get("forward_dynamics")
+        if hot is not None and h_e is None and not runner.floating:  # as inverse_dynamics
+            one, p, width, _ = hot
+            out = _empty(width)
+            try:
+                if one(q, qd, tau, p, out) == -1:
+                    return out
+            except TypeError:
+                pass
+        if runner.floating:
             q, qd, tau = self._floating_inputs("forward_dynamics", q=q, qd=qd, tau=tau)
         if h_e is None:
-            return self._runner.run("forward_dynamics", q, qd, tau)
+            return runner.run("forward_dynamics", q, qd, tau)
         kind, h_e = self._wrenches("forward_dynamics_contact", h_e)
         return self._runner.run(kind, q, qd, tau, h_e)
 

@@ -96,7 +96,7 @@ def test_a_hot_one_state_path_keeps_every_check():
     expected = robot.inverse_dynamics(q[None], qd[None], qdd[None])[0]
     for _ in range(HOT_CALLS + 1):
         np.testing.assert_array_equal(robot.inverse_dynamics(q, qd, qdd), expected)
-    assert robot.runner._one.get("inverse_dynamics") is not None
+    assert robot.runner.hot.get("inverse_dynamics") is not None
     np.testing.assert_array_equal(robot.inverse_dynamics(list(q), qd.astype(np.float32), qdd),
                                   robot.inverse_dynamics(q, qd.astype(np.float32), qdd))
     with pytest.raises(InputError, match=r"qd: expected shape \(\.\.\., 2\)"):
@@ -107,3 +107,14 @@ def test_a_hot_one_state_path_keeps_every_check():
         robot.inverse_dynamics(q, qd, bad)
     np.testing.assert_array_equal(robot.inverse_dynamics(q, qd, 1.0),
                                   robot.inverse_dynamics(q, qd, np.ones(2)))
+    # forward dynamics takes the same inline path once hot
+    tau = robot.inverse_dynamics(q, qd, qdd)
+    for _ in range(HOT_CALLS + 1):
+        np.testing.assert_allclose(robot.forward_dynamics(q, qd, tau), qdd, rtol=1e-12)
+    assert robot.runner.hot.get("forward_dynamics") is not None
+    with pytest.raises(InputError, match=r"tau\[1\] is nan"):
+        robot.forward_dynamics(q, qd, np.array([1.0, np.nan]))
+    with pytest.raises(InputError, match=r"tau: expected shape \(\.\.\., 2\)"):
+        robot.forward_dynamics(q, qd, np.zeros(5))
+    batch = robot.forward_dynamics(np.tile(q, (3, 1)), qd, tau)  # 2-D: not the one-state path
+    np.testing.assert_allclose(batch, np.tile(qdd, (3, 1)), rtol=1e-12)

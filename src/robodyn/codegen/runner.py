@@ -32,6 +32,7 @@ __all__ = ["Runner", "KernelHandle"]
 _SHARED_KERNELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 _F64 = np.dtype(np.float64)
+_empty = np.empty
 #: One-state calls of a kind after which its one-state function is compiled (about a second,
 #: once: Numba caches it on disk) and takes over: a controller's or a ROS node's calls.
 HOT_CALLS = 64
@@ -45,6 +46,7 @@ class Runner:
 
     def __init__(self, chain: Chain, values: tuple[tuple[str, float], ...], name: str):
         self.chain = chain
+        self.floating = chain.floating  # read on every call: a plain attribute
         self.values = tuple(values)
         self.name = name
         self._kernels: dict[str, Kernel] = {}
@@ -52,7 +54,9 @@ class Runner:
         self._results: dict[Hashable, object] = {}
         self._handles: dict[str, KernelHandle] = {}
         self._hits: dict[str, int] = {}  # one-state calls per kind, until HOT_CALLS
-        self._one: dict[str, Callable] = {}  # the hot kinds' one-state functions
+        # the hot kinds' one-state functions ``(function, parameter values, width, shape or
+        # None for a vector)``; Robot.inverse_dynamics and forward_dynamics call them too
+        self.hot: dict[str, tuple] = {}
 
     def __getstate__(self):
         return {"chain": self.chain, "values": self.values, "name": self.name}
@@ -127,20 +131,21 @@ class Runner:
         """Registry entry ``kind`` on ``arrays`` (one per input of the entry, shape
         ``(..., width)``, broadcast together): an array ``batch + shape(dof)``, or a lazy
         Dask array when an input is one."""
-        kernel, p, names, widths, out_shape, direct = (self._entries.get(kind)
-                                                       or self._entry(kind))
         # fastest path, one state of C-contiguous float64 vectors (a controller's call):
         # the kind's compiled one-state function once it is hot; Numba itself checks the
         # types (no match: TypeError), the function the lengths, the kernel the values
-        one = self._one.get(kind)
-        if one is not None:
-            out = np.empty(kernel.width)
+        hot = self.hot.get(kind)
+        if hot is not None:
+            one, p, width, shape = hot
+            out = _empty(width)
             try:
                 if one(*arrays, p, out) == -1:  # -2: a length is wrong, 0: not finite
-                    return out if len(out_shape) == 1 else out.reshape(out_shape)
+                    return out if shape is None else out.reshape(shape)
             except TypeError:
                 pass
-        elif direct is not None and len(arrays) == len(widths):
+        kernel, p, names, widths, out_shape, direct = (self._entries.get(kind)
+                                                       or self._entry(kind))
+        if hot is None and direct is not None and len(arrays) == len(widths):
             rows = []
             for a, w in zip(arrays, widths):
                 if type(a) is np.ndarray and a.dtype is _F64 and a.shape == (w,) \
@@ -153,7 +158,10 @@ class Runner:
                 if direct(*rows, p, out, 0, 1) < 0:
                     hits = self._hits[kind] = self._hits.get(kind, 0) + 1
                     if hits == HOT_CALLS:
-                        self._one[kind] = one_state_function(kernel, widths)
+                        one = one_state_function(kernel, widths)
+                        if one is not None:
+                            self.hot[kind] = (one, p, kernel.width, None if len(out_shape)
+                                               == 1 else out_shape)
                     return out[0] if len(out_shape) == 1 else out.reshape(out_shape)
         if len(arrays) != len(names):
             raise InputError(f"{kind}: takes {len(names)} array{'s' * (len(names) != 1)} "
