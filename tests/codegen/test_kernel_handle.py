@@ -63,6 +63,26 @@ def test_the_kernel_handle_equals_the_robots_method(arm, kind):
     np.testing.assert_array_equal(handle(*(a[1] for a in inputs)), expected[1])
 
 
+def test_a_large_batch_through_the_handle_runs_as_the_robots_method(arm, monkeypatch):
+    """A batch of more than THREAD_MIN_BATCH states into ``out=`` takes the blocked kernel
+    on every thread the robot's method uses: the same bits, and a NaN is named by its row."""
+    from robodyn.codegen import kernel as kernel_module
+
+    monkeypatch.setattr(kernel_module, "BLOCKED_MIN_BATCH", 256)
+    monkeypatch.setattr(kernel_module, "THREAD_MIN_BATCH", 1024)
+    robot = arm[0]
+    rng = np.random.default_rng(8)
+    q, qd, qdd = rng.normal(size=(3, 3000, 3))
+    expected = robot.inverse_dynamics(q, qd, qdd)
+    handle = robot.kernel("inverse_dynamics")
+    out = np.empty_like(expected)
+    assert handle(q, qd, qdd, out=out) is out
+    np.testing.assert_array_equal(out, expected)
+    qd[2345, 2] = np.nan
+    with pytest.raises(InputError, match=r"qd\[2345, 2\] is nan"):
+        handle(q, qd, qdd, out=out)
+
+
 @pytest.mark.parametrize("args,out,message", [
     (lambda q: (q.astype(np.float32), q, q), None, r"q must be a C-contiguous float64 array "
                                                    r"of shape \(3,\) or \(N, 3\), got float32"),

@@ -325,13 +325,14 @@ class KernelHandle:
         n = 1 if batch is None else batch
         rows = [a.reshape(n, w) for a, w in zip(arrays, widths)]
         flat = out.reshape(n, self.kernel.width)
-        fn = self.direct
-        if fn is None:
+        if self.direct is None:
             flat[...] = self.runner.run(self.kind, *rows).reshape(n, -1)
             return out
-        bad = fn(*rows, self.p, flat, 0, n)
-        if bad >= 0:  # the robot's own error for that state
-            self.runner.run(self.kind, *[r[bad] for r in rows])
+        try:  # a batch as the robot's methods run it: blocked, on every core
+            self.kernel(self.p, *rows, batch_shape=() if batch is None else (n,), out=flat)
+        except NonFiniteResult as exc:  # the robot's own explanation of that state
+            raise self.runner._explain_non_finite(
+                self.kind, {name: r[exc.row] for name, r in zip(names, rows)}) from None
         return out
 
 
