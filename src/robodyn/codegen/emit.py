@@ -331,11 +331,21 @@ def numba_block_source(
         if text:
             lines.append(f"        for k in range({block}):")
             lines += text
-    lines.append("        for k in range(nb):")
     if gather:
-        lines += [f"            for j in range({len(outputs)}):",
-                  "                OUT[b0 + k, j] = X[ROWS[j], k]"]
+        # output by output, each a row of X read along the block (measured on TALOS's M,
+        # 2500 outputs: 0.75 us per state, against 1.36 sample by sample, which reads a
+        # cache line of X for every output)
+        lines += [f"        if nb == {block}:",
+                  f"            for j in range({len(outputs)}):",
+                  "                r = ROWS[j]",
+                  f"                for k in range({block}):",
+                  "                    OUT[b0 + k, j] = X[r, k]",
+                  "        else:",
+                  "            for k in range(nb):",
+                  f"                for j in range({len(outputs)}):",
+                  "                    OUT[b0 + k, j] = X[ROWS[j], k]"]
     else:
+        lines.append("        for k in range(nb):")
         lines += [f"            OUT[b0 + k, {j}] = X[{first_out + j}, k]"
                   for j in range(len(outputs))]
     lines += ["        if bad < 0:",
