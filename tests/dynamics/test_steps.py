@@ -30,6 +30,11 @@ def _records(steps_count: int, q0, qd0):
     return rows
 
 
+def _one(*records):
+    """The loop's records of one motion: ``(1, T, n)`` views of ``(T, n)`` arrays."""
+    return [r[None] for r in records]
+
+
 @pytest.mark.parametrize("method", [steps.RK4, steps.SEMI_IMPLICIT_EULER])
 def test_the_loop_applies_each_method_s_amplification_matrix(method):
     """``y' = A y`` with ``A = [[0, 1], [-w^2, 0]]``: RK4 maps ``y`` to ``P(hA) y``,
@@ -45,7 +50,7 @@ def test_the_loop_applies_each_method_s_amplification_matrix(method):
     q0, qd0 = np.array([1.0, -0.3]), np.array([0.0, 0.7])
     Q, QD, QDD, TAU = _records(count, q0, qd0)
     run = steps.bind(_oscillator(omega2))
-    assert run(None, method, h, 1e10, 0, count, Q, QD, QDD, TAU) == -1
+    assert run(None, method, h, 1e10, 0, count, *_one(Q, QD, QDD, TAU)) == -1
     for j in range(2):
         y = np.array([q0[j], qd0[j]])
         expected = [y := step @ y if k else y for k in range(count + 1)]
@@ -60,7 +65,8 @@ def test_rk4_evaluates_the_start_the_midpoint_twice_and_the_end_and_euler_the_st
         seen = []
         Q, QD, QDD, TAU = _records(5, [0.1], [0.0])
         Q[2], QD[2] = 0.1, 0.0  # steps 2 to 4, from row 2
-        steps.bind(_oscillator(1.0, seen))(None, method, 0.1, 1e10, 2, 5, Q, QD, QDD, TAU)
+        steps.bind(_oscillator(1.0, seen))(None, method, 0.1, 1e10, 2, 5,
+                                           *_one(Q, QD, QDD, TAU))
         assert seen == [2 * k + d for k in range(2, 5) for d in per_step]
 
 
@@ -70,11 +76,11 @@ def test_bound_loops_keep_their_own_stage():
     results = []
     for run in (fast, slow, fast):
         Q, QD, QDD, TAU = _records(1, [1.0], [0.0])
-        run(None, steps.SEMI_IMPLICIT_EULER, 0.01, 1e10, 0, 1, Q, QD, QDD, TAU)
+        run(None, steps.SEMI_IMPLICIT_EULER, 0.01, 1e10, 0, 1, *_one(Q, QD, QDD, TAU))
         results.append(QD[1, 0])
     assert results == [pytest.approx(-1.0), pytest.approx(-0.01), pytest.approx(-1.0)]
     with pytest.raises(NotImplementedError):
-        steps.run(None, steps.RK4, 0.01, 1e10, 0, 1, *_records(1, [1.0], [0.0]))
+        steps.run(None, steps.RK4, 0.01, 1e10, 0, 1, *_one(*_records(1, [1.0], [0.0])))
 
 
 def test_the_loop_stops_on_the_step_that_passes_the_limit():
@@ -86,8 +92,8 @@ def test_the_loop_stops_on_the_step_that_passes_the_limit():
         return -1
 
     Q, QD, QDD, TAU = _records(8, [0.0], [0.0])
-    assert steps.bind(push)(None, steps.SEMI_IMPLICIT_EULER, 1.0, 10.0, 0, 8, Q, QD, QDD,
-                            TAU) == 4
+    assert steps.bind(push)(None, steps.SEMI_IMPLICIT_EULER, 1.0, 10.0, 0, 8,
+                            *_one(Q, QD, QDD, TAU)) == 4
     np.testing.assert_array_equal(Q[:5, 0], [0, 1, 3, 6, 10])
     np.testing.assert_array_equal(QD[:5, 0], [0, 1, 2, 3, 4])
     assert np.isnan(Q[5:]).all()
@@ -102,7 +108,7 @@ def test_a_failing_stage_ends_the_loop_on_its_step():
         return 0 if s == 5 else -1
 
     Q, QD, QDD, TAU = _records(6, [1.0], [0.0])
-    assert steps.bind(stage)(None, steps.RK4, 0.1, 1e10, 0, 6, Q, QD, QDD, TAU) == 2
+    assert steps.bind(stage)(None, steps.RK4, 0.1, 1e10, 0, 6, *_one(Q, QD, QDD, TAU)) == 2
     assert not np.isnan(Q[:3]).any() and np.isnan(Q[3:]).all()
     np.testing.assert_array_equal(TAU[:3, 0], [0.0, 2.0, 4.0])
 

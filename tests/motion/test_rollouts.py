@@ -92,6 +92,42 @@ def test_per_rollout_parameter_values_and_wrenches_equal_single_rollouts():
     np.testing.assert_allclose(sim.potential[:, 0], u0, rtol=1e-14)
 
 
+@pytest.mark.slow  # Numba compiles the loops and the blocked kernels on a cold cache
+def test_blocks_of_rollouts_through_the_blocked_kernels_equal_single_rollouts(monkeypatch):
+    """Rollouts that share the parameters run in lockstep blocks of 16, one SIMD lane each
+    (the blocked forward dynamics, and the controller model's blocked inverse dynamics):
+    each rollout is its single run bit for bit, in a full block and in the last, partial
+    one; a NaN torque in the second block fails its rollout alone."""
+    pytest.importorskip("numba")
+    from robodyn.codegen import kernel as kernel_module
+
+    monkeypatch.setattr(kernel_module, "BLOCKED_MIN_BATCH", 1)
+    robot = rd.load("planar-2r")
+    rng = np.random.default_rng(9)
+    n, duration = 20, 0.1047  # a block of 16, then one of 4
+    q0 = rng.uniform(-1, 1, (n, 2))
+    tau = rng.uniform(-2, 2, (n, 7, 2))
+    goals = rng.uniform(-1, 1, (n, 2))
+    ct = [rd.control.ComputedTorque(robot, rd.trajectory.quintic([0, 0], goal, duration),
+                                    kp=100.0, kd=20.0) for goal in goals]
+    for batch, single in (((q0, tau), lambda r: (q0[r], tau[r])),
+                          (([0.05, 0.0], ct), lambda r: ([0.05, 0.0], ct[r]))):
+        sim = _quiet(robot, batch[0], duration=duration, dt=1e-3, tau=batch[1])
+        assert sim.info["compiled"] and sim.rollouts == n
+        for r in (0, 7, 15, 16, 19):
+            start, torque = single(r)
+            one = _quiet(robot, start, duration=duration, dt=1e-3, tau=torque)
+            for name in ("q", "qd", "qdd", "tau"):
+                np.testing.assert_array_equal(getattr(sim, name)[r], getattr(one, name),
+                                              err_msg=f"rollout {r}: {name}")
+    tau[17, 3, 1] = np.nan
+    with pytest.raises(RolloutError, match=r"1 of 20 rollouts failed \(17\)") as caught:
+        _quiet(robot, q0, duration=duration, dt=1e-3, tau=tau)
+    for r in (16, 18):
+        one = _quiet(robot, q0[r], duration=duration, dt=1e-3, tau=tau[r])
+        np.testing.assert_array_equal(caught.value.simulation.q[r], one.q)
+
+
 @pytest.mark.parametrize("method,options", [("implicit-euler", {"dt": 0.01}),
                                             ("rk45", {"sample_dt": 0.05})])
 def test_methods_that_run_rollout_by_rollout_equal_single_runs(method, options,

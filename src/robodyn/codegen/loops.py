@@ -15,11 +15,13 @@ between stages. Torques are one of:
 
 ``s`` indexes the stage times ``t_k`` (``2k``), ``t_k + dt/2`` (``2k + 1``); an
 array with one row is the same at every stage. The module's ``run(data, method, dt,
-limit, k0, k1, Q, QD, QDD, TAU)`` is :func:`~robodyn.dynamics.steps.run` with ``data =
-(P, PC, H, TAB, QR, QDR, QDDR, KP, KD, V)``: the model's parameters, the controller
-model's, the wrench ``(1, 6)``, the tables, the gains and a ``(1, n)`` work row.
-:func:`rollouts_source` adds ``run_many``: ``run`` over many rollouts, each with its own
-rows of the data (:mod:`robodyn.motion.rollouts`).
+limit, k0, k1, Q, QD, QDD, TAU)`` is :func:`~robodyn.dynamics.steps.run` on ``m`` motions
+in lockstep (``Q`` ``(m, T, n)``) with ``data = (P, PC, H, TAB, QR, QDR, QDDR, KP, KD,
+V)``: the model's parameters, the controller model's, the wrenches ``(m, 6)``, the tables
+and the gains with a leading axis of ``m`` (or 1, shared) and ``(m, n)`` work rows.
+:func:`rollouts_source` adds ``run_many``: ``run`` over many rollouts, in blocks of
+:data:`~robodyn.codegen.emit.BLOCK` that share the parameters (the blocked kernels, one
+SIMD lane per rollout), else rollout by rollout (:mod:`robodyn.motion.rollouts`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import inspect
 import re
 
 from ..dynamics import steps
+from .emit import BLOCK
 
 CONTROLLERS = ("table", "pd_gravity", "computed_torque")
 METHODS = ("rk4", "semi-implicit-euler")
@@ -41,6 +44,7 @@ _MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 _HEADER = '''import numpy as np
 from numba import njit
+from {fd} import {fd_block} as fdb
 from {fd} import kernel as fd
 {controller_import}
 
@@ -49,32 +53,56 @@ from {fd} import kernel as fd
 
 '''
 
+# ``data`` holds each table with a leading axis of the motions (one row for all of them):
+# ``TAB``, ``QR``, ``QDR``, ``QDDR`` ``(m or 1, S or 1, n)``, ``KP``, ``KD`` ``(m or 1, n)``, the
+# wrenches ``H`` ``(m, 6)``, the work rows ``v`` ``(m, n)``; the parameters ``P``, ``PC`` are
+# the same for all. A block of motions goes through the blocked kernels (one SIMD lane per
+# motion, the same bits as the per-sample kernel that one motion runs).
 _STAGE = '''
 ''' + _DECORATOR + '''def stage(data, s, q, qd, tau, acc):
     P, PC, H, TAB, QR, QDR, QDDR, KP, KD, v = data
+    m = q.shape[0]
     n = q.shape[1]
-    extra = row(TAB, s)
 {controller}
-    return fd(q, qd, tau{contact}, P, acc, 0, 1)
+    if m == 1:
+        return fd(q, qd, tau{contact}, P, acc, 0, 1)
+    return fdb(q, qd, tau{contact}, P, acc, 0, m)
 
 '''
 
 _CONTROLLER = {
-    "table": '''    for i in range(n):
-        tau[0, i] = extra[i]''',
-    "pd_gravity": '''    ck(q, PC, tau, 0, 1)
-    qr = row(QR, s)
-    for i in range(n):
-        tau[0, i] = pd_gravity(q[0, i], qd[0, i], qr[i], KP[i], KD[i], tau[0, i]) + extra[i]''',
-    "computed_torque": '''    qr = row(QR, s)
-    qdr = row(QDR, s)
-    qddr = row(QDDR, s)
-    for i in range(n):
-        v[0, i] = computed_torque_acceleration(q[0, i], qd[0, i], qr[i], qdr[i], qddr[i],
-                                               KP[i], KD[i])
-    ck(q, qd, v, PC, tau, 0, 1)
-    for i in range(n):
-        tau[0, i] += extra[i]''',
+    "table": '''    for b in range(m):
+        extra = row(row(TAB, b), s)
+        for i in range(n):
+            tau[b, i] = extra[i]''',
+    "pd_gravity": '''    if m == 1:
+        ck(q, PC, tau, 0, 1)
+    else:
+        ckb(q, PC, tau, 0, m)
+    for b in range(m):
+        extra = row(row(TAB, b), s)
+        qr = row(row(QR, b), s)
+        kp = row(KP, b)
+        kd = row(KD, b)
+        for i in range(n):
+            tau[b, i] = pd_gravity(q[b, i], qd[b, i], qr[i], kp[i], kd[i], tau[b, i]) + extra[i]''',
+    "computed_torque": '''    for b in range(m):
+        qr = row(row(QR, b), s)
+        qdr = row(row(QDR, b), s)
+        qddr = row(row(QDDR, b), s)
+        kp = row(KP, b)
+        kd = row(KD, b)
+        for i in range(n):
+            v[b, i] = computed_torque_acceleration(q[b, i], qd[b, i], qr[i], qdr[i], qddr[i],
+                                                   kp[i], kd[i])
+    if m == 1:
+        ck(q, qd, v, PC, tau, 0, 1)
+    else:
+        ckb(q, qd, v, PC, tau, 0, m)
+    for b in range(m):
+        extra = row(row(TAB, b), s)
+        for i in range(n):
+            tau[b, i] += extra[i]''',
 }
 
 
@@ -96,46 +124,87 @@ def shared_source() -> str:
 
 
 def loop_source(fd_module: str, controller: str, controller_module: str | None,
-                contact: bool) -> str:
+                contact: bool, fd_blocked: bool = False, controller_blocked: bool = False) -> str:
     """The loop module for a forward-dynamics kernel module ``fd_module`` (with an ``h_e``
     input when ``contact``) and a ``controller`` of :data:`CONTROLLERS` whose model
-    kernel (gravity or inverse dynamics) lives in ``controller_module``."""
+    kernel (gravity or inverse dynamics) lives in ``controller_module``; ``fd_blocked``,
+    ``controller_blocked``: the module has the blocked flavour (``kernel_block``), which a
+    block of rollouts runs (else the per-sample kernel runs the block's rows)."""
     if controller not in CONTROLLERS:
         raise ValueError(f"unknown controller {controller!r}")
-    imports = (f"from {_module_name(controller_module)} import kernel as ck"
-               if controller != "table" else "")
-    return (_HEADER.format(fd=_module_name(fd_module), controller_import=imports)
+    imports = ""
+    if controller != "table":
+        module = _module_name(controller_module)
+        imports = (f"from {module} import {'kernel_block' if controller_blocked else 'kernel'}"
+                   f" as ckb\nfrom {module} import kernel as ck")
+    return (_HEADER.format(fd=_module_name(fd_module), controller_import=imports,
+                           fd_block="kernel_block" if fd_blocked else "kernel")
             + shared_source()
             + _STAGE.format(controller=_CONTROLLER[controller],
                             contact=", H" if contact else ""))
 
 
-# Many rollouts: ``run`` once per rollout ``r`` of ``r0:r1`` on its own rows of the
-# (N or 1)-leading data, skipping rollouts that failed earlier (``FAILED[r] >= 0``). Not
-# inlined anywhere: threads of robodyn's pool each run one range of rollouts (nogil).
+# Many rollouts: ``run`` on blocks of up to BLOCK rollouts in lockstep (rows ``r:e`` of the
+# (N or 1)-leading data) when they share the parameters, else rollout by rollout; a block in
+# which a rollout fails, or one that holds a rollout that failed in an earlier chunk of steps
+# (``FAILED[r] >= 0``), runs again rollout by rollout from ``k0``, which finds the failure
+# and its step (the same numbers: each rollout's are its own). Not inlined anywhere:
+# threads of robodyn's pool each run one range of rollouts (nogil).
 _ROLLOUTS = '''
+''' + _DECORATOR + '''def part(A, r, e):
+    return A[r:e] if A.shape[0] > 1 else A[0:1]
+
+
 @njit(nogil=True, cache=True, error_model="numpy")
 def run_many(P, PC, H, TAB, QR, QDR, QDDR, KP, KD, method, dt, limit, k0, k1, Q, QD, QDD,
              TAU, FAILED, r0, r1):
-    v = np.empty((1, Q.shape[2]))
-    for r in range(r0, r1):
-        if FAILED[r] >= 0:
-            continue
-        data = (row(P, r), row(PC, r), row(H, r), row(TAB, r), row(QR, r), row(QDR, r),
-                row(QDDR, r), row(KP, r), row(KD, r), v)
-        FAILED[r] = run(data, method, dt, limit, k0, k1, Q[r], QD[r], QDD[r], TAU[r])
+    n = Q.shape[2]
+    width = BLOCK if P.shape[0] == 1 and PC.shape[0] == 1 else 1
+    v = np.empty((width, n))
+    h = np.empty((width, H.shape[2]))
+    r = r0
+    while r < r1:
+        e = min(r + width, r1)
+        together = e - r > 1
+        for j in range(r, e):
+            if FAILED[j] >= 0:
+                together = False
+        if together:
+            for b in range(e - r):
+                h[b, :] = row(H, r + b)[0]
+            data = (P[0], PC[0], h[:e - r], part(TAB, r, e), part(QR, r, e), part(QDR, r, e),
+                    part(QDDR, r, e), part(KP, r, e), part(KD, r, e), v[:e - r])
+            if run(data, method, dt, limit, k0, k1, Q[r:e], QD[r:e], QDD[r:e], TAU[r:e]) < 0:
+                r = e
+                continue
+        for j in range(r, e):
+            if FAILED[j] >= 0:
+                continue
+            h[0, :] = row(H, j)[0]
+            data = (row(P, j), row(PC, j), h[:1], part(TAB, j, j + 1), part(QR, j, j + 1),
+                    part(QDR, j, j + 1), part(QDDR, j, j + 1), part(KP, j, j + 1),
+                    part(KD, j, j + 1), v[:1])
+            FAILED[j] = run(data, method, dt, limit, k0, k1, Q[j:j + 1], QD[j:j + 1],
+                            QDD[j:j + 1], TAU[j:j + 1])
+        r = e
     return 0
 '''
 
 
 @functools.lru_cache(maxsize=64)
 def rollouts_source(fd_module: str, controller: str, controller_module: str | None,
-                    contact: bool) -> str:
+                    contact: bool, fd_blocked: bool = False,
+                    controller_blocked: bool = False) -> str:
     """:func:`loop_source` and ``run_many(P, PC, H, TAB, QR, QDR, QDDR, KP, KD, method, dt,
     limit, k0, k1, Q, QD, QDD, TAU, FAILED, r0, r1)``: the loop's ``run`` for rollouts
-    ``r0`` to ``r1 - 1``, each on row ``r`` (or the only row) of the data arrays, which
-    have a leading rollout axis (``P`` ``(N, p)``, ``H`` ``(N, 1, 6)``, ``TAB`` ``(N, S,
-    n)``, ``KP`` ``(N, n)``, ...) and of ``Q``, ``QD``, ``QDD``, ``TAU`` ``(N, T, n)``;
-    ``FAILED[r]`` gets ``run``'s result, and a rollout whose entry is already ``>= 0`` is
-    skipped (it failed in an earlier chunk of steps)."""
-    return loop_source(fd_module, controller, controller_module, contact) + _ROLLOUTS
+    ``r0`` to ``r1 - 1`` on their rows (or the only row) of the data arrays, which have a
+    leading rollout axis (``P`` ``(N, p)``, ``H`` ``(N, 1, 6)``, ``TAB`` ``(N, S, n)``,
+    ``KP`` ``(N, n)``, ...) and of ``Q``, ``QD``, ``QDD``, ``TAU`` ``(N, T, n)``: blocks of
+    :data:`~robodyn.codegen.emit.BLOCK` rollouts in lockstep when ``P`` and ``PC`` are
+    shared (``fd_blocked``, ``controller_blocked``: through the blocked kernels), else one
+    by one; ``FAILED[r]`` gets rollout ``r``'s result (a block in which one fails runs again
+    one by one), and a rollout whose entry is already ``>= 0`` is skipped (it failed in an
+    earlier chunk of steps)."""
+    return (loop_source(fd_module, controller, controller_module, contact, fd_blocked,
+                        controller_blocked)
+            + f"\nBLOCK = {BLOCK}\n" + _ROLLOUTS)

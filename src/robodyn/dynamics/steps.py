@@ -1,7 +1,8 @@
 """The fixed-step simulation loop and the two control laws, written once.
 
-Plain Python on scalars and on per-joint loops over ``(1, n)`` rows, so that the same
-text runs as Python and compiled: :mod:`robodyn.codegen.loops` embeds the source of
+Plain Python on scalars and on per-joint loops over the rows of ``(m, n)`` blocks (one
+motion, or a block of rollouts in lockstep), so that the same text runs as Python and
+compiled: :mod:`robodyn.codegen.loops` embeds the source of
 :data:`LOOP_FUNCTIONS` in the loop module it generates (each function under
 ``numba.njit``), and a Python torque callable runs :func:`bind`'s copy of :func:`run`,
 the same code objects.
@@ -42,7 +43,7 @@ def computed_torque_acceleration(q, qd, q_ref, qd_ref, qdd_ref, kp, kd):
     return qdd_ref + kd * (qd_ref - qd) + kp * (q_ref - q)
 
 
-# -- the loop (per-joint loops over (1, n) rows, in place) ---------------------------------
+# -- the loop (per-joint loops over the rows of (m, n) blocks, in place) --------------------
 def stage(data, s, q, qd, tau, acc):
     """The stage a loop evaluates (module docstring). A placeholder: whoever runs the loop
     binds its own (:func:`bind`, or the generated loop module)."""
@@ -53,78 +54,89 @@ def stage(data, s, q, qd, tau, acc):
 def semi_implicit_euler(dt, q, qd, acc):
     """One semi-implicit Euler step of ``(q, qd)`` with the acceleration ``acc`` at its start:
     the velocity first, then the position with the new velocity."""
-    for i in range(q.shape[1]):
-        qd[0, i] = qd[0, i] + dt * acc[0, i]
-        q[0, i] = q[0, i] + dt * qd[0, i]
+    for b in range(q.shape[0]):
+        for i in range(q.shape[1]):
+            qd[b, i] = qd[b, i] + dt * acc[b, i]
+            q[b, i] = q[b, i] + dt * qd[b, i]
 
 
 def rk4(data, s, dt, q, qd, tau, acc, q2, qd2, kq, kv):
     """One classic RK4 step of ``y = (q, qd)``, ``y' = (qd, FD)``, from stage ``s`` whose
     acceleration is in ``acc``; ``q2``, ``qd2`` (a stage's state) and ``kq``, ``kv`` (``k1``
-    to ``k3``, one row each) are work space. Returns -1, or 0 when a stage is not finite
+    to ``k3``, ``(3, m, n)``) are work space. Returns -1, or 0 when a stage is not finite
     (``(q, qd)`` is then left unchanged)."""
-    n = q.shape[1]
-    for i in range(n):
-        qd2[0, i] = qd[0, i]
+    m, n = q.shape[0], q.shape[1]
+    for b in range(m):
+        for i in range(n):
+            qd2[b, i] = qd[b, i]
     for j in range(3):  # k_{j+1} from the stage just evaluated, then the next stage's state
         h = dt if j == 2 else 0.5 * dt
-        for i in range(n):
-            kq[j, i] = qd2[0, i]
-            kv[j, i] = acc[0, i]
-            q2[0, i] = q[0, i] + h * kq[j, i]
-            qd2[0, i] = qd[0, i] + h * kv[j, i]
+        for b in range(m):
+            for i in range(n):
+                kq[j, b, i] = qd2[b, i]
+                kv[j, b, i] = acc[b, i]
+                q2[b, i] = q[b, i] + h * kq[j, b, i]
+                qd2[b, i] = qd[b, i] + h * kv[j, b, i]
         if stage(data, s + 2 if j == 2 else s + 1, q2, qd2, tau, acc) >= 0:
             return 0
-    for i in range(n):  # k4 = (qd2, acc)
-        q[0, i] = q[0, i] + dt / 6.0 * (kq[0, i] + 2.0 * kq[1, i] + 2.0 * kq[2, i] + qd2[0, i])
-        qd[0, i] = qd[0, i] + dt / 6.0 * (kv[0, i] + 2.0 * kv[1, i] + 2.0 * kv[2, i]
-                                          + acc[0, i])
+    for b in range(m):  # k4 = (qd2, acc)
+        for i in range(n):
+            q[b, i] = q[b, i] + dt / 6.0 * (kq[0, b, i] + 2.0 * kq[1, b, i] + 2.0 * kq[2, b, i]
+                                            + qd2[b, i])
+            qd[b, i] = qd[b, i] + dt / 6.0 * (kv[0, b, i] + 2.0 * kv[1, b, i]
+                                              + 2.0 * kv[2, b, i] + acc[b, i])
     return -1
 
 
 def within(limit, q, qd):
     """Whether every value of ``q`` and ``qd`` is finite and at most ``limit`` in magnitude."""
-    for i in range(q.shape[1]):
-        if not (abs(q[0, i]) <= limit and abs(qd[0, i]) <= limit):  # False for NaN too
-            return False
+    for b in range(q.shape[0]):
+        for i in range(q.shape[1]):
+            if not (abs(q[b, i]) <= limit and abs(qd[b, i]) <= limit):  # False for NaN too
+                return False
     return True
 
 
 def run(data, method, dt, limit, k0, k1, Q, QD, QDD, TAU):
     """Steps ``k0`` to ``k1 - 1`` of size ``dt`` (``method`` :data:`RK4` or
-    :data:`SEMI_IMPLICIT_EULER`) from the state ``Q[k0], QD[k0]``: the state after step
-    ``k`` into row ``k + 1`` of ``Q``, ``QD``, the torque and acceleration at its start into
-    row ``k`` of ``TAU``, ``QDD``. Returns -1, or the first step whose stage is not finite
-    or whose result is not finite or exceeds ``limit`` in magnitude (a diverging motion;
-    that result is not recorded)."""
-    n = Q.shape[1]
-    q = np.empty((1, n))
-    qd = np.empty((1, n))
-    tau = np.empty((1, n))
-    acc = np.empty((1, n))
-    q2 = np.empty((1, n))
-    qd2 = np.empty((1, n))
-    kq = np.empty((3, n))
-    kv = np.empty((3, n))
-    for i in range(n):
-        q[0, i] = Q[k0, i]
-        qd[0, i] = QD[k0, i]
+    :data:`SEMI_IMPLICIT_EULER`) of ``m`` motions in lockstep (one, or a block of rollouts
+    whose stage evaluates them together), from the states ``Q[:, k0], QD[:, k0]`` (``Q``
+    ``(m, T, n)``): the state after step ``k`` into row ``k + 1`` of ``Q``, ``QD``, the torque
+    and acceleration at its start into row ``k`` of ``TAU``, ``QDD``. Returns -1, or the first
+    step at which a motion's stage is not finite or its result is not finite or exceeds
+    ``limit`` in magnitude (a diverging motion; that result is not recorded). Each motion's
+    numbers are those of its own run: the arithmetic is per value."""
+    m, n = Q.shape[0], Q.shape[2]
+    q = np.empty((m, n))
+    qd = np.empty((m, n))
+    tau = np.empty((m, n))
+    acc = np.empty((m, n))
+    q2 = np.empty((m, n))
+    qd2 = np.empty((m, n))
+    kq = np.empty((3, m, n))
+    kv = np.empty((3, m, n))
+    for b in range(m):
+        for i in range(n):
+            q[b, i] = Q[b, k0, i]
+            qd[b, i] = QD[b, k0, i]
     for k in range(k0, k1):
         s = 2 * k
         if stage(data, s, q, qd, tau, acc) >= 0:
             return k
-        for i in range(n):
-            TAU[k, i] = tau[0, i]
-            QDD[k, i] = acc[0, i]
+        for b in range(m):
+            for i in range(n):
+                TAU[b, k, i] = tau[b, i]
+                QDD[b, k, i] = acc[b, i]
         if method == SEMI_IMPLICIT_EULER:
             semi_implicit_euler(dt, q, qd, acc)
         elif rk4(data, s, dt, q, qd, tau, acc, q2, qd2, kq, kv) >= 0:
             return k
         if not within(limit, q, qd):
             return k
-        for i in range(n):
-            Q[k + 1, i] = q[0, i]
-            QD[k + 1, i] = qd[0, i]
+        for b in range(m):
+            for i in range(n):
+                Q[b, k + 1, i] = q[b, i]
+                QD[b, k + 1, i] = qd[b, i]
     return -1
 
 

@@ -11,8 +11,9 @@ have a leading ``N`` axis (``sim.q`` ``(N, T, dof)``, ``sim.kinetic`` ``(N, T)``
 * ``"rk4"`` and ``"semi-implicit-euler"`` with torque tables or the built-in controllers
   and a constant wrench run in the compiled loop (:func:`robodyn.codegen.loops.rollouts_source`),
   the rollouts split over robodyn's threads (``ROBODYN_NUM_THREADS``, default: every
-  core); each rollout is the single run's loop on its own rows, so its result is the
-  single run's.
+  core). Rollouts that share the parameter values step in lockstep, 16 at a time through
+  the blocked kernels (one SIMD lane each, :mod:`robodyn.codegen.loops`), others one by
+  one; either way each rollout's numbers are the single run's, bit for bit.
 * ``"implicit-euler"``, the adaptive methods (``"rk45"``, ``"dop853"``, ``"radau"``),
   Python callables and the NumPy backend run rollout after rollout, each a single run;
   an adaptive batch needs ``sample_dt`` (one time grid for all).
@@ -32,6 +33,7 @@ import warnings
 
 import numpy as np
 
+from ..codegen import kernel as kernel_module
 from ..codegen.kernel import generated_function, run_in_threads, thread_count
 from ..codegen.loops import rollouts_source
 from ..core.errors import InputError, ModelError, RobodynError, excerpt, warn
@@ -302,6 +304,15 @@ def _stack(rows: list[np.ndarray]) -> np.ndarray:
     return np.ascontiguousarray(np.stack(rows))
 
 
+def _blocked_flavour(kernel, rollouts: int, steps: int) -> bool:
+    """Whether a batch of ``rollouts`` over ``steps`` steps runs ``kernel``'s blocked flavour
+    (compiled now if it is not yet): a block of rollouts, as many evaluations as a large
+    batch (:data:`~robodyn.codegen.kernel.BLOCKED_MIN_BATCH`), and a flavour that compiles."""
+    if rollouts < 2 or rollouts * steps < kernel_module.BLOCKED_MIN_BATCH:
+        return False
+    return kernel._blocked() is not kernel.fn
+
+
 def _compiled(models, torques, wrenches, times):
     """The data of the compiled batch loop ``(run_many, P, PC, H, TAB, QR, QDR, QDDR, KP,
     KD)``, or None when a rollout needs Python (a callable, the NumPy backend)."""
@@ -364,7 +375,11 @@ def _compiled(models, torques, wrenches, times):
     p = np.ascontiguousarray(models.P)
     h = np.zeros((1, 1, 6)) if not contact else _stack([np.reshape(w, (1, 6))
                                                         for w in wrenches])
-    source = rollouts_source(fd.fn.py_func.__module__, kind, controller_module, contact)
+    steps, rollouts = len(times) - 1, len(torques)
+    fd_blocked = _blocked_flavour(fd, rollouts, steps)
+    ck_blocked = controller_module is not None and _blocked_flavour(ck, rollouts, steps)
+    source = rollouts_source(fd.fn.py_func.__module__, kind, controller_module, contact,
+                             fd_blocked, ck_blocked)
     run_many = generated_function(source, "run_many")
     return (run_many, p, pc, h, tab, qr, qdr, qddr, kp, kd)
 

@@ -1010,9 +1010,10 @@ def _python_loop(robot, torque, wrench, times):
 
     loop = bind(stage)
 
-    def run(k0, k1, method, dt, Q, QD, QDD, TAU):
+    def run(k0, k1, method, dt, Q, QD, QDD, TAU):  # one motion: a block of one
         with np.errstate(all="ignore"):
-            return loop(None, method, dt, MAX_MAGNITUDE, k0, k1, Q, QD, QDD, TAU)
+            return loop(None, method, dt, MAX_MAGNITUDE, k0, k1, Q[None], QD[None], QDD[None],
+                        TAU[None])
 
     return run
 
@@ -1065,10 +1066,13 @@ def _compiled_loop(robot, torque, wrench, times):
     run = generated_function(source, "run")
     p = robot.parameter_values
     h = np.ascontiguousarray(np.reshape(wrench if contact else np.zeros(6), (1, 6)))
-    data = (p, pc, h, tab, qr, qdr, qddr, kp, kd, np.empty((1, dof)))
+    # the loop's data for one motion: each table with a leading axis of one
+    data = (p, pc, h, tab[None], qr[None], qdr[None], qddr[None], kp[None], kd[None],
+            np.empty((1, dof)))
 
     def runner(k0, k1, method, dt, Q, QD, QDD, TAU):
-        return run(data, method, dt, MAX_MAGNITUDE, k0, k1, Q, QD, QDD, TAU)
+        return run(data, method, dt, MAX_MAGNITUDE, k0, k1, Q[None], QD[None], QDD[None],
+                   TAU[None])
 
     return runner
 
