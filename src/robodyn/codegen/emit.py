@@ -32,6 +32,20 @@ _BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 #: Operations LLVM turns into packed (SIMD) instructions; the others (``sin``, ``cos``,
 #: ``pow``, ...) are calls into the C library, which do not vectorise.
 _PACKED = {"add", "sub", "mul", "div", "neg", "sqrt", "sign"}
+#: Sine and cosine: arithmetic of :mod:`robodyn.codegen.trig` in the compiled flavours (the
+#: blocked one runs them packed, then the C library for the arguments they do not cover).
+_TRIG = ("sin", "cos")
+#: The version of :mod:`robodyn.codegen.trig`'s statements, in every compiled kernel's text:
+#: a change there is a new kernel, not a stale cache entry. (Here, not there: this module
+#: does not import Numba.)
+TRIG_VERSION = 1
+#: Arguments at most this large in magnitude take :mod:`~robodyn.codegen.trig`'s reduction
+#: (``2^20 pi/2`` is fdlibm's bound for its three-part ``pi/2``; 1.5 * 2^20 is below it);
+#: larger ones, infinity and NaN the C library's ``sin`` and ``cos``.
+TRIG_LIMIT = 1572864.0
+#: The header of a compiled kernel module.
+_HEADER = ["import math", "import numpy as np", "from numba import njit",
+           f"from robodyn.codegen import trig  # trig v{TRIG_VERSION}"]
 #: Samples per block of a blocked kernel (:func:`numba_block_source`): 4 AVX2 vectors.
 BLOCK = 16
 #: A kernel with more outputs than this writes them through a scratch row and a table
@@ -61,11 +75,16 @@ def _const(x: float) -> str:
     return f"({text})" if x < 0 else text
 
 
-def _expression(op: tuple, name, lib: str) -> str:
+def _expression(op: tuple, name, lib: str, packed: bool = False) -> str:
+    """The right-hand side of instruction ``op``; ``lib`` ``"np"`` (the NumPy flavour) or
+    ``"math"`` (the compiled ones, sines and cosines from :mod:`robodyn.codegen.trig`,
+    ``packed``: its branch-free forms, which the blocked kernels fix up after the loop)."""
     def arg(a):
         return name(a[1]) if a[0] == "v" else _const(a[1])
 
     kind = op[0]
+    if kind in _TRIG and lib == "math":  # arithmetic, not a call (robodyn.codegen.trig)
+        return f"trig.{kind}{'_packed' if packed else ''}({arg(op[1])})"
     if kind in _BINARY:
         return f"{arg(op[1])} {_BINARY[kind]} {arg(op[2])}"
     if kind == "neg":
@@ -117,7 +136,7 @@ def numba_source(
     live = live_ops(tape, outputs)
     arrays = {prefix: f"A{k}" for k, (prefix, _) in enumerate(groups)}
     gather = len(outputs) > GATHER_MIN_OUTPUTS
-    lines = ["import math", "import numpy as np", "from numba import njit", "", ""]
+    lines = [*_HEADER, "", ""]
     if gather:
         index, slots, results = _output_slots(outputs)
         # a global array is a constant of the compiled function (a literal list in its
@@ -268,7 +287,7 @@ def numba_block_source(
         op = ops[i]
         return op[1] if op[0] == "in" else f"t{i}"
 
-    lines = ["import math", "import numpy as np", "from numba import njit"] if header else []
+    lines = list(_HEADER) if header else []
     if gather:
         lines += ["", "", f"ROWS_{fname} = np.array([{', '.join(map(str, out_rows))}], "
                   "dtype=np.int64)"]
@@ -292,6 +311,7 @@ def numba_block_source(
         for c in range(width):
             lines.append(f"            X[{row[tape.inputs[f'{prefix}{c}'].i]}, k] = "
                          f"{arrays[prefix]}[b0 + k, {c}]")
+    fixups: list[int] = []
     for n, (_kind, body) in enumerate(loops):
         text: list[str] = []
         known: set[int] = set()
@@ -306,9 +326,11 @@ def numba_block_source(
             for a in ops[i][1:]:
                 if isinstance(a, tuple) and a[0] == "v":
                     use(a[1])
-            text.append(f"            t{i} = {_expression(ops[i], name, 'math')}")
+            text.append(f"            t{i} = {_expression(ops[i], name, 'math', packed=True)}")
             if i in row:
                 text.append(f"            X[{row[i]}, k] = t{i}")
+            if ops[i][0] in _TRIG:  # the arguments the packed form does not take: after it
+                fixups.append(i)
         if n == final:
             results = []
             written: set[int] = set()
@@ -331,6 +353,25 @@ def numba_block_source(
         if text:
             lines.append(f"        for k in range({block}):")
             lines += text
+        if fixups:  # a call's result is used from the next loop on: fixed up here, one
+            # test of the sum for the block's usual case, every argument within the limit
+            args: dict[str, list[int]] = {}
+            loads = []
+            for i in fixups:
+                a = ops[i][1]
+                arg = name(a[1]) if a[0] == "v" else _const(a[1])
+                if arg not in args and a[0] == "v" and not (
+                        ops[a[1]][0] == "in" and ops[a[1]][1].startswith("p")):
+                    loads.append(f"            {arg} = X[{row[a[1]]}, k]")
+                args.setdefault(arg, []).append(i)
+            limit = repr(TRIG_LIMIT)
+            lines += [f"        for k in range({block}):", *loads,
+                      f"            if not {' + '.join(f'abs({a})' for a in args)} < {limit}:"]
+            for arg, calls in args.items():
+                lines.append(f"                if not abs({arg}) < {limit}:")
+                lines += [f"                    X[{row[i]}, k] = math.{ops[i][0]}({arg})"
+                          for i in calls]
+            fixups.clear()
     if gather:
         # output by output, each a row of X read along the block (measured on TALOS's M,
         # 2500 outputs: 0.75 us per state, against 1.36 sample by sample, which reads a
