@@ -32,6 +32,15 @@ def _packed(x, out):
         out[k, 1] = trig.cos_packed(x[k])
 
 
+@numba.njit
+def _together(x, out, packed):
+    for k in range(x.shape[0]):
+        if packed:
+            out[k, 0], out[k, 1] = trig.sincos_packed(x[k])
+        else:
+            out[k, 0], out[k, 1] = trig.sincos(x[k])
+
+
 def _ulps(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Units in the last place between float64 arrays (monotone integer order)."""
     ia, ib = a.view(np.int64), b.view(np.int64)
@@ -72,13 +81,22 @@ def test_beyond_the_limit_the_c_library_answers():
     np.testing.assert_array_equal(out, libm)
 
 
-def test_the_packed_forms_are_the_branching_ones_within_the_limit():
+def test_the_packed_forms_and_sincos_are_the_branching_ones():
+    """Within the limit the branch-free forms are the branching ones, and ``sincos`` (one
+    reduction for a sine and cosine of one argument) is the pair of them, bit for bit."""
     x = np.random.default_rng(2).uniform(-trig.LIMIT, trig.LIMIT, 20000) * np.logspace(
         -8, 0, 20000)
-    a, b = np.empty((len(x), 2)), np.empty((len(x), 2))
+    a, b, c = (np.empty((len(x), 2)) for _ in range(3))
     _ours(x, a)
     _packed(x, b)
     np.testing.assert_array_equal(a, b)
+    _together(x, c, True)
+    np.testing.assert_array_equal(a, c)
+    wide = np.concatenate([x, [2e6, -1e300, np.inf, np.nan]])
+    a, c = np.empty((len(wide), 2)), np.empty((len(wide), 2))
+    _ours(wide, a)
+    _together(wide, c, False)
+    np.testing.assert_array_equal(a, c)
 
 
 @pytest.mark.parametrize("kind", ["inverse_dynamics", "gravity_torques", "mass_matrix"])

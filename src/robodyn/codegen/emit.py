@@ -96,6 +96,23 @@ def _expression(op: tuple, name, lib: str, packed: bool = False) -> str:
     return f"{lib}.{kind}({arg(op[1])})"
 
 
+def _trig_pairs(tape: Tape, live: list[bool]) -> dict[int, tuple[int, int]]:
+    """``{first: (sine, cosine)}``: the live sine and cosine of one argument, emitted as one
+    ``sincos`` at the first of the two (one reduction, one call or one inlined body); the
+    second is not emitted on its own (:func:`_paired`)."""
+    seen: dict[tuple, dict[str, int]] = {}
+    for i, op in enumerate(tape.ops):
+        if live[i] and op[0] in _TRIG:
+            seen.setdefault(op[1], {})[op[0]] = i
+    return {min(d["sin"], d["cos"]): (d["sin"], d["cos"]) for d in seen.values()
+            if len(d) == 2}
+
+
+def _paired(pairs: dict) -> set[int]:
+    """The instructions :func:`_trig_pairs` emits with their partner, not on their own."""
+    return {j for first, both in pairs.items() for j in both if j != first}
+
+
 def _slot_key(out) -> tuple:
     return ("v", out.i) if isinstance(out, Var) else ("c", repr(float(out)))
 
@@ -169,11 +186,20 @@ def numba_source(
         op = tape.ops[i]
         return op[1] if op[0] == "in" else f"t{i}"
 
+    pairs = _trig_pairs(tape, live)
+    partners = _paired(pairs)
     for i, op in enumerate(tape.ops):
-        if live[i] and op[0] != "in":
+        if i in pairs:
+            sine, cosine = pairs[i]
+            a = op[1]
+            arg = name(a[1]) if a[0] == "v" else _const(a[1])
+            lines.append(f"        t{sine}, t{cosine} = trig.sincos({arg})")
+        elif live[i] and op[0] != "in" and i not in partners:
             lines.append(f"        t{i} = {_expression(op, name, 'math')}")
-        if gather and i in stored:  # as soon as it is known: no value kept alive to the end
-            lines.append(f"        S[{stored[i]}] = {name(i)}")
+        if gather:  # as soon as it is known: no value kept alive to the end
+            for j in pairs.get(i, (i,)):
+                if j in stored:
+                    lines.append(f"        S[{stored[j]}] = {name(j)}")
     # then a non-finite result of finite inputs (an overflow, a singular matrix) is flagged
     if gather:
         lines += [f"        for j in range({len(outputs)}):",
@@ -312,6 +338,8 @@ def numba_block_source(
             lines.append(f"            X[{row[tape.inputs[f'{prefix}{c}'].i]}, k] = "
                          f"{arrays[prefix]}[b0 + k, {c}]")
     fixups: list[int] = []
+    pairs = _trig_pairs(tape, live)
+    partners = _paired(pairs)
     for n, (_kind, body) in enumerate(loops):
         text: list[str] = []
         known: set[int] = set()
@@ -323,14 +351,23 @@ def numba_block_source(
                 text.append(f"            {name(i)} = X[{row[i]}, k]")
 
         for i in body:
+            if i in partners:
+                continue
             for a in ops[i][1:]:
                 if isinstance(a, tuple) and a[0] == "v":
                     use(a[1])
-            text.append(f"            t{i} = {_expression(ops[i], name, 'math', packed=True)}")
-            if i in row:
-                text.append(f"            X[{row[i]}, k] = t{i}")
-            if ops[i][0] in _TRIG:  # the arguments the packed form does not take: after it
-                fixups.append(i)
+            if i in pairs:
+                a = ops[i][1]
+                arg = name(a[1]) if a[0] == "v" else _const(a[1])
+                text.append("            t{}, t{} = trig.sincos_packed({})".format(
+                    *pairs[i], arg))
+            else:
+                text.append(f"            t{i} = {_expression(ops[i], name, 'math', packed=True)}")
+            for j in pairs.get(i, (i,)):
+                if j in row:
+                    text.append(f"            X[{row[j]}, k] = t{j}")
+                if ops[j][0] in _TRIG:  # the arguments the packed form does not take: after it
+                    fixups.append(j)
         if n == final:
             results = []
             written: set[int] = set()

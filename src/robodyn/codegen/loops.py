@@ -162,30 +162,31 @@ def run_many(P, PC, H, TAB, QR, QDR, QDDR, KP, KD, method, dt, limit, k0, k1, Q,
     width = BLOCK if P.shape[0] == 1 and PC.shape[0] == 1 else 1
     v = np.empty((width, n))
     h = np.empty((width, H.shape[2]))
+    alone = r0  # the rollouts before this one run one by one (a block that failed)
     r = r0
-    while r < r1:
-        e = min(r + width, r1)
-        together = e - r > 1
+    while r < r1:  # one call of run below: it is inlined, once
+        e = r + 1 if r < alone else min(r + width, r1)
+        skip = False
         for j in range(r, e):
             if FAILED[j] >= 0:
-                together = False
-        if together:
-            for b in range(e - r):
-                h[b, :] = row(H, r + b)[0]
-            data = (P[0], PC[0], h[:e - r], part(TAB, r, e), part(QR, r, e), part(QDR, r, e),
-                    part(QDDR, r, e), part(KP, r, e), part(KD, r, e), v[:e - r])
-            if run(data, method, dt, limit, k0, k1, Q[r:e], QD[r:e], QDD[r:e], TAU[r:e]) < 0:
+                skip = True
+        if skip:  # one failed in an earlier chunk of steps: alone, or itself skipped
+            if e - r > 1:
+                alone = e
+            else:
                 r = e
-                continue
-        for j in range(r, e):
-            if FAILED[j] >= 0:
-                continue
-            h[0, :] = row(H, j)[0]
-            data = (row(P, j), row(PC, j), h[:1], part(TAB, j, j + 1), part(QR, j, j + 1),
-                    part(QDR, j, j + 1), part(QDDR, j, j + 1), part(KP, j, j + 1),
-                    part(KD, j, j + 1), v[:1])
-            FAILED[j] = run(data, method, dt, limit, k0, k1, Q[j:j + 1], QD[j:j + 1],
-                            QDD[j:j + 1], TAU[j:j + 1])
+            continue
+        m = e - r
+        for b in range(m):
+            h[b, :] = row(H, r + b)[0]
+        data = (row(P, r), row(PC, r), h[:m], part(TAB, r, e), part(QR, r, e),
+                part(QDR, r, e), part(QDDR, r, e), part(KP, r, e), part(KD, r, e), v[:m])
+        result = run(data, method, dt, limit, k0, k1, Q[r:e], QD[r:e], QDD[r:e], TAU[r:e])
+        if m == 1:
+            FAILED[r] = result
+        elif result >= 0:  # one of the block failed: each again alone, which finds it
+            alone = e
+            continue
         r = e
     return 0
 '''

@@ -34,7 +34,7 @@ from .emit import TRIG_LIMIT as LIMIT
 
 # A change of the statements here must raise robodyn.codegen.emit.TRIG_VERSION (the kernels'
 # cache key).
-__all__ = ["LIMIT", "sin", "cos", "sin_packed", "cos_packed"]
+__all__ = ["LIMIT", "sin", "cos", "sincos", "sin_packed", "cos_packed", "sincos_packed"]
 
 _INVPIO2 = 6.36619772367581382433e-01
 _TOINT = 6755399441055744.0  # 1.5 * 2^52
@@ -114,6 +114,17 @@ def cos_packed(x):
     return -magnitude if (q == 1.0) | (q == 2.0) else magnitude
 
 
+@njit(**_INLINE)
+def sincos_packed(x):
+    """``(sin x, cos x)`` for ``|x| < LIMIT``, one reduction for both, branch free."""
+    y0, y1, q = _reduced(x)
+    s, c = _kernels(y0, y1)
+    odd = (q == 1.0) | (q == 3.0)
+    sine = c if odd else s
+    cosine = s if odd else c
+    return (-sine if q >= 2.0 else sine), (-cosine if (q == 1.0) | (q == 2.0) else cosine)
+
+
 # Called, not inlined, by the per-sample kernels: compiled once for all of them (inlined,
 # they made a kernel's compile 2-3x longer, measured: the Panda's inverse dynamics 3.2 s
 # against 1.3 s). The blocked kernels inline the packed forms, which then vectorise (called
@@ -137,3 +148,11 @@ def cos(x):
     if abs(x) < LIMIT:
         return cos_packed(x)
     return math.cos(x)
+
+
+@njit(**_CALLED)
+def sincos(x):
+    """``(sin x, cos x)``: :func:`sincos_packed`, or the C library's beyond :data:`LIMIT`."""
+    if abs(x) < LIMIT:
+        return sincos_packed(x)
+    return math.sin(x), math.cos(x)
