@@ -95,34 +95,27 @@ def _kernels(y0, y1):
 
 
 @njit(**_INLINE)
-def sin_packed(x):
-    """``sin x`` for ``|x| < LIMIT``, branch free (other arguments: a finite wrong value)."""
-    y0, y1, q = _reduced(x)
-    s, c = _kernels(y0, y1)
-    odd = (q == 1.0) | (q == 3.0)
-    magnitude = c if odd else s
-    return -magnitude if q >= 2.0 else magnitude
-
-
-@njit(**_INLINE)
-def cos_packed(x):
-    """``cos x`` for ``|x| < LIMIT``, branch free (other arguments: a finite wrong value)."""
-    y0, y1, q = _reduced(x)
-    s, c = _kernels(y0, y1)
-    odd = (q == 1.0) | (q == 3.0)
-    magnitude = s if odd else c
-    return -magnitude if (q == 1.0) | (q == 2.0) else magnitude
-
-
-@njit(**_INLINE)
 def sincos_packed(x):
-    """``(sin x, cos x)`` for ``|x| < LIMIT``, one reduction for both, branch free."""
+    """``(sin x, cos x)`` for ``|x| < LIMIT``, one reduction for both, branch free (other
+    arguments: finite wrong values)."""
     y0, y1, q = _reduced(x)
     s, c = _kernels(y0, y1)
     odd = (q == 1.0) | (q == 3.0)
     sine = c if odd else s
     cosine = s if odd else c
     return (-sine if q >= 2.0 else sine), (-cosine if (q == 1.0) | (q == 2.0) else cosine)
+
+
+@njit(**_INLINE)
+def sin_packed(x):
+    """``sin x`` of :func:`sincos_packed` (inlined: the cosine's statements are dropped)."""
+    return sincos_packed(x)[0]
+
+
+@njit(**_INLINE)
+def cos_packed(x):
+    """``cos x`` of :func:`sincos_packed`."""
+    return sincos_packed(x)[1]
 
 
 # Called, not inlined, by the per-sample kernels: compiled once for all of them (inlined,
@@ -133,26 +126,21 @@ _CALLED = {"nogil": True, "cache": True, "error_model": "numpy"}
 
 
 @njit(**_CALLED)
-def sin(x):
-    """``sin x``: :func:`sin_packed`, or the C library's beyond :data:`LIMIT` (and for
-    infinity and NaN)."""
+def sincos(x):
+    """``(sin x, cos x)``: :func:`sincos_packed`, or the C library's beyond :data:`LIMIT`
+    (and for infinity and NaN)."""
     if abs(x) < LIMIT:
-        return sin_packed(x)
-    return math.sin(x)
+        return sincos_packed(x)
+    return math.sin(x), math.cos(x)
+
+
+@njit(**_CALLED)
+def sin(x):
+    """``sin x`` of :func:`sincos`."""
+    return sincos(x)[0]
 
 
 @njit(**_CALLED)
 def cos(x):
-    """``cos x``: :func:`cos_packed`, or the C library's beyond :data:`LIMIT` (and for
-    infinity and NaN)."""
-    if abs(x) < LIMIT:
-        return cos_packed(x)
-    return math.cos(x)
-
-
-@njit(**_CALLED)
-def sincos(x):
-    """``(sin x, cos x)``: :func:`sincos_packed`, or the C library's beyond :data:`LIMIT`."""
-    if abs(x) < LIMIT:
-        return sincos_packed(x)
-    return math.sin(x), math.cos(x)
+    """``cos x`` of :func:`sincos`."""
+    return sincos(x)[1]
