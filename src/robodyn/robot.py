@@ -425,8 +425,8 @@ class Robot:
         ``(..., nv)``; ``h_e`` in WORLD axes, ``J`` that of :meth:`jacobian`.
         """
         runner = self._runner
-        hot = runner.hot.get("inverse_dynamics")
-        if hot is not None and h_e is None and not runner.floating:
+        hot = runner.fixed_hot.get("inverse_dynamics")
+        if hot is not None and h_e is None:
             # one state, hot: Runner.run's first step inline (a controller's call costs no
             # more than Pinocchio's rnea; Numba checks the types, the kernel the values)
             one, p, width, _ = hot
@@ -488,8 +488,8 @@ class Robot:
         A floating base: ``q`` ``(..., nq)``, ``qd`` and ``tau`` (the base wrench, base
         frame, then the joint torques) ``(..., nv)`` -> ``a = dv/dt`` ``(..., nv)``."""
         runner = self._runner
-        hot = runner.hot.get("forward_dynamics")
-        if hot is not None and h_e is None and not runner.floating:  # as inverse_dynamics
+        hot = runner.fixed_hot.get("forward_dynamics")
+        if hot is not None and h_e is None:  # as inverse_dynamics
             one, p, width, _ = hot
             out = _empty(width)
             try:

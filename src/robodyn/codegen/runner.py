@@ -55,8 +55,11 @@ class Runner:
         self._handles: dict[str, KernelHandle] = {}
         self._hits: dict[str, int] = {}  # one-state calls per kind, until HOT_CALLS
         # the hot kinds' one-state functions ``(function, parameter values, width, shape or
-        # None for a vector)``; Robot.inverse_dynamics and forward_dynamics call them too
+        # None for a vector)``; ``fixed_hot`` the same on a fixed base only, which
+        # Robot.inverse_dynamics and forward_dynamics call first (a floating base's inputs
+        # are checked before, its quaternions too)
         self.hot: dict[str, tuple] = {}
+        self.fixed_hot: dict[str, tuple] = {}
 
     def __getstate__(self):
         return {"chain": self.chain, "values": self.values, "name": self.name}
@@ -161,7 +164,9 @@ class Runner:
                         one = one_state_function(kernel, widths)
                         if one is not None:
                             self.hot[kind] = (one, p, kernel.width, None if len(out_shape)
-                                               == 1 else out_shape)
+                                              == 1 else out_shape)
+                            if not self.floating:
+                                self.fixed_hot[kind] = self.hot[kind]
                     return out[0] if len(out_shape) == 1 else out.reshape(out_shape)
         if len(arrays) != len(names):
             raise InputError(f"{kind}: takes {len(names)} array{'s' * (len(names) != 1)} "
