@@ -75,12 +75,17 @@ def _const(x: float) -> str:
     return f"({text})" if x < 0 else text
 
 
+def _operand(a: tuple, name) -> str:
+    """An instruction's argument ``a`` as text: a tape value's name, or a constant."""
+    return name(a[1]) if a[0] == "v" else _const(a[1])
+
+
 def _expression(op: tuple, name, lib: str, packed: bool = False) -> str:
     """The right-hand side of instruction ``op``; ``lib`` ``"np"`` (the NumPy flavour) or
     ``"math"`` (the compiled ones, sines and cosines from :mod:`robodyn.codegen.trig`,
     ``packed``: its branch-free forms, which the blocked kernels fix up after the loop)."""
     def arg(a):
-        return name(a[1]) if a[0] == "v" else _const(a[1])
+        return _operand(a, name)
 
     kind = op[0]
     if kind in _TRIG and lib == "math":  # arithmetic, not a call (robodyn.codegen.trig)
@@ -96,21 +101,17 @@ def _expression(op: tuple, name, lib: str, packed: bool = False) -> str:
     return f"{lib}.{kind}({arg(op[1])})"
 
 
-def _trig_pairs(tape: Tape, live: list[bool]) -> dict[int, tuple[int, int]]:
-    """``{first: (sine, cosine)}``: the live sine and cosine of one argument, emitted as one
-    ``sincos`` at the first of the two (one reduction, one call or one inlined body); the
-    second is not emitted on its own (:func:`_paired`)."""
+def _trig_pairs(tape: Tape, live: list[bool]) -> tuple[dict[int, tuple[int, int]], set[int]]:
+    """``({first: (sine, cosine)}, seconds)``: the live sine and cosine of one argument,
+    emitted as one ``sincos`` at the first of the two (one reduction, one call or one
+    inlined body), and the second of each pair, not emitted on its own."""
     seen: dict[tuple, dict[str, int]] = {}
     for i, op in enumerate(tape.ops):
         if live[i] and op[0] in _TRIG:
             seen.setdefault(op[1], {})[op[0]] = i
-    return {min(d["sin"], d["cos"]): (d["sin"], d["cos"]) for d in seen.values()
-            if len(d) == 2}
-
-
-def _paired(pairs: dict) -> set[int]:
-    """The instructions :func:`_trig_pairs` emits with their partner, not on their own."""
-    return {j for first, both in pairs.items() for j in both if j != first}
+    pairs = {min(d["sin"], d["cos"]): (d["sin"], d["cos"]) for d in seen.values()
+             if len(d) == 2}
+    return pairs, {max(both) for both in pairs.values()}
 
 
 def _slot_key(out) -> tuple:
@@ -186,14 +187,11 @@ def numba_source(
         op = tape.ops[i]
         return op[1] if op[0] == "in" else f"t{i}"
 
-    pairs = _trig_pairs(tape, live)
-    partners = _paired(pairs)
+    pairs, partners = _trig_pairs(tape, live)
     for i, op in enumerate(tape.ops):
         if i in pairs:
             sine, cosine = pairs[i]
-            a = op[1]
-            arg = name(a[1]) if a[0] == "v" else _const(a[1])
-            lines.append(f"        t{sine}, t{cosine} = trig.sincos({arg})")
+            lines.append(f"        t{sine}, t{cosine} = trig.sincos({_operand(op[1], name)})")
         elif live[i] and op[0] != "in" and i not in partners:
             lines.append(f"        t{i} = {_expression(op, name, 'math')}")
         if gather:  # as soon as it is known: no value kept alive to the end
@@ -338,8 +336,7 @@ def numba_block_source(
             lines.append(f"            X[{row[tape.inputs[f'{prefix}{c}'].i]}, k] = "
                          f"{arrays[prefix]}[b0 + k, {c}]")
     fixups: list[int] = []
-    pairs = _trig_pairs(tape, live)
-    partners = _paired(pairs)
+    pairs, partners = _trig_pairs(tape, live)
     for n, (_kind, body) in enumerate(loops):
         text: list[str] = []
         known: set[int] = set()
@@ -357,10 +354,8 @@ def numba_block_source(
                 if isinstance(a, tuple) and a[0] == "v":
                     use(a[1])
             if i in pairs:
-                a = ops[i][1]
-                arg = name(a[1]) if a[0] == "v" else _const(a[1])
                 text.append("            t{}, t{} = trig.sincos_packed({})".format(
-                    *pairs[i], arg))
+                    *pairs[i], _operand(ops[i][1], name)))
             else:
                 text.append(f"            t{i} = {_expression(ops[i], name, 'math', packed=True)}")
             for j in pairs.get(i, (i,)):
@@ -396,7 +391,7 @@ def numba_block_source(
             loads = []
             for i in fixups:
                 a = ops[i][1]
-                arg = name(a[1]) if a[0] == "v" else _const(a[1])
+                arg = _operand(a, name)
                 if arg not in args and a[0] == "v" and not (
                         ops[a[1]][0] == "in" and ops[a[1]][1].startswith("p")):
                     loads.append(f"            {arg} = X[{row[a[1]]}, k]")
