@@ -35,6 +35,7 @@ from .crba import mass_matrix
 from .forward_dynamics import forward_dynamics, mass_solver
 from .inverse_dynamics import inverse_dynamics
 from .kinematics import jacobian
+from .rnea_derivatives import rnea_derivatives
 
 
 class Dual:
@@ -159,8 +160,17 @@ def tangent(x, k: int):
 
 
 def _id_jacobians(chain: Chain, q, qd, qdd, ops, h_e=None, frames=None):
-    """``(dtau/dq, dtau/dqd)``, each ``[i][j] = dtau_i/dx_j``, in one dual pass seeded on
-    ``q`` and ``qd`` (``2 dof`` directions)."""
+    """``(dtau/dq, dtau/dqd)``, each ``[i][j] = dtau_i/dx_j``: the analytical recursion
+    (:func:`~robodyn.dynamics.rnea_derivatives.rnea_derivatives`) without a wrench, else
+    :func:`dual_id_jacobians`."""
+    if h_e is None:
+        return tuple(rnea_derivatives(chain, q, qd, qdd, ops)[:2])
+    return dual_id_jacobians(chain, q, qd, qdd, ops, h_e, frames)
+
+
+def dual_id_jacobians(chain: Chain, q, qd, qdd, ops, h_e=None, frames=None):
+    """``(dtau/dq, dtau/dqd)`` of :func:`inverse_dynamics` in one dual pass seeded on ``q``
+    and ``qd`` (``2 dof`` directions): the wrench's ``J^T h_e`` included."""
     n = chain.dof
     dual = DualOps(ops)
     tau = inverse_dynamics(chain, seeded(q, 2 * n, 0), seeded(qd, 2 * n, n), list(qdd), dual,
@@ -172,9 +182,13 @@ def _id_jacobians(chain: Chain, q, qd, qdd, ops, h_e=None, frames=None):
 
 def inverse_dynamics_derivatives(chain: Chain, q, qd, qdd, ops, h_e=None, frames=None) -> list:
     """``[dtau/dq, dtau/dqd, dtau/dqdd]`` of :func:`inverse_dynamics`, each ``[i][j] =
-    dtau_i/dx_j``; ``dtau/dqdd = M(q)`` (composite-rigid-body, the equation is linear in
-    ``qdd``)."""
-    d_q, d_qd = _id_jacobians(chain, q, qd, qdd, ops, h_e, frames)
+    dtau_i/dx_j``; ``dtau/dqdd = M(q)`` (the equation is linear in ``qdd``). Without a
+    wrench all three come from the analytical recursion of
+    :mod:`robodyn.dynamics.rnea_derivatives`; with one, the dual pass and the
+    composite-rigid-body ``M``."""
+    if h_e is None:
+        return rnea_derivatives(chain, q, qd, qdd, ops)
+    d_q, d_qd = dual_id_jacobians(chain, q, qd, qdd, ops, h_e, frames)
     return [d_q, d_qd, mass_matrix(chain, q, ops)]
 
 

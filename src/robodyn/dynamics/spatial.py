@@ -47,6 +47,23 @@ def inertia_times(inertia, motion):
             la.sub(la.scale(m, v), la.cross(h, w)))
 
 
+def inertia_rate(inertia, motion):
+    """``dI/dt = u ×* I - I u×`` of an inertia ``(m, h, Ibar)`` moving with the motion
+    ``u = (w, v)``, in the compact form (zero mass, symmetric): ``h' = w × h + m v`` and
+    ``Ibar' = [w]x Ibar - Ibar [w]x - (h v^T + v h^T - 2 (v · h) 1)``."""
+    m, h, ibar = inertia
+    w, v = motion
+    spin = la.matmul(((0, -w[2], w[1]), (w[2], 0, -w[0]), (-w[1], w[0], 0)), ibar)
+    vh = 2 * la.dot(v, h)
+    rate = [[None] * 3 for _ in range(3)]
+    for r in range(3):
+        for k in range(r, 3):
+            rate[r][k] = rate[k][r] = (spin[r][k] + spin[k][r] - h[r] * v[k] - v[r] * h[k]
+                                       + (vh if r == k else 0))
+    rate = tuple(tuple(row) for row in rate)
+    return 0, la.add(la.cross(w, h), la.scale(m, v)), rate
+
+
 def pair(motion, force):
     """The scalar product ``u · f`` of a motion and a force (power)."""
     return la.dot(motion[0], force[0]) + la.dot(motion[1], force[1])
