@@ -742,8 +742,9 @@ class Robot:
         """``(dtau/dq, dtau/dqd, dtau/dqdd)`` of :meth:`inverse_dynamics`, each
         ``(..., dof, dof)`` with ``[..., i, j] = dtau_i/dx_j``; ``dtau/dqdd = M(q)``.
 
-        Forward-mode automatic differentiation of the traced Newton–Euler program
-        (:mod:`robodyn.dynamics.derivatives`), compiled like every kernel. Viscous
+        The analytical recursion of Carpentier & Mansard (RSS 2018) in the base frame
+        (:mod:`robodyn.dynamics.rnea_derivatives`; with ``h_e``, forward-mode automatic
+        differentiation, :mod:`robodyn.dynamics.derivatives`), compiled like every kernel. Viscous
         friction contributes ``F_v`` to ``dtau/dqd``; Coulomb friction ``F_s sign(qd)`` is
         differentiated as 0 (exact away from ``qd = 0``, where it has no derivative).
         With ``h_e``, ``dtau/dq`` includes ``d(J^T h_e)/dq``."""

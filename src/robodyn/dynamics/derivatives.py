@@ -20,6 +20,12 @@ exactly zero: a link's pose does not depend on the joints after it). Seeding
 Coulomb friction ``F_s sign(qd)`` is differentiated as 0: exact away from
 ``qd = 0``, where it is not differentiable.
 
+The inverse dynamics' ``dtau/dq`` and ``dtau/dqd`` without a contact wrench are not
+taken this way but by the analytical recursion of
+:mod:`robodyn.dynamics.rnea_derivatives` (a third fewer statements for the Panda); the
+dual route stays for the wrench's ``J^T h_e``, for ``dM/dq`` and ``dJ/dt``, and as the
+tests' second opinion.
+
 Forward dynamics uses the identity of Carpentier & Mansard (RSS 2018, eq. 9):
 with ``qdd = FD(q, qd, tau)`` and ``ID(q, qd, FD(q, qd, tau)) = tau``,
 ``dFD/dx = -M^{-1} dID/dx`` for ``x = q, qd`` and ``dFD/dtau = M^{-1}``, solved
