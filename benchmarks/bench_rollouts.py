@@ -159,8 +159,8 @@ def single_calls(args) -> None:
     import pinocchio as pin
 
     print("\n## One state from Python (median of interleaved rounds, us per call)\n")
-    print("| arm | ID | pin.rnea | ratio | ID handle, out= | FD | pin.aba | ratio | "
-          "FD handle, out= |")
+    print("| arm | ID | pin.rnea | ratio | ID handle (q, qd, qdd, out) | FD | pin.aba | ratio | "
+          "FD handle (q, qd, tau, out) |")
     print("|---|---|---|---|---|---|---|---|---|")
     urdf = rd.models.example_robot_data("panda_description/urdf/panda.urdf")
     arm = rd.load(urdf, tip="panda_hand")
@@ -202,10 +202,10 @@ def _one_state(pin, robot, model, calls: int, rounds: int) -> dict:
     t = interleaved({
         "id": loop(lambda: robot.inverse_dynamics(q, qd, qdd)),
         "rnea": loop(lambda: pin.rnea(model, data, q, qd, qdd)),
-        "id_h": loop(lambda: id_handle(q, qd, qdd, out=out)),
+        "id_h": loop(lambda: id_handle(q, qd, qdd, out)),
         "fd": loop(lambda: robot.forward_dynamics(q, qd, tau)),
         "aba": loop(lambda: pin.aba(model, data, q, qd, tau)),
-        "fd_h": loop(lambda: fd_handle(q, qd, tau, out=out)),
+        "fd_h": loop(lambda: fd_handle(q, qd, tau, out)),
     }, rounds)
     return {k: v / calls * 1e6 for k, v in t.items()}
 

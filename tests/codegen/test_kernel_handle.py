@@ -61,6 +61,30 @@ def test_the_kernel_handle_equals_the_robots_method(arm, kind):
     assert handle(*(a[2] for a in inputs), out=one) is one
     np.testing.assert_array_equal(one, expected[2])
     np.testing.assert_array_equal(handle(*(a[1] for a in inputs)), expected[1])
+    # out as the last positional argument: the same call, one state and a batch
+    last = np.empty(expected.shape[1:])
+    assert handle(*(a[3] for a in inputs), last) is last
+    np.testing.assert_array_equal(last, expected[3])
+    batch = np.empty(expected.shape)
+    assert handle(*inputs, batch) is batch
+    np.testing.assert_array_equal(batch, expected)
+
+
+@pytest.mark.parametrize("kind,inputs", [("mass_matrix", 1), ("gravity_torques", 1),
+                                         ("coriolis_matrix", 2), ("inverse_dynamics", 3),
+                                         ("inverse_dynamics_contact", 4)])
+def test_a_wrong_number_of_arguments_is_named(arm, kind, inputs):
+    """The handle's call has the kernel's own arity: one input too few or one argument too
+    many (beyond ``out``) is the InputError that counts them, not Python's TypeError."""
+    handle = arm[0].kernel(kind)
+    width = handle.widths
+    arrays = [np.zeros(w) for w in width]
+    assert len(arrays) == inputs
+    with pytest.raises(InputError, match=rf"takes {inputs} arrays? .*got {inputs - 1}"):
+        handle(*arrays[:-1])
+    out = np.empty(handle.shape)
+    with pytest.raises(InputError, match=rf"takes {inputs} arrays? .*got {inputs + 2}"):
+        handle(*arrays, out, np.zeros(3))
 
 
 def test_a_large_batch_through_the_handle_runs_as_the_robots_method(arm, monkeypatch):
