@@ -99,6 +99,7 @@ def rnea_derivatives(chain: Chain, q, qd, qdd, ops) -> list:
             d_q[i][k] = pair(phi[k], p_i) + pair(psi[k], q_i)
             d_qd[i][k] = 2 * p_psi + pair(axes[k], q_i)
             m[i][k] = pair(axes[k], p_i)
+        # Y_i = dF_i/dq_i and Z_i = dF_i/dqd_i (module docstring), for the joints below i
         y = add_pair(add_pair(cross_force(s, f[i]), inertia_times(g[i], phi[i])),
                      add_pair(cross_force(psi[i], big_h[i]), inertia_times(d[i], psi[i])))
         z = add_pair(q_i, scale_pair(2, add_pair(inertia_times(g[i], psi[i]), s_h)))
