@@ -37,6 +37,7 @@ from .spatial import (
     composite,
     cross_force,
     cross_motion,
+    inertia_rate,
     inertia_times,
     pair,
     scale_pair,
@@ -76,10 +77,10 @@ def spatial_coriolis(chain: Chain, poses, qd, floating: bool = False) -> list[li
         velocity = add_pair(velocity, scale_pair(rates_qd[j], axes[j]))
         velocities.append(velocity)
         axis_rates.append(cross_motion(velocity, axes[j]))
-        rates.append(_inertia_rate(bodies[j][3], velocity))
-        momenta.append(inertia_times(bodies[j][:3], velocity))
+        rates.append(inertia_rate(bodies[j], velocity))
+        momenta.append(inertia_times(bodies[j], velocity))
     parents = chain.parent_indices
-    g = composite([b[:3] for b in bodies], add_inertia, parents)
+    g = composite(bodies, add_inertia, parents)
     d = composite(rates, add_inertia, parents)
     h = composite(momenta, add_pair, parents)
 
@@ -89,7 +90,7 @@ def spatial_coriolis(chain: Chain, poses, qd, floating: bool = False) -> list[li
         body = chain.floating_base
         m, c = body.mass, body.com
         g0 = (m, la.scale(m, c), la.mat_add(body.inertia, la.point_mass_tensor(m, c)))
-        d0 = _inertia_rate([(m, c, body.inertia)], root)
+        d0 = inertia_rate(g0, root)
         h0 = inertia_times(g0, root)
         for j in chain.children(-1):
             g0, d0, h0 = add_inertia(g0, g[j]), add_inertia(d0, d[j]), add_pair(h0, h[j])
@@ -119,30 +120,6 @@ def spatial_coriolis(chain: Chain, poses, qd, floating: bool = False) -> list[li
     return out
 
 
-def _inertia_rate(parts, velocity):
-    """``dI/dt`` (compact form, zero mass) of the bodies ``parts`` ``(m, c, I_c)`` (base
-    frame) moving with the spatial velocity ``velocity``."""
-    w, v_origin = velocity
-    rate = None
-    for m, c, i_c in parts:
-        c_rate = la.add(v_origin, la.cross(w, c))  # velocity of the centre of mass
-        spin = la.matmul(_skew(w), i_c)
-        spin = tuple(tuple(spin[r][k] + spin[k][r] for k in range(3)) for r in range(3))
-        cc = la.dot(c, c_rate)
-        shift = tuple(
-            tuple(m * ((2 * cc if r == k else 0) - c_rate[r] * c[k] - c[r] * c_rate[k])
-                  for k in range(3))
-            for r in range(3)
-        )
-        part = (0, la.scale(m, c_rate), la.mat_add(spin, shift))
-        rate = part if rate is None else add_inertia(rate, part)
-    return rate
-
-
 def _half(a):
     # division, not 0.5 *, keeps SymPy results exact (Rational 1/2)
     return tuple(x / 2 for x in a[0]), tuple(x / 2 for x in a[1])
-
-
-def _skew(w):
-    return ((0, -w[2], w[1]), (w[2], 0, -w[0]), (-w[1], w[0], 0))

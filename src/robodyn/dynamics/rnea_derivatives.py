@@ -71,7 +71,7 @@ def rnea_derivatives(chain: Chain, q, qd, qdd, ops) -> list:
         v = add_pair(v_p, scale_pair(qd[j], s))
         psi_j = cross_motion(v_p, s)  # = v_j × S_j = dS_j/dt
         a = add_pair(add_pair(a_p, scale_pair(qdd[j], s)), scale_pair(qd[j], psi_j))
-        inertia = bodies[j][:3]
+        inertia = bodies[j]
         h = inertia_times(inertia, v)
         velocities.append(v)
         accelerations.append(a)
@@ -81,7 +81,7 @@ def rnea_derivatives(chain: Chain, q, qd, qdd, ops) -> list:
         psi.append(psi_j)
         phi.append(add_pair(cross_motion(a_p, s), scale_pair(-1, cross_motion(psi_j, v_p))))
     parents = chain.parent_indices
-    g = composite([b[:3] for b in bodies], add_inertia, parents)
+    g = composite(bodies, add_inertia, parents)
     d = composite(rates, add_inertia, parents)
     big_h = composite(momenta, add_pair, parents)
     f = composite(forces, add_pair, parents)

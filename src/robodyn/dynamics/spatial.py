@@ -24,19 +24,18 @@ def motion_subspace(joint, rot, origin):
 
 
 def body_inertia(link, rot, origin):
-    """``(m, h, Ibar, parts)`` of a link in the base frame, ``Ibar`` about ``O``, summed
-    over its bodies (:func:`~robodyn.model.chain.link_bodies`: the body, then its point
-    masses); ``parts`` lists ``(m_b, c_b, I_cb)`` of each body: its mass, centre of mass
-    and inertia about it (``Ibar = sum I_cb + m_b(|c_b|^2 1 - c_b c_b^T)``)."""
-    m, h, ibar, parts = 0, la.ZERO3, ((0, 0, 0),) * 3, []
+    """``(m, h, Ibar)`` of a link in the base frame, ``Ibar`` about ``O``, summed over its
+    bodies (:func:`~robodyn.model.chain.link_bodies`: the body, then its point masses):
+    ``Ibar = sum I_cb + m_b(|c_b|^2 1 - c_b c_b^T)`` with each body's mass ``m_b``, centre
+    of mass ``c_b`` and inertia ``I_cb`` about it."""
+    m, h, ibar = 0, la.ZERO3, ((0, 0, 0),) * 3
     for body in link_bodies(link):
         c = la.add(origin, la.matvec(rot, body.com))
         i_c = la.rotate_tensor(rot, body.inertia)
         m = m + body.mass
         h = la.add(h, la.scale(body.mass, c))
         ibar = la.mat_add(ibar, la.mat_add(i_c, la.point_mass_tensor(body.mass, c)))
-        parts.append((body.mass, c, i_c))
-    return m, h, ibar, parts
+    return m, h, ibar
 
 
 def inertia_times(inertia, motion):
