@@ -33,7 +33,7 @@ from .kinematics import link_poses
 from .spatial import (
     add_inertia,
     add_pair,
-    base_frame_terms,
+    base_frame_columns,
     composite,
     cross_force,
     cross_motion,
@@ -45,7 +45,7 @@ from .spatial import (
 
 
 def coriolis_matrix(chain: Chain, q, qd, ops, poses=None) -> list[list]:
-    """``C(q, qd)`` as a list of ``dof`` rows of scalars."""
+    """``C(q, qd)`` as a list of ``nv`` rows of scalars."""
     return spatial_coriolis(chain, poses or link_poses(chain, q, ops), qd)
 
 
@@ -65,18 +65,21 @@ def spatial_coriolis(chain: Chain, poses, qd, floating: bool = False) -> list[li
     so the base's pose does not enter (Pinocchio's ``computeCoriolisMatrix`` gives the same
     ``C`` for its ``JointModelFreeFlyer``).
     """
-    axes, bodies = base_frame_terms(chain, poses)
+    columns, bodies = base_frame_columns(chain, poses)
     n = chain.dof
     offset = 6 if floating else 0
     root = (tuple(qd[3:6]), tuple(qd[0:3])) if floating else (la.ZERO3, la.ZERO3)
-    rates_qd = qd[offset:]
-    axis_rates, rates, momenta, velocities = [], [], [], []
+    rates_qd = chain.per_joint(qd[offset:])
+    column_rates, rates, momenta, velocities = [], [], [], []
     for j in range(n):
         parent = chain.parent(j)
         velocity = velocities[parent] if parent >= 0 else root
-        velocity = add_pair(velocity, scale_pair(rates_qd[j], axes[j]))
+        own = rates_qd[j] if isinstance(rates_qd[j], tuple) else (rates_qd[j],)
+        for s, v in zip(columns[j], own, strict=True):
+            velocity = add_pair(velocity, scale_pair(v, s))
         velocities.append(velocity)
-        axis_rates.append(cross_motion(velocity, axes[j]))
+        # a joint's columns are fixed in its link: dS = v_link × S
+        column_rates.append([cross_motion(velocity, s) for s in columns[j]])
         rates.append(inertia_rate(bodies[j], velocity))
         momenta.append(inertia_times(bodies[j], velocity))
     parents = chain.parent_indices
@@ -84,7 +87,8 @@ def spatial_coriolis(chain: Chain, poses, qd, floating: bool = False) -> list[li
     d = composite(rates, add_inertia, parents)
     h = composite(momenta, add_pair, parents)
 
-    size = n + offset
+    offsets = [offset + k for k in chain.v_offsets()]
+    size = chain.nv + offset
     out = [[0] * size for _ in range(size)]  # a tree: zero unless one joint supports the other
     if floating:  # the base body and everything on it: the composites of the root
         body = chain.floating_base
@@ -102,21 +106,23 @@ def spatial_coriolis(chain: Chain, poses, qd, floating: bool = False) -> list[li
                 out[a][b] = pair(s_a, upper)
     for j in range(n):
         support = chain.ancestors(j)[::-1]  # the base's side first, j last
-        s, ds = axes[j], axis_rates[j]
-        half_ds = _half(inertia_times(d[j], s))
-        half_sh = _half(cross_force(s, h[j]))
-        upper = add_pair(add_pair(inertia_times(g[j], ds), half_ds), half_sh)
-        col = offset + j
-        for i in support:
-            out[offset + i][col] = pair(axes[i], upper)
-        p = inertia_times(g[j], s)
-        qv = add_pair(half_ds, scale_pair(-1, half_sh))
-        for k in support[:-1]:
-            out[col][offset + k] = pair(axis_rates[k], p) + pair(axes[k], qv)
-        if floating:  # the base's axes support every joint
-            for a, (s_a, ds_a) in enumerate(zip(BASE_AXES, base_rates)):
-                out[a][col] = pair(s_a, upper)
-                out[col][a] = pair(ds_a, p) + pair(s_a, qv)
+        for b, (s, ds) in enumerate(zip(columns[j], column_rates[j], strict=True)):
+            half_ds = _half(inertia_times(d[j], s))
+            half_sh = _half(cross_force(s, h[j]))
+            upper = add_pair(add_pair(inertia_times(g[j], ds), half_ds), half_sh)
+            col = offsets[j] + b
+            for i in support:  # within joint j's own block too: both use j's composites
+                for a, s_a in enumerate(columns[i]):
+                    out[offsets[i] + a][col] = pair(s_a, upper)
+            p = inertia_times(g[j], s)
+            qv = add_pair(half_ds, scale_pair(-1, half_sh))
+            for k in support[:-1]:
+                for a, (s_a, ds_a) in enumerate(zip(columns[k], column_rates[k], strict=True)):
+                    out[col][offsets[k] + a] = pair(ds_a, p) + pair(s_a, qv)
+            if floating:  # the base's axes support every joint
+                for a, (s_a, ds_a) in enumerate(zip(BASE_AXES, base_rates)):
+                    out[a][col] = pair(s_a, upper)
+                    out[col][a] = pair(ds_a, p) + pair(s_a, qv)
     return out
 
 

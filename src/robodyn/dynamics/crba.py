@@ -21,7 +21,8 @@ Link coordinates keep each step sparse (a joint's rotation has four
 from __future__ import annotations
 
 from ..core import linalg3 as la
-from ..model.chain import REVOLUTE, Chain, origin_inertia
+from ..model.chain import Chain, origin_inertia
+from ..model.joints import joint_columns
 from .kinematics import joint_transform
 from .spatial import add_inertia, inertia_times, pair
 
@@ -59,30 +60,40 @@ def to_parent_force(force, rot, origin):
 
 
 def local_axis(joint):
-    """The joint's motion axis in its own link frame."""
-    if joint.type == REVOLUTE:
-        return joint.axis, la.ZERO3
-    return la.ZERO3, joint.axis
+    """A one-value joint's motion axis in its own link frame: ``(z, 0)`` revolute,
+    ``(0, z)`` prismatic."""
+    return joint_columns(joint)[0]
 
 
 def mass_matrix(chain: Chain, q, ops) -> list[list]:
-    """``M(q)`` as a list of ``dof`` rows of scalars (symmetric)."""
+    """``M(q)`` as a list of ``nv`` rows of scalars (symmetric); a multi-value joint's
+    columns are those of its motion subspace ``S`` (a block ``S^T I^C S`` on the diagonal)."""
     n = chain.dof
-    frames = [joint_transform(link.joint, qi, ops) for link, qi in zip(chain.links, q)]
+    values = chain.per_joint(q, velocity=False)
+    frames = [joint_transform(link.joint, qi, ops) for link, qi in zip(chain.links, values)]
     composite = [local_inertia(link) for link in chain.links]
     for i in reversed(range(n)):
         parent = chain.parent(i)
         if parent >= 0:
             composite[parent] = add_inertia(composite[parent],
                                             to_parent_inertia(composite[i], *frames[i]))
-    axes = [local_axis(link.joint) for link in chain.links]
-    m = [[0] * n for _ in range(n)]  # a tree: M_ij = 0 exactly unless one supports the other
+    columns = [joint_columns(link.joint) for link in chain.links]
+    offsets = chain.v_offsets()
+    size = chain.nv
+    m = [[0] * size for _ in range(size)]  # a tree: M_ij = 0 exactly unless one supports the other
     for j in range(n):
-        force = inertia_times(composite[j], axes[j])
-        m[j][j] = pair(axes[j], force) + chain.links[j].motor.armature
-        child, i = j, chain.parent(j)
-        while i >= 0:
-            force = to_parent_force(force, *frames[child])
-            m[i][j] = m[j][i] = pair(axes[i], force)
-            child, i = i, chain.parent(i)
+        for a, axis in enumerate(columns[j]):
+            col = offsets[j] + a
+            force = inertia_times(composite[j], axis)
+            for b in range(a + 1):  # the joint's own block, mirrored
+                m[offsets[j] + b][col] = m[col][offsets[j] + b] = pair(columns[j][b], force)
+            if len(columns[j]) == 1:
+                m[col][col] = m[col][col] + chain.links[j].motor.armature
+            child, i = j, chain.parent(j)
+            while i >= 0:
+                force = to_parent_force(force, *frames[child])
+                for b, other in enumerate(columns[i]):
+                    row = offsets[i] + b
+                    m[row][col] = m[col][row] = pair(other, force)
+                child, i = i, chain.parent(i)
     return m

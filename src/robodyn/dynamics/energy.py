@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..core import linalg3 as la
-from ..model.chain import REVOLUTE, Chain, link_bodies
+from ..model.chain import Chain, link_bodies
+from ..model.joints import PRISMATIC, REVOLUTE, joint_twist
 from .kinematics import joint_transform, link_poses
 
 
@@ -27,6 +28,7 @@ def kinetic_energy(chain: Chain, q: Sequence, qd: Sequence, ops):
     """``T(q, qd)`` from each link's linear and angular velocity (module docstring)."""
     velocities: list = []
     total = 0
+    q, qd = chain.per_joint(q, velocity=False), chain.per_joint(qd)
     for i, link in enumerate(chain.links):
         parent = chain.parent(i)
         w, v = velocities[parent] if parent >= 0 else (la.ZERO3, la.ZERO3)
@@ -36,14 +38,18 @@ def kinetic_energy(chain: Chain, q: Sequence, qd: Sequence, ops):
         z = link.joint.axis
         if link.joint.type == REVOLUTE:
             w = la.add(w, la.scale(qd[i], z))
-        else:
+        elif link.joint.type == PRISMATIC:
             v = la.add(v, la.scale(qd[i], z))
+        else:  # the relative twist S qd in the link frame
+            w_rel, v_rel = joint_twist(link.joint, qd[i])
+            w, v = la.add(w, w_rel), la.add(v, v_rel)
         velocities.append((w, v))
         for body in link_bodies(link):  # the link's body and its point masses
             vc = la.add(v, la.cross(w, body.com))
             total = total + (body.mass * la.dot(vc, vc)
                              + la.dot(w, la.matvec(body.inertia, w))) / 2
-        total = total + link.motor.armature * qd[i] * qd[i] / 2
+        if link.joint.model.single:
+            total = total + link.motor.armature * qd[i] * qd[i] / 2
     return total
 
 

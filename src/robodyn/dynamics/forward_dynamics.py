@@ -123,17 +123,19 @@ def ltdl_solve(h: list[list], parents, rhs: list) -> list:
 
 
 def joint_labels(chain: Chain) -> list[str]:
-    """``joint j (name)`` per joint, for the errors of a singular mass matrix."""
-    return [f"joint {j + 1} ({link.joint.name or link.name})"
-            for j, link in enumerate(chain.links)]
+    """``joint j (name)`` per velocity coordinate (a multi-value joint's with the
+    coordinate's name), for the errors of a singular mass matrix."""
+    return chain.velocity_labels()
 
 
 def mass_solver(chain: Chain, m: list[list], ops, labels=None):
-    """``solve(rhs) = M^{-1} rhs``: the dense Cholesky factor of ``M`` for a serial chain,
-    the sparse ``L^T D L`` factor for a tree (module docstring), factored once."""
-    if chain.is_serial:
+    """``solve(rhs) = M^{-1} rhs``: the dense Cholesky factor of ``M`` for a serial chain of
+    one-value joints, else the sparse ``L^T D L`` factor over the tree of velocity
+    coordinates (a multi-value joint a chain of its coordinates: no fill-in; module
+    docstring), factored once."""
+    if chain.is_serial and chain.single_valued:
         return lambda rhs: cholesky_solve(m, rhs, ops, labels)
-    parents = chain.parent_indices
+    parents = chain.parent_indices if chain.single_valued else chain.velocity_parents()
     h = ltdl_factor(m, parents, ops, labels)
     return lambda rhs: ltdl_solve(h, parents, rhs)
 
@@ -145,6 +147,6 @@ def forward_dynamics(chain: Chain, q, qd, tau, ops, h_e=None, frames=None) -> li
     if h_e is not None:
         u = [a - c for a, c in zip(u, contact_torques(chain, q, h_e, ops, frames),
                                    strict=True)]
-    bias = rnea(chain, q, qd, [0] * chain.dof, ops)
+    bias = rnea(chain, q, qd, [0] * chain.nv, ops)
     solve = mass_solver(chain, mass_matrix(chain, q, ops), ops, joint_labels(chain))
     return solve([a - b for a, b in zip(u, bias)])

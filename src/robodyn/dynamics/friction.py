@@ -9,9 +9,13 @@ from ..model.chain import Chain
 
 
 def friction_torques(chain: Chain, qd: Sequence, ops) -> list:
-    """``F_v qd + F_s sign(qd)`` per joint."""
-    out = []
-    for link, v in zip(chain.links, qd, strict=True):
+    """``F_v qd + F_s sign(qd)`` per joint (``nv`` values); a multi-value joint
+    (spherical, free) has none."""
+    out: list = []
+    for link, v in zip(chain.links, chain.per_joint(qd), strict=True):
+        if not link.joint.model.single:
+            out += [0] * link.joint.nv
+            continue
         fr = link.friction
         out.append(fr.viscous * v + fr.coulomb * ops.sign(v))
     return out

@@ -40,7 +40,7 @@ def inverse_dynamics(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops
 def gravity_torques(chain: Chain, q: Sequence, ops) -> list:
     """``g(q) = dU/dq``: the Newton–Euler torques at rest (``qd = qdd = 0``), where
     gravity enters as the base acceleration ``vd_0 = -g0``."""
-    zeros = [0] * chain.dof
+    zeros = [0] * chain.nv
     return rnea(chain, q, zeros, zeros, ops)
 
 
@@ -54,9 +54,9 @@ def contact_torques(chain: Chain, q: Sequence, h_e: Sequence, ops,
     about that frame's origin: ``sum_f J_f^T h_f``."""
     if frames is None:
         jac = jacobian(chain, q, ops)
-        return [sum(jac[r][j] * h_e[r] for r in range(6)) for j in range(chain.dof)]
+        return [sum(jac[r][j] * h_e[r] for r in range(6)) for j in range(chain.nv)]
     poses = link_poses(chain, q, ops)
-    total = [0] * chain.dof
+    total = [0] * chain.nv
     for k, frame in enumerate(frames):
         jac = jacobian(chain, q, ops, poses, frame=frame)
         wrench = h_e[6 * k:6 * k + 6]

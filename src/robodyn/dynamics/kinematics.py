@@ -16,25 +16,20 @@ from __future__ import annotations
 
 from ..core import linalg3 as la
 from ..core.errors import ModelError
-from ..model.chain import REVOLUTE, Chain, Joint
+from ..model.chain import Chain
+from ..model.joints import joint_columns
+from ..model.joints import joint_motion as joint_transform
 
-
-def joint_transform(joint: Joint, q, ops) -> tuple[la.Mat3, la.Vec3]:
-    """Rotation and origin of a link frame in its parent's frame at joint value ``q``."""
-    placement = joint.placement
-    x = q + joint.offset
-    if joint.type == REVOLUTE:
-        motion = la.rotation_about_axis(joint.axis, ops.cos(x), ops.sin(x))
-        return la.matmul(placement.rotation, motion), placement.translation
-    moved = la.add(placement.translation, la.matvec(placement.rotation, la.scale(x, joint.axis)))
-    return placement.rotation, moved
+__all__ = ["joint_transform", "link_poses", "frame_table", "frame_names", "frame_pose",
+           "frame_link", "tip_pose", "forward_kinematics", "jacobian", "BASE_FRAME"]
 
 
 def link_poses(chain: Chain, q, ops) -> list[tuple[la.Mat3, la.Vec3]]:
     """``(R_0i, o_i)`` of every link frame in the base frame, in the order of the links,
     each from its parent's pose (``T_0i = T_0p · P_i · J_i(q_i)``)."""
     poses: list = []
-    for i, (link, qi) in enumerate(zip(chain.links, q, strict=True)):
+    values = q if chain.single_valued else chain.per_joint(q, velocity=False)
+    for i, (link, qi) in enumerate(zip(chain.links, values, strict=True)):
         parent = chain.parent(i)
         rot, pos = poses[parent] if parent >= 0 else (la.IDENTITY3, la.ZERO3)
         r, p = joint_transform(link.joint, qi, ops)
@@ -120,11 +115,12 @@ def jacobian(chain: Chain, q, ops, poses=None, frame: int | None = None) -> list
     cols = []
     for j, (link, (rot, origin)) in enumerate(zip(chain.links, poses, strict=True)):
         if j not in support:
-            cols.append((0,) * 6)
+            cols += [(0,) * 6] * link.joint.nv
             continue
-        z = la.matvec(rot, link.joint.axis)
-        if link.joint.type == REVOLUTE:
+        for angular, linear in joint_columns(link.joint):
+            if angular is la.ZERO3:  # a translation along z
+                cols.append(la.matvec(rot, linear) + (0, 0, 0))
+                continue
+            z = la.matvec(rot, angular)  # a rotation about z through the link origin
             cols.append(la.cross(z, la.sub(p_e, origin)) + z)
-        else:
-            cols.append(z + (0, 0, 0))
     return [[col[r] for col in cols] for r in range(6)]

@@ -36,7 +36,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..core import linalg3 as la
-from ..model.chain import REVOLUTE, Chain
+from ..model.chain import Chain
+from ..model.joints import PRISMATIC, REVOLUTE, joint_forces, joint_twist
 from .kinematics import joint_transform
 
 Recorder = Callable[[str, int, object], None]
@@ -55,9 +56,16 @@ def outward_step(joint, q, qd, qdd, w, wd, vd, ops):
     if joint.type == REVOLUTE:
         w = la.add(w_parent, la.scale(qd, z))
         wd = la.add(la.add(wd, la.cross(w_parent, la.scale(qd, z))), la.scale(qdd, z))
-    else:
+    elif joint.type == PRISMATIC:
         w = w_parent
         vd = la.add(la.add(vd, la.scale(2, la.cross(w, la.scale(qd, z)))), la.scale(qdd, z))
+    else:  # the relative twist S qd in the link frame (spherical, free): c_J = 0
+        w_rel, v_rel = joint_twist(joint, qd)
+        wd_rel, a_rel = joint_twist(joint, qdd)
+        w = la.add(w_parent, w_rel)
+        wd = la.add(la.add(wd, la.cross(w_parent, w_rel)), wd_rel)
+        # a_J + w_J × v_J + 2 (E w_p) × v_J: the body-frame rate of v_J and its Coriolis term
+        vd = la.add(vd, la.add(a_rel, la.cross(la.add(w, w_parent), v_rel)))
     return rot, r, w, wd, vd
 
 
@@ -72,7 +80,9 @@ def rnea(
 ) -> list:
     """Joint torques ``tau = M(q) qdd + C(q, qd) qd + g(q)`` (no friction).
 
-    ``q``, ``qd``, ``qdd``: sequences of ``dof`` scalars. ``record(name, i, value)``, if
+    ``q``, ``qd``, ``qdd``: sequences of ``nq``, ``nv``, ``nv`` scalars; the torques are
+    ``nv`` values, a multi-value joint's ``S^T (n, f)``
+    (:func:`~robodyn.model.joints.joint_forces`). ``record(name, i, value)``, if
     given, receives every intermediate quantity by name: ``w, wd, vd, vdc, F, N``
     outward (and per point mass ``vdp``, ``Fp`` with the value ``(k, vector)``, ``k`` the
     point mass's 0-based index) and ``f, n, tau`` inward (``i`` counts links from 1, as
@@ -82,6 +92,8 @@ def rnea(
     n = chain.dof
     if base is None:
         base = (la.ZERO3, la.ZERO3, la.neg(chain.gravity))
+    q = chain.per_joint(q, velocity=False)
+    qd, qdd = chain.per_joint(qd), chain.per_joint(qdd)
     states, rotations, origins, forces, moments, points = [], [], [], [], [], []
     for i, link in enumerate(chain.links):
         p = chain.parent(i)
@@ -123,8 +135,14 @@ def rnea(
             f = la.add(f, force_p)
             nm = la.add(nm, la.cross(p, force_p))
         z = link.joint.axis
-        tau[i] = la.dot(z, nm) if link.joint.type == REVOLUTE else la.dot(z, f)
-        tau[i] = tau[i] + link.motor.armature * qdd[i]  # the rotor's reflected inertia
+        if link.joint.type == REVOLUTE:
+            tau[i] = la.dot(z, nm)
+        elif link.joint.type == PRISMATIC:
+            tau[i] = la.dot(z, f)
+        else:
+            tau[i] = tuple(joint_forces(link.joint, nm, f))
+        if link.joint.model.single:
+            tau[i] = tau[i] + link.motor.armature * qdd[i]  # the rotor's reflected inertia
         if record is not None:
             record("f", i + 1, f)
             record("n", i + 1, nm)
@@ -137,5 +155,16 @@ def rnea(
                 f_sum, n_sum = from_children[parent]
                 f_up, n_up = la.add(f_sum, f_up), la.add(n_sum, n_up)
             from_children[parent] = (f_up, n_up)
-    return tau
+    return tau if chain.single_valued else flatten(tau)
+
+
+def flatten(per_joint: list) -> list:
+    """Values given per joint (a scalar, or a tuple for a multi-value joint) in one list."""
+    out: list = []
+    for value in per_joint:
+        if isinstance(value, tuple):
+            out.extend(value)
+        else:
+            out.append(value)
+    return out
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ..core import linalg3 as la
 from ..model.chain import REVOLUTE, Chain, link_bodies
+from ..model.joints import joint_columns
 
 
 def motion_subspace(joint, rot, origin):
@@ -21,6 +22,22 @@ def motion_subspace(joint, rot, origin):
     if joint.type == REVOLUTE:
         return z, la.cross(origin, z)
     return la.ZERO3, z
+
+
+def motion_columns(joint, rot, origin) -> list:
+    """The columns of the joint's motion subspace ``S`` in the base frame, one per velocity
+    coordinate: a rotation about the base-frame axis ``z`` through the link origin ``o`` is
+    ``(z, o × z)``, a translation along ``z`` is ``(0, z)``."""
+    if joint.model.single:
+        return [motion_subspace(joint, rot, origin)]
+    out = []
+    for angular, linear in joint_columns(joint):
+        if angular is la.ZERO3:
+            out.append((la.ZERO3, la.matvec(rot, linear)))
+        else:
+            z = la.matvec(rot, angular)
+            out.append((z, la.cross(origin, z)))
+    return out
 
 
 def body_inertia(link, rot, origin):
@@ -105,7 +122,15 @@ def composite(items, add, parents=None):
 
 
 def base_frame_terms(chain: Chain, poses):
-    """Motion axes ``S_i`` and base-frame inertias of every link."""
+    """Motion axes ``S_i`` (one-value joints) and base-frame inertias of every link."""
     axes = [motion_subspace(link.joint, rot, o) for link, (rot, o) in zip(chain.links, poses)]
     bodies = [body_inertia(link, rot, o) for link, (rot, o) in zip(chain.links, poses)]
     return axes, bodies
+
+
+def base_frame_columns(chain: Chain, poses):
+    """The motion columns (:func:`motion_columns`, a list per link) and base-frame
+    inertias of every link."""
+    columns = [motion_columns(link.joint, rot, o) for link, (rot, o) in zip(chain.links, poses)]
+    bodies = [body_inertia(link, rot, o) for link, (rot, o) in zip(chain.links, poses)]
+    return columns, bodies

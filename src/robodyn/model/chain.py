@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -37,10 +37,15 @@ import sympy as sp
 
 from ..core import linalg3 as la
 from ..core.errors import ModelError, PhysicalConsistencyWarning, excerpt, warn
-
-REVOLUTE = "revolute"
-PRISMATIC = "prismatic"
-JOINT_TYPES = (REVOLUTE, PRISMATIC)
+from .joints import (
+    JOINT_MODELS,
+    JOINT_TYPES,
+    PRISMATIC,  # noqa: F401  (re-exported: the readers import it from here)
+    REVOLUTE,
+    integrate_joint,
+    joint_rate,
+    neutral_joint,
+)
 
 
 @dataclass(frozen=True)
@@ -97,9 +102,10 @@ def rpy_rotation(roll, pitch, yaw, cos=math.cos, sin=math.sin) -> la.Mat3:
 
 @dataclass(frozen=True)
 class Joint:
-    """One joint: ``type`` revolute or prismatic, unit ``axis`` in the joint frame,
-    ``offset`` added to the joint variable, ``placement`` of the joint frame in the
-    parent link frame (at zero joint value)."""
+    """One joint: ``type`` a name of :data:`~robodyn.model.joints.JOINT_MODELS` (revolute,
+    prismatic, spherical, free), unit ``axis`` in the joint frame and ``offset`` added to
+    the joint variable (one-value joints), ``placement`` of the joint frame in the parent
+    link frame (at zero joint value)."""
 
     type: str
     axis: la.Vec3 = (0, 0, 1)
@@ -108,15 +114,39 @@ class Joint:
     name: str = ""
     limits: tuple | None = None  # (lower, upper, velocity, effort), if known
 
+    def __post_init__(self):
+        if self.type not in JOINT_MODELS:
+            raise ModelError(f"joint {self.name!r:.60}: type {excerpt(self.type)} is not a joint "
+                             f"type; one of {', '.join(JOINT_TYPES)}")
+
+    @property
+    def model(self):
+        """The :class:`~robodyn.model.joints.JointModel` of the joint's type."""
+        return JOINT_MODELS[self.type]
+
+    @property
+    def nq(self) -> int:
+        return JOINT_MODELS[self.type].nq
+
+    @property
+    def nv(self) -> int:
+        return JOINT_MODELS[self.type].nv
+
     @property
     def unit(self) -> str:
-        """The unit of the joint variable: ``"rad"`` (revolute) or ``"m"`` (prismatic)."""
-        return "rad" if self.type == REVOLUTE else "m"
+        """The unit of the joint variable: ``"rad"`` (revolute, spherical) or ``"m"``
+        (prismatic, a free joint's position)."""
+        return JOINT_MODELS[self.type].units[0]
+
+    @property
+    def units(self) -> tuple[str, ...]:
+        """The unit of the position of each velocity coordinate (``rad`` or ``m``)."""
+        return JOINT_MODELS[self.type].units
 
     @property
     def torque_unit(self) -> str:
         """The unit of the joint's torque: ``"N m"`` (revolute) or ``"N"`` (prismatic)."""
-        return "N m" if self.type == REVOLUTE else "N"
+        return "N m" if self.unit == "rad" else "N"
 
 
 @dataclass(frozen=True)
@@ -263,7 +293,100 @@ class Chain:
 
     @property
     def dof(self) -> int:
+        """The number of links (joints); with one-value joints only, also ``nq`` and ``nv``."""
         return len(self.links)
+
+    @property
+    def nq(self) -> int:
+        """Values of a configuration ``q``: the sum of the joints' ``nq``."""
+        return sum(link.joint.nq for link in self.links)
+
+    @property
+    def nv(self) -> int:
+        """Values of a velocity, acceleration or generalised force: the joints' ``nv``."""
+        return sum(link.joint.nv for link in self.links)
+
+    @property
+    def single_valued(self) -> bool:
+        """Every joint has one value (revolute or prismatic): ``q``, ``v`` per joint."""
+        return all(link.joint.model.single for link in self.links)
+
+    def q_offsets(self) -> tuple[int, ...]:
+        """The index of each joint's first value in ``q`` (Pinocchio's ``idx_q``)."""
+        return _offsets(link.joint.nq for link in self.links)
+
+    def v_offsets(self) -> tuple[int, ...]:
+        """The index of each joint's first value in ``v`` (Pinocchio's ``idx_v``)."""
+        return _offsets(link.joint.nv for link in self.links)
+
+    def per_joint(self, values: Sequence, velocity: bool = True) -> list:
+        """``values`` (``nv`` velocity-like values, or ``nq`` with ``velocity=False``) split
+        per joint: a scalar for a one-value joint, a tuple for the others."""
+        out, k = [], 0
+        for link in self.links:
+            width = link.joint.nv if velocity else link.joint.nq
+            out.append(values[k] if link.joint.model.single else tuple(values[k:k + width]))
+            k += width
+        return out
+
+    def velocity_parents(self) -> tuple[int, ...]:
+        """The parent of each velocity coordinate in the expanded tree (Featherstone's
+        ``lambda`` with each multi-value joint a chain of its coordinates): the coordinate
+        before it in the same joint, else the last coordinate of the parent joint (``-1``:
+        none). ``M[i, j]`` is zero unless one of ``i``, ``j`` is an ancestor of the other."""
+        offsets, out = self.v_offsets(), []
+        for i, link in enumerate(self.links):
+            p = self.parent(i)
+            last = offsets[p] + self.links[p].joint.nv - 1 if p >= 0 else -1
+            for k in range(link.joint.nv):
+                out.append(last if k == 0 else offsets[i] + k - 1)
+        return tuple(out)
+
+    def velocity_labels(self) -> list[str]:
+        """A label per velocity coordinate: ``joint 2 (elbow)``, ``joint 1 (base) w_x``."""
+        out = []
+        for j, link in enumerate(self.links):
+            name = f"joint {j + 1} ({link.joint.name or link.name})"
+            out += [name] if link.joint.model.single else \
+                [f"{name} {c}" for c in link.joint.model.coordinates]
+        return out
+
+    def neutral(self) -> np.ndarray:
+        """The zero configuration ``(nq,)``: each quaternion the identity."""
+        return np.concatenate([neutral_joint(link.joint.model) for link in self.links]) \
+            if self.links else np.zeros(0)
+
+    def integrate(self, q, v, dt: float = 1.0) -> np.ndarray:
+        """``q ⊕ v dt`` joint by joint (:func:`~robodyn.model.joints.integrate_joint`);
+        ``q`` ``(..., nq)``, ``v`` ``(..., nv)`` broadcast together."""
+        q = np.asarray(q, dtype=float)
+        v = np.asarray(v, dtype=float) * dt
+        return self._joint_wise(q, v, integrate_joint)
+
+    def configuration_rate(self, q, v) -> np.ndarray:
+        """``dq/dt`` of the configuration ``(..., nq)`` for the velocity ``(..., nv)``."""
+        return self._joint_wise(np.asarray(q, dtype=float), np.asarray(v, dtype=float),
+                                joint_rate)
+
+    def normalized(self, q) -> np.ndarray:
+        """``q`` with every quaternion scaled to unit norm."""
+        q = np.array(q, dtype=float)
+        for link, k in zip(self.links, self.q_offsets(), strict=True):
+            start = link.joint.model.quaternion
+            if start is not None:
+                part = q[..., k + start:k + start + 4]
+                part /= np.linalg.norm(part, axis=-1, keepdims=True)
+        return q
+
+    def _joint_wise(self, q, v, step) -> np.ndarray:
+        lead = np.broadcast_shapes(q.shape[:-1], v.shape[:-1])
+        parts = []
+        for link, kq, kv in zip(self.links, self.q_offsets(), self.v_offsets(), strict=True):
+            model = link.joint.model
+            qj = np.broadcast_to(q[..., kq:kq + model.nq], lead + (model.nq,))
+            vj = np.broadcast_to(v[..., kv:kv + model.nv], lead + (model.nv,))
+            parts.append(step(model, qj, vj))
+        return np.concatenate(parts, axis=-1) if parts else np.zeros(lead + (0,))
 
     @property
     def floating(self) -> bool:
@@ -363,6 +486,14 @@ class Chain:
         numeric = snap_rotations(self.map(to_float))
         check_physical(numeric, source)
         return numeric
+
+
+def _offsets(widths) -> tuple[int, ...]:
+    out, k = [], 0
+    for w in widths:
+        out.append(k)
+        k += w
+    return tuple(out)
 
 
 def _to_float(x, table) -> tuple[float, str]:
