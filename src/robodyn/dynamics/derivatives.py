@@ -37,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..model.chain import Chain
+from ..model.joints import joint_configuration_rate
 from .crba import mass_matrix
 from .forward_dynamics import forward_dynamics, mass_solver
 from .inverse_dynamics import inverse_dynamics
@@ -160,6 +161,30 @@ def seeded(values: Sequence, width: int, offset: int) -> list[Dual]:
     return out
 
 
+def seeded_configuration(chain: Chain, q: Sequence, width: int, offset: int) -> list:
+    """Duals of the configuration ``q`` whose tangent direction ``offset + k`` is the
+    velocity coordinate ``k`` (``nv`` of them): ``dq/dv_k``, a unit vector for one-value
+    joints, the quaternion's ``1/2 q ⊗ (e_k, 0)`` (a free joint's position ``R e_k``), so a
+    dual pass differentiates along the tangent space, as Pinocchio's derivatives do."""
+    if chain.single_valued:
+        return seeded(q, width, offset)
+    out: list = []
+    qs, v_offsets = chain.per_joint(q, velocity=False), chain.v_offsets()
+    for link, qj, kv in zip(chain.links, qs, v_offsets, strict=True):
+        joint = link.joint
+        if joint.model.single:
+            out += seeded([qj], width, offset + kv)
+            continue
+        values = list(qj)
+        tangents = [[0.0] * width for _ in values]
+        for k in range(joint.nv):
+            unit = [1.0 if i == k else 0.0 for i in range(joint.nv)]
+            for r, x in enumerate(joint_configuration_rate(joint, values, unit)):
+                tangents[r][offset + kv + k] = x
+        out += [Dual(x, tuple(t)) for x, t in zip(values, tangents, strict=True)]
+    return out
+
+
 def tangent(x, k: int):
     """Direction ``k`` of the tangent of ``x`` (0 for a value that is not a dual)."""
     return x.t[k] if isinstance(x, Dual) else 0.0
@@ -177,10 +202,10 @@ def _id_jacobians(chain: Chain, q, qd, qdd, ops, h_e=None, frames=None):
 def dual_id_jacobians(chain: Chain, q, qd, qdd, ops, h_e=None, frames=None):
     """``(dtau/dq, dtau/dqd)`` of :func:`inverse_dynamics` in one dual pass seeded on ``q``
     and ``qd`` (``2 dof`` directions): the wrench's ``J^T h_e`` included."""
-    n = chain.dof
+    n = chain.nv
     dual = DualOps(ops)
-    tau = inverse_dynamics(chain, seeded(q, 2 * n, 0), seeded(qd, 2 * n, n), list(qdd), dual,
-                           h_e=h_e, frames=frames)
+    tau = inverse_dynamics(chain, seeded_configuration(chain, q, 2 * n, 0), seeded(qd, 2 * n, n),
+                           list(qdd), dual, h_e=h_e, frames=frames)
     d_q = [[tangent(tau[i], j) for j in range(n)] for i in range(n)]
     d_qd = [[tangent(tau[i], n + j) for j in range(n)] for i in range(n)]
     return d_q, d_qd
@@ -203,7 +228,7 @@ def forward_dynamics_derivatives(chain: Chain, q, qd, tau, ops, h_e=None, frames
     ``qdd = FD(q, qd, tau)``, ``dqdd/dx = -M^{-1} dtau/dx`` (``x = q, qd``, the inverse
     dynamics' derivatives at ``qdd``) and ``dqdd/dtau = M^{-1}`` (Carpentier & Mansard
     2018), every column a solve with the same factor (Cholesky; a tree's ``L^T D L``)."""
-    n = chain.dof
+    n = chain.nv
     qdd = forward_dynamics(chain, q, qd, tau, ops, h_e=h_e, frames=frames)
     d_q, d_qd = _id_jacobians(chain, q, qd, qdd, ops, h_e, frames)
     m = mass_matrix(chain, q, ops)  # recorded once: the tape shares it with the solve above
@@ -222,9 +247,9 @@ def forward_dynamics_derivatives(chain: Chain, q, qd, tau, ops, h_e=None, frames
 
 def mass_matrix_derivatives(chain: Chain, q, ops) -> list:
     """``dM/dq`` as ``[i][j][k] = dM_ij/dq_k`` (one dual pass of the composite-rigid-body
-    algorithm seeded on ``q``)."""
-    n = chain.dof
-    m = mass_matrix(chain, seeded(q, n, 0), DualOps(ops))
+    algorithm seeded on ``q``; along the velocity coordinates for a multi-value joint)."""
+    n = chain.nv
+    m = mass_matrix(chain, seeded_configuration(chain, q, n, 0), DualOps(ops))
     return [[[tangent(m[i][j], k) for k in range(n)] for j in range(n)] for i in range(n)]
 
 
@@ -232,6 +257,16 @@ def jacobian_derivative(chain: Chain, q, qd, ops, frame: int | None = None) -> l
     """``Jdot = dJ/dt = sum_k dJ/dq_k qd_k``: the geometric Jacobian (of the end effector,
     or of frame number ``frame``) run on duals ``q + qd ε`` (one direction), rows ``(v, w)``
     as :func:`jacobian`."""
-    duals = [Dual(qi, (vi,)) for qi, vi in zip(q, qd, strict=True)]
+    if chain.single_valued:
+        duals = [Dual(qi, (vi,)) for qi, vi in zip(q, qd, strict=True)]
+    else:  # the configuration's rate dq/dt along qd
+        duals = []
+        for link, qj, vj in zip(chain.links, chain.per_joint(q, velocity=False),
+                                chain.per_joint(qd), strict=True):
+            if link.joint.model.single:
+                duals.append(Dual(qj, (vj,)))
+            else:
+                rate = joint_configuration_rate(link.joint, list(qj), list(vj))
+                duals += [Dual(x, (r,)) for x, r in zip(qj, rate, strict=True)]
     jac = jacobian(chain, duals, DualOps(ops), frame=frame)
     return [[tangent(x, 0) for x in row] for row in jac]

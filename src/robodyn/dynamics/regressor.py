@@ -34,6 +34,7 @@ from collections.abc import Sequence
 
 from ..core import linalg3 as la
 from ..model.chain import REVOLUTE, Chain, origin_inertia
+from ..model.joints import joint_forces
 from .rnea import outward_step
 
 #: The ten standard parameters of a link, in order (``h = m c``; ``XX..ZZ`` about the origin).
@@ -69,10 +70,15 @@ def body_regressor(w, wd, a) -> list[tuple]:
 
 
 def regressor_full(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops) -> list[list]:
-    """``Y`` with every column: ``dof`` rows, ``PARAMETERS_PER_JOINT * dof`` columns (ten
+    """``Y`` with every column: ``nv`` rows, ``PARAMETERS_PER_JOINT * dof`` columns (ten
     per link, then ``Fv_j, Fs_j`` per joint, then ``Ia_j`` per joint, whether or not joint
-    ``j`` has a motor; :func:`parameter_columns` picks a model's columns)."""
+    ``j`` has a motor; :func:`parameter_columns` picks a model's columns). A multi-value
+    joint (spherical, free) has rows ``S^T (n, f)`` and no friction or armature (zero
+    columns)."""
     n = chain.dof
+    offsets = chain.v_offsets()
+    q = chain.per_joint(q, velocity=False)
+    qd, qdd = chain.per_joint(qd), chain.per_joint(qdd)
     base = (la.ZERO3, la.ZERO3, la.neg(chain.gravity))
     rotations, origins, bodies, states = [], [], [], []
     for i, link in enumerate(chain.links):
@@ -84,7 +90,7 @@ def regressor_full(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops) 
         origins.append(r)
         bodies.append(body_regressor(w, wd, a))
 
-    rows = [[0] * (PARAMETERS_PER_JOINT * n) for _ in range(n)]
+    rows = [[0] * (PARAMETERS_PER_JOINT * n) for _ in range(chain.nv)]
     for k in range(n):
         for p, (nm, f) in enumerate(bodies[k]):
             col = PER_LINK * k + p
@@ -97,11 +103,19 @@ def regressor_full(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops) 
                 child = j
                 link = chain.links[j]
                 z = link.joint.axis
-                rows[j][col] = la.dot(z, nm) if link.joint.type == REVOLUTE else la.dot(z, f)
+                if not link.joint.model.single:
+                    for b, value in enumerate(joint_forces(link.joint, nm, f)):
+                        rows[offsets[j] + b][col] = value
+                    continue
+                rows[offsets[j]][col] = la.dot(z, nm) if link.joint.type == REVOLUTE \
+                    else la.dot(z, f)
     for j in range(n):
-        rows[j][friction_column(n, j)] = qd[j]
-        rows[j][friction_column(n, j) + 1] = ops.sign(qd[j])
-        rows[j][armature_column(n, j)] = qdd[j]
+        if not chain.links[j].joint.model.single:
+            continue
+        row = offsets[j]
+        rows[row][friction_column(n, j)] = qd[j]
+        rows[row][friction_column(n, j) + 1] = ops.sign(qd[j])
+        rows[row][armature_column(n, j)] = qdd[j]
     return rows
 
 

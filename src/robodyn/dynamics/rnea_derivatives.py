@@ -44,7 +44,7 @@ from .kinematics import link_poses
 from .spatial import (
     add_inertia,
     add_pair,
-    base_frame_terms,
+    base_frame_columns,
     composite,
     cross_force,
     cross_motion,
@@ -57,20 +57,34 @@ from .spatial import (
 
 def rnea_derivatives(chain: Chain, q, qd, qdd, ops) -> list:
     """``[dtau/dq, dtau/dqd, M(q)]`` of the Newton–Euler torques with friction (module
-    docstring), each a list of ``dof`` rows ``[i][k] = dtau_i/dx_k``."""
+    docstring), each a list of ``nv`` rows ``[i][k] = dtau_i/dx_k``; a multi-value joint's
+    ``q`` derivatives are along its velocity coordinates (the tangent space, Pinocchio's
+    convention)."""
     n = chain.dof
-    axes, bodies = base_frame_terms(chain, link_poses(chain, q, ops))
+    columns, bodies = base_frame_columns(chain, link_poses(chain, q, ops))
+    rates_qd, rates_qdd = chain.per_joint(qd), chain.per_joint(qdd)
+    offsets = chain.v_offsets()
     rest = (la.ZERO3, la.ZERO3)
     base_acceleration = (la.ZERO3, la.neg(chain.gravity))
-    velocities, accelerations, forces, momenta, rates, psi, phi = [], [], [], [], [], [], []
+    velocities, accelerations, forces, momenta, rates = [], [], [], [], []
+    axes, psi, phi, psi_qd = [], [], [], []  # per velocity coordinate
     for j in range(n):
         parent = chain.parent(j)
         v_p = velocities[parent] if parent >= 0 else rest
         a_p = accelerations[parent] if parent >= 0 else base_acceleration
-        s = axes[j]
-        v = add_pair(v_p, scale_pair(qd[j], s))
-        psi_j = cross_motion(v_p, s)  # = v_j × S_j = dS_j/dt
-        a = add_pair(add_pair(a_p, scale_pair(qdd[j], s)), scale_pair(qd[j], psi_j))
+        own = columns[j]
+        single = len(own) == 1
+        vel = (rates_qd[j],) if single else rates_qd[j]
+        acc = (rates_qdd[j],) if single else rates_qdd[j]
+        v = v_p
+        for s, r in zip(own, vel, strict=True):
+            v = add_pair(v, scale_pair(r, s))
+        a = a_p
+        own_psi = []
+        for s, r, rr in zip(own, vel, acc, strict=True):
+            psi_k = cross_motion(v_p, s)  # = v_j × S_j = dS_j/dt for a one-value joint
+            a = add_pair(add_pair(a, scale_pair(rr, s)), scale_pair(r, psi_k))
+            own_psi.append(psi_k)
         inertia = bodies[j]
         h = inertia_times(inertia, v)
         velocities.append(v)
@@ -78,36 +92,60 @@ def rnea_derivatives(chain: Chain, q, qd, qdd, ops) -> list:
         momenta.append(h)
         forces.append(add_pair(inertia_times(inertia, a), cross_force(v, h)))
         rates.append(inertia_rate(inertia, v))
-        psi.append(psi_j)
-        phi.append(add_pair(cross_motion(a_p, s), scale_pair(-1, cross_motion(psi_j, v_p))))
+        axes += own
+        psi += own_psi
+        phi += [add_pair(cross_motion(a_p, s), scale_pair(-1, cross_motion(psi_k, v_p)))
+                for s, psi_k in zip(own, own_psi, strict=True)]
+        if single:
+            psi_qd.append(None)
+        else:
+            # the columns of a multi-value joint turn with its link: da/dqd_k loses
+            # S_k × (v_j - v_p) against a one-value joint's S_k × v_j + 2 Psi_k
+            relative = (la.sub(v[0], v_p[0]), la.sub(v[1], v_p[1]))
+            psi_qd += [add_pair(scale_pair(2, psi_k), scale_pair(-1, cross_motion(s, relative)))
+                       for s, psi_k in zip(own, own_psi, strict=True)]
     parents = chain.parent_indices
     g = composite(bodies, add_inertia, parents)
     d = composite(rates, add_inertia, parents)
     big_h = composite(momenta, add_pair, parents)
     f = composite(forces, add_pair, parents)
 
-    d_q = [[0] * n for _ in range(n)]
-    d_qd = [[0] * n for _ in range(n)]
-    m = [[0] * n for _ in range(n)]
+    size = chain.nv
+    d_q = [[0] * size for _ in range(size)]
+    d_qd = [[0] * size for _ in range(size)]
+    m = [[0] * size for _ in range(size)]
+    coordinates = [range(offsets[j], offsets[j] + len(columns[j])) for j in range(n)]
     for i in reversed(range(n)):  # the tips first, as the composites were summed (4 % faster C)
-        s = axes[i]
-        p_i = inertia_times(g[i], s)
-        s_h = cross_force(s, big_h[i])
-        q_i = add_pair(inertia_times(d[i], s), scale_pair(-1, s_h))
-        for k in chain.ancestors(i):  # i itself, then towards the base
-            p_psi = pair(psi[k], p_i)
-            d_q[i][k] = pair(phi[k], p_i) + pair(psi[k], q_i)
-            d_qd[i][k] = 2 * p_psi + pair(axes[k], q_i)
-            m[i][k] = pair(axes[k], p_i)
-        # Y_i = dF_i/dq_i and Z_i = dF_i/dqd_i (module docstring), for the joints below i
-        y = add_pair(add_pair(cross_force(s, f[i]), inertia_times(g[i], phi[i])),
-                     add_pair(cross_force(psi[i], big_h[i]), inertia_times(d[i], psi[i])))
-        z = add_pair(q_i, scale_pair(2, add_pair(inertia_times(g[i], psi[i]), s_h)))
-        for k in chain.ancestors(i)[1:]:  # joints that support i, i excluded
-            d_q[k][i] = pair(axes[k], y)
-            d_qd[k][i] = pair(axes[k], z)
-            m[k][i] = pair(axes[k], p_i)
+        for ci in coordinates[i]:
+            s = axes[ci]
+            p_i = inertia_times(g[i], s)
+            s_h = cross_force(s, big_h[i])
+            q_i = add_pair(inertia_times(d[i], s), scale_pair(-1, s_h))
+            for k in chain.ancestors(i):  # i itself (its whole block), then towards the base
+                for ck in coordinates[k]:
+                    if psi_qd[ck] is None:
+                        p_psi = pair(psi[ck], p_i)
+                        d_q[ci][ck] = pair(phi[ck], p_i) + pair(psi[ck], q_i)
+                        d_qd[ci][ck] = 2 * p_psi + pair(axes[ck], q_i)
+                    else:
+                        d_q[ci][ck] = pair(phi[ck], p_i) + pair(psi[ck], q_i)
+                        d_qd[ci][ck] = pair(psi_qd[ck], p_i) + pair(axes[ck], q_i)
+                    m[ci][ck] = pair(axes[ck], p_i)
+            # Y_i = dF_i/dq_i and Z_i = dF_i/dqd_i (module docstring), for the joints below i
+            y = add_pair(add_pair(cross_force(s, f[i]), inertia_times(g[i], phi[ci])),
+                         add_pair(cross_force(psi[ci], big_h[i]), inertia_times(d[i], psi[ci])))
+            if psi_qd[ci] is None:
+                z = add_pair(q_i, scale_pair(2, add_pair(inertia_times(g[i], psi[ci]), s_h)))
+            else:
+                z = add_pair(add_pair(q_i, inertia_times(g[i], psi_qd[ci])), scale_pair(2, s_h))
+            for k in chain.ancestors(i)[1:]:  # joints that support i, i excluded
+                for ck in coordinates[k]:
+                    d_q[ck][ci] = pair(axes[ck], y)
+                    d_qd[ck][ci] = pair(axes[ck], z)
+                    m[ck][ci] = pair(axes[ck], p_i)
     for i, link in enumerate(chain.links):
-        d_qd[i][i] = d_qd[i][i] + link.friction.viscous
-        m[i][i] = m[i][i] + link.motor.armature
+        if len(columns[i]) == 1:
+            k = offsets[i]
+            d_qd[k][k] = d_qd[k][k] + link.friction.viscous
+            m[k][k] = m[k][k] + link.motor.armature
     return [d_q, d_qd, m]

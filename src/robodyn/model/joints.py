@@ -152,6 +152,27 @@ def joint_forces(joint, moment, force) -> list:
     return [*force, *moment]
 
 
+def _product(a, b) -> tuple:
+    """``a ⊗ b`` of quaternions ``(x, y, z, w)`` on any scalars."""
+    va, wa, vb, wb = a[0:3], a[3], b[0:3], b[3]
+    vector = la.add(la.add(la.scale(wa, vb), la.scale(wb, va)), la.cross(va, vb))
+    return (*vector, wa * wb - la.dot(va, vb))
+
+
+def joint_configuration_rate(joint, q, v) -> list:
+    """``dq/dt`` of a joint's configuration values for its velocity ``v`` on any scalars (the
+    tangent map ``dq/dv``, column by column with unit ``v``): ``v`` for one value; the
+    quaternion's ``1/2 q ⊗ (w, 0)``; a free joint's position ``R v_lin`` first."""
+    kind = joint.type
+    if kind in (REVOLUTE, PRISMATIC):
+        return [v]
+    if kind == SPHERICAL:
+        return [x / 2 for x in _product(tuple(q[0:4]), (*v[0:3], 0))]
+    quat = tuple(q[3:7])
+    position = la.matvec(quaternion_rotation(quat), tuple(v[0:3]))
+    return [*position, *(x / 2 for x in _product(quat, (*v[3:6], 0)))]
+
+
 # -- the configuration manifold (NumPy, batched) ------------------------------------------
 def quaternion_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``a ⊗ b`` of quaternions ``(..., 4)`` stored ``(x, y, z, w)``."""
@@ -232,5 +253,5 @@ def neutral_joint(model: JointModel) -> np.ndarray:
 
 __all__ = ["JointModel", "JOINT_MODELS", "JOINT_TYPES", "REVOLUTE", "PRISMATIC", "SPHERICAL",
            "FREE", "joint_model", "joint_motion", "joint_twist", "joint_columns",
-           "joint_forces", "quaternion_rotation", "quaternion_product", "rotation_matrices",
+           "joint_forces", "joint_configuration_rate", "quaternion_rotation", "quaternion_product", "rotation_matrices",
            "integrate_joint", "joint_rate", "neutral_joint"]
