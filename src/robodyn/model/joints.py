@@ -253,5 +253,6 @@ def neutral_joint(model: JointModel) -> np.ndarray:
 
 __all__ = ["JointModel", "JOINT_MODELS", "JOINT_TYPES", "REVOLUTE", "PRISMATIC", "SPHERICAL",
            "FREE", "joint_model", "joint_motion", "joint_twist", "joint_columns",
-           "joint_forces", "joint_configuration_rate", "quaternion_rotation", "quaternion_product", "rotation_matrices",
-           "integrate_joint", "joint_rate", "neutral_joint"]
+           "joint_forces", "joint_configuration_rate", "quaternion_rotation",
+           "quaternion_product", "rotation_matrices", "integrate_joint", "joint_rate",
+           "neutral_joint"]
