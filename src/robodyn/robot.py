@@ -55,6 +55,24 @@ class ParameterValues(dict):
         return super().get(_name(key), default)
 
 
+def _layout(chain: Chain, velocity: bool) -> str:
+    """The values of ``q`` (or of ``qd`` with ``velocity``) joint by joint, in words."""
+    parts = []
+    for link in chain.links:
+        joint = link.joint
+        name = joint.name or link.name
+        if joint.type == "free":
+            parts.append(f"{name}: v_x, v_y, v_z, w_x, w_y, w_z (body frame)" if velocity
+                         else f"{name}: x, y, z, qx, qy, qz, qw")
+        elif joint.type == "spherical":
+            parts.append(f"{name}: w_x, w_y, w_z (link frame)" if velocity
+                         else f"{name}: qx, qy, qz, qw")
+        else:
+            parts.append(name)
+    shown = "; ".join(parts[:6]) + (f"; ... ({len(parts)} joints)" if len(parts) > 6 else "")
+    return shown
+
+
 def _name(key):
     return str(key) if isinstance(key, sp.Symbol) else key
 
@@ -179,42 +197,42 @@ class Robot:
     # -- description ---------------------------------------------------------------
     @property
     def dof(self) -> int:
-        """Number of joints (degrees of freedom of the joints; a floating base adds six)."""
-        return self.chain.dof
+        """The degrees of freedom, ``nv``: one per revolute or prismatic joint, three per ball
+        joint, six for a free-flying base (its free joint)."""
+        return self.chain.nv
 
     @property
     def floating(self) -> bool:
-        """The base is a free-flying body (:mod:`robodyn.dynamics.floating`)."""
+        """The base is a free-flying body: the first link hangs from the world by a free
+        joint (:mod:`robodyn.model.joints`)."""
         return self.chain.floating
 
     @property
     def nq(self) -> int:
-        """Values of a configuration ``q``: ``dof``, or ``dof + 7`` on a floating base
-        (``[x, y, z, qx, qy, qz, qw, joints]``)."""
-        return self.chain.dof + 7 if self.chain.floating else self.chain.dof
+        """Values of a configuration ``q``: one per revolute or prismatic joint, four per ball
+        joint (a quaternion), seven per free joint (``[x, y, z, qx, qy, qz, qw]``)."""
+        return self.chain.nq
 
     @property
     def nv(self) -> int:
-        """Values of a velocity, acceleration or generalised force: ``dof``, or ``dof + 6``
-        on a floating base (``[v, omega (base frame), joint rates]``)."""
-        return self.chain.dof + 6 if self.chain.floating else self.chain.dof
+        """Values of a velocity, acceleration or generalised force: :attr:`dof`."""
+        return self.chain.nv
 
-    def _fixed_base_only(self, what: str) -> None:
-        """A :class:`ModelError` when this robot's base floats and ``what`` supports only a
-        fixed one."""
-        if self.chain.floating:
-            raise ModelError(f"{self.name}: {what} does not support a floating base yet (this "
-                             "model's base is free-flying); the floating functions are "
-                             "inverse_dynamics, mass_matrix, coriolis_matrix, "
-                             "gravity_torques, forward_dynamics, torque_parts, "
-                             "friction_torques, forward_kinematics, jacobian, kinetic_energy, "
-                             "potential_energy, centroidal_momentum, centroidal_matrix, "
-                             "integrate and rd.simulate")
+    @property
+    def configuration_layout(self) -> str:
+        """What the values of ``q`` are, in words (for messages)."""
+        return _layout(self.chain, velocity=False)
 
-    def _floating_inputs(self, what: str, **arrays):
-        """The arrays of a floating-base call, their last axis checked against ``nq``
-        (``q``) and ``nv`` (the others) and the quaternions of ``q`` against unit norm; a
-        :class:`InputError` naming the argument and the sizes otherwise."""
+    @property
+    def velocity_layout(self) -> str:
+        """What the values of ``qd`` (and ``qdd``, ``tau``) are, in words."""
+        return _layout(self.chain, velocity=True)
+
+    def _manifold_inputs(self, what: str, **arrays):
+        """The arrays of a call on a model with quaternion joints (a free-flying base, ball
+        joints), their last axis checked against ``nq`` (``q``) and ``nv`` (the others) and
+        every quaternion of ``q`` against unit norm; an :class:`InputError` naming the
+        argument and the sizes otherwise."""
         out = []
         for name, value in arrays.items():
             if type(value).__module__.startswith("dask"):
@@ -230,24 +248,25 @@ class Robot:
                 continue
             if name == "q":
                 if arr.ndim == 0 or arr.shape[-1] != self.nq:
-                    raise InputError(
-                        f"{what}: q: expected shape (..., nq) with nq = {self.nq} on a floating "
-                        f"base ([x, y, z, qx, qy, qz, qw] of the base, then the {self.dof} "
-                        f"joints), got {arr.shape}")
-                norm = np.linalg.norm(np.asarray(arr[..., 3:7], dtype=float), axis=-1)
-                bad = np.isfinite(norm) & (np.abs(norm - 1) > QUATERNION_TOL)
-                if bad.any():
-                    index = np.unravel_index(int(np.argmax(bad)), norm.shape)
-                    where = ", ".join(str(int(i)) for i in index)
-                    raise InputError(
-                        f"{what}: q[{where + ', ' if where else ''}3:7]: the base quaternion "
-                        f"(qx, qy, qz, qw) has norm {float(norm[index]):.6g}, not 1; divide "
-                        "it by its norm")
+                    raise InputError(f"{what}: q: expected shape (..., nq) with nq = {self.nq} "
+                                     f"({self.configuration_layout}), got {arr.shape}")
+                for link, k in zip(self.chain.links, self.chain.q_offsets(), strict=True):
+                    start = link.joint.model.quaternion
+                    if start is None:
+                        continue
+                    k += start
+                    norm = np.linalg.norm(np.asarray(arr[..., k:k + 4], dtype=float), axis=-1)
+                    bad = np.isfinite(norm) & (np.abs(norm - 1) > QUATERNION_TOL)
+                    if bad.any():
+                        index = np.unravel_index(int(np.argmax(bad)), norm.shape)
+                        where = ", ".join(str(int(i)) for i in index)
+                        raise InputError(
+                            f"{what}: q[{where + ', ' if where else ''}{k}:{k + 4}]: the "
+                            f"quaternion (qx, qy, qz, qw) of joint {link.joint.name!r} has norm "
+                            f"{float(norm[index]):.6g}, not 1; divide it by its norm")
             elif arr.ndim > 0 and arr.shape[-1] != self.nv:
-                raise InputError(
-                    f"{what}: {name}: expected shape (..., nv) with nv = {self.nv} on a "
-                    f"floating base ([v_x, v_y, v_z, w_x, w_y, w_z] of the base, base frame, "
-                    f"then the {self.dof} joints), got {arr.shape}")
+                raise InputError(f"{what}: {name}: expected shape (..., nv) with nv = {self.nv} "
+                                 f"({self.velocity_layout}), got {arr.shape}")
             out.append(value)
         return out
 
@@ -372,7 +391,8 @@ class Robot:
         self._attach_runner()
 
     def __repr__(self) -> str:
-        joints = "".join("R" if link.joint.type == "revolute" else "P" for link in self.links)
+        letters = {"revolute": "R", "prismatic": "P", "spherical": "S", "free": "F"}
+        joints = "".join(letters[link.joint.type] for link in self.links)
         floating = ", floating base" if self.chain.floating else ""
         return f"Robot({self.name!r}, dof={self.dof}, joints={joints}{floating})"
 
@@ -427,9 +447,10 @@ class Robot:
         wrenches at named frames (:attr:`frames`; each about its frame's origin):
         ``tau += sum_f J_f^T h_f``. Shapes ``(..., dof)`` -> ``(..., dof)``.
 
-        A floating base (:mod:`robodyn.dynamics.floating`): ``q`` ``(..., nq)``, ``qd`` and
-        ``qdd`` ``(..., nv)`` -> the base wrench (base frame) and the joint torques
-        ``(..., nv)``; ``h_e`` in WORLD axes, ``J`` that of :meth:`jacobian`.
+        A free-flying base or ball joints (:mod:`robodyn.model.joints`): ``q`` ``(..., nq)``,
+        ``qd`` and ``qdd`` ``(..., nv)`` -> ``(..., nv)``: a free base's wrench (base frame,
+        force then moment), a ball joint's three moments (its link frame), one torque per
+        other joint; ``h_e`` in world axes, ``J`` that of :meth:`jacobian`.
         """
         hot = self._hot_id
         if hot is None:
@@ -447,8 +468,8 @@ class Robot:
             except TypeError:
                 pass
         runner = self._runner
-        if runner.floating:  # [base wrench, joint torques] (dynamics/floating.py)
-            q, qd, qdd = self._floating_inputs("inverse_dynamics", q=q, qd=qd, qdd=qdd)
+        if runner.quaternions:
+            q, qd, qdd = self._manifold_inputs("inverse_dynamics", q=q, qd=qd, qdd=qdd)
         if h_e is None:
             return runner.run("inverse_dynamics", q, qd, qdd)
         kind, h_e = self._wrenches("inverse_dynamics_contact", h_e)
@@ -458,8 +479,8 @@ class Robot:
         """Joint-space inertia matrix ``M(q)`` (composite-rigid-body algorithm),
         ``(..., dof)`` -> ``(..., dof, dof)``, symmetric positive definite (a floating
         base: ``(..., nq)`` -> ``(..., nv, nv)``, the base's rows and columns first)."""
-        if self.chain.floating:
-            return self._runner.run("mass_matrix", *self._floating_inputs("mass_matrix", q=q))
+        if self._runner.quaternions:
+            return self._runner.run("mass_matrix", *self._manifold_inputs("mass_matrix", q=q))
         return self._runner.run("mass_matrix", q)
 
     def coriolis_matrix(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
@@ -467,25 +488,25 @@ class Robot:
         (``dM/dt - 2C`` skew-symmetric), ``(..., dof, dof)``. A floating base:
         ``(..., nq), (..., nv)`` -> ``(..., nv, nv)``, the base's rows and columns first,
         with ``C v`` the bias less gravity (Pinocchio's ``computeCoriolisMatrix``)."""
-        if self.chain.floating:
-            return self._runner.run("coriolis_matrix", *self._floating_inputs(
+        if self._runner.quaternions:
+            return self._runner.run("coriolis_matrix", *self._manifold_inputs(
                 "coriolis_matrix", q=q, qd=qd))
         return self._runner.run("coriolis_matrix", q, qd)
 
     def gravity_torques(self, q: ArrayLike) -> np.ndarray:
         """Gravity torques ``g(q) = dU/dq``, ``(..., dof)`` (a floating base: the base wrench
         and joint torques that hold it at rest, ``(..., nq)`` -> ``(..., nv)``)."""
-        if self.chain.floating:
+        if self._runner.quaternions:
             return self._runner.run("gravity_torques",
-                                    *self._floating_inputs("gravity_torques", q=q))
+                                    *self._manifold_inputs("gravity_torques", q=q))
         return self._runner.run("gravity_torques", q)
 
     def friction_torques(self, qd: ArrayLike) -> np.ndarray:
         """Friction ``F_v qd + F_s sign(qd)``, ``(..., dof)`` (a floating base: ``(..., nv)``,
         zero on the base)."""
-        if self.chain.floating:
+        if self._runner.quaternions:
             return self._runner.run("friction_torques",
-                                    *self._floating_inputs("friction_torques", qd=qd))
+                                    *self._manifold_inputs("friction_torques", qd=qd))
         return self._runner.run("friction_torques", qd)
 
     def forward_dynamics(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike,
@@ -512,8 +533,8 @@ class Robot:
             except TypeError:
                 pass
         runner = self._runner
-        if runner.floating:
-            q, qd, tau = self._floating_inputs("forward_dynamics", q=q, qd=qd, tau=tau)
+        if runner.quaternions:
+            q, qd, tau = self._manifold_inputs("forward_dynamics", q=q, qd=qd, tau=tau)
         if h_e is None:
             return runner.run("forward_dynamics", q, qd, tau)
         kind, h_e = self._wrenches("forward_dynamics_contact", h_e)
@@ -526,8 +547,8 @@ class Robot:
         ``friction`` (``F_v qd + F_s sign(qd)``), ``external`` (``J^T h_e``, zero without
         ``h_e``) and ``total`` (their sum), each ``(..., dof)``. A floating base: each
         ``(..., nv)``, ``coriolis`` the bias ``b(q, v) - g(q)``."""
-        if self.chain.floating:
-            q, qd, qdd = self._floating_inputs("torque_parts", q=q, qd=qd, qdd=qdd)
+        if self._runner.quaternions:
+            q, qd, qdd = self._manifold_inputs("torque_parts", q=q, qd=qd, qdd=qdd)
         if h_e is None:
             parts = self._runner.run("torque_parts", q, qd, qdd)
         else:
@@ -541,59 +562,57 @@ class Robot:
     def kinetic_energy(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
         """Kinetic energy ``T = sum_i 1/2 m_i v_ci^T v_ci + 1/2 w_i^T I_i w_i``
         (``= 1/2 qd^T M qd``), from each link's velocity; ``(..., dof)`` -> ``(...)``."""
-        if self.chain.floating:
+        if self._runner.quaternions:
             return self._runner.run("kinetic_energy",
-                                    *self._floating_inputs("kinetic_energy", q=q, qd=qd))
+                                    *self._manifold_inputs("kinetic_energy", q=q, qd=qd))
         return self._runner.run("kinetic_energy", q, qd)
 
     def potential_energy(self, q: ArrayLike) -> np.ndarray:
         """Gravitational potential energy ``U = -sum_i m_i g0^T p_ci`` (zero at the base
         origin; ``g(q) = dU/dq``), ``(..., dof)`` -> ``(...)``."""
-        if self.chain.floating:
+        if self._runner.quaternions:
             return self._runner.run("potential_energy",
-                                    *self._floating_inputs("potential_energy", q=q))
+                                    *self._manifold_inputs("potential_energy", q=q))
         return self._runner.run("potential_energy", q)
 
-    # -- a floating base (robodyn.dynamics.floating) -------------------------------------
+    # -- momentum and the configuration manifold --------------------------------------------
     def centroidal_momentum(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
-        """The centroidal momentum ``h_G = A_G(q) v`` of a floating-base robot: linear
-        momentum, then angular momentum about the centre of mass, world axes (Pinocchio's
-        ``ccrba``), ``(..., nq), (..., nv)`` -> ``(..., 6)``."""
-        self._floating_only("centroidal_momentum")
-        return self._runner.run("centroidal_momentum", *self._floating_inputs(
-            "centroidal_momentum", q=q, qd=qd))
+        """The centroidal momentum ``h_G = A_G(q) v``: linear momentum, then angular momentum
+        about the centre of mass, world axes (Pinocchio's ``ccrba``; of the moving links on
+        a fixed base), ``(..., nq), (..., nv)`` -> ``(..., 6)``."""
+        if self._runner.quaternions:
+            q, qd = self._manifold_inputs("centroidal_momentum", q=q, qd=qd)
+        return self._runner.run("centroidal_momentum", q, qd)
 
     def centroidal_matrix(self, q: ArrayLike) -> np.ndarray:
         """The centroidal momentum matrix ``A_G(q)``, ``(..., nq)`` -> ``(..., 6, nv)``
         (:meth:`centroidal_momentum` ``= A_G v``)."""
-        self._floating_only("centroidal_matrix")
-        return self._runner.run("centroidal_matrix",
-                                *self._floating_inputs("centroidal_matrix", q=q))
+        if self._runner.quaternions:
+            q, = self._manifold_inputs("centroidal_matrix", q=q)
+        return self._runner.run("centroidal_matrix", q)
 
     def integrate(self, q: ArrayLike, qd: ArrayLike, dt: float = 1.0) -> np.ndarray:
         """The configuration reached from ``q`` moving at the constant velocity ``qd`` for
-        ``dt``: ``q ⊕ qd dt`` (Pinocchio's ``integrate``); on a floating base the base moves
-        by the SE(3) exponential of its body twist and the quaternion stays unit
-        (:func:`robodyn.dynamics.floating.integrate`), the joints (and a fixed-base robot)
-        by ``q + qd dt``. Shapes ``(..., nq)``, ``(..., nv)`` -> ``(..., nq)``."""
-        from .dynamics.floating import integrate
-
+        ``dt``: ``q ⊕ qd dt`` (Pinocchio's ``integrate``), joint by joint
+        (:meth:`Chain.integrate <robodyn.model.chain.Chain.integrate>`): a free joint by the
+        SE(3) exponential of its body twist, a ball joint by the exponential of its rotation
+        (its quaternion stays unit), the others by ``q + qd dt``. Shapes ``(..., nq)``,
+        ``(..., nv)`` -> ``(..., nq)``."""
         dt = float(dt)
         if not np.isfinite(dt):
             raise InputError(f"integrate: dt = {dt} is not finite")
-        if not self.chain.floating:
+        if not self._runner.quaternions:
             return np.asarray(q, dtype=float) + np.asarray(qd, dtype=float) * dt
-        q, qd = self._floating_inputs("integrate", q=q, qd=qd)
+        q, qd = self._manifold_inputs("integrate", q=q, qd=qd)
         q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
         if qd.ndim == 0:
             qd = np.broadcast_to(qd, (self.nv,))
-        return integrate(q, qd, dt)
+        return self.chain.integrate(q, qd, dt)
 
-    def _floating_only(self, what: str) -> None:
-        if not self.chain.floating:
-            raise ModelError(f"{self.name}: {what} needs a floating base; load the model "
-                             "with rd.load(path, floating=True) or 'floating: true' in its "
-                             "model file")
+    def neutral(self) -> np.ndarray:
+        """The zero configuration ``(nq,)`` (each quaternion the identity; Pinocchio's
+        ``neutral``)."""
+        return self.chain.neutral()
 
     # -- closed forms ---------------------------------------------------------------
     def equations(self, method: str = "lagrange", **options: Any):
@@ -601,7 +620,6 @@ class Robot:
         (Lagrange–Euler) or ``"newton-euler"``; see :mod:`robodyn.symbolic`."""
         from .symbolic import equations
 
-        self._fixed_base_only("equations")
         return equations(self, method=method, **options)
 
     # -- kinematics ---------------------------------------------------------------
@@ -676,8 +694,8 @@ class Robot:
         frame, ``q`` ``(..., nq)`` (``T_wb`` of the base's position and quaternion times the
         frame's pose on the base; ``frame="base"`` is ``T_wb``)."""
         kind = self._frame_kind("forward_kinematics", frame)
-        if self.chain.floating:
-            q, = self._floating_inputs("forward_kinematics", q=q)
+        if self._runner.quaternions:
+            q, = self._manifold_inputs("forward_kinematics", q=q)
         top = self._runner.run(kind, q)
         bottom = np.broadcast_to(np.array([0.0, 0.0, 0.0, 1.0]), top.shape[:-2] + (1, 4))
         return np.concatenate([top, bottom], axis=-2)
@@ -693,8 +711,8 @@ class Robot:
         body twist then the joint rates; the first six columns move the frame with the
         base."""
         kind = self._frame_kind("jacobian", frame)
-        if self.chain.floating:
-            return self._runner.run(kind, *self._floating_inputs("jacobian", q=q))
+        if self._runner.quaternions:
+            return self._runner.run(kind, *self._manifold_inputs("jacobian", q=q))
         return self._runner.run(kind, q)
 
     # -- export ---------------------------------------------------------------------
@@ -738,7 +756,6 @@ class Robot:
         are ``robot.equations().to_code(...)``."""
         from .codegen.export.traced import to_code
 
-        self._fixed_base_only("to_code")
         return to_code(self, lang, functions, parameters, name)
 
     def compile_c(self, functions=None, parameters: str = "baked",
@@ -748,7 +765,6 @@ class Robot:
         leading axes (:mod:`robodyn.codegen.export.compile_c`)."""
         from .codegen.export.compile_c import compile_c
 
-        self._fixed_base_only("compile_c")
         return compile_c(self, functions, parameters, compiler, flags)
 
     # -- derivatives ------------------------------------------------------------------
@@ -762,7 +778,11 @@ class Robot:
         differentiation, :mod:`robodyn.dynamics.derivatives`), compiled like every kernel. Viscous
         friction contributes ``F_v`` to ``dtau/dqd``; Coulomb friction ``F_s sign(qd)`` is
         differentiated as 0 (exact away from ``qd = 0``, where it has no derivative).
-        With ``h_e``, ``dtau/dq`` includes ``d(J^T h_e)/dq``."""
+        With ``h_e``, ``dtau/dq`` includes ``d(J^T h_e)/dq``. A free or ball joint's columns
+        of ``dtau/dq`` are along its velocity coordinates (the tangent space, Pinocchio's
+        convention)."""
+        if self._runner.quaternions:
+            q, qd, qdd = self._manifold_inputs("inverse_dynamics_derivatives", q=q, qd=qd, qdd=qdd)
         if h_e is None:
             out = self._runner.run("inverse_dynamics_derivatives", q, qd, qdd)
         else:
@@ -779,6 +799,8 @@ class Robot:
         ``qdd = FD(q, qd, tau)`` (Carpentier & Mansard 2018), solved with the Cholesky
         factor of ``M``. Coulomb friction is differentiated as 0 (see
         :meth:`inverse_dynamics_derivatives`)."""
+        if self._runner.quaternions:
+            q, qd, tau = self._manifold_inputs("forward_dynamics_derivatives", q=q, qd=qd, tau=tau)
         if h_e is None:
             out = self._runner.run("forward_dynamics_derivatives", q, qd, tau)
         else:
@@ -788,7 +810,10 @@ class Robot:
 
     def mass_matrix_derivatives(self, q: ArrayLike) -> np.ndarray:
         """``dM/dq``, ``(..., dof)`` -> ``(..., dof, dof, dof)`` with
-        ``[..., i, j, k] = dM_ij/dq_k`` (symmetric in ``i, j``)."""
+        ``[..., i, j, k] = dM_ij/dq_k`` (symmetric in ``i, j``; ``k`` along the velocity
+        coordinates)."""
+        if self._runner.quaternions:
+            q, = self._manifold_inputs("mass_matrix_derivatives", q=q)
         return self._runner.run("mass_matrix_derivatives", q)
 
     def jacobian_derivative(self, q: ArrayLike, qd: ArrayLike,
@@ -796,6 +821,8 @@ class Robot:
         """``Jdot = dJ/dt = sum_k (dJ/dq_k) qd_k`` of the geometric Jacobian
         (:meth:`jacobian`; of the named ``frame`` when given), ``(..., 6, dof)``; the end
         effector's acceleration is ``J qdd + Jdot qd``."""
+        if self._runner.quaternions:
+            q, qd = self._manifold_inputs("jacobian_derivative", q=q, qd=qd)
         return self._runner.run(self._frame_kind("jacobian_derivative", frame), q, qd)
 
     # -- the compiled programs for automatic differentiation (codegen/export) -----------
@@ -807,7 +834,6 @@ class Robot:
         ``jax.config.update("jax_enable_x64", True)``; ``pip install 'robodyn[jax]'``)."""
         from .codegen.export.jax_export import to_jax
 
-        self._fixed_base_only("to_jax")
         return to_jax(self, functions, parameters, dtype)
 
     def to_casadi(self, functions=None, parameters: str = "baked", name: str | None = None):
@@ -816,7 +842,6 @@ class Robot:
         :mod:`robodyn.codegen.export.casadi_export` (``pip install 'robodyn[casadi]'``)."""
         from .codegen.export.casadi_export import to_casadi
 
-        self._fixed_base_only("to_casadi")
         return to_casadi(self, functions, parameters, name)
 
 
@@ -832,7 +857,6 @@ class Robot:
         axis). ``regressor(q, qd, qdd) @ values == inverse_dynamics(q, qd, qdd)``."""
         from .symbolic.base_parameters import inertial_parameters
 
-        self._fixed_base_only("inertial_parameters")
         return inertial_parameters(self)
 
     def with_inertial_parameters(self, pi: ArrayLike) -> Robot:
@@ -843,7 +867,6 @@ class Robot:
         is zero but its first moments are not, or the result is not physical."""
         from .symbolic.base_parameters import with_inertial_parameters
 
-        self._fixed_base_only("with_inertial_parameters")
         return with_inertial_parameters(self, pi)
 
     def regressor(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> np.ndarray:
@@ -853,7 +876,8 @@ class Robot:
         :mod:`robodyn.dynamics.regressor`."""
         from .dynamics.regressor import parameter_columns
 
-        self._fixed_base_only("regressor")
+        if self._runner.quaternions:
+            q, qd, qdd = self._manifold_inputs("regressor", q=q, qd=qd, qdd=qdd)
         full = self._runner.run("regressor", q, qd, qdd)
         cols, _ = parameter_columns(self.chain)
         return full if len(cols) == full.shape[-1] else np.ascontiguousarray(full[..., cols])
@@ -865,7 +889,6 @@ class Robot:
         :func:`robodyn.symbolic.base_parameters.base_parameters`."""
         from .symbolic.base_parameters import base_parameters
 
-        self._fixed_base_only("base_parameters")
         return self._runner.cached(
             ("base_parameters", tol, samples, seed),
             lambda: base_parameters(self, tol=tol, samples=samples, seed=seed))
@@ -876,7 +899,7 @@ class Robot:
         return np.ascontiguousarray(self.regressor(q, qd, qdd)[..., self.base_parameters()
                                                                 .independent])
 
-#: How far from 1 the norm of a floating base's quaternion may be (rounding of a file's or
+#: How far from 1 the norm of a joint's quaternion may be (rounding of a file's or
 #: a user's numbers); farther is an :class:`InputError` asking to normalise it.
 QUATERNION_TOL = 1e-6
 
@@ -991,8 +1014,8 @@ def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | 
       exactly, and its derivation stays small), each change listed in
       ``robot.provenance.notes``. Default ``None``: angles as written.
     * ``floating``: the root link's body (with the bodies fixed to it) is a free-flying
-      base (a 6-DOF free-flyer, as Pinocchio's ``JointModelFreeFlyer``;
-      :mod:`robodyn.dynamics.floating`), the links hanging from it; a model file says
+      base (a free joint at the root, as Pinocchio's ``JointModelFreeFlyer``;
+      :mod:`robodyn.model.joints`), the links hanging from it; a model file says
       ``floating: true`` instead.
 
     A URDF's ``<dynamics damping friction>`` become the joints' viscous and Coulomb

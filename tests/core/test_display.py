@@ -9,7 +9,6 @@ import html
 import json
 import re
 import struct
-from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -17,6 +16,7 @@ import pytest
 import robodyn as rd
 from conftest import TEST_DATA, write_model
 from robodyn.core.display import html_table, text_table
+from robodyn.model.chain import with_free_base
 
 HOSTILE = "<script>alert('x')</script> & \"arm\""
 
@@ -116,8 +116,11 @@ def test_a_tree_shows_each_joints_parent_its_frames_and_a_floating_base():
     assert parents == ["base", "1", "2", "2"]
     assert "frames: palm" in text
     assert "parent" not in _header(str(rd.load("planar-2r")))  # a chain: no such column
-    flying = robot.with_chain(replace(robot.chain, floating_base=robot.chain.links[0].inertial))
-    assert "base: free-flying (6-DOF free-flyer), mass 2 kg" in str(flying)
+    flying = robot.with_chain(with_free_base(robot.chain, robot.chain.links[0].inertial))
+    text = str(flying)
+    assert "base: free-flying (6-DOF free-flyer), mass 2 kg" in text
+    assert _rows(text)["1"][header.index("parent")] == "base"  # the joints' rows as before
+    assert repr(flying) == "Robot('planar-2r-gripper', dof=10, joints=FRRPP, floating base)"
 
 
 def test_a_symbolic_value_is_shown_as_its_expression(tmp_path):

@@ -1,4 +1,5 @@
-"""A free-flying base (Pinocchio's ``JointModelFreeFlyer``) against Pinocchio, live.
+"""A free-flying base (a ``free`` joint at the root, Pinocchio's ``JointModelFreeFlyer``)
+against Pinocchio, live.
 
 Oracles: Pinocchio's ``rnea``, ``crba``, ``aba``, ``computeGeneralizedGravity``, ``ccrba``,
 ``integrate`` and energies of
@@ -6,7 +7,7 @@ Oracles: Pinocchio's ``rnea``, ``crba``, ``aba``, ``computeGeneralizedGravity``,
 * URDFs of example-robot-data read by Pinocchio itself with a free-flyer root (the UR5, the
   Panda with its fingers locked); our side is the fixed-base chain of the same file on a
   floating base whose body is Pinocchio's ``model.inertias[1]`` (the root link with what is
-  fixed to it), so both sides agree on the base body;
+  fixed to it), so both sides agree on the base body (:func:`with_free_base`);
 * a hand-built tree (two branches on the base, one more on a link; revolute and prismatic
   joints on unaligned axes, rotated placements, point masses) and a model file with
   ``floating: true``, built in Pinocchio joint by joint from the same numbers.
@@ -19,6 +20,7 @@ momentum in a simulation while its joints are driven (internal torques only).
 from __future__ import annotations
 
 import importlib.metadata
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -36,6 +38,7 @@ from robodyn.model.chain import (
     PointMass,
     Transform,
     rpy_rotation,
+    with_free_base,
 )
 
 pin = pytest.importorskip("pinocchio")
@@ -67,22 +70,22 @@ def base_body(model) -> Inertial:
 
 
 def pinocchio_of(chain: Chain):
-    """Pinocchio's model of a numeric chain on a free-flyer, joint by joint from the chain's
-    numbers (placements, axes, bodies, point masses); joint offsets must be zero."""
+    """Pinocchio's model of a numeric chain on a free-flyer (its first link's free joint),
+    joint by joint from the chain's numbers (placements, axes, bodies, point masses); joint
+    offsets must be zero."""
     model = pin.Model()
     model.gravity = pin.Motion(np.array([*map(float, chain.gravity), 0.0, 0.0, 0.0]))
-    root = model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "root")
-    model.appendBodyToJoint(root, _inertia(chain.floating_base), pin.SE3.Identity())
     ids = []
     for i, link in enumerate(chain.links):
         joint = link.joint
         assert float(joint.offset) == 0
         axis = np.array(joint.axis, dtype=float)
-        kind = (pin.JointModelRevoluteUnaligned(axis) if joint.type == REVOLUTE
+        kind = (pin.JointModelFreeFlyer() if joint.type == "free" else
+                pin.JointModelRevoluteUnaligned(axis) if joint.type == REVOLUTE
                 else pin.JointModelPrismaticUnaligned(axis))
         placement = pin.SE3(np.array(joint.placement.rotation, dtype=float),
                             np.array(joint.placement.translation, dtype=float))
-        parent = ids[chain.parent(i)] if chain.parent(i) >= 0 else root
+        parent = ids[chain.parent(i)] if chain.parent(i) >= 0 else 0
         jid = model.addJoint(parent, kind, placement, joint.name or link.name)
         model.appendBodyToJoint(jid, _inertia(link.inertial), pin.SE3.Identity())
         for point in link.point_masses:
@@ -123,8 +126,8 @@ def tree_chain(seed: int = 7) -> Chain:
         points = (PointMass(0.4, (0.1, -0.2, 0.05)),) if i == 3 else ()
         links.append(Link(f"l{i}", Joint(kind, tuple(axis), 0, placement, f"j{i}"),
                           random_inertial(rng), point_masses=points))
-    return Chain(tuple(links), (0.0, 0.0, -9.81), parents=(-1, 0, 1, 0, -1),
-                 floating_base=random_inertial(rng))
+    return with_free_base(Chain(tuple(links), (0.0, 0.0, -9.81), parents=(-1, 0, 1, 0, -1)),
+                          random_inertial(rng))
 
 
 class Case:
@@ -135,7 +138,7 @@ class Case:
         assert (model.nq, model.nv) == (robot.nq, robot.nv)
         rng = np.random.default_rng(11)
         quat = rng.normal(size=(N, 4))
-        joints = rng.uniform(-np.pi, np.pi, size=(N, robot.dof))
+        joints = rng.uniform(-np.pi, np.pi, size=(N, robot.nv - 6))
         self.q = np.concatenate([rng.normal(size=(N, 3)),
                                  quat / np.linalg.norm(quat, axis=1, keepdims=True), joints], 1)
         self.v, self.a = rng.normal(size=(N, robot.nv)), rng.normal(size=(N, robot.nv))
@@ -155,7 +158,9 @@ def urdf_case(relative: str, tip=None, locked=()) -> Case:
     model.gravity = pin.Motion(np.array([0.0, 0, -9.81, 0, 0, 0]))
     assert [model.names[i] for i in range(2, model.njoints)] == \
         [link.joint.name for link in robot.links]
-    floating = robot.with_chain(replace(robot.chain, floating_base=base_body(model)))
+    base = next(f.name for f in robot.chain.frames if f.link == -1)  # the URDF's root link
+    floating = robot.with_chain(with_free_base(robot.chain, base_body(model), name=base,
+                                               joint_name=model.names[1]))
     return Case(floating, model)
 
 
@@ -350,7 +355,8 @@ def test_a_model_file_with_a_floating_base(tmp_path):
         """)
     robot = rd.load(path)
     assert robot.floating and (robot.nq, robot.nv) == (9, 8)
-    body = robot.numeric_chain.floating_base
+    body = robot.numeric_chain.links[0].inertial
+    assert robot.links[0].joint.type == "free" and robot.links[0].name == "base"
     assert body.mass == 10 and body.inertia[0][1] == 0.01
     case = Case(robot, pinocchio_of(robot.numeric_chain))
     _close(robot.inverse_dynamics(case.q, case.v, case.a), case.pinocchio(
@@ -365,12 +371,15 @@ def test_a_model_file_with_a_floating_base(tmp_path):
     ("base: {mass: 1}", "base: the base body is for a free-flying base"),
     ("floating: true", "base: a floating base needs its body"),
     ("floating: true\nbase: {mass: 1, spin: 2}", "base: unknown key(s) 'spin'"),
-    ("floating: true\nbase: {mass: -1}", "floating_base.mass: -1 is negative"),
+    ("floating: true\nbase: {mass: -1}", "base.mass: -1 is negative"),
+    ("floating: true\nbase: {mass: 1}\nlinks:\n  - {joint: revolute, mass: -2}",
+     "links[0].mass: -2 is negative"),
 ])
 def test_bad_floating_model_files_are_named(tmp_path, text, message):
     path = tmp_path / "bad.yaml"
-    path.write_text(text + "\nlinks:\n  - {joint: revolute, mass: 1}\nvalues: {g: 9.81}\n")
-    with pytest.raises(ModelError, match=message.replace("(", r"\(").replace(")", r"\)")):
+    links = "" if "links:" in text else "\nlinks:\n  - {joint: revolute, mass: 1}"
+    path.write_text(text + links + "\nvalues: {g: 9.81}\n")
+    with pytest.raises(ModelError, match=re.escape(message)):
         rd.load(path)
 
 
@@ -389,27 +398,67 @@ def test_wrong_shapes_name_nq_and_nv(tree):
         tree.inverse_dynamics(q, v, v[:5])
     with pytest.raises(InputError, match=r"tau: .* nv = 11"):
         tree.forward_dynamics(q, v, np.zeros((2, 5)))
-    with pytest.raises(InputError, match=r"q\[1, 3:7\]: the base quaternion .* norm 2"):
+    with pytest.raises(InputError, match=r"q\[1, 3:7\]: the quaternion .* norm 2"):
         tree.mass_matrix(np.stack([q, 2 * q]))
     with pytest.raises(InputError, match="q: expected shape"):
         tree.gravity_torques(0.0)  # one number is no configuration of a free-flyer
     assert tree.inverse_dynamics(q, 0.0, 0.0).shape == (11,)  # one number per velocity is
 
 
-@pytest.mark.parametrize("call", [
-    lambda r, q, v: r.jacobian_derivative(q, v),
-    lambda r, q, v: r.inverse_dynamics_derivatives(q, v, v),
-    lambda r, q, v: r.regressor(q, v, v),
-    lambda r, q, v: r.equations(),
-    lambda r, q, v: r.to_code("c"),
-    lambda r, q, v: r.inertial_parameters(),
-    lambda r, q, v: r.kernel("regressor"),
+@pytest.mark.parametrize("call, message", [
+    (lambda r: r.equations(), "symbolic equations take revolute and prismatic joints"),
+    (lambda r: r.to_code("c"), "exporting code of a model with a free or ball joint"),
 ])
-def test_functions_without_floating_support_say_so(tree, call):
-    q = np.zeros(tree.nq)
-    q[6] = 1
-    with pytest.raises(ModelError, match="floating base yet"):
-        call(tree, q, np.zeros(tree.nv))
+def test_functions_without_free_joint_support_say_so(tree, call, message):
+    with pytest.raises(ModelError, match=message):
+        call(tree)
+
+
+def test_derivatives_and_the_regressor_on_a_free_flyer_match_pinocchio(case):
+    """``computeRNEADerivatives``, ``computeABADerivatives`` (the tangent space of the
+    free-flyer), ``getFrameJacobianTimeVariation``, ``computeJointTorqueRegressor``-like
+    ``Y pi = tau``, and the base parameters' ``Y_b pi_b = tau``."""
+    r, model, data = case.robot, case.model, case.data
+
+    def rnea_derivatives(q, v, a, t):
+        pin.computeRNEADerivatives(model, data, q, v, a)
+        return np.stack([data.dtau_dq.copy(), data.dtau_dv.copy()])
+
+    def aba_derivatives(q, v, a, t):
+        pin.computeABADerivatives(model, data, q, v, t)
+        return np.stack([data.ddq_dq.copy(), data.ddq_dv.copy()])
+
+    d_q, d_v, m = r.inverse_dynamics_derivatives(case.q, case.v, case.a)
+    reference = case.pinocchio(rnea_derivatives)
+    _close(d_q, reference[:, 0], "dtau/dq")
+    _close(d_v, reference[:, 1], "dtau/dv")
+    _close(m, r.mass_matrix(case.q), "M")
+    f_q, f_v, m_inv = r.forward_dynamics_derivatives(case.q, case.v, case.tau)
+    reference = case.pinocchio(aba_derivatives)
+    _close(f_q, reference[:, 0], "dqdd/dq")
+    _close(f_v, reference[:, 1], "dqdd/dv")
+    _close(m_inv, np.linalg.inv(r.mass_matrix(case.q)), "M^-1")
+    names = {"base": case.model.names[1]}
+    names.update({link.name: link.joint.name for link in r.links})
+    frame = r.frames[-1]
+    theirs = frame if model.existFrame(frame) else names[frame]
+    fid = model.getFrameId(theirs) if model.existFrame(theirs) else None
+
+    def jacobian_rate(q, v, a, t):
+        pin.computeJointJacobiansTimeVariation(model, data, q, v)
+        pin.updateFramePlacements(model, data)
+        if fid is None:
+            return pin.getJointJacobianTimeVariation(model, data, model.getJointId(theirs),
+                                                     pin.LOCAL_WORLD_ALIGNED).copy()
+        return pin.getFrameJacobianTimeVariation(model, data, fid, pin.LOCAL_WORLD_ALIGNED)
+
+    _close(r.jacobian_derivative(case.q, case.v, frame=frame), case.pinocchio(jacobian_rate),
+           f"Jdot of {frame}")
+    _, pi = r.inertial_parameters()
+    tau = r.inverse_dynamics(case.q, case.v, case.a)
+    _close(r.regressor(case.q, case.v, case.a) @ pi, tau, "Y pi")
+    base = r.base_parameters()
+    _close(r.regressor_base(case.q, case.v, case.a) @ base.values, tau, "Y_b pi_b")
 
 
 def test_the_command_line_and_the_symbolic_equations_refuse_a_floating_base(tmp_path,
@@ -429,30 +478,42 @@ def test_the_command_line_and_the_symbolic_equations_refuse_a_floating_base(tmp_
                  ["derive", str(path)],
                  ["torques", str(path), "--from", "0", "--to", "1", "--duration", "1"]):
         assert main(argv) == 2
-        assert "floating base, which the command line does not support yet" in \
-            capsys.readouterr().err
-    with pytest.raises(ModelError, match="symbolic equations do not support a floating base"):
+        assert "free-flying base or ball joints, which the command line does not support " \
+            "yet" in capsys.readouterr().err
+    with pytest.raises(ModelError, match="symbolic equations take revolute and prismatic"):
         equations(rd.load(path))
 
 
 def test_a_massless_system_is_a_singular_mass_matrix_named_at_a_coordinate():
-    chain = Chain((Link("l", Joint("revolute")),), (0.0, 0.0, -9.81),
-                  floating_base=Inertial(0.0))
+    chain = with_free_base(Chain((Link("l", Joint("revolute")),), (0.0, 0.0, -9.81)),
+                           Inertial(0.0))
     q = np.zeros(8)
     q[6] = 1
     # the factor runs from the last coordinate to the base: the joint's pivot is the first
-    with pytest.raises(ModelError, match=r"mass matrix is singular: its pivot at joint 1 \(l\)"):
+    with pytest.raises(ModelError, match=r"mass matrix is singular: its pivot at joint 2 \(l\)"):
         rd.Robot("ghost", chain).forward_dynamics(q, np.zeros(7), np.zeros(7))
-    chain = replace(chain, links=(Link("l", Joint("revolute"), Inertial(1.0, (0.1, 0, 0), (
-        (0.1, 0, 0), (0, 0.1, 0), (0, 0, 0.1)))),))  # the body moves, the base has none
-    with pytest.raises(ModelError, match="pivot at base"):
+    body = Inertial(1.0, (0.1, 0, 0), ((0.1, 0, 0), (0, 0.1, 0), (0, 0, 0.1)))
+    chain = replace(chain, links=(chain.links[0], Link("l", Joint("revolute"), body)))
+    # the body moves, the base has none: singular along a base coordinate
+    with pytest.raises(ModelError, match=r"pivot at joint 1 \(root_joint\) [vw]_[xyz]"):
         rd.Robot("ghost", chain).forward_dynamics(q, np.zeros(7), np.zeros(7))
 
 
-def test_centroidal_terms_need_a_floating_base():
-    robot = rd.load("planar-2r")
-    with pytest.raises(ModelError, match="needs a floating base"):
-        robot.centroidal_momentum([0, 0], [0, 0])
+def test_centroidal_terms_of_a_fixed_base_match_ccrba():
+    """The momentum of the moving links of a fixed-base arm (Pinocchio's ``ccrba`` of the
+    UR5 read without a free-flyer)."""
+    path = _example("ur_description/urdf/ur5_robot.urdf")
+    robot = rd.load(path)
+    model = pin.buildModelFromUrdf(str(path))
+    data = model.createData()
+    rng = np.random.default_rng(2)
+    q, v = rng.uniform(-np.pi, np.pi, size=(4, 6)), rng.normal(size=(4, 6))
+    reference = []
+    for qk, vk in zip(q, v):
+        a_g = pin.ccrba(model, data, qk, vk).copy()
+        reference.append((a_g, data.hg.vector.copy()))
+    _close(robot.centroidal_matrix(q), np.array([r[0] for r in reference]), "A_G")
+    _close(robot.centroidal_momentum(q, v), np.array([r[1] for r in reference]), "h_G")
 
 
 @pytest.mark.slow
@@ -461,15 +522,15 @@ def test_free_floating_momentum_is_conserved_in_a_simulation():
     centre of mass stay constant (world axes), the quaternion unit, the work-energy balance
     closed; RK4 and the adaptive method agree."""
     tree = tree_chain(3)
-    chain = replace(tree, links=tuple(tree.links[i] for i in (0, 1, 4)), parents=(-1, 0, -1),
-                    gravity=(0.0, 0.0, 0.0))  # two branches on the base
+    chain = replace(tree, links=tuple(tree.links[i] for i in (0, 1, 2, 5)),
+                    parents=(-1, 0, 1, 0), gravity=(0.0, 0.0, 0.0))  # two branches on the base
     robot = rd.Robot("drifter", chain)
     q0 = np.zeros(robot.nq)
     q0[3:7] = np.array([0.2, -0.1, 0.3, 0.9]) / np.linalg.norm([0.2, -0.1, 0.3, 0.9])
     v0 = np.random.default_rng(5).normal(scale=0.3, size=robot.nv)
 
     def tau(t, q, v):
-        return np.concatenate([np.zeros(6), 0.2 * np.sin(3 * t + np.arange(robot.dof))])
+        return np.concatenate([np.zeros(6), 0.2 * np.sin(3 * t + np.arange(robot.nv - 6))])
 
     adaptive = rd.simulate(robot, q0, v0, duration=0.25, tau=tau, rtol=1e-8, atol=1e-8,
                            progress=False)
@@ -489,9 +550,9 @@ def test_free_floating_momentum_is_conserved_in_a_simulation():
 def test_simulate_options_a_floating_base_lacks_are_errors(tree):
     q = np.zeros(tree.nq)
     q[6] = 1
-    with pytest.raises(RobodynError, match="h_e does not support a floating base"):
+    with pytest.raises(RobodynError, match="h_e does not support quaternion joints"):
         rd.simulate(tree, q, duration=0.1, h_e=np.zeros(6))
-    with pytest.raises(InputError, match="radau.*does not support a floating base"):
+    with pytest.raises(InputError, match="radau.*does not support quaternion joints"):
         rd.simulate(tree, q, duration=0.1, method="radau")
     with pytest.raises(InputError, match=r"q0: expected 12 values \(nq = 12"):
         rd.simulate(tree, q[:6], duration=0.1)
@@ -515,7 +576,7 @@ def test_one_compiled_case(monkeypatch):
     """The Numba kernels of the floating inverse dynamics, Coriolis matrix and Jacobian equal
     the NumPy ones (one link on the base: short programs to compile)."""
     pytest.importorskip("numba")
-    chain = replace(tree_chain(), links=tree_chain().links[:1], parents=())
+    chain = replace(tree_chain(), links=tree_chain().links[:2], parents=())
     q = np.zeros((3, 8))
     q[:, 6] = 1
     q[:, 7] = [0.3, -1.0, 2.0]
@@ -554,7 +615,7 @@ def test_example_robot_data_trees_on_a_free_flyer_match_pinocchio(relative):
     data = model.createData()
     names = [model.names[j] for j in range(2, model.njoints)]
     assert all(model.joints[j].nq == 1 for j in range(2, model.njoints))
-    perm = np.array([names.index(name) for name in robot.joints])  # ours k = theirs perm[k]
+    perm = np.array([names.index(name) for name in robot.joints[1:]])  # ours k = theirs perm[k]
     case = Case(robot, model)
 
     def theirs(x, offset):  # robodyn's layout -> Pinocchio's
@@ -580,7 +641,7 @@ def test_example_robot_data_trees_on_a_free_flyer_match_pinocchio(relative):
     rnea, crba, aba, gravity, a_g, h_g, coriolis = (np.array(x) for x in zip(*rows))
     _close(robot.coriolis_matrix(case.q, case.v), coriolis, "C")
     frames = [name for name in robot.frames if model.existFrame(name)]
-    assert len(frames) >= robot.dof  # every link at least
+    assert len(frames) >= len(robot.links) - 1  # every link at least
     for q in case.q[:2]:
         pin.computeJointJacobians(model, data, theirs(q, 7))
         pin.updateFramePlacements(model, data)

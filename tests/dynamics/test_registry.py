@@ -20,6 +20,7 @@ from robodyn.dynamics.registry import (
     CLOSED_FORMS,
     KERNELS,
     TORQUE_PARTS,
+    output_shape,
     printed_forms,
 )
 
@@ -64,7 +65,7 @@ def test_each_closed_form_is_the_kernel_of_its_entry(derived, numpy_backend):
         if spec.contact:  # the equations were derived with the wrench: the h_e variant
             inputs.append(state["h_e"])
         kernel = getattr(robot, name)(*inputs)
-        assert kernel.ndim == form.rank == len(spec.shape(robot.dof)), name
+        assert kernel.ndim == form.rank == len(output_shape(spec, robot.chain)), name
         if name == "potential_energy" and eq.potential_zero:
             # the model sets U's zero (potential_zero); the kernel's is the base frame's
             kernel = kernel - robot.potential_energy(np.array(eq.potential_zero, float))
@@ -115,7 +116,7 @@ def test_an_h_e_variant_is_its_entry_with_the_wrench_added(numpy_backend):
     for spec in variants.values():
         variant = KERNELS[spec.contact]
         assert variant.inputs == (*spec.inputs, "h_e") and variant.algorithm is spec.algorithm
-        assert variant.shape(robot.dof) == spec.shape(robot.dof)
+        assert output_shape(variant, robot.chain) == output_shape(spec, robot.chain)
         assert variant.contact is None and variant.closed_form is None
     with_wrench = robot.inverse_dynamics(s["q"], s["qd"], s["qdd"], s["h_e"])
     np.testing.assert_allclose(with_wrench - robot.inverse_dynamics(s["q"], s["qd"], s["qdd"]),
@@ -125,7 +126,7 @@ def test_an_h_e_variant_is_its_entry_with_the_wrench_added(numpy_backend):
 def test_the_torque_parts_are_named_once():
     assert tuple(f.name for f in dataclasses.fields(rd.TorqueParts)) == TORQUE_PARTS
     assert rd.TorqueParts.NAMES == TORQUE_PARTS[:-1]
-    assert KERNELS["torque_parts"].shape(4) == (len(TORQUE_PARTS), 4)
+    assert KERNELS["torque_parts"].shape(4, 4) == (len(TORQUE_PARTS), 4)
 
 
 def test_every_entry_names_itself_and_says_what_it_computes():

@@ -18,7 +18,6 @@ import math
 import os
 import re
 import textwrap
-from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -29,6 +28,7 @@ import robodyn as rd
 from conftest import run_bounded
 from robodyn.dynamics.kinematics import link_poses
 from robodyn.model import mjcf
+from robodyn.model.chain import split_free_base
 from robodyn.model.mjcf import load_mjcf
 
 mujoco = pytest.importorskip("mujoco")
@@ -446,13 +446,13 @@ def _mujoco_body(m, b):
 def _joint_block_check(robot, m, seed=1):
     """MuJoCo's joint-joint block of M (which the base's motion does not enter) equals
     robodyn's M of the same tree on a fixed base."""
-    fixed = rd.Robot(robot.name, replace(robot.chain, floating_base=None),
-                     tuple(robot.values.items()))
+    _, on_base = split_free_base(robot.chain)
+    fixed = rd.Robot(robot.name, on_base, tuple(robot.values.items()))
     d = mujoco.MjData(m)
     rng = np.random.default_rng(seed)
     for _ in range(3):
         quat = rng.normal(size=4)
-        q = rng.uniform(-1, 1, robot.dof)
+        q = rng.uniform(-1, 1, fixed.dof)
         d.qpos[:] = [*rng.normal(size=3), *(quat / np.linalg.norm(quat)), *q]
         mujoco.mj_forward(m, d)
         full = np.zeros((m.nv, m.nv))
@@ -465,10 +465,10 @@ def test_a_free_joint_makes_the_root_body_the_floating_base(tmp_path):
     robot = rd.load(path)
     chain = robot.chain
     m = mj_model(path)
-    assert chain.floating and chain.parents == (-1, 0, -1)
-    assert [link.name for link in chain.links] == ["leg1", "shin1", "leg2"]
+    assert chain.floating and chain.parents == (-1, 0, 1, 0)
+    assert [link.name for link in chain.links] == ["torso", "leg1", "shin1", "leg2"]
     mass, com, inertia = _mujoco_body(m, 1)
-    base = chain.floating_base
+    base = chain.links[0].inertial
     close(float(base.mass), mass, "base mass")
     close(np.array(base.com, dtype=float), com, "base com")
     close(np.array(base.inertia, dtype=float), inertia, "base inertia")
@@ -492,7 +492,7 @@ def test_a_free_bodys_mass_matrix_and_gravity_are_mujocos_in_its_coordinates(tmp
     for _ in range(3):
         quat = rng.normal(size=4)
         quat /= np.linalg.norm(quat)  # (w, x, y, z), MuJoCo's order
-        joints = rng.uniform(-1, 1, robot.dof)
+        joints = rng.uniform(-1, 1, robot.nv - 6)
         position = rng.normal(size=3)
         d.qpos[:] = [*position, *quat, *joints]
         d.qvel[:] = 0
@@ -511,7 +511,7 @@ def test_a_body_welded_to_the_free_body_joins_the_floating_base(tmp_path):
     battery = ('<body name="battery" pos="0 0.05 0.1" euler="0 30 0"><inertial pos="0.01 0 0"'
                ' mass="2" diaginertia="0.01 0.02 0.03"/></body>')
     path = write(tmp_path, FREE.replace("BATTERY", battery))
-    base = rd.load(path).chain.floating_base
+    base = rd.load(path).chain.links[0].inertial
     m = mj_model(path)
     d = mujoco.MjData(m)
     mujoco.mj_forward(m, d)
@@ -570,9 +570,9 @@ def test_solo12_with_a_free_joint_has_mujocos_floating_base(tmp_path):
                                  '<body name="base_link"><freejoint/>'))
     robot = rd.load(path)
     m = mj_model(path)
-    assert robot.chain.floating and robot.dof == 12 == m.nv - 6
+    assert robot.chain.floating and robot.dof == 18 == m.nv
     mass, com, inertia = _mujoco_body(m, 1)
-    base = robot.chain.floating_base
+    base = robot.chain.links[0].inertial
     close(float(base.mass), mass, "base mass")
     close(np.array(base.com, dtype=float), com, "base com")
     close(np.array(base.inertia, dtype=float), inertia, "base inertia")
@@ -601,8 +601,9 @@ def _one_body(inside: str, compiler: str = "") -> str:
 
 INERTIAL = '<inertial pos="0 0 0" mass="1" diaginertia="0.1 0.1 0.1"/>'
 REFUSED = {
-    "ball": (_one_body(f'{INERTIAL}<joint name="j" type="ball"/>'),
-             "model.xml:5: <joint name='j'>: a ball joint in body 'arm'"),
+    "ball damping": (_one_body(f'{INERTIAL}<joint name="j" type="ball" damping="1"/>'),
+                     "model.xml:5: <joint name='j'> damping: damping on a ball joint is not "
+                     "modelled by robodyn yet"),
     "geom inertia": (_one_body('<joint/><geom type="sphere" size="0.1"/>'),
                      "model.xml:4: <body name='arm'>: MuJoCo derives this body's inertia from "
                      "its geoms (it has no <inertial>; first geom at line 5), robodyn does not; "
@@ -813,8 +814,77 @@ def test_the_command_line_reads_mjcf_and_reports_its_errors_in_one_line(tmp_path
 
     assert main(["demo", str(write(tmp_path, FEATURES)), "--samples", "2"]) == 0
     assert "features: 5 DOF" in capsys.readouterr().out
-    bad = write(tmp_path, _one_body('<joint type="ball"/>'), "bad.xml")
+    bad = write(tmp_path, _one_body('<joint type="ball" armature="0.1"/>'), "bad.xml")
     assert main(["demo", str(bad)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"robodyn: error: {bad}:5: <joint>: a ball joint in body 'arm'; robodyn "
-                   "reads hinge, slide and free joints: replace it by three hinges"]
+    assert err == [f"robodyn: error: {bad}:5: <joint> armature: armature on a ball joint is "
+                   "not modelled by robodyn yet; set it to 0 (or override it in this joint: "
+                   "the default class may set it)"]
+
+
+BALLS = """\
+<mujoco>
+  <option gravity="0.3 -0.2 -9.81"/>
+  <worldbody>
+    <body name="upper" pos="0.1 0 0.5" euler="10 -20 30">
+      <inertial pos="0.02 0.01 -0.15" euler="5 10 15" mass="1.5" diaginertia="0.02 0.03 0.01"/>
+      <joint name="shoulder" type="ball" pos="0 0 0.02"/>
+      <body name="lower" pos="0 0.05 -0.3">
+        <inertial pos="0 0 -0.12" mass="0.8" diaginertia="0.01 0.012 0.004"/>
+        <joint name="elbow" axis="0.3 1 0" armature="0.02"/>
+        <body name="hand" pos="0 0 -0.25" quat="0.9 0.1 0.2 -0.3">
+          <inertial pos="0.01 0 -0.03" mass="0.3" diaginertia="0.002 0.001 0.0015"/>
+          <joint name="wrist" type="ball"/>
+        </body>
+      </body>
+      <body name="side" pos="0.1 0 0">
+        <inertial pos="0.05 0 0" mass="0.4" diaginertia="0.001 0.002 0.002"/>
+        <joint name="slider" type="slide" axis="1 0 0"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def _from_mujoco_qpos(m, qpos):
+    """MuJoCo's ``qpos`` in robodyn's order: each quaternion ``(w, x, y, z)`` as
+    ``(x, y, z, w)`` (Pinocchio's)."""
+    q = np.array(qpos, dtype=float)
+    for j in range(m.njnt):
+        if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_BALL:
+            k = m.jnt_qposadr[j]
+            q[k:k + 4] = np.r_[qpos[k + 1:k + 4], qpos[k]]
+    return q
+
+
+def test_ball_joints_equal_mujoco(tmp_path):
+    """MJCF ``ball`` joints are spherical joints (``nq = 4``, ``nv = 3``, the angular
+    velocity in the body frame, as MuJoCo's ``qvel``): ``M`` is MuJoCo's ``mj_fullM`` and
+    the bias ``C v + g`` its ``qfrc_bias``, at random states of a tree with two ball joints,
+    a hinge and a slide; forward dynamics inverts inverse dynamics."""
+    path = write(tmp_path, BALLS)
+    robot = rd.load(path)
+    m = mj_model(path)
+    assert [link.joint.type for link in robot.links] == ["spherical", "revolute", "spherical",
+                                                         "prismatic"]
+    assert (robot.nq, robot.nv) == (m.nq, m.nv) == (10, 8)
+    d = mujoco.MjData(m)
+    rng = np.random.default_rng(7)
+    for _ in range(4):
+        mujoco.mj_resetData(m, d)
+        v = rng.normal(size=m.nv)
+        mujoco.mj_integratePos(m, d.qpos, v, 1.0)  # a random configuration on the manifold
+        d.qvel[:] = rng.normal(size=m.nv)
+        mujoco.mj_forward(m, d)
+        q = _from_mujoco_qpos(m, d.qpos)
+        full = np.zeros((m.nv, m.nv))
+        mujoco.mj_fullM(m, d, full)
+        close(robot.mass_matrix(q), full, "M")
+        close(robot.inverse_dynamics(q, d.qvel, np.zeros(m.nv)), d.qfrc_bias, "C v + g")
+        a = rng.normal(size=m.nv)
+        tau = robot.inverse_dynamics(q, d.qvel, a)
+        close(robot.forward_dynamics(q, d.qvel, tau), a, "FD(ID)")
+    step = robot.integrate(q, d.qvel, 0.01)
+    mujoco.mj_integratePos(m, d.qpos, d.qvel, 0.01)
+    close(step, _from_mujoco_qpos(m, d.qpos), "q + v dt")

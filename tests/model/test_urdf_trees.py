@@ -137,7 +137,7 @@ def test_every_link_under_the_base_is_a_link_or_a_frame(tmp_path):
     arm = chain.links[0].inertial
     assert float(arm.mass) == 1.5
     np.testing.assert_allclose([float(x) for x in arm.com], [0.5 / 3, 0.1 / 3, 0], atol=1e-15)
-    assert chain.floating_base is None
+    assert not chain.floating
 
 
 def test_mimic_joints_of_a_tree_are_independent_with_a_warning_naming_them(tmp_path):
@@ -180,20 +180,22 @@ def test_a_floating_base_keeps_the_root_body_and_its_fixed_children(tmp_path):
         ("jb", "revolute", "base", "b", "-0.1 0 0", "0 0 1"),
     ])
     fixed = load_urdf(path)
-    assert fixed.chain.floating_base is None
+    assert not fixed.chain.floating
     source = load_urdf(path, floating=True)
-    body = source.chain.floating_base
+    root = source.chain.links[0]
+    assert (root.name, root.joint.type, root.joint.name) == ("base", "free", "root_joint")
+    body = root.inertial
     z = 2.5 / 7
     assert float(body.mass) == 7
     np.testing.assert_allclose([float(x) for x in body.com], [0, 0, z], atol=1e-15)
     shift = 2 * z**2 + 5 * (0.5 - z) ** 2
     np.testing.assert_allclose(np.array(body.inertia, dtype=float),
                                np.diag([0.02 + shift, 0.02 + shift, 0.02]), atol=1e-14)
-    assert source.chain.links == fixed.chain.links and source.chain.parents == (-1, -1)
+    assert source.chain.links[1:] == fixed.chain.links and source.chain.parents == (-1, 0, 0)
     assert "floating base 'base'" in source.description
     # a chain on a floating base: jb, locked at 0 off the chain to a, is rigid with the
     # base, so b's 1 kg at (-0.1, 0, 0) joins the body
-    locked = load_urdf(path, tip="a", floating=True).chain.floating_base
+    locked = load_urdf(path, tip="a", floating=True).chain.links[0].inertial
     assert float(locked.mass) == 8
     np.testing.assert_allclose([float(x) for x in locked.com], [-0.1 / 8, 0, 2.5 / 8],
                                atol=1e-15)
@@ -440,12 +442,12 @@ def test_the_floating_body_is_pinocchios_free_flyer_body():
             warnings.simplefilter("ignore", UrdfWarning)
             chain = load_urdf(path, floating=True).chain
         model = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
-        body, inertia = chain.floating_base, model.inertias[1]
+        body, inertia = chain.links[0].inertial, model.inertias[1]
         assert float(body.mass) == pytest.approx(inertia.mass, rel=1e-12)
         np.testing.assert_allclose(np.array(body.com, dtype=float), inertia.lever, atol=1e-12)
         np.testing.assert_allclose(np.array(body.inertia, dtype=float), inertia.inertia,
                                    atol=1e-12)
-        for k in chain.children(-1):
+        for k in chain.children(0):
             link = chain.links[k]
             placement = model.jointPlacements[model.getJointId(link.joint.name)]
             assert model.parents[model.getJointId(link.joint.name)] == 1
@@ -475,7 +477,7 @@ def _assert_same_model(a, b):
                                       link.joint.limits) for link in b.links]
     assert a.parents == b.parents
     assert [(f.name, f.link) for f in a.frames] == [(f.name, f.link) for f in b.frames]
-    assert (a.floating_base is None) == (b.floating_base is None)
+    assert a.floating == b.floating
     np.testing.assert_allclose(np.array(a.numbers(), dtype=float),
                                np.array(b.numbers(), dtype=float), rtol=1e-12, atol=1e-12)
 

@@ -137,10 +137,11 @@ def load_model(name: str, args: argparse.Namespace):
 
 
 def _fixed_base(robot, name: str):
-    """The commands take one value per joint: a free-flying base is an error saying so."""
-    if robot.floating:
-        raise ModelError(f"{name}: the model has a floating base, which the command line does "
-                         "not support yet; use the Python API (rd.load, then "
-                         "inverse_dynamics, mass_matrix, forward_dynamics, rd.simulate; "
+    """The commands take one value per joint: a free-flying base or a ball joint (``q`` of
+    ``nq`` values with quaternions) is an error saying so."""
+    if not robot.chain.single_valued:
+        raise ModelError(f"{name}: the model has a free-flying base or ball joints, which the "
+                         "command line does not support yet; use the Python API (rd.load, "
+                         "then inverse_dynamics, mass_matrix, forward_dynamics, rd.simulate; "
                          "docs/floating-base.md)")
     return robot

@@ -52,15 +52,14 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
-from ..core.errors import InputError, ModelError, RobodynError
+from ..core.errors import InputError, RobodynError
 from ..core.progress import tracker
 from ..dynamics.registry import (
-    FLOATING_KERNELS,
     KERNELS,
     KernelSpec,
     input_width,
-    kernel_spec,
     lookup,
+    output_shape,
 )
 from ..model.chain import Chain, snap_rotations
 from .emit import BLOCK, live_ops, numba_block_source, numba_source, numpy_source
@@ -104,19 +103,12 @@ def _flatten(value) -> list:
 def trace(chain: Chain, spec: KernelSpec, params: tuple[str, ...] = ()):
     """Record ``spec``'s algorithm on a fresh tape: ``(tape, input groups, outputs)``,
     the groups ``(input name, width)`` in the order of ``spec.inputs``."""
-    if spec.floating != chain.floating:  # a fixed-base algorithm never runs on a floating one
-        kernel_spec(spec.name, chain.floating)  # no variant for this base: says so
-        raise ModelError(f"{spec.name}: the algorithm for a "
-                         f"{'floating' if spec.floating else 'fixed'} base cannot run on a "
-                         f"{'floating' if chain.floating else 'fixed'} one (exporting code "
-                         "does not support a floating base yet)")
     tape = Tape()
     chain = traced_chain(chain, params, tape)
-    groups = [(name, input_width(name, chain.dof, spec.floating, spec.wrenches))
-              for name in spec.inputs]
+    groups = [(name, input_width(name, chain, spec.wrenches)) for name in spec.inputs]
     args = {name: tape.inputs_vector(name, width) for name, width in groups}
     outputs = _flatten(spec.algorithm(chain, ops=tape, **args))
-    assert len(outputs) == int(np.prod(spec.shape(chain.dof), dtype=int))
+    assert len(outputs) == int(np.prod(output_shape(spec, chain), dtype=int))
     return tape, groups, outputs
 
 
@@ -477,13 +469,9 @@ class Kernel:
     def __init__(self, chain: Chain, kind: str, params: tuple[str, ...] = (),
                  which: str | None = None):
         try:
-            spec = None if chain.floating else lookup(kind)
+            spec = lookup(kind)
         except KeyError:
-            spec = None
-        if spec is None:
-            if str(kind).partition("@")[0] not in KERNELS and kind not in FLOATING_KERNELS:
-                raise ValueError(f"unknown kernel {kind!r}; known: {', '.join(KERNELS)}")
-            spec = kernel_spec(kind, chain.floating)  # a ModelError naming the missing base
+            raise ValueError(f"unknown kernel {kind!r}; known: {', '.join(KERNELS)}") from None
         self.kind = kind
         self.params = tuple(params)
         self.backend = which or backend()

@@ -22,7 +22,7 @@ from functools import cached_property
 import numpy as np
 
 from ..core.errors import InputError, ModelError, RobodynError
-from ..dynamics.registry import FLOATING_KERNELS, KERNELS, input_width, kernel_spec, lookup
+from ..dynamics.registry import KERNELS, input_width, kernel_spec, lookup, output_shape
 from ..model.chain import Chain
 from .kernel import Kernel, NonFiniteResult, backend, generated_function
 
@@ -46,7 +46,9 @@ class Runner:
 
     def __init__(self, chain: Chain, values: tuple[tuple[str, float], ...], name: str):
         self.chain = chain
-        self.floating = chain.floating  # read on every call: a plain attribute
+        # joints with a quaternion (ball, free): the robot checks their q before a call, so
+        # no one-state shortcut in Robot.inverse_dynamics / forward_dynamics (fixed_hot)
+        self.quaternions = not chain.single_valued
         self.values = tuple(values)
         self.name = name
         self._kernels: dict[str, Kernel] = {}
@@ -55,9 +57,9 @@ class Runner:
         self._handles: dict[str, KernelHandle] = {}
         self._hits: dict[str, int] = {}  # one-state calls per kind, until HOT_CALLS
         # the hot kinds' one-state functions ``(function, parameter values, width, shape or
-        # None for a vector)``; ``fixed_hot`` the same on a fixed base only, which
-        # Robot.inverse_dynamics and forward_dynamics call first (a floating base's inputs
-        # are checked before, its quaternions too)
+        # None for a vector)``; ``fixed_hot`` the same for a model without quaternions only,
+        # which Robot.inverse_dynamics and forward_dynamics call first (a quaternion joint's
+        # inputs are checked before)
         self.hot: dict[str, tuple] = {}
         self.fixed_hot: dict[str, tuple] = {}
 
@@ -92,20 +94,13 @@ class Runner:
         kernel = self._kernels.get(kind)
         if kernel is None:
             try:
-                known = isinstance(kind, str) and (
-                    kind in FLOATING_KERNELS
-                    or (self.chain.floating and kind.partition("@")[0] in KERNELS)
-                    or lookup(kind, self.chain) is not None)
+                known = isinstance(kind, str) and lookup(kind, self.chain) is not None
             except (KeyError, TypeError):
                 known = False
             if not known:
                 raise InputError(f"kind: {str(kind)[:80]!r} is not an entry of the kernel "
                                  f"registry; the entries are {', '.join(KERNELS)} (and "
                                  "'<entry>@<frame number>' for this model's frames)")
-            try:  # a kind the base (fixed or floating) does not support: say so
-                kernel_spec(kind, self.chain.floating, self.chain)
-            except ModelError as exc:
-                raise ModelError(f"{self.name}: {exc}") from None
             self.parameter_values  # noqa: B018 - fail on bad values before compiling
             shared = _SHARED_KERNELS.setdefault(self.chain, {})
             key = (kind, backend())
@@ -122,12 +117,10 @@ class Runner:
         entry = self._entries.get(kind)
         if entry is None:
             kernel = self.kernel(kind)
-            spec = kernel_spec(kind, self.chain.floating)
-            dof = self.chain.dof
-            widths = tuple(input_width(name, dof, spec.floating, spec.wrenches)
-                           for name in spec.inputs)
-            entry = self._entries[kind] = (kernel, self.parameter_values, spec.inputs,
-                                           widths, spec.shape(dof), _entry_point(kernel))
+            spec = kernel_spec(kind, self.chain)
+            widths = tuple(input_width(name, self.chain, spec.wrenches) for name in spec.inputs)
+            entry = self._entries[kind] = (kernel, self.parameter_values, spec.inputs, widths,
+                                           output_shape(spec, self.chain), _entry_point(kernel))
         return entry
 
     def run(self, kind: str, *arrays):
@@ -165,7 +158,7 @@ class Runner:
                         if one is not None:
                             self.hot[kind] = (one, p, kernel.width, None if len(out_shape)
                                               == 1 else out_shape)
-                            if not self.floating:
+                            if not self.quaternions:
                                 self.fixed_hot[kind] = self.hot[kind]
                     return out[0] if len(out_shape) == 1 else out.reshape(out_shape)
         if len(arrays) != len(names):
@@ -217,22 +210,14 @@ class Runner:
         if "q" in sample and kind.startswith("forward_dynamics"):
             pivots = _cholesky_pivots(self.run("mass_matrix", sample["q"]))
             scale = max(1.0, float(np.max(np.abs(pivots))))
-            base = 6 if self.chain.floating else 0  # a free-flyer's six coordinates first
+            labels = self.chain.velocity_labels()
             for j, pivot in enumerate(pivots):
                 if not pivot > 1e-13 * scale:
-                    if j < base:
-                        return ModelError(
-                            f"{self.name}: {kind} at {state}: the mass matrix is singular "
-                            f"(Cholesky pivot {pivot:.3g} at base coordinate {j + 1}): the "
-                            "free-flying system has no mass or inertia along it; give the "
-                            "base (or its links) a mass and inertia")
-                    link = self.numeric_chain.links[j - base]
                     return ModelError(
                         f"{self.name}: {kind} at {state}: the mass matrix is singular (Cholesky "
-                        f"pivot {pivot:.3g} at joint {j - base + 1}, "
-                        f"{link.joint.name or link.name!r}): "
-                        "that joint moves no mass or inertia at this q, so its acceleration is "
-                        "undefined; give the links it moves a mass and inertia")
+                        f"pivot {pivot:.3g} at {labels[j]}): that coordinate moves no mass or "
+                        "inertia at this q, so its acceleration is undefined; give the links "
+                        "it moves a mass and inertia")
         big = max(self.values, key=lambda kv: abs(kv[1]), default=None)
         # blame what overflowed: the largest input, when it is larger than every parameter
         name, index, value = max(((k, int(np.argmax(np.abs(v))), float(np.max(np.abs(v))))

@@ -28,6 +28,7 @@ alternative measured against it on trees (benchmarks/bench_trees.py).
 from __future__ import annotations
 
 from ..core import linalg3 as la
+from ..core.errors import ModelError
 from ..model.chain import REVOLUTE, Chain, origin_inertia
 from .friction import friction_torques
 from .inverse_dynamics import contact_torques
@@ -103,6 +104,9 @@ def articulated_body(chain: Chain, q, qd, tau, ops, h_e=None, frames=None) -> li
     """Joint accelerations ``qdd`` for torques ``tau`` (friction and ``h_e`` as in
     :func:`~robodyn.dynamics.forward_dynamics.forward_dynamics`), by the three passes of
     the module docstring."""
+    if not chain.single_valued:
+        raise ModelError("articulated_body: one-value joints only (revolute, prismatic); "
+                         "forward_dynamics takes every joint type")
     n = chain.dof
     u = [t - f for t, f in zip(tau, friction_torques(chain, qd, ops), strict=True)]
     if h_e is not None:

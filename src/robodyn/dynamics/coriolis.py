@@ -49,27 +49,15 @@ def coriolis_matrix(chain: Chain, q, qd, ops, poses=None) -> list[list]:
     return spatial_coriolis(chain, poses or link_poses(chain, q, ops), qd)
 
 
-#: The six motion axes of a free-flying base in its own frame, in the order of its
-#: velocity ``(v_x, v_y, v_z, w_x, w_y, w_z)``: motions ``(w, v)``.
-BASE_AXES = tuple((la.ZERO3, e) for e in la.IDENTITY3) + tuple((e, la.ZERO3) for e in la.IDENTITY3)
-
-
-def spatial_coriolis(chain: Chain, poses, qd, floating: bool = False) -> list[list]:
-    """``C`` from the link poses in the base frame (module docstring).
-
-    ``floating``: the base is a free-flying body (``chain.floating_base``) and ``qd`` the
-    ``nv = dof + 6`` velocity ``[v, w (base frame), joint rates]``; ``C`` is then
-    ``nv x nv``. The base is one more body, at the root of the tree, whose six axes are
-    fixed in it (:data:`BASE_AXES`, ``dS = v_base × S``), every joint's support; the formula
-    is evaluated in the inertial frame that coincides with the base frame at this instant,
-    so the base's pose does not enter (Pinocchio's ``computeCoriolisMatrix`` gives the same
-    ``C`` for its ``JointModelFreeFlyer``).
-    """
+def spatial_coriolis(chain: Chain, poses, qd) -> list[list]:
+    """``C`` from the link poses in the base frame (module docstring). A multi-value joint
+    (spherical, free) has its columns fixed in its link (``dS = v_link × S``): a free-flying
+    base is the root body of six such columns, every joint's support (Pinocchio's
+    ``computeCoriolisMatrix`` gives the same ``C`` for its ``JointModelFreeFlyer``)."""
     columns, bodies = base_frame_columns(chain, poses)
     n = chain.dof
-    offset = 6 if floating else 0
-    root = (tuple(qd[3:6]), tuple(qd[0:3])) if floating else (la.ZERO3, la.ZERO3)
-    rates_qd = chain.per_joint(qd[offset:])
+    root = (la.ZERO3, la.ZERO3)
+    rates_qd = chain.per_joint(qd)
     column_rates, rates, momenta, velocities = [], [], [], []
     for j in range(n):
         parent = chain.parent(j)
@@ -87,23 +75,9 @@ def spatial_coriolis(chain: Chain, poses, qd, floating: bool = False) -> list[li
     d = composite(rates, add_inertia, parents)
     h = composite(momenta, add_pair, parents)
 
-    offsets = [offset + k for k in chain.v_offsets()]
-    size = chain.nv + offset
+    offsets = chain.v_offsets()
+    size = chain.nv
     out = [[0] * size for _ in range(size)]  # a tree: zero unless one joint supports the other
-    if floating:  # the base body and everything on it: the composites of the root
-        body = chain.floating_base
-        m, c = body.mass, body.com
-        g0 = (m, la.scale(m, c), la.mat_add(body.inertia, la.point_mass_tensor(m, c)))
-        d0 = inertia_rate(g0, root)
-        h0 = inertia_times(g0, root)
-        for j in chain.children(-1):
-            g0, d0, h0 = add_inertia(g0, g[j]), add_inertia(d0, d[j]), add_pair(h0, h[j])
-        base_rates = [cross_motion(root, s) for s in BASE_AXES]
-        for b, (s, ds) in enumerate(zip(BASE_AXES, base_rates)):
-            upper = add_pair(add_pair(inertia_times(g0, ds), _half(inertia_times(d0, s))),
-                             _half(cross_force(s, h0)))
-            for a, s_a in enumerate(BASE_AXES):
-                out[a][b] = pair(s_a, upper)
     for j in range(n):
         support = chain.ancestors(j)[::-1]  # the base's side first, j last
         for b, (s, ds) in enumerate(zip(columns[j], column_rates[j], strict=True)):
@@ -119,10 +93,6 @@ def spatial_coriolis(chain: Chain, poses, qd, floating: bool = False) -> list[li
             for k in support[:-1]:
                 for a, (s_a, ds_a) in enumerate(zip(columns[k], column_rates[k], strict=True)):
                     out[col][offsets[k] + a] = pair(ds_a, p) + pair(s_a, qv)
-            if floating:  # the base's axes support every joint
-                for a, (s_a, ds_a) in enumerate(zip(BASE_AXES, base_rates)):
-                    out[a][col] = pair(s_a, upper)
-                    out[col][a] = pair(ds_a, p) + pair(s_a, qv)
     return out
 
 

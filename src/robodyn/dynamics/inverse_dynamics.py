@@ -75,7 +75,7 @@ def torque_parts(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops,
     ``M qdd`` is the Newton–Euler torque at zero velocity less gravity, ``C qd`` the
     one at zero acceleration less gravity: one recursion each, sharing the poses.
     """
-    n = chain.dof
+    n = chain.nv
     zeros = [0] * n
     gravity = gravity_torques(chain, q, ops)
     inertial = [t - g for t, g in zip(rnea(chain, q, zeros, qdd, ops), gravity, strict=True)]

@@ -58,8 +58,8 @@ def frame_table(chain: Chain) -> list[tuple[str, int, object]]:
             raise ModelError(f"frames[{k}] ({f.name!r:.60}): link {f.link!r:.40} is not the "
                              f"index of a link (0 to {chain.dof - 1}) or -1 (the base)")
         entries.append((f.name, f.link, f.placement))
-    if BASE_FRAME not in names:
-        entries.insert(0, (BASE_FRAME, -1, None))
+    if BASE_FRAME not in names:  # the world's frame, or a free-flying base's body
+        entries.insert(0, (BASE_FRAME, 0 if chain.floating else -1, None))
     for name, link, placement in entries:
         if name and name not in seen:
             seen.add(name)

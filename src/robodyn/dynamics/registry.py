@@ -2,10 +2,10 @@
 that lists them.
 
 Each :class:`KernelSpec` names the scalar algorithm, its per-sample inputs (in call
-order), the shape of its result for a chain of ``dof`` joints, a one-line docstring (the
-equation) and, for a function that can also take the end-effector wrench, the name of its
-``h_e`` variant: the same algorithm with ``h_e`` as one more input
-(``inverse_dynamics_contact``). The tracer (:mod:`robodyn.codegen.kernel`) records
+order), the shape of its result (from the chain's ``nv`` and its number of links), a
+one-line docstring (the equation) and, for a function that can also take the
+end-effector wrench, the name of its ``h_e`` variant: the same algorithm with ``h_e`` as one more
+input (``inverse_dynamics_contact``). The tracer (:mod:`robodyn.codegen.kernel`) records
 ``algorithm(chain, ops=tape, **inputs)`` into a compiled kernel, and
 :class:`~robodyn.Robot` checks and batches the arrays it is given from the same entry.
 
@@ -20,8 +20,10 @@ So a new numeric function is one module in :mod:`robodyn.dynamics` plus one entr
 (and a documented method of ``Robot`` that calls ``self._runner.run(name, ...)``); giving it a
 closed form to export or print is one :class:`ClosedForm` more.
 
-Inputs are named as the user passes them: ``q``, ``qd``, ``qdd``, ``tau`` (one value per
-joint) and ``h_e`` (a wrench, 6 values).
+Inputs are named as the user passes them: ``q`` (``nq`` values), ``qd``, ``qdd``, ``tau``
+(``nv`` values: one per joint of one value, three for a ball joint, six for a free joint,
+:mod:`robodyn.model.joints`) and ``h_e`` (a wrench, 6 values). Every entry runs on every
+joint type, a free-flying base (a free joint at the root) included.
 
 A tree's named frames (:func:`~robodyn.dynamics.kinematics.frame_names`) have kernels of
 their own, made on demand by :func:`lookup` from a kind ``"<entry>@<frames>"``: the pose,
@@ -37,7 +39,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from ..core.errors import ModelError
-from . import floating
+from .centroidal import centroidal_matrix, centroidal_momentum
 from .coriolis import coriolis_matrix
 from .crba import mass_matrix
 from .derivatives import (
@@ -102,7 +104,8 @@ class ClosedForm:
 @dataclass(frozen=True)
 class KernelSpec:
     """A compiled algorithm: ``algorithm(chain, ops=..., **inputs)`` returns a scalar or
-    nested lists of scalars, flattened row-major into ``shape(dof)``.
+    nested lists of scalars, flattened row-major into ``shape(nv, links)``
+    (:func:`output_shape`).
 
     ``name``: its key in :data:`KERNELS`; ``doc``: what it computes, in one line;
     ``contact``: the name of its ``h_e`` variant (``None``: it has none, or it is one);
@@ -112,43 +115,46 @@ class KernelSpec:
 
     algorithm: Callable
     inputs: tuple[str, ...]
-    shape: Callable[[int], tuple[int, ...]]
+    shape: Callable[[int, int], tuple[int, ...]]
     name: str = ""
     doc: str = ""
     contact: str | None = None
     closed_form: ClosedForm | None = None
-    floating: bool = False  # an algorithm of a free-flying base (FLOATING_KERNELS)
     wrenches: int = 1  # frames whose wrenches ``h_e`` holds (a per-frame variant: several)
 
 
-def input_width(name: str, dof: int, floating: bool = False, wrenches: int = 1) -> int:
-    """Values per sample of an input: a wrench has 6 (``wrenches`` wrenches: ``6 wrenches``),
-    the joint quantities ``dof``; on a free-flying base ``q`` has ``nq = dof + 7`` and the
-    velocity-like ones ``nv = dof + 6``."""
+def input_width(name: str, chain, wrenches: int = 1) -> int:
+    """Values per sample of an input for ``chain``: a wrench has 6 (``wrenches`` wrenches:
+    ``6 wrenches``), ``q`` the ``nq`` configuration values, the velocity-like ones
+    (``qd``, ``qdd``, ``tau``) ``nv`` (a free joint: ``nq = 7``, ``nv = 6``)."""
     if name == "h_e":
         return 6 * wrenches
-    if floating:
-        return dof + 7 if name == "q" else dof + 6
-    return dof
+    return chain.nq if name == "q" else chain.nv
 
 
-def _vector(n):
+def output_shape(spec: KernelSpec, chain) -> tuple[int, ...]:
+    """The shape of one sample of ``spec``'s result for ``chain``."""
+    return spec.shape(chain.nv, chain.dof)
+
+
+# shapes from (nv, the number of links)
+def _vector(n, links):
     return (n,)
 
 
-def _square(n):
+def _square(n, links):
     return (n, n)
 
 
-def _scalar(n):
+def _scalar(n, links):
     return ()
 
 
-def _parts(n):
+def _parts(n, links):
     return (len(TORQUE_PARTS), n)
 
 
-def _derivatives(n):  # d/dq, d/dqd, then the third input's
+def _derivatives(n, links):  # d/dq, d/dqd, then the third input's
     return (3, n, n)
 
 
@@ -215,9 +221,9 @@ KERNELS: dict[str, KernelSpec] = _registry(
            closed_form=GRAVITY),
     _entry("friction_torques", friction_torques, ("qd",), _vector,
            "friction torques F_v qd + F_s sign(qd)", closed_form=FRICTION),
-    _entry("forward_kinematics", forward_kinematics, ("q",), lambda n: (3, 4),
+    _entry("forward_kinematics", forward_kinematics, ("q",), lambda n, links: (3, 4),
            "end-effector pose [R(q) | p(q)], the top rows of T_0e"),
-    _entry("jacobian", jacobian, ("q",), lambda n: (6, n),
+    _entry("jacobian", jacobian, ("q",), lambda n, links: (6, n),
            "geometric Jacobian J(q), (v_e, w_e) = J(q) qd"),
     _entry("torque_parts", torque_parts, ("q", "qd", "qdd"), _parts,
            "the terms of tau: M qdd, C qd, g, friction, J^T h_e, and their sum", contact=True),
@@ -226,17 +232,22 @@ KERNELS: dict[str, KernelSpec] = _registry(
     _entry("potential_energy", potential_energy, ("q",), _scalar,
            "potential energy U(q) = -sum_i m_i g0^T p_ci", closed_form=POTENTIAL_ENERGY),
     _entry("regressor", regressor_full, ("q", "qd", "qdd"),
-           lambda n: (n, PARAMETERS_PER_JOINT * n), "regressor Y(q, qd, qdd), tau = Y pi",
+           lambda n, links: (n, PARAMETERS_PER_JOINT * links),
+           "regressor Y(q, qd, qdd), tau = Y pi",
            closed_form=REGRESSOR),
     # derivatives (forward-mode over the traced program, dynamics/derivatives.py)
     _entry("inverse_dynamics_derivatives", inverse_dynamics_derivatives, ("q", "qd", "qdd"),
            _derivatives, "dtau/dq, dtau/dqd, dtau/dqdd = M(q)", contact=True),
     _entry("forward_dynamics_derivatives", forward_dynamics_derivatives, ("q", "qd", "tau"),
            _derivatives, "dqdd/dq, dqdd/dqd, dqdd/dtau = M(q)^-1", contact=True),
-    _entry("mass_matrix_derivatives", mass_matrix_derivatives, ("q",), lambda n: (n, n, n),
+    _entry("mass_matrix_derivatives", mass_matrix_derivatives, ("q",), lambda n, links: (n, n, n),
            "dM/dq, [i][j][k] = dM_ij/dq_k"),
-    _entry("jacobian_derivative", jacobian_derivative, ("q", "qd"), lambda n: (6, n),
+    _entry("jacobian_derivative", jacobian_derivative, ("q", "qd"), lambda n, links: (6, n),
            "dJ/dt = sum_k dJ/dq_k qd_k"),
+    _entry("centroidal_momentum", centroidal_momentum, ("q", "qd"), lambda n, links: (6,),
+           "centroidal momentum h_G = A_G(q) v (world axes, about the centre of mass)"),
+    _entry("centroidal_matrix", centroidal_matrix, ("q",), lambda n, links: (6, n),
+           "centroidal momentum matrix A_G(q)"),
 )
 
 
@@ -245,8 +256,8 @@ FRAME_KERNELS = ("forward_kinematics", "jacobian", "jacobian_derivative")
 
 
 def lookup(kind: str, chain=None, kernels: dict | None = None) -> KernelSpec:
-    """The spec of ``kind``: an entry of :data:`KERNELS` (or of ``kernels``:
-    :data:`FLOATING_KERNELS` for a free-flying base), or a per-frame variant
+    """The spec of ``kind``: an entry of :data:`KERNELS` (or of ``kernels``), or a per-frame
+    variant
     ``"<entry>@k"`` (``entry`` in :data:`FRAME_KERNELS`, ``k`` a frame number) or
     ``"<entry>_contact@k1,k2,..."`` (``h_e`` one wrench per frame ``k1, k2, ...``, in that
     order, each listed once). ``KeyError`` for anything else, and (given ``chain``) for a
@@ -284,72 +295,17 @@ def printed_forms(h_e: bool) -> tuple[ClosedForm, ...]:
     return tuple(sorted(shown, key=lambda f: TORQUE_PARTS.index(f.shown.term)))
 
 
-def _floating(name, algorithm, inputs, shape, doc, contact=False):
-    return KernelSpec(algorithm, inputs, shape, name, doc,
-                      f"{name}_contact" if contact else None, floating=True)
-
-
-#: The compiled functions of a chain on a free-flying base (``chain.floating``), by name:
-#: the kinds of :data:`KERNELS` that support one, with ``q`` of ``nq = dof + 7`` and
-#: ``qd``, ``qdd``, ``tau`` of ``nv = dof + 6`` values (:mod:`robodyn.dynamics.floating`),
-#: and the centroidal terms. A kind of :data:`KERNELS` not here does not support a floating
-#: base yet (:func:`kernel_spec` says so).
-FLOATING_KERNELS: dict[str, KernelSpec] = _registry(
-    _floating("inverse_dynamics", floating.floating_inverse_dynamics, ("q", "qd", "qdd"),
-              lambda n: (n + 6,), "base wrench and joint torques M(q) a + b(q, v) + friction",
-              contact=True),
-    _floating("forward_dynamics", floating.floating_forward_dynamics, ("q", "qd", "tau"),
-              lambda n: (n + 6,), "accelerations a = M(q)^-1 (tau - b(q, v) - friction)",
-              contact=True),
-    _floating("mass_matrix", floating.floating_mass_matrix, ("q",), lambda n: (n + 6, n + 6),
-              "inertia matrix M(q) of the base and the joints"),
-    _floating("gravity_torques", floating.floating_gravity, ("q",), lambda n: (n + 6,),
-              "gravity wrench and torques g(q)"),
-    _floating("friction_torques", floating.floating_friction, ("qd",), lambda n: (n + 6,),
-              "joint friction (none on the base)"),
-    _floating("torque_parts", floating.floating_torque_parts, ("q", "qd", "qdd"),
-              lambda n: (len(TORQUE_PARTS), n + 6),
-              "the terms of [base wrench, tau]: M a, C v, g, friction, J^T h_e, their sum",
-              contact=True),
-    _floating("kinetic_energy", floating.floating_kinetic_energy, ("q", "qd"), _scalar,
-              "kinetic energy T = 1/2 v^T M(q) v"),
-    _floating("potential_energy", floating.floating_potential_energy, ("q",), _scalar,
-              "potential energy U = -m g0 . p_G"),
-    _floating("coriolis_matrix", floating.floating_coriolis_matrix, ("q", "qd"),
-              lambda n: (n + 6, n + 6),
-              "Coriolis/centrifugal matrix C(q, v), C v = b - g, dM/dt - 2C skew"),
-    _floating("forward_kinematics", floating.floating_forward_kinematics, ("q",),
-              lambda n: (3, 4), "end-effector pose [R | p] in the world, T_wb T_be"),
-    _floating("jacobian", floating.floating_jacobian, ("q",), lambda n: (6, n + 6),
-              "geometric Jacobian J(q), (v_e, w_e) = J(q) v, world axes"),
-    _floating("centroidal_momentum", floating.centroidal_momentum, ("q", "qd"),
-              lambda n: (6,), "centroidal momentum h_G = A_G(q) v (world axes, about the CoM)"),
-    _floating("centroidal_matrix", floating.centroidal_matrix, ("q",), lambda n: (6, n + 6),
-              "centroidal momentum matrix A_G(q)"),
-)
-
-
-def kernel_spec(kind: str, floating_base: bool = False, chain=None) -> KernelSpec:
-    """The registry entry ``kind`` for a chain with a fixed (:data:`KERNELS` and the
-    per-frame variants of :func:`lookup`) or a free-flying base (:data:`FLOATING_KERNELS`);
-    a ``kind`` that does not support the base is a
-    :class:`~robodyn.core.errors.ModelError` saying so."""
+def kernel_spec(kind: str, chain=None) -> KernelSpec:
+    """The registry entry ``kind`` (:data:`KERNELS` and the per-frame variants of
+    :func:`lookup`); anything else is a :class:`~robodyn.core.errors.ModelError` listing
+    the entries."""
     try:
-        spec = lookup(kind, chain, FLOATING_KERNELS if floating_base else None)
+        return lookup(kind, chain)
     except KeyError:
-        spec = None
-    if spec is not None:
-        return spec
-    if floating_base and kind.partition("@")[0] in KERNELS:
-        raise ModelError(f"{kind} does not support a floating base yet (this model's base is "
-                         "free-flying); the functions that do: "
-                         f"{', '.join(FLOATING_KERNELS)}")
-    if kind in FLOATING_KERNELS:
-        raise ModelError(f"{kind} needs a floating base (load the model with floating=True, "
-                         "or 'floating: true' in its model file)")
-    raise ModelError(f"kind: {str(kind)[:80]!r} is not an entry of the kernel registry; the "
-                     f"entries are {', '.join(KERNELS)}")
+        raise ModelError(f"kind: {str(kind)[:80]!r} is not an entry of the kernel registry; "
+                         f"the entries are {', '.join(KERNELS)}") from None
 
 
-__all__ = ["KERNELS", "FRAME_KERNELS", "FLOATING_KERNELS", "lookup", "kernel_spec", "KernelSpec",
-           "ClosedForm", "Shown", "CLOSED_FORMS", "TORQUE_PARTS", "input_width", "printed_forms"]
+__all__ = ["KERNELS", "FRAME_KERNELS", "lookup", "kernel_spec", "KernelSpec", "ClosedForm",
+           "Shown", "CLOSED_FORMS", "TORQUE_PARTS", "input_width", "output_shape",
+           "printed_forms"]

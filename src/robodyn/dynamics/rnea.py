@@ -76,7 +76,6 @@ def rnea(
     qdd: Sequence,
     ops,
     record: Recorder | None = None,
-    base: tuple | None = None,
 ) -> list:
     """Joint torques ``tau = M(q) qdd + C(q, qd) qd + g(q)`` (no friction).
 
@@ -86,12 +85,10 @@ def rnea(
     given, receives every intermediate quantity by name: ``w, wd, vd, vdc, F, N``
     outward (and per point mass ``vdp``, ``Fp`` with the value ``(k, vector)``, ``k`` the
     point mass's 0-based index) and ``f, n, tau`` inward (``i`` counts links from 1, as
-    the lecture does). ``base``: the base's ``(w, wd, vd)`` in its frame (default at rest,
-    ``vd_0 = -g0``), for a moving base (:mod:`robodyn.dynamics.floating`).
+    the lecture does).
     """
     n = chain.dof
-    if base is None:
-        base = (la.ZERO3, la.ZERO3, la.neg(chain.gravity))
+    base = (la.ZERO3, la.ZERO3, la.neg(chain.gravity))
     q = chain.per_joint(q, velocity=False)
     qd, qdd = chain.per_joint(qd), chain.per_joint(qdd)
     states, rotations, origins, forces, moments, points = [], [], [], [], [], []

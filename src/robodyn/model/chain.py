@@ -38,6 +38,7 @@ import sympy as sp
 from ..core import linalg3 as la
 from ..core.errors import ModelError, PhysicalConsistencyWarning, excerpt, warn
 from .joints import (
+    FREE,
     JOINT_MODELS,
     JOINT_TYPES,
     PRISMATIC,  # noqa: F401  (re-exported: the readers import it from here)
@@ -261,9 +262,8 @@ class Chain:
     smaller than the link's own, so ``links`` lists parents before children (Featherstone's
     regular numbering, §4.1.2); empty for a serial chain (``parents[i] = i - 1``).
     ``frames``: named frames fixed to links (:class:`Frame`), beside the links' own.
-    ``floating_base``: ``None`` when the base is fixed to the world; else the base is a
-    free-flying body with this :class:`Inertial` (in the base frame), moved by a 6-DOF
-    free-flyer, and the links with parent ``-1`` hang from it. ``planar``: the model says
+    A free-flying base is the first link, moved by a ``free`` joint from the world
+    (:func:`with_free_base`; :attr:`floating`). ``planar``: the model says
     its revolute joints are all parallel, so only each link's moment about that axis
     matters (an inertia that breaks the triangle inequality is then expected, not warned
     about)."""
@@ -274,7 +274,6 @@ class Chain:
     planar: bool = False
     parents: tuple[int, ...] = ()
     frames: tuple[Frame, ...] = ()
-    floating_base: Inertial | None = None
 
     def __post_init__(self):
         if self.parents:
@@ -390,8 +389,9 @@ class Chain:
 
     @property
     def floating(self) -> bool:
-        """The base is a free-flying body (``floating_base`` is given)."""
-        return self.floating_base is not None
+        """The base is a free-flying body: the first link hangs from the world by a ``free``
+        joint (Pinocchio's ``JointModelFreeFlyer`` at the root)."""
+        return bool(self.links) and self.links[0].joint.type == FREE
 
     @property
     def is_serial(self) -> bool:
@@ -488,6 +488,38 @@ class Chain:
         return numeric
 
 
+#: The name of the free joint :func:`with_free_base` adds (Pinocchio's for its free-flyer).
+ROOT_JOINT = "root_joint"
+
+
+def with_free_base(chain: Chain, body: Inertial, name: str = "base",
+                   joint_name: str = ROOT_JOINT) -> Chain:
+    """``chain`` on a free-flying base: a first link ``name`` with the body ``body`` (its
+    mass, centre of mass and inertia about it in the base frame), moved from the world by a
+    ``free`` joint, and every link and frame that hung from the base (``-1``) hanging from
+    it; ``q`` gains ``[x, y, z, qx, qy, qz, qw]`` and ``v`` the base's body twist first."""
+    base = Link(name, Joint(FREE, name=joint_name), body)
+    parents = (-1, *(p + 1 for p in chain.parent_indices))
+    frames = tuple(replace(f, link=f.link + 1) for f in chain.frames)
+    return replace(chain, links=(base, *chain.links), parents=parents, frames=frames)
+
+
+def split_free_base(chain: Chain) -> tuple[Link | None, Chain]:
+    """The inverse of :func:`with_free_base`: ``(base link, the chain on it)`` when the first
+    link is a free-flying base that every other root link hangs from, else ``(None,
+    chain)``. A free base beside other links moving from the world is a
+    :class:`ModelError` (a URDF's or a table's single base cannot say it)."""
+    if not chain.floating:
+        return None, chain
+    parents = chain.parent_indices
+    if any(p < 0 for p in parents[1:]):
+        raise ModelError("the model has a free-flying base and other links moving from the "
+                         "world; one base is expected here")
+    rest = replace(chain, links=chain.links[1:], parents=tuple(p - 1 for p in parents[1:]),
+                   frames=tuple(replace(f, link=f.link - 1) for f in chain.frames))
+    return chain.links[0], rest
+
+
 def _offsets(widths) -> tuple[int, ...]:
     out, k = [], 0
     for w in widths:
@@ -544,7 +576,7 @@ def _labelled_numbers(chain: Chain):
         vector(f"{prefix}.translation", t.translation)
 
     for i, link in enumerate(chain.links):
-        where = f"links[{i}]"
+        where = link_field(chain, i)
         vector(f"{where}.joint.axis", link.joint.axis)
         out.append((f"{where}.joint.offset", link.joint.offset))
         transform(f"{where}.joint.placement", link.joint.placement)
@@ -564,14 +596,15 @@ def _labelled_numbers(chain: Chain):
     transform("tip", chain.tip)
     for k, frame in enumerate(chain.frames):
         transform(f"frames[{k}].placement", frame.placement)
-    if chain.floating_base is not None:
-        body = chain.floating_base
-        out.append(("floating_base.mass", body.mass))
-        vector("floating_base.com", body.com)
-        for r, row in enumerate(body.inertia):
-            for c, v in enumerate(row):
-                out.append((f"floating_base.inertia.{_INERTIA_NAMES[r][c]}", v))
     return out
+
+
+def link_field(chain: Chain, i: int) -> str:
+    """How a model file names link ``i``: ``links[k]`` counting from the file's first link,
+    ``base`` for a free-flying base (the chain's first link, the file's ``base:``)."""
+    if chain.floating:
+        return "base" if i == 0 else f"links[{i - 1}]"
+    return f"links[{i}]"
 
 
 #: Tolerance of the physics checks of an inertia tensor (symmetry, eigenvalues >= 0, triangle
@@ -585,12 +618,8 @@ def check_physical(chain: Chain, source: str = "model", tol: float = INERTIA_TOL
     inertia >= 0; unit joint axes. ``chain`` must be numeric."""
     if chain.planar:
         _check_planar(chain, source)
-    if chain.floating_base is not None:  # the free-flying base's body
-        body = chain.floating_base
-        check_inertia(body.mass, body.inertia, mass_field=f"{source}: floating_base.mass",
-                      inertia_field=f"{source}: floating_base.inertia", tol=tol)
     for i, link in enumerate(chain.links):
-        where = f"{source}: links[{i}]"
+        where = f"{source}: {link_field(chain, i)}"
         with warnings.catch_warnings():
             if chain.planar:
                 warnings.simplefilter("ignore", PhysicalConsistencyWarning)

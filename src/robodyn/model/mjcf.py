@@ -69,6 +69,7 @@ from ..core.errors import ModelError
 from .chain import (
     PRISMATIC,
     REVOLUTE,
+    ROOT_JOINT,
     Chain,
     Frame,
     Friction,
@@ -78,6 +79,7 @@ from .chain import (
     Motor,
     Transform,
     check_inertia,
+    with_free_base,
 )
 from .expressions import symbol
 from .file_values import Body as _Body
@@ -88,6 +90,7 @@ from .file_values import number as _number
 from .file_values import numbers as _numbers
 from .file_values import quote as _q
 from .file_values import rotation as _rotation
+from .joints import SPHERICAL
 from .source import ModelSource, Provenance
 
 #: Largest MJCF input read, in bytes, the main file and its includes together.
@@ -474,6 +477,7 @@ class _Model:
         self.frames: list[Frame] = []
         self.base_bodies: list = []  # (pose in the base frame, _Body) of a floating base
         self.floating = False
+        self.base_name, self.free_joint_name = "base", ROOT_JOINT  # of a floating base
         self.tip = np.eye(4)
         self.bodies = 0
         self.joints = 0
@@ -594,6 +598,10 @@ class _Model:
                     f"({_listing(_q(b.attrib.get('name', f'line {b.line}')) for b in others)});"
                     " robodyn models one robot with one floating base: keep one in the file")
             self.floating = True
+            self.base_name = body.attrib.get("name") or "base"
+            joint = next(j for j in body.children if j.tag in ("joint", "freejoint")
+                         and self._is_free(j, body.attrib.get("childclass", free[0][2])))
+            self.free_joint_name = joint.attrib.get("name") or ROOT_JOINT
             left_out = len(roots) - 1 + len(statics)
             if left_out:
                 self.notes.append(f"{left_out} body(ies) or site(s) fixed to the world left "
@@ -659,11 +667,7 @@ class _Model:
             attrs = self._attributes(joint, children_cls)
             self._check_attrs(joint, _JOINT_ATTRS, attrs)
             kind = attrs.get("type", "hinge")
-            if kind == "ball":
-                raise ModelError(f"{joint.where()}: a ball joint in body {_q(name)}; robodyn "
-                                 "reads hinge, slide and free joints: replace it by three "
-                                 "hinges")
-            if kind not in _JOINT_TYPES:
+            if kind not in _JOINT_TYPES and kind != "ball":
                 raise ModelError(f"{joint.where('type')}: {_q(kind)} is not a joint type "
                                  "(hinge, slide, ball, free)")
             self.joints += 1
@@ -673,7 +677,9 @@ class _Model:
             placement = frame @ _translation(at)
             link_name = name if k == len(joints) - 1 else \
                 f"{name}:{joint.attrib.get('name') or k + 1}"
-            self.links.append(self._link(joint, attrs, kind, link_name, owner, placement))
+            self.links.append(self._ball(joint, attrs, link_name, owner, placement)
+                              if kind == "ball" else
+                              self._link(joint, attrs, kind, link_name, owner, placement))
             owner = len(self.links) - 1
             frame = _translation(-at)  # the body frame in the new link frame
         if body is not None:
@@ -721,6 +727,22 @@ class _Model:
                 raise ModelError(f"{joint.where(key)}: {key} on a free joint is not modelled "
                                  "by robodyn's floating base; set it to 0 (or override it in "
                                  "this joint: the default class may set it)")
+
+    def _ball(self, joint: _Node, attrs, name: str, parent: int,
+              placement: np.ndarray) -> _LinkDraft:
+        """A ``ball`` joint: a spherical joint about its ``pos`` (``q`` its quaternion, stored
+        ``(x, y, z, w)`` as Pinocchio does, where MuJoCo's ``qpos`` is ``(w, x, y, z)``; ``v``
+        the angular velocity in the body frame, as MuJoCo's ``qvel``)."""
+        for key in ("armature", "damping", "frictionloss", "stiffness"):
+            if key in attrs and _float(attrs[key], joint.where(key)) != 0:
+                raise ModelError(f"{joint.where(key)}: {key} on a ball joint is not modelled by "
+                                 "robodyn yet; set it to 0 (or override it in this joint: the "
+                                 "default class may set it)")
+        return _LinkDraft(
+            name=name,
+            joint=Joint(type=SPHERICAL, placement=_transform(placement),
+                        name=joint.attrib.get("name") or f"joint{self.joints}"),
+            parent=parent, friction=(0.0, 0.0), armature=0.0)
 
     def _link(self, joint: _Node, attrs, kind: str, name: str, parent: int,
               placement: np.ndarray) -> _LinkDraft:
@@ -845,21 +867,21 @@ class _Model:
                 friction=Friction(*(_number(x) for x in draft.friction)),
                 motor=Motor(inertia=_number(draft.armature), gear_ratio=1),
             ))
-        floating_base = None
-        if self.floating:
-            if self.base_bodies:
-                mass, com, inertia = _merge(self.base_bodies)
-            else:
-                mass, com, inertia = 0.0, np.zeros(3), np.zeros((3, 3))
-            floating_base = Inertial(_number(mass), _numbers(com), _numbers(inertia))
         if gravity[0] == 0 and gravity[1] == 0 and gravity[2] < 0:
             self.values["g"] = float(-gravity[2])
             g = (0, 0, -symbol("g"))
         else:
             g = _numbers(gravity)
-        return Chain(links=tuple(links), gravity=g, tip=_transform(self.tip),
-                     parents=tuple(d.parent for d in self.links), frames=tuple(self.frames),
-                     floating_base=floating_base)
+        chain = Chain(links=tuple(links), gravity=g, tip=_transform(self.tip),
+                      parents=tuple(d.parent for d in self.links), frames=tuple(self.frames))
+        if not self.floating:
+            return chain
+        if self.base_bodies:
+            mass, com, inertia = _merge(self.base_bodies)
+        else:
+            mass, com, inertia = 0.0, np.zeros(3), np.zeros((3, 3))
+        return with_free_base(chain, Inertial(_number(mass), _numbers(com), _numbers(inertia)),
+                              name=self.base_name, joint_name=self.free_joint_name)
 
 
 def _has_joints(node: _Node) -> bool:

@@ -17,6 +17,8 @@ import numpy as np
 import sympy as sp
 
 from ..core.display import degrees, html_table, number, numbers, text_table
+from ..core.errors import ModelError
+from .chain import split_free_base
 from .urdf_export import matrix_rpy
 
 __all__ = ["RobotTable", "robot_table"]
@@ -123,12 +125,19 @@ def _transform(transform, value) -> str | None:
     return f"xyz {numbers(translation)} m, rpy {numbers(rpy)}°"
 
 
+#: The letter of each joint type in the table's title (``RRP``; ``S`` a ball joint).
+_KIND_LETTERS = {"revolute": "R", "prismatic": "P", "spherical": "S", "free": "F"}
+
+
 def robot_table(robot) -> RobotTable:
     """The :class:`RobotTable` of ``robot`` (module docstring)."""
-    chain = robot.chain
-    value = _Values(chain, robot.values)
+    try:  # a free-flying base: a note below the table, not a row
+        free_base, chain = split_free_base(robot.chain)
+    except ModelError:
+        free_base, chain = None, robot.chain
+    value = _Values(robot.chain, robot.values)
     links = chain.links
-    kinds = "".join("R" if link.joint.type == "revolute" else "P" for link in links)
+    kinds = "".join(_KIND_LETTERS[link.joint.type] for link in links)
     rows_dh = robot.dh_rows if robot.convention and len(robot.dh_rows) == len(links) else ()
     if rows_dh:
         geometry = f"{robot.convention} DH parameters"
@@ -192,8 +201,8 @@ def robot_table(robot) -> RobotTable:
     gravity = [value(x) for x in chain.gravity]
     shown = numbers(gravity) if not any(isinstance(x, str) for x in gravity) else str(gravity)
     notes = [f"gravity: {shown} m/s²"]
-    if chain.floating:
-        body = chain.floating_base
+    if free_base is not None:
+        body = free_base.inertial
         notes.append(f"base: free-flying (6-DOF free-flyer), mass {number(value(body.mass))} kg; "
                      f"q = [x, y, z, quaternion x y z w, q1..q{len(links)}]")
     tool = _transform(chain.tip, value)

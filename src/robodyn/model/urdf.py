@@ -103,6 +103,7 @@ from .chain import (
     check_inertia,
     rpy_rotation,
     snap,
+    with_free_base,
 )
 from .expressions import symbol
 from .file_values import Body as _Body
@@ -212,12 +213,6 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
     named = [Frame(link, owner[link], _transform(pose[link]))
              for link in (base, *(link for link in frames if link != base))
              if link in owner and link not in moving_frames]
-    floating_base = None
-    if floating:
-        mass, com, inertia = _merge([(pose[link], bodies[link]) for link in members_of[-1]
-                                     if bodies[link] is not None])
-        floating_base = Inertial(_number(mass), _numbers(com), _numbers(inertia))
-
     tip_pose = pose[tip] if tip is not None else np.eye(4)
     g = symbol("g")
     chain = Chain(
@@ -226,8 +221,12 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
         tip=_transform(tip_pose),
         parents=parents,
         frames=tuple(named),
-        floating_base=floating_base,
     )
+    if floating:
+        mass, com, inertia = _merge([(pose[link], bodies[link]) for link in members_of[-1]
+                                     if bodies[link] is not None])
+        chain = with_free_base(chain, Inertial(_number(mass), _numbers(com), _numbers(inertia)),
+                               name=base)
     end = links[-1].name
     if tip is not None:
         description = f"URDF {path.name}: {len(links)} joints from {_q(base)} to {_q(tip)}"

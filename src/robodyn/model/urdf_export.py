@@ -41,7 +41,8 @@ The URDF holds the chain with every parameter value bound, as
 * the end-effector frame (``chain.tip``), when it is not the identity, as a ``tool``
   link on a fixed joint (re-loading a serial chain puts the default tip there; a tree's
   default end frame is its last link, and ``tool`` a frame on it);
-* a free-flying base's body (``chain.floating_base``) as the base link's ``<inertial>``
+* a free-flying base's body (the first link, moved by a free joint) as the base link's
+  ``<inertial>``
   (re-load with ``floating=True``; said in a comment);
 * gravity: URDF has none; simulators take ``(0, 0, -g)`` in the root frame. When the
   chain's gravity is not along the base's ``-z`` (planar models with gravity along
@@ -66,7 +67,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..core.errors import InputError, UrdfWarning, excerpt, warn
-from .chain import PRISMATIC, REVOLUTE, Chain, folded
+from .chain import PRISMATIC, REVOLUTE, Chain, folded, split_free_base
 from .names import MARKER, visible
 from .urdf import GRAVITY
 
@@ -92,6 +93,7 @@ def chain_to_urdf(chain: Chain, name: str, comment: str = "",
     if unlimited not in UNLIMITED:
         raise InputError(f"unlimited: {excerpt(unlimited, 40)} is not 'continuous' or "
                          "'revolute'")
+    free_base, chain = split_free_base(chain)
     chain, changes = writable_chain(chain)
     names = _Names()
     root = ET.Element("robot", name=visible(name) or "robot")
@@ -100,7 +102,8 @@ def chain_to_urdf(chain: Chain, name: str, comment: str = "",
     base_frame = next((f for f in frames if f.link == -1 and _identity(f.placement)), None)
     if base_frame is not None:  # the loaded file's base link: it names the base again
         frames.remove(base_frame)
-    base = names.link(base_frame.name if base_frame is not None else "base_link")
+    base = names.link(base_frame.name if base_frame is not None else
+                      free_base.name if free_base is not None else "base_link")
 
     gravity = np.array(chain.gravity, dtype=float)
     g = float(np.linalg.norm(gravity))
@@ -116,8 +119,8 @@ def chain_to_urdf(chain: Chain, name: str, comment: str = "",
     if g > 0 and abs(g - GRAVITY) > 1e-12 * GRAVITY:
         notes.append(f"gravity magnitude {_f(g)} (not {GRAVITY}): set it in the simulator")
     base_link = ET.SubElement(root, "link", name=base)
-    if chain.floating_base is not None:
-        _inertial(base_link, chain.floating_base)
+    if free_base is not None:
+        _inertial(base_link, free_base.inertial)
         notes.append(f"{base} is a free-flying base: load with floating=True")
 
     armature = []

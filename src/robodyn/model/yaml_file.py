@@ -55,7 +55,17 @@ from pathlib import Path
 import yaml
 
 from ..core.errors import ModelError, excerpt
-from .chain import JOINT_TYPES, Frame, Friction, Inertial, Motor, PointMass, Transform
+from .chain import (
+    PRISMATIC,
+    REVOLUTE,
+    Frame,
+    Friction,
+    Inertial,
+    Motor,
+    PointMass,
+    Transform,
+    with_free_base,
+)
 from .dh import CONVENTIONS, STANDARD, DHRow, dh_chain, dh_frame_offset
 from .expressions import RESERVED as RESERVED_NAME
 from .expressions import check_parameter_name, parse_expression, symbol
@@ -242,7 +252,7 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
                              f"{excerpt(entry)}")
         _no_unknown(entry, _LINK_KEYS, field)
         joint = entry.get("joint")
-        if joint not in JOINT_TYPES:
+        if joint not in (REVOLUTE, PRISMATIC):  # a DH row moves one value
             raise ModelError(f"{field}.joint: {excerpt(joint)} is not a joint type; use "
                              "'revolute' or 'prismatic'")
         rows.append(DHRow(joint, *(parse_expression(entry.get(k, 0), f"{field}.{k}")
@@ -659,7 +669,7 @@ def _floating_base(data: Mapping, chain, source: str):
     body = Inertial(parse_expression(base["mass"], f"{field}.mass"),
                     _vector(base.get("com", [0, 0, 0]), f"{field}.com", 3),
                     _inertia(base.get("inertia", [0, 0, 0, 0, 0, 0]), f"{field}.inertia"))
-    return replace(chain, floating_base=body)
+    return with_free_base(chain, body)
 
 
 def _vector(value: object, field: str, n: int) -> tuple:

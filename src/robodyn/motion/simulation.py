@@ -544,10 +544,10 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
     ``values={name: N values}`` (per-rollout parameter values) run ``N`` rollouts and return
     a :class:`Simulation` whose arrays have a leading ``N`` axis."""
     check_progress(progress)
-    if robot.chain.floating:  # a free-flying base: integrated on its manifold
-        from .floating import simulate_floating
+    if not robot.chain.single_valued:  # quaternion joints: integrated on their manifold
+        from .manifold import simulate_manifold
 
-        return simulate_floating(
+        return simulate_manifold(
             robot, q0, qd0=qd0, duration=duration, tau=tau, tau_times=tau_times, h_e=h_e,
             dt=dt, method=method, rtol=rtol, atol=atol, max_step=max_step, progress=progress,
             check_limits=check_limits, max_steps=max_steps, sample_dt=sample_dt, values=values)
@@ -1090,18 +1090,20 @@ def crossed_limits(robot, sim: Simulation) -> list[str]:
     """The joint limits of ``robot`` that the (single) run ``sim`` crosses, each as
     ``"<joint> <position|velocity|effort> limit <bound> first crossed at t = ... s"``."""
     crossed = []
-    for j, link in enumerate(robot.numeric_chain.links):
+    chain = robot.numeric_chain
+    for j, (link, kq, kv) in enumerate(zip(chain.links, chain.q_offsets(), chain.v_offsets(),
+                                           strict=True)):
         limits = link.joint.limits
-        if not limits:
+        if not limits or not link.joint.model.single:
             continue
         lower, upper, velocity, effort = limits
         name = link.joint.name or f"joint {j + 1}"
-        checks = [("position", (sim.q[:, j] < lower) | (sim.q[:, j] > upper),
+        checks = [("position", (sim.q[:, kq] < lower) | (sim.q[:, kq] > upper),
                    f"[{lower:g}, {upper:g}]")]
         if lower == upper == 0:
             checks = []  # URDF's default when a file gives no position limits
-        checks.append(("velocity", np.abs(sim.qd[:, j]) > velocity, f"{velocity:g}"))
-        checks.append(("effort", np.abs(sim.tau[:, j]) > effort, f"{effort:g}"))
+        checks.append(("velocity", np.abs(sim.qd[:, kv]) > velocity, f"{velocity:g}"))
+        checks.append(("effort", np.abs(sim.tau[:, kv]) > effort, f"{effort:g}"))
         for what, mask, bound in checks:
             if mask.any():
                 crossed.append(f"{name} {what} limit {bound} first crossed at t = "

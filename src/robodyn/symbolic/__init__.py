@@ -161,9 +161,11 @@ def equations(robot, method: str = "lagrange", *, values: Any = None,
     """
     check_progress(progress)
     chain, name, defaults = _chain_of(robot, values)
-    if chain.floating:  # no closed forms of a free-flyer yet: never the fixed-base ones
-        raise ModelError(f"{name}: the symbolic equations do not support a floating base yet "
-                         "(this model's base is free-flying); its numeric dynamics do")
+    if not chain.single_valued:  # quaternions have no closed forms here yet
+        kinds = sorted({link.joint.type for link in chain.links} - {"revolute", "prismatic"})
+        raise ModelError(f"{name}: the symbolic equations take revolute and prismatic joints; "
+                         f"this model has {' and '.join(kinds)} joints (a free-flying base is a "
+                         "free joint), whose numeric dynamics, derivatives and simulation work")
     dh_rows = tuple(getattr(robot, "dh_rows", ()) or ())
     if len(dh_rows) != chain.dof or not _rows_fit(dh_rows, chain):
         dh_rows = ()  # a chain cut from a longer table, or made numeric: none to show

@@ -68,6 +68,7 @@ from ..dynamics.regressor import (
 )
 from ..model.chain import Friction, Inertial, Motor
 from ..model.expressions import to_sympy
+from ..model.joints import integrate_joint, neutral_joint
 
 #: Default rank tolerance of :func:`base_parameters` (module docstring).
 RANK_TOL = 1e-8
@@ -122,7 +123,7 @@ def with_inertial_parameters(robot, pi):
     """See :meth:`robodyn.Robot.with_inertial_parameters`."""
     names, _ = inertial_parameters(robot)
     arr = _vector(pi, len(names), "pi")
-    n = robot.dof
+    n = len(robot.chain.links)
     links = []
     armatures = iter(arr[armature_column(n, 0):])
     motors = {int(name[2:]) - 1 for name in names if name.startswith("Ia")}
@@ -245,17 +246,23 @@ class BaseParameters:
 
 def random_states(robot, samples: int, seed: int = 0):
     """Random ``(q, qd, qdd)``: revolute ``q`` uniform in ``[-pi, pi]``, prismatic in
-    their limits (else ``[-1, 1]``), rates standard normal."""
+    their limits (else ``[-1, 1]``), a ball or free joint turned (and moved) from its zero
+    by a standard normal rotation vector (and displacement); rates standard normal."""
     rng = np.random.default_rng(seed)
+    chain = robot.chain
     dof = robot.dof
-    q = rng.uniform(-np.pi, np.pi, size=(samples, dof))
-    for j, link in enumerate(robot.links):
-        if link.joint.type != "revolute":
+    q = rng.uniform(-np.pi, np.pi, size=(samples, robot.nq))
+    for link, k in zip(robot.links, chain.q_offsets(), strict=True):
+        model = link.joint.model
+        if not model.single:
+            q[:, k:k + model.nq] = integrate_joint(model, neutral_joint(model),
+                                                   rng.normal(size=(samples, model.nv)))
+        elif link.joint.type != "revolute":
             lim = link.joint.limits
             lo, hi = (float(lim[0]), float(lim[1])) if lim is not None and \
                 np.isfinite(np.array(lim[:2], dtype=float)).all() and lim[0] < lim[1] \
                 else (-1.0, 1.0)
-            q[:, j] = rng.uniform(lo, hi, size=samples)
+            q[:, k] = rng.uniform(lo, hi, size=samples)
     return q, rng.normal(size=(samples, dof)), rng.normal(size=(samples, dof))
 
 
@@ -329,6 +336,9 @@ def symbolic_beta(robot, independent, dependent, beta) -> tuple[sp.Matrix | None
     if robot.dof > SYMBOLIC_MAX_DOF:
         return None, (f"grouping coefficients numerical: solved symbolically for at most "
                       f"{SYMBOLIC_MAX_DOF} joints")
+    if not robot.chain.single_valued:
+        return None, ("grouping coefficients numerical: the closed forms take revolute and "
+                      "prismatic joints (this model has a free or ball joint)")
     deadline = time.monotonic() + SYMBOLIC_TIME
     try:
         sampler = _Sampler(robot, count=math.ceil(b / robot.dof) + 4)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from ...core.errors import InputError, RobodynError
 from ...dynamics.inverse_dynamics import TORQUE_PARTS
-from ...dynamics.registry import KERNELS
+from ...dynamics.registry import KERNELS, output_shape
 from ...dynamics.regressor import parameter_columns
 from ..emit import live_ops
 from ..kernel import trace
@@ -121,7 +121,7 @@ def layout(name: str, dof: int, chain) -> tuple[Output, ...]:
     :class:`~robodyn.Robot` method of that name gives them, from the flat outputs of the
     registry entry (row-major in ``spec.shape(dof)``)."""
     spec = KERNELS[name]
-    shape = spec.shape(dof)
+    shape = output_shape(spec, chain)
     size = math.prod(shape)
     names = OUTPUT_NAMES.get(name, ("out",))
     base = name.removesuffix("_contact")

@@ -24,9 +24,9 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ...core.errors import InputError
+from ...core.errors import InputError, ModelError
 from ...core.version import VERSION
-from ...dynamics.registry import KERNELS, input_width
+from ...dynamics.registry import KERNELS, input_width, output_shape
 from ...model.names import MARKER, visible
 from ..emit import live_ops
 from .base import COMMENTS, comment_line
@@ -194,6 +194,10 @@ def build(robot, functions=None, parameters: str = "baked", name: str | None = N
                 else "is not an identifier (ASCII letters, digits, _, starting with a letter, "
                 f"at most {IDENTIFIER_CHARS} characters)")
         raise InputError(f"name: {str(name)[:80]!r} {what}; e.g. {cname!r}")
+    if not robot.chain.single_valued:
+        raise ModelError(f"{robot.name}: exporting code of a model with a free or ball joint "
+                         "(q of nq values, v of nv) is not supported yet; the numeric "
+                         "functions, the derivatives and rd.simulate are")
     runner = robot.runner
     values = tuple(float(v) for v in runner.parameter_values)  # checks the model's numbers
     params = runner.parameter_names
@@ -204,7 +208,7 @@ def build(robot, functions=None, parameters: str = "baked", name: str | None = N
         spec = KERNELS[kind]
         tape, groups, outputs = trace(chain, spec, params if argument else ())
         traced.append(TracedFunction(kind, spec.doc, tuple(groups), output_name(kind),
-                                     tuple(spec.shape(robot.dof)), tape, tuple(outputs)))
+                                     tuple(output_shape(spec, chain)), tape, tuple(outputs)))
     if robot.convention:
         origin = f"geometry from a {robot.convention} DH table"
     else:

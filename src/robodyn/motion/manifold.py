@@ -1,24 +1,27 @@
-"""Simulation of a robot on a free-flying base (no contacts): :func:`robodyn.simulate` hands a
-floating-base robot here.
+"""Simulation of a robot whose configuration is a manifold (no contacts): a free-flying base
+or ball joints, whose ``q`` holds unit quaternions (:mod:`robodyn.model.joints`);
+:func:`robodyn.simulate` hands such a robot here.
 
-The state is the configuration ``q`` (``nq = dof + 7``: base position, unit quaternion
-``(x, y, z, w)``, joints) and the velocity ``v`` (``nv = dof + 6``: the base's body twist,
-the joint rates), with ``dv/dt = FD(q, v, tau)`` (:meth:`Robot.forward_dynamics
-<robodyn.Robot.forward_dynamics>`, ``tau`` the base wrench and the joint torques). The
-configuration stays on its manifold:
+The state is the configuration ``q`` (``nq`` values: a free joint's position and unit
+quaternion ``(x, y, z, w)``, a ball joint's quaternion, one value per other joint) and the
+velocity ``v`` (``nv``: a free joint's body twist, a ball joint's angular velocity, the
+joint rates), with ``dv/dt = FD(q, v, tau)`` (:meth:`Robot.forward_dynamics
+<robodyn.Robot.forward_dynamics>`). The configuration stays on its manifold:
 
 * ``"semi-implicit-euler"`` (fixed ``dt``): ``v+ = v + dt a(q, v)``, then
-  ``q+ = q ⊕ v+ dt``, the SE(3) exponential of the base's twist
-  (:func:`~robodyn.dynamics.floating.integrate`, as ``pin.integrate``);
+  ``q+ = q ⊕ v+ dt`` joint by joint (:meth:`Chain.integrate
+  <robodyn.model.chain.Chain.integrate>`: the SE(3) exponential of a free joint's twist, the
+  quaternion exponential of a ball joint's rotation, as ``pin.integrate``);
 * ``"rk4"`` (fixed ``dt``), ``"rk45"`` and ``"dop853"`` (adaptive, SciPy's error control):
   the embedded equations ``dp/dt = R v_lin``, ``dquat/dt = 1/2 quat ⊗ (w, 0)``,
-  ``dq_j/dt = qd_j``, the quaternion renormalised after every step (and inside every
-  evaluation), so it stays unit to rounding.
+  ``dq_j/dt = qd_j`` (:meth:`Chain.configuration_rate
+  <robodyn.model.chain.Chain.configuration_rate>`), every quaternion renormalised after
+  every step (and inside every evaluation), so it stays unit to rounding.
 
 Budgets as in :mod:`robodyn.motion.simulation`: at most ``duration / dt`` fixed steps
 (:data:`~robodyn.motion.simulation.MAX_STEPS`), at most ``max_steps`` adaptive ones, a
 state past :data:`~robodyn.motion.simulation.MAX_MAGNITUDE` is a diverged run. The
-work-energy balance is checked as for a fixed base. Not yet for a floating base: the
+work-energy balance is checked as for a fixed base. Not yet for quaternion joints: the
 end-effector wrench ``h_e``, batches of rollouts, per-rollout ``values``, the implicit
 methods and the compiled control loops.
 """
@@ -31,7 +34,6 @@ import numpy as np
 
 from ..core.errors import InputError, RobodynError, warn
 from ..core.progress import tracker
-from ..dynamics.floating import configuration_rate, integrate, normalized
 from .simulation import (
     DEFAULT_MAX_STEPS,
     MAX_MAGNITUDE,
@@ -46,8 +48,8 @@ from .simulation import (
     warn_energy_balance,
 )
 
-#: The methods a floating base runs with.
-FLOATING_METHODS = ("rk45", "dop853", "rk4", "semi-implicit-euler")
+#: The methods a model with quaternion joints runs with.
+MANIFOLD_METHODS = ("rk45", "dop853", "rk4", "semi-implicit-euler")
 
 
 def _vector(value, name: str, size: int, what: str) -> np.ndarray:
@@ -59,7 +61,7 @@ def _vector(value, name: str, size: int, what: str) -> np.ndarray:
         arr = np.full(size, float(arr))
     if arr.shape != (size,):
         raise InputError(f"{name}: expected {size} values ({what}), got shape {arr.shape}"
-                         + ("; batches of rollouts do not support a floating base yet"
+                         + ("; batches of rollouts do not support quaternion joints yet"
                             if arr.ndim == 2 else ""))
     if not np.isfinite(arr).all():
         raise InputError(f"{name}: {arr.tolist()} is not finite")
@@ -67,31 +69,31 @@ def _vector(value, name: str, size: int, what: str) -> np.ndarray:
     return arr
 
 
-def simulate_floating(robot, q0, qd0=0.0, duration=1.0, tau=None, tau_times=None, h_e=None,
+def simulate_manifold(robot, q0, qd0=0.0, duration=1.0, tau=None, tau_times=None, h_e=None,
                       dt=None, method=None, rtol=1e-9, atol=1e-9, max_step=np.inf,
                       progress=None, check_limits=True, max_steps=DEFAULT_MAX_STEPS,
                       sample_dt=None, values=None) -> Simulation:
-    """:func:`robodyn.simulate` of a floating-base robot (module docstring): ``q0`` of
+    """:func:`robodyn.simulate` of a robot with quaternion joints (module docstring): ``q0`` of
     ``nq``, ``qd0`` of ``nv`` values (a number: that for each), ``tau`` ``None``, a table
     ``(T, nv)`` or a callable ``tau(t, q, v)`` giving ``nv`` values."""
     for name, given in (("h_e", h_e), ("values", values)):
         if given is not None:
-            raise RobodynError(f"simulate: {name} does not support a floating base yet (the "
-                               "robot's base is free-flying)"
+            raise RobodynError(f"simulate: {name} does not support quaternion joints yet (the "
+                               "robot has a free-flying base or ball joints)"
                                + ("; give the wrench as generalised forces in tau: "
                                   "tau(t, q, v) = -robot.jacobian(q, frame).T @ wrench"
                                   if name == "h_e" else ""))
     if not callable(tau) and tau is not None and np.ndim(tau) == 3:
-        raise InputError("tau: batches of rollouts do not support a floating base yet")
+        raise InputError("tau: batches of rollouts do not support quaternion joints yet")
+    chain = robot.chain
     nq, nv = robot.nq, robot.nv
-    q0 = _vector(q0, "q0", nq, f"nq = {nq}: base position, quaternion (x, y, z, w), joints")
-    (q0,) = robot._floating_inputs("simulate", q=q0)  # a unit quaternion
-    q0 = normalized(q0)
-    qd0 = _vector(qd0, "qd0", nv, f"nv = {nv}: base velocity and angular velocity (base "
-                                  "frame), joint rates")
-    if method is not None and str(method).lower() not in FLOATING_METHODS:
-        raise InputError(f"method: {str(method)[:40]!r} does not support a floating base yet; "
-                         f"use one of {', '.join(FLOATING_METHODS)}")
+    q0 = _vector(q0, "q0", nq, f"nq = {nq}: {robot.configuration_layout}")
+    (q0,) = robot._manifold_inputs("simulate", q=q0)  # unit quaternions
+    q0 = chain.normalized(q0)
+    qd0 = _vector(qd0, "qd0", nv, f"nv = {nv}: {robot.velocity_layout}")
+    if method is not None and str(method).lower() not in MANIFOLD_METHODS:
+        raise InputError(f"method: {str(method)[:40]!r} does not support quaternion joints yet; "
+                         f"use one of {', '.join(MANIFOLD_METHODS)}")
     duration, method, times, keep, rtol, atol, max_steps, max_step = checked_options(
         duration, dt, method, sample_dt, rtol, atol, max_steps, max_step)
     if callable(tau):
@@ -114,25 +116,23 @@ def simulate_floating(robot, q0, qd0=0.0, duration=1.0, tau=None, tau_times=None
     start = time.perf_counter()
     with tracker(progress, duration, "simulating") as bar:
         if method in ("rk4", "semi-implicit-euler"):
-            t, q, v = _fixed(accel, q0, qd0, times, method, bar)
+            t, q, v = _fixed(chain, accel, q0, qd0, times, method, bar)
             info = {"dt": float(dt), "steps": len(times) - 1}
         else:
-            t, q, v, steps = _adaptive(accel, q0, qd0, duration, times, method, rtol, atol,
-                                       max_step, max_steps, bar)
+            t, q, v, steps = _adaptive(chain, accel, q0, qd0, duration, times, method, rtol,
+                                       atol, max_step, max_steps, bar)
             info = {"dt": None, "steps": steps, "rtol": rtol, "atol": atol}
     wall = time.perf_counter() - start
     taus = np.stack([torque(tk, qk, vk) for tk, qk, vk in zip(t, q, v)])
     a = robot.forward_dynamics(q, v, taus)
     sim = Simulation(t, q, v, a, taus, robot.kinetic_energy(q, v), robot.potential_energy(q),
                      info)
-    sim.info.update(method=method, wall_time=wall, floating_base=True,
+    sim.info.update(method=method, wall_time=wall, floating_base=chain.floating,
                     realtime_factor=(sim.t[-1] / wall) if wall > 0 else np.inf)
     balance = sim.info["energy_balance"] = energy_balance(robot, sim)
     warn_energy_balance(balance, sim.info, "robot")
-    if check_limits:  # the joints' columns
-        joints = Simulation(t, q[:, 7:], v[:, 6:], a[:, 6:], taus[:, 6:], sim.kinetic,
-                            sim.potential, sim.info)
-        crossed = crossed_limits(robot, joints)
+    if check_limits:
+        crossed = crossed_limits(robot, sim)
         if crossed:
             sim.info["limits_crossed"] = crossed
             shown = "; ".join(crossed[:8]) + (f"; and {len(crossed) - 8} more"
@@ -148,12 +148,12 @@ def simulate_floating(robot, q0, qd0=0.0, duration=1.0, tau=None, tau_times=None
 
 def _diverged(t: float, y: np.ndarray) -> None:
     if not (np.isfinite(y).all() and np.abs(y).max() <= MAX_MAGNITUDE):
-        raise RobodynError(f"simulate: the floating-base motion diverged at t = {t:.6g} s (a "
+        raise RobodynError(f"simulate: the motion diverged at t = {t:.6g} s (a "
                            f"state beyond {MAX_MAGNITUDE:g} or not finite): a smaller dt or "
                            "tighter tolerances, or torques in a physical range")
 
 
-def _fixed(accel, q0, v0, times, method, bar):
+def _fixed(chain, accel, q0, v0, times, method, bar):
     """Fixed steps on the grid ``times`` (its last step may be shorter)."""
     n = len(times)
     q = np.empty((n, len(q0)))
@@ -164,8 +164,9 @@ def _fixed(accel, q0, v0, times, method, bar):
         t, qk, vk = times[k], q[k], v[k]
         if method == "semi-implicit-euler":
             v_next = vk + h * accel(t, qk, vk)
-            q_next = integrate(qk, v_next, h)
-        else:  # classic RK4 on the embedded equations, the quaternion renormalised
+            q_next = chain.integrate(qk, v_next, h)
+        else:  # classic RK4 on the embedded equations, the quaternions renormalised
+            configuration_rate, normalized = chain.configuration_rate, chain.normalized
             k1q, k1v = configuration_rate(qk, vk), accel(t, qk, vk)
             q2, v2 = normalized(qk + h / 2 * k1q), vk + h / 2 * k1v
             k2q, k2v = configuration_rate(q2, v2), accel(t + h / 2, q2, v2)
@@ -182,12 +183,14 @@ def _fixed(accel, q0, v0, times, method, bar):
     return np.asarray(times, dtype=float), q, v
 
 
-def _adaptive(accel, q0, v0, duration, times, method, rtol, atol, max_step, max_steps, bar):
+def _adaptive(chain, accel, q0, v0, duration, times, method, rtol, atol, max_step, max_steps,
+              bar):
     """SciPy's ``RK45``/``DOP853`` on the embedded equations, at most ``max_steps`` steps;
     samples at the steps, or at ``times`` from the dense output."""
     from scipy.integrate import DOP853, RK45
 
     nq = len(q0)
+    configuration_rate, normalized = chain.configuration_rate, chain.normalized
 
     def rhs(t, y):
         q = normalized(y[:nq])
