@@ -5,7 +5,7 @@ Each :class:`KernelSpec` names the scalar algorithm, its per-sample inputs (in c
 order), the shape of its result for a chain of ``dof`` joints, a one-line docstring (the
 equation) and, for a function that can also take the end-effector wrench, the name of its
 ``h_e`` variant: the same algorithm with ``h_e`` as one more input
-(``inverse_dynamics_contact``). The tracer (:mod:`robodyn.codegen.kernel`) records
+(``inverse_dynamics_contact``). The tracer (:mod:`robodyn.codegen.trace`) records
 ``algorithm(chain, ops=tape, **inputs)`` into a compiled kernel, and
 :class:`~robodyn.Robot` checks and batches the arrays it is given from the same entry.
 

@@ -2,7 +2,7 @@
 the layout of their results, and a walk over a tape with any arithmetic.
 
 Both exports run the straight-line programs robodyn's own kernels run
-(:func:`robodyn.codegen.kernel.trace` of an entry of
+(:func:`robodyn.codegen.trace.trace` of an entry of
 :data:`~robodyn.dynamics.registry.KERNELS`), walking the tape instruction by instruction
 with the other library's operations (:func:`evaluate`): no source text is generated or
 executed. Parameters ``"baked"``: the program of the numeric chain (the robot's values
@@ -27,8 +27,8 @@ from ...dynamics.inverse_dynamics import TORQUE_PARTS
 from ...dynamics.registry import KERNELS
 from ...dynamics.regressor import parameter_columns
 from ..emit import live_ops
-from ..kernel import trace
 from ..tape import Tape, Var
+from ..trace import trace
 
 PARAMETER_MODES = ("baked", "argument")
 

@@ -5,7 +5,7 @@ The closed forms (:func:`robodyn.codegen.export.export_code`) are for reading; t
 for running. Every entry of :data:`~robodyn.dynamics.registry.KERNELS` (inverse and
 forward dynamics, the mass, Coriolis and gravity terms, kinematics, energies, the
 regressor, the derivatives, the ``h_e`` variants) is traced once on the model's chain
-(:func:`robodyn.codegen.kernel.trace`: constants folded, common subexpressions shared)
+(:func:`robodyn.codegen.trace.trace`: constants folded, common subexpressions shared)
 and its live instructions printed one statement each, so the exported code computes
 exactly what robodyn's own kernels compute, in the same order of operations (a forward
 dynamics is the traced articulated-body / Cholesky program: straight-line, no solver).
@@ -182,7 +182,7 @@ def kernel_names(functions) -> list[str]:
 def build(robot, functions=None, parameters: str = "baked", name: str | None = None
           ) -> TracedProgram:
     """Trace the kernels ``functions`` (``None``: every registry entry) of ``robot``."""
-    from ..kernel import trace
+    from ..trace import trace
 
     if parameters not in PARAMETER_MODES:
         raise InputError(f"parameters: {str(parameters)[:40]!r} is not a mode; use 'baked' "
