@@ -23,8 +23,9 @@ import math
 import re
 
 from ...core.errors import InputError, RobodynError
-from .autodiff import Functions, Program, build_program, check_functions, check_parameters, evaluate
+from .autodiff import Functions, Program, build_program, check_parameters, evaluate
 from .program import identifier
+from .traced import check_functions
 
 #: What to run when CasADi is missing.
 INSTALL = "pip install 'robodyn[casadi]'"

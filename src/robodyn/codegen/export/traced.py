@@ -14,7 +14,8 @@ Names: the functions are the registry's (``NAME_inverse_dynamics`` in C, where `
 is :func:`~.program.identifier` of the model name or the ``name`` given); the arguments
 are ``p`` (parameter mode ``argument``: the model's parameters in the order of
 ``robot.runner.parameter_names``), then the registry's inputs ``q, qd, qdd, tau, h_e``;
-results are row-major. No user text reaches the code except through the header
+results are row-major, named as the registry entry's ``output`` (``tau``, ``M``, ``T_0e``,
+``Jdot``). No user text reaches the code except through the header
 comment, escaped for each language (:func:`.base.comment_line`).
 """
 
@@ -32,25 +33,11 @@ from ..emit import live_ops
 from .base import COMMENTS, comment_line
 from .program import IDENTIFIER_CHARS, identifier, reserved
 
-#: The name of each function's result in the generated code.
-OUTPUT_NAMES = {
-    "inverse_dynamics": "tau", "forward_dynamics": "qdd", "mass_matrix": "M",
-    "coriolis_matrix": "C", "gravity_torques": "g", "friction_torques": "tau_f",
-    "forward_kinematics": "pose", "jacobian": "J", "torque_parts": "parts",
-    "kinetic_energy": "T", "potential_energy": "U", "regressor": "Y",
-    "inverse_dynamics_derivatives": "dtau", "forward_dynamics_derivatives": "dqdd",
-    "mass_matrix_derivatives": "dM", "jacobian_derivative": "Jd",
-}
 PARAMETER_MODES = ("baked", "argument")
 LANGUAGES = ("c", "cpp", "python", "java", "julia", "matlab")
 _ALIASES = {"c++": "cpp", "cxx": "cpp", "octave": "matlab", "numpy": "python", "py": "python",
             "jl": "julia", "m": "matlab"}
 _MAX_MODEL_CHARS = 120
-
-
-def output_name(kind: str) -> str:
-    """The result's name of registry entry ``kind`` (its ``h_e`` variant's is the same)."""
-    return OUTPUT_NAMES[kind.removesuffix("_contact")]
 
 
 @dataclass(frozen=True)
@@ -159,24 +146,27 @@ def language(lang) -> str:
     return key
 
 
-def kernel_names(functions) -> list[str]:
-    """The registry entries named by ``functions`` (``None``: all), checked."""
+def check_functions(functions, where: str = "") -> tuple[str, ...]:
+    """The registry entries ``functions`` selects (``None``: all, in the registry's order; a
+    name or a sequence of names), each once, or an :class:`InputError` (prefixed with
+    ``where``) listing the names of the registry."""
+    at = f"{where}: " if where else ""
     if functions is None:
-        return list(KERNELS)
+        return tuple(KERNELS)
     if isinstance(functions, str):
-        functions = [functions]
+        functions = (functions,)
     try:
-        names = list(functions)
+        names = tuple(functions)
     except TypeError:
-        raise InputError(f"functions: expected a list of function names, got "
-                         f"{type(functions).__name__}") from None
+        raise InputError(f"{at}functions: expected a name or a list of names of "
+                         f"{', '.join(KERNELS)}, got {type(functions).__name__}") from None
     if not names:
-        raise InputError("functions: empty; give at least one name, or None for all")
-    for n in names:
-        if n not in KERNELS:
-            raise InputError(f"functions: {str(n)[:60]!r} is not a function; they are "
-                             f"{', '.join(KERNELS)}")
-    return list(dict.fromkeys(names))
+        raise InputError(f"{at}functions: empty; give at least one name, or None for all")
+    for name in names:
+        if not isinstance(name, str) or name not in KERNELS:
+            raise InputError(f"{at}functions: {str(name)[:80]!r} is not a function; use "
+                             f"names of {', '.join(KERNELS)}")
+    return tuple(dict.fromkeys(names))
 
 
 def build(robot, functions=None, parameters: str = "baked", name: str | None = None
@@ -187,7 +177,7 @@ def build(robot, functions=None, parameters: str = "baked", name: str | None = N
     if parameters not in PARAMETER_MODES:
         raise InputError(f"parameters: {str(parameters)[:40]!r} is not a mode; use 'baked' "
                          "(numbers in the code) or 'argument' (a vector p)")
-    names = kernel_names(functions)
+    names = check_functions(functions)
     cname = identifier(name if name is not None else robot.name)
     if name is not None and cname != str(name):
         what = ("is reserved in a target language" if reserved(str(name))
@@ -203,7 +193,7 @@ def build(robot, functions=None, parameters: str = "baked", name: str | None = N
     for kind in names:
         spec = KERNELS[kind]
         tape, groups, outputs = trace(chain, spec, params if argument else ())
-        traced.append(TracedFunction(kind, spec.doc, tuple(groups), output_name(kind),
+        traced.append(TracedFunction(kind, spec.doc, tuple(groups), spec.output,
                                      tuple(spec.shape(robot.dof)), tape, tuple(outputs)))
     if robot.convention:
         origin = f"geometry from a {robot.convention} DH table"
@@ -778,5 +768,5 @@ def _matlab_string(text: str) -> str:
     return "'" + visible(text).replace("'", "''") + "'"
 
 
-__all__ = ["LANGUAGES", "PARAMETER_MODES", "OUTPUT_NAMES", "TracedProgram", "TracedFunction",
-           "build", "to_code", "usage", "language", "kernel_names", "input_width"]
+__all__ = ["LANGUAGES", "PARAMETER_MODES", "TracedProgram", "TracedFunction",
+           "build", "to_code", "usage", "language", "check_functions", "input_width"]
