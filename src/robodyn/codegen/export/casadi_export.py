@@ -24,8 +24,8 @@ import re
 
 from ...core.errors import InputError, RobodynError
 from .autodiff import Functions, Program, build_program, check_parameters, evaluate
+from .kernel_program import check_functions
 from .program import identifier
-from .traced import check_functions
 
 #: What to run when CasADi is missing.
 INSTALL = "pip install 'robodyn[casadi]'"
