@@ -93,7 +93,7 @@ def bench(which: str, n: int, calls: int, repeats: int, work: Path) -> list[str]
     eq = robot.equations()
     matrices = {k: v for k, v in equation_matrices(eq).items() if k in TIMED}
     program = program_of(eq, matrices=matrices)
-    files = LANGUAGES["c"][0](program)
+    files = LANGUAGES["c"].closed_forms(program)
     t_export = time.perf_counter() - start
     write_files(files, work)
     name = program.name

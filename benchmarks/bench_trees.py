@@ -30,7 +30,7 @@ from timing import median_time  # benchmarks/timing.py, beside this script
 
 import robodyn as rd
 from robodyn.codegen.emit import live_ops
-from robodyn.codegen.kernel import trace
+from robodyn.codegen.trace import trace
 from robodyn.dynamics import registry
 from robodyn.dynamics.aba import articulated_body
 from robodyn.dynamics.crba import mass_matrix

@@ -430,8 +430,8 @@ def test_mathematica_expressions_read_back(friction_2r):
 # -- API and command line -------------------------------------------------------------
 def test_every_language_names_the_model_convention_and_symbols(friction_2r):
     program = program_of(equations_of(robot_of("planar-3r")))  # CSE once, seven printers
-    for lang, (writer, _) in LANGUAGES.items():
-        for fname, text in writer(program).items():
+    for lang, language in LANGUAGES.items():
+        for fname, text in language.closed_forms(program).items():
             head = text[:1500]
             assert "'planar-3r'" in head and "standard DH" in head, (lang, fname)
             assert "q = (q1, q2, q3)" in head, (lang, fname)

@@ -27,6 +27,7 @@ import pytest
 
 import robodyn as rd
 from conftest import ROOT
+from robodyn.codegen import cache, threads
 from robodyn.codegen import kernel as kernels
 from robodyn.codegen import runner as runner_module
 from robodyn.core.errors import RobodynError
@@ -41,13 +42,13 @@ def fresh_cache(tmp_path, monkeypatch):
     """A new cache directory, and no kernel kept in memory from earlier tests."""
     path = tmp_path / "cache"
     monkeypatch.setenv("ROBODYN_CACHE_DIR", str(path))
-    monkeypatch.setattr(kernels, "_loaded", {})
+    monkeypatch.setattr(cache, "_loaded", {})
     monkeypatch.setattr(runner_module, "_SHARED_KERNELS", type(runner_module._SHARED_KERNELS)())
     return path
 
 
 def test_cache_directory_is_created_private(fresh_cache):
-    assert kernels.cache_dir() == fresh_cache
+    assert cache.cache_dir() == fresh_cache
     assert _mode(fresh_cache) == 0o700
     assert os.stat(fresh_cache).st_uid == os.getuid()
 
@@ -58,7 +59,7 @@ def test_an_open_cache_directory_is_left_alone_and_a_private_subdirectory_used(f
     planted = fresh_cache / "kernels" / f"k_{'0' * 24}.py"
     planted.write_text("raise SystemExit('planted')\n")
     os.chmod(fresh_cache, 0o777)
-    path = kernels.cache_dir()
+    path = cache.cache_dir()
     assert path == fresh_cache / f"robodyn-{os.getuid()}"
     assert _mode(path) == 0o700 and not path.is_symlink()
     assert _mode(fresh_cache) == 0o777  # never chmod-ed
@@ -71,12 +72,12 @@ def test_a_cache_path_that_is_a_file_warns_once_and_uses_a_private_directory(tmp
     target.write_text("x")
     monkeypatch.setenv("ROBODYN_CACHE_DIR", str(target))
     with pytest.warns(RuntimeWarning, match="is not a directory"):
-        path = kernels.cache_dir()
+        path = cache.cache_dir()
     assert path != target and _mode(path) == 0o700
     assert path.name != "robodyn-cache"  # the old shared fallback, $TMPDIR/robodyn-cache
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert kernels.cache_dir() == path  # no second warning
+        assert cache.cache_dir() == path  # no second warning
     assert target.read_text() == "x"  # the user's file is left alone
 
 
@@ -88,7 +89,7 @@ def test_a_cache_directory_of_another_user_is_never_used(tmp_path, monkeypatch):
     os.chown(other, 12345, 12345)
     monkeypatch.setenv("ROBODYN_CACHE_DIR", str(other))
     with pytest.warns(RuntimeWarning, match="belongs to another user"):
-        path = kernels.cache_dir()
+        path = cache.cache_dir()
     assert path != other
 
 
@@ -99,14 +100,14 @@ def test_a_read_only_cache_directory_warns(tmp_path, monkeypatch):
     ro.mkdir(mode=0o500)
     monkeypatch.setenv("ROBODYN_CACHE_DIR", str(ro))
     with pytest.warns(RuntimeWarning, match="not writable"):
-        assert kernels.cache_dir() != ro
+        assert cache.cache_dir() != ro
 
 
 def test_cache_dir_never_falls_back_when_called_repeatedly(fresh_cache):
     # the old shared `.write-test` probe raced between processes and fell back to /tmp
     for _ in range(200):
-        kernels._cache_dirs.clear()
-        assert kernels.cache_dir() == fresh_cache
+        cache._cache_dirs.clear()
+        assert cache.cache_dir() == fresh_cache
     assert not any(p.name.startswith(".write-test") for p in fresh_cache.iterdir())
 
 
@@ -114,11 +115,11 @@ def test_a_planted_kernel_file_is_never_run(fresh_cache, tmp_path):
     marker = tmp_path / "ran"
     source = "def kernel(*args):\n    return -1\n"
     digest = "feedfacefeedfacefeedface"
-    folder = kernels.cache_dir() / "kernels"
+    folder = cache.cache_dir() / "kernels"
     folder.mkdir(exist_ok=True)
     (folder / f"k_{digest}.py").write_text(
         f"open({str(marker)!r}, 'w').write('owned')\n" + source)
-    fn = kernels._load_module(source, digest)
+    fn = cache._load_module(source, digest)
     assert fn() == -1
     assert not marker.exists()
     assert (folder / f"k_{digest}.py").read_text() == source  # repaired
@@ -139,7 +140,7 @@ def test_a_truncated_kernel_file_is_detected_and_repaired(fresh_cache, monkeypat
     for path in files:
         lines = path.read_text().splitlines(keepends=True)
         path.write_text("".join(lines[:-4] + lines[-1:]))  # three statements cut out
-    monkeypatch.setattr(kernels, "_loaded", {})
+    monkeypatch.setattr(cache, "_loaded", {})
     monkeypatch.setattr(runner_module, "_SHARED_KERNELS", type(runner_module._SHARED_KERNELS)())
     again = rd.load("puma560").forward_dynamics(q, qd, tau)
     np.testing.assert_array_equal(again, expected)
@@ -230,12 +231,12 @@ def test_a_bad_thread_count_is_a_clear_error(monkeypatch, value):
 def test_the_thread_pool_grows_to_the_threads_asked_for_and_is_reused(monkeypatch):
     import threading
 
-    monkeypatch.setattr(kernels, "_pool", None)
-    monkeypatch.setattr(kernels, "_pool_workers", 0)
-    two = kernels._get_pool(2)
-    assert kernels._get_pool(2) is two and kernels._get_pool(1) is two
-    three = kernels._get_pool(3)
-    assert three is not two and kernels._get_pool(3) is three
+    monkeypatch.setattr(threads, "_pool", None)
+    monkeypatch.setattr(threads, "_pool_workers", 0)
+    two = threads.shared_pool(2)
+    assert threads.shared_pool(2) is two and threads.shared_pool(1) is two
+    three = threads.shared_pool(3)
+    assert three is not two and threads.shared_pool(3) is three
     # three tasks that wait for each other finish only if three threads run at once
     meet = threading.Barrier(3, timeout=20)
     futures = [three.submit(meet.wait) for _ in range(3)]
@@ -318,7 +319,7 @@ def test_a_shared_directory_of_other_files_is_never_changed(fresh_numpy, monkeyp
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         _check_pendulum_gravity()
-    assert kernels.cache_dir() == shared / SUB
+    assert cache.cache_dir() == shared / SUB
     assert _snapshot(shared, skip=SUB) == before
     # 0700 (a setgid parent passes its setgid bit on, harmless: the group has no access)
     assert _mode(shared / SUB) & 0o777 == 0o700 and not (shared / SUB).is_symlink()
@@ -340,7 +341,7 @@ def test_a_sticky_tmp_is_never_emptied_or_chmod_ed(fresh_numpy, monkeypatch, own
     before = _snapshot(tmp)
     monkeypatch.setenv("ROBODYN_CACHE_DIR", str(tmp))
     _check_pendulum_gravity()
-    assert kernels.cache_dir() == tmp / SUB
+    assert cache.cache_dir() == tmp / SUB
     assert _snapshot(tmp, skip=SUB) == before
     assert _mode(tmp) == 0o1777
 
@@ -384,7 +385,7 @@ def test_the_fence_stops_a_delete_outside(monkeypatch, tmp_path):
 def test_the_real_tmp_keeps_its_mode_and_files(fresh_numpy, monkeypatch):
     tmp = Path("/tmp")
     mine = tmp / SUB
-    if (mine.exists() or mine.is_symlink()) and kernels._private_problem(mine):
+    if (mine.exists() or mine.is_symlink()) and cache._private_problem(mine):
         pytest.skip(f"{mine} is left from elsewhere and is not private")
     existed = mine.exists()
     fd, sentinel = tempfile.mkstemp(dir=tmp, prefix="robodyn-test-sentinel-")
@@ -395,13 +396,13 @@ def test_the_real_tmp_keeps_its_mode_and_files(fresh_numpy, monkeypatch):
         monkeypatch.setenv("ROBODYN_CACHE_DIR", "/tmp")
         with _fence(monkeypatch, mine):
             _check_pendulum_gravity()
-            assert kernels.cache_dir() == mine
+            assert cache.cache_dir() == mine
         assert os.stat(tmp).st_mode == mode
         assert Path(sentinel).read_bytes() == b"keep me"
     finally:
         os.unlink(sentinel)
         if not existed:
-            kernels._remove_own_files(mine)
+            cache._remove_own_files(mine)
 
 
 @posix
@@ -420,7 +421,7 @@ def test_a_planted_subdirectory_symlink_is_never_followed(fresh_numpy, monkeypat
     before = _snapshot(fresh_numpy.parent)
     monkeypatch.setenv("ROBODYN_CACHE_DIR", str(shared))
     with pytest.warns(RuntimeWarning, match=f"{SUB} is a symbolic link"):
-        path = kernels.cache_dir()
+        path = cache.cache_dir()
     assert _mode(path) == 0o700 and not path.is_relative_to(fresh_numpy.parent)
     _check_pendulum_gravity()
     assert _snapshot(fresh_numpy.parent) == before  # nothing written through the link
@@ -445,7 +446,7 @@ def test_a_stale_subdirectory_open_to_others_is_refused_untouched(fresh_numpy, m
     monkeypatch.setenv("ROBODYN_CACHE_DIR", str(shared))
     with pytest.warns(RuntimeWarning, match=f"{SUB} is open to other users .mode {mode:o}.*"
                                             "remove it"):
-        path = kernels.cache_dir()
+        path = cache.cache_dir()
     assert not path.is_relative_to(shared) and _mode(path) == 0o700
     _check_pendulum_gravity()
     assert _snapshot(shared) == before
@@ -460,7 +461,7 @@ def test_a_subdirectory_of_another_user_is_refused(fresh_numpy, monkeypatch):
     before = _snapshot(shared)
     monkeypatch.setenv("ROBODYN_CACHE_DIR", str(shared))
     with pytest.warns(RuntimeWarning, match=f"{SUB} belongs to another user .uid 12345"):
-        path = kernels.cache_dir()
+        path = cache.cache_dir()
     assert not path.is_relative_to(shared)
     _check_pendulum_gravity()
     assert _snapshot(shared) == before
@@ -489,17 +490,17 @@ def test_the_temporary_cache_cleanup_removes_only_robodyn_files(fresh_numpy, tmp
     (fresh_numpy / "kernels" / "__pycache__").mkdir()
     numba_file = fresh_numpy / "kernels" / "__pycache__" / f"{ours[0].stem}.kernel-6.py311.nbi"
     numba_file.write_bytes(b"index")
-    kernels._remove_temporary_cache(fresh_numpy, os.getpid() + 1)  # a forked child: no-op
+    cache._remove_temporary_cache(fresh_numpy, os.getpid() + 1)  # a forked child: no-op
     assert numba_file.exists()
     foreign = _robodyn_files_and_others(fresh_numpy, tmp_path / "outside.txt")
-    kernels._remove_temporary_cache(fresh_numpy, os.getpid())
+    cache._remove_temporary_cache(fresh_numpy, os.getpid())
     assert not numba_file.exists() and not any(p.exists() for p in ours)
     assert all(p.is_symlink() or p.exists() for p in foreign)
     assert (tmp_path / "outside.txt").read_text() == "outside\n"
     # with only robodyn's files in it, the whole directory goes
     for path in foreign:
         path.unlink()
-    kernels._remove_own_files(fresh_numpy)
+    cache._remove_own_files(fresh_numpy)
     assert not fresh_numpy.exists()
 
 
@@ -513,10 +514,10 @@ def test_the_temporary_cache_is_cleaned_at_exit(tmp_path):
         import warnings
         warnings.simplefilter("ignore")
         import numpy as np, robodyn as rd
-        from robodyn.codegen import kernel as kernels
+        from robodyn.codegen import cache
         print(rd.load("pendulum").gravity_torques(np.array([[0.3]])).item())
-        print(kernels.cache_dir())
-        (kernels.cache_dir() / "kernels" / "mine.txt").write_text("mine")
+        print(cache.cache_dir())
+        (cache.cache_dir() / "kernels" / "mine.txt").write_text("mine")
     """
     result = _run(code, env, timeout=60)
     assert result.returncode == 0, result.stderr
@@ -539,7 +540,7 @@ def test_a_numba_purge_removes_only_numba_files_of_that_kernel(tmp_path):
         path.write_bytes(b"x")
     link = folder / f"k_{DIGEST}.kernel-7.py311.nbi"
     os.symlink(tmp_path / "outside", link)
-    kernels._purge_numba_cache(tmp_path / "kernels" / f"k_{DIGEST}.py")
+    cache._purge_numba_cache(tmp_path / "kernels" / f"k_{DIGEST}.py")
     assert not any(p.exists() for p in own)
     assert all(p.exists() for p in others) and link.is_symlink()
     assert (tmp_path / "outside").read_text() == "outside\n"
@@ -549,7 +550,7 @@ _AS_NOBODY = """
     import json, os, sys, warnings
     from pathlib import Path
     import numpy as np, robodyn as rd
-    from robodyn.codegen import kernel as kernels
+    from robodyn.codegen import cache
     os.setgroups([])
     os.setgid(65534)
     os.setuid(65534)
@@ -557,12 +558,12 @@ _AS_NOBODY = """
     out = {}
     for name in sys.argv[1:]:
         os.environ["ROBODYN_CACHE_DIR"] = name
-        kernels._cache_dirs.clear()
-        kernels._loaded.clear()
+        cache._cache_dirs.clear()
+        cache._loaded.clear()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             tau = rd.load("pendulum").gravity_torques(np.array([[0.4]])).item()
-        out[name] = [str(kernels.cache_dir()), [str(w.message) for w in caught],
+        out[name] = [str(cache.cache_dir()), [str(w.message) for w in caught],
                      tau - v["m"] * v["g"] * v["l"] * np.sin(0.4)]
     print(json.dumps(out))
 """

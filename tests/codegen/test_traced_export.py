@@ -23,8 +23,10 @@ import pytest
 import robodyn as rd
 from conftest import MODEL_NAMES, random_states
 from robodyn.cli import main as cli_main
-from robodyn.codegen.export import traced
-from robodyn.codegen.export.traced import LANGUAGES, build, to_code
+from robodyn.codegen.export import c as c_export
+from robodyn.codegen.export.kernel_program import build
+from robodyn.codegen.export.languages import KERNEL_LANGUAGES
+from robodyn.codegen.export.traced import to_code
 from robodyn.core.errors import InputError, RobodynError
 from robodyn.dynamics.registry import KERNELS
 
@@ -77,7 +79,7 @@ def test_c_is_warning_free_c99(mode, tmp_path, monkeypatch):
     cc = _cc()
     robot = rd.load("rp-arm")  # a prismatic and a revolute joint, friction: every op kind
     if mode == "argument":  # long programs in parts (the Panda's), here with short parts
-        monkeypatch.setattr(traced, "PART", 40)
+        monkeypatch.setattr(c_export, "PART", 40)
     files = robot.to_code("c", parameters=mode)
     assert ("static void rp_arm_inverse_dynamics_derivatives_part1(" in files["rp_arm.c"]) \
         == (mode == "argument")
@@ -150,7 +152,7 @@ def test_compiled_c_equals_the_core_for_urdf_arms(arm, mode, request, monkeypatc
 def test_compile_c_batches_and_broadcasts(numpy_backend, monkeypatch):
     _cc()
     robot = rd.load("planar-2r")
-    monkeypatch.setattr(traced, "PART", 7)  # values pass between parts through the scratch
+    monkeypatch.setattr(c_export, "PART", 7)  # values pass between parts through the scratch
     k = robot.compile_c(["inverse_dynamics", "kinetic_energy", "mass_matrix"])
     assert "planar_2r_inverse_dynamics_part2(" in k.files["planar_2r.c"]
     assert k.names == ("inverse_dynamics", "kinetic_energy", "mass_matrix")
@@ -260,7 +262,7 @@ def test_cpp_export_equals_the_core(mode, numpy_backend, tmp_path, monkeypatch):
     # every kind of result (vector, matrix, scalar, 6 x n, 3 indices), long ones in parts
     functions = ["inverse_dynamics_contact", "forward_dynamics", "mass_matrix",
                  "kinetic_energy", "jacobian", "inverse_dynamics_derivatives"]
-    monkeypatch.setattr(traced, "PART", 10)
+    monkeypatch.setattr(c_export, "PART", 10)
     prog = build(robot, functions, mode)
     for fname, text in to_code(robot, "cpp", functions, parameters=mode).items():
         assert "namespace detail" in text
@@ -296,7 +298,7 @@ def test_cpp_export_equals_the_core(mode, numpy_backend, tmp_path, monkeypatch):
 
 
 # -- every language: the text -----------------------------------------------------------------
-@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("lang", KERNEL_LANGUAGES)
 def test_every_language_names_the_model_and_its_parameters(lang):
     robot = rd.load("planar-2r")
     files = robot.to_code(lang, ["inverse_dynamics", "mass_matrix"], parameters="argument")

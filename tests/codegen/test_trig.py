@@ -122,3 +122,23 @@ def test_blocked_kernels_fix_up_large_angles_as_the_per_sample_ones(kind, monkey
     reference = numpy(p, *args[kind])
     np.testing.assert_allclose(per_sample, reference, rtol=1e-12,
                                atol=1e-12 * np.abs(reference).max())
+
+
+def test_every_compiled_kernel_names_the_hash_of_trig_py():
+    """The kernels' text (the key of the disk cache) carries a hash of trig.py's source, so
+    an edit there compiles new kernels instead of loading machine code of the old
+    statements; no version is raised by hand."""
+    import hashlib
+    from pathlib import Path
+
+    from robodyn.codegen import emit
+    from robodyn.codegen.trace import trace
+    from robodyn.dynamics.registry import KERNELS
+
+    digest = hashlib.sha256(Path(trig.__file__).read_bytes()).hexdigest()[:12]
+    assert emit.TRIG_DIGEST == digest
+    chain = rd.load("pendulum").runner.numeric_chain
+    tape, groups, outputs = trace(chain, KERNELS["gravity_torques"])
+    header = f"from robodyn.codegen import trig  # trig {digest}"
+    assert header in emit.numba_source(tape, groups, outputs, 0).splitlines()
+    assert header in emit.numba_block_source(tape, groups, outputs, 0).splitlines()

@@ -543,15 +543,15 @@ def test_every_language_names_its_module_with_the_identifier(pendulum_eq):
     program = program_of(_named(pendulum_eq, "end"))
     assert program.name == "end_"
     heads = {lang: "\n".join(STRIP[lang](t) if lang not in ("python", "mathematica") else t
-                             for t in writer(program).values())
-             for lang, (writer, _) in LANGUAGES.items()}
+                             for t in language.closed_forms(program).values())
+             for lang, language in LANGUAGES.items()}
     assert "module end_\n" in heads["julia"] and "namespace end_ {" in heads["cpp"]
     assert "public final class end_ {" in heads["java"]
     assert 'BeginPackage["End`"]' in heads["mathematica"]
     assert "function tau = end__inverse_dynamics(" in heads["matlab"]
     assert program_of(_named(pendulum_eq, "system")).name == "system"
-    ctx = "\n".join(LANGUAGES["mathematica"][0](program_of(_named(pendulum_eq, "system")))
-                    .values())
+    ctx = "\n".join(LANGUAGES["mathematica"].closed_forms(
+        program_of(_named(pendulum_eq, "system"))).values())
     assert 'BeginPackage["SystemRobot`"]' in ctx
 
 

@@ -25,8 +25,8 @@ from test_hostile_names import (  # noqa: E402 - tests/model is on sys.path
 
 import robodyn as rd
 from robodyn.codegen.export.files import is_ours
+from robodyn.codegen.export.languages import KERNEL_LANGUAGES
 from robodyn.codegen.export.program import RESERVED_IDENTIFIERS, identifier
-from robodyn.codegen.export.traced import LANGUAGES
 from robodyn.model.names import MARKER
 
 FUNCTIONS = ["inverse_dynamics", "mass_matrix", "forward_dynamics", "kinetic_energy"]
@@ -44,7 +44,7 @@ def _code(text: str, lang: str):
     return code
 
 
-@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("lang", KERNEL_LANGUAGES)
 @pytest.mark.parametrize("mode", ["baked", "argument"])
 def test_hostile_model_and_symbol_names_stay_in_the_comment(lang, mode, pendulum, tmp_path):
     hostile = _past_the_check(_hostile_symbol_robot(pendulum, HOSTILE_SYMBOL),
@@ -78,7 +78,7 @@ def test_identifiers_from_names_are_safe_in_every_language(model_name, expected,
     assert re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", ident) and ident not in RESERVED_IDENTIFIERS
     if expected is not None:
         assert ident == expected
-    for lang in LANGUAGES:
+    for lang in KERNEL_LANGUAGES:
         for fname in robot.to_code(lang, ["gravity_torques"]):
             assert fname.startswith(ident), (lang, fname)
 

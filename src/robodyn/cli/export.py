@@ -69,6 +69,7 @@ def add_export_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    from ..codegen.export import LANGUAGES
     from .common import load_model
 
     if (args.urdf is None) == (args.lang is None):
@@ -78,8 +79,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
     if args.lang is not None and not args.closed_form:
         if args.method is not None:
             args.command_parser.error("--method applies to the closed forms: add --closed-form")
-        if args.lang == "mathematica":
-            args.command_parser.error("mathematica has the closed forms only: add --closed-form")
+        if LANGUAGES[args.lang].kernels is None:
+            args.command_parser.error(f"{args.lang} has the closed forms only: add --closed-form")
     elif args.functions is not None:
         args.command_parser.error("--functions applies to the compiled kernels (--lang without "
                                   "--closed-form)")
@@ -105,7 +106,7 @@ def _export_code(robot, args: argparse.Namespace) -> int:
 
     eq = robot.equations(method=args.method or "lagrange")
     program = program_of(eq, args.parameters, args.name)
-    files = LANGUAGES[args.lang][0](program)
+    files = LANGUAGES[args.lang].closed_forms(program)
     paths = write_files(files, args.out, force=args.force)
     print(f"robodyn: wrote {visible(robot.name)} ({robot.dof} joints, {args.lang}, parameters "
           f"{args.parameters}): " + ", ".join(str(p) for p in paths), file=sys.stderr)
@@ -116,16 +117,15 @@ def _export_code(robot, args: argparse.Namespace) -> int:
 
 
 def _export_kernels(robot, args: argparse.Namespace) -> int:
-    from ..codegen.export import write_files
-    from ..codegen.export.traced import build, usage
+    from ..codegen.export import LANGUAGES, write_files
+    from ..codegen.export.kernel_program import build
+    from ..codegen.export.traced import usage
 
     functions = None
     if args.functions is not None:
         functions = [f.strip() for f in args.functions.split(",") if f.strip()]
     prog = build(robot, functions, args.parameters, args.name)
-    from ..codegen.export.traced import WRITERS
-
-    files = WRITERS[args.lang](prog)
+    files = LANGUAGES[args.lang].kernels(prog)
     paths = write_files(files, args.out, force=args.force)
     print(f"robodyn: wrote {visible(robot.name)} ({robot.dof} joints, {args.lang}, "
           f"{len(prog.functions)} compiled kernels, parameters {args.parameters}): "

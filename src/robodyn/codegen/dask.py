@@ -8,7 +8,7 @@ so the work is the compiled kernel, run wherever Dask schedules the chunk: in
 threads, or in the processes of a ``dask.distributed`` cluster. The robot's
 :class:`~robodyn.codegen.runner.Runner` travels to the workers by pickle without
 its compiled kernels; a worker traces the algorithm again and loads the machine
-code from the on-disk kernel cache (:mod:`robodyn.codegen.kernel`), compiling it
+code from the on-disk kernel cache (:mod:`robodyn.codegen.cache`), compiling it
 once if it is not there. A non-finite input is named by its index in the whole
 array, as the NumPy call names it, and a worker does not log robodyn's errors that
 the client raises.

@@ -24,7 +24,9 @@ Both flavours run only the instructions the outputs need (:func:`live_ops`).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
+from importlib import resources
 
 from .tape import Tape, Var
 
@@ -35,17 +37,19 @@ _PACKED = {"add", "sub", "mul", "div", "neg", "sqrt", "sign"}
 #: Sine and cosine: arithmetic of :mod:`robodyn.codegen.trig` in the compiled flavours (the
 #: blocked one runs them packed, then the C library for the arguments they do not cover).
 _TRIG = ("sin", "cos")
-#: The version of :mod:`robodyn.codegen.trig`'s statements, in every compiled kernel's text:
-#: a change there is a new kernel, not a stale cache entry. (Here, not there: this module
-#: does not import Numba.)
-TRIG_VERSION = 1
+#: The first 12 hex digits of the SHA-256 of :mod:`robodyn.codegen.trig`'s source, in every
+#: compiled kernel's text (the key of the kernel cache): an edit of trig.py is a new
+#: kernel, not a stale cache entry, with no version to raise by hand. Read as a file of the
+#: package, not imported: trig imports Numba, this module does not.
+TRIG_DIGEST = hashlib.sha256(
+    resources.files(__package__).joinpath("trig.py").read_bytes()).hexdigest()[:12]
 #: Arguments at most this large in magnitude take :mod:`~robodyn.codegen.trig`'s reduction
 #: (``2^20 pi/2`` is fdlibm's bound for its three-part ``pi/2``; 1.5 * 2^20 is below it);
 #: larger ones, infinity and NaN the C library's ``sin`` and ``cos``.
 TRIG_LIMIT = 1572864.0
 #: The header of a compiled kernel module.
 _HEADER = ["import math", "import numpy as np", "from numba import njit",
-           f"from robodyn.codegen import trig  # trig v{TRIG_VERSION}"]
+           f"from robodyn.codegen import trig  # trig {TRIG_DIGEST}"]
 #: Samples per block of a blocked kernel (:func:`numba_block_source`): 4 AVX2 vectors.
 BLOCK = 16
 #: A kernel with more outputs than this writes them through a scratch row and a table

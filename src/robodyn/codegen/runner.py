@@ -24,7 +24,8 @@ import numpy as np
 from ..core.errors import InputError, ModelError, RobodynError
 from ..dynamics.registry import KERNELS, input_width, kernel_spec, lookup, output_shape
 from ..model.chain import Chain
-from .kernel import Kernel, NonFiniteResult, backend, generated_function
+from .cache import generated_function
+from .kernel import Kernel, NonFiniteResult, backend
 
 __all__ = ["Runner", "KernelHandle"]
 

@@ -32,8 +32,8 @@ from numba import njit
 
 from .emit import TRIG_LIMIT as LIMIT
 
-# A change of the statements here must raise robodyn.codegen.emit.TRIG_VERSION (the kernels'
-# cache key).
+# Every compiled kernel's text carries a hash of this file (robodyn.codegen.emit.TRIG_DIGEST,
+# the kernels' cache key): an edit here recompiles them, no version to raise.
 __all__ = ["LIMIT", "sin", "cos", "sincos", "sin_packed", "cos_packed", "sincos_packed"]
 
 _INVPIO2 = 6.36619772367581382433e-01

@@ -5,7 +5,7 @@ Each :class:`KernelSpec` names the scalar algorithm, its per-sample inputs (in c
 order), the shape of its result (from the chain's ``nv`` and its number of links), a
 one-line docstring (the equation) and, for a function that can also take the
 end-effector wrench, the name of its ``h_e`` variant: the same algorithm with ``h_e`` as one more
-input (``inverse_dynamics_contact``). The tracer (:mod:`robodyn.codegen.kernel`) records
+input (``inverse_dynamics_contact``). The tracer (:mod:`robodyn.codegen.trace`) records
 ``algorithm(chain, ops=tape, **inputs)`` into a compiled kernel, and
 :class:`~robodyn.Robot` checks and batches the arrays it is given from the same entry.
 
@@ -111,6 +111,12 @@ class KernelSpec:
     ``contact``: the name of its ``h_e`` variant (``None``: it has none, or it is one);
     ``closed_form``: what its closed form is called (``None``: no closed form, or a
     variant, whose closed form is its base entry's).
+
+    What the exporters (:mod:`robodyn.codegen.export`) call its result: ``output``, the
+    name of the whole result (``tau``, ``M``; the argument a C function writes it into);
+    ``parts``, for a result that stacks several along its first axis (the derivatives'
+    triple, the torque parts), the name of each, as the :class:`~robodyn.Robot` method
+    returns them one by one (JAX and CasADi functions return them so).
     """
 
     algorithm: Callable
@@ -121,6 +127,8 @@ class KernelSpec:
     contact: str | None = None
     closed_form: ClosedForm | None = None
     wrenches: int = 1  # frames whose wrenches ``h_e`` holds (a per-frame variant: several)
+    output: str = "out"
+    parts: tuple[str, ...] = ()
 
 
 def input_width(name: str, chain, wrenches: int = 1) -> int:
@@ -199,9 +207,14 @@ def _registry(*specs: KernelSpec) -> dict[str, KernelSpec]:
     return out
 
 
-def _entry(name, algorithm, inputs, shape, doc, contact=False, closed_form=None):
+def _entry(name, algorithm, inputs, shape, doc, contact=False, closed_form=None, output=None,
+           parts=()):
+    """An entry of :data:`KERNELS`; its result is named ``output``, else as its closed form's."""
+    if output is None:
+        output = (closed_form.output if closed_form is not None else "") or "out"
     return KernelSpec(algorithm, inputs, shape, name, doc,
-                      f"{name}_contact" if contact else None, closed_form)
+                      f"{name}_contact" if contact else None, closed_form,
+                      output=output, parts=tuple(parts))
 
 
 #: Every compiled function, by name (the exporters write them in this order).
@@ -211,7 +224,7 @@ KERNELS: dict[str, KernelSpec] = _registry(
            contact=True, closed_form=TORQUES),
     _entry("forward_dynamics", forward_dynamics, ("q", "qd", "tau"), _vector,
            "joint accelerations qdd = M(q)^-1 (tau - C(q, qd) qd - friction(qd) - g(q))",
-           contact=True),
+           contact=True, output="qdd"),
     _entry("mass_matrix", mass_matrix, ("q",), _square, "joint-space inertia matrix M(q)",
            closed_form=INERTIA),
     _entry("coriolis_matrix", coriolis_matrix, ("q", "qd"), _square,
@@ -222,32 +235,38 @@ KERNELS: dict[str, KernelSpec] = _registry(
     _entry("friction_torques", friction_torques, ("qd",), _vector,
            "friction torques F_v qd + F_s sign(qd)", closed_form=FRICTION),
     _entry("forward_kinematics", forward_kinematics, ("q",), lambda n, links: (3, 4),
-           "end-effector pose [R(q) | p(q)], the top rows of T_0e"),
+           "end-effector pose [R(q) | p(q)], the top rows of T_0e", output="T_0e"),
     _entry("jacobian", jacobian, ("q",), lambda n, links: (6, n),
-           "geometric Jacobian J(q), (v_e, w_e) = J(q) qd"),
+           "geometric Jacobian J(q), (v_e, w_e) = J(q) qd", output="J"),
     _entry("torque_parts", torque_parts, ("q", "qd", "qdd"), _parts,
-           "the terms of tau: M qdd, C qd, g, friction, J^T h_e, and their sum", contact=True),
+           "the terms of tau: M qdd, C qd, g, friction, J^T h_e, and their sum", contact=True,
+           output="parts", parts=TORQUE_PARTS),
     _entry("kinetic_energy", kinetic_energy, ("q", "qd"), _scalar,
-           "kinetic energy T(q, qd) = 1/2 qd^T M(q) qd", closed_form=KINETIC_ENERGY),
+           "kinetic energy T(q, qd) = 1/2 qd^T M(q) qd", closed_form=KINETIC_ENERGY,
+           output="T"),
     _entry("potential_energy", potential_energy, ("q",), _scalar,
-           "potential energy U(q) = -sum_i m_i g0^T p_ci", closed_form=POTENTIAL_ENERGY),
+           "potential energy U(q) = -sum_i m_i g0^T p_ci", closed_form=POTENTIAL_ENERGY,
+           output="U"),
     _entry("regressor", regressor_full, ("q", "qd", "qdd"),
            lambda n, links: (n, PARAMETERS_PER_JOINT * links),
            "regressor Y(q, qd, qdd), tau = Y pi",
            closed_form=REGRESSOR),
     # derivatives (forward-mode over the traced program, dynamics/derivatives.py)
     _entry("inverse_dynamics_derivatives", inverse_dynamics_derivatives, ("q", "qd", "qdd"),
-           _derivatives, "dtau/dq, dtau/dqd, dtau/dqdd = M(q)", contact=True),
+           _derivatives, "dtau/dq, dtau/dqd, dtau/dqdd = M(q)", contact=True,
+           output="dtau", parts=("dtau_dq", "dtau_dqd", "dtau_dqdd")),
     _entry("forward_dynamics_derivatives", forward_dynamics_derivatives, ("q", "qd", "tau"),
-           _derivatives, "dqdd/dq, dqdd/dqd, dqdd/dtau = M(q)^-1", contact=True),
-    _entry("mass_matrix_derivatives", mass_matrix_derivatives, ("q",), lambda n, links: (n, n, n),
-           "dM/dq, [i][j][k] = dM_ij/dq_k"),
+           _derivatives, "dqdd/dq, dqdd/dqd, dqdd/dtau = M(q)^-1", contact=True,
+           output="dqdd", parts=("dqdd_dq", "dqdd_dqd", "dqdd_dtau")),
+    _entry("mass_matrix_derivatives", mass_matrix_derivatives, ("q",),
+           lambda n, links: (n, n, n), "dM/dq, [i][j][k] = dM_ij/dq_k", output="dM_dq"),
     _entry("jacobian_derivative", jacobian_derivative, ("q", "qd"), lambda n, links: (6, n),
-           "dJ/dt = sum_k dJ/dq_k qd_k"),
+           "dJ/dt = sum_k dJ/dq_k qd_k", output="Jdot"),
     _entry("centroidal_momentum", centroidal_momentum, ("q", "qd"), lambda n, links: (6,),
-           "centroidal momentum h_G = A_G(q) v (world axes, about the centre of mass)"),
+           "centroidal momentum h_G = A_G(q) v (world axes, about the centre of mass)",
+           output="h_G"),
     _entry("centroidal_matrix", centroidal_matrix, ("q",), lambda n, links: (6, n),
-           "centroidal momentum matrix A_G(q)"),
+           "centroidal momentum matrix A_G(q)", output="A_G"),
 )
 
 

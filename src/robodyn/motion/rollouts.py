@@ -34,8 +34,9 @@ import warnings
 import numpy as np
 
 from ..codegen import kernel as kernel_module
-from ..codegen.kernel import generated_function, run_in_threads, thread_count
+from ..codegen.cache import generated_function
 from ..codegen.loops import rollouts_source
+from ..codegen.threads import run_in_threads, thread_count
 from ..core.errors import InputError, ModelError, RobodynError, excerpt, warn
 from ..core.progress import tracker
 from ..dynamics.steps import RK4, SEMI_IMPLICIT_EULER

@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..codegen.kernel import generated_function
+from ..codegen.cache import generated_function
 from ..codegen.loops import loop_source
 from ..core.display import number, numbers, png, span
 from ..core.errors import InputError, RobodynError, excerpt, positive_number, warn, whole_number

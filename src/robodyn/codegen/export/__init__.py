@@ -10,7 +10,9 @@ files), ``java`` (a class of static methods), ``julia`` (a module) and ``mathema
 (and ``regressor(q, qd, qdd) -> Y`` where the equations have one), prefixed with the
 model's name where the language has no modules (C: ``NAME_mass_matrix``; MATLAB:
 ``NAME_mass_matrix.m``). How they are built: :mod:`.program`; printing: SymPy's code
-printers (:mod:`.printers`) inside small per-language writers.
+printers (:mod:`.printers`) inside small per-language writers, one module a language
+beside its writer of the compiled kernels (:mod:`.traced`), all listed in
+:data:`.languages.LANGUAGES`.
 """
 
 from __future__ import annotations
@@ -20,38 +22,14 @@ from pathlib import Path
 
 import sympy as sp
 
-from ...core.errors import InputError
 from ...core.progress import ProgressOption
-from . import c, java, julia, mathematica, matlab, python
 from . import files as files_
+from .languages import LANGUAGES, language
 from .program import FUNCTIONS, MARKER, PARAMETER_MODES, Program, build_program, equation_matrices
-
-#: language -> (writer, usage text)
-LANGUAGES = {
-    "python": (python.write, python.usage),
-    "c": (c.write_c, c.usage_c),
-    "cpp": (c.write_cpp, c.usage_cpp),
-    "matlab": (matlab.write, matlab.usage),
-    "java": (java.write, java.usage),
-    "julia": (julia.write, julia.usage),
-    "mathematica": (mathematica.write, mathematica.usage),
-}
-_ALIASES = {"c++": "cpp", "cxx": "cpp", "octave": "matlab", "numpy": "python",
-            "wolfram": "mathematica", "py": "python", "jl": "julia", "m": "matlab"}
 
 __all__ = ["LANGUAGES", "PARAMETER_MODES", "FUNCTIONS", "export_code", "program_of",
            "write_files", "usage", "language", "build_program", "equation_matrices", "Program",
            "MARKER"]
-
-
-def language(lang: str) -> str:
-    """The canonical name of ``lang`` (``"C++"`` -> ``"cpp"``), or an InputError."""
-    key = str(lang).strip().lower()
-    key = _ALIASES.get(key, key)
-    if key not in LANGUAGES:
-        raise InputError(f"lang: {str(lang)[:40]!r} is not a language; use one of "
-                         f"{', '.join(LANGUAGES)}")
-    return key
 
 
 def program_of(eq, parameters: str = "baked", name: str | None = None,
@@ -79,13 +57,13 @@ def export_code(eq, lang: str, parameters: str = "baked", name: str | None = Non
     ``progress`` counts the functions prepared (:mod:`robodyn.core.progress`: a bar on a
     terminal by default, ``False`` for none, or a callable ``(done, total, label)``).
     """
-    writer, _ = LANGUAGES[language(lang)]
+    writer = LANGUAGES[language(lang)].closed_forms
     return writer(program_of(eq, parameters, name, values, matrices, progress))
 
 
 def usage(lang: str, program: Program, directory: str) -> str:
     """How to compile/load the files written to ``directory`` and call them."""
-    return LANGUAGES[language(lang)][1](program, str(directory))
+    return LANGUAGES[language(lang)].closed_forms_usage(program, str(directory))
 
 
 def write_files(files: Mapping[str, str], directory: str | Path, force: bool = False,

@@ -2,7 +2,7 @@
 the layout of their results, and a walk over a tape with any arithmetic.
 
 Both exports run the straight-line programs robodyn's own kernels run
-(:func:`robodyn.codegen.kernel.trace` of an entry of
+(:func:`robodyn.codegen.trace.trace` of an entry of
 :data:`~robodyn.dynamics.registry.KERNELS`), walking the tape instruction by instruction
 with the other library's operations (:func:`evaluate`): no source text is generated or
 executed. Parameters ``"baked"``: the program of the numeric chain (the robot's values
@@ -23,37 +23,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from ...core.errors import InputError, RobodynError
-from ...dynamics.inverse_dynamics import TORQUE_PARTS
 from ...dynamics.registry import KERNELS, output_shape
 from ...dynamics.regressor import parameter_columns
 from ..emit import live_ops
-from ..kernel import trace
 from ..tape import Tape, Var
+from ..trace import trace
 
 PARAMETER_MODES = ("baked", "argument")
-
-#: The names of the results of each function (as ``robot.<function>`` returns them).
-OUTPUT_NAMES: dict[str, tuple[str, ...]] = {
-    "inverse_dynamics": ("tau",),
-    "forward_dynamics": ("qdd",),
-    "mass_matrix": ("M",),
-    "coriolis_matrix": ("C",),
-    "gravity_torques": ("g",),
-    "friction_torques": ("tau_f",),
-    "forward_kinematics": ("T_0e",),
-    "jacobian": ("J",),
-    "torque_parts": tuple(TORQUE_PARTS),
-    "kinetic_energy": ("T",),
-    "potential_energy": ("U",),
-    "regressor": ("Y",),
-    "inverse_dynamics_derivatives": ("dtau_dq", "dtau_dqd", "dtau_dqdd"),
-    "forward_dynamics_derivatives": ("dqdd_dq", "dqdd_dqd", "dqdd_dtau"),
-    "mass_matrix_derivatives": ("dM_dq",),
-    "jacobian_derivative": ("Jdot",),
-}
-# the h_e variants return what their base entries do
-OUTPUT_NAMES.update({spec.contact: OUTPUT_NAMES[name] for name, spec in KERNELS.items()
-                     if spec.contact and name in OUTPUT_NAMES})
 
 #: What a :class:`Program` item is: an index into the traced outputs, or a constant.
 Item = int | float
@@ -89,25 +65,6 @@ class Program:
         return sum(live_ops(self.tape, self.outputs))
 
 
-def check_functions(functions, where: str) -> tuple[str, ...]:
-    """The registry names ``functions`` selects (``None``: all, in the registry's order; a
-    name or a sequence of names), or an :class:`InputError` naming the unknown one."""
-    if functions is None:
-        return tuple(KERNELS)
-    if isinstance(functions, str):
-        functions = (functions,)
-    try:
-        names = tuple(functions)
-    except TypeError:
-        raise InputError(f"{where}: functions: expected a name or a list of names of "
-                         f"{', '.join(KERNELS)}, got {type(functions).__name__}") from None
-    for name in names:
-        if not isinstance(name, str) or name not in KERNELS:
-            raise InputError(f"{where}: functions: {str(name)[:80]!r} is not a function; use "
-                             f"names of {', '.join(KERNELS)}")
-    return tuple(dict.fromkeys(names))
-
-
 def check_parameters(parameters, where: str) -> str:
     if parameters not in PARAMETER_MODES:
         raise InputError(f"{where}: parameters: {str(parameters)[:40]!r} is not a mode; use "
@@ -119,11 +76,12 @@ def check_parameters(parameters, where: str) -> str:
 def layout(name: str, dof: int, chain) -> tuple[Output, ...]:
     """The results of function ``name`` for a chain of ``dof`` joints, as the
     :class:`~robodyn.Robot` method of that name gives them, from the flat outputs of the
-    registry entry (row-major in ``spec.shape(dof)``)."""
+    registry entry (row-major in ``spec.shape(dof)``), named as the entry's ``parts`` (a
+    stack of results) or its ``output``."""
     spec = KERNELS[name]
     shape = output_shape(spec, chain)
     size = math.prod(shape)
-    names = OUTPUT_NAMES.get(name, ("out",))
+    names = spec.parts or (spec.output,)
     base = name.removesuffix("_contact")
     if base == "forward_kinematics":  # the bottom row [0 0 0 1] of the pose
         return (Output(names[0], (4, 4), (*range(12), 0.0, 0.0, 0.0, 1.0)),)

@@ -23,7 +23,8 @@ import math
 import re
 
 from ...core.errors import InputError, RobodynError
-from .autodiff import Functions, Program, build_program, check_functions, check_parameters, evaluate
+from .autodiff import Functions, Program, build_program, check_parameters, evaluate
+from .kernel_program import check_functions
 from .program import identifier
 
 #: What to run when CasADi is missing.

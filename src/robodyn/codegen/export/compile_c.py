@@ -1,6 +1,6 @@
 """The C export built and loaded in one call: ``robot.compile_c()`` -> Python callables.
 
-robodyn writes the C files of :func:`.traced.write_c` and a small batch driver of its own
+robodyn writes the C files of :func:`.c.write_c_kernels` and a small batch driver of its own
 into a private temporary directory it creates (mode 0700), runs the C compiler found on
 ``PATH`` (``cc``, ``gcc`` or ``clang``, or the one given) on exactly those files, loads the
 shared library it produced there with :mod:`ctypes` and deletes what it wrote. Nothing
@@ -24,7 +24,8 @@ import numpy as np
 
 from ...core.errors import InputError, RobodynError
 from ..runner import as_real_array
-from .traced import TracedProgram, build, write_c
+from .c import write_c_kernels
+from .kernel_program import TracedProgram, build
 
 #: The compilers looked for on PATH, in this order.
 COMPILERS = ("cc", "gcc", "clang")
@@ -178,7 +179,7 @@ def compile_c(robot, functions=None, parameters: str = "baked", compiler: str | 
                              "with -)")
     cc = find_compiler(compiler)
     prog = build(robot, functions, parameters)
-    files = write_c(prog)
+    files = write_c_kernels(prog)
     driver = f"{prog.name}_robodyn_batch.c"
     sources = {**files, driver: _driver(prog)}
     folder = Path(tempfile.mkdtemp(prefix="robodyn-cc-"))  # private: mode 0700, unique

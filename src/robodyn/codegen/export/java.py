@@ -1,13 +1,22 @@
 """Java: one class ``NAME`` (file ``NAME.java``) of static methods on primitive arrays,
 ``double[] inverse_dynamics(double[] q, double[] qd, double[] qdd)``,
 ``double[][] mass_matrix(double[] q)``, ...; ``double[] p`` first with parameters as an
-argument."""
+argument. The compiled kernels (:func:`write_kernels`): the same class of static methods on
+``double[]``, results flat and row-major."""
 
 from __future__ import annotations
 
 import shlex
 
 from .base import body, comment, java_string, signature_args
+from .kernel_program import (
+    Syntax,
+    TracedProgram,
+    c_constant,
+    expression,
+    shape_text,
+    ternary_sign,
+)
 from .printers import JavaPrinter
 from .program import Program
 
@@ -101,3 +110,65 @@ def usage(program: Program, directory: str) -> str:
     p = "p, " if program.argument else ""
     return (f"javac -d classes {shlex.quote(f'{directory}/{program.name}.java')}\n"
             f"double[] tau = {program.name}.inverse_dynamics({p}q, qd, qdd);")
+
+
+# -- the compiled kernels ---------------------------------------------------------------------
+#: How Java spells a tape's instructions.
+KERNEL_SYNTAX = Syntax(lambda x: c_constant(x, "Double.POSITIVE_INFINITY", "Double.NaN"),
+                       {"sin": "Math.sin", "cos": "Math.cos", "sqrt": "Math.sqrt"}, "Math.pow",
+                       ternary_sign)
+
+#: Statements per part of a kernel's method (the JVM limits a method to 64 kB of bytecode).
+_JAVA_PART = 1500
+
+
+def write_kernels(prog: TracedProgram) -> dict[str, str]:
+    """The compiled kernels: ``NAME.java``, a class of static methods on ``double[]``
+    (results flat, row-major); long programs run in private parts over a scratch array, as
+    a method's bytecode is limited to 64 kB."""
+    name = prog.name
+    syntax = KERNEL_SYNTAX
+    out = [prog.comment("java").rstrip("\n"), f"public final class {name} {{",
+           f"    private {name}() {{}}", "", f"    public static final int DOF = {prog.dof};"]
+    if prog.argument:
+        out.append("    public static final double[] DEFAULT_PARAMETERS = {"
+                   + ", ".join(map(repr, prog.values)) + "};")
+    for f in prog.functions:
+        stmts = f.statements()
+        slot = {i: k for k, (i, _) in enumerate(stmts)}
+        args = prog.args(f)
+        ops = f.tape.ops
+
+        def ref(i, ops=ops, slot=slot):
+            op = ops[i]
+            if op[0] == "in":
+                arr = op[1].rstrip("0123456789")
+                return f"{arr}[{op[1][len(arr):]}]"
+            return f"t[{slot[i]}]"
+
+        params = ", ".join(f"double[] {a}" for a in args)
+        out += ["", f"    /** {f.doc}; result flat, row-major, {shape_text(f.shape)}. */",
+                f"    public static double[] {f.name}({params}) {{",
+                f"        final double[] t = new double[{max(1, len(stmts))}];"]
+        parts = [stmts[k:k + _JAVA_PART] for k in range(0, len(stmts), _JAVA_PART)]
+        call_args = ", ".join(["t", *args])
+        out += [f"        {f.name}_part{k}({call_args});" for k in range(len(parts))]
+        out.append(f"        final double[] {f.output} = new double[{f.size}];")
+        for k, v in enumerate(f.outputs):
+            value = ref(v.i) if hasattr(v, "i") else syntax.const(float(v))
+            out.append(f"        {f.output}[{k}] = {value};")
+        out += [f"        return {f.output};", "    }"]
+        for k, part in enumerate(parts):
+            out += ["", f"    private static void {f.name}_part{k}(double[] t, {params}) {{"]
+            out += [f"        t[{slot[i]}] = {expression(op, ref, syntax)};" for i, op in part]
+            out.append("    }")
+    out.append("}")
+    return {f"{name}.java": "\n".join(out) + "\n"}
+
+
+def usage_kernels(name: str, argument: bool, directory: str) -> str:
+    """How to compile and call the kernels ``name`` written to ``directory`` (shell words
+    quoted)."""
+    p = "p, " if argument else ""
+    return (f"javac -d classes {shlex.quote(f'{directory}/{name}.java')}\n"
+            f"double[] tau = {name}.inverse_dynamics({p}q, qd, qdd);")

@@ -33,7 +33,8 @@ import numpy as np
 
 from ...core.errors import InputError, RobodynError
 from ...dynamics.inverse_dynamics import TORQUE_PARTS
-from .autodiff import Functions, Program, build_program, check_functions, check_parameters, evaluate
+from .autodiff import Functions, Program, build_program, check_parameters, evaluate
+from .kernel_program import check_functions
 
 #: What to run when JAX is missing.
 INSTALL = "pip install 'robodyn[jax]'"

@@ -1,10 +1,22 @@
 """MATLAB/Octave: one function file per function, ``NAME_inverse_dynamics.m`` etc.
 (MATLAB has no modules, so the names carry the model's prefix); vectors are columns,
-inputs any vectors of dof numbers."""
+inputs any vectors of dof numbers: the closed forms (:func:`write`) and the compiled kernels
+(:func:`write_kernels`)."""
 
 from __future__ import annotations
 
-from .base import body, comment, signature_args
+from ...model.names import visible
+from .base import body, comment, comment_line, signature_args
+from .kernel_program import (
+    Syntax,
+    TracedProgram,
+    c_constant,
+    expression,
+    local_names,
+    temp,
+    unravel,
+    value_text,
+)
 from .printers import OctavePrinter
 from .program import Program
 
@@ -51,3 +63,53 @@ def usage(program: Program, directory: str) -> str:
     quoted = directory.replace("'", "''")
     return (f"addpath('{quoted}')   % MATLAB or Octave\n"
             f"tau = {program.name}_inverse_dynamics({p}q, qd, qdd);")
+
+
+# -- the compiled kernels ---------------------------------------------------------------------
+#: How MATLAB spells a tape's instructions (``rd_pow``: defined in each file that needs it).
+KERNEL_SYNTAX = Syntax(lambda x: c_constant(x, "Inf", "NaN"),
+                       {"sin": "sin", "cos": "cos", "sqrt": "sqrt"}, "rd_pow",
+                       lambda a: f"sign({a})")
+
+
+def write_kernels(prog: TracedProgram) -> dict[str, str]:
+    """The compiled kernels: ``NAME_FUNCTION.m`` per function (MATLAB and Octave): column
+    vectors in, a result indexed as in Python (``M(i, j)``; a 3-index result
+    ``d(a, i, j)``)."""
+    syntax = KERNEL_SYNTAX
+    files = {}
+    for f in prog.functions:
+        fname = f"{prog.name}_{f.name}"
+        name_of = local_names(f)
+        out = [prog.comment("matlab").rstrip("\n"),
+               f"function {f.output} = {fname}({', '.join(prog.args(f))})",
+               f"% {comment_line(f.doc, 'matlab')}"]
+        out += [f"  {local} = {arr}({k + 1});" for local, arr, k in f.input_loads()]
+        out += [f"  {temp(i)} = {expression(op, name_of, syntax)};" for i, op in f.statements()]
+        if not f.shape:
+            out.append(f"  {f.output} = {value_text(f, f.outputs[0], syntax)};")
+        else:
+            dims = list(f.shape) + ([1] if len(f.shape) == 1 else [])
+            out.append(f"  {f.output} = zeros({', '.join(map(str, dims))});")
+            for k, v in enumerate(f.outputs):
+                out.append(f"  {f.output}({', '.join(map(str, unravel(k, f.shape, 1)))}) = "
+                           f"{value_text(f, v, syntax)};")
+        out.append("end")
+        if any(op[0] == "pow" for _, op in f.statements()):
+            out += ["", "function y = rd_pow(x, c)",
+                    "  % x^c as math.pow: NaN (not a complex number) for x < 0, fractional c",
+                    "  if x < 0 && c ~= round(c)", "    y = NaN;", "  else", "    y = x^c;",
+                    "  end", "end"]
+        files[f"{fname}.m"] = "\n".join(out) + "\n"
+    return files
+
+
+def usage_kernels(name: str, argument: bool, directory: str) -> str:
+    """How to put the kernels ``name`` written to ``directory`` on the path and call them."""
+    p = "p, " if argument else ""
+    return (f"addpath({_matlab_string(directory)})\n"
+            f"tau = {name}_inverse_dynamics({p}q, qd, qdd);")
+
+
+def _matlab_string(text: str) -> str:
+    return "'" + visible(text).replace("'", "''") + "'"

@@ -1,9 +1,14 @@
 """Python with NumPy only: one module ``NAME.py``; every function batched over leading
-axes, ``(..., dof)`` -> ``(..., dof)`` or ``(..., rows, cols)``."""
+axes, ``(..., dof)`` -> ``(..., dof)`` or ``(..., rows, cols)``: the closed forms
+(:func:`write`) and the compiled kernels (:func:`write_kernels`)."""
 
 from __future__ import annotations
 
+import math
+
+from ..tape import Var
 from .base import body, comment, signature_args
+from .kernel_program import Syntax, TracedFunction, TracedProgram, expression, value_text
 from .printers import PythonPrinter
 from .program import Program
 
@@ -78,3 +83,101 @@ def usage(program: Program, directory: str) -> str:
     return (f"import sys; sys.path.insert(0, {directory!r})\n"
             f"import {program.name}\n"
             f"tau = {program.name}.{call}   # NumPy arrays (..., {program.dof})")
+
+
+# -- the compiled kernels ---------------------------------------------------------------------
+def _python_constant(x: float) -> str:
+    if math.isnan(x) or math.isinf(x):
+        return f"float('{x!r}')"
+    text = repr(float(x))
+    return f"({text})" if text.startswith("-") else text
+
+
+#: How NumPy spells a tape's instructions (on whole columns of a batch).
+KERNEL_SYNTAX = Syntax(_python_constant, {"sin": "np.sin", "cos": "np.cos", "sqrt": "np.sqrt"},
+                       "np.power", lambda a: f"np.sign({a})")
+
+
+def write_kernels(prog: TracedProgram) -> dict[str, str]:
+    """The compiled kernels: ``NAME.py``, NumPy functions batched over leading axes (``q`` of shape
+    ``(..., dof)`` gives ``tau`` of shape ``(..., dof)``; the inputs broadcast)."""
+    out = [prog.comment("python").rstrip("\n"), '"""Compiled kernels of a robodyn model '
+           '(see the header)."""', "", "import numpy as np", "", f"DOF = {prog.dof}"]
+    if prog.argument:
+        out += ["PARAMETERS = (" + "".join(f"{n!r}, " for n in prog.parameters) + ")",
+                "DEFAULT_PARAMETERS = np.array([" + ", ".join(map(repr, prog.values)) + "])"]
+    out += ["", "", "def _inputs(**arrays):",
+            '    """The arrays as float64, checked for their last axis, and the batch shape."""',
+            "    out = {}",
+            "    for key, (value, width) in arrays.items():",
+            "        a = np.asarray(value, dtype=float)",
+            "        if a.ndim == 0 or a.shape[-1] != width:",
+            "            raise ValueError(f'{key}: expected shape (..., {width}), got {a.shape}')",
+            "        out[key] = a",
+            "    return out, np.broadcast_shapes(*(a.shape[:-1] for a in out.values()))"]
+    syntax = KERNEL_SYNTAX
+    for f in prog.functions:
+        widths = prog.widths(f)
+        args = prog.args(f)
+        out += ["", "", f"def {f.name}({', '.join(args)}):",
+                f'    """{f.doc}: {f.output} of shape (...{"".join(f", {s}" for s in f.shape)})'
+                '."""',
+                "    _a, _batch = _inputs(" + ", ".join(f"{a}=({a}, {widths[a]})" for a in args)
+                + ")"]
+        out += [f"    {local} = _a[{arr!r}][..., {k}]" for local, arr, k in f.input_loads()]
+        names, statements = _allocate(f)
+        out += statements
+        out.append(f"    {f.output} = np.empty(_batch + {tuple(f.shape)!r})")
+        flat = f"{f.output}.reshape(_batch + ({f.size},))" if len(f.shape) != 1 else f.output
+        if len(f.shape) != 1:
+            out.append(f"    _flat = {flat}")
+            target = "_flat"
+        else:
+            target = f.output
+        for k, v in enumerate(f.outputs):
+            value = names.get(getattr(v, "i", None)) or value_text(f, v, syntax)
+            out.append(f"    {target}[..., {k}] = {value}")
+        if f.shape:
+            out.append(f"    return {f.output}")
+        else:
+            out.append(f"    return {f.output}.reshape(_batch)")
+    return {f"{prog.name}.py": "\n".join(out) + "\n"}
+
+
+def _allocate(f: TracedFunction) -> tuple[dict[int, str], list[str]]:
+    """Value -> local name and the statements, temporaries renamed by liveness (few arrays
+    alive at once in a large batch)."""
+    stmts = f.statements()
+    ops = f.tape.ops
+    last: dict[int, int] = {}
+    for i, op in stmts:
+        for a in op[1:]:
+            if isinstance(a, tuple) and a[0] == "v":
+                last[a[1]] = i
+    keep = {o.i for o in f.outputs if isinstance(o, Var)}
+    dying: dict[int, list[int]] = {}
+    for v, i in last.items():
+        if v not in keep and ops[v][0] != "in":
+            dying.setdefault(i, []).append(v)
+    names: dict[int, str] = {i: op[1] for i, op in enumerate(ops) if op[0] == "in"}
+    free: list[str] = []
+    lines = []
+    count = 0
+    for i, op in stmts:
+        expr = expression(op, names.__getitem__, KERNEL_SYNTAX)
+        free += [names[v] for v in dying.get(i, ())]
+        if free:
+            target = free.pop()
+        else:
+            target = f"t{count}"
+            count += 1
+        names[i] = target
+        lines.append(f"    {target} = {expr}")
+    return names, lines
+
+
+def usage_kernels(name: str, argument: bool, directory: str) -> str:
+    """How to import and call the kernels ``name`` written to ``directory``."""
+    p = "p, " if argument else ""
+    return (f"import sys; sys.path.insert(0, {directory!r}); import {name}\n"
+            f"tau = {name}.inverse_dynamics({p}q, qd, qdd)   # batched over leading axes")
