@@ -39,10 +39,10 @@ def twice(chain, q, ops):
 
 
 TOYS = {
-    "toy_weighted_squares": KernelSpec(weighted_squares, ("q",), lambda n: (),
+    "toy_weighted_squares": KernelSpec(weighted_squares, ("q",), lambda n, links: (),
                                        "toy_weighted_squares", "sum_i m_i q_i^2",
                                        output="s"),
-    "toy_twice": KernelSpec(twice, ("q",), lambda n: (n,), "toy_twice", "2 q"),
+    "toy_twice": KernelSpec(twice, ("q",), lambda n, links: (n,), "toy_twice", "2 q"),
 }
 
 
