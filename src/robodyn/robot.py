@@ -32,10 +32,10 @@ from .core.errors import InputError, ModelError, excerpt
 from .dynamics.kinematics import frame_names
 from .dynamics.registry import TORQUE_PARTS
 from .model.chain import Chain
+from .model.configuration import checked_arrays, layout
 from .model.expressions import check_parameter_name
 from .model.names import check_text
 from .model.source import ModelSource, Provenance
-from .model.yaml_file import read_model_file
 
 _empty = np.empty
 
@@ -53,24 +53,6 @@ class ParameterValues(dict):
 
     def get(self, key, default=None):
         return super().get(_name(key), default)
-
-
-def _layout(chain: Chain, velocity: bool) -> str:
-    """The values of ``q`` (or of ``qd`` with ``velocity``) joint by joint, in words."""
-    parts = []
-    for link in chain.links:
-        joint = link.joint
-        name = joint.name or link.name
-        if joint.type == "free":
-            parts.append(f"{name}: v_x, v_y, v_z, w_x, w_y, w_z (body frame)" if velocity
-                         else f"{name}: x, y, z, qx, qy, qz, qw")
-        elif joint.type == "spherical":
-            parts.append(f"{name}: w_x, w_y, w_z (link frame)" if velocity
-                         else f"{name}: qx, qy, qz, qw")
-        else:
-            parts.append(name)
-    shown = "; ".join(parts[:6]) + (f"; ... ({len(parts)} joints)" if len(parts) > 6 else "")
-    return shown
 
 
 def _name(key):
@@ -139,60 +121,13 @@ class Robot:
         1-based number; ``None`` entries: the link before). Every number may be an expression
         (``"l1/2"``, ``"pi/2"``) of parameters, given numbers in ``values`` (``g`` is
         9.81 unless given)."""
-        from .model.yaml_file import parse_model
+        from .model.load import dh_source
 
-        source = f"Robot.from_dh({name!r})" if isinstance(name, str) else "Robot.from_dh"
-        if isinstance(rows, (list, tuple, np.ndarray)) and len(rows) > MAX_DH_ROWS:
-            raise ModelError(f"{source}: rows: {len(rows):,} DH rows; at most "
-                             f"{MAX_DH_ROWS:,} (a model file holds no more either)")
-        rows = _plain(rows)
-        if not isinstance(rows, list) or not rows:
-            raise ModelError(f"{source}: rows: expected a list of DH rows (a, alpha, d, "
-                             f"theta), one per joint, got {excerpt(rows)}")
-        n = len(rows)
-        kinds = _joint_kinds(joints, n, source)
-        links = []
-        per_link = {"masses": masses, "com": com, "inertia": inertia, "friction": friction,
-                    "motor": motor, "limits": limits, "link_names": link_names,
-                    "parents": parents}
-        per_link = {key: _per_link(value, key, n, source) for key, value in per_link.items()}
-        for i, row in enumerate(rows):
-            entry = {"joint": kinds[i]}
-            if isinstance(row, Mapping):
-                entry.update(row)  # unknown keys: the reader names them
-            elif isinstance(row, list) and len(row) == 4:
-                entry.update(zip(("a", "alpha", "d", "theta"), row, strict=True))
-            else:
-                raise ModelError(f"{source}: rows[{i}]: expected (a, alpha, d, theta), got "
-                                 f"{excerpt(row)}")
-            entry["mass"] = per_link["masses"][i]
-            for key, field_name in (("com", "com"), ("inertia", "inertia"),
-                                    ("link_names", "name"), ("parents", "parent")):
-                if per_link[key][i] is not None:
-                    entry[field_name] = per_link[key][i]
-            for key, pair in (("friction", ("viscous", "coulomb")),
-                              ("motor", ("inertia", "gear_ratio")),
-                              ("limits", ("lower", "upper"))):
-                value = per_link[key][i]
-                if isinstance(value, list) and len(value) == 2:
-                    value = dict(zip(pair, value, strict=True))
-                if value is not None:
-                    entry[key] = value
-            links.append(entry)
-        data = {"name": name, "dh": convention, "gravity": _plain(gravity), "links": links,
-                "values": {_name(k): v for k, v in dict(values or {}).items()},
-                "planar": planar, "description": description}
-        if tool is not None:
-            data["tool"] = _plain(tool)
-        if configurations is not None:
-            data["configurations"] = _plain(configurations)
-        parsed = parse_model(data, source=source, default_name="robot")
-        values = dict(parsed.values)
-        if "g" not in values and sp.Symbol("g") in parsed.chain.free_symbols():
-            values["g"] = 9.81  # standard gravity, unless values say otherwise
-        parsed = replace(parsed, values=values,
-                         provenance=replace(parsed.provenance, loader="python", path=""))
-        return from_source(parsed)
+        return from_source(dh_source(
+            rows, joints, masses=masses, com=com, inertia=inertia, friction=friction,
+            motor=motor, limits=limits, gravity=gravity, values=values, convention=convention,
+            name=name, tool=tool, planar=planar, link_names=link_names,
+            configurations=configurations, description=description, parents=parents))
 
     # -- description ---------------------------------------------------------------
     @property
@@ -221,54 +156,17 @@ class Robot:
     @property
     def configuration_layout(self) -> str:
         """What the values of ``q`` are, in words (for messages)."""
-        return _layout(self.chain, velocity=False)
+        return layout(self.chain, velocity=False)
 
     @property
     def velocity_layout(self) -> str:
         """What the values of ``qd`` (and ``qdd``, ``tau``) are, in words."""
-        return _layout(self.chain, velocity=True)
+        return layout(self.chain, velocity=True)
 
     def _manifold_inputs(self, what: str, **arrays):
-        """The arrays of a call on a model with quaternion joints (a free-flying base, ball
-        joints), their last axis checked against ``nq`` (``q``) and ``nv`` (the others) and
-        every quaternion of ``q`` against unit norm; an :class:`InputError` naming the
-        argument and the sizes otherwise."""
-        out = []
-        for name, value in arrays.items():
-            if type(value).__module__.startswith("dask"):
-                out.append(value)
-                continue
-            try:
-                arr = np.asarray(value)
-            except (TypeError, ValueError):
-                out.append(value)  # the runner names what is wrong with it
-                continue
-            if arr.dtype.kind not in "iuf":
-                out.append(value)
-                continue
-            if name == "q":
-                if arr.ndim == 0 or arr.shape[-1] != self.nq:
-                    raise InputError(f"{what}: q: expected shape (..., nq) with nq = {self.nq} "
-                                     f"({self.configuration_layout}), got {arr.shape}")
-                for link, k in zip(self.chain.links, self.chain.q_offsets(), strict=True):
-                    start = link.joint.model.quaternion
-                    if start is None:
-                        continue
-                    k += start
-                    norm = np.linalg.norm(np.asarray(arr[..., k:k + 4], dtype=float), axis=-1)
-                    bad = np.isfinite(norm) & (np.abs(norm - 1) > QUATERNION_TOL)
-                    if bad.any():
-                        index = np.unravel_index(int(np.argmax(bad)), norm.shape)
-                        where = ", ".join(str(int(i)) for i in index)
-                        raise InputError(
-                            f"{what}: q[{where + ', ' if where else ''}{k}:{k + 4}]: the "
-                            f"quaternion (qx, qy, qz, qw) of joint {link.joint.name!r} has norm "
-                            f"{float(norm[index]):.6g}, not 1; divide it by its norm")
-            elif arr.ndim > 0 and arr.shape[-1] != self.nv:
-                raise InputError(f"{what}: {name}: expected shape (..., nv) with nv = {self.nv} "
-                                 f"({self.velocity_layout}), got {arr.shape}")
-            out.append(value)
-        return out
+        """The arrays of a call on a model with quaternion joints, checked
+        (:func:`~robodyn.model.configuration.checked_arrays`)."""
+        return checked_arrays(self.chain, what, arrays)
 
     @property
     def values(self) -> ParameterValues:
@@ -899,61 +797,6 @@ class Robot:
         return np.ascontiguousarray(self.regressor(q, qd, qdd)[..., self.base_parameters()
                                                                 .independent])
 
-#: How far from 1 the norm of a joint's quaternion may be (rounding of a file's or
-#: a user's numbers); farther is an :class:`InputError` asking to normalise it.
-QUATERNION_TOL = 1e-6
-
-#: Most rows :meth:`Robot.from_dh` takes (a model file's 10,000 values hold about as many).
-MAX_DH_ROWS = 1000
-
-
-def _plain(value):
-    """Arrays and tuples as lists, recursively (the shapes a model file's YAML gives)."""
-    if isinstance(value, np.ndarray):
-        value = value.tolist()
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
-
-
-def _joint_kinds(joints, n: int, source: str) -> list[str]:
-    """``"RRP"`` or ``["revolute", "prismatic", ...]`` (default all revolute) as ``n``
-    joint types."""
-    if joints is None:
-        return ["revolute"] * n
-    letters = {"R": "revolute", "P": "prismatic"}
-    if isinstance(joints, str):
-        kinds = [letters.get(c.upper(), c) for c in joints]
-        if not all(c.upper() in letters for c in joints):
-            raise ModelError(f"{source}: joints: {excerpt(joints, 40)} is not a string of R "
-                             "(revolute) and P (prismatic), one letter per joint")
-    elif isinstance(joints, (list, tuple)):
-        kinds = list(joints)
-    else:
-        raise ModelError(f"{source}: joints: expected a string such as 'RRP' or a list of "
-                         f"'revolute'/'prismatic', got {excerpt(joints, 40)}")
-    if len(kinds) != n:
-        raise ModelError(f"{source}: joints: {len(kinds)} joint type(s) for {n} DH row(s); "
-                         "give one per row")
-    return kinds
-
-
-def _per_link(value, key: str, n: int, source: str) -> list:
-    """A per-link argument as ``n`` entries (``None``: the default for every link)."""
-    if value is None:
-        if key == "masses":
-            raise ModelError(f"{source}: masses: missing; every link needs a mass (0 for a "
-                             "massless link)")
-        return [None] * n
-    value = _plain(value)
-    if not isinstance(value, list) or len(value) != n:
-        got = f"{len(value)} entries" if isinstance(value, list) else excerpt(value, 40)
-        raise ModelError(f"{source}: {key}: expected a list of one entry per joint ({n}), "
-                         f"got {got}")
-    return value
-
 
 @dataclass(frozen=True)
 class TorqueParts:
@@ -1034,44 +877,11 @@ def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | 
     missing file or a model at fault (naming the field, link or joint), and ``TypeError``
     for URDF options given to another kind of model.
     """
-    from .model import builtin as models
+    from .model.load import read_source
 
-    options = {name: value for name, value, default in (
-        ("base", base, None), ("tip", tip, None), ("allow_massless", allow_massless, False),
-        ("snap_angles", snap_angles, None), ("floating", floating, False))
-        if value is not default}
-    text = str(source)
-    path = Path(text)
-    if path.suffix.lower() in (".yaml", ".yml"):
-        if not path.is_file():
-            raise ModelError(f"{text}: no such model file")
-        if options:
-            hint = " (a model file says 'floating: true' itself)" if "floating" in options else ""
-            raise TypeError(f"load() of a YAML file takes no options, got {sorted(options)}"
-                            f"{hint}")
-        parsed = read_model_file(path)
-    elif path.suffix.lower() == ".urdf":
-        from .model.urdf import load_urdf  # only URDF users pay the import
-
-        parsed = load_urdf(path, **options)
-    elif path.suffix.lower() == ".xml":
-        from .model.mjcf import load_mjcf  # only MJCF users pay the import
-
-        if options:
-            raise TypeError(f"load() of an MJCF file takes no options, got {sorted(options)}")
-        parsed = load_mjcf(path)
-    elif text in models.names():
-        if options:
-            raise TypeError(f"load() of a built-in model takes no options, got {sorted(options)}")
-        parsed = read_model_file(models.path(text))
-    else:
-        close = difflib.get_close_matches(text, models.names(), n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise ModelError(
-            f"cannot load {text!r}: not a built-in model ({', '.join(models.names())}) and not a "
-            f".yaml/.yml/.urdf/.xml (MJCF) file{hint}"
-        )
-    return from_source(parsed, source=text)
+    return from_source(read_source(source, base=base, tip=tip, allow_massless=allow_massless,
+                                   snap_angles=snap_angles, floating=floating),
+                       source=str(source))
 
 
 def from_source(parsed: ModelSource, source: str = "") -> Robot:

@@ -1,0 +1,79 @@
+"""The configuration space of a chain, for its users: ``q`` and ``v`` in words, and the
+arrays of a call checked against ``nq``, ``nv`` and unit quaternions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.errors import InputError
+from .chain import Chain
+
+#: How far from 1 the norm of a joint's quaternion may be (rounding of a file's or a user's
+#: numbers); farther is an :class:`InputError` asking to normalise it.
+QUATERNION_TOL = 1e-6
+
+
+def layout(chain: Chain, velocity: bool) -> str:
+    """The values of ``q`` (or of ``qd`` with ``velocity``) joint by joint, in words."""
+    parts = []
+    for link in chain.links:
+        joint = link.joint
+        name = joint.name or link.name
+        if joint.type == "free":
+            parts.append(f"{name}: v_x, v_y, v_z, w_x, w_y, w_z (body frame)" if velocity
+                         else f"{name}: x, y, z, qx, qy, qz, qw")
+        elif joint.type == "spherical":
+            parts.append(f"{name}: w_x, w_y, w_z (link frame)" if velocity
+                         else f"{name}: qx, qy, qz, qw")
+        else:
+            parts.append(name)
+    return "; ".join(parts[:6]) + (f"; ... ({len(parts)} joints)" if len(parts) > 6 else "")
+
+
+def checked_arrays(chain: Chain, what: str, arrays: dict) -> list:
+    """``arrays`` (``{name: array}``, in call order) of a call ``what`` on a chain with
+    quaternion joints: the last axis of ``q`` checked against ``nq`` and every quaternion in
+    it against unit norm, the others' against ``nv``; an :class:`InputError` naming the
+    argument, the sizes or the joint otherwise. Values that are no real arrays pass through
+    (the runner names what is wrong with them)."""
+    out = []
+    nq, nv = chain.nq, chain.nv
+    for name, value in arrays.items():
+        if type(value).__module__.startswith("dask"):
+            out.append(value)
+            continue
+        try:
+            arr = np.asarray(value)
+        except (TypeError, ValueError):
+            out.append(value)
+            continue
+        if arr.dtype.kind not in "iuf":
+            out.append(value)
+            continue
+        if name == "q":
+            if arr.ndim == 0 or arr.shape[-1] != nq:
+                raise InputError(f"{what}: q: expected shape (..., nq) with nq = {nq} "
+                                 f"({layout(chain, velocity=False)}), got {arr.shape}")
+            _check_quaternions(chain, what, arr)
+        elif arr.ndim > 0 and arr.shape[-1] != nv:
+            raise InputError(f"{what}: {name}: expected shape (..., nv) with nv = {nv} "
+                             f"({layout(chain, velocity=True)}), got {arr.shape}")
+        out.append(value)
+    return out
+
+
+def _check_quaternions(chain: Chain, what: str, q: np.ndarray) -> None:
+    for link, k in zip(chain.links, chain.q_offsets(), strict=True):
+        start = link.joint.model.quaternion
+        if start is None:
+            continue
+        k += start
+        norm = np.linalg.norm(np.asarray(q[..., k:k + 4], dtype=float), axis=-1)
+        bad = np.isfinite(norm) & (np.abs(norm - 1) > QUATERNION_TOL)
+        if bad.any():
+            index = np.unravel_index(int(np.argmax(bad)), norm.shape)
+            where = ", ".join(str(int(i)) for i in index)
+            raise InputError(
+                f"{what}: q[{where + ', ' if where else ''}{k}:{k + 4}]: the quaternion "
+                f"(qx, qy, qz, qw) of joint {link.joint.name!r} has norm "
+                f"{float(norm[index]):.6g}, not 1; divide it by its norm")
