@@ -407,7 +407,6 @@ def test_wrong_shapes_name_nq_and_nv(tree):
 
 @pytest.mark.parametrize("call, message", [
     (lambda r: r.equations(), "symbolic equations take revolute and prismatic joints"),
-    (lambda r: r.to_code("c"), "exporting code of a model with a free or ball joint"),
 ])
 def test_functions_without_free_joint_support_say_so(tree, call, message):
     with pytest.raises(ModelError, match=message):
@@ -459,6 +458,37 @@ def test_derivatives_and_the_regressor_on_a_free_flyer_match_pinocchio(case):
     _close(r.regressor(case.q, case.v, case.a) @ pi, tau, "Y pi")
     base = r.base_parameters()
     _close(r.regressor_base(case.q, case.v, case.a) @ base.values, tau, "Y_b pi_b")
+
+
+@pytest.mark.slow
+def test_exported_code_of_a_floating_base_equals_the_core(tmp_path):
+    """Solo-12 on its free-flyer: the exported C (compiled with gcc, called through ctypes)
+    and Python kernels of inverse dynamics, M and forward dynamics equal the core's, q of
+    nq = 19 values and the others of nv = 18."""
+    import importlib.util
+    import shutil
+
+    if shutil.which("gcc") is None and shutil.which("cc") is None:
+        pytest.skip("no C compiler")
+    solo = rd.load(_example("solo_description/robots/solo12.urdf"), floating=True)
+    rng = np.random.default_rng(0)
+    q = solo.integrate(solo.neutral(), rng.normal(size=(5, solo.nv)))
+    v, a = rng.normal(size=(2, 5, solo.nv))
+    tau = solo.inverse_dynamics(q, v, a)
+    kernels = solo.compile_c(["inverse_dynamics", "mass_matrix", "forward_dynamics"])
+    _close(kernels.inverse_dynamics(q, v, a), tau, "C inverse dynamics")
+    _close(kernels.mass_matrix(q), solo.mass_matrix(q), "C M")
+    _close(kernels.forward_dynamics(q, v, tau), a, "C forward dynamics")
+    files = solo.to_code("python", ["inverse_dynamics"])
+    (name, text), = ((n, t) for n, t in files.items() if n.endswith(".py"))
+    assert "q has nq = 19 entries" in text
+    (tmp_path / name).write_text(text)
+    spec = importlib.util.spec_from_file_location("solo_kernels", tmp_path / name)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    _close(module.inverse_dynamics(q, v, a), tau, "Python inverse dynamics")
+    header = solo.to_code("c", ["inverse_dynamics"])
+    assert any("#define SOLO_NQ 19" in t for t in header.values())
 
 
 def test_the_command_line_and_the_symbolic_equations_refuse_a_floating_base(tmp_path,

@@ -344,6 +344,8 @@ def write_c_kernels(prog: TracedProgram) -> dict[str, str]:
     guard = f"{name.upper()}_KERNELS_H"
     head = [prog.comment("c").rstrip("\n"), f"#ifndef {guard}", f"#define {guard}", "",
             f"#define {name.upper()}_DOF {prog.dof}"]
+    if prog.nq is not None:
+        head.append(f"#define {name.upper()}_NQ {prog.nq}")
     if prog.argument:
         head += [f"#define {name.upper()}_N_PARAMETERS {len(prog.parameters)}",
                  "/* default values of p, in the order above */",
@@ -404,7 +406,8 @@ def write_cpp_kernels(prog: TracedProgram) -> dict[str, str]:
     name = prog.name
     out = [prog.comment("cpp").rstrip("\n"), "#pragma once", "", "#include <array>",
            "#include <cmath>", "", "#include <Eigen/Core>", "", f"namespace {name} {{", "",
-           f"constexpr int dof = {prog.dof};"]
+           f"constexpr int dof = {prog.dof};",
+           *([f"constexpr int nq = {prog.nq};"] if prog.nq is not None else [])]
     if prog.argument:
         out += [f"constexpr int n_parameters = {len(prog.parameters)};",
                 f"using Parameters = Eigen::Matrix<double, {len(prog.parameters)}, 1>;",

@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ...core.errors import InputError, ModelError
+from ...core.errors import InputError
 from ...core.version import VERSION
 from ...dynamics.registry import KERNELS, output_shape
 from ...model.names import MARKER, visible
@@ -83,6 +83,7 @@ class TracedProgram:
     parameters: tuple[str, ...]
     values: tuple[float, ...]
     functions: tuple[TracedFunction, ...]
+    nq: int | None = None  # values of q where they differ from dof (free and ball joints)
 
     def header_lines(self, lang: str) -> list[str]:
         """The header comment (no comment markers, user text not yet escaped)."""
@@ -92,9 +93,14 @@ class TracedProgram:
         lines = [MARKER,
                  f"Compiled kernels of robodyn {VERSION} (traced straight-line programs); "
                  "regenerate with robodyn export rather than edit.",
-                 f"Model: '{model}' ({self.dof} joints); {self.origin}.",
+                 f"Model: '{model}' ({self.dof} "
+                 f"{'joints' if self.nq is None else 'degrees of freedom'}); {self.origin}.",
                  "Arrays: joint vectors have dof entries, h_e 6 (force, moment); results are "
                  "row-major" + (" (M[i*dof + j])." if lang in ("c", "java") else ".")]
+        if self.nq is not None:
+            lines.append(f"q has nq = {self.nq} entries (each free or ball joint's position and "
+                         "unit quaternion x, y, z, w); qd, qdd, tau and the rows of results "
+                         f"dof = nv = {self.dof}.")
         if self.argument:
             lines.append(f"Parameters: every function takes p first, {len(self.parameters)} "
                          "entries in this order (default values):")
@@ -163,10 +169,6 @@ def build(robot, functions=None, parameters: str = "baked", name: str | None = N
                 else "is not an identifier (ASCII letters, digits, _, starting with a letter, "
                 f"at most {IDENTIFIER_CHARS} characters)")
         raise InputError(f"name: {str(name)[:80]!r} {what}; e.g. {cname!r}")
-    if not robot.chain.single_valued:
-        raise ModelError(f"{robot.name}: exporting code of a model with a free or ball joint "
-                         "(q of nq values, v of nv) is not supported yet; the numeric "
-                         "functions, the derivatives and rd.simulate are")
     runner = robot.runner
     values = tuple(float(v) for v in runner.parameter_values)  # checks the model's numbers
     params = runner.parameter_names
@@ -187,7 +189,8 @@ def build(robot, functions=None, parameters: str = "baked", name: str | None = N
     if getattr(robot, "locked", ()):
         origin += "; locked joints (held at 0): " + ", ".join(robot.locked)
     return TracedProgram(cname, str(robot.name), origin, robot.dof, argument, tuple(params),
-                         values, tuple(traced))
+                         values, tuple(traced),
+                         None if robot.nq == robot.nv else robot.nq)
 
 
 # -- expressions --------------------------------------------------------------------------------
