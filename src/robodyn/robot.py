@@ -27,36 +27,18 @@ import sympy as sp
 from numpy.typing import ArrayLike
 
 from .codegen.runner import Runner, as_real_array
-from .core.display import number, shape, text_table
 from .core.errors import InputError, ModelError, excerpt
+from .dynamics.inverse_dynamics import TorqueParts
 from .dynamics.kinematics import frame_names
 from .dynamics.registry import TORQUE_PARTS
 from .model.chain import Chain
 from .model.configuration import checked_arrays, layout
 from .model.expressions import check_parameter_name
 from .model.names import check_text
-from .model.source import ModelSource, Provenance
+from .model.source import ModelSource, ParameterValues, Provenance
 
 _empty = np.empty
 
-
-class ParameterValues(dict):
-    """``{parameter name: value}``, :attr:`Robot.values`: a dict whose keys are names
-    (strings), where a SymPy symbol finds its name too (``values[sp.Symbol("m1")]``), as
-    robodyn's ``symbols`` were SymPy symbols before they became names."""
-
-    def __getitem__(self, key):
-        return super().__getitem__(_name(key))
-
-    def __contains__(self, key) -> bool:
-        return super().__contains__(_name(key))
-
-    def get(self, key, default=None):
-        return super().get(_name(key), default)
-
-
-def _name(key):
-    return str(key) if isinstance(key, sp.Symbol) else key
 
 
 @dataclass(frozen=True, eq=False)
@@ -796,39 +778,6 @@ class Robot:
         parameters), ``(..., dof, b)`` of full column rank: ``Y pi = Y_b pi_b``."""
         return np.ascontiguousarray(self.regressor(q, qd, qdd)[..., self.base_parameters()
                                                                 .independent])
-
-
-@dataclass(frozen=True)
-class TorqueParts:
-    """The terms of ``tau = M qdd + C qd + g + F_v qd + F_s sign(qd) + J^T h_e``, each
-    ``(..., dof)``; ``total`` is their sum (:meth:`Robot.torque_parts`)."""
-
-    inertial: np.ndarray
-    coriolis: np.ndarray
-    gravity: np.ndarray
-    friction: np.ndarray
-    external: np.ndarray
-    total: np.ndarray
-
-    NAMES = TORQUE_PARTS[:-1]  # the parts, without their total
-
-    def as_dict(self) -> dict[str, np.ndarray]:
-        """``{name: array}`` of the five parts and the total, in that order."""
-        return {name: getattr(self, name) for name in (*self.NAMES, "total")}
-
-    def __repr__(self) -> str:
-        return f"TorqueParts(shape={shape(self.total)}, parts={', '.join(self.NAMES)}, total)"
-
-    def __str__(self) -> str:
-        """The peak magnitude of each part per joint (over the samples)."""
-        dof = np.shape(self.total)[-1] if np.ndim(self.total) else 1
-        rows = []
-        for name, values in self.as_dict().items():
-            peak = np.abs(np.asarray(values, dtype=float)).reshape(-1, dof).max(axis=0)
-            rows.append((name, *(number(x) for x in peak)))
-        head = ["part", *(f"tau{j + 1}" for j in range(dof))]
-        return "\n".join([f"Torque parts, shape {shape(self.total)}: peak |tau| per joint",
-                          *text_table(head, rows)])
 
 
 def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | None = None,

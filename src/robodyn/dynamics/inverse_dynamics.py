@@ -14,7 +14,11 @@ A tree may carry a wrench at each of several named frames ``f`` (``frames``, num
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
+import numpy as np
+
+from ..core.display import number, shape, text_table
 from ..model.chain import Chain
 from .friction import friction_torques
 from .kinematics import jacobian, link_poses
@@ -85,3 +89,36 @@ def torque_parts(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops,
     total = [a + b + c + d + e for a, b, c, d, e in
              zip(inertial, coriolis, gravity, friction, external, strict=True)]
     return [inertial, coriolis, gravity, friction, external, total]
+
+
+@dataclass(frozen=True)
+class TorqueParts:
+    """The terms of ``tau = M qdd + C qd + g + F_v qd + F_s sign(qd) + J^T h_e``, each
+    ``(..., dof)``; ``total`` is their sum (:meth:`Robot.torque_parts`)."""
+
+    inertial: np.ndarray
+    coriolis: np.ndarray
+    gravity: np.ndarray
+    friction: np.ndarray
+    external: np.ndarray
+    total: np.ndarray
+
+    NAMES = TORQUE_PARTS[:-1]  # the parts, without their total
+
+    def as_dict(self) -> dict[str, np.ndarray]:
+        """``{name: array}`` of the five parts and the total, in that order."""
+        return {name: getattr(self, name) for name in (*self.NAMES, "total")}
+
+    def __repr__(self) -> str:
+        return f"TorqueParts(shape={shape(self.total)}, parts={', '.join(self.NAMES)}, total)"
+
+    def __str__(self) -> str:
+        """The peak magnitude of each part per joint (over the samples)."""
+        dof = np.shape(self.total)[-1] if np.ndim(self.total) else 1
+        rows = []
+        for name, values in self.as_dict().items():
+            peak = np.abs(np.asarray(values, dtype=float)).reshape(-1, dof).max(axis=0)
+            rows.append((name, *(number(x) for x in peak)))
+        head = ["part", *(f"tau{j + 1}" for j in range(dof))]
+        return "\n".join([f"Torque parts, shape {shape(self.total)}: peak |tau| per joint",
+                          *text_table(head, rows)])

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import sympy as sp
+
 from .chain import Chain
 from .names import check_source_names
 
@@ -63,4 +65,23 @@ class ModelSource:
         check_source_names(self)
 
 
-__all__ = ["ModelSource", "Provenance"]
+class ParameterValues(dict):
+    """``{parameter name: value}``, :attr:`Robot.values`: a dict whose keys are names
+    (strings), where a SymPy symbol finds its name too (``values[sp.Symbol("m1")]``), as
+    robodyn's ``symbols`` were SymPy symbols before they became names."""
+
+    def __getitem__(self, key):
+        return super().__getitem__(_name(key))
+
+    def __contains__(self, key) -> bool:
+        return super().__contains__(_name(key))
+
+    def get(self, key, default=None):
+        return super().get(_name(key), default)
+
+
+def _name(key):
+    return str(key) if isinstance(key, sp.Symbol) else key
+
+
+__all__ = ["ModelSource", "Provenance", "ParameterValues"]
