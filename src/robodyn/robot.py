@@ -67,11 +67,8 @@ class Robot:
         self._attach_runner()
 
     def _attach_runner(self) -> None:
-        # the compiled kernels and caches; the one-state functions of inverse and forward
-        # dynamics are mirrored here once the runner has them (Runner.fixed_hot)
+        # the compiled kernels and caches, made with the robot (never written later)
         object.__setattr__(self, "_runner", Runner(self.chain, self._values, self.name))
-        object.__setattr__(self, "_hot_id", None)
-        object.__setattr__(self, "_hot_fd", None)
 
     @classmethod
     def from_dh(cls, rows, joints: str | Sequence[str] | None = None, *, masses,
@@ -332,11 +329,7 @@ class Robot:
         force then moment), a ball joint's three moments (its link frame), one torque per
         other joint; ``h_e`` in world axes, ``J`` that of :meth:`jacobian`.
         """
-        hot = self._hot_id
-        if hot is None:
-            hot = self._runner.fixed_hot.get("inverse_dynamics")
-            if hot is not None:  # kept on the robot: one attribute read per call (75 ns less)
-                object.__setattr__(self, "_hot_id", hot)
+        hot = self._runner.hot_inverse_dynamics  # an attribute, not a dict look-up: 75 ns
         if hot is not None and h_e is None:
             # one state, hot: Runner.run's first step inline (a controller's call costs no
             # more than Pinocchio's rnea; Numba checks the types, the kernel the values)
@@ -399,11 +392,7 @@ class Robot:
         A joint that moves no mass (a singular ``M``) is a :class:`ModelError` naming it.
         A floating base: ``q`` ``(..., nq)``, ``qd`` and ``tau`` (the base wrench, base
         frame, then the joint torques) ``(..., nv)`` -> ``a = dv/dt`` ``(..., nv)``."""
-        hot = self._hot_fd
-        if hot is None:
-            hot = self._runner.fixed_hot.get("forward_dynamics")
-            if hot is not None:
-                object.__setattr__(self, "_hot_fd", hot)
+        hot = self._runner.hot_forward_dynamics
         if hot is not None and h_e is None:  # as inverse_dynamics
             one, p, width, _ = hot
             out = _empty(width)

@@ -63,6 +63,10 @@ class Runner:
         # inputs are checked before)
         self.hot: dict[str, tuple] = {}
         self.fixed_hot: dict[str, tuple] = {}
+        # fixed_hot's entries of the two a controller calls, as plain attributes (Robot's
+        # methods read them first on every call)
+        self.hot_inverse_dynamics: tuple | None = None
+        self.hot_forward_dynamics: tuple | None = None
 
     def __getstate__(self):
         return {"chain": self.chain, "values": self.values, "name": self.name}
@@ -161,6 +165,8 @@ class Runner:
                                               == 1 else out_shape)
                             if not self.quaternions:
                                 self.fixed_hot[kind] = self.hot[kind]
+                                if kind in ("inverse_dynamics", "forward_dynamics"):
+                                    setattr(self, f"hot_{kind}", self.hot[kind])
                     return out[0] if len(out_shape) == 1 else out.reshape(out_shape)
         if len(arrays) != len(names):
             raise InputError(f"{kind}: takes {len(names)} array{'s' * (len(names) != 1)} "
