@@ -397,8 +397,8 @@ def test_every_registry_entry_has_named_results():
     robot = robot_named("rp-arm")
     for name, spec in KERNELS.items():
         assert spec.output != "out", name  # named in its registry entry
-        assert not spec.parts or len(spec.parts) == spec.shape(robot.dof)[0], name
+        assert not spec.parts or len(spec.parts) == spec.shape(robot.nv, len(robot.links))[0], name
         outs = layout(name, robot.dof, robot.chain)
         assert tuple(o.name for o in outs) == (spec.parts or (spec.output,)), name
         if name.removesuffix("_contact") not in ("forward_kinematics", "regressor"):
-            assert sum(math.prod(o.shape) for o in outs) == math.prod(spec.shape(robot.dof))
+            assert sum(math.prod(o.shape) for o in outs) == math.prod(spec.shape(robot.nv, len(robot.links)))
