@@ -401,4 +401,5 @@ def test_every_registry_entry_has_named_results():
         outs = layout(name, robot.dof, robot.chain)
         assert tuple(o.name for o in outs) == (spec.parts or (spec.output,)), name
         if name.removesuffix("_contact") not in ("forward_kinematics", "regressor"):
-            assert sum(math.prod(o.shape) for o in outs) == math.prod(spec.shape(robot.nv, len(robot.links)))
+            size = math.prod(spec.shape(robot.nv, len(robot.links)))
+            assert sum(math.prod(o.shape) for o in outs) == size

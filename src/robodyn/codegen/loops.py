@@ -14,11 +14,12 @@ between stages. Torques are one of:
   computed_torque_acceleration(q, qd, QR[s], QDR[s], QDDR[s], KP, KD)``.
 
 ``s`` indexes the stage times ``t_k`` (``2k``), ``t_k + dt/2`` (``2k + 1``); an
-array with one row is the same at every stage. The module's ``run(data, method, dt,
+array with one row is the same at every stage. The module's ``run(data, JT, method, dt,
 limit, k0, k1, Q, QD, QDD, TAU)`` is :func:`~robodyn.dynamics.steps.run` on ``m`` motions
-in lockstep (``Q`` ``(m, T, n)``) with ``data = (P, PC, H, TAB, QR, QDR, QDDR, KP, KD,
-V)``: the model's parameters, the controller model's, the wrenches ``(m, 6)``, the tables
-and the gains with a leading axis of ``m`` (or 1, shared) and ``(m, n)`` work rows.
+in lockstep (``Q`` ``(m, T, nq)``, ``QD`` ``(m, T, nv)``, ``JT`` the joint table) with
+``data = (P, PC, H, TAB, QR, QDR, QDDR, KP, KD, V)``: the model's parameters, the
+controller model's, the wrenches ``(m, 6)``, the tables and the gains with a leading axis
+of ``m`` (or 1, shared) and ``(m, nv)`` work rows.
 :func:`rollouts_source` adds ``run_many``: ``run`` over many rollouts, in blocks of
 :data:`~robodyn.codegen.emit.BLOCK` that share the parameters (the blocked kernels, one
 SIMD lane per rollout), else rollout by rollout (:mod:`robodyn.motion.rollouts`).
@@ -62,7 +63,7 @@ _STAGE = '''
 ''' + _DECORATOR + '''def stage(data, s, q, qd, tau, acc):
     P, PC, H, TAB, QR, QDR, QDDR, KP, KD, v = data
     m = q.shape[0]
-    n = q.shape[1]
+    n = qd.shape[1]
 {controller}
     if m == 1:
         return fd(q, qd, tau{contact}, P, acc, 0, 1)
@@ -156,9 +157,9 @@ _ROLLOUTS = '''
 
 
 @njit(nogil=True, cache=True, error_model="numpy")
-def run_many(P, PC, H, TAB, QR, QDR, QDDR, KP, KD, method, dt, limit, k0, k1, Q, QD, QDD,
-             TAU, FAILED, r0, r1):
-    n = Q.shape[2]
+def run_many(P, PC, H, TAB, QR, QDR, QDDR, KP, KD, JT, method, dt, limit, k0, k1, Q, QD,
+             QDD, TAU, FAILED, r0, r1):
+    n = QD.shape[2]
     width = BLOCK if P.shape[0] == 1 and PC.shape[0] == 1 else 1
     v = np.empty((width, n))
     h = np.empty((width, H.shape[2]))
@@ -181,7 +182,7 @@ def run_many(P, PC, H, TAB, QR, QDR, QDDR, KP, KD, method, dt, limit, k0, k1, Q,
             h[b, :] = row(H, r + b)[0]
         data = (row(P, r), row(PC, r), h[:m], part(TAB, r, e), part(QR, r, e),
                 part(QDR, r, e), part(QDDR, r, e), part(KP, r, e), part(KD, r, e), v[:m])
-        result = run(data, method, dt, limit, k0, k1, Q[r:e], QD[r:e], QDD[r:e], TAU[r:e])
+        result = run(data, JT, method, dt, limit, k0, k1, Q[r:e], QD[r:e], QDD[r:e], TAU[r:e])
         if m == 1:
             FAILED[r] = result
         elif result >= 0:  # one of the block failed: each again alone, which finds it
@@ -196,8 +197,8 @@ def run_many(P, PC, H, TAB, QR, QDR, QDDR, KP, KD, method, dt, limit, k0, k1, Q,
 def rollouts_source(fd_module: str, controller: str, controller_module: str | None,
                     contact: bool, fd_blocked: bool = False,
                     controller_blocked: bool = False) -> str:
-    """:func:`loop_source` and ``run_many(P, PC, H, TAB, QR, QDR, QDDR, KP, KD, method, dt,
-    limit, k0, k1, Q, QD, QDD, TAU, FAILED, r0, r1)``: the loop's ``run`` for rollouts
+    """:func:`loop_source` and ``run_many(P, PC, H, TAB, QR, QDR, QDDR, KP, KD, JT, method,
+    dt, limit, k0, k1, Q, QD, QDD, TAU, FAILED, r0, r1)``: the loop's ``run`` for rollouts
     ``r0`` to ``r1 - 1`` on their rows (or the only row) of the data arrays, which have a
     leading rollout axis (``P`` ``(N, p)``, ``H`` ``(N, 1, 6)``, ``TAB`` ``(N, S, n)``,
     ``KP`` ``(N, n)``, ...) and of ``Q``, ``QD``, ``QDD``, ``TAU`` ``(N, T, n)``: blocks of

@@ -45,6 +45,14 @@ def _gains(value, name: str, dof: int) -> np.ndarray:
     return arr
 
 
+def _one_value_joints(model: Robot, law: str) -> None:
+    """The laws act joint by joint on ``q``: a model with quaternion joints is an error."""
+    if not model.chain.single_valued:
+        raise InputError(f"{law}: the control laws act on one value per joint; {model.name!r} "
+                         "has a free-flying base or ball joints (q with quaternions); drive it "
+                         "with a torque table or tau(t, q, qd)")
+
+
 def _short(gains: np.ndarray) -> str:
     """One number when every joint has the same gain, else one per joint."""
     return number(gains[0]) if np.all(gains == gains[0]) else numbers(gains)
@@ -60,6 +68,7 @@ class PDGravity:
             raise InputError("q_ref: PDGravity regulates to a set point (one position per "
                              "joint), and a Trajectory was given; to track a trajectory use "
                              "ComputedTorque(model, trajectory, kp, kd)")
+        _one_value_joints(model, "PDGravity")
         self.model = model
         try:
             self.q_ref = np.asarray(q_ref, dtype=float).reshape(-1)
@@ -96,6 +105,7 @@ class ComputedTorque:
     kind = "computed_torque"
 
     def __init__(self, model: Robot, trajectory: Trajectory, kp: ArrayLike, kd: ArrayLike):
+        _one_value_joints(model, "ComputedTorque")
         if not isinstance(trajectory, Trajectory):
             raise InputError("trajectory: expected a robodyn.motion.trajectory.Trajectory")
         if trajectory.dof != model.dof:

@@ -39,7 +39,7 @@ from ..codegen.loops import rollouts_source
 from ..codegen.threads import run_in_threads, thread_count
 from ..core.errors import InputError, ModelError, RobodynError, excerpt, warn
 from ..core.progress import tracker
-from ..dynamics.steps import RK4, SEMI_IMPLICIT_EULER
+from ..dynamics.steps import RK4, SEMI_IMPLICIT_EULER, joint_table
 from . import simulation as single
 from .simulation import MAX_MAGNITUDE, EnergyBalanceWarning, JointLimitWarning, Simulation
 
@@ -241,8 +241,11 @@ def simulate_many(robot, n: int, q0, *, qd0, duration, tau, tau_times, h_e, dt, 
                   values) -> Simulation:
     """``n`` rollouts of :func:`~robodyn.simulate` (module docstring)."""
     dof = robot.dof
-    q0 = _states(q0, "q0", n, dof)
+    q0 = _states(q0, "q0", n, robot.nq)
     qd0 = _states(qd0, "qd0", n, dof)
+    if not robot.chain.single_valued:  # unit quaternions, to rounding
+        (q0,) = robot._manifold_inputs("simulate", q=q0)
+        q0 = np.ascontiguousarray(robot.chain.normalized(q0))
     duration, method, times, keep, rtol, atol, max_steps, max_step = single.checked_options(
         duration, dt, method, sample_dt, rtol, atol, max_steps, max_step)
     if times is None:
@@ -251,7 +254,7 @@ def simulate_many(robot, n: int, q0, *, qd0, duration, tau, tau_times, h_e, dt, 
                          "with dt")
     samples = len(times)
     per_rollout_table = not callable(tau) and not _controllers(tau) and np.ndim(tau) == 3
-    count = n * samples * dof * (3 if per_rollout_table else 1)
+    count = n * samples * robot.nq * (3 if per_rollout_table else 1)
     if count > MAX_BATCH_VALUES:
         raise InputError(f"rollouts: {n:,} rollouts x {samples:,} samples x {dof} joints"
                          f"{' (x3 with per-rollout torque tables)' if per_rollout_table else ''}"
@@ -316,7 +319,7 @@ def _blocked_flavour(kernel, rollouts: int, steps: int) -> bool:
 
 def _compiled(models, torques, wrenches, times):
     """The data of the compiled batch loop ``(run_many, P, PC, H, TAB, QR, QDR, QDDR, KP,
-    KD)``, or None when a rollout needs Python (a callable, the NumPy backend)."""
+    KD, JT)``, or None when a rollout needs Python (a callable, the NumPy backend)."""
     if any(callable(w) for w in wrenches):
         return None
     contact = wrenches[0] is not None
@@ -382,7 +385,7 @@ def _compiled(models, torques, wrenches, times):
     source = rollouts_source(fd.fn.py_func.__module__, kind, controller_module, contact,
                              fd_blocked, ck_blocked)
     run_many = generated_function(source, "run_many")
-    return (run_many, p, pc, h, tab, qr, qdr, qddr, kp, kd)
+    return (run_many, p, pc, h, tab, qr, qdr, qddr, kp, kd, joint_table(robot.chain))
 
 
 def _fixed_many(models, q0, qd0, times, torques, wrenches, method, dt, compiled, bar):
@@ -390,12 +393,13 @@ def _fixed_many(models, q0, qd0, times, torques, wrenches, method, dt, compiled,
     ``_fixed``): every rollout's ``run`` in chunks of steps, rollouts split over the
     threads."""
     run_many, *data = compiled
-    n, dof = q0.shape
+    n, dof = qd0.shape
     steps = len(times) - 1
     last = float(times[-1] - times[-2])
     regular = steps - 1 if single.shorter_last_step(last, dt) else steps
     shape = (n, steps + 1, dof)
-    Q, QD, QDD, TAU = (np.empty(shape) for _ in range(4))
+    Q = np.empty((n, steps + 1, q0.shape[1]))
+    QD, QDD, TAU = (np.empty(shape) for _ in range(3))
     failed_at = np.full(n, -1, dtype=np.int64)
     workers = max(1, min(thread_count(), n))
     bounds = np.linspace(0, n, workers + 1).astype(int)
@@ -457,7 +461,7 @@ def _one_by_one(models, q0, qd0, duration, torques, tau_times, wrenches, dt, met
                 atol, max_step, max_steps, sample_dt, bar):
     """Each rollout a single :func:`~robodyn.simulate` (no sampling, limit report or energy
     warning of its own: the batch does them); a rollout that fails is NaN."""
-    n, dof = q0.shape
+    n, dof = qd0.shape
     runs, failed = [], {}
     for r in range(n):
         tau = torques[r]
@@ -486,7 +490,8 @@ def _one_by_one(models, q0, qd0, duration, torques, tau_times, wrenches, dt, met
                            f"{failed[0]}", None, failed)
     t = done[0].t
     shape = (n, len(t), dof)
-    Q, QD, QDD, TAU = (np.full(shape, np.nan) for _ in range(4))
+    Q = np.full((n, len(t), q0.shape[1]), np.nan)
+    QD, QDD, TAU = (np.full(shape, np.nan) for _ in range(3))
     for r, s in enumerate(runs):
         if s is not None:
             Q[r], QD[r], QDD[r], TAU[r] = s.q, s.qd, s.qdd, s.tau
@@ -519,7 +524,7 @@ def _check_energy(models, sim: Simulation, wrenches, failed) -> None:
     """Each finished rollout's :class:`~robodyn.motion.simulation.EnergyBalance` into
     ``info["energy_balance"]`` (None for a failed one); one warning naming the rollouts
     that are off."""
-    n, samples, dof = sim.q.shape
+    n, samples, dof = sim.qd.shape
     done = [r for r in range(n) if r not in failed]
     with np.errstate(all="ignore"):
         p_tau = np.sum(sim.tau * sim.qd, axis=2)

@@ -62,7 +62,7 @@ from ..codegen.loops import loop_source
 from ..core.display import number, numbers, png, span
 from ..core.errors import InputError, RobodynError, excerpt, positive_number, warn, whole_number
 from ..core.progress import ProgressOption, check_progress, tracker
-from ..dynamics.steps import RK4, SEMI_IMPLICIT_EULER, bind
+from ..dynamics.steps import RK4, SEMI_IMPLICIT_EULER, bind, joint_table
 from .trajectory import sample_times
 
 if TYPE_CHECKING:
@@ -544,13 +544,9 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
     ``values={name: N values}`` (per-rollout parameter values) run ``N`` rollouts and return
     a :class:`Simulation` whose arrays have a leading ``N`` axis."""
     check_progress(progress)
-    if not robot.chain.single_valued:  # quaternion joints: integrated on their manifold
-        from .manifold import simulate_manifold
-
-        return simulate_manifold(
-            robot, q0, qd0=qd0, duration=duration, tau=tau, tau_times=tau_times, h_e=h_e,
-            dt=dt, method=method, rtol=rtol, atol=atol, max_step=max_step, progress=progress,
-            check_limits=check_limits, max_steps=max_steps, sample_dt=sample_dt, values=values)
+    manifold = not robot.chain.single_valued  # quaternion joints (a free base, ball joints)
+    if manifold:
+        _manifold_options(method, tau, values)
     from . import rollouts  # same layer; it builds on this module
 
     count = rollouts.batch_size(robot, q0, qd0, tau, h_e, values)
@@ -561,8 +557,14 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
             progress=progress, check_limits=check_limits, max_steps=max_steps,
             sample_dt=sample_dt, values=values)
     dof = robot.dof
-    q0 = state_vector(q0, "q0", dof)
-    qd0 = state_vector(qd0, "qd0", dof)
+    if manifold:  # q of nq values with unit quaternions (to rounding), qd of nv
+        q0 = _manifold_state(q0, "q0", robot.nq, robot.configuration_layout)
+        (q0,) = robot._manifold_inputs("simulate", q=q0)
+        q0 = robot.chain.normalized(q0)
+        qd0 = _manifold_state(qd0, "qd0", dof, robot.velocity_layout)
+    else:
+        q0 = state_vector(q0, "q0", dof)
+        qd0 = state_vector(qd0, "qd0", dof)
     duration, method, times, keep, rtol, atol, max_steps, max_step = checked_options(
         duration, dt, method, sample_dt, rtol, atol, max_steps, max_step)
     if callable(tau):
@@ -595,6 +597,40 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
     if sample_dt is not None:
         sim.info["sample_dt"] = float(sample_dt)
     return sim
+
+
+def _manifold_state(value, name: str, size: int, layout: str) -> np.ndarray:
+    """A start state of a model with quaternion joints: ``size`` finite values (``qd0`` may
+    be one number for all; ``q0`` may not, a number is no configuration)."""
+    what = f"{'nq' if name == 'q0' else 'nv'} = {size}: {layout}"
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{name}: expected {size} real numbers ({what})") from None
+    if arr.ndim == 0 and name != "q0":
+        arr = np.full(size, float(arr))
+    if arr.shape != (size,):
+        raise InputError(f"{name}: expected {size} values ({what}), got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise InputError(f"{name}: {arr.tolist()} is not finite")
+    check_magnitude(arr, name)
+    return arr
+
+
+def _manifold_options(method, tau, values) -> None:
+    """What a model with quaternion joints does not take yet: an :class:`InputError` (or
+    :class:`RobodynError`) saying so."""
+    if method is not None and str(method).lower() in ("implicit-euler", "radau"):
+        raise InputError(f"method: {str(method)[:40]!r} does not support quaternion joints "
+                         "(a free-flying base, ball joints) yet; use rk45, dop853, rk4 or "
+                         "semi-implicit-euler")
+    if getattr(tau, "kind", None) in ("pd_gravity", "computed_torque"):
+        raise RobodynError("simulate: the controllers of rd.control take one value per joint; "
+                           "a model with quaternion joints (a free-flying base, ball joints) "
+                           "takes a torque table or tau(t, q, qd)")
+    if values is not None:
+        raise RobodynError("simulate: values does not support quaternion joints yet (the "
+                           "robot has a free-flying base or ball joints)")
 
 
 def checked_options(duration, dt, method, sample_dt, rtol, atol, max_steps, max_step):
@@ -665,14 +701,20 @@ def wrench_value(wrench, t, q, qd):
 
 
 def _rhs(robot, torque, wrench):
-    """``f(t, y) = (qd, FD(q, qd, tau(t, q, qd)))`` of the state ``y = (q, qd)``."""
-    dof = robot.dof
+    """``f(t, y) = (dq/dt, FD(q, qd, tau(t, q, qd)))`` of the state ``y = (q, qd)``
+    (``dq/dt = qd`` but for quaternions, :meth:`~robodyn.model.chain.Chain.configuration_rate`,
+    whose ``q`` is renormalised first)."""
+    dof, nq, chain = robot.dof, robot.nq, robot.chain
+    manifold = not chain.single_valued
 
     def rhs(t, y):
-        q, qd = y[:dof], y[dof:]
+        q, qd = y[:nq], y[nq:]
+        if manifold:
+            q = chain.normalized(q)
         tau = torque_value(torque, t, q, qd, dof)
-        return np.concatenate([qd, robot.forward_dynamics(q, qd, tau,
-                                                          h_e=wrench_value(wrench, t, q, qd))])
+        rate = chain.configuration_rate(q, qd) if manifold else qd
+        return np.concatenate([rate, robot.forward_dynamics(q, qd, tau,
+                                                            h_e=wrench_value(wrench, t, q, qd))])
 
     return rhs
 
@@ -739,9 +781,9 @@ def _fastest_rate(rhs, t, y) -> float | None:
         return None
 
 
-def _state_words(y, dof: int) -> str:
-    return (f"q = {np.array2string(y[:dof], precision=4, separator=', ')}, qd = "
-            f"{np.array2string(y[dof:], precision=4, separator=', ')}")
+def _state_words(y, nq: int) -> str:
+    return (f"q = {np.array2string(y[:nq], precision=4, separator=', ')}, qd = "
+            f"{np.array2string(y[nq:], precision=4, separator=', ')}")
 
 
 def _attempt(step, rhs, t, y, dof, method, h=None):
@@ -768,13 +810,14 @@ def _attempt(step, rhs, t, y, dof, method, h=None):
             "without bound, or the model's values are out of range") from None
 
 
-def _drive(make, rhs, y0, duration, t_eval, max_steps, method, dof, bar):
+def _drive(make, rhs, y0, duration, t_eval, max_steps, method, dof, bar, project=None):
     """Step a SciPy ``OdeSolver`` (``make()`` makes it) from ``(0, y0)`` to ``duration``
     within ``max_steps`` steps: ``(t, y (n, T), dense output, steps, solver)``,
     samples at ``t_eval`` or at every step. An
     explicit solver whose step sits at its stability limit while the budget cannot last
     stops early (a stiff system). ``bar`` (a :class:`~robodyn.core.progress.Progress`) is
-    told the time reached after every step."""
+    told the time reached after every step; ``project(y)``, if given, puts each accepted
+    state back on the configuration manifold (unit quaternions) before the next step."""
     from scipy.integrate import OdeSolution  # SciPy only when used
 
     explicit = method in ("rk45", "dop853")
@@ -788,6 +831,8 @@ def _drive(make, rhs, y0, duration, t_eval, max_steps, method, dof, bar):
             raise RobodynError(f"simulate: the integrator failed at t = {solver.t:.6g} s "
                                f"({message}); try method='radau', a smaller max_step or looser "
                                "tolerances")
+        if project is not None:
+            solver.y[:] = project(solver.y)
         ts.append(solver.t)
         ys.append(solver.y.copy())
         pieces.append(solver.dense_output())
@@ -852,17 +897,23 @@ def _adaptive(problem: _Problem, method: str, t_eval, bar) -> Simulation:
     robot, q0, qd0, duration = problem.robot, problem.q0, problem.qd0, problem.duration
     torque, wrench, rtol, atol = problem.torque, problem.wrench, problem.rtol, problem.atol
     max_step, max_steps = problem.max_step, problem.max_steps
-    dof = robot.dof
+    dof, nq, chain = robot.dof, robot.nq, robot.chain
     rhs = _rhs(robot, torque, wrench)
     y0 = np.concatenate([q0, qd0])
     kind = RK45 if method == "rk45" else DOP853
+    project = None
+    if not chain.single_valued:
+        def project(y):
+            return np.concatenate([chain.normalized(y[:nq]), y[nq:]])
 
     def make():
         return kind(rhs, 0.0, y0, duration, rtol=rtol, atol=atol, max_step=max_step)
 
     t, y, solution, steps, solver = _drive(make, rhs, y0, duration, t_eval, max_steps, method,
-                                           dof, bar)
-    q, qd = y[:dof].T.copy(), y[dof:].T.copy()
+                                           nq, bar, project)
+    q, qd = y[:nq].T.copy(), y[nq:].T.copy()
+    if project is not None:  # dense output between the steps: back on the manifold
+        q = chain.normalized(q)
     tau = np.stack([torque_value(torque, tk, qk, qdk, dof) for tk, qk, qdk in zip(t, q, qd)])
     if wrench is None or not callable(wrench):
         qdd = robot.forward_dynamics(q, qd, tau, h_e=wrench)
@@ -929,7 +980,7 @@ def _fixed(robot, q0, qd0, t, torque, wrench, method, dt, bar):
     steps = len(t) - 1
     last = float(t[-1] - t[-2])
     regular = steps - 1 if shorter_last_step(last, dt) else steps
-    Q = np.empty((steps + 1, dof))
+    Q = np.empty((steps + 1, robot.nq))
     QD = np.empty((steps + 1, dof))
     QDD = np.empty((steps + 1, dof))
     TAU = np.empty((steps + 1, dof))
@@ -966,6 +1017,7 @@ def raise_diverged(robot, torque, wrench, method, t, h, q, qd):
     dof = robot.dof
     rhs = _rhs(robot, torque, wrench)
     y = np.concatenate([q, qd])
+    nq = robot.nq
     rhs(t, y)  # raises the model's (or the torque callable's) error at this state, if any
     rate = _fastest_rate(rhs, t, y)
     limit = _STABILITY[method]
@@ -985,7 +1037,7 @@ def raise_diverged(robot, torque, wrench, method, t, h, q, qd):
                  "for the motion; check tau and the model's values, or reduce dt")
     raise RobodynError(f"simulate: the motion diverged on the step from t = {t:.6g} s to "
                        f"{t + h:.6g} s: the state stopped being finite or passed "
-                       f"{MAX_MAGNITUDE:g} (from {_state_words(y, dof)}); {cause}")
+                       f"{MAX_MAGNITUDE:g} (from {_state_words(y, nq)}); {cause}")
 
 
 def _python_loop(robot, torque, wrench, times):
@@ -1009,11 +1061,12 @@ def _python_loop(robot, torque, wrench, times):
         return -1
 
     loop = bind(stage)
+    table = joint_table(robot.chain)
 
     def run(k0, k1, method, dt, Q, QD, QDD, TAU):  # one motion: a block of one
         with np.errstate(all="ignore"):
-            return loop(None, method, dt, MAX_MAGNITUDE, k0, k1, Q[None], QD[None], QDD[None],
-                        TAU[None])
+            return loop(None, table, method, dt, MAX_MAGNITUDE, k0, k1, Q[None], QD[None],
+                        QDD[None], TAU[None])
 
     return run
 
@@ -1069,10 +1122,11 @@ def _compiled_loop(robot, torque, wrench, times):
     # the loop's data for one motion: each table with a leading axis of one
     data = (p, pc, h, tab[None], qr[None], qdr[None], qddr[None], kp[None], kd[None],
             np.empty((1, dof)))
+    table = joint_table(robot.chain)
 
     def runner(k0, k1, method, dt, Q, QD, QDD, TAU):
-        return run(data, method, dt, MAX_MAGNITUDE, k0, k1, Q[None], QD[None], QDD[None],
-                   TAU[None])
+        return run(data, table, method, dt, MAX_MAGNITUDE, k0, k1, Q[None], QD[None],
+                   QDD[None], TAU[None])
 
     return runner
 
