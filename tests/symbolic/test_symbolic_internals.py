@@ -84,6 +84,7 @@ def test_identities_are_a_groebner_basis():
     assert set(reduced_basis.exprs) == {sp.expand(b) for b in basis}
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)  # SymPy's reduced takes about 0.5 s an example
 @given(terms)
 def test_normal_form_is_sympys_remainder(term_list):
@@ -151,12 +152,14 @@ def _compare_with_kernels(robot, eq, n=6, seed=5):
         np.testing.assert_allclose(actual, expected, rtol=1e-10, atol=1e-10 * scale)
 
 
+@pytest.mark.slow
 def test_numeric_of_a_seven_dof_arm(tmp_path):
     robot = rd.load(_seven_dof_planar(tmp_path / "planar-7r.yaml"))
     assert robot.dof == 7
     _compare_with_kernels(robot, equations(robot, method="newton-euler"))
 
 
+@pytest.mark.slow
 def test_numeric_of_an_expression_too_deep_for_lambdify():
     """``tau = sum c_ijlm qd1^i qdd1^j sin(q1)^l cos(q1)^m`` over ``i, j, l, m < 8``: 4096
     terms, which Python cannot compile as one expression (what ``lambdify`` generates:

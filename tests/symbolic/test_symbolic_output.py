@@ -146,6 +146,7 @@ def parse_doubles(text: str):
                                        lambda x: sp.Float(float(x), precision=53))
 
 
+@pytest.mark.slow
 def test_json_reads_back_with_parse_expr(capsys):
     for model in ("rp-arm", "puma560", "planar-2r-dh"):
         code, out = run(capsys, model, "--format", "json")
@@ -232,6 +233,7 @@ def test_markdown_and_jupyter_latex():
     assert r"\dot{q}_{1}" in text and r"\ddot{q}_{2}" in text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [["rp-arm", "--steps"], ["planar-3r", "--steps"],
                                   ["puma560", "--method", "newton-euler"]])
 def test_latex_compiles(tmp_path, capsys, argv):
