@@ -411,11 +411,8 @@ def test_given_data_of_every_builtin_equal_its_model_file(name):
         assert _small(sp.Matrix(given[f"A_{k}"]) - A), (name, k)
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(m, marks=[pytest.mark.slow, pytest.mark.skipif(
-        not os.environ.get("ROBODYN_SLOW_TESTS"), reason="about 6 s; set ROBODYN_SLOW_TESTS=1")])
-    if m == "puma560" else m
-    for m in rd.models.names() if _file_inertials(m)[0] == "standard"])
+@pytest.mark.parametrize("name", [m for m in rd.models.names()
+                                  if _file_inertials(m)[0] == "standard"])
 def test_siciliano_recursion_gives_the_cores_torques(name):
     """The steps of a standard-DH model follow Siciliano §7.5 in the DH frames; the
     torques of that recursion are the core's, identically in the ring."""
