@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -220,26 +219,6 @@ def test_numeric_runs_constant_entries_and_fractional_powers():
     np.testing.assert_allclose(tau[:, 0], np.cbrt(qd[:, 0]) * np.cos(q[:, 0]), rtol=1e-14)
     np.testing.assert_array_equal(tau[:, 1], [2.5, 2.5, 2.5])
     np.testing.assert_array_equal(num.friction(qd), [[0.5, 0.0]] * 3)
-
-
-PANDA = "panda_description/urdf/panda.urdf"
-
-
-@pytest.mark.skipif(not os.environ.get("ROBODYN_SLOW_TESTS"),
-                    reason="about 90 s (Panda: derive 12 s, printing M, C, tau most of the rest); "
-                           "set ROBODYN_SLOW_TESTS=1")
-def test_numeric_of_the_panda():
-    """The Panda's ``tau`` made ``lambdify`` raise RecursionError."""
-    import importlib.metadata
-
-    dist = importlib.metadata.distribution("example-robot-data")
-    path = next((Path(dist.locate_file(f)) for f in dist.files or ()
-                 if str(f).endswith(PANDA)), None)
-    if path is None:
-        pytest.skip("example-robot-data has no Panda")
-    robot = rd.load(path, tip="panda_hand")
-    assert robot.dof == 7
-    _compare_with_kernels(robot, equations(robot, method="newton-euler"), n=3)
 
 
 # -- rounding of rotations, and Floats ----------------------------------------------------
