@@ -50,6 +50,7 @@ def test_demo_prints_the_inverse_dynamics_of_the_motion(capsys):
     np.testing.assert_allclose([float(x) for x in rows[0][1:]], tau0, atol=1e-4)
 
 
+@pytest.mark.slow
 def test_errors_are_reported_without_a_traceback():
     result = subprocess.run([sys.executable, "-m", "robodyn.cli", "demo", "no-such-arm"],
                             capture_output=True, text=True)
@@ -157,6 +158,7 @@ def test_bad_arguments_are_clear_errors(capsys, argv, words):
         assert word in err
 
 
+@pytest.mark.slow
 def test_a_bad_thread_count_is_a_clear_error():
     env = dict(os.environ, ROBODYN_NUM_THREADS="abc")
     result = subprocess.run([sys.executable, "-m", "robodyn.cli", "demo", "planar-2r",

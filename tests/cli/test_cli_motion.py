@@ -125,6 +125,7 @@ def test_simulate_warns_when_the_energy_balance_is_off(capsys):
     assert "warning" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_a_stiff_model_stops_at_once_and_radau_runs_it(tmp_path):
     """Viscous friction 1e9 with the default rk45 ran past 90 s without a word."""
     model = tmp_path / "stiff.yaml"
@@ -374,6 +375,7 @@ def test_a_bad_torque_file_is_a_clear_error(content, words, tmp_path, capsys):
 
 
 # -- the tour -----------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_the_demo_tour_runs_and_reports_the_physics(tmp_path, capsys):
     out_dir = tmp_path / "pictures"
     out = _run(["demo", "--out", str(out_dir)], capsys)
@@ -408,6 +410,7 @@ def test_the_demo_tour_runs_and_reports_the_physics(tmp_path, capsys):
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_simulate_draws_and_animates(tmp_path, capsys):
     pytest.importorskip("robodyn.plot")
     picture, animation = tmp_path / "sim.png", tmp_path / "sim.gif"

@@ -439,6 +439,7 @@ def wait_for(path: Path, proc: subprocess.Popen, seconds: float = 60) -> None:
         time.sleep(0.02)
 
 
+@pytest.mark.slow
 def test_a_second_run_into_the_same_output_fails_at_once(tmp_path, capsys, numpy_backend):
     first = start("""
         import pathlib, time, robodyn as rd
@@ -467,6 +468,7 @@ def test_a_second_run_into_the_same_output_fails_at_once(tmp_path, capsys, numpy
     assert_dataset(tmp_path / "d.npz", rd.load("planar-2r"), 30, 10, 7)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("when", ["computing", "merging"])
 def test_a_killed_run_leaves_no_stale_lock_and_no_temporary_file(tmp_path, numpy_backend, when):
     killed = start(f"""
@@ -527,6 +529,7 @@ NO_CHUNKS = """
 """
 
 
+@pytest.mark.slow
 def test_a_huge_sample_count_is_checked_against_the_free_disk_space(tmp_path):
     done = bounded(NO_CHUNKS + """
     shutil.disk_usage = lambda p: shutil._ntuple_diskusage(2 * 10**9, 10**9, 10**9)
@@ -541,6 +544,7 @@ def test_a_huge_sample_count_is_checked_against_the_free_disk_space(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_a_huge_sample_count_starts_at_once_where_it_fits(tmp_path):
     """The to-do list is not built: the first of 10**11 chunks is written at once."""
     run = start("""
@@ -560,6 +564,7 @@ def test_a_huge_sample_count_starts_at_once_where_it_fits(tmp_path):
     assert (tmp_path / "d.npz.parts" / "chunk-000000.npz").exists()
 
 
+@pytest.mark.slow
 def test_the_chunk_size_is_capped_by_the_memory(tmp_path):
     # planar-2r: q, qd, qdd, tau, M: 4 x 2 + 4 floats = 96 bytes a state, held twice
     most = 10**9 // (2 * 96)

@@ -119,6 +119,7 @@ def import_module(path: Path, name: str):
 
 
 # -- Python ------------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["planar-2r", "rp-arm", "friction-2r", "puma560"])
 @pytest.mark.parametrize("mode", ["baked", "argument"])
 def test_python_matches_core(model, mode, friction_2r, tmp_path):
@@ -195,6 +196,7 @@ def _check_shared_library(lib, prefix, robot, eq, mode, model):
             assert_close(got.reshape(want[f][k].shape), want[f][k], f"{model} {mode} {f} #{k}")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model,mode", [("planar-2r", "baked"), ("friction-2r", "argument"),
                                         ("rp-arm", "argument"), ("puma560", "baked")])
 def test_c_matches_core(model, mode, friction_2r, tmp_path):
@@ -311,6 +313,7 @@ def _literal(v, open_="{", close="}"):
     return open_ + ", ".join(repr(float(x)) for x in v) + close
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model,mode", [("planar-2r", "baked"), ("friction-2r", "argument"),
                                         ("rp-arm", "baked")])
 def test_java_matches_core(model, mode, friction_2r, tmp_path):
@@ -428,6 +431,7 @@ def test_mathematica_expressions_read_back(friction_2r):
 
 
 # -- API and command line -------------------------------------------------------------
+@pytest.mark.slow
 def test_every_language_names_the_model_convention_and_symbols(friction_2r):
     program = program_of(equations_of(robot_of("planar-3r")))  # CSE once, seven printers
     for lang, language in LANGUAGES.items():

@@ -65,6 +65,7 @@ def test_dask_bad_input_is_an_input_error_at_once():
         r.inverse_dynamics(da.zeros((10, 2)), np.zeros((3, 2)), np.zeros((10, 2)))
 
 
+@pytest.mark.slow
 def test_no_dask_import_for_numpy_calls():
     """Dask is imported only when a Dask array is passed."""
     import subprocess
@@ -90,6 +91,7 @@ def _kernel_cache_hits():
     return out
 
 
+@pytest.mark.slow
 def test_one_million_states_on_a_two_process_cluster():
     distributed = pytest.importorskip("dask.distributed")
     r = rd.load("puma560")

@@ -151,6 +151,7 @@ def _run(code: str, env: dict, timeout: float = 240) -> subprocess.CompletedProc
                           capture_output=True, text=True, timeout=timeout, cwd=ROOT)
 
 
+@pytest.mark.slow
 def test_a_corrupted_numba_cache_is_rebuilt_not_trusted(tmp_path):
     pytest.importorskip("numba")
     env = {**os.environ, "ROBODYN_CACHE_DIR": str(tmp_path / "cache")}
@@ -170,6 +171,7 @@ def test_a_corrupted_numba_cache_is_rebuilt_not_trusted(tmp_path):
     assert second.stdout == first.stdout
 
 
+@pytest.mark.slow
 def test_a_broken_numba_install_falls_back_to_numpy_with_one_warning(tmp_path):
     fake = tmp_path / "fake" / "numba"
     fake.mkdir(parents=True)
@@ -504,6 +506,7 @@ def test_the_temporary_cache_cleanup_removes_only_robodyn_files(fresh_numpy, tmp
     assert not fresh_numpy.exists()
 
 
+@pytest.mark.slow
 def test_the_temporary_cache_is_cleaned_at_exit(tmp_path):
     target = tmp_path / "a-file"
     target.write_text("x")
@@ -569,6 +572,7 @@ _AS_NOBODY = """
 """
 
 
+@pytest.mark.slow
 @as_root
 def test_as_another_user_shared_and_sticky_directories_are_never_changed():
     try:

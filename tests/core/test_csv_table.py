@@ -195,6 +195,7 @@ def _bounded(code: str, timeout: float = 60) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=timeout)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_a_fifo_or_a_device_is_refused_without_blocking(tmp_path):
     fifo = tmp_path / "data.csv"

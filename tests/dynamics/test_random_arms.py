@@ -167,6 +167,7 @@ def _scale(*arrays) -> float:
 # ------------------------------------------------------------------------ properties
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(arms())
 def test_mass_matrix_is_symmetric_positive_definite(arm):
@@ -179,6 +180,7 @@ def test_mass_matrix_is_symmetric_positive_definite(arm):
     assert (np.linalg.eigvalsh(m) > 0).all()
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(arms())
 def test_mdot_minus_2c_is_skew_symmetric(arm):
@@ -193,6 +195,7 @@ def test_mdot_minus_2c_is_skew_symmetric(arm):
                                atol=1e-6 * _scale(mdot, c))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(arms())
 def test_equation_of_motion_is_newton_euler(arm):
@@ -212,6 +215,7 @@ def test_equation_of_motion_is_newton_euler(arm):
                                atol=1e-10 * _scale(tau, m_qdd, bias))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(arms())
 def test_forward_dynamics_inverts_inverse_dynamics(arm):
@@ -225,6 +229,7 @@ def test_forward_dynamics_inverts_inverse_dynamics(arm):
     assert np.abs(residual).max() <= 1e-9 * _scale(tau, _mv(m, qdd))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(arms())
 def test_batched_equals_per_sample(arm):

@@ -33,6 +33,7 @@ def _noisy(robot, ex, seed):
     return tau + 0.01 * tau.std(axis=0) * rng.normal(size=tau.shape)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, iterations", [("planar-2r", 5), ("planar-3r", 2),
                                               ("puma560", 0)])
 def test_identification_recovers_base_parameters(name, iterations):

@@ -95,6 +95,7 @@ def test_model_fields_are_checked_in_python_too():
 
 
 # -- the reproductions, each in a bounded subprocess ------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("exponent, size", [(64, "about 1.3e+09"), (16, "245,157")])
 def test_derive_of_a_model_whose_field_explodes_is_a_fast_error(tmp_path, exponent, size):
     path = model(tmp_path, a=f"({SUM8})**{exponent}")
@@ -106,6 +107,7 @@ def test_derive_of_a_model_whose_field_explodes_is_a_fast_error(tmp_path, expone
     assert "one parameter for a sum under a power" in lines[0]
 
 
+@pytest.mark.slow
 def test_robot_equations_of_such_a_model_cannot_start(tmp_path):
     path = model(tmp_path, mass=f"({SUM8})**64")
     code = f"import robodyn as rd; rd.load({str(path)!r}).equations()"
@@ -114,6 +116,7 @@ def test_robot_equations_of_such_a_model_cannot_start(tmp_path):
     assert "ExpansionError: " in done.stderr and "links[0].mass: " in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("answer, symbols, size", [
     (f"[[({ANSWER8})**64, 0],[0,1]]", None, "about 9.7e+10"),
     (f"[[({ANSWER8})**16, 0],[0,1]]", None, "about 2e+06"),
@@ -131,6 +134,7 @@ def test_check_of_an_exploding_answer_is_a_fast_error(answer, symbols, size):
     assert "the derived M11 has at most 7" in lines[0]
 
 
+@pytest.mark.slow
 def test_a_derivation_beyond_the_ring_budget_stops_naming_the_largest_expression(tmp_path):
     """Each field is accepted (991 terms), but the kinetic energy squares velocities of
     1,981 terms: the product is refused before it is formed."""

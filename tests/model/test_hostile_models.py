@@ -139,6 +139,7 @@ def test_hostile_expressions_are_model_errors(text, message):
     assert len(str(info.value)) < 1000
 
 
+@pytest.mark.slow
 def test_long_sums_and_sign_chains_work():
     m = sp.Symbol("m")
     assert parse_expression("+".join(["m"] * 1000), "x") == 1000 * m
@@ -338,6 +339,7 @@ def _parse_doubles(text: str):
                                        lambda x: sp.Float(float(x), precision=53))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", rd.models.names())
 def test_derived_json_parses_back_exactly(name):
     eq = rd.load(name).equations()

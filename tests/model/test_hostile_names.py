@@ -468,6 +468,7 @@ def test_hostile_c_compiles_cleanly_and_runs_nothing(mode, pendulum, pendulum_eq
     np.testing.assert_allclose(tau, robot.inverse_dynamics([0.3], [-0.7], [1.1]), rtol=1e-12)
 
 
+@pytest.mark.slow
 def test_hostile_java_compiles_and_keeps_the_parameter_names(pendulum, tmp_path):
     if shutil.which("javac") is None or shutil.which("java") is None:
         pytest.skip("no javac/java: the exported Java is not compiled")

@@ -77,6 +77,7 @@ def _lines_executed(path) -> int:
     return count
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("reverse, fixed_every", [(False, 0), (True, 0), (False, 3)])
 def test_reading_does_work_proportional_to_the_joints(tmp_path, reverse, fixed_every):
     counts = []
@@ -119,6 +120,7 @@ def test_a_tree_of_5000_joints_loads_within_a_time_and_memory_bound(tmp_path):
     assert done.stdout.split() == ["4500", "4500", "501"]
 
 
+@pytest.mark.slow
 def test_a_chain_of_5000_joints_loads_within_a_time_and_memory_bound(tmp_path):
     assert MAX_URDF_JOINTS >= 5000
     path = tmp_path / "long.urdf"
@@ -145,6 +147,7 @@ def test_a_file_over_the_size_cap_is_refused(tmp_path):
         load_urdf(path)
 
 
+@pytest.mark.slow
 def test_an_endless_file_is_read_only_up_to_the_cap():
     # ElementTree read /dev/zero until memory ran out
     done = run_bounded(["-c", "from robodyn.model.urdf import load_urdf; "

@@ -280,6 +280,7 @@ def _number(pattern: str, text: str) -> float:
     return float(re.search(pattern, text)[1])
 
 
+@pytest.mark.slow
 def test_stiff_runs_and_huge_runs_stop_at_once_with_a_clear_error():
     """Viscous friction 1e9 and gains kp = 1e12 ran for minutes with rk45; max_step = 1e-9
     too; duration 1000 s at dt = 1e-6 was a MemoryError. The stiffness detector names the

@@ -40,6 +40,7 @@ def _line(ax, label: str):
     return found[0]
 
 
+@pytest.mark.slow
 def test_import_robodyn_leaves_matplotlib_until_rd_plot():
     src = str(Path(rd.__file__).parents[1])
     code = ("import sys, robodyn as rd; assert 'matplotlib' not in sys.modules; "
@@ -96,6 +97,7 @@ def test_motion_rejects_what_is_not_a_motion(two_r, puma):
 
 
 # -- torques -------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_torques_of_a_puma_quintic_total_is_inverse_dynamics(puma, tmp_path):
     motion = tr.quintic([0, 0.3, -0.5, 0.1, 0.4, 0], [1.0, -0.4, 0.6, 0.8, -0.3, 1.2],
                         1.0).sample(0.02)
@@ -243,6 +245,7 @@ def test_arm_checks_q_and_the_axes(two_r, puma):
 
 
 # -- animation -------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_animate_writes_a_gif_at_the_frame_rate(two_r, tmp_path):
     traj = tr.quintic([0.0, 0.0], [1.0, -0.5], 1.0)
     fig = rd.plot.animate(two_r, traj, tmp_path / "arm.gif", fps=8)

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
@@ -135,13 +134,8 @@ def test_brief_leaves_out_given_and_zero_christoffel_symbols(capsys):
     assert "Given" not in out and "c_111" not in out and "c_112" in out
 
 
-PUMA_SLOW = pytest.mark.skipif(not os.environ.get("ROBODYN_SLOW_TESTS"),
-                               reason="about 40 s (the PUMA's steps, 10 000 lines); set "
-                                      "ROBODYN_SLOW_TESTS=1")
-
-
 @pytest.mark.parametrize("method", ["lagrange", "newton-euler"])
-@pytest.mark.parametrize("model", [pytest.param(m, marks=[pytest.mark.slow, PUMA_SLOW])
+@pytest.mark.parametrize("model", [pytest.param(m, marks=pytest.mark.slow)
                                    if m == "puma560" else m for m in rd.models.names()])
 def test_steps_text_lines_fit_in_100_columns(capsys, model, method):
     out = derive(capsys, model, "--steps", "--method", method, "--format", "text")

@@ -329,6 +329,7 @@ def _coriolis_reference(data, values, q, qd, step=1e-6):
     return np.einsum("kij,j,k->i", dM, qd, qd) - 0.5 * np.einsum("ijk,j,k->i", dM, qd, qd)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", [*SEED_MODELS, "puma560"])
 def test_jacobian_reference(model):
     robot = rd.load(model)

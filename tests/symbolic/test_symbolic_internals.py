@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -84,6 +83,7 @@ def test_identities_are_a_groebner_basis():
     assert set(reduced_basis.exprs) == {sp.expand(b) for b in basis}
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)  # SymPy's reduced takes about 0.5 s an example
 @given(terms)
 def test_normal_form_is_sympys_remainder(term_list):
@@ -151,12 +151,14 @@ def _compare_with_kernels(robot, eq, n=6, seed=5):
         np.testing.assert_allclose(actual, expected, rtol=1e-10, atol=1e-10 * scale)
 
 
+@pytest.mark.slow
 def test_numeric_of_a_seven_dof_arm(tmp_path):
     robot = rd.load(_seven_dof_planar(tmp_path / "planar-7r.yaml"))
     assert robot.dof == 7
     _compare_with_kernels(robot, equations(robot, method="newton-euler"))
 
 
+@pytest.mark.slow
 def test_numeric_of_an_expression_too_deep_for_lambdify():
     """``tau = sum c_ijlm qd1^i qdd1^j sin(q1)^l cos(q1)^m`` over ``i, j, l, m < 8``: 4096
     terms, which Python cannot compile as one expression (what ``lambdify`` generates:
@@ -217,26 +219,6 @@ def test_numeric_runs_constant_entries_and_fractional_powers():
     np.testing.assert_allclose(tau[:, 0], np.cbrt(qd[:, 0]) * np.cos(q[:, 0]), rtol=1e-14)
     np.testing.assert_array_equal(tau[:, 1], [2.5, 2.5, 2.5])
     np.testing.assert_array_equal(num.friction(qd), [[0.5, 0.0]] * 3)
-
-
-PANDA = "panda_description/urdf/panda.urdf"
-
-
-@pytest.mark.skipif(not os.environ.get("ROBODYN_SLOW_TESTS"),
-                    reason="about 90 s (Panda: derive 12 s, printing M, C, tau most of the rest); "
-                           "set ROBODYN_SLOW_TESTS=1")
-def test_numeric_of_the_panda():
-    """The Panda's ``tau`` made ``lambdify`` raise RecursionError."""
-    import importlib.metadata
-
-    dist = importlib.metadata.distribution("example-robot-data")
-    path = next((Path(dist.locate_file(f)) for f in dist.files or ()
-                 if str(f).endswith(PANDA)), None)
-    if path is None:
-        pytest.skip("example-robot-data has no Panda")
-    robot = rd.load(path, tip="panda_hand")
-    assert robot.dof == 7
-    _compare_with_kernels(robot, equations(robot, method="newton-euler"), n=3)
 
 
 # -- rounding of rotations, and Floats ----------------------------------------------------

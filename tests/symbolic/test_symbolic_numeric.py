@@ -76,6 +76,7 @@ def test_lagrange_closed_form_equals_numeric_core(model, derived):
     _compare_with_numeric_core(robot, eq, model)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", MODELS)
 def test_newton_euler_closed_form_equals_numeric_core(model, derived):
     """A consistency check, not independent evidence for ``tau`` and ``g``: both run the
@@ -85,6 +86,7 @@ def test_newton_euler_closed_form_equals_numeric_core(model, derived):
     _compare_with_numeric_core(robot, eq, model)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("model", MODELS)
 def test_structure_checks_pass(model, method, derived):
@@ -167,6 +169,7 @@ def test_substituted_values_give_the_same_numbers(derived):
     assert partial.g[1].atoms(sp.Float)
 
 
+@pytest.mark.slow
 def test_6dof_symbolic_inertia_smoke():
     """The PUMA 560 geometry with 60 symbolic inertial parameters (and its motors): one
     route and a numeric spot check (timings and the agreement of both routes:

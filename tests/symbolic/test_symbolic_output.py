@@ -146,6 +146,7 @@ def parse_doubles(text: str):
                                        lambda x: sp.Float(float(x), precision=53))
 
 
+@pytest.mark.slow
 def test_json_reads_back_with_parse_expr(capsys):
     for model in ("rp-arm", "puma560", "planar-2r-dh"):
         code, out = run(capsys, model, "--format", "json")
@@ -232,6 +233,7 @@ def test_markdown_and_jupyter_latex():
     assert r"\dot{q}_{1}" in text and r"\ddot{q}_{2}" in text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [["rp-arm", "--steps"], ["planar-3r", "--steps"],
                                   ["puma560", "--method", "newton-euler"]])
 def test_latex_compiles(tmp_path, capsys, argv):
@@ -409,11 +411,8 @@ def test_given_data_of_every_builtin_equal_its_model_file(name):
         assert _small(sp.Matrix(given[f"A_{k}"]) - A), (name, k)
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(m, marks=[pytest.mark.slow, pytest.mark.skipif(
-        not os.environ.get("ROBODYN_SLOW_TESTS"), reason="about 6 s; set ROBODYN_SLOW_TESTS=1")])
-    if m == "puma560" else m
-    for m in rd.models.names() if _file_inertials(m)[0] == "standard"])
+@pytest.mark.parametrize("name", [m for m in rd.models.names()
+                                  if _file_inertials(m)[0] == "standard"])
 def test_siciliano_recursion_gives_the_cores_torques(name):
     """The steps of a standard-DH model follow Siciliano §7.5 in the DH frames; the
     torques of that recursion are the core's, identically in the ring."""

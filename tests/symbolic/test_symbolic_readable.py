@@ -175,6 +175,7 @@ def _width(line: str) -> int:
     return len([c for c in t if c not in "{}_^& "])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model, method, steps", [("planar-3r", "lagrange", True),
                                                   ("rp-arm", "newton-euler", True),
                                                   ("puma560", "newton-euler", False)])
