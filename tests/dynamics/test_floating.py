@@ -590,6 +590,7 @@ def test_simulate_options_a_floating_base_lacks_are_errors(tree):
         rd.simulate(tree, q, np.zeros(5), duration=0.1)
 
 
+@pytest.mark.slow
 def test_floating_rollouts_and_wrenches_run_in_the_compiled_loop(tree):
     """The fixed-step loop integrates a free base on its manifold (the quaternion's rate and
     renormalisation, the SE(3) exponential): compiled, a batch of rollouts equals its single
