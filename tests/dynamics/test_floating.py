@@ -455,7 +455,16 @@ def test_derivatives_and_the_regressor_on_a_free_flyer_match_pinocchio(case):
            f"Jdot of {frame}")
     _, pi = r.inertial_parameters()
     tau = r.inverse_dynamics(case.q, case.v, case.a)
-    _close(r.regressor(case.q, case.v, case.a) @ pi, tau, "Y pi")
+    y = r.regressor(case.q, case.v, case.a)
+    _close(y @ pi, tau, "Y pi")
+    # Pinocchio's joint torque regressor: ten columns per body, its order of the inertia
+    # about the joint origin [m, mc, Ixx, Ixy, Iyy, Ixz, Iyz, Izz] against ours [..., XX, XY,
+    # XZ, YY, YZ, ZZ]; the links' columns come first in ours (friction, armature after)
+    order = [0, 1, 2, 3, 4, 5, 7, 6, 8, 9]
+    links = len(r.links)
+    ours = y[..., :10 * links].reshape(N, r.nv, links, 10)[..., order].reshape(N, r.nv, -1)
+    _close(ours, case.pinocchio(lambda q, v, a, t: pin.computeJointTorqueRegressor(
+        model, data, q, v, a).copy()), "computeJointTorqueRegressor")
     base = r.base_parameters()
     _close(r.regressor_base(case.q, case.v, case.a) @ base.values, tau, "Y_b pi_b")
 
@@ -489,6 +498,8 @@ def test_exported_code_of_a_floating_base_equals_the_core(tmp_path):
     _close(module.inverse_dynamics(q, v, a), tau, "Python inverse dynamics")
     header = solo.to_code("c", ["inverse_dynamics"])
     assert any("#define SOLO_NQ 19" in t for t in header.values())
+    base = solo.base_parameters()  # Solo-12's identifiable combinations on its free-flyer
+    _close(solo.regressor_base(q, v, a) @ base.values, tau, "Y_b pi_b")
 
 
 def test_the_command_line_and_the_symbolic_equations_refuse_a_floating_base(tmp_path,
