@@ -9,6 +9,10 @@ import numpy as np
 import pytest
 
 from robodyn.dynamics import steps
+from robodyn.model.chain import Chain, Joint, Link
+
+#: The joint table of a chain of one-value joints: no rows.
+ONE_VALUE_JOINTS = np.zeros((0, 3), dtype=np.int64)
 
 
 def _oscillator(omega2: float, seen: list | None = None):
@@ -50,7 +54,7 @@ def test_the_loop_applies_each_method_s_amplification_matrix(method):
     q0, qd0 = np.array([1.0, -0.3]), np.array([0.0, 0.7])
     Q, QD, QDD, TAU = _records(count, q0, qd0)
     run = steps.bind(_oscillator(omega2))
-    assert run(None, method, h, 1e10, 0, count, *_one(Q, QD, QDD, TAU)) == -1
+    assert run(None, ONE_VALUE_JOINTS, method, h, 1e10, 0, count, *_one(Q, QD, QDD, TAU)) == -1
     for j in range(2):
         y = np.array([q0[j], qd0[j]])
         expected = [y := step @ y if k else y for k in range(count + 1)]
@@ -65,7 +69,7 @@ def test_rk4_evaluates_the_start_the_midpoint_twice_and_the_end_and_euler_the_st
         seen = []
         Q, QD, QDD, TAU = _records(5, [0.1], [0.0])
         Q[2], QD[2] = 0.1, 0.0  # steps 2 to 4, from row 2
-        steps.bind(_oscillator(1.0, seen))(None, method, 0.1, 1e10, 2, 5,
+        steps.bind(_oscillator(1.0, seen))(None, ONE_VALUE_JOINTS, method, 0.1, 1e10, 2, 5,
                                            *_one(Q, QD, QDD, TAU))
         assert seen == [2 * k + d for k in range(2, 5) for d in per_step]
 
@@ -76,11 +80,13 @@ def test_bound_loops_keep_their_own_stage():
     results = []
     for run in (fast, slow, fast):
         Q, QD, QDD, TAU = _records(1, [1.0], [0.0])
-        run(None, steps.SEMI_IMPLICIT_EULER, 0.01, 1e10, 0, 1, *_one(Q, QD, QDD, TAU))
+        run(None, ONE_VALUE_JOINTS, steps.SEMI_IMPLICIT_EULER, 0.01, 1e10, 0, 1,
+            *_one(Q, QD, QDD, TAU))
         results.append(QD[1, 0])
     assert results == [pytest.approx(-1.0), pytest.approx(-0.01), pytest.approx(-1.0)]
     with pytest.raises(NotImplementedError):
-        steps.run(None, steps.RK4, 0.01, 1e10, 0, 1, *_one(*_records(1, [1.0], [0.0])))
+        steps.run(None, ONE_VALUE_JOINTS, steps.RK4, 0.01, 1e10, 0, 1,
+                  *_one(*_records(1, [1.0], [0.0])))
 
 
 def test_the_loop_stops_on_the_step_that_passes_the_limit():
@@ -92,7 +98,7 @@ def test_the_loop_stops_on_the_step_that_passes_the_limit():
         return -1
 
     Q, QD, QDD, TAU = _records(8, [0.0], [0.0])
-    assert steps.bind(push)(None, steps.SEMI_IMPLICIT_EULER, 1.0, 10.0, 0, 8,
+    assert steps.bind(push)(None, ONE_VALUE_JOINTS, steps.SEMI_IMPLICIT_EULER, 1.0, 10.0, 0, 8,
                             *_one(Q, QD, QDD, TAU)) == 4
     np.testing.assert_array_equal(Q[:5, 0], [0, 1, 3, 6, 10])
     np.testing.assert_array_equal(QD[:5, 0], [0, 1, 2, 3, 4])
@@ -108,7 +114,8 @@ def test_a_failing_stage_ends_the_loop_on_its_step():
         return 0 if s == 5 else -1
 
     Q, QD, QDD, TAU = _records(6, [1.0], [0.0])
-    assert steps.bind(stage)(None, steps.RK4, 0.1, 1e10, 0, 6, *_one(Q, QD, QDD, TAU)) == 2
+    assert steps.bind(stage)(None, ONE_VALUE_JOINTS, steps.RK4, 0.1, 1e10, 0, 6,
+                             *_one(Q, QD, QDD, TAU)) == 2
     assert not np.isnan(Q[:3]).any() and np.isnan(Q[3:]).all()
     np.testing.assert_array_equal(TAU[:3, 0], [0.0, 2.0, 4.0])
 
@@ -123,3 +130,32 @@ def test_the_control_laws_by_hand_on_scalars_and_element_wise():
         steps.pd_gravity(q, qd, np.array([1.0, 0.0]), np.array([2.0, 1.0]), 3.0,
                          np.array([4.0, 0.0])),
         [4.25, 1.0 - 6.0])
+
+
+def test_the_manifold_steps_are_the_joint_models():
+    """On a chain of free, ball and revolute joints, the loop's joint-table steps equal the
+    joint models (:mod:`robodyn.model.joints`): ``advance`` is ``Chain.integrate`` (the SE(3)
+    and quaternion exponentials, tiny and large turns), ``configuration_rate`` is
+    ``Chain.configuration_rate``, ``renormalize`` gives unit quaternions; and the table of a
+    chain of one-value joints has no rows."""
+    chain = Chain((Link("base", Joint("free")), Link("arm", Joint("revolute")),
+                   Link("wrist", Joint("spherical"))), (0.0, 0.0, -9.81))
+    table = steps.joint_table(chain)
+    assert table.tolist() == [[steps.FREE, 0, 0], [steps.ONE_VALUE, 7, 6],
+                              [steps.SPHERICAL, 8, 7]]
+    rng = np.random.default_rng(3)
+    q = chain.integrate(chain.neutral(), rng.normal(size=(4, chain.nv)))
+    for scale in (1.0, 1e-6):
+        v = rng.normal(size=(4, chain.nv)) * scale
+        moved = q.copy()
+        steps.advance(table, moved, v, 0.3)
+        np.testing.assert_allclose(moved, chain.integrate(q, v, 0.3), rtol=0, atol=1e-14)
+    rate = np.empty_like(q)
+    steps.configuration_rate(table, q, v, rate)
+    np.testing.assert_allclose(rate, chain.configuration_rate(q, v), rtol=0, atol=1e-15)
+    scaled = q * 1.5
+    steps.renormalize(table, scaled)
+    np.testing.assert_allclose(scaled[:, :3], 1.5 * q[:, :3])  # positions stay
+    np.testing.assert_allclose(scaled, chain.normalized(q * 1.5), rtol=0, atol=1e-15)
+    arm = Chain((Link("a", Joint("revolute")), Link("b", Joint("prismatic"))), (0.0, 0.0, 0.0))
+    assert steps.joint_table(arm).shape == (0, 3)
