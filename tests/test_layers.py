@@ -88,7 +88,7 @@ def _layer_of(module: str) -> str:
 
 def _checked():
     return [(m, p) for m, p in MODULES.items()
-            if not _is_shim(p) and _layer_of(m) not in FACADE]
+            if _layer_of(m) not in FACADE]
 
 
 def upward_imports(modules=None) -> list[str]:
@@ -153,8 +153,10 @@ def test_the_package_graph_has_no_cycle():
 
 
 def test_only_the_facade_is_at_the_top_level():
-    top = sorted(p.name for p in SRC.glob("*.py") if not _is_shim(p))
+    top = sorted(p.name for p in SRC.glob("*.py"))
     assert top == ["__init__.py", "__main__.py", "robot.py"]
+    packages = sorted(p.name for p in SRC.iterdir() if p.is_dir() and p.name != "__pycache__")
+    assert packages == sorted(name for name in LAYERS if name != "robot")
 
 
 @pytest.mark.parametrize("module", sorted(m for m, _ in _checked()))
@@ -180,30 +182,8 @@ def test_no_module_reads_another_modules_private_names(module):
     assert not bad, "\n".join(bad)
 
 
-SHIMS = sorted(m for m, p in MODULES.items() if _is_shim(p))
-
-
-def test_every_old_path_is_a_shim_to_a_module_that_exists():
-    assert len(SHIMS) >= 30
-    for old in SHIMS:
-        text = MODULES[old].read_text(encoding="utf-8")
-        new = text.split("is now ``robodyn.", 1)[1].split("``", 1)[0]
-        assert new in MODULES, (old, new)
-        assert len(text.splitlines()) <= 6, old
-
-
-@pytest.mark.parametrize("old", SHIMS)
-def test_an_old_module_path_still_works_and_says_where_it_went(old):
-    import importlib
-    import sys
-
-    new = MODULES[old].read_text(encoding="utf-8").split("is now ``robodyn.", 1)[1]
-    new = new.split("``", 1)[0]
-    sys.modules.pop(f"robodyn.{old}", None)
-    with pytest.warns(DeprecationWarning, match=rf"robodyn\.{old} moved to robodyn\.{new};") \
-            as caught:
-        shim = importlib.import_module(f"robodyn.{old}")
-    assert caught[0].filename == __file__  # names the importing line, not robodyn's
-    target = importlib.import_module(f"robodyn.{new}")
-    public = getattr(target, "__all__", None) or [n for n in vars(target) if not n.startswith("_")]
-    assert public and all(getattr(shim, n) is getattr(target, n) for n in public)
+def test_no_module_is_a_shim_left_at_an_old_path():
+    """robodyn is 0.x: a module that moves leaves nothing behind (no re-export that warns)."""
+    left = [m for m, p in MODULES.items()
+            if "core.deprecation" in p.read_text(encoding="utf-8") or _is_shim(p)]
+    assert not left, left
