@@ -14,8 +14,19 @@ link frame ``i``, ``z`` the joint axis, ``r`` the link origin in the parent fram
     F_i   = m_i vdc_i
     N_i   = I_i wd_i + w_i × I_i w_i
 
-with gravity entered as the base acceleration ``vd_0 = -g0``. Inward iteration,
-from the tips (a link without children has ``f = n = 0`` from them), summed over the
+with gravity entered as the base acceleration ``vd_0 = -g0``. A joint of several values
+(:mod:`robodyn.model.joints`: spherical, free) moves its link by the twist
+``(w_J, v_J) = S qd`` in the link frame (``(wd_J, a_J) = S qdd``; ``S`` constant there,
+no bias ``c_J``)::
+
+    w_i  = E w_p + w_J,    wd_i = E wd_p + (E w_p) × w_J + wd_J
+    vd_i = E (vd_p + wd_p × r + w_p × (w_p × r)) + a_J + (w_i + E w_p) × v_J
+
+(``a_J + w_J × v_J`` the rate of the relative velocity seen from the link, ``2 (E w_p) ×
+v_J`` its Coriolis term; a prismatic joint is the case ``w_J = 0``), and its torques are
+``S^T (n_i, f_i)``: a free joint's ``(f, n)``, a ball joint's ``n``.
+
+Inward iteration, from the tips (a link without children has ``f = n = 0`` from them), summed over the
 children ``k`` of link ``i`` (one, ``i+1``, in a serial chain; a tree's parent has
 several, Featherstone §5.3)::
 

@@ -30,7 +30,12 @@ with ``Y_k = dF_k/dq_k = S_k ×* F_k + G_k Phi_k + Psi_k ×* H_k + D_k Psi_k`` a
 ``Z_k = dF_k/dqd_k = 2 G_k Psi_k + D_k S_k + S_k ×* H_k = Q_k + 2 (G_k Psi_k + S_k ×* H_k)``
 (the rigid turn of ``S_i`` and of ``F_i`` cancel when ``k`` supports ``i``:
 ``(S_k × S_i) · F = -S_i · (S_k ×* F)``). In a tree the entries of two joints of which
-neither supports the other are zero. Viscous friction adds ``F_v`` to ``dtau/dqd`` and a
+neither supports the other are zero. A joint of several values (spherical, free) has one
+column ``S_k`` per velocity coordinate, fixed in its link: the formulas hold column by
+column with ``Psi_k = v_p × S_k`` (the parent's velocity), every pair of its own columns
+taken as "``k`` supports ``i``", and ``2 Psi_k`` less ``S_k × (v_j - v_p)`` in the
+``qd`` derivatives (its columns turn with the link); the ``q`` derivatives are along the
+velocity coordinates (the tangent space, as Pinocchio's). Viscous friction adds ``F_v`` to ``dtau/dqd`` and a
 motor's rotor ``G^2 J_m`` to ``M_ii``; Coulomb friction is differentiated as 0 (as in
 :mod:`robodyn.dynamics.derivatives`). Pinocchio's ``computeRNEADerivatives`` implements the
 same recursion; this one, traced, is what the derivative kernels run.
