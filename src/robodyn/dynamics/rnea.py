@@ -26,8 +26,8 @@ no bias ``c_J``)::
 v_J`` its Coriolis term; a prismatic joint is the case ``w_J = 0``), and its torques are
 ``S^T (n_i, f_i)``: a free joint's ``(f, n)``, a ball joint's ``n``.
 
-Inward iteration, from the tips (a link without children has ``f = n = 0`` from them), summed over the
-children ``k`` of link ``i`` (one, ``i+1``, in a serial chain; a tree's parent has
+Inward iteration, from the tips (a link without children has ``f = n = 0`` from them),
+summed over the children ``k`` of link ``i`` (one, ``i+1``, in a serial chain; a tree's parent has
 several, Featherstone §5.3)::
 
     f_i = sum_k R_k f_k + F_i

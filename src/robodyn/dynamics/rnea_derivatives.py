@@ -35,10 +35,11 @@ column ``S_k`` per velocity coordinate, fixed in its link: the formulas hold col
 column with ``Psi_k = v_p × S_k`` (the parent's velocity), every pair of its own columns
 taken as "``k`` supports ``i``", and ``2 Psi_k`` less ``S_k × (v_j - v_p)`` in the
 ``qd`` derivatives (its columns turn with the link); the ``q`` derivatives are along the
-velocity coordinates (the tangent space, as Pinocchio's). Viscous friction adds ``F_v`` to ``dtau/dqd`` and a
-motor's rotor ``G^2 J_m`` to ``M_ii``; Coulomb friction is differentiated as 0 (as in
-:mod:`robodyn.dynamics.derivatives`). Pinocchio's ``computeRNEADerivatives`` implements the
-same recursion; this one, traced, is what the derivative kernels run.
+velocity coordinates (the tangent space, as Pinocchio's). Viscous friction adds ``F_v`` to
+``dtau/dqd`` and a motor's rotor ``G^2 J_m`` to ``M_ii``; Coulomb friction is
+differentiated as 0 (as in :mod:`robodyn.dynamics.derivatives`). Pinocchio's
+``computeRNEADerivatives`` implements the same recursion; this one, traced, is what the
+derivative kernels run.
 """
 
 from __future__ import annotations
