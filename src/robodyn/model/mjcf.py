@@ -78,9 +78,9 @@ from .chain import (
     Link,
     Motor,
     Transform,
-    check_inertia,
     with_free_base,
 )
+from .checks import check_inertia
 from .expressions import symbol
 from .file_values import Body as _Body
 from .file_values import finite as _float

@@ -61,7 +61,7 @@ as massless. Links hung on ``fixed`` joints may omit it: they are frames such as
 matter.
 
 Physics rule: every ``<inertial>`` that ends up in the chain (a moving link's own,
-or one merged into it) must be physical (:func:`~robodyn.model.chain.check_inertia`:
+or one merged into it) must be physical (:func:`~robodyn.model.checks.check_inertia`:
 mass >= 0, inertia positive semi-definite, triangle inequality), or the file is
 rejected naming the link. Bodies outside the chain (a quadruped's placeholder
 ``base``, a mobile base's antenna) are not used: one :class:`UrdfWarning` names
@@ -100,11 +100,11 @@ from .chain import (
     Joint,
     Link,
     Transform,
-    check_inertia,
     rpy_rotation,
     snap,
     with_free_base,
 )
+from .checks import check_inertia
 from .expressions import symbol
 from .file_values import Body as _Body
 from .file_values import finite as _float
