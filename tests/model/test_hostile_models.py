@@ -21,7 +21,8 @@ from conftest import GOOD_MODEL as GOOD
 from conftest import write_model as write
 from robodyn.core.errors import ModelError, excerpt
 from robodyn.model import expressions, yaml_file
-from robodyn.model.chain import Inertial, check_physical
+from robodyn.model.chain import Inertial
+from robodyn.model.checks import check_physical
 from robodyn.model.expressions import check_parameter_name, parse_expression
 
 

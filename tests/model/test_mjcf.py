@@ -27,7 +27,7 @@ import pytest
 import robodyn as rd
 from conftest import run_bounded
 from robodyn.dynamics.kinematics import link_poses
-from robodyn.model import mjcf
+from robodyn.model import mjcf_bodies, mjcf_xml
 from robodyn.model.chain import split_free_base
 from robodyn.model.mjcf import load_mjcf
 
@@ -710,12 +710,12 @@ HOSTILE = {
                         "a document type declaration"),
     "deep_nesting": ("<mujoco><worldbody>" + "<body>" * 100_000 + "</body>" * 100_000
                      + "</worldbody></mujoco>",
-                     f"is nested more than {mjcf.MAX_MJCF_DEPTH} elements deep"),
-    "many_elements": ("<mujoco><worldbody>" + "<site/>" * (mjcf.MAX_MJCF_ELEMENTS + 1)
+                     f"is nested more than {mjcf_xml.MAX_MJCF_DEPTH} elements deep"),
+    "many_elements": ("<mujoco><worldbody>" + "<site/>" * (mjcf_xml.MAX_MJCF_ELEMENTS + 1)
                       + "</worldbody></mujoco>",
-                      f"more than {mjcf.MAX_MJCF_ELEMENTS:,} XML elements"),
-    "many_bodies": ("<mujoco><worldbody>" + "<body/>" * (mjcf.MAX_MJCF_BODIES + 1)
-                    + "</worldbody></mujoco>", f"more than {mjcf.MAX_MJCF_BODIES:,} bodies"),
+                      f"more than {mjcf_xml.MAX_MJCF_ELEMENTS:,} XML elements"),
+    "many_bodies": ("<mujoco><worldbody>" + "<body/>" * (mjcf_bodies.MAX_MJCF_BODIES + 1)
+                    + "</worldbody></mujoco>", f"more than {mjcf_bodies.MAX_MJCF_BODIES:,} bodies"),
     "endless": (None, "/dev/zero: not a regular file (a device, pipe or folder)"),
     "fifo": (None, "fifo.xml: not a regular file"),
 }
@@ -748,10 +748,10 @@ def test_hostile_files_fail_fast_with_a_clear_error(tmp_path):
 def test_a_file_over_the_size_limit_is_refused_and_one_at_it_is_read(tmp_path):
     head, tail = "<mujoco><worldbody>", "</worldbody></mujoco>"
     path = tmp_path / "big.xml"
-    path.write_text(head + " " * (mjcf.MAX_MJCF_BYTES + 1 - len(head) - len(tail)) + tail)
-    with pytest.raises(rd.ModelError, match=f"larger than {mjcf.MAX_MJCF_BYTES:,} bytes"):
+    path.write_text(head + " " * (mjcf_xml.MAX_MJCF_BYTES + 1 - len(head) - len(tail)) + tail)
+    with pytest.raises(rd.ModelError, match=f"larger than {mjcf_xml.MAX_MJCF_BYTES:,} bytes"):
         load_mjcf(path)
-    path.write_text(head + " " * (mjcf.MAX_MJCF_BYTES - len(head) - len(tail)) + tail)
+    path.write_text(head + " " * (mjcf_xml.MAX_MJCF_BYTES - len(head) - len(tail)) + tail)
     with pytest.raises(rd.ModelError, match="no body has a hinge or slide joint"):
         load_mjcf(path)
 
@@ -779,16 +779,16 @@ def test_an_include_outside_the_models_folder_is_refused(tmp_path):
 
 
 def test_nesting_is_limited_across_included_files(tmp_path):
-    half = mjcf.MAX_MJCF_DEPTH // 2 + 5
+    half = mjcf_xml.MAX_MJCF_DEPTH // 2 + 5
     write(tmp_path, "<mujoco>" + "<body>" * half + "</body>" * half + "</mujoco>", "inner.xml")
     text = ("<mujoco><worldbody>" + "<body>" * half + '<include file="inner.xml"/>'
             + "</body>" * half + "</worldbody></mujoco>")
-    assert f"inner.xml:1: <body>: is nested more than {mjcf.MAX_MJCF_DEPTH} elements deep " \
+    assert f"inner.xml:1: <body>: is nested more than {mjcf_xml.MAX_MJCF_DEPTH} elements deep " \
         "(with the files that include it)" in error(tmp_path, text)
 
 
 def test_includes_nest_at_most_max_include_depth_deep(tmp_path):
-    deepest = mjcf.MAX_INCLUDE_DEPTH  # the main file includes f1.xml, f1 includes f2, ...
+    deepest = mjcf_xml.MAX_INCLUDE_DEPTH  # the main file includes f1.xml, f1 includes f2, ...
     for k in range(1, deepest + 1):
         write(tmp_path, f'<mujoco><include file="f{k + 1}.xml"/></mujoco>', f"f{k}.xml")
     write(tmp_path, "<mujoco/>", f"f{deepest + 1}.xml")

@@ -12,7 +12,7 @@ import robodyn as rd
 from conftest import GOOD_MODEL as GOOD
 from conftest import write_model as write
 from robodyn.core.errors import InputError, ModelError
-from robodyn.model.chain import PARALLEL_TOL, parallel
+from robodyn.model.checks import PARALLEL_TOL, parallel
 from robodyn.model.expressions import parse_expression
 
 

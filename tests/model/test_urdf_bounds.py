@@ -2,9 +2,10 @@
 
 Reading was quadratic in the number of joints (10,000 joints 8.5 s, 20,000 26.5 s, 100,000
 over 120 s) and had no size cap. The walk is now linear, shown by counting the lines
-executed in :mod:`robodyn.model.urdf` for chains of two lengths (a count, not a timing),
-and files over :data:`~robodyn.model.urdf.MAX_URDF_BYTES` or with more joints or links than
-the caps are refused before the tree is walked.
+executed in :mod:`robodyn.model.urdf` and :mod:`robodyn.model.urdf_tree` for chains of two
+lengths (a count, not a timing), and files over
+:data:`~robodyn.model.urdf.MAX_URDF_BYTES` or with more joints or links than the caps are
+refused before the tree is walked.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pytest
 
 import robodyn as rd
 from conftest import run_bounded
-from robodyn.model import urdf
+from robodyn.model import urdf, urdf_tree
 from robodyn.model.urdf import MAX_URDF_BYTES, MAX_URDF_JOINTS, MAX_URDF_LINKS, load_urdf
 
 BODY = ('<inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" '
@@ -56,9 +57,10 @@ def tree_urdf(n: int, fixed_every: int = 0) -> str:
 
 
 def _lines_executed(path) -> int:
-    """Lines of robodyn/model/urdf.py executed by ``load_urdf(path)`` (comprehension loops
-    count each turn): a measure of its work that does not depend on the machine."""
-    target = urdf.__file__
+    """Lines of robodyn/model/urdf.py and urdf_tree.py executed by ``load_urdf(path)``
+    (comprehension loops count each turn): a measure of its work that does not depend on
+    the machine."""
+    targets = {urdf.__file__, urdf_tree.__file__}
     count = 0
 
     def local(frame, event, arg):
@@ -67,7 +69,7 @@ def _lines_executed(path) -> int:
         return local
 
     def calls(frame, event, arg):
-        return local if frame.f_code.co_filename == target else None
+        return local if frame.f_code.co_filename in targets else None
 
     sys.settrace(calls)
     try:

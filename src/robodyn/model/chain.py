@@ -22,12 +22,17 @@ DH tables (:mod:`robodyn.model.dh`) and URDF files are two ways of filling
 this structure. Every number is a SymPy expression in a symbolic model and a
 float in the numeric model made by :meth:`Chain.evaluate`; the algorithms
 work on both.
+
+This module holds the dataclasses of the description (:class:`Transform`, :class:`Joint`,
+:class:`Inertial`, :class:`Link`, :class:`Frame`, :class:`Chain`, ...), a free-flying base
+added or taken off (:func:`with_free_base`, :func:`split_free_base`) and the rounding of
+rotations (:func:`snap`); the checks :meth:`Chain.evaluate` runs on the numbers (finite, real,
+physical) are in :mod:`robodyn.model.checks`.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -36,13 +41,14 @@ import numpy as np
 import sympy as sp
 
 from ..core import linalg3 as la
-from ..core.errors import ModelError, PhysicalConsistencyWarning, excerpt, warn
+from ..core.errors import ModelError, excerpt
+from .checks import as_float, check_physical, labelled_numbers
 from .joints import (
     FREE,
     JOINT_MODELS,
     JOINT_TYPES,
     PRISMATIC,  # noqa: F401  (re-exported: the readers import it from here)
-    REVOLUTE,
+    REVOLUTE,  # noqa: F401  (re-exported: the readers import it from here)
     integrate_joint,
     joint_rate,
     neutral_joint,
@@ -471,7 +477,7 @@ class Chain:
         def to_float(x, path="a number"):
             if isinstance(x, sp.Basic) and x in converted:
                 return converted[x]
-            value, problem = _to_float(x, table)
+            value, problem = as_float(x, table)
             if problem:
                 symbolic = isinstance(x, sp.Basic) and x.free_symbols
                 raise ModelError(f"{source}: {path}: {excerpt(x)}"
@@ -480,7 +486,7 @@ class Chain:
                 converted[x] = value
             return value
 
-        for path, x in _labelled_numbers(self):  # check each field, to name it
+        for path, x in labelled_numbers(self):  # check each field, to name it
             to_float(x, path)
 
         numeric = snap_rotations(self.map(to_float))
@@ -526,196 +532,6 @@ def _offsets(widths) -> tuple[int, ...]:
         out.append(k)
         k += w
     return tuple(out)
-
-
-def _to_float(x, table) -> tuple[float, str]:
-    """``x`` with the values of ``table`` substituted, as a float; and what is wrong
-    with it ("" if it is a finite real number)."""
-    if isinstance(x, sp.Basic):
-        x = x.xreplace(table)
-        if x is sp.nan:
-            return math.nan, "is not a finite number (it is undefined, e.g. 0/0)"
-        if x in (sp.zoo, sp.oo, -sp.oo):
-            return math.inf, "is not a finite number (a division by zero)"
-        try:
-            value = float(x)
-        except TypeError:
-            return math.nan, f"is not a real number (it evaluates to {excerpt(x)})"
-    else:
-        try:
-            value = float(x)
-        except (TypeError, ValueError):
-            return math.nan, "is not a number"
-    if math.isnan(value):
-        return value, "is not a finite number (it is undefined, e.g. 0/0)"
-    if math.isinf(value):
-        return value, ("is not a finite number (it is infinite, or beyond the largest float "
-                       "1.8e308)")
-    return value, ""
-
-
-#: Names of the inertia tensor's entries, as a model file writes them.
-_INERTIA_NAMES = (("xx", "xy", "xz"), ("xy", "yy", "yz"), ("xz", "yz", "zz"))
-
-
-def _labelled_numbers(chain: Chain):
-    """``(field, number)`` for every number of ``chain``, in the order of
-    :meth:`Chain.numbers`, fields named as a model file names them where one can:
-    ``links[1].mass``, ``links[1].com[0]``, ``links[1].inertia.xy``,
-    ``links[1].friction.viscous``, ``gravity[2]``; geometry as
-    ``links[1].joint.placement.rotation[0][1]`` (from the DH table or URDF origin)."""
-    out: list = []
-
-    def vector(prefix, values):
-        for k, v in enumerate(values):
-            out.append((f"{prefix}[{k}]", v))
-
-    def transform(prefix, t):
-        for r, row in enumerate(t.rotation):
-            vector(f"{prefix}.rotation[{r}]", row)
-        vector(f"{prefix}.translation", t.translation)
-
-    for i, link in enumerate(chain.links):
-        where = link_field(chain, i)
-        vector(f"{where}.joint.axis", link.joint.axis)
-        out.append((f"{where}.joint.offset", link.joint.offset))
-        transform(f"{where}.joint.placement", link.joint.placement)
-        out.append((f"{where}.mass", link.inertial.mass))
-        vector(f"{where}.com", link.inertial.com)
-        for r, row in enumerate(link.inertial.inertia):
-            for c, v in enumerate(row):
-                out.append((f"{where}.inertia.{_INERTIA_NAMES[r][c]}", v))
-        out.append((f"{where}.friction.viscous", link.friction.viscous))
-        out.append((f"{where}.friction.coulomb", link.friction.coulomb))
-        out.append((f"{where}.motor.inertia", link.motor.inertia))
-        out.append((f"{where}.motor.gear_ratio", link.motor.gear_ratio))
-        for k, point in enumerate(link.point_masses):
-            out.append((f"{where}.point_masses[{k}].mass", point.mass))
-            vector(f"{where}.point_masses[{k}].at", point.at)
-    vector("gravity", chain.gravity)
-    transform("tip", chain.tip)
-    for k, frame in enumerate(chain.frames):
-        transform(f"frames[{k}].placement", frame.placement)
-    return out
-
-
-def link_field(chain: Chain, i: int) -> str:
-    """How a model file names link ``i``: ``links[k]`` counting from the file's first link,
-    ``base`` for a free-flying base (the chain's first link, the file's ``base:``)."""
-    if chain.floating:
-        return "base" if i == 0 else f"links[{i - 1}]"
-    return f"links[{i}]"
-
-
-#: Tolerance of the physics checks of an inertia tensor (symmetry, eigenvalues >= 0, triangle
-#: inequality), relative to ``max(1, largest entry)``: files round their numbers, and a thin
-#: rod's smallest moment rounds to -1e-22.
-INERTIA_TOL = 1e-9
-
-
-def check_physical(chain: Chain, source: str = "model", tol: float = INERTIA_TOL) -> None:
-    """Each link's mass and inertia physical (:func:`check_inertia`); friction >= 0; motor
-    inertia >= 0; unit joint axes. ``chain`` must be numeric."""
-    if chain.planar:
-        _check_planar(chain, source)
-    for i, link in enumerate(chain.links):
-        where = f"{source}: {link_field(chain, i)}"
-        with warnings.catch_warnings():
-            if chain.planar:
-                warnings.simplefilter("ignore", PhysicalConsistencyWarning)
-            check_inertia(link.inertial.mass, link.inertial.inertia,
-                          mass_field=f"{where}.mass", inertia_field=f"{where}.inertia", tol=tol)
-        for name in ("viscous", "coulomb"):
-            value = getattr(link.friction, name)
-            if not value >= 0:
-                raise ModelError(f"{where}.friction.{name}: {_sign_problem(value)}; must be >= 0")
-        for k, point in enumerate(link.point_masses):
-            if not point.mass >= 0:
-                raise ModelError(f"{where}.point_masses[{k}].mass: "
-                                 f"{_sign_problem(point.mass)}; a mass must be >= 0")
-        if not link.motor.inertia >= 0:
-            raise ModelError(f"{where}.motor.inertia: {_sign_problem(link.motor.inertia)}; a "
-                             "rotor inertia must be >= 0")
-        norm = float(np.linalg.norm(link.joint.axis))
-        if abs(norm - 1) > 1e-6:
-            raise ModelError(f"{where}.joint.axis: {link.joint.axis} is not a unit vector")
-
-
-#: Two unit vectors are parallel (or opposite) when ``|a x b|``, the sine of the angle
-#: between them, is at most this; a unit vector ``a`` lies in the plane of unit normal ``n``
-#: when ``|a . n|`` is.
-PARALLEL_TOL = 1e-9
-
-
-def parallel(a, b) -> np.ndarray:
-    """Whether the unit vectors ``a`` and ``b`` (``(..., 3)``) are parallel or opposite:
-    ``|a x b| <= PARALLEL_TOL``, per vector of the leading axes."""
-    return np.linalg.norm(np.cross(a, b), axis=-1) <= PARALLEL_TOL
-
-
-def _check_planar(chain: Chain, source: str) -> None:
-    """``planar: true`` holds: every revolute axis is parallel to the first at ``q = 0``
-    (rotations about parallel axes keep them parallel, so then at every ``q``); a tree's
-    link is turned from its parent's frame."""
-    rotations: list = []  # each link frame's rotation at q = 0, base frame
-    first = None
-    for i, link in enumerate(chain.links):
-        p = chain.parent(i)
-        rot = (rotations[p] if p >= 0 else np.eye(3)) @ np.array(link.joint.placement.rotation,
-                                                                   dtype=float)
-        rotations.append(rot)
-        if link.joint.type != REVOLUTE:
-            continue
-        axis = rot @ np.array(link.joint.axis, dtype=float)
-        offset = float(link.joint.offset)
-        if first is None:
-            first = axis
-        elif not parallel(first, axis):
-            raise ModelError(f"{source}: planar: true, but joint {i + 1}'s axis "
-                             f"{np.round(axis, 6).tolist()} is not parallel to joint 1's "
-                             f"{np.round(first, 6).tolist()}; remove 'planar' or fix the table")
-        c, s_ = math.cos(offset), math.sin(offset)
-        rotations[i] = rot @ np.array(la.rotation_about_axis(tuple(link.joint.axis), c, s_),
-                                      dtype=float)
-
-
-def _sign_problem(value: float) -> str:
-    return f"{value:g} is negative" if value < 0 else f"{value} is not a finite number"
-
-
-def check_inertia(mass, inertia, mass_field: str, inertia_field: str,
-                  tol: float = INERTIA_TOL) -> None:
-    """One rigid body's mass and inertia tensor ``I`` about its centre of mass are physical:
-    ``mass >= 0``; ``I = I^T``; its eigenvalues (principal moments) ``a <= b <= c`` are
-    ``>= 0`` and should satisfy the triangle inequality ``a + b >= c`` (``c = int (x^2 +
-    y^2) dm <= a + b``). Differences up to ``tol * max(1, max |I_ij|)`` are rounding.
-
-    Raises :class:`ModelError` starting with ``mass_field`` or ``inertia_field``, the
-    caller's name of the field (``links[1].inertia``, ``link 'x' <inertial> <inertia>``).
-    A positive semi-definite tensor that breaks the triangle inequality (the planar
-    ``[0, 0, I]`` of the lecture) only warns (:class:`PhysicalConsistencyWarning`):
-    Pinocchio and the Robotics Toolbox accept it, and the dynamics are well defined.
-    """
-    m = float(mass)
-    if not m >= 0:
-        raise ModelError(f"{mass_field}: {_sign_problem(m)}; a mass must be >= 0")
-    inertia = np.array(inertia, dtype=float)
-    scale = max(1.0, float(np.abs(inertia).max()))
-    if not np.isfinite(scale):
-        raise ModelError(f"{inertia_field}: has entries that are not finite numbers")
-    if not np.allclose(inertia, inertia.T, atol=tol * scale, rtol=0):
-        raise ModelError(f"{inertia_field}: not symmetric ({inertia.tolist()})")
-    a, b, c = np.linalg.eigvalsh(inertia)
-    if a < -tol * scale:
-        raise ModelError(
-            f"{inertia_field}: not positive semi-definite (eigenvalues {a:.6g}, {b:.6g}, "
-            f"{c:.6g}); the principal moments of inertia must be >= 0"
-        )
-    if a + b < c - tol * scale:
-        # one line; the explanation is PhysicalConsistencyWarning's docstring and the docs
-        warn(PhysicalConsistencyWarning(
-            f"{inertia_field}: moments {a:.4g} + {b:.4g} < {c:.4g} "
-            f"({PhysicalConsistencyWarning.DOCS})"))
 
 
 #: Rotation entries and axis components this close to 0 or +-1 are taken as exact

@@ -61,7 +61,7 @@ as massless. Links hung on ``fixed`` joints may omit it: they are frames such as
 matter.
 
 Physics rule: every ``<inertial>`` that ends up in the chain (a moving link's own,
-or one merged into it) must be physical (:func:`~robodyn.model.chain.check_inertia`:
+or one merged into it) must be physical (:func:`~robodyn.model.checks.check_inertia`:
 mass >= 0, inertia positive semi-definite, triangle inequality), or the file is
 rejected naming the link. Bodies outside the chain (a quadruped's placeholder
 ``base``, a mobile base's antenna) are not used: one :class:`UrdfWarning` names
@@ -76,31 +76,26 @@ cancels. Each changed angle of the chain is listed in ``provenance.notes``.
 Size rule: a file over :data:`MAX_URDF_BYTES` (10 MB), or with more than
 :data:`MAX_URDF_JOINTS` joints (5,000) or :data:`MAX_URDF_LINKS` links, is rejected before
 its tree is walked; the walk itself is linear in the number of links and joints.
+
+This module reads the XML (links, joints, origins, inertials, limits, the snapping of
+angles) and makes the model source; :mod:`robodyn.model.urdf_tree` walks the tree (base,
+tip, the model's joints in order, the bodies merged into each link).
 """
 
 from __future__ import annotations
 
-import heapq
 import math
-import warnings
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from ..core.errors import ModelError, PhysicalConsistencyWarning, UrdfWarning, warn
+from ..core.errors import ModelError, UrdfWarning, warn
 from .chain import (
-    PRISMATIC,
-    REVOLUTE,
     Chain,
     Frame,
-    Friction,
     Inertial,
-    Joint,
-    Link,
     Transform,
-    check_inertia,
     rpy_rotation,
     snap,
     with_free_base,
@@ -115,13 +110,25 @@ from .file_values import numbers as _numbers
 from .file_values import quote as _q
 from .file_values import rotation as _rotation
 from .source import ModelSource, Provenance
+from .urdf_tree import (
+    MOVING_TYPES,
+    UNSUPPORTED_TYPES,
+    UrdfJoint,
+    chain_link,
+    check_acyclic,
+    check_bodies,
+    choose_base,
+    choose_tip,
+    joints_between,
+    link_joints,
+    links_under,
+    moving_joints_on_path,
+    moving_joints_under,
+    walk_tree,
+)
 
-#: URDF joint types that move, and the chain joint type each becomes.
-_MOVING = {"revolute": REVOLUTE, "continuous": REVOLUTE, "prismatic": PRISMATIC}
-_UNSUPPORTED = ("floating", "planar")
-_ALL_TYPES = (*_MOVING, "fixed", *_UNSUPPORTED)
+_ALL_TYPES = (*MOVING_TYPES, "fixed", *UNSUPPORTED_TYPES)
 GRAVITY = 9.81
-#: Names an error or warning message lists at most, and the characters it quotes of one.
 #: Largest URDF file read, in bytes (example-robot-data's largest, TIAGo dual, is 211 kB).
 MAX_URDF_BYTES = 10_000_000
 #: Most ``<joint>`` elements of a file, fixed ones included (example-robot-data's most:
@@ -129,19 +136,6 @@ MAX_URDF_BYTES = 10_000_000
 MAX_URDF_JOINTS = 5_000
 MAX_URDF_LINKS = MAX_URDF_JOINTS + 1
 
-
-@dataclass(frozen=True)
-class _Joint:
-    name: str
-    type: str
-    parent: str
-    child: str
-    origin: np.ndarray  # 4x4, the child (joint) frame in the parent link frame
-    axis: np.ndarray
-    limits: tuple | None
-    damping: float
-    friction: float
-    mimic: bool
 
 
 def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
@@ -177,16 +171,16 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
     name = root.get("name") or path.stem
     bodies, frames = _read_links(root, source, snapper)
     joints = _read_joints(root, source, frames, snapper)
-    child_joints, parent_joint = _tree(source, frames, joints)
+    child_joints, parent_joint = link_joints(source, frames, joints)
 
-    _check_acyclic(source, frames, parent_joint)
-    base = _choose_base(source, frames, parent_joint, base)
-    subtree = _subtree(base, child_joints)
-    tip, ends = _choose_tip(source, frames, subtree, child_joints, base, tip)
+    check_acyclic(source, frames, parent_joint)
+    base = choose_base(source, frames, parent_joint, base)
+    subtree = links_under(base, child_joints)
+    tip, ends = choose_tip(source, frames, subtree, child_joints, base, tip)
     file_order = {joint.name: i for i, joint in enumerate(joints)}
     notes: list[str] = []
     if tip is None:  # the movable joints branch: the whole tree
-        model_joints = _tree_joints(source, subtree, child_joints, base, file_order)
+        model_joints = moving_joints_under(source, subtree, child_joints, base, file_order)
         mimic = [j.name for j in model_joints if j.mimic]
         if mimic:
             text = (f"{source}: {len(mimic)} <mimic> joint(s) loaded as independent joints "
@@ -194,18 +188,19 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
             notes.append(text.removeprefix(source + ": "))
             warn(UrdfWarning(text))
     else:
-        model_joints = _chain_joints(source, _path(source, parent_joint, base, tip), base, tip)
-    owner, pose, placements, locked = _walk(base, child_joints, model_joints)
+        model_joints = moving_joints_on_path(
+            source, joints_between(source, parent_joint, base, tip), base, tip)
+    owner, pose, placements, locked = walk_tree(base, child_joints, model_joints)
     locked.sort(key=file_order.__getitem__)
     parents = tuple(owner[joint.parent] for joint in model_joints)
     what = (f"the chain from {_q(base)} to {_q(tip)}" if tip is not None
             else f"the tree under {_q(base)}")
-    _check_bodies(source, frames, bodies, owner, what, floating)
+    check_bodies(source, frames, bodies, owner, what, floating)
 
     members_of: dict[int, list[str]] = {k: [] for k in range(-1, len(model_joints))}
     for link in subtree:  # one pass: each link's body joins its owner's
         members_of[owner[link]].append(link)
-    links = [_chain_link(source, joint, members_of[k], bodies, pose, placements[k],
+    links = [chain_link(source, joint, members_of[k], bodies, pose, placements[k],
                          parent_joint, allow_massless)
              for k, joint in enumerate(model_joints)]
     moving_frames = {joint.child for joint in model_joints}
@@ -253,136 +248,6 @@ def _transform(pose: np.ndarray) -> Transform:
     """A 4x4 pose as a :class:`Transform` of SymPy numbers (rotation snapped)."""
     return Transform(_rotation(pose[:3, :3]), _numbers(pose[:3, 3]))
 
-
-# -- the chain in the tree ---------------------------------------------------------
-def _tree(source: str, frames, joints: list[_Joint]):
-    """``(child_joints, parent_joint)``: the joints below each link, the joint above each
-    link; a link with two parents (a kinematic loop) is an error."""
-    child_joints: dict[str, list[_Joint]] = {link: [] for link in frames}
-    parent_joint: dict[str, _Joint] = {}
-    for joint in joints:
-        if joint.child in parent_joint:
-            other = parent_joint[joint.child]
-            raise ModelError(
-                f"{source}: link {_q(joint.child)} has two parents (joints {_q(other.name)} and "
-                f"{_q(joint.name)}): a kinematic loop; URDF describes trees only, remove one joint"
-            )
-        parent_joint[joint.child] = joint
-        child_joints[joint.parent].append(joint)
-    return child_joints, parent_joint
-
-
-def _chain_joints(source: str, path_joints: list[_Joint], base: str, tip: str) -> list[_Joint]:
-    """The moving joints of the path from ``base`` to ``tip``, checked: no unsupported
-    type, no ``<mimic>``, at least one."""
-    for joint in path_joints:
-        if joint.type in _UNSUPPORTED:
-            raise ModelError(
-                f"{source}: joint {_q(joint.name)}: type {_q(joint.type)} on the chain from "
-                f"{_q(base)} to {_q(tip)} is not supported; a serial arm has revolute, continuous, "
-                f"prismatic and fixed joints (pass base=... to start the chain after it)"
-            )
-        if joint.mimic and joint.type in _MOVING:
-            raise ModelError(
-                f"{source}: joint {_q(joint.name)}: a <mimic> joint on the chain from "
-                f"{_q(base)} to {_q(tip)} is not supported; every joint of the chain must move "
-                "on its own"
-            )
-    chain_joints = [j for j in path_joints if j.type in _MOVING]
-    if not chain_joints:
-        raise ModelError(
-            f"{source}: no revolute, continuous or prismatic joint between base {_q(base)} and tip "
-            f"{_q(tip)}; choose base and tip with moving joints between them"
-        )
-    return chain_joints
-
-
-def _tree_joints(source: str, subtree: list[str], child_joints, base: str,
-                 file_order: dict[str, int]) -> list[_Joint]:
-    """Every moving joint under ``base``, parents before children, else in file order
-    (Kahn's topological order, the earliest joint in the file first among those whose
-    parent joint is placed); an unsupported type under the base is an error."""
-    above: dict[str, str | None] = {base: None}  # the moving joint above each link
-    below: dict[str | None, list[_Joint]] = {None: []}
-    for link in subtree:  # parents come before children in ``subtree``
-        for joint in child_joints[link]:
-            if joint.type in _UNSUPPORTED:
-                raise ModelError(
-                    f"{source}: joint {_q(joint.name)}: type {_q(joint.type)} under {_q(base)} "
-                    "is not supported; a tree has revolute, continuous, prismatic and fixed "
-                    "joints (pass base=... to start after it, or tip=... for one chain)"
-                )
-            if joint.type in _MOVING:
-                below.setdefault(above[link], []).append(joint)
-                below[joint.name] = []
-                above[joint.child] = joint.name
-            else:
-                above[joint.child] = above[link]
-    ready = [(file_order[j.name], j.name, j) for j in below[None]]
-    heapq.heapify(ready)
-    out = []
-    while ready:
-        _, _, joint = heapq.heappop(ready)
-        out.append(joint)
-        for child in below[joint.name]:
-            heapq.heappush(ready, (file_order[child.name], child.name, child))
-    return out
-
-
-def _walk(base: str, child_joints, chain_joints: list[_Joint]):
-    """Walk the tree under the base: ``(owner, pose, placements, locked)``, each link's
-    owner (the index of the chain link whose body it joins, -1 for the fixed base) and
-    pose in the owner's frame, each chain joint's placement, the moving joints off the
-    chain (held at q = 0, where a joint is its origin)."""
-    index = {joint.name: k for k, joint in enumerate(chain_joints)}
-    owner: dict[str, int] = {base: -1}
-    pose: dict[str, np.ndarray] = {base: np.eye(4)}
-    placements: dict[int, np.ndarray] = {}
-    locked: list[str] = []
-    stack = [base]
-    while stack:
-        link = stack.pop()
-        for joint in child_joints[link]:
-            if joint.name in index:
-                owner[joint.child] = k = index[joint.name]
-                placements[k] = pose[link] @ joint.origin
-                pose[joint.child] = np.eye(4)
-            else:
-                if joint.type != "fixed":
-                    locked.append(joint.name)
-                owner[joint.child] = owner[link]
-                pose[joint.child] = pose[link] @ joint.origin
-            stack.append(joint.child)
-    return owner, pose, placements, locked
-
-
-def _chain_link(source: str, joint: _Joint, members: list[str], bodies, pose, placement,
-                parent_joint, allow_massless: bool) -> Link:
-    """The chain link of moving ``joint``: the bodies of its ``members`` merged in its
-    frame (a moving member without ``<inertial>`` only with ``allow_massless``)."""
-    for link in members:
-        moved_by = parent_joint[link]
-        if bodies[link] is None and moved_by.type != "fixed" and not allow_massless:
-            raise ModelError(
-                f"{source}: link {_q(link)} has no <inertial> but is moved by joint "
-                f"{_q(moved_by.name)}; give it <inertial> (mass, origin, inertia), or pass "
-                "allow_massless=True to treat it as massless"
-            )
-    mass, com, inertia = _merge(
-        [(pose[link], bodies[link]) for link in members if bodies[link] is not None]
-    )
-    return Link(
-        name=joint.child,
-        joint=Joint(
-            type=_MOVING[joint.type],
-            axis=_numbers(joint.axis),
-            placement=Transform(_rotation(placement[:3, :3]), _numbers(placement[:3, 3])),
-            name=joint.name,
-            limits=joint.limits,
-        ),
-        inertial=Inertial(_number(mass), _numbers(com), _numbers(inertia)),
-        friction=Friction(_number(joint.damping), _number(joint.friction)),
-    )
 
 
 # -- reading -------------------------------------------------------------------------
@@ -446,7 +311,7 @@ def _read_inertial(element: ET.Element, where: str, snap_rpy=None) -> _Body:
 
 
 def _read_joints(root: ET.Element, source: str, frames: list[str],
-                 snapper: _AngleSnapper) -> list[_Joint]:
+                 snapper: _AngleSnapper) -> list[UrdfJoint]:
     known = set(frames)
     names: set[str] = set()
     joints = []
@@ -474,7 +339,7 @@ def _read_joints(root: ET.Element, source: str, frames: list[str],
             ends.append(link)
         axis = np.array([1.0, 0.0, 0.0])  # the URDF default
         axis_el = element.find("axis")
-        if axis_el is not None and kind in _MOVING:
+        if axis_el is not None and kind in MOVING_TYPES:
             axis = _vector(axis_el.get("xyz"), f"{where} <axis xyz>")
             norm = float(np.linalg.norm(axis))
             if norm == 0:
@@ -490,7 +355,7 @@ def _read_joints(root: ET.Element, source: str, frames: list[str],
                 if value < 0:
                     raise ModelError(f"{where} <dynamics {label}>: {value:g} is negative; "
                                      "friction coefficients must be >= 0")
-        joints.append(_Joint(
+        joints.append(UrdfJoint(
             name=name, type=kind, parent=ends[0], child=ends[1],
             origin=_origin(element.find("origin"), where,
                            lambda rpy, name=name: snapper(rpy, "joint", name)),
@@ -553,127 +418,8 @@ def _vector(text: str | None, where: str) -> np.ndarray:
     return np.array([_float(p, where) for p in parts])
 
 
-# -- the tree --------------------------------------------------------------------------
-def _choose_base(source, frames, parent_joint, base):
-    if base is not None:
-        if base not in frames:
-            raise ModelError(f"{source}: base={_q(base)} is not a link of the file; links: "
-                             f"{_listing(frames)}")
-        return base
-    roots = [link for link in frames if link not in parent_joint]
-    if len(roots) == 1:
-        return roots[0]
-    if not roots:
-        raise ModelError(f"{source}: every link has a parent: the joints form a kinematic loop; "
-                         "URDF describes trees only")
-    raise ModelError(f"{source}: several root links ({_listing(roots)}); pass base=... to "
-                     "choose the one fixed to the world")
 
-
-def _check_acyclic(source, frames, parent_joint):
-    done: set[str] = set()
-    for start in frames:
-        seen: dict[str, int] = {}  # link -> its place on this walk (a dict: linear time)
-        link = start
-        while link in parent_joint and link not in done:
-            if link in seen:
-                loop = list(seen)[seen[link]:]
-                raise ModelError(f"{source}: the joints form a kinematic loop through links "
-                                 f"{_listing(loop)}; URDF describes trees only")
-            seen[link] = len(seen)
-            link = parent_joint[link].parent
-        done.update(seen)
-
-
-def _subtree(base: str, child_joints) -> list[str]:
-    out, stack = [], [base]
-    while stack:
-        link = stack.pop()
-        out.append(link)
-        stack.extend(j.child for j in reversed(child_joints[link]))
-    return out
-
-
-def _choose_tip(source, frames, subtree, child_joints, base, tip):
-    """``(tip, ends)``: ``tip`` checked, or the default, decided on the tree of movable
-    joints under ``base``: a movable joint's child is an *end* when no movable joint lies
-    below it (links hung on ``fixed`` joints are merged bodies, not ends). With one end,
-    the tip is that end, or the leaf of the fixed bodies below it when they form a single
-    path (a lone ``tool`` frame); with several (the movable tree branches) it is ``None``:
-    the whole tree. ``ends`` lists them (empty when ``tip`` is given)."""
-    if tip is not None:
-        if tip not in frames:
-            raise ModelError(f"{source}: tip={_q(tip)} is not a link of the file; links: "
-                             f"{_listing(frames)}")
-        return tip, []
-    below = _movable_below(subtree, child_joints)
-    ends = [joint.child for link in subtree for joint in child_joints[link]
-            if joint.type != "fixed" and not below[joint.child]]
-    if len(ends) == 1:
-        link = ends[0]
-        while len(child_joints[link]) == 1:
-            link = child_joints[link][0].child
-        return (link if not child_joints[link] else ends[0]), ends
-    if not ends:
-        raise ModelError(f"{source}: no movable joint (revolute, continuous, prismatic) under "
-                         f"{_q(base)}; nothing moves, so there is no chain to load")
-    return None, ends
-
-
-def _movable_below(subtree, child_joints) -> dict[str, bool]:
-    """For each link of ``subtree``: whether a non-fixed joint lies below it."""
-    below: dict[str, bool] = {}
-    for link in reversed(subtree):  # children come after their parent in ``subtree``
-        below[link] = any(joint.type != "fixed" or below[joint.child]
-                          for joint in child_joints[link])
-    return below
-
-
-def _path(source, parent_joint, base, tip) -> list[_Joint]:
-    """The joints from ``base`` to ``tip``, in that order."""
-    joints, link = [], tip
-    while link != base:
-        joint = parent_joint.get(link)
-        if joint is None:
-            raise ModelError(f"{source}: base {_q(base)} is not an ancestor of tip {_q(tip)} "
-                             f"(the root above {_q(tip)} is {_q(link)}); pass a base on the way "
-                             "from the root to the tip")
-        joints.append(joint)
-        link = joint.parent
-    return joints[::-1]
-
-
-# -- checks and notes ------------------------------------------------------------------------
-def _check_bodies(source, frames, bodies, owner, what: str, floating: bool) -> None:
-    """Every ``<inertial>`` merged into a link of the model (``owner >= 0``; with
-    ``floating`` also the base's, ``owner == -1``) must be physical (:func:`check_inertia`,
-    else :class:`ModelError`); those that are not used get one :class:`UrdfWarning` naming
-    the non-physical ones. ``what``: the model, for the warning (``the tree under 'x'``)."""
-    unused = []
-    for link in frames:
-        body = bodies[link]
-        if body is None:
-            continue
-        where = f"link {_q(link)} <inertial>"
-        used = owner.get(link, -1) >= 0 or (floating and link in owner)
-        with warnings.catch_warnings():
-            # a planar-style tensor is reported once, for the merged chain link
-            warnings.simplefilter("ignore", PhysicalConsistencyWarning)
-            try:
-                check_inertia(body.mass, body.inertia, mass_field=f"{source}: {where} <mass "
-                              "value>", inertia_field=f"{source}: {where} <inertia>")
-            except ModelError as exc:
-                if used:
-                    raise
-                unused.append((link, exc))
-    if unused:
-        names = [link for link, _ in unused]
-        warn(UrdfWarning(
-            f"{source}: {len(unused)} link(s) outside {what} "
-            f"have a non-physical <inertial> and are not used: {_listing(names, 5)} (first: "
-            f"{str(unused[0][1]).removeprefix(source + ': ')})"), )
-
-
+# -- snapping angles ---------------------------------------------------------------------
 def _snap_tolerance(tol) -> float | None:
     """``snap_angles`` checked: ``None`` (off) or a tolerance in radians in [0, pi/4)."""
     if tol is None:

@@ -40,7 +40,7 @@ from numpy.typing import ArrayLike
 from ..core.errors import InputError, excerpt, positive_number
 from ..core.progress import ProgressOption, check_progress, tracker
 from ..dynamics.kinematics import link_poses, tip_pose
-from ..model.chain import PARALLEL_TOL, parallel
+from ..model.checks import PARALLEL_TOL, parallel
 from ..motion.trajectory import Trajectory, whole_steps
 
 if TYPE_CHECKING:

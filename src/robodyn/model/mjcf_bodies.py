@@ -1,0 +1,521 @@
+"""The semantic pass over an MJCF file's elements (:class:`MjcfModel`): the ``<default>``
+classes, ``<option>``, and the ``<worldbody>`` tree, each body's joints made links, its
+``<inertial>`` read and merged, its sites and welded bodies made frames; then the chain.
+:func:`robodyn.model.mjcf.load_mjcf` runs it on the elements :mod:`robodyn.model.mjcf_xml`
+reads; its docstring says what is read, merged and refused.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..core.errors import ModelError
+from .chain import (
+    PRISMATIC,
+    REVOLUTE,
+    ROOT_JOINT,
+    Chain,
+    Frame,
+    Friction,
+    Inertial,
+    Joint,
+    Link,
+    Motor,
+    Transform,
+    with_free_base,
+)
+from .checks import check_inertia
+from .expressions import symbol
+from .file_values import Body as _Body
+from .file_values import finite as _float
+from .file_values import listing as _listing
+from .file_values import merge as _merge
+from .file_values import number as _number
+from .file_values import numbers as _numbers
+from .file_values import quote as _q
+from .joints import SPHERICAL
+from .mjcf_compiler import (
+    ORIENTATION_ATTRS,
+    Compiler,
+    as_transform,
+    attribute_bool,
+    attribute_floats,
+    translation,
+    unit_vector,
+)
+from .mjcf_xml import MjcfElement
+
+#: Most ``<body>`` elements, and most joints.
+MAX_MJCF_BODIES = 5_000
+
+GRAVITY = 9.81
+_JOINT_TYPES = {"hinge": REVOLUTE, "slide": PRISMATIC}
+
+# Attributes read or knowingly skipped, per element; anything else is an error (MuJoCo
+# rejects unknown attributes too, so a typo such as ``armture`` is named, not ignored).
+_BODY_ATTRS = {"name", "childclass", "pos", *ORIENTATION_ATTRS, "user", "gravcomp", "mocap",
+               "sleep"}
+_FRAME_ATTRS = {"name", "childclass", "pos", *ORIENTATION_ATTRS}
+_JOINT_ATTRS = {"name", "class", "type", "group", "pos", "axis", "springdamper", "solreflimit",
+                "solimplimit", "solreffriction", "solimpfriction", "stiffness", "range",
+                "limited", "actuatorfrclimited", "actuatorfrcrange", "actuatorgravcomp",
+                "margin", "ref", "springref", "armature", "damping", "frictionloss", "user"}
+_FREEJOINT_ATTRS = {"name", "group", "align"}
+_INERTIAL_ATTRS = {"pos", *ORIENTATION_ATTRS, "mass", "diaginertia", "fullinertia"}
+_TOP_LEVEL = {"compiler", "option", "size", "default", "worldbody", "asset", "visual",
+              "statistic", "actuator", "sensor", "contact", "equality", "tendon", "keyframe",
+              "custom", "extension"}
+_BODY_CHILDREN = {"body", "frame", "joint", "freejoint", "inertial", "geom", "site",
+                  "camera", "light"}
+_FRAME_CHILDREN = {"body", "frame", "geom", "site", "camera", "light"}
+
+
+# -- the model -------------------------------------------------------------------------------
+@dataclass
+class _LinkDraft:
+    name: str
+    joint: Joint
+    parent: int
+    bodies: list = field(default_factory=list)  # (pose in the link frame, _Body)
+    friction: tuple[float, float] = (0.0, 0.0)
+    armature: float = 0.0
+
+
+class MjcfModel:
+    """The semantic pass over the parsed (and include-expanded) ``<mujoco>`` tree."""
+
+    def __init__(self, source: str, root: MjcfElement):
+        self.source = source
+        self.root = root
+        self.compiler = Compiler()
+        self.defaults: dict[str, dict[str, dict[str, str]]] = {}
+        self.notes: list[str] = []
+        self.values: dict[str, float] = {}
+        self.links: list[_LinkDraft] = []
+        self.frames: list[Frame] = []
+        self.base_bodies: list = []  # (pose in the base frame, _Body) of a floating base
+        self.floating = False
+        self.base_name, self.free_joint_name = "base", ROOT_JOINT  # of a floating base
+        self.tip = np.eye(4)
+        self.bodies = 0
+        self.joints = 0
+
+    def chain(self) -> Chain:
+        """The model's chain, from the sections of ``<mujoco>``; fills :attr:`notes` (what
+        was left out) and :attr:`values` (``g``) on the way."""
+        worldbodies = []
+        gravity = np.array([0.0, 0.0, -GRAVITY])
+        ignored = []
+        for node in self.root.children:
+            if node.tag not in _TOP_LEVEL:
+                raise ModelError(f"{node.where()}: not an MJCF section robodyn knows; known: "
+                                 f"{_listing(sorted(_TOP_LEVEL), 40)}")
+        for node in self.root.children:  # compiler first: its units apply to the whole file
+            if node.tag == "compiler":
+                self.compiler.read(node)
+        for node in self.root.children:
+            if node.tag == "default":
+                self._read_defaults(node, None)
+            elif node.tag == "option":
+                gravity = self._option(node, gravity)
+            elif node.tag == "worldbody":
+                worldbodies.append(node)
+            elif node.tag in ("equality", "tendon") and node.children:
+                counts = Counter(c.tag for c in node.children)
+                ignored.append(f"<{node.tag}> (" + ", ".join(
+                    f"{n} <{tag}>" for tag, n in sorted(counts.items())) + ")")
+            elif node.tag == "extension" and node.children:
+                raise ModelError(f"{node.where()}: plugins are not read by robodyn; remove "
+                                 "<extension> (and the plugins it declares)")
+        self.defaults.setdefault("main", {})
+        if ignored:
+            self.notes.append(
+                "not read: " + "; ".join(ignored) + ": robodyn's model is the unconstrained "
+                "tree (coupled or tendon-driven joints move independently)")
+        self._world(worldbodies)
+        if not self.links:
+            raise ModelError(f"{self.source}: no body has a hinge or slide joint; robodyn "
+                             "needs at least one joint (a lone free body has no joints)")
+        return self._assemble(gravity)
+
+    # -- sections ------------------------------------------------------------------------
+    def _option(self, node: MjcfElement, gravity: np.ndarray) -> np.ndarray:
+        a = node.attrib
+        if "gravity" in a:
+            gravity = attribute_floats(node, "gravity", 3)
+        for key in ("density", "viscosity"):
+            if key in a and _float(a[key], node.where(key)) != 0:
+                raise ModelError(f"{node.where(key)}: fluid forces are not modelled by "
+                                 f"robodyn; set {key}=\"0\" or remove it")
+        if "wind" in a and np.any(attribute_floats(node, "wind", 3) != 0):
+            raise ModelError(f"{node.where('wind')}: fluid forces are not modelled by robodyn")
+        for child in node.children:
+            if child.tag == "flag" and child.attrib.get("gravity") == "disable":
+                gravity = np.zeros(3)
+        return gravity
+
+    def _read_defaults(self, node: MjcfElement, parent: str | None) -> None:
+        name = node.attrib.get("class", "main" if parent is None else None)
+        if name is None:
+            raise ModelError(f"{node.where()}: a nested <default> needs class=...")
+        if name in self.defaults:
+            raise ModelError(f"{node.where('class')}: class {_q(name)} is defined twice")
+        inherited = self.defaults[parent] if parent is not None else {}
+        own = {tag: dict(attrs) for tag, attrs in inherited.items()}
+        for child in node.children:
+            if child.tag != "default":
+                own.setdefault(child.tag, {}).update(child.attrib)
+        self.defaults[name] = own
+        for child in node.children:
+            if child.tag == "default":
+                self._read_defaults(child, name)
+
+    def _attributes(self, node: MjcfElement, classname: str | None) -> dict[str, str]:
+        """The element's attributes over those of its default class (``class=``, else the
+        enclosing ``childclass``, else ``main``)."""
+        name = node.attrib.get("class", classname)
+        if name is None:
+            name = "main"
+        elif name not in self.defaults:
+            raise ModelError(f"{node.where('class')}: no <default class={_q(name)}>; classes: "
+                             f"{_listing(self.defaults) or 'none'}")
+        out = dict(self.defaults.get(name, {}).get(node.tag, {}))
+        out.update(node.attrib)
+        out.pop("class", None)
+        return out
+
+    # -- the body tree ---------------------------------------------------------------------
+    def _world(self, worldbodies: list[MjcfElement]) -> None:
+        roots: list[tuple[MjcfElement, np.ndarray, str | None]] = []  # (body, pose, childclass)
+        statics: list[tuple[MjcfElement, np.ndarray]] = []  # sites of the world
+
+        def visit(node, pose, cls):  # in file order; the world's frames only place things
+            for child in node.children:
+                if child.tag == "body":
+                    roots.append((child, pose, cls))
+                elif child.tag == "frame":
+                    self._check_attrs(child, _FRAME_ATTRS)
+                    visit(child, pose @ self.compiler.pose(child),
+                          child.attrib.get("childclass", cls))
+                elif child.tag == "site":
+                    statics.append((child, pose))
+                elif child.tag not in ("geom", "camera", "light"):
+                    raise ModelError(f"{child.where()}: not an element of <worldbody> robodyn "
+                                     "reads (body, frame, geom, site, camera, light)")
+
+        for node in worldbodies:
+            visit(node, np.eye(4), None)
+        free = [r for r in roots if any(
+            self._is_free(j, r[0].attrib.get("childclass", r[2])) for j in r[0].children
+            if j.tag in ("joint", "freejoint"))]
+        if free:
+            body = free[0][0]
+            moving = [r[0] for r in roots if r[0] is not body and _has_joints(r[0])]
+            if len(free) > 1 or moving:
+                others = [r[0] for r in free if r[0] is not body] + moving
+                raise ModelError(
+                    f"{body.where()}: has a free joint, and other bodies of the world move "
+                    f"({_listing(_q(b.attrib.get('name', f'line {b.line}')) for b in others)});"
+                    " robodyn models one robot with one floating base: keep one in the file")
+            self.floating = True
+            self.base_name = body.attrib.get("name") or "base"
+            joint = next(j for j in body.children if j.tag in ("joint", "freejoint")
+                         and self._is_free(j, body.attrib.get("childclass", free[0][2])))
+            self.free_joint_name = joint.attrib.get("name") or ROOT_JOINT
+            left_out = len(roots) - 1 + len(statics)
+            if left_out:
+                self.notes.append(f"{left_out} body(ies) or site(s) fixed to the world left "
+                                  "out: with a floating base, robodyn's base is the free body")
+            self._body(body, -1, np.eye(4), free[0][2], root=True)
+            return
+        for node, pose in statics:
+            self._site(node, -1, pose, None)
+        for node, pose, cls in roots:
+            self._body(node, -1, pose, cls, root=True)
+
+    def _is_free(self, node: MjcfElement, cls) -> bool:
+        if node.tag == "freejoint":
+            return True
+        return self._attributes(node, cls).get("type", "hinge") == "free"
+
+    def _check_attrs(self, node: MjcfElement, allowed: set[str], attrib=None) -> None:
+        for key in (attrib if attrib is not None else node.attrib):
+            if key not in allowed:
+                raise ModelError(f"{node.where(key)}: not an attribute of <{node.tag}> robodyn "
+                                 f"knows; known: {_listing(sorted(allowed), 40)}")
+
+    def _body(self, node: MjcfElement, owner: int, pose: np.ndarray, cls, root: bool = False):
+        """Add the body ``node``, placed by ``pose`` in link ``owner``'s frame (-1: the
+        base), and its subtree."""
+        self.bodies += 1
+        if self.bodies > MAX_MJCF_BODIES:
+            raise ModelError(f"{node.where()}: more than {MAX_MJCF_BODIES:,} bodies")
+        a = node.attrib
+        self._check_attrs(node, _BODY_ATTRS)
+        if "mocap" in a and attribute_bool(node, "mocap"):
+            raise ModelError(f"{node.where('mocap')}: mocap bodies are not read by robodyn")
+        if "gravcomp" in a and _float(a["gravcomp"], node.where("gravcomp")) != 0:
+            raise ModelError(f"{node.where('gravcomp')}: gravity compensation forces are not "
+                             "modelled by robodyn; remove gravcomp")
+        children_cls = a.get("childclass", cls)
+        if children_cls is not None and children_cls not in self.defaults:
+            raise ModelError(f"{node.where('childclass')}: no <default class="
+                             f"{_q(children_cls)}>; classes: {_listing(self.defaults) or 'none'}")
+        name = a.get("name") or f"body{self.bodies}"
+        joints, inertial, geoms, items = [], [], [], []
+        self._gather(node, children_cls, np.eye(4), joints, inertial, geoms, items)
+        if len(inertial) > 1:
+            raise ModelError(f"{inertial[1].where()}: a second <inertial> in the body")
+        free = [j for j in joints if self._is_free(j, children_cls)]
+        if free:
+            if not root or len(joints) > 1:
+                why = ("is not a body of <worldbody>" if not root
+                       else "has other joints beside it")
+                raise ModelError(f"{free[0].where()}: a free joint in body {_q(name)}, which "
+                                 f"{why}; a free joint moves a whole body of the world, alone")
+            self._free(free[0], children_cls)
+            joints = []
+            local = np.eye(4)  # the free body's frame is the floating base frame
+            if a.get("name"):
+                self.frames.append(Frame(a["name"], -1, Transform()))
+        else:
+            local = pose @ self.compiler.pose(node)
+        body = self._inertial(node, name, inertial, geoms, children_cls)
+
+        frame = local
+        for k, joint in enumerate(joints):
+            attrs = self._attributes(joint, children_cls)
+            self._check_attrs(joint, _JOINT_ATTRS, attrs)
+            kind = attrs.get("type", "hinge")
+            if kind not in _JOINT_TYPES and kind != "ball":
+                raise ModelError(f"{joint.where('type')}: {_q(kind)} is not a joint type "
+                                 "(hinge, slide, ball, free)")
+            self.joints += 1
+            if self.joints > MAX_MJCF_BODIES:
+                raise ModelError(f"{joint.where()}: more than {MAX_MJCF_BODIES:,} joints")
+            at = attribute_floats(joint, "pos", 3, attrs) if "pos" in attrs else np.zeros(3)
+            placement = frame @ translation(at)
+            link_name = name if k == len(joints) - 1 else \
+                f"{name}:{joint.attrib.get('name') or k + 1}"
+            self.links.append(self._ball(joint, attrs, link_name, owner, placement)
+                              if kind == "ball" else
+                              self._link(joint, attrs, kind, link_name, owner, placement))
+            owner = len(self.links) - 1
+            frame = translation(-at)  # the body frame in the new link frame
+        if body is not None:
+            (self.base_bodies if owner < 0 and self.floating else
+             self.links[owner].bodies if owner >= 0 else []).append((frame, body))
+        if not joints and not free and a.get("name"):
+            self.frames.append(Frame(a["name"], owner, as_transform(frame)))
+        if joints:
+            self.tip = frame
+        for item, item_pose, item_cls in items:
+            if item.tag == "site":
+                self._site(item, owner, frame @ item_pose, item_cls)
+            else:
+                self._body(item, owner, frame @ item_pose, item_cls)
+
+    def _gather(self, node, cls, pose, joints, inertial, geoms, items):
+        """Sort the children of a body (and of its ``<frame>`` elements, which only place
+        what they hold) into joints, inertials, geoms and placed items (sites, bodies)."""
+        allowed = _BODY_CHILDREN if node.tag == "body" else _FRAME_CHILDREN
+        for child in node.children:
+            if child.tag not in allowed:
+                raise ModelError(f"{child.where()}: not an element of <{node.tag}> robodyn "
+                                 f"reads ({', '.join(sorted(allowed))})")
+            if child.tag in ("joint", "freejoint"):
+                joints.append(child)
+            elif child.tag == "inertial":
+                inertial.append(child)
+            elif child.tag == "geom":
+                geoms.append((child, cls))
+            elif child.tag in ("site", "body"):
+                items.append((child, pose, cls))
+            elif child.tag == "frame":
+                self._check_attrs(child, _FRAME_ATTRS)
+                self._gather(child, child.attrib.get("childclass", cls),
+                             pose @ self.compiler.pose(child), joints, inertial, geoms, items)
+
+    def _free(self, joint: MjcfElement, cls) -> None:
+        if joint.tag == "freejoint":
+            self._check_attrs(joint, _FREEJOINT_ATTRS)
+            return
+        attrs = self._attributes(joint, cls)
+        self._check_attrs(joint, _JOINT_ATTRS, attrs)
+        for key in ("armature", "damping", "frictionloss", "stiffness"):
+            if key in attrs and _float(attrs[key], joint.where(key)) != 0:
+                raise ModelError(f"{joint.where(key)}: {key} on a free joint is not modelled "
+                                 "by robodyn's floating base; set it to 0 (or override it in "
+                                 "this joint: the default class may set it)")
+
+    def _ball(self, joint: MjcfElement, attrs, name: str, parent: int,
+              placement: np.ndarray) -> _LinkDraft:
+        """A ``ball`` joint: a spherical joint about its ``pos`` (``q`` its quaternion, stored
+        ``(x, y, z, w)`` as Pinocchio does, where MuJoCo's ``qpos`` is ``(w, x, y, z)``; ``v``
+        the angular velocity in the body frame, as MuJoCo's ``qvel``)."""
+        for key in ("armature", "damping", "frictionloss", "stiffness"):
+            if key in attrs and _float(attrs[key], joint.where(key)) != 0:
+                raise ModelError(f"{joint.where(key)}: {key} on a ball joint is not modelled by "
+                                 "robodyn yet; set it to 0 (or override it in this joint: the "
+                                 "default class may set it)")
+        return _LinkDraft(
+            name=name,
+            joint=Joint(type=SPHERICAL, placement=as_transform(placement),
+                        name=joint.attrib.get("name") or f"joint{self.joints}"),
+            parent=parent, friction=(0.0, 0.0), armature=0.0)
+
+    def _link(self, joint: MjcfElement, attrs, kind: str, name: str, parent: int,
+              placement: np.ndarray) -> _LinkDraft:
+        axis = unit_vector(attribute_floats(joint, "axis", 3, attrs), joint.where("axis")) \
+            if "axis" in attrs else np.array([0.0, 0.0, 1.0])
+        revolute = kind == "hinge"
+
+        def number(key, default=0.0, angle=False, nonnegative=False):
+            if key not in attrs:
+                return default
+            value = _float(attrs[key], joint.where(key))
+            if nonnegative and value < 0:
+                raise ModelError(f"{joint.where(key)}: {value:g} is negative; it must be >= 0")
+            return self.compiler.angle(value) if angle and revolute else value
+
+        if number("stiffness") != 0 or ("springdamper" in attrs and np.any(
+                attribute_floats(joint, "springdamper", 2, attrs) != 0)):
+            raise ModelError(f"{joint.where('stiffness')}: joint springs are not modelled by "
+                             "robodyn; set stiffness (and springdamper) to 0")
+        if "actuatorgravcomp" in attrs and attribute_bool(joint, "actuatorgravcomp", attrs):
+            raise ModelError(f"{joint.where('actuatorgravcomp')}: gravity compensation is not "
+                             "modelled by robodyn; remove it")
+        limits = None
+        limited = attrs.get("limited", "auto")
+        if limited not in ("true", "false", "auto"):
+            raise ModelError(f"{joint.where('limited')}: {_q(limited)} is not true, false or "
+                             "auto")
+        if limited == "true" or (limited == "auto" and self.compiler.autolimits
+                                 and "range" in attrs):
+            if "range" not in attrs:
+                raise ModelError(f"{joint.where('limited')}: a limited joint needs range=...")
+            lo, hi = (self.compiler.angle(x) if revolute else x
+                      for x in attribute_floats(joint, "range", 2, attrs))
+            if not lo < hi:
+                raise ModelError(f"{joint.where('range')}: the lower limit is not below the "
+                                 "upper one")
+            effort = math.inf
+            if "actuatorfrcrange" in attrs and attrs.get("actuatorfrclimited", "auto") != "false":
+                effort = float(np.max(np.abs(attribute_floats(joint, "actuatorfrcrange", 2,
+                                                              attrs))))
+            limits = (lo, hi, math.inf, effort)
+        ref = number("ref", angle=True)
+        draft = _LinkDraft(
+            name=name,
+            joint=Joint(type=_JOINT_TYPES[kind], axis=_numbers(axis), offset=_number(-ref),
+                        placement=as_transform(placement),
+                        name=joint.attrib.get("name") or f"joint{self.joints}",
+                        limits=limits),
+            parent=parent,
+            friction=(number("damping", nonnegative=True),
+                      number("frictionloss", nonnegative=True)),
+            armature=number("armature", nonnegative=True),
+        )
+        return draft
+
+    def _inertial(self, node: MjcfElement, name: str, inertial: list[MjcfElement], geoms, cls):
+        """The body's :class:`_Body` in its body frame (``None``: massless); geometry-derived
+        inertia is an error."""
+        from_geom = self.compiler.inertiafromgeom
+        massive = [g for g, g_cls in geoms if self._geom_has_mass(g, g_cls)]
+        if massive and (from_geom == "true" or (from_geom == "auto" and not inertial)):
+            why = ("<compiler inertiafromgeom=\"true\">" if from_geom == "true"
+                   else "it has no <inertial>")
+            raise ModelError(f"{node.where()}: MuJoCo derives this body's inertia from its "
+                             f"geoms ({why}; first geom at line {massive[0].line}), robodyn "
+                             "does not; add <inertial pos mass diaginertia> to the body (and "
+                             "set inertiafromgeom=\"auto\" or \"false\")")
+        if not inertial:
+            return None
+        el = inertial[0]
+        self._check_attrs(el, _INERTIAL_ATTRS)
+        for key in ("pos", "mass"):
+            if key not in el.attrib:
+                raise ModelError(f"{el.where()}: no {key}=...; an inertial needs pos and mass")
+        mass = _float(el.attrib["mass"], el.where("mass"))
+        pose = self.compiler.pose(el)
+        if "fullinertia" in el.attrib:
+            if "diaginertia" in el.attrib or any(k in el.attrib for k in ORIENTATION_ATTRS):
+                raise ModelError(f"{el.where('fullinertia')}: fullinertia is given in the "
+                                 "body's axes; it takes no diaginertia or orientation")
+            xx, yy, zz, xy, xz, yz = attribute_floats(el, "fullinertia", 6)
+            inertia = np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+        elif "diaginertia" in el.attrib:
+            rot = pose[:3, :3]
+            inertia = rot @ np.diag(attribute_floats(el, "diaginertia", 3)) @ rot.T
+        else:
+            raise ModelError(f"{el.where()}: no diaginertia or fullinertia; an inertial needs "
+                             "one")
+        inertia = (inertia + inertia.T) / 2
+        check_inertia(mass, inertia, mass_field=f"{el.where('mass')} of body {_q(name)}",
+                      inertia_field=f"{el.where()} of body {_q(name)}")
+        return _Body(mass, pose[:3, 3].copy(), inertia)
+
+    def _geom_has_mass(self, geom: MjcfElement, cls) -> bool:
+        """Whether MuJoCo would count the geom in its body's inertia: a group within
+        ``inertiagrouprange`` and a mass (or density) that is not 0."""
+        attrs = self._attributes(geom, cls)
+        group = _float(attrs.get("group", "0"), geom.where("group"))
+        if not self.compiler.groups[0] <= group <= self.compiler.groups[1]:
+            return False
+        if "mass" in attrs:
+            return _float(attrs["mass"], geom.where("mass")) != 0
+        return _float(attrs.get("density", "1000"), geom.where("density")) != 0
+
+    def _site(self, node: MjcfElement, owner: int, pose: np.ndarray, cls) -> None:
+        name = node.attrib.get("name")
+        if not name:
+            return  # an unnamed site cannot be asked for
+        attrs = self._attributes(node, cls)
+        self.frames.append(Frame(name, owner, as_transform(pose @ self.compiler.pose(node,
+                                                                                    attrs))))
+
+    def _assemble(self, gravity: np.ndarray) -> Chain:
+        links = []
+        for draft in self.links:
+            if draft.bodies:
+                mass, com, inertia = _merge(draft.bodies)
+            else:
+                mass, com, inertia = 0.0, np.zeros(3), np.zeros((3, 3))
+            links.append(Link(
+                name=draft.name, joint=draft.joint,
+                inertial=Inertial(_number(mass), _numbers(com), _numbers(inertia)),
+                friction=Friction(*(_number(x) for x in draft.friction)),
+                motor=Motor(inertia=_number(draft.armature), gear_ratio=1),
+            ))
+        if gravity[0] == 0 and gravity[1] == 0 and gravity[2] < 0:
+            self.values["g"] = float(-gravity[2])
+            g = (0, 0, -symbol("g"))
+        else:
+            g = _numbers(gravity)
+        chain = Chain(links=tuple(links), gravity=g, tip=as_transform(self.tip),
+                      parents=tuple(d.parent for d in self.links), frames=tuple(self.frames))
+        if not self.floating:
+            return chain
+        if self.base_bodies:
+            mass, com, inertia = _merge(self.base_bodies)
+        else:
+            mass, com, inertia = 0.0, np.zeros(3), np.zeros((3, 3))
+        return with_free_base(chain, Inertial(_number(mass), _numbers(com), _numbers(inertia)),
+                              name=self.base_name, joint_name=self.free_joint_name)
+
+
+def _has_joints(node: MjcfElement) -> bool:
+    """Whether a joint is in the subtree of the element ``node``."""
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        for child in item.children:
+            if child.tag in ("joint", "freejoint"):
+                return True
+            stack.append(child)
+    return False
