@@ -472,9 +472,8 @@ def test_a_free_joint_makes_the_root_body_the_floating_base(tmp_path):
     close(float(base.mass), mass, "base mass")
     close(np.array(base.com, dtype=float), com, "base com")
     close(np.array(base.inertia, dtype=float), inertia, "base inertia")
-    assert "torso" in [f.name for f in chain.frames]
-    assert robot.provenance.notes == ("1 body(ies) or site(s) fixed to the world left out: "
-                                      "with a floating base, robodyn's base is the free body",)
+    assert (chain.links[0].joint.type, chain.links[0].joint.name) == ("free", "root")
+    assert "torso" in robot.frames and "origin" in robot.frames  # the world's site too
     _joint_block_check(robot, m)
 
 
@@ -630,7 +629,7 @@ REFUSED = {
                    "a free joint in body 'body2', which is not a body of <worldbody>"),
     "free and hinge": (_one_body(f'{INERTIAL}<freejoint/><joint/>'),
                        "a free joint in body 'arm', which has other joints beside it"),
-    "no joint": (_one_body(INERTIAL), "no body has a hinge or slide joint"),
+    "no joint": (_one_body(INERTIAL), "no body has a joint (hinge, slide, ball or free)"),
     "not mjcf": ("<robot/>", "the root element is <robot>, not <mujoco>; not an MJCF file"),
     "bad xml": ("<mujoco><worldbody></mujoco>", "not valid XML (mismatched tag"),
     "section": ("<mujoco><worldbdy/></mujoco>", "<worldbdy>: not an MJCF section"),
@@ -681,12 +680,45 @@ def test_what_robodyn_does_not_model_is_an_error_naming_the_element(tmp_path, ca
     assert expected in error(tmp_path, text)
 
 
-def test_a_free_body_beside_another_moving_body_is_an_error(tmp_path):
-    text = FREE.replace("BATTERY", "").replace("  </worldbody>", f"""\
-    <body name="arm2">{INERTIAL}<joint/></body>
-  </worldbody>""")
-    assert "<body name='torso'>: has a free joint, and other bodies of the world move " \
-           "('arm2')" in error(tmp_path, text)
+@pytest.mark.parametrize("extra", [
+    "",  # the legged body alone
+    f'<body name="arm2" pos="1 0 0.5">{INERTIAL}<joint axis="0 1 0"/></body>',  # and an arm
+    f'<body name="drone" pos="0 2 1">{INERTIAL}<freejoint/></body>',  # and a free object
+])
+def test_free_bodies_beside_other_moving_bodies_are_mujocos(tmp_path, extra):
+    """Free joints are joints like any other: a free body beside an arm on the world, or
+    two free bodies, give MuJoCo's ``M`` and bias in its coordinates (each free joint's
+    linear velocity in the world, its quaternion ``(w, x, y, z)``)."""
+    text = FREE.replace("BATTERY", "").replace("  </worldbody>", f"    {extra}\n  </worldbody>")
+    path = write(tmp_path, text)
+    robot = rd.load(path)
+    m = mj_model(path)
+    assert (robot.nq, robot.nv) == (m.nq, m.nv)
+    d = mujoco.MjData(m)
+    rng = np.random.default_rng(9)
+    for _ in range(3):
+        mujoco.mj_resetData(m, d)
+        mujoco.mj_integratePos(m, d.qpos, rng.normal(size=m.nv), 1.0)
+        d.qvel[:] = rng.normal(size=m.nv)
+        mujoco.mj_forward(m, d)
+        q, t = np.array(d.qpos), np.eye(m.nv)
+        for j in range(m.njnt):
+            if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
+                k, v = m.jnt_qposadr[j], m.jnt_dofadr[j]
+                q[k + 3:k + 7] = np.r_[d.qpos[k + 4:k + 7], d.qpos[k + 3]]
+                t[v:v + 3, v:v + 3] = d.xmat[m.jnt_bodyid[j]].reshape(3, 3).T
+        full = np.zeros((m.nv, m.nv))
+        mujoco.mj_fullM(m, d, full)
+        close(t.T @ robot.mass_matrix(q) @ t, full, "M in MuJoCo's coordinates")
+        # v = T(q) v_mj, so a = T a_mj + dT/dt v_mj: a free joint's linear part gains
+        # -w × v (dR^T/dt = -[w]x R^T, w in the body frame); MuJoCo's bias is T^T (M xi + b)
+        v, xi = t @ d.qvel, np.zeros(m.nv)
+        for j in range(m.njnt):
+            if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
+                k = m.jnt_dofadr[j]
+                xi[k:k + 3] = -np.cross(v[k + 3:k + 6], v[k:k + 3])
+        close(t.T @ robot.inverse_dynamics(q, v, xi), d.qfrc_bias,
+              "bias in MuJoCo's coordinates")
 
 
 def test_load_of_an_mjcf_file_takes_no_urdf_options(tmp_path):
@@ -752,7 +784,7 @@ def test_a_file_over_the_size_limit_is_refused_and_one_at_it_is_read(tmp_path):
     with pytest.raises(rd.ModelError, match=f"larger than {mjcf_xml.MAX_MJCF_BYTES:,} bytes"):
         load_mjcf(path)
     path.write_text(head + " " * (mjcf_xml.MAX_MJCF_BYTES - len(head) - len(tail)) + tail)
-    with pytest.raises(rd.ModelError, match="no body has a hinge or slide joint"):
+    with pytest.raises(rd.ModelError, match="no body has a joint"):
         load_mjcf(path)
 
 

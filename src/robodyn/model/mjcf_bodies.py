@@ -25,8 +25,6 @@ from .chain import (
     Joint,
     Link,
     Motor,
-    Transform,
-    with_free_base,
 )
 from .checks import check_inertia
 from .expressions import symbol
@@ -37,7 +35,7 @@ from .file_values import merge as _merge
 from .file_values import number as _number
 from .file_values import numbers as _numbers
 from .file_values import quote as _q
-from .joints import SPHERICAL
+from .joints import FREE, SPHERICAL
 from .mjcf_compiler import (
     ORIENTATION_ATTRS,
     Compiler,
@@ -97,9 +95,6 @@ class MjcfModel:
         self.values: dict[str, float] = {}
         self.links: list[_LinkDraft] = []
         self.frames: list[Frame] = []
-        self.base_bodies: list = []  # (pose in the base frame, _Body) of a floating base
-        self.floating = False
-        self.base_name, self.free_joint_name = "base", ROOT_JOINT  # of a floating base
         self.tip = np.eye(4)
         self.bodies = 0
         self.joints = 0
@@ -138,8 +133,8 @@ class MjcfModel:
                 "tree (coupled or tendon-driven joints move independently)")
         self._world(worldbodies)
         if not self.links:
-            raise ModelError(f"{self.source}: no body has a hinge or slide joint; robodyn "
-                             "needs at least one joint (a lone free body has no joints)")
+            raise ModelError(f"{self.source}: no body has a joint (hinge, slide, ball or free); "
+                             "robodyn needs at least one moving body")
         return self._assemble(gravity)
 
     # -- sections ------------------------------------------------------------------------
@@ -209,29 +204,6 @@ class MjcfModel:
 
         for node in worldbodies:
             visit(node, np.eye(4), None)
-        free = [r for r in roots if any(
-            self._is_free(j, r[0].attrib.get("childclass", r[2])) for j in r[0].children
-            if j.tag in ("joint", "freejoint"))]
-        if free:
-            body = free[0][0]
-            moving = [r[0] for r in roots if r[0] is not body and _has_joints(r[0])]
-            if len(free) > 1 or moving:
-                others = [r[0] for r in free if r[0] is not body] + moving
-                raise ModelError(
-                    f"{body.where()}: has a free joint, and other bodies of the world move "
-                    f"({_listing(_q(b.attrib.get('name', f'line {b.line}')) for b in others)});"
-                    " robodyn models one robot with one floating base: keep one in the file")
-            self.floating = True
-            self.base_name = body.attrib.get("name") or "base"
-            joint = next(j for j in body.children if j.tag in ("joint", "freejoint")
-                         and self._is_free(j, body.attrib.get("childclass", free[0][2])))
-            self.free_joint_name = joint.attrib.get("name") or ROOT_JOINT
-            left_out = len(roots) - 1 + len(statics)
-            if left_out:
-                self.notes.append(f"{left_out} body(ies) or site(s) fixed to the world left "
-                                  "out: with a floating base, robodyn's base is the free body")
-            self._body(body, -1, np.eye(4), free[0][2], root=True)
-            return
         for node, pose in statics:
             self._site(node, -1, pose, None)
         for node, pose, cls in roots:
@@ -278,10 +250,18 @@ class MjcfModel:
                 raise ModelError(f"{free[0].where()}: a free joint in body {_q(name)}, which "
                                  f"{why}; a free joint moves a whole body of the world, alone")
             self._free(free[0], children_cls)
+            # a free joint: the body's pose in the world is its configuration (MuJoCo's
+            # qpos; the file's pos and quat are only its qpos0), so the link frame is the
+            # body frame, placed at the world's origin
+            self.joints += 1
+            first = not any(d.joint.type == FREE for d in self.links)
+            joint_name = free[0].attrib.get("name") or (ROOT_JOINT if first
+                                                        else f"joint{self.joints}")
+            self.links.append(_LinkDraft(name=name, joint=Joint(FREE, name=joint_name),
+                                         parent=owner))
+            owner = len(self.links) - 1
             joints = []
-            local = np.eye(4)  # the free body's frame is the floating base frame
-            if a.get("name"):
-                self.frames.append(Frame(a["name"], -1, Transform()))
+            local = np.eye(4)
         else:
             local = pose @ self.compiler.pose(node)
         body = self._inertial(node, name, inertial, geoms, children_cls)
@@ -306,9 +286,8 @@ class MjcfModel:
                               self._link(joint, attrs, kind, link_name, owner, placement))
             owner = len(self.links) - 1
             frame = translation(-at)  # the body frame in the new link frame
-        if body is not None:
-            (self.base_bodies if owner < 0 and self.floating else
-             self.links[owner].bodies if owner >= 0 else []).append((frame, body))
+        if body is not None and owner >= 0:  # a body welded to the world moves nothing
+            self.links[owner].bodies.append((frame, body))
         if not joints and not free and a.get("name"):
             self.frames.append(Frame(a["name"], owner, as_transform(frame)))
         if joints:
@@ -497,16 +476,8 @@ class MjcfModel:
             g = (0, 0, -symbol("g"))
         else:
             g = _numbers(gravity)
-        chain = Chain(links=tuple(links), gravity=g, tip=as_transform(self.tip),
-                      parents=tuple(d.parent for d in self.links), frames=tuple(self.frames))
-        if not self.floating:
-            return chain
-        if self.base_bodies:
-            mass, com, inertia = _merge(self.base_bodies)
-        else:
-            mass, com, inertia = 0.0, np.zeros(3), np.zeros((3, 3))
-        return with_free_base(chain, Inertial(_number(mass), _numbers(com), _numbers(inertia)),
-                              name=self.base_name, joint_name=self.free_joint_name)
+        return Chain(links=tuple(links), gravity=g, tip=as_transform(self.tip),
+                     parents=tuple(d.parent for d in self.links), frames=tuple(self.frames))
 
 
 def _has_joints(node: MjcfElement) -> bool:
