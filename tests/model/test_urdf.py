@@ -306,11 +306,33 @@ def test_unknown_joint_type():
     assert "revolute" in message  # lists the types it knows
 
 
-def test_floating_joint_in_the_chain():
-    message = _error(DATA / "floating.urdf")
-    assert "joint 'free'" in message and "'floating'" in message and "base=" in message
-    robot = rd.load(DATA / "floating.urdf", base="body")
-    assert robot.dof == 1
+def test_a_floating_joint_is_a_free_joint_as_pinocchios(tmp_path):
+    """URDF's ``floating`` joint is a free joint (Pinocchio's ``JointModelFreeFlyer``): a body
+    on a floating joint from the world carrying a 1R arm has ``nq = 8``, ``nv = 7`` and
+    Pinocchio's rnea and crba of the same file; ``base="body"`` still starts after it."""
+    robot = rd.load(DATA / "floating.urdf")
+    assert [link.joint.type for link in robot.links] == ["free", "revolute"]
+    assert (robot.nq, robot.nv, robot.joints) == (8, 7, ("free", "joint1"))
+    assert rd.load(DATA / "floating.urdf", base="body").dof == 1
+    pin = pytest.importorskip("pinocchio")
+    path = tmp_path / "floating.urdf"  # urdfdom wants the revolute joint's limits
+    path.write_text((DATA / "floating.urdf").read_text().replace(
+        '<axis xyz="0 0 1"/>', '<axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="10" '
+        'velocity="5"/>').replace('<joint name="free" type="floating">',
+                                  '<joint name="free" type="floating"><origin xyz="0.1 0 0.2" '
+                                  'rpy="0.3 0 0"/>'))
+    robot = rd.load(path)
+    model = pin.buildModelFromUrdf(str(path))
+    data = model.createData()
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        q = pin.randomConfiguration(model, -np.ones(model.nq), np.ones(model.nq))
+        v, a = rng.normal(size=(2, model.nv))
+        np.testing.assert_allclose(robot.inverse_dynamics(q, v, a), pin.rnea(model, data, q, v, a),
+                                   rtol=0, atol=1e-10)
+        m = pin.crba(model, data, q)
+        np.testing.assert_allclose(robot.mass_matrix(q), np.triu(m) + np.triu(m, 1).T, rtol=0,
+                                   atol=1e-12)
 
 
 def test_a_branching_file_loads_whole_with_the_last_link_as_end_frame():

@@ -66,7 +66,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..core.errors import InputError, UrdfWarning, excerpt, warn
+from ..core.errors import InputError, ModelError, UrdfWarning, excerpt, warn
 from .chain import PRISMATIC, REVOLUTE, Chain, folded, split_free_base
 from .names import MARKER, visible
 from .urdf import GRAVITY
@@ -174,6 +174,11 @@ def _joint(root, link, i, parent, names, notes, unlimited="continuous"):
     """Append the ``<joint>`` moving ``link`` (chain index ``i``) and return its name and
     the name of its child link."""
     joint = link.joint
+    if joint.type not in (REVOLUTE, PRISMATIC):  # URDF's joints move one value
+        raise ModelError(f"to_urdf: joint {joint.name or link.name!r} is {joint.type}; URDF has "
+                         "revolute, continuous, prismatic and fixed joints (and a free-flying "
+                         "base, the first link, loaded back with floating=True); write MJCF or "
+                         "a model file for this model")
     axis = np.array(joint.axis, dtype=float)
     rotation = np.array(joint.placement.rotation, dtype=float)
     translation = np.array(joint.placement.translation, dtype=float)

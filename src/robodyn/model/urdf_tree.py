@@ -25,11 +25,15 @@ from .file_values import number as _number
 from .file_values import numbers as _numbers
 from .file_values import quote as _q
 from .file_values import rotation as _rotation
+from .joints import FREE
 
 #: URDF joint types that move, and the chain joint type each becomes.
-MOVING_TYPES = {"revolute": REVOLUTE, "continuous": REVOLUTE, "prismatic": PRISMATIC}
+#: URDF's moving joint types and robodyn's joint models (a ``floating`` joint is a ``free``
+#: one, as Pinocchio's ``JointModelFreeFlyer``).
+MOVING_TYPES = {"revolute": REVOLUTE, "continuous": REVOLUTE, "prismatic": PRISMATIC,
+                "floating": FREE}
 #: URDF joint types robodyn does not read.
-UNSUPPORTED_TYPES = ("floating", "planar")
+UNSUPPORTED_TYPES = ("planar",)
 
 
 @dataclass(frozen=True)
@@ -204,8 +208,9 @@ def moving_joints_on_path(source: str, path_joints: list[UrdfJoint], base: str,
         if joint.type in UNSUPPORTED_TYPES:
             raise ModelError(
                 f"{source}: joint {_q(joint.name)}: type {_q(joint.type)} on the chain from "
-                f"{_q(base)} to {_q(tip)} is not supported; a serial arm has revolute, continuous, "
-                f"prismatic and fixed joints (pass base=... to start the chain after it)"
+                f"{_q(base)} to {_q(tip)} is not supported; robodyn reads revolute, continuous, "
+                f"prismatic, floating and fixed joints (pass base=... to start the chain after "
+                "it)"
             )
         if joint.mimic and joint.type in MOVING_TYPES:
             raise ModelError(
@@ -234,8 +239,9 @@ def moving_joints_under(source: str, subtree: list[str], child_joints, base: str
             if joint.type in UNSUPPORTED_TYPES:
                 raise ModelError(
                     f"{source}: joint {_q(joint.name)}: type {_q(joint.type)} under {_q(base)} "
-                    "is not supported; a tree has revolute, continuous, prismatic and fixed "
-                    "joints (pass base=... to start after it, or tip=... for one chain)"
+                    "is not supported; robodyn reads revolute, continuous, prismatic, floating "
+                    "and fixed joints (pass base=... to start after it, or tip=... for one "
+                    "chain)"
                 )
             if joint.type in MOVING_TYPES:
                 below.setdefault(above[link], []).append(joint)
