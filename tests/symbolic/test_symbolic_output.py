@@ -21,7 +21,7 @@ import robodyn as rd
 from conftest import TESTS
 from robodyn.cli import main
 from robodyn.symbolic import Step, equations
-from robodyn.symbolic.printing.render import exact_str
+from robodyn.symbolic.printing.json import exact_str
 
 GOLDEN = TESTS / "golden"
 
@@ -320,7 +320,7 @@ def test_numbers_print_as_the_model_wrote_them():
 
 
 def test_pretty_output_is_math_wrapped_between_terms(capsys):
-    from robodyn.symbolic.printing.render import to_pretty
+    from robodyn.symbolic.printing.pretty import to_pretty
 
     eq = equations(rd.load("planar-2r"))
     out = to_pretty(eq, width=70, shorthand=False)  # the full forms; shorthand: below

@@ -200,8 +200,8 @@ class Equations:
     @cached_property
     def tex_names(self) -> Mapping[sp.Symbol, str]:
         """The LaTeX name of each joint variable, rate and parameter (``q_{1}``,
-        ``\\dot{q}_{1}``, or the model's display name; :mod:`.printing.render`)."""
-        from .printing.render import symbol_names
+        ``\\dot{q}_{1}``, or the model's display name; :mod:`.printing.latex`)."""
+        from .printing.latex import symbol_names
 
         return MappingProxyType(symbol_names(self))
 
@@ -699,14 +699,14 @@ class Equations:
     def text(self, steps: bool = False, shorthand: bool = False,
              digits: int | None = None) -> str:
         """The plain form, SymPy syntax that reads back (``shorthand`` off by default)."""
-        from .printing.render import to_text
+        from .printing.text import to_text
 
         return to_text(self, steps=steps, shorthand=shorthand, digits=digits)
 
     def pretty(self, steps: bool = False, width: int = 100, shorthand: bool = True,
                digits: int | None = None) -> str:
-        """Unicode math for a terminal (:func:`.render.to_pretty`)."""
-        from .printing.render import to_pretty
+        """Unicode math for a terminal (:func:`.printing.pretty.to_pretty`)."""
+        from .printing.pretty import to_pretty
 
         return to_pretty(self, steps=steps, width=width, shorthand=shorthand, digits=digits)
 
@@ -714,14 +714,14 @@ class Equations:
               digits: int | None = None) -> str:
         """LaTeX of the equations (``steps=True``: the whole derivation); ``document=True``
         gives a complete file for ``pdflatex``."""
-        from .printing.render import to_latex
+        from .printing.latex import to_latex
 
         return to_latex(self, steps=steps, document=document, shorthand=shorthand,
                         digits=digits)
 
     def markdown(self, steps: bool = False, shorthand: bool = True,
                  digits: int | None = None) -> str:
-        from .printing.render import to_markdown
+        from .printing.markdown import to_markdown
 
         return to_markdown(self, steps=steps, shorthand=shorthand, digits=digits)
 
@@ -729,7 +729,7 @@ class Equations:
              digits: int | None = None) -> str:
         """JSON whose expressions read back with ``sympy.parse_expr`` (``shorthand`` off by
         default; when on, ``"shorthand"`` maps each name to its meaning)."""
-        from .printing.render import to_json
+        from .printing.json import to_json
 
         return to_json(self, steps=steps, shorthand=shorthand, digits=digits)
 
@@ -765,7 +765,7 @@ class Equations:
         return self.html(document=False)
 
     def _repr_latex_(self) -> str:
-        from .printing.render import latex_summary
+        from .printing.latex import latex_summary
 
         return "$\\displaystyle " + latex_summary(self) + "$"
 
