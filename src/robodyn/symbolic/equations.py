@@ -461,7 +461,7 @@ class Equations:
     def subs(self, values: Mapping[str | sp.Symbol, Any]) -> Equations:
         """The equations with numbers (or expressions) for some parameters, derived again
         from the substituted model (so the steps and the compact forms follow)."""
-        from . import derive
+        from .derive import derive
 
         table = value_table(values, self.params, self.name)
         chain = self.chain.subs(table)
