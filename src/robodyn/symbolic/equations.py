@@ -8,7 +8,7 @@ form of :mod:`.simplify`); nothing is recomputed afterwards.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
@@ -61,6 +61,13 @@ class Equations:
     ``friction``, ``tau``, ``Cqd`` (n x 1), ``kinetic_energy``, ``potential_energy``,
     ``lagrangian``, ``christoffel`` (``c[i][j][k]``, 0-based), ``steps``.
     """
+
+    #: ``eq.compare(M=..., C=..., g=..., tau=..., Cqd=..., symbols=..., define=...,
+    #: reveal=False)``: check a student's answer entry by entry, giving a
+    #: :class:`~robodyn.teaching.compare.Comparison` (:func:`robodyn.teaching.compare.compare`).
+    #: The teaching layer sits above this one, so the package's facade
+    #: (``robodyn/__init__.py``) attaches the method.
+    compare: Callable[..., Any]
 
     def __init__(self, derivation: Derivation, name: str = "robot",
                  defaults: Mapping[str, float] | None = None, *, dh_rows: tuple = (),
@@ -317,6 +324,15 @@ class Equations:
         * ``C qd`` (Christoffel) equals the velocity terms of ``tau``;
         * ``g = dU/dq`` and ``K = 1/2 qd^T M qd``;
         * the printed ``M``, ``C``, ``g``, ``C qd`` equal the derived polynomials.
+
+        >>> import robodyn as rd
+        >>> print(rd.load("rp-arm").equations().check())
+        [ok] M is symmetric
+        [ok] dM/dt - 2C is skew-symmetric
+        [ok] C qd equals the velocity terms of tau
+        [ok] g = dU/dq
+        [ok] K = 1/2 qd^T M qd
+        [ok] printed M, C, g, C qd equal the derived ones
         """
         d, ring = self._d, self._d.ring
         n = self.dof
@@ -390,13 +406,14 @@ class Equations:
         """Name recurring terms for printing: ``eq.name_terms({"h": "m2*l1*c2*sin(q2)"})``
         prints every entry that ``h`` divides exactly as ``h`` times the quotient, and
         declares ``h = ...`` at the top (text, pretty, LaTeX, Markdown). Values are SymPy
-        expressions or text (parsed safely, as :meth:`compare` reads answers); the sign is
-        kept as given (the planar-arm notes' ``h = m2 l1 c2 sin q2`` gives ``C11 = -h qd2``).
+        expressions or text (parsed safely, as :meth:`compare` reads answers,
+        :func:`.parse.parse_matrix`); the sign is kept as given (the planar-arm notes'
+        ``h = m2 l1 c2 sin q2`` gives ``C11 = -h qd2``).
         ``steps=True`` writes them into the Newton–Euler recursion's steps too (by default
         those are printed in full). Returns new equations with these names added to
         :attr:`user_terms`; ``self`` is unchanged, and the equations themselves are the
         same."""
-        from .compare import parse_matrix
+        from .parse import parse_matrix
 
         params = {str(s) for s in self.params} | {str(s) for s in self.q + self.qd + self.qdd}
         named = dict(self._user_terms)
@@ -419,28 +436,6 @@ class Equations:
         if steps is not None:
             out.terms_in_steps = bool(steps)
         return out
-
-    # -- checking an answer ----------------------------------------------------------
-    def compare(self, *, M=None, C=None, g=None, tau=None, Cqd=None, symbols=None,
-                define=None, reveal=False):
-        """Check a student's answer entry by entry (:func:`.compare.compare`): returns a
-        :class:`~.compare.Comparison` with ``.ok``, ``.mistakes`` (each with a ``kind`` and
-        a ``hint``, never the expected entry unless ``reveal``) and a readable ``str()``.
-        ``define`` names terms the answer uses (``{"h": "m2*l1*c2*sin(q2)"}``).
-
-        >>> import robodyn as rd
-        >>> eq = rd.load("rp-arm").equations()
-        >>> print(eq.compare(M="[[Izz1 + Izz2 + m1*l1**2 + d2**2, 0], [0, m2]]",
-        ...                  symbols={"d2": "q2"}))
-        rp-arm: 2 mistake(s) in M (checked M)
-          - M11: extra term: the term in d2^2 should not be there
-          - M11: missing term: the parallel-axis term of link 2 (m2 d2^2) is missing
-          note: symbols read as d2 = q2
-        """
-        from .compare import compare
-
-        return compare(self, M=M, C=C, g=g, tau=tau, Cqd=Cqd, symbols=symbols, define=define,
-                       reveal=reveal)
 
     def regressor(self, parameters=None):
         """``Y, pi = eq.regressor()``: ``tau = Y(q, qd, qdd) pi`` with the standard
