@@ -372,11 +372,12 @@ def test_given_data_of_every_builtin_equal_its_model_file(name):
     Tx(a_{i-1}) Rz(theta_i) Tz(d_i)), built here from the file's row."""
     from robodyn.model.expressions import parse_expression
     from robodyn.symbolic.derivation import given_steps
+    from robodyn.symbolic.steps import printed_step
 
     convention, rows, inertials = _file_inertials(name)
     eq = equations(rd.load(name))
-    given = {s.lhs: s.expression
-             for s in map(eq._step, given_steps(eq.derivation, eq.dh_rows, eq.convention))}
+    given = {s.lhs: printed_step(eq, s).expression
+             for s in given_steps(eq.derivation, eq.dh_rows, eq.convention)}
     for k, ((mass, com, inertia), row) in enumerate(zip(inertials, rows, strict=True),
                                                     start=1):
         assert sp.simplify(given[f"m_{k}"] - mass) == 0, (name, k)

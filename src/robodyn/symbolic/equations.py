@@ -1,4 +1,5 @@
-"""The result object: equations of motion in closed form, their steps and checks.
+"""The result object: equations of motion in closed form, their steps (:mod:`.steps`)
+and checks.
 
 :class:`Equations` wraps one :class:`~.derivation.Derivation` and turns its
 polynomials into SymPy matrices on first access (each is printed in the compact
@@ -33,6 +34,8 @@ _FRAMES_NOTES = {
                  "link i; joint i moves about or along z_(i-1)"),
     "modified": "modified DH (Craig): link frame i is DH frame i, on joint i's axis",
 }
+
+
 @dataclass(frozen=True)
 class Checks:
     """Results of :meth:`Equations.check`: ``(name, passed)`` pairs; true if all pass."""

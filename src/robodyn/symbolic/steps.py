@@ -95,7 +95,7 @@ def steps_of(eq: Equations, potential_shift: sp.Expr) -> list[Step]:
     tau; ``potential_shift``: ``U(q0)``, where the model puts the zero of ``U``
     (:attr:`~.equations.Equations.potential_zero`; 0 without one)."""
     given = given_steps(eq.derivation, eq.dh_rows, eq.convention)
-    out = [_step(eq, s) for s in given + eq.derivation.steps]
+    out = [printed_step(eq, s) for s in given + eq.derivation.steps]
     return _distinct_names(eq, _shifted(eq, out, potential_shift) + _closing_steps(eq))
 
 
@@ -165,7 +165,9 @@ def _value(eq: Equations, value):
     return value
 
 
-def _step(eq: Equations, s: RawStep) -> Step:
+def printed_step(eq: Equations, s: RawStep) -> Step:
+    """The derivation's step ``s`` as ``eq`` prints it: its polynomials in the compact
+    form of :mod:`.simplify`, in ``eq``'s trigonometric form."""
     return Step(s.section, s.title, s.lhs, _value(eq, s.value), s.formula, s.latex_lhs,
                 s.latex_formula, substitute_terms=s.section not in _RECURSION_SECTIONS)
 
