@@ -63,7 +63,7 @@ def test_no_command_help_names_a_course_file():
 
 #: The modules whose docstrings the API reference shows (docs/api/*.md).
 API_MODULES = ["robodyn", "robodyn.robot", "robodyn.model.builtin", "robodyn.symbolic",
-               "robodyn.symbolic.equations", "robodyn.symbolic.compare",
+               "robodyn.symbolic.equations", "robodyn.teaching.compare",
                "robodyn.motion.trajectory", "robodyn.motion.simulation",
                "robodyn.motion.control", "robodyn.motion.energy",
                "robodyn.identification.estimate", "robodyn.identification.excitation",

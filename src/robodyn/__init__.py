@@ -20,6 +20,7 @@ from .model import builtin as models
 from .motion import control, energy, trajectory
 from .motion.simulation import EnergyBalanceWarning, JointLimitWarning, Simulation, simulate
 from .robot import Robot, TorqueParts, load
+from .symbolic.equations import Equations as _Equations
 
 __version__ = VERSION
 __all__ = ["load", "Robot", "TorqueParts", "models", "trajectory", "energy", "control",
@@ -40,6 +41,35 @@ def _show(self, q=None, sim=None, **options):
 # robot.show(q): the model layer cannot import the plot layer, so the facade attaches it
 _show.__name__ = _show.__qualname__ = "show"
 Robot.show = _show
+
+
+def _compare(self, *, M=None, C=None, g=None, tau=None, Cqd=None, symbols=None,
+             define=None, reveal=False):
+    """Check a student's answer entry by entry (:func:`robodyn.teaching.compare.compare`):
+    returns a :class:`~robodyn.teaching.compare.Comparison` with ``.ok``, ``.mistakes``
+    (each with a ``kind`` and a ``hint``, never the expected entry unless ``reveal``) and a
+    readable ``str()``. ``define`` names terms the answer uses (``{"h":
+    "m2*l1*c2*sin(q2)"}``).
+
+    >>> import robodyn as rd
+    >>> eq = rd.load("rp-arm").equations()
+    >>> print(eq.compare(M="[[Izz1 + Izz2 + m1*l1**2 + d2**2, 0], [0, m2]]",
+    ...                  symbols={"d2": "q2"}))
+    rp-arm: 2 mistake(s) in M (checked M)
+      - M11: extra term: the term in d2^2 should not be there
+      - M11: missing term: the parallel-axis term of link 2 (m2 d2^2) is missing
+      note: symbols read as d2 = q2
+    """
+    from .teaching.compare import compare
+
+    return compare(self, M=M, C=C, g=g, tau=tau, Cqd=Cqd, symbols=symbols, define=define,
+                   reveal=reveal)
+
+
+# eq.compare(...): the symbolic layer cannot import the teaching layer (the checker), so the
+# facade attaches it
+_compare.__name__, _compare.__qualname__ = "compare", "Equations.compare"
+_Equations.compare = _compare
 
 
 def __getattr__(name: str):

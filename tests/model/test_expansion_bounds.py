@@ -22,8 +22,8 @@ from conftest import run_bounded
 from robodyn.core.errors import ExpansionError, InputError, ModelError
 from robodyn.model.expansion import MAX_EXPANDED_TERMS, expanded_terms
 from robodyn.model.expressions import parse_expression
-from robodyn.symbolic.compare import MAX_PRINTED_TERMS
 from robodyn.symbolic.ring.trig_ring import TrigRing
+from robodyn.teaching.compare import MAX_PRINTED_TERMS
 
 SUM8 = "a1+a2+a3+a4+a5+a6+a7+a8"
 ANSWER8 = "sin(q1)+cos(q2)+m1+m2+l1+l2+c1+c2"

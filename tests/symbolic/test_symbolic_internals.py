@@ -30,7 +30,7 @@ from robodyn.model.chain import SNAP, Transform, snap
 from robodyn.symbolic import equations
 from robodyn.symbolic.derivation import tidy_chain
 from robodyn.symbolic.numeric import NumericEquations
-from robodyn.symbolic.printing.render import exact_str, is_double
+from robodyn.symbolic.printing.json import exact_str, is_double
 from robodyn.symbolic.ring import TrigRing
 
 al = sp.Symbol("al")

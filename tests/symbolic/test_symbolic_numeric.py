@@ -27,7 +27,7 @@ import sympy as sp
 import robodyn as rd
 from conftest import TEST_DATA
 from robodyn.symbolic import equations, verify
-from robodyn.symbolic.printing.render import is_double
+from robodyn.symbolic.printing.json import is_double
 
 try:
     from conftest import random_states

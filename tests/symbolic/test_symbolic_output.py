@@ -21,7 +21,7 @@ import robodyn as rd
 from conftest import TESTS
 from robodyn.cli import main
 from robodyn.symbolic import Step, equations
-from robodyn.symbolic.printing.render import exact_str
+from robodyn.symbolic.printing.json import exact_str
 
 GOLDEN = TESTS / "golden"
 
@@ -322,7 +322,7 @@ def test_numbers_print_as_the_model_wrote_them():
 
 
 def test_pretty_output_is_math_wrapped_between_terms(capsys):
-    from robodyn.symbolic.printing.render import to_pretty
+    from robodyn.symbolic.printing.pretty import to_pretty
 
     eq = equations(rd.load("planar-2r"))
     out = to_pretty(eq, width=70, shorthand=False)  # the full forms; shorthand: below
@@ -374,11 +374,12 @@ def test_given_data_of_every_builtin_equal_its_model_file(name):
     Tx(a_{i-1}) Rz(theta_i) Tz(d_i)), built here from the file's row."""
     from robodyn.model.expressions import parse_expression
     from robodyn.symbolic.derivation import given_steps
+    from robodyn.symbolic.steps import printed_step
 
     convention, rows, inertials = _file_inertials(name)
     eq = equations(rd.load(name))
-    given = {s.lhs: s.expression
-             for s in map(eq._step, given_steps(eq.derivation, eq.dh_rows, eq.convention))}
+    given = {s.lhs: printed_step(eq, s).expression
+             for s in given_steps(eq.derivation, eq.dh_rows, eq.convention)}
     for k, ((mass, com, inertia), row) in enumerate(zip(inertials, rows, strict=True),
                                                     start=1):
         assert sp.simplify(given[f"m_{k}"] - mass) == 0, (name, k)

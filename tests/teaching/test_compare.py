@@ -15,7 +15,7 @@ import sympy as sp
 import robodyn as rd
 from robodyn.cli import main
 from robodyn.core.errors import InputError
-from robodyn.symbolic.compare import parse_matrix
+from robodyn.teaching.compare import parse_matrix
 
 # seed 003 in the lesson's notation (theta for q, thetadot for qd)
 M_SEED = ("[[I1 + I2 + m1*c1^2 + m2*(l1^2 + c2^2 + 2*l1*c2*cos(theta2)),"

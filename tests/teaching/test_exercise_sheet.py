@@ -20,7 +20,7 @@ import sympy as sp
 import robodyn as rd
 from robodyn.cli import main
 from robodyn.core.errors import InputError
-from robodyn.symbolic.printing.render import tex_of
+from robodyn.symbolic.printing.latex import tex_of
 from robodyn.teaching.exercise import QUANTITIES, make_exercise, questions_of
 
 CASES = {

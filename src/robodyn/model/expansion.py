@@ -27,7 +27,7 @@ few operations per node whatever the numbers.
 
 :func:`check_expansion` is used by the model files' expressions
 (:mod:`robodyn.model.expressions`) and by the answer checker
-(:mod:`robodyn.symbolic.compare`); the ring of the closed forms
+(:mod:`robodyn.teaching.compare`); the ring of the closed forms
 (:class:`robodyn.symbolic.ring.trig_ring.TrigRing`) has its own term budget for what
 multiplies out during a derivation.
 """

@@ -201,6 +201,19 @@ def christoffel(ring: TrigRing, M) -> tuple[list, list]:
     return c, C
 
 
+def mass_matrix_rate(d: Derivation) -> list[list[PolyElement]]:
+    """``dM/dt = sum_k dM/dq_k qd_k`` of ``d``, entry by entry."""
+    ring = d.ring
+    return [[ring.time_derivative(x) for x in row] for row in d.M]
+
+
+def n_matrix(d: Derivation) -> list[list[PolyElement]]:
+    """``N = dM/dt - 2C`` of ``d``, skew-symmetric for the Christoffel ``C`` (Siciliano et
+    al., Robotics, §7.3.1)."""
+    Mdot, C, n = mass_matrix_rate(d), d.C, d.ring.dof
+    return [[Mdot[i][j] - 2 * C[i][j] for j in range(n)] for i in range(n)]
+
+
 def potential_energy(ring: TrigRing, chain_r: Chain, poses) -> tuple[list, list]:
     """``U_i = -m_i g0^T p_ci - sum_k m_ik g0^T p_ik`` per link, its point masses ``m_ik``
     at ``p_ik`` included (and the COM positions ``p_ci`` of the bodies), base frame."""

@@ -1,4 +1,5 @@
-"""The result object: equations of motion in closed form, their steps and checks.
+"""The result object: equations of motion in closed form, their steps (:mod:`.steps`)
+and checks.
 
 :class:`Equations` wraps one :class:`~.derivation.Derivation` and turns its
 polynomials into SymPy matrices on first access (each is printed in the compact
@@ -8,8 +9,8 @@ form of :mod:`.simplify`); nothing is recomputed afterwards.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
 from typing import Any
@@ -22,86 +23,17 @@ from sympy.polys.rings import PolyElement
 from ..core.errors import InputError, ModelError
 from ..model.chain import Chain
 from ..model.expressions import number
-from .derivation import SECTION_GIVEN, Derivation, PlusExpr, RawStep, given_steps
+from .derivation import SECTION_GIVEN, Derivation, mass_matrix_rate, n_matrix
 from .numeric import NumericEquations
 from .simplify import polys_equal, textbook, textbook_matrix, trig_form
+from .steps import Step, steps_of
 
-SECTION_COLLECT = "Collecting M, C, g"
-SECTION_SKEW = "Skew-symmetry of dM/dt - 2C"
 #: :attr:`Equations.frames_note` per DH convention.
 _FRAMES_NOTES = {
     "standard": ("standard DH (Siciliano): link frame i is DH frame i, at the distal end of "
                  "link i; joint i moves about or along z_(i-1)"),
     "modified": "modified DH (Craig): link frame i is DH frame i, on joint i's axis",
 }
-#: LaTeX of the joint variables and rates (``qd2`` as ``\dot{q}_{2}``).
-_RATE_TEX = {"q": "q_{{{}}}", "qd": r"\dot{{q}}_{{{}}}", "qdd": r"\ddot{{q}}_{{{}}}"}
-
-#: The closing step of M per route: (title, formula, LaTeX formula).
-_M_STEP = {
-    "euler-lagrange": ("Inertia matrix: the coefficients of qdd in tau",
-                       "M_ij = d tau_i / d qdd_j", r"M_{ij} = \partial\tau_i/\partial\ddot q_j"),
-    "newton-euler": ("Inertia matrix: the coefficients of qdd in tau",
-                     "M_ij = d tau_i / d qdd_j", r"M_{ij} = \partial\tau_i/\partial\ddot q_j"),
-    "energy": ("Inertia matrix: the Hessian of K in the rates",
-               "M_ij = d^2 K / (dqd_i dqd_j)",
-               r"M_{ij} = \partial^2 K/\partial\dot q_i\,\partial\dot q_j"),
-    "jacobian": ("Inertia matrix from the Jacobians", "B",
-                 r"B = \sum_i m_i (J_P^{l_i})^T J_P^{l_i} + (J_\theta^{l_i})^T R_i I_i R_i^T "
-                 r"J_\theta^{l_i}"),
-}
-#: The closing step of g per route: (formula, LaTeX lhs, LaTeX formula).
-_G_FORMULA = {
-    "euler-lagrange": ("dU/dq", "g", r"\partial U/\partial q"),
-    "energy": ("dU/dq", "g", r"\partial U/\partial q"),
-    "jacobian": ("g_i = -sum_j m_j g0^T J_P,i^(lj)", "g",
-                 r"g_i = -\sum_j m_j \mathbf{g}_0^T J_{P_i}^{l_j}"),
-    "newton-euler": ("tau(q, qd = 0, qdd = 0)", "g", r"\tau(q, 0, 0)"),
-}
-
-
-#: The sections of the Newton–Euler recursion (printed without the named terms).
-_RECURSION_SECTIONS = frozenset({"Link frames", "Outward iteration (link i in frame i)",
-                                 "Inward iteration (link i in frame i)",
-                                 "Forward recursion (Siciliano 7.5: link i in DH frame i)",
-                                 "Backward recursion (Siciliano 7.5: link i in DH frame i)"})
-
-
-@dataclass(frozen=True)
-class Step:
-    """One step of a derivation, as a student writes it: ``lhs = formula = expression``.
-
-    Iterating gives ``(title, expression)``. ``expression`` is a SymPy expression or
-    matrix; ``formula`` the general equation the step instantiates (may be empty).
-    """
-
-    section: str
-    title: str
-    lhs: str
-    expression: Any
-    formula: str = ""
-    latex_lhs: str = ""
-    latex_formula: str = ""
-    #: whether printing writes the named terms (``h``) into this step; false for the
-    #: vectors of the Newton–Euler recursion, which the lecture writes out in full
-    substitute_terms: bool = True
-
-    def __iter__(self) -> Iterator:
-        yield self.title
-        yield self.expression
-
-    def _repr_latex_(self) -> str:
-        """``lhs = formula = expression`` as LaTeX, for Jupyter (the equations' own
-        printing, :meth:`Equations.latex`, also uses the model's display names)."""
-        lhs = self.latex_lhs or rf"\text{{{self.lhs}}}"
-        middle = f" = {self.latex_formula}" if self.latex_formula else ""
-        names = {}
-        for sym in getattr(self.expression, "free_symbols", ()):
-            head, index = sym.name.rstrip("0123456789"), sym.name[len(sym.name.rstrip(
-                "0123456789")):]
-            if index and head in _RATE_TEX:
-                names[sym] = _RATE_TEX[head].format(index)
-        return f"$\\displaystyle {lhs}{middle} = {sp.latex(self.expression, symbol_names=names)}$"
 
 
 @dataclass(frozen=True)
@@ -132,6 +64,13 @@ class Equations:
     ``friction``, ``tau``, ``Cqd`` (n x 1), ``kinetic_energy``, ``potential_energy``,
     ``lagrangian``, ``christoffel`` (``c[i][j][k]``, 0-based), ``steps``.
     """
+
+    #: ``eq.compare(M=..., C=..., g=..., tau=..., Cqd=..., symbols=..., define=...,
+    #: reveal=False)``: check a student's answer entry by entry, giving a
+    #: :class:`~robodyn.teaching.compare.Comparison` (:func:`robodyn.teaching.compare.compare`).
+    #: The teaching layer sits above this one, so the package's facade
+    #: (``robodyn/__init__.py``) attaches the method.
+    compare: Callable[..., Any]
 
     def __init__(self, derivation: Derivation, name: str = "robot",
                  defaults: Mapping[str, float] | None = None, *, dh_rows: tuple = (),
@@ -200,8 +139,8 @@ class Equations:
     @cached_property
     def tex_names(self) -> Mapping[sp.Symbol, str]:
         """The LaTeX name of each joint variable, rate and parameter (``q_{1}``,
-        ``\\dot{q}_{1}``, or the model's display name; :mod:`.printing.render`)."""
-        from .printing.render import symbol_names
+        ``\\dot{q}_{1}``, or the model's display name; :mod:`.printing.latex`)."""
+        from .printing.latex import symbol_names
 
         return MappingProxyType(symbol_names(self))
 
@@ -321,77 +260,9 @@ class Equations:
     # -- steps ---------------------------------------------------------------------
     @cached_property
     def steps(self) -> list[Step]:
-        """The derivation, step by step (see :class:`Step`), ending with M, C, g, tau."""
-        given = given_steps(self._d, self.dh_rows, self.convention)
-        out = [self._step(s) for s in given + self._d.steps]
-        return self._distinct_names(self._shifted(out) + self._closing_steps())
-
-    def _shifted(self, steps: list[Step]) -> list[Step]:
-        """The energy steps with ``U`` zero at :attr:`potential_zero`: ``U - U(q0)`` and
-        ``L = K - U`` with it (lecture 15's reference ``U_ref``, Siciliano §7.1's
-        ``U = m g l (1 - cos q)``)."""
-        shift = self._potential_shift
-        if shift == 0:
-            return steps
-        q0 = ", ".join(str(x) for x in self.potential_zero)
-        out = []
-        for step in steps:
-            if step.lhs == "U" and step.section != SECTION_GIVEN:
-                out.append(step)
-                step = replace(step, title=f"Potential energy with its zero at q = [{q0}]",
-                               expression=step.expression - shift, formula=f"U - U([{q0}])",
-                               latex_formula=r"U - U(q_0)")
-            elif step.lhs == "L":
-                step = replace(step, expression=step.expression + shift)
-            out.append(step)
-        return out
-
-    def _distinct_names(self, steps: list[Step]) -> list[Step]:
-        """``steps`` with every left side that prints like one of the model's symbols
-        (``m_1`` and the parameter ``m1`` both read m1, ``g`` the gravity torques and the
-        parameter ``g``) but stands for something else, or that is set to another index's
-        symbol (``m_1 = m2``), renamed: ``m[1]``, ``g(q)``."""
-        def bare(name: str) -> str:
-            return "".join(ch for ch in str(name) if ch not in "_{}\\ ")
-
-        taken = {bare(s.name) for s in self.params} | {bare(v) for v in self.display.values()}
-        taken |= {bare(k) for k in self.user_terms} | {bare(k) for k in self.model_terms}
-        out = []
-        for step in steps:
-            mine = bare(step.lhs)
-            value = step.expression
-            same = isinstance(value, sp.Symbol) and bare(value.name) == mine
-            # m_1 = m2: link 1's mass named like link 2's
-            other = isinstance(value, sp.Symbol) and not same and \
-                bare(value.name).rstrip("0123456789") == mine.rstrip("0123456789")
-            if (mine not in taken or same) and not other:
-                out.append(step)
-                continue
-            head, sep, index = step.lhs.partition("_")
-            lhs = f"{head}[{index}]" if sep and index else f"{step.lhs}(q)"
-            tex = step.latex_lhs
-            if tex and sep and index and tex.endswith("}") and "_{" in tex:
-                at = tex.rindex("_{")
-                tex = f"{tex[:at]}_{{[{tex[at + 2:-1]}]}}"
-            elif tex:
-                tex = f"{tex}(q)"
-            out.append(replace(step, lhs=lhs, latex_lhs=tex))
-        return out
-
-    def _value(self, value):
-        if isinstance(value, PolyElement):
-            return self._tb(value)
-        if isinstance(value, PlusExpr):
-            return self._tb(value.poly) + value.extra
-        if isinstance(value, tuple):
-            return self._column(value)
-        if isinstance(value, list):
-            return self._matrix(value)
-        return value
-
-    def _step(self, s: RawStep) -> Step:
-        return Step(s.section, s.title, s.lhs, self._value(s.value), s.formula, s.latex_lhs,
-                    s.latex_formula, substitute_terms=s.section not in _RECURSION_SECTIONS)
+        """The derivation, step by step (see :class:`~.steps.Step`), ending with M, C, g,
+        tau (:mod:`.steps`)."""
+        return steps_of(self, self._potential_shift)
 
     def mass_matrix_split(self):
         """``M = M_0 + sum_k M_k cos(a_k)`` (lecture notes on planar arms write the 3R arm's
@@ -418,88 +289,16 @@ class Equations:
                 parts[k][r, c] = coeff
         return [(sp.Integer(1), parts[0])] + list(zip(cosines, parts[1:], strict=True))
 
-    def _closing_steps(self) -> list[Step]:
-        n = self.dof
-        S = SECTION_COLLECT
-        lagrange = self.method == "lagrange"
-        title, formula, latex_formula = _M_STEP[self.route if lagrange else "newton-euler"]
-        steps = [Step(S, title, "M", self.M, formula, "M", latex_formula)]
-        split = self.mass_matrix_split()
-        if split is not None:  # the lecture notes' form: M = M_0 + sum_k M_k cos(...)
-            for k, (factor, part) in enumerate(split):
-                what = "constant part" if k == 0 else f"coefficient of {factor}"
-                steps.append(Step(S, f"M = M_0 + sum_k M_k cos(...): {what}", f"M_{k}", part,
-                                  "", f"M_{{{k}}}", ""))
-        # the whole table c_ijk, zeros included, as Siciliano et al. write it out
-        for i in range(n):
-            for j in range(n):
-                for k in range(n):
-                    a, b, c = i + 1, j + 1, k + 1
-                    steps.append(Step(
-                        S, f"Christoffel symbol c_{a}{b}{c}"
-                        + (f" (= c_{a}{c}{b})" if j != k else ""),
-                        f"c_{a}{b}{c}", self.christoffel[i][j][k],
-                        f"1/2 (dM_{a}{b}/dq{c} + dM_{a}{c}/dq{b} - dM_{b}{c}/dq{a})",
-                        f"c_{{{a}{b}{c}}}",
-                        rf"\tfrac12\left(\frac{{\partial M_{{{a}{b}}}}}{{\partial "
-                        rf"q_{{{c}}}}} + \frac{{\partial M_{{{a}{c}}}}}{{\partial "
-                        rf"q_{{{b}}}}} - \frac{{\partial M_{{{b}{c}}}}}{{\partial "
-                        rf"q_{{{a}}}}}\right)"))
-        steps += [
-            Step(S, "Coriolis and centrifugal matrix", "C", self.C, "C_ij = sum_k c_ijk qd_k",
-                 "C", r"C_{ij} = \sum_k c_{ijk}\,\dot q_k"),
-            Step(S, "Coriolis and centrifugal torques", "C qd", self.Cqd,
-                 "tau - M qdd - g" if not lagrange else "",
-                 r"C\dot q", r"\tau - M\ddot q - g" if not lagrange else ""),
-            Step(S, "Gravity torques", "g", self.g, *_G_FORMULA[self.route if lagrange
-                                                                  else "newton-euler"]),
-            Step(S, "Friction torques", "friction", self.friction, "F_v qd + F_s sign(qd)",
-                 r"\tau_f", r"F_v \dot q + F_s \operatorname{sign}(\dot q)"),
-        ]
-        if self._d.wrench is not None:
-            steps.append(Step(S, "Torques balancing the end-effector wrench h_e", "J^T h_e",
-                              self.wrench_torques, "", r"J^T h_e"))
-        steps.append(Step(S, "Equations of motion", "tau", self.tau,
-                          "M qdd + C qd + friction + g" + (" + J^T h_e" if self.h_e else ""),
-                          r"\tau", r"M\ddot q + C\dot q + \tau_f + g"
-                          + (r" + J^T h_e" if self.h_e else "")))
-        return steps + self._skew_steps()
-
     @cached_property
     def Mdot(self) -> sp.Matrix:
         """``dM/dt = sum_k dM/dq_k qd_k`` (n x n)."""
-        return self._matrix(self._mdot_polys())
+        return self._matrix(mass_matrix_rate(self._d))
 
     @cached_property
     def N(self) -> sp.Matrix:
         """``N = dM/dt - 2C``, skew-symmetric for the Christoffel ``C`` (Siciliano et al.,
         Robotics, §7.3.1)."""
-        return self._matrix(self._n_polys())
-
-    def _mdot_polys(self):
-        ring, M = self._d.ring, self._d.M
-        return [[ring.time_derivative(x) for x in row] for row in M]
-
-    def _n_polys(self):
-        Mdot, C = self._mdot_polys(), self._d.C
-        return [[Mdot[i][j] - 2 * C[i][j] for j in range(self.dof)] for i in range(self.dof)]
-
-    def _skew_steps(self) -> list[Step]:
-        """``dM/dt``, ``N = dM/dt - 2C`` and ``N + N^T`` (zero: ``N`` is skew-symmetric)."""
-        S = SECTION_SKEW
-        n = self.dof
-        N = self._n_polys()
-        sym_polys = [[N[i][j] + N[j][i] for j in range(n)] for i in range(n)]
-        skew = not any(x for row in sym_polys for x in row)
-        sym = self._matrix(sym_polys)
-        return [
-            Step(S, "Time derivative of the inertia matrix", "dM/dt", self.Mdot,
-                 "dM_ij/dt = sum_k dM_ij/dq_k qd_k", r"\dot M",
-                 r"\dot M_{ij} = \sum_k \frac{\partial M_{ij}}{\partial q_k}\,\dot q_k"),
-            Step(S, "The matrix N", "N", self.N, "dM/dt - 2C", "N", r"\dot M - 2C"),
-            Step(S, "N + N^T (all zero: N is skew-symmetric)" if skew else
-                 "N + N^T (NOT zero: N is not skew-symmetric)", "N + N^T", sym, "", r"N + N^T"),
-        ]
+        return self._matrix(n_matrix(self._d))
 
     def brief(self) -> Equations:
         """These equations printed briefly: the steps without the Given section and
@@ -528,6 +327,15 @@ class Equations:
         * ``C qd`` (Christoffel) equals the velocity terms of ``tau``;
         * ``g = dU/dq`` and ``K = 1/2 qd^T M qd``;
         * the printed ``M``, ``C``, ``g``, ``C qd`` equal the derived polynomials.
+
+        >>> import robodyn as rd
+        >>> print(rd.load("rp-arm").equations().check())
+        [ok] M is symmetric
+        [ok] dM/dt - 2C is skew-symmetric
+        [ok] C qd equals the velocity terms of tau
+        [ok] g = dU/dq
+        [ok] K = 1/2 qd^T M qd
+        [ok] printed M, C, g, C qd equal the derived ones
         """
         d, ring = self._d, self._d.ring
         n = self.dof
@@ -601,13 +409,14 @@ class Equations:
         """Name recurring terms for printing: ``eq.name_terms({"h": "m2*l1*c2*sin(q2)"})``
         prints every entry that ``h`` divides exactly as ``h`` times the quotient, and
         declares ``h = ...`` at the top (text, pretty, LaTeX, Markdown). Values are SymPy
-        expressions or text (parsed safely, as :meth:`compare` reads answers); the sign is
-        kept as given (the planar-arm notes' ``h = m2 l1 c2 sin q2`` gives ``C11 = -h qd2``).
+        expressions or text (parsed safely, as :meth:`compare` reads answers,
+        :func:`.parse.parse_matrix`); the sign is kept as given (the planar-arm notes'
+        ``h = m2 l1 c2 sin q2`` gives ``C11 = -h qd2``).
         ``steps=True`` writes them into the Newton–Euler recursion's steps too (by default
         those are printed in full). Returns new equations with these names added to
         :attr:`user_terms`; ``self`` is unchanged, and the equations themselves are the
         same."""
-        from .compare import parse_matrix
+        from .parse import parse_matrix
 
         params = {str(s) for s in self.params} | {str(s) for s in self.q + self.qd + self.qdd}
         named = dict(self._user_terms)
@@ -631,28 +440,6 @@ class Equations:
             out.terms_in_steps = bool(steps)
         return out
 
-    # -- checking an answer ----------------------------------------------------------
-    def compare(self, *, M=None, C=None, g=None, tau=None, Cqd=None, symbols=None,
-                define=None, reveal=False):
-        """Check a student's answer entry by entry (:func:`.compare.compare`): returns a
-        :class:`~.compare.Comparison` with ``.ok``, ``.mistakes`` (each with a ``kind`` and
-        a ``hint``, never the expected entry unless ``reveal``) and a readable ``str()``.
-        ``define`` names terms the answer uses (``{"h": "m2*l1*c2*sin(q2)"}``).
-
-        >>> import robodyn as rd
-        >>> eq = rd.load("rp-arm").equations()
-        >>> print(eq.compare(M="[[Izz1 + Izz2 + m1*l1**2 + d2**2, 0], [0, m2]]",
-        ...                  symbols={"d2": "q2"}))
-        rp-arm: 2 mistake(s) in M (checked M)
-          - M11: extra term: the term in d2^2 should not be there
-          - M11: missing term: the parallel-axis term of link 2 (m2 d2^2) is missing
-          note: symbols read as d2 = q2
-        """
-        from .compare import compare
-
-        return compare(self, M=M, C=C, g=g, tau=tau, Cqd=Cqd, symbols=symbols, define=define,
-                       reveal=reveal)
-
     def regressor(self, parameters=None):
         """``Y, pi = eq.regressor()``: ``tau = Y(q, qd, qdd) pi`` with the standard
         parameters ``pi`` as symbols (:mod:`.regressor`; ``.values`` their meaning in
@@ -672,7 +459,7 @@ class Equations:
     def subs(self, values: Mapping[str | sp.Symbol, Any]) -> Equations:
         """The equations with numbers (or expressions) for some parameters, derived again
         from the substituted model (so the steps and the compact forms follow)."""
-        from . import derive
+        from .derive import derive
 
         table = value_table(values, self.params, self.name)
         chain = self.chain.subs(table)
@@ -699,14 +486,14 @@ class Equations:
     def text(self, steps: bool = False, shorthand: bool = False,
              digits: int | None = None) -> str:
         """The plain form, SymPy syntax that reads back (``shorthand`` off by default)."""
-        from .printing.render import to_text
+        from .printing.text import to_text
 
         return to_text(self, steps=steps, shorthand=shorthand, digits=digits)
 
     def pretty(self, steps: bool = False, width: int = 100, shorthand: bool = True,
                digits: int | None = None) -> str:
-        """Unicode math for a terminal (:func:`.render.to_pretty`)."""
-        from .printing.render import to_pretty
+        """Unicode math for a terminal (:func:`.printing.pretty.to_pretty`)."""
+        from .printing.pretty import to_pretty
 
         return to_pretty(self, steps=steps, width=width, shorthand=shorthand, digits=digits)
 
@@ -714,14 +501,14 @@ class Equations:
               digits: int | None = None) -> str:
         """LaTeX of the equations (``steps=True``: the whole derivation); ``document=True``
         gives a complete file for ``pdflatex``."""
-        from .printing.render import to_latex
+        from .printing.latex import to_latex
 
         return to_latex(self, steps=steps, document=document, shorthand=shorthand,
                         digits=digits)
 
     def markdown(self, steps: bool = False, shorthand: bool = True,
                  digits: int | None = None) -> str:
-        from .printing.render import to_markdown
+        from .printing.markdown import to_markdown
 
         return to_markdown(self, steps=steps, shorthand=shorthand, digits=digits)
 
@@ -729,7 +516,7 @@ class Equations:
              digits: int | None = None) -> str:
         """JSON whose expressions read back with ``sympy.parse_expr`` (``shorthand`` off by
         default; when on, ``"shorthand"`` maps each name to its meaning)."""
-        from .printing.render import to_json
+        from .printing.json import to_json
 
         return to_json(self, steps=steps, shorthand=shorthand, digits=digits)
 
@@ -765,7 +552,7 @@ class Equations:
         return self.html(document=False)
 
     def _repr_latex_(self) -> str:
-        from .printing.render import latex_summary
+        from .printing.latex import latex_summary
 
         return "$\\displaystyle " + latex_summary(self) + "$"
 

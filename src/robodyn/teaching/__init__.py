@@ -1,1 +1,2 @@
-"""Teaching: exercises (and, with the checker, the classroom's tools)."""
+"""Teaching: checking an answer (compare, and diagnose for what went wrong), exercises,
+and grading a class's answers."""

@@ -603,7 +603,8 @@ class _Sheet:
 
     # -- Markdown ------------------------------------------------------------------------
     def task_markdown(self) -> str:
-        from ..symbolic.printing.render import markdown_math, tex_of
+        from ..symbolic.printing.latex import tex_of
+        from ..symbolic.printing.markdown import markdown_math
 
         eq = self.eq
         out = [f"# {self._title()}", ""]
@@ -624,7 +625,7 @@ class _Sheet:
         return "\n".join(out)
 
     def solution_markdown(self) -> str:
-        from ..symbolic.printing.render import markdown_math
+        from ..symbolic.printing.markdown import markdown_math
 
         eq = self.eq
         out = [f"# Solution: {self._title()}", "",
@@ -639,7 +640,7 @@ class _Sheet:
 
     # -- LaTeX ---------------------------------------------------------------------------
     def _latex_head(self, title: str) -> list[str]:
-        from ..symbolic.printing.render import tex_escape
+        from ..symbolic.printing.common import tex_escape
 
         return ["\\documentclass[11pt]{article}", "\\usepackage[margin=2cm]{geometry}",
                 "\\usepackage{amsmath}", "\\usepackage{graphicx}",
@@ -647,7 +648,8 @@ class _Sheet:
                 f"\\section*{{{tex_escape(title)}}}"]
 
     def task_latex(self) -> str:
-        from ..symbolic.printing.render import tex_escape, tex_lines, tex_of
+        from ..symbolic.printing.common import tex_escape
+        from ..symbolic.printing.latex import tex_lines, tex_of
 
         eq = self.eq
         out = self._latex_head(self._title())
@@ -670,7 +672,8 @@ class _Sheet:
         return "\n".join(out) + "\n"
 
     def solution_latex(self) -> str:
-        from ..symbolic.printing.render import tex_escape, tex_lines
+        from ..symbolic.printing.common import tex_escape
+        from ..symbolic.printing.latex import tex_lines
 
         eq = self.eq
         out = self._latex_head(f"Solution: {self._title()}")
@@ -725,7 +728,7 @@ def _trans(x=0, z=0):
 
 
 def _tex_name(eq, name) -> str:
-    from ..symbolic.printing.render import tex_of
+    from ..symbolic.printing.latex import tex_of
 
     return tex_of(eq, sp.Symbol(str(name)))
 

@@ -5,7 +5,7 @@ writes it (``robodyn exercise`` puts it there): its ``model``, ``method``, ``dof
 ``joint_types`` and ``parameters`` name the equations, its ``M``, ``C``, ``g``, ``tau``
 are the answer. :func:`read_solution` checks that it belongs to the model it is graded
 with (the same derivation gives the same entries), so a student is graded against the
-solution handed out, by the checker of :mod:`robodyn.symbolic.compare`.
+solution handed out, by the checker of :mod:`robodyn.teaching.compare`.
 
 A submission is one text file per student (:func:`read_submission`)::
 
@@ -126,8 +126,8 @@ def read_solution(path: str | Path) -> dict:
 def check_solution(eq, solution: Mapping, where: str = "answer") -> None:
     """That ``solution`` (an answer.json) holds ``eq``'s equations: the same joints and
     parameters, and every entry of ``M``, ``C``, ``g``, ``tau`` equal (exactly, by
-    :func:`~robodyn.symbolic.compare.compare`); an :class:`InputError` otherwise."""
-    from ..symbolic.compare import compare
+    :func:`~robodyn.teaching.compare.compare`); an :class:`InputError` otherwise."""
+    from .compare import compare
 
     params = sorted(str(s) for s in eq.params)
     if solution["dof"] != eq.dof or sorted(map(str, solution["parameters"])) != params:
@@ -234,7 +234,7 @@ def grade(eq, submissions: Iterable[tuple[str, str | Path]]) -> list[Row]:
     """Grade each ``(name, path)`` against ``eq`` (the solution's equations): rows as the
     module docstring says, in the order given, a file's quantities in the order of
     :data:`QUANTITIES`. At most :data:`MAX_SUBMISSIONS` files."""
-    from ..symbolic.compare import compare
+    from .compare import compare
 
     submissions = list(submissions)
     if len(submissions) > MAX_SUBMISSIONS:

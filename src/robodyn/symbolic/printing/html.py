@@ -2,7 +2,7 @@
 
 :func:`to_html` writes a self-contained file: no script, no font, style sheet or image
 fetched from anywhere, so that it reads the same from a disk, a mail or a course page. The
-math is MathML (:mod:`.mathml`, translated from the LaTeX of :mod:`.render`, so that the
+math is MathML (:mod:`.mathml`, translated from the LaTeX of :mod:`.latex`, so that the
 page shows the names, shorthand and line breaks of the LaTeX), the arm's figure inline SVG
 (:mod:`.figure`), the derivation one folding section (``<details>``) per part with a table
 of contents by step. ``document=False`` gives the page's body alone (a ``<div>`` with its
@@ -21,15 +21,15 @@ from typing import TYPE_CHECKING
 import sympy as sp
 
 from ...core.version import VERSION
-from ...dynamics.registry import CLOSED_FORMS, printed_forms
 from ...model.names import visible
+from .common import method_name, printed_results, readable_for, tex_escape
 from .figure import FigureError, arm_svg, joint_names
+from .latex import tex_lines, tex_of
 from .mathml import tex_to_mathml
-from .readable import Readable
-from .render import method_name, tex_escape, tex_lines, tex_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..equations import Equations
+    from .readable import Readable
 
 #: The page's style sheet, every rule under ``.robodyn`` so that it changes nothing else
 #: where the page is embedded (a notebook).
@@ -113,32 +113,12 @@ def _t(text) -> str:
     return escape(visible(text), quote=True)
 
 
-def _readable(eq: Equations, steps: bool, shorthand: bool, digits: int | None) -> Readable:
-    exprs = [s.expression for s in eq.steps] if steps else []
-    exprs += [getattr(eq, f.attribute) for f in CLOSED_FORMS
-              if f.shown is not None and (eq.h_e or not f.h_e)]
-    return Readable(eq, exprs, shorthand=shorthand, digits=digits, latex=True)
-
-
 def _math(tex: str, display: bool = False) -> str:
     return tex_to_mathml(tex, display=display)
 
 
 def _equation(eq: Equations, lhs: str, expr, formula: str = "") -> str:
     return '<div class="eq">' + _math(tex_lines(eq, lhs, expr, formula), True) + "</div>"
-
-
-def _results(eq: Equations, rd: Readable):
-    """``(title, [(LaTeX lhs, value), ...])`` per printed closed form, as in LaTeX."""
-    out = []
-    for form in printed_forms(bool(eq.h_e)):
-        value, shown = getattr(eq, form.attribute), form.shown
-        if shown.entrywise:
-            rows = [(f"{shown.tex}_{{{i + 1}}}", rd(value[i])) for i in range(eq.dof)]
-        else:
-            rows = [(shown.tex, rd(value))]
-        out.append((shown.title, rows))
-    return out
 
 
 def _figure(eq: Equations, prefix: str = "") -> str:
@@ -202,7 +182,7 @@ def to_html(eq: Equations, steps: bool = False, shorthand: bool = True,
     docstring). ``document``: a whole page (else the body's ``<div>``, for Jupyter);
     ``description``: a paragraph under the heading (the model's description);
     ``figure``: draw the arm; ``shorthand``, ``digits``: as for LaTeX."""
-    rd = _readable(eq, steps, shorthand, digits)
+    rd = readable_for(eq, steps, shorthand, digits, latex=True)
     title = f"Equations of motion of {visible(eq.name)} by {method_name(eq)}"
     kinds = ", ".join(eq.joint_types)
     body = ['<div class="robodyn">', f"<style>{CSS}</style>" if not document else "",
@@ -227,7 +207,7 @@ def to_html(eq: Equations, steps: bool = False, shorthand: bool = True,
                 for k, step in items]
         toc.append("</ol></li>")
     toc.append(f'<li><a class="sec" href="#{p}result">Result</a><ol>')
-    results = _results(eq, rd)
+    results = printed_results(eq, rd)
     toc += [f'<li><a href="#{p}result-{k}">{_t(t)}</a></li>'
             for k, (t, _) in enumerate(results, start=1)]
     toc.append("</ol></li></ol></nav>")

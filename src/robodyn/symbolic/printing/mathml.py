@@ -1,6 +1,6 @@
 """Presentation MathML from the LaTeX that robodyn prints, for the HTML page.
 
-:func:`tex_to_mathml` reads the subset of LaTeX that :mod:`.render` writes (SymPy's
+:func:`tex_to_mathml` reads the subset of LaTeX that :mod:`.latex` writes (SymPy's
 ``latex()`` of the closed forms, the steps' left sides and formulas, ``align*`` blocks with
 their line breaks, the model's display names) and writes MathML Core, which browsers
 render without a script: ``mi``/``mn``/``mo``/``mtext``, ``msub``/``msup``/``msubsup``,
@@ -73,7 +73,7 @@ FONTS = {"mathbf": "bf", "boldsymbol": "bi", "bm": "bi", "mathrm": "rm", "mathit
 #: Text commands: their argument is text.
 TEXTS = {"text", "textrm", "textit", "textbf", "mbox", "textsf", "texttt",
          "emph"}
-#: What the LaTeX escapes of :func:`~.render.tex_escape` stand for, inside text.
+#: What the LaTeX escapes of :func:`~.common.tex_escape` stand for, inside text.
 TEXT_ESCAPES = {"textbackslash": "\\", "textless": "<", "textgreater": ">",
                 "textasciitilde": "~", "textasciicircum": "^", "textbar": "|"}
 #: Commands that change nothing here.
@@ -522,7 +522,7 @@ class _Parser:
 
 
 def text_of(raw: str) -> str:
-    """The text of a ``\\text{...}`` argument: :func:`~.render.tex_escape`'s escapes read
+    """The text of a ``\\text{...}`` argument: :func:`~.common.tex_escape`'s escapes read
     back (``\\_`` as ``_``, ``\\textbackslash{}`` as ``\\``), braces dropped."""
     out, i = [], 0
     while i < len(raw):

@@ -1,8 +1,8 @@
 """What went wrong in a wrong entry of a student's answer, said without the answer.
 
 :func:`diagnose` takes one entry, the student's (already in the model's names) and the
-derived one, in the ring of the closed forms (:mod:`.trig_ring`), and returns the
-mistakes as ``(kind, hint)`` pairs. The kinds (:data:`KINDS`):
+derived one, in the ring of the closed forms (:mod:`~robodyn.symbolic.ring.trig_ring`),
+and returns the mistakes as ``(kind, hint)`` pairs. The kinds (:data:`KINDS`):
 
 ``sign``
     the whole entry, or one term of it, has the wrong sign;
@@ -118,8 +118,8 @@ def diagnose(ring, entry: Entry, origins: Origins, show: Callable[[sp.Expr], str
              ) -> list[tuple[str, str]]:
     """The mistakes of one wrong entry as ``[(kind, hint), ...]`` (at least one).
 
-    ``ring``: the :class:`~.trig_ring.TrigRing` holding both expressions; ``show``
-    writes a SymPy expression in the student's names."""
+    ``ring``: the :class:`~robodyn.symbolic.ring.trig_ring.TrigRing` holding both
+    expressions; ``show`` writes a SymPy expression in the student's names."""
     try:
         a, b = ring.poly(entry.given), ring.poly(entry.expected)
     except (ValueError, TypeError, ExpansionError):

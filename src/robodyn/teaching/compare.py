@@ -4,25 +4,25 @@
 student's matrices as text (``"[[I1 + m1*c1**2, 0], [0, m2]]"``), as SymPy or as nested
 lists, renames the student's symbols to the model's (``theta2 -> q2``; the rates
 ``theta2dot``, ``dtheta2``, ... follow), and decides each entry by the normal form of
-``given - expected`` in the ring of the closed forms (:mod:`.trig_ring`): zero is a proof
-of equality, not a numerical test. A wrong entry is diagnosed (:mod:`.diagnose`): the
-kind of mistake and a hint in the student's names; the expected entry and the
-difference are kept only with ``reveal=True`` (the teacher's view), so that a student
-cannot read the solution off the checker.
+``given - expected`` in the ring of the closed forms
+(:mod:`~robodyn.symbolic.ring.trig_ring`): zero is a proof of equality, not a numerical
+test. A wrong entry is diagnosed (:mod:`.diagnose`): the kind of mistake and a hint in the
+student's names; the expected entry and the difference are kept only with ``reveal=True``
+(the teacher's view), so that a student cannot read the solution off the checker.
 
 For ``C`` another answer that is still a valid factorisation of the velocity terms
 (``C qd`` right: the equations of motion are right) is right, with a note that it is
 not the Christoffel form and whether ``Mdot - 2C`` is skew-symmetric for it.
 
-Text is parsed safely: Python's :mod:`ast` is translated node by node as the model
-files are (:mod:`robodyn.model.expressions`), extended to lists of lists and to the
-joint variables ``q1``, ``qd1``, ``qdd1``; nothing is evaluated and ``sympify`` never
-sees the student's text. ``^`` is read as a power (``l1^2``), as students write it.
+Text is parsed safely (:func:`~robodyn.symbolic.parse.parse_matrix`): Python's :mod:`ast`
+is translated node by node as the model files are (:mod:`robodyn.model.expressions`),
+extended to lists of lists and to the joint variables ``q1``, ``qd1``, ``qdd1``; nothing
+is evaluated and ``sympify`` never sees the student's text. ``^`` is read as a power
+(``l1^2``), as students write it.
 """
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -33,21 +33,19 @@ import sympy as sp
 from ..core.errors import ExpansionError, InputError, ModelError, excerpt
 from ..model import expressions as ex
 from ..model.expansion import MAX_EXPANDED_TERMS, describe_terms, expanded_terms
+from ..symbolic.parse import entry_label, parse_matrix
+from ..symbolic.ring.trig_ring import TrigRing
+from ..symbolic.simplify import textbook
 from .diagnose import Entry, Origins, diagnose, student_namer
-from .ring.trig_ring import TrigRing
-from .simplify import textbook
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .equations import Equations
+    from ..symbolic.equations import Equations
 
 __all__ = ["compare", "Comparison", "Mistake", "parse_matrix", "QUANTITIES"]
 
 #: Quantities a student may give, and what they are.
 QUANTITIES = {"M": "inertia matrix", "C": "Coriolis and centrifugal matrix",
               "g": "gravity torques", "tau": "joint torques", "Cqd": "velocity terms C qd"}
-#: Longest matrix text (characters) and most entries.
-MAX_TEXT_CHARS = 100_000
-MAX_ENTRIES = 400
 #: Most terms the answer may expand to, all its entries together once the symbols are
 #: mapped (:func:`robodyn.model.expansion.expanded_terms`, bounded before anything
 #: expands), or four times the terms of the derived entries where that is more.
@@ -94,7 +92,7 @@ class Mistake:
         """The entry's name as the books write it: ``M12``, ``g2``, ``C[10,3]``."""
         if self.quantity == "symbols":
             return "symbols"
-        return f"{self.quantity}{_label(*self.index)}"
+        return f"{self.quantity}{entry_label(*self.index)}"
 
     @property
     def message(self) -> str:
@@ -154,86 +152,6 @@ class Comparison:
     __repr__ = __str__
 
 
-# -- parsing -------------------------------------------------------------------------------
-class _AnswerTranslator(ex.Translator):
-    """The model files' translator, with the joint variables allowed."""
-
-    def fail(self, what: str) -> ModelError:
-        return ModelError(f"{self.field}: {what} in {excerpt(self.text)}; allowed are numbers, "
-                          "names, + - * / ** (or ^), parentheses, pi, sqrt, sin, cos, sign")
-
-    def visit(self, node: ast.AST) -> sp.Expr:
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-                and node.func.id == "sign":  # Coulomb friction, F_c sign(qd)
-            if node.keywords or len(node.args) != 1:
-                raise self.fail("sign() takes exactly one argument")
-            return sp.sign(self.visit(node.args[0]))
-        if isinstance(node, ast.Name) and node.id not in ex.CONSTANTS \
-                and node.id not in ex.FUNCTIONS:
-            if len(node.id) > ex.MAX_NAME_CHARS:
-                raise self.fail(f"the name {excerpt(node.id, 40)} is too long")
-            return ex.symbol(node.id)
-        return super().visit(node)
-
-
-def _entry(node: ast.AST, field: str, text: str) -> sp.Expr:
-    try:
-        ex.check_size(node, field, text)
-        return ex.checked_expression(_AnswerTranslator(field, text).visit(node), field, text)
-    except ModelError as exc:
-        raise InputError(str(exc)) from None
-
-
-def parse_matrix(text: str, field: str = "answer") -> sp.Matrix:
-    """A matrix written as text, ``"[[a, b], [c, d]]"`` (a list of rows) or a vector
-    ``"[a, b]"`` (a column), optionally wrapped in ``Matrix(...)``; a single expression
-    is a 1x1 matrix. Entries as in a model file (see the module docstring); errors are
-    :class:`~robodyn.core.errors.InputError` naming ``field`` and the entry."""
-    if not isinstance(text, str):
-        raise InputError(f"{field}: expected the matrix as text, got {type(text).__name__}")
-    text = text.strip()
-    if not text:
-        raise InputError(f"{field}: empty answer")
-    if len(text) > MAX_TEXT_CHARS:
-        raise InputError(f"{field}: the answer {excerpt(text)} is too long (more than "
-                         f"{MAX_TEXT_CHARS} characters)")
-    # ``^`` is a power, as students write it (Python's ^ binds looser than +: rewrite)
-    text = text.replace("^", "**")
-    try:
-        tree = ast.parse(text, mode="eval").body
-    except SyntaxError as exc:
-        raise InputError(f"{field}: cannot parse {excerpt(text)}: {exc.msg}") from None
-    except (ValueError, RecursionError, MemoryError):
-        raise InputError(f"{field}: cannot parse {excerpt(text)}: not an expression or "
-                         "nested too deeply") from None
-    if isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name) \
-            and tree.func.id == "Matrix" and len(tree.args) == 1 and not tree.keywords:
-        tree = tree.args[0]
-    if not isinstance(tree, (ast.List, ast.Tuple)):
-        return sp.Matrix([[_entry(tree, field, text)]])
-    rows = tree.elts
-    if len(rows) > MAX_ENTRIES:
-        raise InputError(f"{field}: more than {MAX_ENTRIES} entries")
-    if all(isinstance(r, (ast.List, ast.Tuple)) for r in rows) and rows:
-        widths = {len(r.elts) for r in rows}
-        if len(widths) != 1:
-            raise InputError(f"{field}: the rows have different lengths "
-                             f"{[len(r.elts) for r in rows]}")
-        if len(rows) * widths.pop() > MAX_ENTRIES:
-            raise InputError(f"{field}: more than {MAX_ENTRIES} entries")
-        return sp.Matrix([[_entry(x, f"{field}{_label(i, j)}", text)
-                           for j, x in enumerate(r.elts)] for i, r in enumerate(rows)])
-    if any(isinstance(r, (ast.List, ast.Tuple)) for r in rows):
-        raise InputError(f"{field}: mixes rows and entries; write [[a, b], [c, d]] or [a, b]")
-    return sp.Matrix([_entry(x, f"{field}{_label(i)}", text) for i, x in enumerate(rows)])
-
-
-def _label(*idx: int) -> str:
-    if all(i < 9 for i in idx):
-        return "".join(str(i + 1) for i in idx)
-    return "[" + ",".join(str(i + 1) for i in idx) + "]"
-
-
 def _as_matrix(value: Any, field: str) -> sp.Matrix:
     if isinstance(value, str):
         return parse_matrix(value, field)
@@ -253,9 +171,9 @@ def _as_matrix(value: Any, field: str) -> sp.Matrix:
             except TypeError:
                 raise InputError(f"{field}{label}: {excerpt(x)} is not an expression") from None
         if value and all(isinstance(r, (list, tuple)) for r in value):
-            return sp.Matrix([[one(x, _label(i, j)) for j, x in enumerate(r)]
+            return sp.Matrix([[one(x, entry_label(i, j)) for j, x in enumerate(r)]
                               for i, r in enumerate(value)])
-        return sp.Matrix([one(x, _label(i)) for i, x in enumerate(value)])
+        return sp.Matrix([one(x, entry_label(i)) for i, x in enumerate(value)])
     raise InputError(f"{field}: expected text, a SymPy matrix or a list, got "
                      f"{type(value).__name__}")
 
@@ -495,7 +413,7 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
         for i in range(m.shape[0]):
             for j in range(m.shape[1]):
                 index = (i, j) if quantity in ("M", "C") else (i,)
-                label = f"{quantity}{_label(*index)}"
+                label = f"{quantity}{entry_label(*index)}"
                 x, y = m[i, j], want[i, j]
                 a, b = poly(x, label), poly(y, label)
                 if a is not None and b is not None:
@@ -657,7 +575,7 @@ def _check_answer_size(given: dict[str, sp.Matrix], expected: dict[str, sp.Matri
     for quantity, m in given.items():
         for i in range(m.shape[0]):
             for j in range(m.shape[1]):
-                label = f"{quantity}{_label(*((i, j) if quantity in ('M', 'C') else (i,)))}"
+                label = f"{quantity}{entry_label(*((i, j) if quantity in ('M', 'C') else (i,)))}"
                 n = terms(m[i, j], budget)
                 if n > budget:
                     want = terms(expected[quantity][i, j], 10**7)

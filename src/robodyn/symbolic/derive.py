@@ -1,0 +1,167 @@
+"""Deriving the equations of motion: :func:`equations` of a robot (or a symbolic chain),
+by Lagrange–Euler (one of three routes, :mod:`.routes`) or by Newton–Euler, and
+:func:`derive` of a chain."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import sympy as sp
+
+from ..core.errors import ExpansionError, InputError, ModelError, excerpt
+from ..core.progress import ProgressOption, check_progress, tracker
+from ..model.chain import Chain
+from ..model.expansion import describe_terms, largest_expression
+from .derivation import Derivation, make_ring, tidy_chain
+from .equations import Equations, value_table
+from .lagrange import lagrange_euler
+from .newton_euler import newton_euler
+from .routes import energy_route, jacobian_route, route_of
+
+#: Accepted spellings of the two methods.
+METHODS = {
+    "lagrange": "lagrange", "lagrange-euler": "lagrange", "lagrange_euler": "lagrange",
+    "le": "lagrange", "euler-lagrange": "lagrange",
+    "newton-euler": "newton-euler", "newton_euler": "newton-euler", "ne": "newton-euler",
+    "rnea": "newton-euler",
+}
+
+
+def _method(method: str) -> str:
+    key = str(method).strip().lower()
+    if key not in METHODS:
+        raise InputError(f"method: {method!r} is not a method; use 'lagrange' (Lagrange-Euler) "
+                         "or 'newton-euler'")
+    return METHODS[key]
+
+
+def chain_of(robot, values) -> tuple[Chain, str, dict]:
+    """The (possibly substituted) symbolic chain, a name, and the remaining defaults."""
+    if isinstance(robot, Chain):
+        chain, name, defaults = robot, "chain", {}
+    else:
+        chain, name, defaults = robot.chain, robot.name, robot.values
+    if values is None or values is False:
+        return tidy_chain(chain), name, defaults
+    if values is True or values == "defaults":
+        values = defaults
+    symbols = tuple(sorted(chain.free_symbols(), key=str))
+    table = value_table(values, symbols, name)
+    rest = {k: v for k, v in defaults.items() if sp.Symbol(k) not in table}
+    return tidy_chain(chain.subs(table)), name, rest
+
+
+def derive(chain: Chain, method: str = "lagrange", *, h_e: bool = False, name: str = "robot",
+           defaults: Mapping[str, float] | None = None, ring=None,
+           route: str | None = None) -> Equations:
+    """Derive the equations of ``chain`` (a symbolic :class:`~robodyn.model.chain.Chain`);
+    ``route``: see :func:`equations`."""
+    return Equations(_derivation(chain, method, h_e, name, ring, route), name=name,
+                     defaults=defaults)
+
+
+def _derivation(chain: Chain, method: str, h_e: bool, name: str, ring,
+                route: str | None, standard_dh: tuple = ()) -> Derivation:
+    """The polynomials of ``chain``'s equations by ``method`` (and ``route``), in ``ring``
+    (by default the chain's own); ``standard_dh``: the rows of a standard DH table, whose
+    frames the steps are then written in (:mod:`.dh_frames`)."""
+    method = _method(method)
+    route = route_of(route, method)
+    chain = tidy_chain(chain)
+    ring = ring or make_ring(chain, wrench=h_e)
+    if method == "newton-euler":
+        algorithm = newton_euler
+    else:
+        algorithm = {"euler-lagrange": lagrange_euler, "energy": energy_route,
+                     "jacobian": jacobian_route}[route]
+    try:
+        if standard_dh:
+            return algorithm(chain, ring, standard_dh=standard_dh)
+        return algorithm(chain, ring)
+    except ExpansionError as exc:
+        raise ExpansionError(f"{name}: {exc}{_largest(chain)}; give numbers for some "
+                             "parameters (values=..., robodyn derive --values) or write the "
+                             "model's expressions with fewer terms") from None
+
+
+def _largest(chain: Chain) -> str:
+    """``" (the largest expression: links[0]... with N terms)"`` for an error message."""
+    path, expr, terms = largest_expression(chain)
+    if expr is None or terms <= 1:
+        return ""
+    return (f" (the largest expression: {path} = {excerpt(str(expr), 60)}, "
+            f"{describe_terms(expr)} terms)")
+
+
+def equations(robot, method: str = "lagrange", *, values: Any = None,
+              h_e: bool = False, route: str | None = None,
+              progress: ProgressOption = None) -> Equations:
+    """The equations of motion of ``robot`` in closed form.
+
+    ``method``: ``"lagrange"`` (Lagrange–Euler: energies, ``d/dt dL/dqd - dL/dq``) or
+    ``"newton-euler"`` (the outward/inward recursion). ``route`` (Lagrange only; the
+    steps show the way taken, the equations are identical, :mod:`.routes`):
+
+    * ``"euler-lagrange"`` (the default): ``tau_i = d/dt dL/dqd_i - dL/dq_i``, ``M`` the
+      coefficients of ``qdd`` in ``tau``;
+    * ``"energy"``: ``M_ij = d^2 K / dqd_i dqd_j`` (the Hessian of ``K = 1/2 qd^T M qd``,
+      as lecture notes on planar arms read it), ``g = dU/dq``;
+    * ``"jacobian"``: ``M = sum_i m_i J_P^(i)T J_P^(i) + J_O^(i)T R_i I_i R_i^T J_O^(i)``
+      and ``g_i = -sum_j m_j g0^T J_P,i^(j)`` from the Jacobians of the centres of mass
+      (Siciliano et al., Robotics, §7.2 and §7.4).
+
+    In every route ``C`` comes from the Christoffel symbols of ``M``. ``values``: ``None``
+    keeps every parameter symbolic, ``True`` substitutes the model's default values, a mapping
+    ``{name: number}`` substitutes those. ``h_e=True`` adds ``J(q)^T h_e`` for a wrench
+    ``h_e = (f_ex, f_ey, f_ez, mu_ex, mu_ey, mu_ez)`` that the end effector exerts on
+    the environment (base frame; Siciliano eq. 7.83). ``robot``: a
+    :class:`~robodyn.robot.Robot` or a symbolic chain. ``progress``: one unit, the
+    derivation (:mod:`robodyn.core.progress`: by default a bar with the time spent on a
+    terminal once it lasts, ``False`` for none, or a callable ``(done, total, label)``).
+    """
+    check_progress(progress)
+    chain, name, defaults = chain_of(robot, values)
+    if not chain.single_valued:  # quaternions have no closed forms here yet
+        kinds = sorted({link.joint.type for link in chain.links} - {"revolute", "prismatic"})
+        raise ModelError(f"{name}: the symbolic equations take revolute and prismatic joints; "
+                         f"this model has {' and '.join(kinds)} joints (a free-flying base is a "
+                         "free joint), whose numeric dynamics, derivatives and simulation work")
+    dh_rows = tuple(getattr(robot, "dh_rows", ()) or ())
+    if len(dh_rows) != chain.dof or not _rows_fit(dh_rows, chain):
+        dh_rows = ()  # a chain cut from a longer table, or made numeric: none to show
+    convention = getattr(robot, "convention", None)
+    # Siciliano's DH-frame presentation has no point masses: such a chain is shown in the
+    # core's link frames, where every step (and tau) includes them
+    point_masses = any(getattr(link, "point_masses", ()) for link in chain.links)
+    standard = dh_rows if dh_rows and convention != "modified" and not point_masses else ()
+    with tracker(progress, 1, "deriving"):
+        derivation = _derivation(chain, method, h_e, name, None, route, standard)
+    provenance = getattr(robot, "provenance", None)
+    eq = Equations(derivation, name=name, defaults=defaults, dh_rows=dh_rows,
+                   convention=convention,
+                   display=dict(getattr(provenance, "display", ()) or ()),
+                   model_terms=_declared_terms(provenance, chain))
+    zero = tuple(getattr(provenance, "potential_zero", ()) or ())
+    if len(zero) == eq.dof:
+        eq.potential_zero = zero
+    return eq
+
+
+def _rows_fit(dh_rows, chain: Chain) -> bool:
+    """Whether the DH table's parameters are still symbols of ``chain`` (a robot made
+    numeric, ``robot.with_chain(robot.numeric_chain)``, keeps its table of symbols)."""
+    free = set(chain.free_symbols())
+    used = set()
+    for row in dh_rows:
+        for x in (row.a, row.alpha, row.d, row.theta):
+            used |= getattr(x, "free_symbols", set())  # SymPy expressions or numbers
+    return used <= free
+
+
+def _declared_terms(provenance, chain: Chain) -> dict:
+    """The model file's ``terms:`` that still have meaning after ``values=`` (a term of
+    parameters that are numbers now is dropped, not printed as a number)."""
+    free = {str(s) for s in chain.free_symbols()} | {f"q{i}" for i in range(1, chain.dof + 1)}
+    terms = dict(getattr(provenance, "terms", ()) or ())
+    return {k: v for k, v in terms.items() if {str(s) for s in v.free_symbols} <= free}
