@@ -12,7 +12,7 @@ input (``inverse_dynamics_contact``). The tracer (:mod:`robodyn.codegen.trace`) 
 A function with a closed form also carries its :class:`ClosedForm`: what the symbolic
 equations (:class:`~robodyn.symbolic.equations.Equations`), the code exporters
 (:mod:`robodyn.codegen.export`) and the printed forms
-(:mod:`robodyn.symbolic.printing.render`) call it; :data:`CLOSED_FORMS` lists every
+(:mod:`robodyn.symbolic.printing`) call it; :data:`CLOSED_FORMS` lists every
 closed form of the equations, the two without a kernel of their own (``C qd``,
 ``J^T h_e``) included.
 
