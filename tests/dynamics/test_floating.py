@@ -519,8 +519,13 @@ def test_the_command_line_and_the_symbolic_equations_refuse_a_floating_base(tmp_
                  ["derive", str(path)],
                  ["torques", str(path), "--from", "0", "--to", "1", "--duration", "1"]):
         assert main(argv) == 2
-        assert "free-flying base or ball joints, which the command line does not support " \
-            "yet" in capsys.readouterr().err
+        assert "free-flying base or ball joints, which this command does not support yet " \
+            "(robodyn export does)" in capsys.readouterr().err
+    out = tmp_path / "kernels"
+    assert main(["export", str(path), "--lang", "python", "--functions", "inverse_dynamics",
+                 "--out", str(out)]) == 0
+    (text,) = (p.read_text() for p in out.glob("*.py"))
+    assert "q has nq = 8 entries" in text
     with pytest.raises(ModelError, match="symbolic equations take revolute and prismatic"):
         equations(rd.load(path))
 

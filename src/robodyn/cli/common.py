@@ -89,10 +89,13 @@ def model_options() -> argparse.ArgumentParser:
     group.add_argument("--snap-angles", type=tolerance, metavar="TOL",
                        help="round <origin rpy> angles within TOL rad of a multiple of pi/2 to "
                             "it (e.g. 1e-3; the changes are printed on stderr)")
+    group.add_argument("--floating", action="store_true",
+                       help="the root link's body is a free-flying base (a free joint: q "
+                            "gains x, y, z and a quaternion; robodyn export takes it)")
     return parent
 
 
-_URDF_OPTIONS = ("base", "tip", "allow_massless", "snap_angles")
+_URDF_OPTIONS = ("base", "tip", "allow_massless", "snap_angles", "floating")
 
 
 def urdf_options(args: argparse.Namespace, models: list[str]) -> str | None:
@@ -109,6 +112,7 @@ def urdf_options(args: argparse.Namespace, models: list[str]) -> str | None:
 
 # rd.load's keyword arguments as the command line spells them, in the loader's messages
 _OPTION_SPELLING = ((re.compile(r"\ballow_massless=True\b"), "--allow-massless"),
+                    (re.compile(r"\bfloating=True\b"), "--floating"),
                     (re.compile(r"\b(base|tip)=(\.\.\.)?"), r"--\1 "),
                     (re.compile(r"\bsnap_angles=(\S+)"), r"--snap-angles \1"))
 
@@ -120,11 +124,13 @@ def _as_options(message: str) -> str:
     return message.replace("  ", " ")
 
 
-def load_model(name: str, args: argparse.Namespace):
+def load_model(name: str, args: argparse.Namespace, quaternions: bool = False):
     """``robodyn.load(name)`` with the command's URDF options; notes (angles snapped)
-    go to stderr."""
+    go to stderr. ``quaternions``: the command takes a model with free or ball joints (``q``
+    of ``nq`` values); else such a model is an error saying so."""
+    check = (lambda robot, _: robot) if quaternions else _fixed_base
     if not name.lower().endswith(".urdf"):
-        return _fixed_base(load(name), name)
+        return check(load(name), name)
     options = {key: getattr(args, key) for key in _URDF_OPTIONS
                if getattr(args, key, None) not in (None, False)}
     try:
@@ -133,15 +139,15 @@ def load_model(name: str, args: argparse.Namespace):
         raise ModelError(_as_options(str(exc))) from None
     for note in robot.provenance.notes:
         print(f"robodyn: note: {_as_options(note)}", file=sys.stderr)
-    return _fixed_base(robot, name)
+    return check(robot, name)
 
 
 def _fixed_base(robot, name: str):
     """The commands take one value per joint: a free-flying base or a ball joint (``q`` of
     ``nq`` values with quaternions) is an error saying so."""
     if not robot.chain.single_valued:
-        raise ModelError(f"{name}: the model has a free-flying base or ball joints, which the "
-                         "command line does not support yet; use the Python API (rd.load, "
-                         "then inverse_dynamics, mass_matrix, forward_dynamics, rd.simulate; "
-                         "docs/floating-base.md)")
+        raise ModelError(f"{name}: the model has a free-flying base or ball joints, which this "
+                         "command does not support yet (robodyn export does); use the Python "
+                         "API (rd.load, then inverse_dynamics, mass_matrix, forward_dynamics, "
+                         "rd.simulate; docs/floating-base.md)")
     return robot
