@@ -9,10 +9,10 @@ have a leading ``N`` axis (``sim.q`` ``(N, T, dof)``, ``sim.kinetic`` ``(N, T)``
 ``(T,)``); ``sim.rollout(i)`` is rollout ``i`` on its own.
 
 * ``"rk4"`` and ``"semi-implicit-euler"`` with torque tables or the built-in controllers
-  and a constant wrench run in the compiled loop (:func:`robodyn.codegen.loops.rollouts_source`),
+  and a constant wrench run in the compiled loop (:func:`robodyn.motion.loops.rollouts_source`),
   the rollouts split over robodyn's threads (``ROBODYN_NUM_THREADS``, default: every
   core). Rollouts that share the parameter values step in lockstep, 16 at a time through
-  the blocked kernels (one SIMD lane each, :mod:`robodyn.codegen.loops`), others one by
+  the blocked kernels (one SIMD lane each, :mod:`robodyn.motion.loops`), others one by
   one; either way each rollout's numbers are the single run's, bit for bit.
 * ``"implicit-euler"``, the adaptive methods (``"rk45"``, ``"dop853"``, ``"radau"``),
   Python callables and the NumPy backend run rollout after rollout, each a single run;
@@ -35,13 +35,13 @@ import numpy as np
 
 from ..codegen import kernel as kernel_module
 from ..codegen.cache import generated_function
-from ..codegen.loops import rollouts_source
 from ..codegen.threads import run_in_threads, thread_count
 from ..core.errors import InputError, ModelError, RobodynError, excerpt, warn
 from ..core.progress import tracker
-from ..dynamics.steps import RK4, SEMI_IMPLICIT_EULER, joint_table
 from . import simulation as single
+from .loops import rollouts_source
 from .simulation import MAX_MAGNITUDE, EnergyBalanceWarning, JointLimitWarning, Simulation
+from .steps import RK4, SEMI_IMPLICIT_EULER, joint_table
 
 __all__ = ["RolloutError", "MAX_BATCH_VALUES", "MAX_ROLLOUTS", "batch_size", "simulate_many"]
 

@@ -15,7 +15,7 @@
   (symplectic: velocity first, then position with the new velocity), as a
   control loop at ``1/dt`` Hz would run. With Numba, torque tables and the
   built-in controllers (:mod:`robodyn.motion.control`) run in a compiled loop
-  (:mod:`robodyn.codegen.loops`); Python callables still work, one call per
+  (:mod:`robodyn.motion.loops`); Python callables still work, one call per
   stage.
 
 Torques ``tau``: ``None`` (zero), an array ``(T, dof)`` at ``tau_times``
@@ -58,11 +58,11 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..codegen.cache import generated_function
-from ..codegen.loops import loop_source
 from ..core.display import number, numbers, png, span
 from ..core.errors import InputError, RobodynError, excerpt, positive_number, warn, whole_number
 from ..core.progress import ProgressOption, check_progress, tracker
-from ..dynamics.steps import RK4, SEMI_IMPLICIT_EULER, bind, joint_table
+from .loops import loop_source
+from .steps import RK4, SEMI_IMPLICIT_EULER, bind, joint_table
 from .trajectory import sample_times
 
 if TYPE_CHECKING:
@@ -1042,7 +1042,7 @@ def raise_diverged(robot, torque, wrench, method, t, h, q, qd):
 
 def _python_loop(robot, torque, wrench, times):
     """The fixed-step loop in Python: any callable torque or wrench, one call of each per
-    stage, in :func:`robodyn.dynamics.steps.run` (the code the compiled loop runs). ``run``
+    stage, in :func:`robodyn.motion.steps.run` (the code the compiled loop runs). ``run``
     returns -1, or the step whose result stopped being finite or passed
     :data:`MAX_MAGNITUDE` (its state is not recorded), as the compiled loop does."""
     dof = robot.dof
