@@ -3,8 +3,9 @@
 Bottom to top: ``core`` -> ``model`` -> ``dynamics`` -> ``codegen`` -> ``symbolic`` ->
 ``robot.py`` -> ``motion``, ``identification``, ``teaching`` -> ``plot`` -> ``cli``. A
 module imports only its own layer or lower ones (imports inside functions and under
-``TYPE_CHECKING`` included), the packages' import graph has no cycle, only the facade
-sits at the top level, and no module reads another module's private names.
+``TYPE_CHECKING`` included), the packages' import graph has no cycle, nor has the graph of
+the modules inside each package, only the facade sits at the top level, and no module reads
+another module's private names.
 """
 
 from __future__ import annotations
@@ -150,6 +151,78 @@ def test_the_package_graph_has_no_cycle():
     for node in sorted(graph):
         visit(node)
     assert not cycles, "\n".join(cycles)
+
+
+def _module_targets(target: str, names: list[str], known) -> list[str]:
+    """The modules of ``known`` an import of ``names`` from ``target`` reads: ``target.name``
+    where that is a module (``from . import rollouts``), else ``target`` itself."""
+    found = [f"{target}.{n}" if target else n for n in names]
+    found = [m for m in found if m in known]
+    return found or ([target] if target in known else [])
+
+
+def package_cycles(modules=None) -> list[str]:
+    """The import cycles among the modules of one package (its subpackages included; imports
+    inside functions and under ``TYPE_CHECKING`` count), one a line: ``package: a -> b
+    (b.py:12) -> a (a.py:30)``, each edge with the importing file and line."""
+    modules = modules or _checked()
+    known = set(MODULES) | {module for module, _ in modules}
+    graph: dict[str, dict[str, str]] = {}
+    for module, path in modules:
+        for line, target, names in _imports(module, path):
+            for t in _module_targets(target, names, known):
+                if t != module and _layer_of(t) == _layer_of(module):
+                    graph.setdefault(module, {}).setdefault(t, f"{_rel(path)}:{line}")
+    seen, on_path, cycles = set(), [], []
+
+    def visit(node):
+        if node in on_path:
+            loop = [*on_path[on_path.index(node):], node]
+            steps = "".join(f" -> {b} ({graph[a][b]})" for a, b in zip(loop, loop[1:]))
+            cycles.append(f"{_layer_of(node)}: {loop[0]}{steps}")
+            return
+        if node in seen:
+            return
+        seen.add(node)
+        on_path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            visit(nxt)
+        on_path.pop()
+
+    for node in sorted(graph):
+        visit(node)
+    return cycles
+
+
+#: The packages (folders) of the layers.
+PACKAGES = sorted({_layer_of(m) for m, p in _checked() if p.parent != SRC})
+#: Cycles inside packages that are known and not fixed yet, by package (they fail the test
+#: below as expected; it fails as soon as they are gone, and the entry goes then).
+KNOWN_CYCLES = {
+    "model": "names.check_source_names reads source.ModelSource (an annotation), source "
+             "calls check_source_names",
+    "symbolic": "the package's derive and equations import each other; derivation and "
+                "dh_frames; the printers, compare and numeric annotate with Equations; "
+                "ring's modules annotate with TrigRing",
+}
+
+
+@pytest.mark.parametrize("package", [
+    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=KNOWN_CYCLES[p]))
+    if p in KNOWN_CYCLES else p for p in PACKAGES])
+def test_the_modules_of_a_package_import_each_other_without_a_cycle(package):
+    found = [c for c in package_cycles() if c.startswith(f"{package}: ")]
+    assert not found, "\n".join(found)
+
+
+def test_the_cycle_check_catches_a_cycle_through_a_function_level_import(tmp_path):
+    (tmp_path / "run.py").write_text("from .outcome import Outcome\n\n\ndef f():\n"
+                                     "    from . import batch\n")
+    (tmp_path / "batch.py").write_text("from .run import simulate\n")
+    (tmp_path / "outcome.py").write_text("import numpy\n")
+    planted = [(f"motion.{p.stem}", p) for p in sorted(tmp_path.glob("*.py"))]
+    assert package_cycles(planted) == [
+        "motion: motion.batch -> motion.run (batch.py:1) -> motion.batch (run.py:5)"]
 
 
 def test_only_the_facade_is_at_the_top_level():

@@ -65,7 +65,8 @@ def test_no_command_help_names_a_course_file():
 API_MODULES = ["robodyn", "robodyn.robot", "robodyn.model.builtin", "robodyn.symbolic",
                "robodyn.symbolic.equations", "robodyn.teaching.compare",
                "robodyn.motion.trajectory", "robodyn.motion.simulation",
-               "robodyn.motion.control", "robodyn.motion.energy",
+               "robodyn.motion.result", "robodyn.motion.checks", "robodyn.motion.options",
+               "robodyn.motion.rollouts", "robodyn.motion.control", "robodyn.motion.energy",
                "robodyn.identification.estimate", "robodyn.identification.excitation",
                "robodyn.core.errors"]
 

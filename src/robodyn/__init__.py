@@ -18,15 +18,18 @@ from .identification import excitation
 from .identification.estimate import identify
 from .model import builtin as models
 from .motion import control, energy, trajectory
-from .motion.simulation import EnergyBalanceWarning, JointLimitWarning, Simulation, simulate
+from .motion.checks import EnergyBalanceWarning, JointLimitWarning
+from .motion.result import Simulation
+from .motion.rollouts import rollout
+from .motion.simulation import simulate
 from .robot import Robot, TorqueParts, load
 from .symbolic.equations import Equations as _Equations
 
 __version__ = VERSION
 __all__ = ["load", "Robot", "TorqueParts", "models", "trajectory", "energy", "control",
-           "simulate", "Simulation", "identify", "excitation", "JointLimitWarning", "ModelError",
-           "InputError", "RobodynError", "UrdfWarning", "PhysicalConsistencyWarning",
-           "EnergyBalanceWarning", "__version__"]
+           "simulate", "rollout", "Simulation", "identify", "excitation", "JointLimitWarning",
+           "ModelError", "InputError", "RobodynError", "UrdfWarning",
+           "PhysicalConsistencyWarning", "EnergyBalanceWarning", "__version__"]
 
 
 def _show(self, q=None, sim=None, **options):

@@ -11,8 +11,8 @@ import pytest
 
 import robodyn as rd
 from robodyn.core.errors import InputError, RobodynError
+from robodyn.motion.checks import ENERGY_TOLERANCE
 from robodyn.motion.implicit import state_jacobian
-from robodyn.motion.simulation import ENERGY_TOLERANCE
 
 Q0 = [0.3, -0.5]
 

@@ -237,3 +237,29 @@ def test_one_rollout_of_a_batch_prints_as_a_run_on_either_path(numpy_backend):
     assert one.q.shape == (51, 2) and np.array_equal(one.q, sim.q[1])
     text = str(one)
     assert "50 steps" in text and "energy K+U" in text
+
+
+def test_rollout_takes_simulate_s_arguments_and_always_returns_a_batch(numpy_backend):
+    """rd.rollout is the explicit entry of the batch path: rd.simulate's parameters (the same
+    names and defaults), a batch of one when nothing is batched, and the same numbers as
+    rd.simulate, bit for bit, single or batched."""
+    import inspect
+
+    assert list(inspect.signature(rd.rollout).parameters.values()) == \
+        list(inspect.signature(rd.simulate).parameters.values())
+    robot = rd.load("planar-2r")
+    one = rd.rollout(robot, [0.5, 0.2], duration=0.05, dt=1e-3, progress=False)
+    single = rd.simulate(robot, [0.5, 0.2], duration=0.05, dt=1e-3, progress=False)
+    assert one.rollouts == 1 and one.q.shape == (1, 51, 2)
+    for name in ARRAYS:
+        np.testing.assert_array_equal(getattr(one, name)[0], getattr(single, name))
+    starts = np.array([[0.5, 0.2], [0.4, -0.3]])
+    batch = rd.rollout(robot, starts, duration=0.05, dt=1e-3, sample_dt=0.01, progress=False)
+    same = rd.simulate(robot, starts, duration=0.05, dt=1e-3, sample_dt=0.01, progress=False)
+    for name in ARRAYS:
+        np.testing.assert_array_equal(getattr(batch, name), getattr(same, name))
+    assert batch.info["sample_dt"] == 0.01 and batch.q.shape == (2, 6, 2)
+    with pytest.raises(InputError, match="q0: expected 2 values"):
+        rd.rollout(robot, [0.0, 0.0, 0.0], dt=1e-3)
+    with pytest.raises(InputError, match="a batch of rollouts needs one time grid"):
+        rd.rollout(robot, [0.0, 0.0])

@@ -20,7 +20,7 @@ from scipy.special import ellipk
 
 import robodyn as rd
 from robodyn.core.errors import InputError, RobodynError
-from robodyn.motion.simulation import MAX_MAGNITUDE
+from robodyn.motion.inputs import MAX_MAGNITUDE
 
 FRICTIONLESS_TWO_LINK = """
 name: 2r-viscous

@@ -8,7 +8,7 @@ import pytest
 
 from robodyn.core.errors import InputError
 from robodyn.motion import trajectory as tr
-from robodyn.motion.simulation import time_grid
+from robodyn.motion.options import time_grid
 
 Q0 = np.array([0.1, -0.5, 1.0])
 Q1 = np.array([1.2, 0.5, 1.0])

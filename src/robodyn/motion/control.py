@@ -12,8 +12,8 @@ what model error does:
   ``y = qdd_ref + K_D (qd_ref - qd) + K_P (q_ref - q)`` (Siciliano §8.5.3,
   eq. 8.57–8.61): with the exact model the error obeys ``e'' + K_D e' + K_P e = 0``.
 
-The control laws themselves are :func:`robodyn.dynamics.steps.pd_gravity` and
-:func:`~robodyn.dynamics.steps.computed_torque_acceleration`: the simulator runs the
+The control laws themselves are :func:`robodyn.motion.steps.pd_gravity` and
+:func:`~robodyn.motion.steps.computed_torque_acceleration`: the simulator runs the
 same two inside its compiled fixed-step loop.
 """
 
@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike
 
 from ..core.display import number, numbers
 from ..core.errors import InputError, excerpt
-from ..dynamics.steps import computed_torque_acceleration, pd_gravity
+from .steps import computed_torque_acceleration, pd_gravity
 from .trajectory import Trajectory
 
 if TYPE_CHECKING:

@@ -26,12 +26,12 @@ from numpy.typing import ArrayLike
 
 from ..core.display import number, numbers, span
 from ..core.errors import InputError, excerpt, whole_number
-from .simulation import MAX_MAGNITUDE, check_magnitude
+from .inputs import MAX_MAGNITUDE, check_magnitude
 from .trajectory import Motion, Trajectory, quintic, rest_spline
 
 if TYPE_CHECKING:
     from ..robot import Robot
-    from .simulation import Simulation
+    from .result import Simulation
 
 __all__ = ["EnergyReport", "consumed", "optimize", "check_motion", "OBJECTIVES",
            "MAX_VIA_POINTS", "MAX_SAMPLES", "MAX_EVALUATIONS"]
@@ -55,7 +55,7 @@ class _OutOfEvaluations(Exception):
 
 def check_motion(traj: Trajectory, t: np.ndarray, names=("q0", "q1", "duration")) -> None:
     """:class:`InputError` when the end points of ``traj`` or its speeds or accelerations at
-    ``t`` exceed :data:`~robodyn.motion.simulation.MAX_MAGNITUDE` (they overflow the dynamics,
+    ``t`` exceed :data:`~robodyn.motion.inputs.MAX_MAGNITUDE` (they overflow the dynamics,
     which would blame the model's values): naming the end point, else the duration (too
     short for the motion)."""
     with np.errstate(all="ignore"):  # an overflow is said below

@@ -17,6 +17,8 @@ Jacobian (Newton then converges more slowly, to the same answer).
 * ``"radau"`` (adaptive): SciPy's Radau IIA of order 5 (``scipy.integrate.Radau``,
   stepped by :func:`robodyn.simulate` within its step budget) given the exact Jacobian
   ``jac=df/dy`` (:func:`radau_functions`).
+
+:func:`run_implicit` runs either for :func:`robodyn.simulate`.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import RobodynError
+from .adaptive import drive
+from .inputs import MAX_MAGNITUDE, Problem, TorqueTable, torque_value, wrench_value
+from .options import SimulationOptions, shorter_last_step
+from .result import Simulation, finished
 
 #: Newton iterations per implicit-Euler step before the step is declared failed.
 NEWTON_ITERATIONS = 25
@@ -115,3 +121,48 @@ def radau_functions(robot, torque_at, wrench_at):
         return state_jacobian(robot, torque_at, wrench_at, t, y[:dof], y[dof:])[1]
 
     return rhs, jac
+
+
+def run_implicit(problem: Problem, options: SimulationOptions, bar) -> Simulation:
+    """``"implicit-euler"`` (on the fixed grid ``options.times``) and ``"radau"`` (sampled at
+    ``options.times``, or at every step when None), driven by the dynamics' derivatives
+    (module docstring)."""
+    robot, q0, qd0, duration = problem.robot, problem.q0, problem.qd0, options.duration
+    torque, wrench, rtol, atol = problem.torque, problem.wrench, options.rtol, options.atol
+    max_step, max_steps = options.max_step, options.max_steps
+    method, times = options.method, options.times
+    dof = robot.dof
+
+    def torque_at(t, q, qd):
+        return torque_value(torque, t, q, qd, dof)
+
+    def wrench_at(t, q, qd):
+        return wrench_value(wrench, t, q, qd)
+
+    torque_at.state_dependent = callable(torque) and not isinstance(torque, TorqueTable)
+    if method == "implicit-euler":
+        q, qd = implicit_euler(robot, q0, qd0, times, torque_at, wrench_at,
+                               bound=MAX_MAGNITUDE, on_step=bar.update)
+        t = times
+        info, solution = {"steps": len(t) - 1, "dt": float(times[1] - times[0])}, None
+        if shorter_last_step(t[-1] - t[-2], info["dt"]):
+            info["last_step"] = float(t[-1] - t[-2])
+    else:
+        from scipy.integrate import Radau  # SciPy only when used
+
+        rhs, jac = radau_functions(robot, torque_at, wrench_at)
+        y0 = np.concatenate([q0, qd0])
+
+        def make():
+            return Radau(rhs, 0.0, y0, duration, jac=jac, rtol=rtol, atol=atol,
+                         max_step=max_step)
+
+        t, y, solution, steps, solver = drive(make, rhs, y0, duration, times, max_steps,
+                                              method, dof, bar)
+        q, qd = y[:dof].T.copy(), y[dof:].T.copy()
+        info = {"steps": steps, "evaluations": int(solver.nfev), "jacobians": int(solver.njev),
+                "rtol": rtol, "atol": atol}
+    tau = np.stack([torque_at(tk, qk, qdk) for tk, qk, qdk in zip(t, q, qd)])
+    qdd = np.stack([robot.forward_dynamics(qk, qdk, tk_tau, h_e=wrench_at(tk, qk, qdk))
+                    for tk, qk, qdk, tk_tau in zip(t, q, qd, tau)])
+    return finished(robot, t, q, qd, qdd, tau, info, solution)

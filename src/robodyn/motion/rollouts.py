@@ -1,4 +1,5 @@
-"""Many rollouts in one call: :func:`robodyn.simulate` on a batch of ``N`` motions.
+"""Many rollouts in one call: :func:`robodyn.rollout`, or :func:`robodyn.simulate` on a batch
+of ``N`` motions (it runs them here).
 
 A batch is any of: ``q0`` or ``qd0`` of shape ``(N, dof)``, a torque table ``tau`` of
 shape ``(N, T, dof)``, a list of ``N`` controllers (or torque callables) as ``tau``, a
@@ -6,13 +7,15 @@ wrench ``h_e`` of shape ``(N, 6)``, or ``values={name: N values}`` (per-rollout 
 values: Monte-Carlo over masses and friction). What is not batched is shared by every
 rollout. The result is one :class:`~robodyn.motion.simulation.Simulation` whose arrays
 have a leading ``N`` axis (``sim.q`` ``(N, T, dof)``, ``sim.kinetic`` ``(N, T)``, ``sim.t``
-``(T,)``); ``sim.rollout(i)`` is rollout ``i`` on its own.
+``(T,)``); ``sim.rollout(i)`` is rollout ``i`` on its own. :func:`rollout` takes the
+arguments of :func:`~robodyn.simulate` and always returns a batch (of one when nothing is
+batched); :func:`~robodyn.simulate` returns a batch when an argument is batched.
 
 * ``"rk4"`` and ``"semi-implicit-euler"`` with torque tables or the built-in controllers
-  and a constant wrench run in the compiled loop (:func:`robodyn.codegen.loops.rollouts_source`),
+  and a constant wrench run in the compiled loop (:func:`robodyn.motion.loops.rollouts_source`),
   the rollouts split over robodyn's threads (``ROBODYN_NUM_THREADS``, default: every
   core). Rollouts that share the parameter values step in lockstep, 16 at a time through
-  the blocked kernels (one SIMD lane each, :mod:`robodyn.codegen.loops`), others one by
+  the blocked kernels (one SIMD lane each, :mod:`robodyn.motion.loops`), others one by
   one; either way each rollout's numbers are the single run's, bit for bit.
 * ``"implicit-euler"``, the adaptive methods (``"rk45"``, ``"dop853"``, ``"radau"``),
   Python callables and the NumPy backend run rollout after rollout, each a single run;
@@ -30,20 +33,48 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..codegen import kernel as kernel_module
 from ..codegen.cache import generated_function
-from ..codegen.loops import rollouts_source
 from ..codegen.threads import run_in_threads, thread_count
 from ..core.errors import InputError, ModelError, RobodynError, excerpt, warn
-from ..core.progress import tracker
-from ..dynamics.steps import RK4, SEMI_IMPLICIT_EULER, joint_table
-from . import simulation as single
-from .simulation import MAX_MAGNITUDE, EnergyBalanceWarning, JointLimitWarning, Simulation
+from ..core.progress import ProgressOption, check_progress, tracker
+from .checks import (
+    ENERGY_TOLERANCE,
+    EnergyBalanceWarning,
+    JointLimitWarning,
+    balance_of_powers,
+    crossed_limits,
+    energy_advice,
+)
+from .fixed import PROGRESS_CHUNKS, raise_diverged, stage_grid
+from .inputs import (
+    MAX_MAGNITUDE,
+    TorqueTable,
+    check_magnitude,
+    checked_wrench,
+    manifold_options,
+    start_state,
+    state_vector,
+    torque_value,
+    wrench_value,
+)
+from .loops import rollouts_source
+from .options import DEFAULT_MAX_STEPS, SimulationOptions, shorter_last_step
+from .result import Simulation
+from .single import simulate_one
+from .steps import RK4, SEMI_IMPLICIT_EULER, joint_table
 
-__all__ = ["RolloutError", "MAX_BATCH_VALUES", "MAX_ROLLOUTS", "batch_size", "simulate_many"]
+if TYPE_CHECKING:
+    from ..robot import Robot
+
+__all__ = ["rollout", "RolloutError", "MAX_BATCH_VALUES", "MAX_ROLLOUTS", "batch_size",
+           "start_states", "simulate_many"]
 
 #: Most values ``N * T * dof`` one recorded array of a batch holds (``q``, ``qd``, ``qdd``
 #: and ``tau`` each: 4 arrays of 8 bytes a value, 3.2 GB at the limit); a per-rollout torque
@@ -62,6 +93,36 @@ class RolloutError(RobodynError):
         super().__init__(message)
         self.simulation = simulation
         self.failed = failed
+
+
+def rollout(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float = 1.0,
+            tau: ArrayLike | Callable[..., ArrayLike] | None = None,
+            tau_times: ArrayLike | None = None,
+            h_e: ArrayLike | Callable[..., ArrayLike] | None = None,
+            dt: float | None = None, method: str | None = None, rtol: float = 1e-9,
+            atol: float = 1e-9, max_step: float = np.inf, progress: ProgressOption = None,
+            check_limits: bool = True, max_steps: int = DEFAULT_MAX_STEPS,
+            sample_dt: float | None = None, values=None) -> Simulation:
+    """``N`` rollouts of ``robot`` in one call, as MuJoCo's ``rollout``: the arguments of
+    :func:`~robodyn.simulate` (the same names, defaults and checks), of which any may have
+    a leading rollout axis (module docstring): ``q0`` or ``qd0`` ``(N, nq)``, ``(N, nv)``;
+    ``tau`` ``(N, T, dof)`` or a list of ``N`` controllers; ``h_e`` ``(N, 6)``; ``values``
+    ``{name: N values}``. What is not batched is shared; with nothing batched, a batch of
+    one. The result is a batch whatever ``N``: :class:`Simulation` with ``q`` ``(N, T,
+    nq)``, ``qd``, ``qdd``, ``tau`` ``(N, T, nv)``, the energies ``(N, T)``, ``t`` ``(T,)``;
+    ``sim.rollout(i)`` is one rollout. A batch needs one time grid: ``dt`` (a fixed-step
+    method) or ``sample_dt``. Rollouts that fail raise :class:`RolloutError`, which holds
+    the others."""
+    check_progress(progress)
+    if not robot.chain.single_valued:  # quaternion joints (a free base, ball joints)
+        manifold_options(method, tau, values)
+    count = batch_size(robot, q0, qd0, tau, h_e, values) or 1
+    q0, qd0 = start_states(robot, count, q0, qd0)
+    options = SimulationOptions.checked(duration=duration, dt=dt, method=method, rtol=rtol,
+                                        atol=atol, max_step=max_step, max_steps=max_steps,
+                                        sample_dt=sample_dt, progress=progress,
+                                        check_limits=check_limits)
+    return simulate_many(robot, q0, qd0, tau, tau_times, h_e, values, options)
 
 
 def _controllers(tau) -> bool:
@@ -114,7 +175,7 @@ def _states(value, name: str, n: int, dof: int) -> np.ndarray:
         raise InputError(f"{name}: expected ({n}, {dof}) real numbers (a row per rollout) or "
                          f"{dof} for all") from None
     if arr.ndim < 2:
-        return np.tile(single.state_vector(arr, name, dof), (n, 1))
+        return np.tile(state_vector(arr, name, dof), (n, 1))
     if arr.shape != (n, dof):
         raise InputError(f"{name}: expected shape ({n}, {dof}) (a row of {dof} joint values "
                          f"per rollout), got {arr.shape}")
@@ -122,8 +183,21 @@ def _states(value, name: str, n: int, dof: int) -> np.ndarray:
     if bad.any():
         r = int(np.argmax(bad))
         raise InputError(f"{name}[{r}]: {arr[r].tolist()} is not finite")
-    single.check_magnitude(arr, name)
+    check_magnitude(arr, name)
     return np.ascontiguousarray(arr)
+
+
+def start_states(robot, n: int, q0, qd0) -> tuple[np.ndarray, np.ndarray]:
+    """The start states of ``n`` rollouts, checked: ``(n, nq)`` and ``(n, nv)`` (a row per
+    rollout, or one state for all), finite and within
+    :data:`~robodyn.motion.inputs.MAX_MAGNITUDE`; the quaternions of a model with quaternion
+    joints unit to rounding and then normalised."""
+    q0 = _states(q0, "q0", n, robot.nq)
+    qd0 = _states(qd0, "qd0", n, robot.dof)
+    if not robot.chain.single_valued:  # unit quaternions, to rounding
+        (q0,) = robot._manifold_inputs("simulate", q=q0)
+        q0 = np.ascontiguousarray(robot.chain.normalized(q0))
+    return q0, qd0
 
 
 class _Models:
@@ -192,7 +266,8 @@ class _Models:
 
 
 def _torques(tau, tau_times, duration: float, n: int, dof: int) -> list:
-    """One torque per rollout: None, a :class:`single.TorqueTable` or a callable."""
+    """One torque per rollout: None, a :class:`~robodyn.motion.inputs.TorqueTable` or a
+    callable."""
     if tau is None:
         return [None] * n
     if callable(tau):
@@ -205,14 +280,14 @@ def _torques(tau, tau_times, duration: float, n: int, dof: int) -> list:
         raise InputError(f"tau: expected an array (T, {dof}) or ({n}, T, {dof}) of numbers, a "
                          f"callable or a list of {n} controllers") from None
     if arr.ndim != 3:
-        return [single.TorqueTable(arr, tau_times, duration, dof)] * n
+        return [TorqueTable(arr, tau_times, duration, dof)] * n
     if arr.shape[2] != dof:
         raise InputError(f"tau: expected shape ({n}, T, {dof}), got {arr.shape}")
     # a value that is not finite fails its own rollout at its step (the others run on)
     tables = []
     for r in range(n):
         finite = np.where(np.isfinite(arr[r]), arr[r], 0.0)
-        table = single.TorqueTable(finite, tau_times, duration, dof)
+        table = TorqueTable(finite, tau_times, duration, dof)
         table.values = arr[r]
         tables.append(table)
     return tables
@@ -232,22 +307,18 @@ def _wrenches(h_e, n: int) -> list:
         if arr.shape != (n, 6):
             raise InputError(f"h_e: expected shape ({n}, 6) (a wrench per rollout), got "
                              f"{arr.shape}")
-        return [single.checked_wrench(row) for row in arr]
-    return [single.checked_wrench(h_e)] * n
+        return [checked_wrench(row) for row in arr]
+    return [checked_wrench(h_e)] * n
 
 
-def simulate_many(robot, n: int, q0, *, qd0, duration, tau, tau_times, h_e, dt, method, rtol,
-                  atol, max_step, progress, check_limits, max_steps, sample_dt,
-                  values) -> Simulation:
-    """``n`` rollouts of :func:`~robodyn.simulate` (module docstring)."""
-    dof = robot.dof
-    q0 = _states(q0, "q0", n, robot.nq)
-    qd0 = _states(qd0, "qd0", n, dof)
-    if not robot.chain.single_valued:  # unit quaternions, to rounding
-        (q0,) = robot._manifold_inputs("simulate", q=q0)
-        q0 = np.ascontiguousarray(robot.chain.normalized(q0))
-    duration, method, times, keep, rtol, atol, max_steps, max_step = single.checked_options(
-        duration, dt, method, sample_dt, rtol, atol, max_steps, max_step)
+def simulate_many(robot, q0: np.ndarray, qd0: np.ndarray, tau, tau_times, h_e, values,
+                  options: SimulationOptions) -> Simulation:
+    """The rollouts from the start states ``q0`` ``(N, nq)``, ``qd0`` ``(N, nv)`` (checked:
+    :func:`start_states`) driven by ``tau``, ``h_e`` and ``values`` as :func:`rollout` takes
+    them (checked here), integrated as ``options`` say (module docstring)."""
+    n, dof = qd0.shape
+    duration, method = options.duration, options.method
+    times, keep = options.times, options.keep
     if times is None:
         raise InputError(f"method {method!r} without dt or sample_dt: a batch of rollouts needs "
                          "one time grid; give sample_dt (e.g. 0.01) or a fixed-step method "
@@ -269,27 +340,26 @@ def simulate_many(robot, n: int, q0, *, qd0, duration, tau, tau_times, h_e, dt, 
     compiled = None
     if method in ("rk4", "semi-implicit-euler"):
         compiled = _compiled(models, torques, wrenches, times)
-    with tracker(progress, duration if compiled else n,
+    with tracker(options.progress, duration if compiled else n,
                  f"simulating {n} rollouts") as bar:
         if compiled is not None:
-            sim, failed = _fixed_many(models, q0, qd0, times, torques, wrenches, method,
-                                      float(dt), compiled, bar)
+            sim, failed = _fixed_many(models, q0, qd0, torques, wrenches, options, compiled,
+                                      bar)
         else:
-            sim, failed = _one_by_one(models, q0, qd0, duration, torques, tau_times, wrenches,
-                                      dt, method, rtol, atol, max_step, max_steps, sample_dt,
+            sim, failed = _one_by_one(models, q0, qd0, torques, tau_times, wrenches, options,
                                       bar)
     wall = time.perf_counter() - start
     sim.info.update(method=method, wall_time=wall, rollouts=n, failed=failed,
                     realtime_factor=(n * sim.t[-1] / wall) if wall > 0 else np.inf)
     _check_energy(models, sim, wrenches, failed)
-    if check_limits:
+    if options.check_limits:
         _report_limits(robot, sim)
     if keep is not None:
         sim = Simulation(sim.t[keep], sim.q[:, keep], sim.qd[:, keep], sim.qdd[:, keep],
                          sim.tau[:, keep], sim.kinetic[:, keep], sim.potential[:, keep],
                          sim.info)
-    if sample_dt is not None:
-        sim.info["sample_dt"] = float(sample_dt)
+    if options.sample_dt is not None:
+        sim.info["sample_dt"] = options.sample_dt
     if failed:
         shown = "; ".join(f"rollout {r}: {failed[r]}" for r in sorted(failed)[:3])
         more = f"; and {len(failed) - 3} more" if len(failed) > 3 else ""
@@ -326,9 +396,9 @@ def _compiled(models, torques, wrenches, times):
     if any((w is not None) != contact for w in wrenches):
         return None
     first = torques[0]
-    if first is None or isinstance(first, single.TorqueTable):
+    if first is None or isinstance(first, TorqueTable):
         kind = "table"
-        if any(t is not None and not isinstance(t, single.TorqueTable) for t in torques):
+        if any(t is not None and not isinstance(t, TorqueTable) for t in torques):
             return None
     else:
         kind = getattr(first, "kind", None)
@@ -340,7 +410,7 @@ def _compiled(models, torques, wrenches, times):
     fd = robot.runner.kernel("forward_dynamics_contact" if contact else "forward_dynamics")
     if fd.backend != "numba":
         return None
-    stage_times = single.stage_grid(times)
+    stage_times = stage_grid(times)
     zeros = np.zeros((1, 1, dof))
     tab, qr, qdr, qddr = zeros, zeros, zeros, zeros
     kp = kd = np.zeros((1, dof))
@@ -388,15 +458,16 @@ def _compiled(models, torques, wrenches, times):
     return (run_many, p, pc, h, tab, qr, qdr, qddr, kp, kd, joint_table(robot.chain))
 
 
-def _fixed_many(models, q0, qd0, times, torques, wrenches, method, dt, compiled, bar):
-    """The compiled batch over the fixed-step grid ``times`` (as the single run's
-    ``_fixed``): every rollout's ``run`` in chunks of steps, rollouts split over the
-    threads."""
+def _fixed_many(models, q0, qd0, torques, wrenches, options, compiled, bar):
+    """The compiled batch over the fixed-step grid ``options.times`` (as the single run's
+    :func:`~robodyn.motion.fixed.run_fixed`): every rollout's ``run`` in chunks of steps,
+    rollouts split over the threads."""
+    times, method, dt = options.times, options.method, options.dt
     run_many, *data = compiled
     n, dof = qd0.shape
     steps = len(times) - 1
     last = float(times[-1] - times[-2])
-    regular = steps - 1 if single.shorter_last_step(last, dt) else steps
+    regular = steps - 1 if shorter_last_step(last, dt) else steps
     shape = (n, steps + 1, dof)
     Q = np.empty((n, steps + 1, q0.shape[1]))
     QD, QDD, TAU = (np.empty(shape) for _ in range(3))
@@ -407,7 +478,7 @@ def _fixed_many(models, q0, qd0, times, torques, wrenches, method, dt, compiled,
         for array in (Q, QD, QDD, TAU):
             array.fill(0.0)
     Q[:, 0], QD[:, 0] = q0, qd0
-    chunks = np.linspace(0, regular, (single.PROGRESS_CHUNKS if bar.active else 1) + 1)
+    chunks = np.linspace(0, regular, (PROGRESS_CHUNKS if bar.active else 1) + 1)
     segments = [(a, b, dt) for a, b in zip(chunks[:-1].astype(int), chunks[1:].astype(int))
                 if b > a]
     if regular < steps:
@@ -428,7 +499,7 @@ def _fixed_many(models, q0, qd0, times, torques, wrenches, method, dt, compiled,
     for r in range(n):
         if r not in failed:
             q_end, qd_end = Q[r, -1], QD[r, -1]
-            TAU[r, -1] = single.torque_value(torques[r], times[-1], q_end, qd_end, dof)
+            TAU[r, -1] = torque_value(torques[r], times[-1], q_end, qd_end, dof)
             ends = (q_end, qd_end, TAU[r, -1]) + (() if wrenches[r] is None else (wrenches[r],))
             QDD[r, -1] = models.run("forward_dynamics" if wrenches[r] is None
                                     else "forward_dynamics_contact", r, *(x[None] for x in ends))[0]
@@ -441,7 +512,7 @@ def _fixed_many(models, q0, qd0, times, torques, wrenches, method, dt, compiled,
 def _reason(robot, torque, wrench, method, times, k, h, q, qd) -> str:
     """Why rollout's step ``k`` (of size ``h`` from ``(q, qd)``) failed, in words."""
     t = float(times[k])
-    if isinstance(torque, single.TorqueTable):
+    if isinstance(torque, TorqueTable):
         stage = np.array([t, t + h / 2, t + h])
         with np.errstate(invalid="ignore"):
             bad = ~np.isfinite(torque(stage)).all(axis=1)
@@ -449,7 +520,7 @@ def _reason(robot, torque, wrench, method, times, k, h, q, qd) -> str:
             return (f"step {k} (t = {t:.6g} s): its torque table is not finite at t = "
                     f"{stage[int(np.argmax(bad))]:.6g} s")
     try:
-        single.raise_diverged(robot, torque, wrench, method, t, h, q, qd)
+        raise_diverged(robot, torque, wrench, method, t, h, q, qd)
     except RobodynError as exc:
         text = str(exc).removeprefix("simulate: ")
         return f"step {k} (t = {t:.6g} s): {text}"
@@ -457,32 +528,34 @@ def _reason(robot, torque, wrench, method, times, k, h, q, qd) -> str:
 
 
 # -- rollout after rollout -----------------------------------------------------------------
-def _one_by_one(models, q0, qd0, duration, torques, tau_times, wrenches, dt, method, rtol,
-                atol, max_step, max_steps, sample_dt, bar):
-    """Each rollout a single :func:`~robodyn.simulate` (no sampling, limit report or energy
-    warning of its own: the batch does them); a rollout that fails is NaN."""
+def _one_by_one(models, q0, qd0, torques, tau_times, wrenches, options, bar):
+    """Each rollout a single run (:func:`~robodyn.motion.single.simulate_one`, from its
+    start state checked as :func:`~robodyn.simulate` checks it; no sampling, limit report or
+    energy warning of its own: the batch does them); a rollout that fails is NaN."""
     n, dof = qd0.shape
+    alone = options.one_rollout()
     runs, failed = [], {}
     for r in range(n):
         tau = torques[r]
-        if isinstance(tau, single.TorqueTable) and not np.isfinite(tau.values).all():
+        if isinstance(tau, TorqueTable) and not np.isfinite(tau.values).all():
             row = int(np.argmax(~np.isfinite(tau.values).all(axis=1)))
             failed[r] = f"its torque table is not finite at t = {tau.times[row]:.6g} s"
             runs.append(None)
             continue
-        table = tau.values if isinstance(tau, single.TorqueTable) else tau
-        times = tau.times if isinstance(tau, single.TorqueTable) else tau_times
+        table = tau.values if isinstance(tau, TorqueTable) else tau
+        times = tau.times if isinstance(tau, TorqueTable) else tau_times
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", EnergyBalanceWarning)
-                one = single.simulate(models.robot(r), q0[r], qd0[r], duration, table, times,
-                                      wrenches[r], dt, method, rtol, atol, max_step,
-                                      progress=False, check_limits=False, max_steps=max_steps,
-                                      sample_dt=None if dt is not None else sample_dt)
+                robot = models.robot(r)
+                if not robot.chain.single_valued:
+                    manifold_options(alone.method, table, None)
+                start = start_state(robot, q0[r], qd0[r])
+                run = simulate_one(robot, *start, table, times, wrenches[r], alone)
         except RobodynError as exc:
             failed[r] = str(exc).removeprefix("simulate: ")
-            one = None
-        runs.append(one)
+            run = None
+        runs.append(run)
         bar.update(r + 1)
     done = [s for s in runs if s is not None]
     if not done:
@@ -540,15 +613,15 @@ def _check_energy(models, sim: Simulation, wrenches, failed) -> None:
         p_ext = np.zeros(samples)
         h = wrenches[r]
         if callable(h):
-            h = np.stack([single.wrench_value(h, tk, qk, qdk)
+            h = np.stack([wrench_value(h, tk, qk, qdk)
                           for tk, qk, qdk in zip(sim.t, sim.q[r], sim.qd[r])])
         if h is not None:
             jac = models.run("jacobian", r, sim.q[r]).reshape(samples, 6, dof)
             h = np.broadcast_to(np.asarray(h, dtype=float), (samples, 6))
             with np.errstate(all="ignore"):
                 p_ext = -np.einsum("kij,ki,kj->k", jac, h, sim.qd[r])
-        balance = single.balance_of_powers(sim.t, sim.kinetic[r], total[r], p_tau[r],
-                                           p_ext, p_loss[r])
+        balance = balance_of_powers(sim.t, sim.kinetic[r], total[r], p_tau[r], p_ext,
+                                    p_loss[r])
         balances[r] = balance
         if balance.off:
             off.append(r)
@@ -558,15 +631,15 @@ def _check_energy(models, sim: Simulation, wrenches, failed) -> None:
         warn(EnergyBalanceWarning(
             f"simulate: the work-energy balance of {len(off)} of {sim.rollouts} rollouts "
             f"({', '.join(map(str, off[:10]))}{', ...' if len(off) > 10 else ''}) is off by "
-            f"more than {single.ENERGY_TOLERANCE:.0%} of the energy scale (worst: rollout "
+            f"more than {ENERGY_TOLERANCE:.0%} of the energy scale (worst: rollout "
             f"{worst}, {balances[worst].relative:.1%}): the integration is not accurate; "
-            f"{single.energy_advice(sim.info)}"))
+            f"{energy_advice(sim.info)}"))
 
 
 def _report_limits(robot, sim: Simulation) -> None:
     crossed = {}
     for r in range(sim.rollouts):
-        found = single.crossed_limits(robot, sim.rollout(r))
+        found = crossed_limits(robot, sim.rollout(r))
         if found:
             crossed[r] = found
     if crossed:

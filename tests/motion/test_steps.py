@@ -1,4 +1,4 @@
-"""The fixed-step loop and the control laws of ``robodyn.dynamics.steps`` run as Python
+"""The fixed-step loop and the control laws of ``robodyn.motion.steps`` run as Python
 (``bind``), against closed forms: RK4 and semi-implicit Euler on the harmonic oscillator
 (their amplification matrices), the stage times each method evaluates, a diverging motion
 stopped at the step that passes the limit, a failing stage, and the laws by hand."""
@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from robodyn.dynamics import steps
 from robodyn.model.chain import Chain, Joint, Link
+from robodyn.motion import steps
 
-#: The joint table of a chain of one-value joints: no rows.
-ONE_VALUE_JOINTS = np.zeros((0, 3), dtype=np.int64)
+#: The joint table of joints of one value each (no rows).
+JT = np.zeros((0, 3), dtype=np.int64)
 
 
 def _oscillator(omega2: float, seen: list | None = None):
@@ -54,7 +54,7 @@ def test_the_loop_applies_each_method_s_amplification_matrix(method):
     q0, qd0 = np.array([1.0, -0.3]), np.array([0.0, 0.7])
     Q, QD, QDD, TAU = _records(count, q0, qd0)
     run = steps.bind(_oscillator(omega2))
-    assert run(None, ONE_VALUE_JOINTS, method, h, 1e10, 0, count, *_one(Q, QD, QDD, TAU)) == -1
+    assert run(None, JT, method, h, 1e10, 0, count, *_one(Q, QD, QDD, TAU)) == -1
     for j in range(2):
         y = np.array([q0[j], qd0[j]])
         expected = [y := step @ y if k else y for k in range(count + 1)]
@@ -69,8 +69,8 @@ def test_rk4_evaluates_the_start_the_midpoint_twice_and_the_end_and_euler_the_st
         seen = []
         Q, QD, QDD, TAU = _records(5, [0.1], [0.0])
         Q[2], QD[2] = 0.1, 0.0  # steps 2 to 4, from row 2
-        steps.bind(_oscillator(1.0, seen))(None, ONE_VALUE_JOINTS, method, 0.1, 1e10, 2, 5,
-                                           *_one(Q, QD, QDD, TAU))
+        steps.bind(_oscillator(1.0, seen))(None, JT, method, 0.1, 1e10, 2, 5,
+                                               *_one(Q, QD, QDD, TAU))
         assert seen == [2 * k + d for k in range(2, 5) for d in per_step]
 
 
@@ -80,13 +80,11 @@ def test_bound_loops_keep_their_own_stage():
     results = []
     for run in (fast, slow, fast):
         Q, QD, QDD, TAU = _records(1, [1.0], [0.0])
-        run(None, ONE_VALUE_JOINTS, steps.SEMI_IMPLICIT_EULER, 0.01, 1e10, 0, 1,
-            *_one(Q, QD, QDD, TAU))
+        run(None, JT, steps.SEMI_IMPLICIT_EULER, 0.01, 1e10, 0, 1, *_one(Q, QD, QDD, TAU))
         results.append(QD[1, 0])
     assert results == [pytest.approx(-1.0), pytest.approx(-0.01), pytest.approx(-1.0)]
     with pytest.raises(NotImplementedError):
-        steps.run(None, ONE_VALUE_JOINTS, steps.RK4, 0.01, 1e10, 0, 1,
-                  *_one(*_records(1, [1.0], [0.0])))
+        steps.run(None, JT, steps.RK4, 0.01, 1e10, 0, 1, *_one(*_records(1, [1.0], [0.0])))
 
 
 def test_the_loop_stops_on_the_step_that_passes_the_limit():
@@ -98,8 +96,8 @@ def test_the_loop_stops_on_the_step_that_passes_the_limit():
         return -1
 
     Q, QD, QDD, TAU = _records(8, [0.0], [0.0])
-    assert steps.bind(push)(None, ONE_VALUE_JOINTS, steps.SEMI_IMPLICIT_EULER, 1.0, 10.0, 0, 8,
-                            *_one(Q, QD, QDD, TAU)) == 4
+    assert steps.bind(push)(None, JT, steps.SEMI_IMPLICIT_EULER, 1.0, 10.0, 0, 8,
+                                *_one(Q, QD, QDD, TAU)) == 4
     np.testing.assert_array_equal(Q[:5, 0], [0, 1, 3, 6, 10])
     np.testing.assert_array_equal(QD[:5, 0], [0, 1, 2, 3, 4])
     assert np.isnan(Q[5:]).all()
@@ -114,8 +112,7 @@ def test_a_failing_stage_ends_the_loop_on_its_step():
         return 0 if s == 5 else -1
 
     Q, QD, QDD, TAU = _records(6, [1.0], [0.0])
-    assert steps.bind(stage)(None, ONE_VALUE_JOINTS, steps.RK4, 0.1, 1e10, 0, 6,
-                             *_one(Q, QD, QDD, TAU)) == 2
+    assert steps.bind(stage)(None, JT, steps.RK4, 0.1, 1e10, 0, 6, *_one(Q, QD, QDD, TAU)) == 2
     assert not np.isnan(Q[:3]).any() and np.isnan(Q[3:]).all()
     np.testing.assert_array_equal(TAU[:3, 0], [0.0, 2.0, 4.0])
 

@@ -2,7 +2,7 @@
 
 Plain Python on scalars and on per-joint loops over the rows of ``(m, n)`` blocks (one
 motion, or a block of rollouts in lockstep), so that the same text runs as Python and
-compiled: :mod:`robodyn.codegen.loops` embeds the source of
+compiled: :mod:`robodyn.motion.loops` embeds the source of
 :data:`LOOP_FUNCTIONS` in the loop module it generates (each function under
 ``numba.njit``), and a Python torque callable runs :func:`bind`'s copy of :func:`run`,
 the same code objects.
@@ -69,7 +69,7 @@ def computed_torque_acceleration(q, qd, q_ref, qd_ref, qdd_ref, kp, kd):
 def stage(data, s, q, qd, tau, acc):
     """The stage a loop evaluates (module docstring). A placeholder: whoever runs the loop
     binds its own (:func:`bind`, or the generated loop module)."""
-    raise NotImplementedError("the loop's stage is bound by robodyn.dynamics.steps.bind or "
+    raise NotImplementedError("the loop's stage is bound by robodyn.motion.steps.bind or "
                               "defined by the generated loop module")
 
 

@@ -8,8 +8,8 @@ import inspect
 
 import pytest
 
-from robodyn.codegen.loops import CONTROLLERS, loop_source
-from robodyn.dynamics import steps
+from robodyn.motion import steps
+from robodyn.motion.loops import CONTROLLERS, loop_source
 
 FD = "robodyn_kernel_0123456789abcdef01234567"
 CK = "robodyn_kernel_89abcdef0123456789abcdef"

@@ -1,8 +1,8 @@
 """Source of compiled fixed-step simulation loops (Numba).
 
-A loop module runs :func:`robodyn.dynamics.steps.run` — RK4 or semi-implicit Euler on
+A loop module runs :func:`robodyn.motion.steps.run` — RK4 or semi-implicit Euler on
 ``qdd = FD(q, qd, tau(t, q, qd) [, h_e])`` — compiled: it embeds the source of the step
-functions and control laws of :mod:`robodyn.dynamics.steps` (the code a Python loop
+functions and control laws of :mod:`robodyn.motion.steps` (the code a Python loop
 runs, read with :func:`inspect.getsource`, never text from elsewhere) and defines their
 ``stage``, which calls the compiled forward-dynamics kernel and, for the built-in
 controllers, the controller model's compiled kernel, without returning to Python
@@ -15,7 +15,7 @@ between stages. Torques are one of:
 
 ``s`` indexes the stage times ``t_k`` (``2k``), ``t_k + dt/2`` (``2k + 1``); an
 array with one row is the same at every stage. The module's ``run(data, JT, method, dt,
-limit, k0, k1, Q, QD, QDD, TAU)`` is :func:`~robodyn.dynamics.steps.run` on ``m`` motions
+limit, k0, k1, Q, QD, QDD, TAU)`` is :func:`~robodyn.motion.steps.run` on ``m`` motions
 in lockstep (``Q`` ``(m, T, nq)``, ``QD`` ``(m, T, nv)``, ``JT`` the joint table) with
 ``data = (P, PC, H, TAB, QR, QDR, QDDR, KP, KD, V)``: the model's parameters, the
 controller model's, the wrenches ``(m, 6)``, the tables and the gains with a leading axis
@@ -31,8 +31,8 @@ import functools
 import inspect
 import re
 
-from ..dynamics import steps
-from .emit import BLOCK
+from ..codegen.emit import BLOCK
+from . import steps
 
 CONTROLLERS = ("table", "pd_gravity", "computed_torque")
 METHODS = ("rk4", "semi-implicit-euler")
@@ -115,7 +115,7 @@ def _module_name(name: str) -> str:
 
 
 def shared_source() -> str:
-    """The constants and functions of :mod:`robodyn.dynamics.steps` as loop-module text:
+    """The constants and functions of :mod:`robodyn.motion.steps` as loop-module text:
     their own source, each function under ``njit``."""
     constants = "".join(f"{name} = {int(value)!r}\n"
                         for name, value in steps.LOOP_CONSTANTS.items())

@@ -1,0 +1,54 @@
+"""One run of :func:`robodyn.simulate` from a checked start state and checked options: the
+driver its method calls for (:mod:`robodyn.motion.fixed`, :mod:`robodyn.motion.adaptive`,
+:mod:`robodyn.motion.implicit`), then the checks of the finished run
+(:mod:`robodyn.motion.checks`: the energy balance, the joint limits) and the samples it
+keeps. The rollouts of a batch that run one by one (:mod:`robodyn.motion.rollouts`) are
+such runs too."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..core.progress import tracker
+from .adaptive import run_adaptive
+from .checks import check_energy, report_limits
+from .fixed import run_fixed
+from .implicit import run_implicit
+from .inputs import Problem, checked_wrench, torque_input
+from .options import SimulationOptions
+from .result import Simulation
+
+__all__ = ["simulate_one"]
+
+
+def simulate_one(robot, q0: np.ndarray, qd0: np.ndarray, tau, tau_times, h_e,
+                 options: SimulationOptions) -> Simulation:
+    """The run of ``robot`` from ``(q0, qd0)`` (checked: :func:`~.inputs.start_state`)
+    driven by ``tau`` (at ``tau_times``) and ``h_e`` as :func:`~robodyn.simulate` takes them
+    (checked here), integrated as ``options`` say."""
+    problem = Problem(robot=robot, q0=q0, qd0=qd0,
+                      torque=torque_input(tau, tau_times, options.duration, robot.dof),
+                      wrench=checked_wrench(h_e, robot))
+    start = time.perf_counter()
+    with tracker(options.progress, options.duration, "simulating") as bar:
+        if options.method in ("implicit-euler", "radau"):
+            sim = run_implicit(problem, options, bar)
+        elif options.method in ("rk45", "dop853"):
+            sim = run_adaptive(problem, options, bar)
+        else:
+            sim = run_fixed(problem, options, bar)
+    wall = time.perf_counter() - start
+    sim.info.update(method=options.method, wall_time=wall,
+                    realtime_factor=(sim.t[-1] / wall) if wall > 0 else np.inf)
+    check_energy(robot, sim, problem.wrench)
+    if options.check_limits:
+        report_limits(robot, sim)
+    keep = options.keep
+    if keep is not None:  # after the checks, which use every step
+        sim = Simulation(sim.t[keep], sim.q[keep], sim.qd[keep], sim.qdd[keep], sim.tau[keep],
+                         sim.kinetic[keep], sim.potential[keep], sim.info, sim.solution)
+    if options.sample_dt is not None:
+        sim.info["sample_dt"] = options.sample_dt
+    return sim
