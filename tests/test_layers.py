@@ -199,8 +199,6 @@ PACKAGES = sorted({_layer_of(m) for m, p in _checked() if p.parent != SRC})
 #: Cycles inside packages that are known and not fixed yet, by package (they fail the test
 #: below as expected; it fails as soon as they are gone, and the entry goes then).
 KNOWN_CYCLES = {
-    "model": "names.check_source_names reads source.ModelSource (an annotation), source "
-             "calls check_source_names",
     "symbolic": "the package's derive and equations import each other; derivation and "
                 "dh_frames; the printers, compare and numeric annotate with Equations; "
                 "ring's modules annotate with TrigRing",

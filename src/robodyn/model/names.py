@@ -23,12 +23,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import TYPE_CHECKING
+from typing import Any
 
 from ..core.errors import ModelError, excerpt
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .source import ModelSource
 
 #: The first line of every file robodyn exports (code, URDF), in a comment: how
 #: ``robodyn export`` recognises a file it wrote (and may overwrite) from one it did not.
@@ -110,12 +107,13 @@ def check_text(value: object, field: str, what: str, limit: int = MAX_NAME_CHARS
     return value
 
 
-def check_source_names(source: ModelSource) -> None:
-    """Every name of a loaded model (see the module docstring), each with the field a
-    user would fix: the model's ``name``, ``links[i].name``, ``links[i].joint.name`` (a
-    URDF's ``<robot name>``, ``<link name>``, ``<joint name>``), the parameter names of
-    ``values``, the ``display`` pairs, the URDF's locked joints, the description and
-    the loader's notes."""
+def check_source_names(source: Any) -> None:
+    """Every name of a loaded model ``source`` (a :class:`~robodyn.model.source.ModelSource`,
+    which calls this on construction; not imported here, so that the two modules do not
+    import each other; see the module docstring), each with the field a user would fix: the
+    model's ``name``, ``links[i].name``, ``links[i].joint.name`` (a URDF's ``<robot name>``,
+    ``<link name>``, ``<joint name>``), the parameter names of ``values``, the ``display``
+    pairs, the URDF's locked joints, the description and the loader's notes."""
     prov = source.provenance
     where = f"{prov.path}: " if prov.path else ""
     urdf = prov.loader == "urdf"
