@@ -147,6 +147,19 @@ class Robot:
         (:func:`~robodyn.model.configuration.checked_arrays`)."""
         return checked_arrays(self.chain, what, arrays)
 
+    def _run(self, kind: str, *, h_e=None, **arrays):
+        """The facade's one way to a kernel: registry entry ``kind`` on ``arrays`` (in the
+        entry's input order), checked against ``nq``, ``nv`` and unit quaternions when the
+        model has a free or ball joint, and the wrench array ``h_e`` (a dict of wrenches at
+        frames picks the per-frame variant of ``kind``'s ``_contact`` entry)."""
+        runner = self._runner
+        values = (checked_arrays(self.chain, kind.partition("@")[0], arrays)
+                  if runner.quaternions else list(arrays.values()))
+        if h_e is not None:
+            kind, h_e = self._wrenches(f"{kind}_contact", h_e)
+            values.append(h_e)
+        return runner.run(kind, *values)
+
     @property
     def values(self) -> ParameterValues:
         """Default numbers of the parameters: ``{name: value}`` (a copy; the keys are the
@@ -340,47 +353,30 @@ class Robot:
                     return out
             except TypeError:
                 pass
-        runner = self._runner
-        if runner.quaternions:
-            q, qd, qdd = self._manifold_inputs("inverse_dynamics", q=q, qd=qd, qdd=qdd)
-        if h_e is None:
-            return runner.run("inverse_dynamics", q, qd, qdd)
-        kind, h_e = self._wrenches("inverse_dynamics_contact", h_e)
-        return self._runner.run(kind, q, qd, qdd, h_e)
+        return self._run("inverse_dynamics", q=q, qd=qd, qdd=qdd, h_e=h_e)
 
     def mass_matrix(self, q: ArrayLike) -> np.ndarray:
         """Joint-space inertia matrix ``M(q)`` (composite-rigid-body algorithm),
         ``(..., dof)`` -> ``(..., dof, dof)``, symmetric positive definite (a floating
         base: ``(..., nq)`` -> ``(..., nv, nv)``, the base's rows and columns first)."""
-        if self._runner.quaternions:
-            return self._runner.run("mass_matrix", *self._manifold_inputs("mass_matrix", q=q))
-        return self._runner.run("mass_matrix", q)
+        return self._run("mass_matrix", q=q)
 
     def coriolis_matrix(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
         """Coriolis/centrifugal matrix ``C(q, qd)`` in Christoffel form
         (``dM/dt - 2C`` skew-symmetric), ``(..., dof, dof)``. A floating base:
         ``(..., nq), (..., nv)`` -> ``(..., nv, nv)``, the base's rows and columns first,
         with ``C v`` the bias less gravity (Pinocchio's ``computeCoriolisMatrix``)."""
-        if self._runner.quaternions:
-            return self._runner.run("coriolis_matrix", *self._manifold_inputs(
-                "coriolis_matrix", q=q, qd=qd))
-        return self._runner.run("coriolis_matrix", q, qd)
+        return self._run("coriolis_matrix", q=q, qd=qd)
 
     def gravity_torques(self, q: ArrayLike) -> np.ndarray:
         """Gravity torques ``g(q) = dU/dq``, ``(..., dof)`` (a floating base: the base wrench
         and joint torques that hold it at rest, ``(..., nq)`` -> ``(..., nv)``)."""
-        if self._runner.quaternions:
-            return self._runner.run("gravity_torques",
-                                    *self._manifold_inputs("gravity_torques", q=q))
-        return self._runner.run("gravity_torques", q)
+        return self._run("gravity_torques", q=q)
 
     def friction_torques(self, qd: ArrayLike) -> np.ndarray:
         """Friction ``F_v qd + F_s sign(qd)``, ``(..., dof)`` (a floating base: ``(..., nv)``,
         zero on the base)."""
-        if self._runner.quaternions:
-            return self._runner.run("friction_torques",
-                                    *self._manifold_inputs("friction_torques", qd=qd))
-        return self._runner.run("friction_torques", qd)
+        return self._run("friction_torques", qd=qd)
 
     def forward_dynamics(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike,
                          h_e: ArrayLike | None = None) -> np.ndarray:
@@ -401,13 +397,7 @@ class Robot:
                     return out
             except TypeError:
                 pass
-        runner = self._runner
-        if runner.quaternions:
-            q, qd, tau = self._manifold_inputs("forward_dynamics", q=q, qd=qd, tau=tau)
-        if h_e is None:
-            return runner.run("forward_dynamics", q, qd, tau)
-        kind, h_e = self._wrenches("forward_dynamics_contact", h_e)
-        return self._runner.run(kind, q, qd, tau, h_e)
+        return self._run("forward_dynamics", q=q, qd=qd, tau=tau, h_e=h_e)
 
     def torque_parts(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
                      h_e: ArrayLike | None = None) -> TorqueParts:
@@ -416,13 +406,7 @@ class Robot:
         ``friction`` (``F_v qd + F_s sign(qd)``), ``external`` (``J^T h_e``, zero without
         ``h_e``) and ``total`` (their sum), each ``(..., dof)``. A floating base: each
         ``(..., nv)``, ``coriolis`` the bias ``b(q, v) - g(q)``."""
-        if self._runner.quaternions:
-            q, qd, qdd = self._manifold_inputs("torque_parts", q=q, qd=qd, qdd=qdd)
-        if h_e is None:
-            parts = self._runner.run("torque_parts", q, qd, qdd)
-        else:
-            kind, h_e = self._wrenches("torque_parts_contact", h_e)
-            parts = self._runner.run(kind, q, qd, qdd, h_e)
+        parts = self._run("torque_parts", q=q, qd=qd, qdd=qdd, h_e=h_e)
         contiguous = np.ascontiguousarray if isinstance(parts, np.ndarray) else (lambda a: a)
         return TorqueParts(**{name: contiguous(parts[..., k, :])
                               for k, name in enumerate(TORQUE_PARTS)})
@@ -431,34 +415,24 @@ class Robot:
     def kinetic_energy(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
         """Kinetic energy ``T = sum_i 1/2 m_i v_ci^T v_ci + 1/2 w_i^T I_i w_i``
         (``= 1/2 qd^T M qd``), from each link's velocity; ``(..., dof)`` -> ``(...)``."""
-        if self._runner.quaternions:
-            return self._runner.run("kinetic_energy",
-                                    *self._manifold_inputs("kinetic_energy", q=q, qd=qd))
-        return self._runner.run("kinetic_energy", q, qd)
+        return self._run("kinetic_energy", q=q, qd=qd)
 
     def potential_energy(self, q: ArrayLike) -> np.ndarray:
         """Gravitational potential energy ``U = -sum_i m_i g0^T p_ci`` (zero at the base
         origin; ``g(q) = dU/dq``), ``(..., dof)`` -> ``(...)``."""
-        if self._runner.quaternions:
-            return self._runner.run("potential_energy",
-                                    *self._manifold_inputs("potential_energy", q=q))
-        return self._runner.run("potential_energy", q)
+        return self._run("potential_energy", q=q)
 
     # -- momentum and the configuration manifold --------------------------------------------
     def centroidal_momentum(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
         """The centroidal momentum ``h_G = A_G(q) v``: linear momentum, then angular momentum
         about the centre of mass, world axes (Pinocchio's ``ccrba``; of the moving links on
         a fixed base), ``(..., nq), (..., nv)`` -> ``(..., 6)``."""
-        if self._runner.quaternions:
-            q, qd = self._manifold_inputs("centroidal_momentum", q=q, qd=qd)
-        return self._runner.run("centroidal_momentum", q, qd)
+        return self._run("centroidal_momentum", q=q, qd=qd)
 
     def centroidal_matrix(self, q: ArrayLike) -> np.ndarray:
         """The centroidal momentum matrix ``A_G(q)``, ``(..., nq)`` -> ``(..., 6, nv)``
         (:meth:`centroidal_momentum` ``= A_G v``)."""
-        if self._runner.quaternions:
-            q, = self._manifold_inputs("centroidal_matrix", q=q)
-        return self._runner.run("centroidal_matrix", q)
+        return self._run("centroidal_matrix", q=q)
 
     def integrate(self, q: ArrayLike, qd: ArrayLike, dt: float = 1.0) -> np.ndarray:
         """The configuration reached from ``q`` moving at the constant velocity ``qd`` for
@@ -563,9 +537,7 @@ class Robot:
         frame, ``q`` ``(..., nq)`` (``T_wb`` of the base's position and quaternion times the
         frame's pose on the base; ``frame="base"`` is ``T_wb``)."""
         kind = self._frame_kind("forward_kinematics", frame)
-        if self._runner.quaternions:
-            q, = self._manifold_inputs("forward_kinematics", q=q)
-        top = self._runner.run(kind, q)
+        top = self._run(kind, q=q)
         bottom = np.broadcast_to(np.array([0.0, 0.0, 0.0, 1.0]), top.shape[:-2] + (1, 4))
         return np.concatenate([top, bottom], axis=-2)
 
@@ -580,9 +552,7 @@ class Robot:
         body twist then the joint rates; the first six columns move the frame with the
         base."""
         kind = self._frame_kind("jacobian", frame)
-        if self._runner.quaternions:
-            return self._runner.run(kind, *self._manifold_inputs("jacobian", q=q))
-        return self._runner.run(kind, q)
+        return self._run(kind, q=q)
 
     # -- export ---------------------------------------------------------------------
     def to_urdf(self, path: str | Path | None = None, force: bool = False,
@@ -650,13 +620,7 @@ class Robot:
         With ``h_e``, ``dtau/dq`` includes ``d(J^T h_e)/dq``. A free or ball joint's columns
         of ``dtau/dq`` are along its velocity coordinates (the tangent space, Pinocchio's
         convention)."""
-        if self._runner.quaternions:
-            q, qd, qdd = self._manifold_inputs("inverse_dynamics_derivatives", q=q, qd=qd, qdd=qdd)
-        if h_e is None:
-            out = self._runner.run("inverse_dynamics_derivatives", q, qd, qdd)
-        else:
-            kind, h_e = self._wrenches("inverse_dynamics_derivatives_contact", h_e)
-            out = self._runner.run(kind, q, qd, qdd, h_e)
+        out = self._run("inverse_dynamics_derivatives", q=q, qd=qd, qdd=qdd, h_e=h_e)
         return out[..., 0, :, :], out[..., 1, :, :], out[..., 2, :, :]
 
     def forward_dynamics_derivatives(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike,
@@ -668,31 +632,21 @@ class Robot:
         ``qdd = FD(q, qd, tau)`` (Carpentier & Mansard 2018), solved with the Cholesky
         factor of ``M``. Coulomb friction is differentiated as 0 (see
         :meth:`inverse_dynamics_derivatives`)."""
-        if self._runner.quaternions:
-            q, qd, tau = self._manifold_inputs("forward_dynamics_derivatives", q=q, qd=qd, tau=tau)
-        if h_e is None:
-            out = self._runner.run("forward_dynamics_derivatives", q, qd, tau)
-        else:
-            kind, h_e = self._wrenches("forward_dynamics_derivatives_contact", h_e)
-            out = self._runner.run(kind, q, qd, tau, h_e)
+        out = self._run("forward_dynamics_derivatives", q=q, qd=qd, tau=tau, h_e=h_e)
         return out[..., 0, :, :], out[..., 1, :, :], out[..., 2, :, :]
 
     def mass_matrix_derivatives(self, q: ArrayLike) -> np.ndarray:
         """``dM/dq``, ``(..., dof)`` -> ``(..., dof, dof, dof)`` with
         ``[..., i, j, k] = dM_ij/dq_k`` (symmetric in ``i, j``; ``k`` along the velocity
         coordinates)."""
-        if self._runner.quaternions:
-            q, = self._manifold_inputs("mass_matrix_derivatives", q=q)
-        return self._runner.run("mass_matrix_derivatives", q)
+        return self._run("mass_matrix_derivatives", q=q)
 
     def jacobian_derivative(self, q: ArrayLike, qd: ArrayLike,
                             frame: str | None = None) -> np.ndarray:
         """``Jdot = dJ/dt = sum_k (dJ/dq_k) qd_k`` of the geometric Jacobian
         (:meth:`jacobian`; of the named ``frame`` when given), ``(..., 6, dof)``; the end
         effector's acceleration is ``J qdd + Jdot qd``."""
-        if self._runner.quaternions:
-            q, qd = self._manifold_inputs("jacobian_derivative", q=q, qd=qd)
-        return self._runner.run(self._frame_kind("jacobian_derivative", frame), q, qd)
+        return self._run(self._frame_kind("jacobian_derivative", frame), q=q, qd=qd)
 
     # -- the compiled programs for automatic differentiation (codegen/export) -----------
     def to_jax(self, functions=None, parameters: str = "baked", dtype: str = "float64"):
@@ -745,9 +699,7 @@ class Robot:
         :mod:`robodyn.dynamics.regressor`."""
         from .dynamics.regressor import parameter_columns
 
-        if self._runner.quaternions:
-            q, qd, qdd = self._manifold_inputs("regressor", q=q, qd=qd, qdd=qdd)
-        full = self._runner.run("regressor", q, qd, qdd)
+        full = self._run("regressor", q=q, qd=qd, qdd=qdd)
         cols, _ = parameter_columns(self.chain)
         return full if len(cols) == full.shape[-1] else np.ascontiguousarray(full[..., cols])
 
