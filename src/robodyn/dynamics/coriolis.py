@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from ..core import linalg3 as la
 from ..model.chain import Chain
+from ..model.joints import FREE
 from .kinematics import link_poses
 from .spatial import (
     add_inertia,
@@ -45,8 +46,26 @@ from .spatial import (
 
 
 def coriolis_matrix(chain: Chain, q, qd, ops, poses=None) -> list[list]:
-    """``C(q, qd)`` as a list of ``nv`` rows of scalars."""
-    return spatial_coriolis(chain, poses or link_poses(chain, q, ops), qd)
+    """``C(q, qd)`` as a list of ``nv`` rows of scalars. A free joint on the world (a
+    floating base) is evaluated at its zero: with its velocity in its own frame, ``C`` does
+    not depend on where the subtree it moves is (a rigid motion of that subtree leaves
+    every product of its motions and inertias as it is), and the base's identity pose
+    spares the program the rotation of every term (Solo-12's ``C``: 9042 -> 5157
+    statements)."""
+    if poses is None:
+        if not chain.single_valued:
+            q = _free_roots_at_zero(chain, q)
+        poses = link_poses(chain, q, ops)
+    return spatial_coriolis(chain, poses, qd)
+
+
+def _free_roots_at_zero(chain: Chain, q) -> list:
+    """``q`` with the configuration of every free joint on the world at its zero."""
+    q = list(q)
+    for i, (link, k) in enumerate(zip(chain.links, chain.q_offsets(), strict=True)):
+        if link.joint.type == FREE and chain.parent(i) < 0:
+            q[k:k + 7] = [0, 0, 0, 0, 0, 0, 1]
+    return q
 
 
 def spatial_coriolis(chain: Chain, poses, qd) -> list[list]:
