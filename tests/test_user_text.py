@@ -66,7 +66,8 @@ API_MODULES = ["robodyn", "robodyn.robot", "robodyn.model.builtin", "robodyn.sym
                "robodyn.symbolic.equations", "robodyn.symbolic.compare",
                "robodyn.motion.trajectory", "robodyn.motion.simulation",
                "robodyn.motion.control", "robodyn.motion.energy",
-               "robodyn.identification.estimate", "robodyn.identification.excitation",
+               "robodyn.identification.estimate", "robodyn.identification.result",
+               "robodyn.identification.excitation",
                "robodyn.core.errors"]
 
 
