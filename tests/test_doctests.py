@@ -32,7 +32,7 @@ MODULES = sorted(FILES)
 
 def test_the_package_has_docstring_examples():
     assert {"robodyn", "robodyn.symbolic", "robodyn.symbolic.equations",
-            "robodyn.plot.figures"} <= set(MODULES)
+            "robodyn.plot"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)

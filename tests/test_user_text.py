@@ -67,7 +67,8 @@ API_MODULES = ["robodyn", "robodyn.robot", "robodyn.model.builtin", "robodyn.sym
                "robodyn.motion.trajectory", "robodyn.motion.simulation",
                "robodyn.motion.result", "robodyn.motion.checks", "robodyn.motion.options",
                "robodyn.motion.rollouts", "robodyn.motion.control", "robodyn.motion.energy",
-               "robodyn.identification.estimate", "robodyn.identification.excitation",
+               "robodyn.identification.estimate", "robodyn.identification.result",
+               "robodyn.identification.excitation",
                "robodyn.core.errors"]
 
 

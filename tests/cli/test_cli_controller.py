@@ -12,7 +12,7 @@ import pytest
 
 import robodyn as rd
 from robodyn.cli import main
-from robodyn.cli.motion import default_save_step
+from robodyn.cli.simulate import default_save_step
 
 
 @pytest.fixture(autouse=True)

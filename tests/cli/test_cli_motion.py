@@ -453,11 +453,9 @@ def test_an_mp4_without_ffmpeg_fails_before_the_simulation(tmp_path, monkeypatch
     """The writer is checked first: no 100 s simulation to learn that ffmpeg is missing."""
     from matplotlib import animation
 
-    from robodyn.cli import motion
-
     monkeypatch.setattr(animation.FFMpegWriter, "isAvailable", classmethod(lambda cls: False))
     ran = []
-    monkeypatch.setattr(motion, "simulate", lambda *a, **k: ran.append(1))
+    monkeypatch.setattr("robodyn.cli.simulate.simulate", lambda *a, **k: ran.append(1))
     code = main(["simulate", "planar-2r", "--q0", "0,0", "--duration", "100",
                  "--animate", str(tmp_path / "sim.mp4")])
     assert code == 2 and not ran and not list(tmp_path.iterdir())

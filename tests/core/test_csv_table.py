@@ -18,7 +18,7 @@ import pytest
 import robodyn as rd
 from conftest import ROOT
 from robodyn.cli import main
-from robodyn.cli.motion import read_torque_table
+from robodyn.cli.simulate import read_torque_table
 from robodyn.core.csv_table import parse_number, read_number_table
 
 pytestmark = pytest.mark.usefixtures("numpy_backend")
@@ -204,7 +204,7 @@ def test_a_fifo_or_a_device_is_refused_without_blocking(tmp_path):
         from pathlib import Path
         import robodyn as rd
         from robodyn.cli import main
-        from robodyn.cli.motion import read_torque_table
+        from robodyn.cli.simulate import read_torque_table
         robot = rd.load("planar-2r")
         for path in ({str(fifo)!r}, "/dev/zero", "/dev/urandom"):
             for read in (lambda: rd.identify(robot, path),

@@ -13,8 +13,7 @@ import pytest
 
 import robodyn as rd
 from robodyn.cli import main
-from robodyn.identification import estimate
-from robodyn.identification.estimate import consistency_problems
+from robodyn.identification.physical import consistency_problems
 
 # values, not speed: new kernels run on the NumPy backend (no Numba compile time)
 pytestmark = pytest.mark.usefixtures("numpy_backend")
@@ -236,7 +235,7 @@ def test_noisy_physical_fit_is_not_flagged(recwarn):
 
 def test_the_physical_fit_has_a_budget(monkeypatch):
     robot, ex, tau = _exact("pendulum")
-    monkeypatch.setattr(estimate, "PHYSICAL_MAX_STEPS", 5)
+    monkeypatch.setattr("robodyn.identification.physical.PHYSICAL_MAX_STEPS", 5)
     with pytest.warns(rd.identification.IdentificationWarning,
                       match="stopped at its budget of 5 Newton steps before converging"):
         result = rd.identify(robot, ex.q, ex.qd, ex.qdd, tau, physical=True)

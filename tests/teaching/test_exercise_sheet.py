@@ -21,7 +21,8 @@ import robodyn as rd
 from robodyn.cli import main
 from robodyn.core.errors import InputError
 from robodyn.symbolic.printing.latex import tex_of
-from robodyn.teaching.exercise import QUANTITIES, make_exercise, questions_of
+from robodyn.teaching.exercise import make_exercise
+from robodyn.teaching.questions import QUANTITIES, questions_of
 
 CASES = {
     "rp": ["--dof", "2", "--joints", "RP", "--seed", "7"],

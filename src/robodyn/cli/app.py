@@ -42,10 +42,14 @@ from .check import add_check_command, add_grade_command
 from .common import MAX_PRINTED_SAMPLES, load_model, model_options, positive_int, urdf_options
 from .dataset import add_dataset_command
 from .derive import add_derive_command
+from .energy import add_energy_command
 from .exercise import add_exercise_command
 from .export import add_export_command
 from .identify import add_identify_command
-from .motion import DEMO_DIR, add_motion_commands, numbers_attached, tour
+from .motion import numbers_attached
+from .simulate import add_simulate_command
+from .torques import add_torques_command
+from .tour import DEMO_DIR, tour
 from .view import add_view_command
 
 #: The widest line ``robodyn models`` prints.
@@ -96,7 +100,7 @@ def _model_details(name: str) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    """Without models the tour (:func:`robodyn.cli.motion.tour`); with models the inverse
+    """Without models the tour (:func:`robodyn.cli.tour.tour`); with models the inverse
     dynamics of each along a smooth rest-to-rest motion, printed sample by sample."""
     if not args.models:
         return tour(Path(args.out))
@@ -156,7 +160,9 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, list[str]]:
     p.set_defaults(func=_cmd_demo, command_parser=p,
                    models_of=lambda a: a.models or ["planar-2r", "rp-arm", "puma560"])
     add_derive_command(sub, parents=parents)
-    add_motion_commands(sub, parents)
+    add_simulate_command(sub, parents)
+    add_torques_command(sub, parents)
+    add_energy_command(sub, parents)
     add_export_command(sub, parents)
     add_check_command(sub, parents)
     add_grade_command(sub, parents)

@@ -45,7 +45,7 @@ def add_exercise_command(sub, parents=()) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=_seed, default=0, help="the seed (default 0)")
     p.add_argument("--out", default="exercise", metavar="DIR",
                    help="where to write task/ and solution/ (default ./exercise)")
-    from ..teaching.exercise import QUANTITIES, ROUTES
+    from ..teaching.questions import QUANTITIES, ROUTES
 
     p.add_argument("--route", default="energy", choices=tuple(ROUTES),
                    help="how the questions ask for M: energy (read off K = 1/2 qd^T M qd, "
@@ -68,7 +68,8 @@ def add_exercise_command(sub, parents=()) -> argparse.ArgumentParser:
 
 def _cmd_exercise(args: argparse.Namespace) -> int:
     from ..core.errors import InputError
-    from ..teaching.exercise import make_exercise, questions_of
+    from ..teaching.exercise import make_exercise
+    from ..teaching.questions import questions_of
 
     dof = args.dof if args.dof is not None else (len(args.joints) if args.joints else 2)
     try:

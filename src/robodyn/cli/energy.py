@@ -1,0 +1,104 @@
+"""``robodyn energy``: the energy a rest-to-rest motion costs and, with ``--optimize``, a
+cheaper motion between the same end points (the examples are in :mod:`robodyn.cli.motion`,
+the commands' shared help)."""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+from types import SimpleNamespace
+
+from ..motion import energy as rd_energy
+from ..motion import trajectory as rd_trajectory
+from .motion import motion_command, motion_options, profiled_motion, via_count, with_values
+from .output import format_vector, picture_option, report_warnings, writing
+
+
+def energy_table(robot, report, title: str) -> list[str]:
+    """Lines: positive work, net work and effort of ``report`` per joint and in total."""
+    revolute = all(link.joint.type == "revolute" for link in robot.links)
+    effort_unit = "(N m)^2 s" if revolute else "tau^2 s"
+    lines = [title, f"  {'':<24}" + "".join(f"{f'joint {j + 1}':>13}" for j in range(robot.dof))
+             + f"{'total':>13}"]
+    rows = (("positive work [J]", report.positive_work_per_joint, report.positive_work),
+            ("net work [J]", report.net_work_per_joint, report.net_work),
+            (f"effort [{effort_unit}]", report.effort_per_joint, report.effort))
+    for label, per_joint, total in rows:
+        lines.append(f"  {label:<24}" + "".join(f"{x:13.6g}" for x in per_joint)
+                     + f"{total:13.6g}")
+    if report.friction_loss:
+        lines.append(f"  friction loss: {report.friction_loss:.6g} J")
+    return lines
+
+
+def _driven(motion, report) -> SimpleNamespace:
+    """A motion with the torques that drive it (for the energy picture's work term)."""
+    return SimpleNamespace(t=motion.t, q=motion.q, qd=motion.qd, qdd=motion.qdd,
+                           tau=report.tau)
+
+
+def _cmd_energy(args: argparse.Namespace) -> int:
+    from .common import load_model
+
+    plot, picture = picture_option(args.plot, "--plot")
+    robot = with_values(load_model(args.model, args), args.values)
+    traj, motion = profiled_motion(args, robot, "quintic")
+    base = rd_energy.consumed(robot, motion)
+    print("\n".join(energy_table(
+        robot, base, f"{robot.name}: energy of the quintic from {format_vector(traj.q0)} to "
+                     f"{format_vector(traj.q1)} in {args.duration:g} s (trapezoidal rule on "
+                     f"{args.samples} samples)")))
+    pictures = []
+    if picture is not None:
+        pictures.append((picture, motion, base, "quintic"))
+    if args.optimize:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RuntimeWarning)
+            best = rd_energy.optimize(robot, traj.q0, traj.q1, args.duration,
+                                      via_points=args.via_points, objective=args.objective,
+                                      samples=args.samples)
+        report_warnings(caught)
+        opt_motion = rd_trajectory.Motion(motion.t, *best(motion.t))
+        opt = rd_energy.consumed(robot, opt_motion)
+        how = (f"a spline through {args.via_points} via points" if best.kind == "optimized"
+               else "no spline beat the quintic: the quintic itself")
+        print("\n".join(energy_table(robot, opt, f"optimised for {args.objective} ({how}):")))
+        before, after = base.value(args.objective), opt.value(args.objective)
+        saving = (1 - after / before) if before > 0 else 0.0
+        print(f"{args.objective.replace('_', ' ')}: {before:.6g} -> {after:.6g} "
+              f"({saving:.1%} less)")
+        if picture is not None:
+            pictures.append((picture.with_name(f"{picture.stem}-optimized{picture.suffix}"),
+                             opt_motion, opt, "optimised motion"))
+    for path, shown, report, what in pictures:
+        writing(path, lambda p=path, s=shown, r=report, w=what: plot.energy(
+            _driven(s, r), robot, path=p, title=f"Energy of the {w} of {robot.name}"))
+        print(f"wrote {path}")
+    if picture is not None and args.optimize:
+        path = picture.with_name(f"{picture.stem}-comparison{picture.suffix}")
+        writing(path, lambda: plot.energy_comparison(
+            robot, {"quintic": motion, "optimised": opt_motion}, path=path))
+        print(f"wrote {path} (the quintic and the optimised motion overlaid)")
+    return 0
+
+
+def add_energy_command(sub, parents=()) -> None:
+    """Add ``energy`` to the ``robodyn`` command's sub-commands (``parents``: the shared
+    model options, :func:`robodyn.cli.common.model_options`)."""
+    p = motion_command(sub, "energy", parents,
+                       "the energy a motion costs, and a cheaper motion",
+                       "Positive work, net work and effort of the rest-to-rest quintic; with "
+                       "--optimize, of a motion between the same end points in the same time that "
+                       "costs less.")
+    motion_options(p)
+    p.add_argument("--optimize", action="store_true",
+                   help="search a cheaper motion (spline through via points) and compare")
+    p.add_argument("--objective", choices=rd_energy.OBJECTIVES, default="positive_work",
+                   help="what --optimize minimises (default positive_work)")
+    p.add_argument("--via-points", type=via_count, default=3,
+                   help="via points of the optimised spline (default 3)")
+    p.add_argument("--plot", metavar="PICTURE",
+                   help="draw K, U, the work and the balance (e.g. energy.png; with "
+                        "--optimize also NAME-optimized.png and NAME-comparison.png, the two "
+                        "motions overlaid)")
+    p.set_defaults(func=_cmd_energy)

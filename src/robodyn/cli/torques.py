@@ -1,0 +1,69 @@
+"""``robodyn torques``: inverse dynamics along a rest-to-rest motion, the peak torque of each
+term per joint, saved and drawn (the examples are in :mod:`robodyn.cli.motion`, the
+commands' shared help)."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from .motion import motion_command, motion_options, profiled_motion, with_values
+from .output import format_vector, output_path, picture_option, writing
+
+#: The time laws of ``torques --profile`` (:mod:`robodyn.motion.trajectory`).
+PROFILES = ("quintic", "cubic", "trapezoidal")
+
+
+def _units(robot) -> list[str]:
+    return [link.joint.torque_unit for link in robot.links]
+
+
+def _cmd_torques(args: argparse.Namespace) -> int:
+    from .common import load_model
+
+    save = output_path(args.save, "--save", (".csv",))
+    plot, picture = picture_option(args.plot, "--plot")
+    robot = with_values(load_model(args.model, args), args.values)
+    traj, motion = profiled_motion(args, robot, args.profile)
+    parts = robot.torque_parts(motion.q, motion.qd, motion.qdd).as_dict()
+    units = _units(robot)
+    print(f"{robot.name}: inverse dynamics along a {args.profile} from {format_vector(traj.q0)} to "
+          f"{format_vector(traj.q1)} in {args.duration:g} s ({args.samples} samples)")
+    print("peak |tau| per joint and term (tau = inertial + coriolis + gravity + friction + "
+          "external):")
+    print(f"  {'term':<10}" + "".join(f"{f'tau{j + 1} [{u}]':>15}" for j, u in enumerate(units)))
+    for name, values in parts.items():
+        print(f"  {name:<10}" + "".join(f"{x:15.6g}" for x in np.abs(values).max(axis=0)))
+    when = motion.t[np.abs(parts["total"]).argmax(axis=0)]
+    print(f"  {'at t [s]':<10}" + "".join(f"{x:15.4g}" for x in when) + "   (peak of the total)")
+    if save is not None:
+        columns = {"t": motion.t}
+        for name in ("q", "qd", "qdd"):
+            columns.update({f"{name}{j + 1}": getattr(motion, name)[:, j]
+                            for j in range(robot.dof)})
+        for name, values in parts.items():
+            columns.update({f"{name}{j + 1}": values[:, j] for j in range(robot.dof)})
+        data = np.column_stack(list(columns.values()))
+        writing(save, lambda: np.savetxt(save, data, delimiter=",", header=",".join(columns),
+                                         comments="", fmt="%.17g"))
+        print(f"wrote {save} (columns t, q, qd, qdd and every term per joint)")
+    if picture is not None:
+        writing(picture, lambda: plot.torques(robot, motion, path=picture))
+        print(f"wrote {picture}")
+    return 0
+
+
+def add_torques_command(sub, parents=()) -> None:
+    """Add ``torques`` to the ``robodyn`` command's sub-commands (``parents``: the shared
+    model options, :func:`robodyn.cli.common.model_options`)."""
+    p = motion_command(sub, "torques", parents,
+                       "joint torques along a motion, term by term",
+                       "Inverse dynamics along a rest-to-rest motion: the peak torque of each term "
+                       "(M qdd, C qd, g, friction) per joint.")
+    motion_options(p)
+    p.add_argument("--profile", choices=PROFILES, default="quintic",
+                   help="time law of the motion (default quintic)")
+    p.add_argument("--plot", metavar="PICTURE", help="draw the terms stacked (e.g. torques.png)")
+    p.add_argument("--save", metavar="FILE", help="write t, q, qd, qdd and every term (.csv)")
+    p.set_defaults(func=_cmd_torques)
