@@ -19,6 +19,7 @@ from .identification.estimate import identify
 from .model import builtin as models
 from .motion import control, energy, trajectory
 from .motion.checks import EnergyBalanceWarning, JointLimitWarning
+from .motion.dataset import dataset
 from .motion.result import Simulation
 from .motion.rollouts import rollout
 from .motion.simulation import simulate
@@ -26,7 +27,7 @@ from .robot import Robot, TorqueParts, load
 from .symbolic.equations import Equations as _Equations
 
 __version__ = VERSION
-__all__ = ["load", "Robot", "TorqueParts", "models", "trajectory", "energy", "control",
+__all__ = ["load", "Robot", "dataset", "TorqueParts", "models", "trajectory", "energy", "control",
            "simulate", "rollout", "Simulation", "identify", "excitation", "JointLimitWarning",
            "ModelError", "InputError", "RobodynError", "UrdfWarning",
            "PhysicalConsistencyWarning", "EnergyBalanceWarning", "__version__"]

@@ -24,8 +24,8 @@ import pytest
 import robodyn as rd
 from conftest import TEST_DATA
 from robodyn.cli import main
-from robodyn.cli.dataset import write_dataset
 from robodyn.core.errors import InputError, RobodynError
+from robodyn.motion.dataset import write_dataset
 
 URDF = TEST_DATA / "urdf" / "rpc_branch.urdf"
 
@@ -303,7 +303,7 @@ def test_resuming_with_other_settings_names_the_difference(tmp_path, numpy_backe
 def test_a_resumed_run_accepts_the_model_within_rounding(tmp_path, monkeypatch, numpy_backend):
     """Another backend may compute the model's fingerprint in the manifest a few ulps
     apart: that is the same model, and the finished chunks are kept."""
-    import robodyn.cli.dataset as cd
+    import robodyn.motion.dataset as cd
 
     robot = rd.load("planar-2r")
     out = tmp_path / "d.npz"
@@ -317,20 +317,20 @@ def test_a_resumed_run_accepts_the_model_within_rounding(tmp_path, monkeypatch, 
 
 def test_the_parts_are_deleted_only_after_the_final_file_reads_back(tmp_path, monkeypatch,
                                                                     numpy_backend):
-    import robodyn.cli.dataset as cd
+    import robodyn.motion.dataset_files as files
 
     robot = rd.load("planar-2r")
     out = tmp_path / "d.npz"
-    real = cd._npz_problem
+    real = files._npz_problem
     # the merged file fails its check (as a disk that lost a write would make it)
-    monkeypatch.setattr(cd, "_npz_problem", lambda path, shapes, digests=None:
+    monkeypatch.setattr(files, "_npz_problem", lambda path, shapes, digests=None:
                         "simulated" if digests else real(path, shapes, digests))
     with pytest.raises(RobodynError, match="does not read back .simulated.; the parts are kept"):
         write_dataset(robot, out, 30, chunk=10, seed=2)
     parts = tmp_path / "d.npz.parts"
     assert not out.exists() and len(list(parts.glob("chunk-*.npz"))) == 3
     assert not [p for p in parts.iterdir() if p.name.endswith(".tmp")]
-    monkeypatch.setattr(cd, "_npz_problem", real)
+    monkeypatch.setattr(files, "_npz_problem", real)
     assert write_dataset(robot, out, 30, chunk=10, seed=2) == 0  # merged from the parts
     assert_dataset(out, robot, 30, 10, 2)
 
@@ -355,13 +355,13 @@ def test_a_chunk_that_changes_during_the_run_stops_the_merge(tmp_path, numpy_bac
 
 def test_a_run_stopped_after_the_merge_completes_on_the_next_run(tmp_path, monkeypatch,
                                                                  numpy_backend):
-    import robodyn.cli.dataset as cd
+    import robodyn.motion.dataset_files as files
 
     robot = rd.load("planar-2r")
     out = tmp_path / "d.npz"
     parts = tmp_path / "d.npz.parts"
     with monkeypatch.context() as m:  # killed between placing OUT and deleting the parts
-        m.setattr(cd._NpzStore, "_remove_parts", lambda self: (_ for _ in ()).throw(Stop))
+        m.setattr(files.NpzStore, "_remove_parts", lambda self: (_ for _ in ()).throw(Stop))
         with pytest.raises(Stop):
             write_dataset(robot, out, 30, chunk=10, seed=5)
     assert out.exists() and parts.exists()
@@ -370,7 +370,7 @@ def test_a_run_stopped_after_the_merge_completes_on_the_next_run(tmp_path, monke
 
     # a file of the user's at OUT is never taken for the merged one: an error, all kept
     with monkeypatch.context() as m:
-        m.setattr(cd._NpzStore, "_remove_parts", lambda self: (_ for _ in ()).throw(Stop))
+        m.setattr(files.NpzStore, "_remove_parts", lambda self: (_ for _ in ()).throw(Stop))
         with pytest.raises(Stop):
             write_dataset(robot, tmp_path / "e.npz", 30, chunk=10, seed=5)
     mine = {"q": np.zeros((30, 2)), "qd": np.zeros((30, 2)), "qdd": np.zeros((30, 2)),
@@ -443,7 +443,7 @@ def wait_for(path: Path, proc: subprocess.Popen, seconds: float = 60) -> None:
 def test_a_second_run_into_the_same_output_fails_at_once(tmp_path, capsys, numpy_backend):
     first = start("""
         import pathlib, time, robodyn as rd
-        from robodyn.cli.dataset import write_dataset
+        from robodyn.motion.dataset import write_dataset
 
         def hold(k):
             if k == 0:
@@ -473,14 +473,15 @@ def test_a_second_run_into_the_same_output_fails_at_once(tmp_path, capsys, numpy
 def test_a_killed_run_leaves_no_stale_lock_and_no_temporary_file(tmp_path, numpy_backend, when):
     killed = start(f"""
         import os, signal, robodyn as rd
-        import robodyn.cli.dataset as cd
+        import robodyn.motion.dataset as cd
+        import robodyn.motion.dataset_files as files
 
         def kill(*args):
             os.kill(os.getpid(), signal.SIGKILL)
 
         if {when!r} == "merging":  # once the merged file is written, before it is checked
-            real = cd._npz_problem
-            cd._npz_problem = lambda p, s, d=None: kill() if d else real(p, s, d)
+            real = files._npz_problem
+            files._npz_problem = lambda p, s, d=None: kill() if d else real(p, s, d)
         cd.write_dataset(rd.load("planar-2r"), "d.npz", 30, chunk=10, seed=9,
                          on_chunk=lambda k: kill() if {when!r} == "computing" and k == 1
                          else None)
@@ -519,7 +520,8 @@ def bounded(code: str, tmp_path: Path) -> subprocess.CompletedProcess:
 # the runs must stop before their first chunk: were a check missing, this stops them
 NO_CHUNKS = """
     import shutil, sys
-    import robodyn.cli.dataset as cd
+    import robodyn.motion.dataset as cd
+    import robodyn.motion.dataset_files as files
     from robodyn.cli import main
 
     def never(*args):
@@ -549,7 +551,7 @@ def test_a_huge_sample_count_starts_at_once_where_it_fits(tmp_path):
     """The to-do list is not built: the first of 10**11 chunks is written at once."""
     run = start("""
         import shutil, robodyn as rd
-        from robodyn.cli.dataset import write_dataset
+        from robodyn.motion.dataset import write_dataset
 
         shutil.disk_usage = lambda p: shutil._ntuple_diskusage(10**18, 0, 10**18)
 
@@ -570,7 +572,7 @@ def test_the_chunk_size_is_capped_by_the_memory(tmp_path):
     most = 10**9 // (2 * 96)
     done = bounded(NO_CHUNKS + f"""
     import robodyn as rd
-    cd._available_memory = lambda: 10**9
+    files._available_memory = lambda: 10**9
     robot = rd.load("planar-2r")
     for samples, chunk in [(10**12, {most} + 1), (10**30, {most})]:
         try:
@@ -636,7 +638,7 @@ def test_a_directory_where_writing_fails_is_a_clean_error(tmp_path, capsys, nump
 ])
 def test_a_write_that_fails_midway_is_a_clean_error_and_resumes(tmp_path, capsys, monkeypatch,
                                                                 numpy_backend, error, hint):
-    import robodyn.cli.dataset as cd
+    import robodyn.motion.dataset_files as files
 
     robot = rd.load("planar-2r")
     calls = []
@@ -648,14 +650,14 @@ def test_a_write_that_fails_midway_is_a_clean_error_and_resumes(tmp_path, capsys
             raise OSError(error.errno, error.strerror)  # as a failed write says it
         real(file, **arrays)
 
-    monkeypatch.setattr(cd.np, "savez", savez)
+    monkeypatch.setattr(files.np, "savez", savez)
     assert main(["dataset", "planar-2r", "--samples", "40", "--chunk", "10", "--out",
                  str(tmp_path / "d.npz")]) == 2
     err = error_line(capsys)
     assert f"d.npz.parts/chunk-000002.npz': {error.strerror}; {hint}" in err, err
     parts = tmp_path / "d.npz.parts"
     assert not [p for p in parts.iterdir() if p.name.endswith(".tmp")]
-    monkeypatch.setattr(cd.np, "savez", real)
+    monkeypatch.setattr(files.np, "savez", real)
     assert write_dataset(robot, tmp_path / "d.npz", 40, chunk=10) == 2
     assert_dataset(tmp_path / "d.npz", robot, 40, 10, 0)
 

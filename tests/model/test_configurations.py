@@ -14,8 +14,8 @@ import pytest
 import robodyn as rd
 from conftest import GOOD_MODEL as GOOD
 from conftest import write_model as write
-from robodyn.cli.dataset import write_dataset
 from robodyn.core.errors import ModelError
+from robodyn.motion.dataset import write_dataset
 
 
 def _puma():
