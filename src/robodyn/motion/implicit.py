@@ -19,6 +19,13 @@ Jacobian (Newton then converges more slowly, to the same answer).
   ``jac=df/dy`` (:func:`radau_functions`).
 
 :func:`run_implicit` runs either for :func:`robodyn.simulate`.
+
+A model with quaternion joints (a free-flying base, ball joints) is integrated on its
+manifold: implicit Euler solves ``v_{k+1} = v_k + dt a(q_k ⊕ dt v_{k+1}, v_{k+1})`` for the
+velocity alone (Newton with ``1 - dt (dt da/dq + da/dv)``, the derivatives along the
+velocity coordinates; ``q_{k+1} = q_k ⊕ dt v_{k+1}``, the exponential), and Radau integrates
+the embedded equations (``dq/dt`` of the quaternions, renormalised after each step) with
+SciPy's own finite-difference Jacobian.
 """
 
 from __future__ import annotations
@@ -108,6 +115,55 @@ def implicit_euler(robot, q0, qd0, times, torque_at, wrench_at, tol=1e-10, bound
     return Q, QD
 
 
+def manifold_implicit_euler(robot, q0, qd0, times, torque_at, wrench_at, tol=1e-10,
+                            bound=np.inf, on_step=None):
+    """:func:`implicit_euler` of a model with quaternion joints (module docstring)."""
+    nv = robot.nv
+    t = np.asarray(times, dtype=float)
+    steps = len(t) - 1
+    Q = np.empty((steps + 1, robot.nq))
+    QD = np.empty((steps + 1, nv))
+    Q[0], QD[0] = q0, qd0
+    eye = np.eye(nv)
+    for k in range(steps):
+        t1, dt = t[k + 1], t[k + 1] - t[k]
+        q_k, v_k = Q[k], QD[k]
+        v = v_k + dt * robot.forward_dynamics(q_k, v_k, torque_at(t[k], q_k, v_k),
+                                              h_e=wrench_at(t[k], q_k, v_k))
+        converged, q = False, q_k
+        try:
+            for _ in range(NEWTON_ITERATIONS):
+                q = robot.integrate(q_k, v, dt)
+                tau = torque_at(t1, q, v)
+                h_e = wrench_at(t1, q, v)
+                a = robot.forward_dynamics(q, v, tau, h_e=h_e)
+                d_q, d_v, _ = robot.forward_dynamics_derivatives(q, v, tau, h_e=h_e)
+                step = np.linalg.solve(eye - dt * (dt * d_q + d_v), -(v - v_k - dt * a))
+                v = v + step
+                if np.linalg.norm(step) <= tol * (1.0 + np.linalg.norm(v)):
+                    converged = True
+                    q = robot.integrate(q_k, v, dt)
+                    break
+        except RobodynError:
+            if np.all(np.abs(v) <= bound):
+                raise
+        except np.linalg.LinAlgError:
+            pass
+        finite = np.all(np.abs(v) <= bound) and np.all(np.abs(q) <= bound)
+        if not converged and finite:
+            raise RobodynError(f"simulate: implicit Euler's Newton iteration did not converge "
+                               f"at t = {t1:.6g} s; reduce dt")
+        if not finite:
+            raise RobodynError(f"simulate: the motion diverged: the state stopped being finite "
+                               f"or passed {bound:g} by t = {t1:.6g} s (implicit Euler is "
+                               "stable for any dt: the torques or the wrench drive the body "
+                               "without bound, or the model's values are out of range)")
+        Q[k + 1], QD[k + 1] = q, v
+        if on_step is not None:
+            on_step(t1)
+    return Q, QD
+
+
 def radau_functions(robot, torque_at, wrench_at):
     """``(f(t, y), df/dy(t, y))`` for SciPy's Radau IIA with the exact Jacobian."""
     dof = robot.dof
@@ -140,9 +196,12 @@ def run_implicit(problem: Problem, options: SimulationOptions, bar) -> Simulatio
         return wrench_value(wrench, t, q, qd)
 
     torque_at.state_dependent = callable(torque) and not isinstance(torque, TorqueTable)
+    chain = robot.chain
+    manifold = not chain.single_valued
     if method == "implicit-euler":
-        q, qd = implicit_euler(robot, q0, qd0, times, torque_at, wrench_at,
-                               bound=MAX_MAGNITUDE, on_step=bar.update)
+        step = manifold_implicit_euler if manifold else implicit_euler
+        q, qd = step(robot, q0, qd0, times, torque_at, wrench_at, bound=MAX_MAGNITUDE,
+                     on_step=bar.update)
         t = times
         info, solution = {"steps": len(t) - 1, "dt": float(times[1] - times[0])}, None
         if shorter_last_step(t[-1] - t[-2], info["dt"]):
@@ -150,7 +209,20 @@ def run_implicit(problem: Problem, options: SimulationOptions, bar) -> Simulatio
     else:
         from scipy.integrate import Radau  # SciPy only when used
 
-        rhs, jac = radau_functions(robot, torque_at, wrench_at)
+        nq = robot.nq
+        project = None
+        if manifold:  # the embedded equations; SciPy's finite-difference Jacobian
+            jac = None
+
+            def rhs(t, y):
+                q, qd = chain.normalized(y[:nq]), y[nq:]
+                a = robot.forward_dynamics(q, qd, torque_at(t, q, qd), h_e=wrench_at(t, q, qd))
+                return np.concatenate([chain.configuration_rate(q, qd), a])
+
+            def project(y):
+                return np.concatenate([chain.normalized(y[:nq]), y[nq:]])
+        else:
+            rhs, jac = radau_functions(robot, torque_at, wrench_at)
         y0 = np.concatenate([q0, qd0])
 
         def make():
@@ -158,8 +230,10 @@ def run_implicit(problem: Problem, options: SimulationOptions, bar) -> Simulatio
                          max_step=max_step)
 
         t, y, solution, steps, solver = drive(make, rhs, y0, duration, times, max_steps,
-                                              method, dof, bar)
-        q, qd = y[:dof].T.copy(), y[dof:].T.copy()
+                                              method, nq, bar, project)
+        q, qd = y[:nq].T.copy(), y[nq:].T.copy()
+        if manifold:
+            q = chain.normalized(q)
         info = {"steps": steps, "evaluations": int(solver.nfev), "jacobians": int(solver.njev),
                 "rtol": rtol, "atol": atol}
     tau = np.stack([torque_at(tk, qk, qdk) for tk, qk, qdk in zip(t, q, qd)])

@@ -97,10 +97,6 @@ def _manifold_state(value, name: str, size: int, layout: str) -> np.ndarray:
 def manifold_options(method, tau, values) -> None:
     """What a model with quaternion joints does not take yet: an :class:`InputError` (or
     :class:`RobodynError`) saying so."""
-    if method is not None and str(method).lower() in ("implicit-euler", "radau"):
-        raise InputError(f"method: {str(method)[:40]!r} does not support quaternion joints "
-                         "(a free-flying base, ball joints) yet; use rk45, dop853, rk4 or "
-                         "semi-implicit-euler")
     if getattr(tau, "kind", None) in ("pd_gravity", "computed_torque"):
         raise RobodynError("simulate: the controllers of rd.control take one value per joint; "
                            "a model with quaternion joints (a free-flying base, ball joints) "
