@@ -625,7 +625,7 @@ def test_the_implicit_methods_integrate_on_the_manifold(tree):
 
 
 @pytest.mark.slow
-def test_floating_rollouts_and_wrenches_run_in_the_compiled_loop(tree):
+def test_floating_rollouts_and_wrenches_run_in_the_compiled_loop(tree, tmp_path):
     """The fixed-step loop integrates a free base on its manifold (the quaternion's rate and
     renormalisation, the SE(3) exponential): compiled, a batch of rollouts equals its single
     runs bit for bit, RK4 agrees with the adaptive method, a constant wrench h_e closes the
@@ -643,6 +643,24 @@ def test_floating_rollouts_and_wrenches_run_in_the_compiled_loop(tree):
     adaptive = rd.simulate(tree, q0, v0, duration=0.2, rtol=1e-10, atol=1e-10, progress=False)
     np.testing.assert_allclose(fixed.q[-1], adaptive.q[-1], atol=1e-8)
     np.testing.assert_allclose(np.linalg.norm(fixed.q[:, 3:7], axis=1), 1, atol=1e-15)
+    # per-rollout parameter values: each rollout is the single run of its own model
+    path = write_model(tmp_path, """
+        name: flyer
+        floating: true
+        base: {mass: mB, com: [0, 0, 0.05], inertia: [0.5, 0.6, 0.7, 0, 0, 0]}
+        links:
+          - {joint: revolute, a: 0.3, alpha: pi/2, mass: 1, com: [-0.1, 0, 0],
+             inertia: [0.01, 0.02, 0.02, 0, 0, 0]}
+        values: {mB: 5, g: 9.81}
+        """)
+    flyer = rd.load(path)
+    start = flyer.integrate(flyer.neutral(), np.r_[0, 0, 0, 0.2, -0.1, 0.3, 0.5])
+    masses = np.array([3.0, 5.0, 8.0])
+    many = rd.simulate(flyer, start, 0.1, duration=0.05, dt=0.005, method="rk4",
+                       values={"mB": masses}, progress=False)
+    np.testing.assert_array_equal(many.q, np.stack([
+        rd.simulate(flyer.with_values(mB=m), start, 0.1, duration=0.05, dt=0.005,
+                    method="rk4", progress=False).q for m in masses]))
     push = np.array([0.0, 0.0, 5.0, 0.3, 0.0, 0.0])
     pushed = rd.simulate(tree, q0, v0, duration=0.2, dt=0.002, method="rk4", h_e=push,
                          progress=False)

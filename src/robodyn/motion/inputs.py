@@ -101,9 +101,6 @@ def manifold_options(method, tau, values) -> None:
         raise RobodynError("simulate: the controllers of rd.control take one value per joint; "
                            "a model with quaternion joints (a free-flying base, ball joints) "
                            "takes a torque table or tau(t, q, qd)")
-    if values is not None:
-        raise RobodynError("simulate: values does not support quaternion joints yet (the "
-                           "robot has a free-flying base or ball joints)")
 
 
 class TorqueTable:
