@@ -24,6 +24,7 @@ free memory holds); the free disk space is checked before the first chunk.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -131,6 +132,8 @@ def write_dataset(robot, out, samples: int, chunk: int = 100_000, seed: int = 0,
                          f"{excerpt(seed, 40)}")
     check_progress(progress)
     chunk = min(chunk, samples)
+    if not isinstance(out, (str, os.PathLike)):
+        raise InputError(f"--out: expected a file name (str or Path), got {excerpt(out, 40)}")
     out = Path(out)
     suffix = out.suffix.lower()
     if suffix not in (".npz", ".zarr"):
