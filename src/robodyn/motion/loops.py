@@ -114,6 +114,7 @@ def _module_name(name: str) -> str:
     return name
 
 
+@functools.cache  # reading the source back (inspect) costs 13 ms, more than a 1 s run
 def shared_source() -> str:
     """The constants and functions of :mod:`robodyn.motion.steps` as loop-module text:
     their own source, each function under ``njit``."""
@@ -124,6 +125,7 @@ def shared_source() -> str:
     return constants + functions
 
 
+@functools.lru_cache(maxsize=64)
 def loop_source(fd_module: str, controller: str, controller_module: str | None,
                 contact: bool, fd_blocked: bool = False, controller_blocked: bool = False) -> str:
     """The loop module for a forward-dynamics kernel module ``fd_module`` (with an ``h_e``
