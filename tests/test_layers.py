@@ -134,11 +134,18 @@ def test_the_package_graph_has_no_cycle():
             for t in ([target] if target else names):
                 if _layer_of(t) != here:
                     graph.setdefault(here, set()).add(_layer_of(t))
+    cycles = [" -> ".join(loop) for loop in find_cycles(graph)]
+    assert not cycles, "\n".join(cycles)
+
+
+def find_cycles(graph) -> list[list[str]]:
+    """The cycles a depth-first walk of ``graph`` (``{node: its successors}``) meets, each as
+    its nodes with the first repeated at the end."""
     seen, on_path, cycles = set(), [], []
 
     def visit(node):
         if node in on_path:
-            cycles.append(" -> ".join([*on_path[on_path.index(node):], node]))
+            cycles.append([*on_path[on_path.index(node):], node])
             return
         if node in seen:
             return
@@ -150,7 +157,7 @@ def test_the_package_graph_has_no_cycle():
 
     for node in sorted(graph):
         visit(node)
-    assert not cycles, "\n".join(cycles)
+    return cycles
 
 
 def _module_targets(target: str, names: list[str], known) -> list[str]:
@@ -173,25 +180,9 @@ def package_cycles(modules=None) -> list[str]:
             for t in _module_targets(target, names, known):
                 if t != module and _layer_of(t) == _layer_of(module):
                     graph.setdefault(module, {}).setdefault(t, f"{_rel(path)}:{line}")
-    seen, on_path, cycles = set(), [], []
-
-    def visit(node):
-        if node in on_path:
-            loop = [*on_path[on_path.index(node):], node]
-            steps = "".join(f" -> {b} ({graph[a][b]})" for a, b in zip(loop, loop[1:]))
-            cycles.append(f"{_layer_of(node)}: {loop[0]}{steps}")
-            return
-        if node in seen:
-            return
-        seen.add(node)
-        on_path.append(node)
-        for nxt in sorted(graph.get(node, ())):
-            visit(nxt)
-        on_path.pop()
-
-    for node in sorted(graph):
-        visit(node)
-    return cycles
+    return [f"{_layer_of(loop[0])}: {loop[0]}"
+            + "".join(f" -> {b} ({graph[a][b]})" for a, b in zip(loop, loop[1:]))
+            for loop in find_cycles(graph)]
 
 
 #: The packages (folders) of the layers.
