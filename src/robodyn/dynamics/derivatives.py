@@ -179,7 +179,7 @@ def seeded_configuration(chain: Chain, q: Sequence, width: int, offset: int) -> 
         tangents = [[0.0] * width for _ in values]
         for k in range(joint.nv):
             unit = [1.0 if i == k else 0.0 for i in range(joint.nv)]
-            for r, x in enumerate(joint_configuration_rate(joint, values, unit)):
+            for r, x in enumerate(joint_configuration_rate(joint.type, values, unit)):
                 tangents[r][offset + kv + k] = x
         out += [Dual(x, tuple(t)) for x, t in zip(values, tangents, strict=True)]
     return out
@@ -266,7 +266,7 @@ def jacobian_derivative(chain: Chain, q, qd, ops, frame: int | None = None) -> l
             if link.joint.model.single:
                 duals.append(Dual(qj, (vj,)))
             else:
-                rate = joint_configuration_rate(link.joint, list(qj), list(vj))
+                rate = joint_configuration_rate(link.joint.type, list(qj), list(vj))
                 duals += [Dual(x, (r,)) for x, r in zip(qj, rate, strict=True)]
     jac = jacobian(chain, duals, DualOps(ops), frame=frame)
     return [[tangent(x, 0) for x in row] for row in jac]

@@ -159,11 +159,11 @@ def _product(a, b) -> tuple:
     return (*vector, wa * wb - la.dot(va, vb))
 
 
-def joint_configuration_rate(joint, q, v) -> list:
+def joint_configuration_rate(kind: str, q, v) -> list:
     """``dq/dt`` of a joint's configuration values for its velocity ``v`` on any scalars (the
     tangent map ``dq/dv``, column by column with unit ``v``): ``v`` for one value; the
-    quaternion's ``1/2 q ⊗ (w, 0)``; a free joint's position ``R v_lin`` first."""
-    kind = joint.type
+    quaternion's ``1/2 q ⊗ (w, 0)``; a free joint's position ``R v_lin`` first. ``kind``: the
+    joint's type."""
     if kind in (REVOLUTE, PRISMATIC):
         return [v]
     if kind == SPHERICAL:
@@ -229,18 +229,13 @@ def integrate_joint(model: JointModel, q: np.ndarray, v: np.ndarray) -> np.ndarr
 
 
 def joint_rate(model: JointModel, q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """``dq/dt`` of one joint's embedded configuration for its velocity ``v``: ``v`` for one
-    value; the quaternion's ``1/2 q ⊗ (w, 0)``; a free joint's position ``R v_lin``."""
+    """``dq/dt`` of one joint's embedded configuration ``(..., nq)`` for its velocity
+    ``(..., nv)``: :func:`joint_configuration_rate` on the arrays' columns."""
     if model.single:
         return v
-    w = v[..., 0:3] if model.name == SPHERICAL else v[..., 3:6]
-    quat = q[..., model.quaternion:model.quaternion + 4]
-    omega = np.concatenate([w, np.zeros(w.shape[:-1] + (1,))], axis=-1)
-    rate = 0.5 * quaternion_product(quat, omega)
-    if model.name == SPHERICAL:
-        return rate
-    position = np.einsum("...ij,...j->...i", rotation_matrices(quat), v[..., 0:3])
-    return np.concatenate([position, rate], axis=-1)
+    rate = joint_configuration_rate(model.name, [q[..., k] for k in range(model.nq)],
+                                    [v[..., k] for k in range(model.nv)])
+    return np.stack(np.broadcast_arrays(*rate), axis=-1)
 
 
 def neutral_joint(model: JointModel) -> np.ndarray:
