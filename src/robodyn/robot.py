@@ -15,7 +15,6 @@ strings: :attr:`Robot.symbols` are the keys of :attr:`Robot.values`.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -26,10 +25,11 @@ import numpy as np
 import sympy as sp
 from numpy.typing import ArrayLike
 
-from .codegen.runner import Runner, as_real_array
-from .core.errors import InputError, ModelError, excerpt
+from .codegen.runner import Runner
+from .codegen.wrenches import stacked_wrenches
+from .core.errors import InputError, ModelError
 from .dynamics.inverse_dynamics import TorqueParts
-from .dynamics.kinematics import frame_names
+from .dynamics.kinematics import frame_names, unknown_frame
 from .dynamics.registry import TORQUE_PARTS
 from .model.chain import Chain
 from .model.configuration import checked_arrays, layout
@@ -156,7 +156,8 @@ class Robot:
         values = (checked_arrays(self.chain, kind.partition("@")[0], arrays)
                   if runner.quaternions else list(arrays.values()))
         if h_e is not None:
-            kind, h_e = self._wrenches(f"{kind}_contact", h_e)
+            kind, h_e = stacked_wrenches(self.name, f"{kind}_contact", h_e, self.frames,
+                                         self.frame_index)
             values.append(h_e)
         return runner.run(kind, *values)
 
@@ -488,48 +489,10 @@ class Robot:
                                      lambda: {name: k for k, name in enumerate(names)})
         if isinstance(frame, str) and frame in lookup:
             return lookup[frame]
-        if not isinstance(frame, str):
-            raise InputError(f"{self.name}: frame: expected a frame name (a string of "
-                             f"robot.frames), got {excerpt(frame)}")
-        close = difflib.get_close_matches(frame, names, n=3, cutoff=0.5)
-        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
-        listed = ", ".join(names[:20]) + (f", ... ({len(names)} in all)"
-                                          if len(names) > 20 else "")
-        raise ModelError(f"{self.name}: frame: {excerpt(frame)} is not a frame of this "
-                         f"robot{hint} (robot.frames: {listed})")
+        raise unknown_frame(self.name, frame, names)
 
     def _frame_kind(self, kind: str, frame: str | None) -> str:
         return kind if frame is None else f"{kind}@{self.frame_index(frame)}"
-
-    def _wrenches(self, kind: str, h_e):
-        """``(kernel kind, h_e array)`` of an ``h_e`` argument: an array is the end
-        effector's wrench; a dict ``{frame: wrench}`` one wrench per named frame, stacked
-        in frame order along the last axis ``(..., 6 k)``."""
-        if not isinstance(h_e, Mapping):
-            return kind, h_e
-        if not h_e:
-            raise InputError(f"{self.name}: h_e: an empty dict; give {{frame name: wrench "
-                             "(6 numbers)}} for at least one frame, or leave h_e out")
-        by_index = {}
-        for frame, wrench in h_e.items():
-            arr = as_real_array(f"h_e[{frame!r}]", wrench)
-            if arr.ndim == 0 or arr.shape[-1] != 6:
-                raise InputError(f"{self.name}: h_e[{frame!r}]: expected a wrench of shape "
-                                 f"(..., 6) (force, moment), got {arr.shape}")
-            if not np.isfinite(arr).all():
-                raise InputError(f"{self.name}: h_e[{frame!r}]: a value is NaN or infinite; "
-                                 "every wrench must be finite")
-            by_index[self.frame_index(frame)] = arr
-        order = sorted(by_index)
-        arrays = [by_index[k] for k in order]
-        try:
-            batch = np.broadcast_shapes(*(a.shape[:-1] for a in arrays))
-        except ValueError:
-            detail = ", ".join(f"h_e[{self.frames[k]!r}] {by_index[k].shape}" for k in order)
-            raise InputError(f"{self.name}: h_e: batch shapes do not broadcast: "
-                             f"{detail}") from None
-        stacked = np.concatenate([np.broadcast_to(a, batch + (6,)) for a in arrays], axis=-1)
-        return f"{kind}@{','.join(map(str, order))}", stacked
 
     def forward_kinematics(self, q: ArrayLike, frame: str | None = None) -> np.ndarray:
         """Pose of the end-effector frame (or of the named ``frame``, one of

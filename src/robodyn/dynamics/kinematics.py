@@ -14,14 +14,16 @@ link ``k`` has nonzero columns only for ``k``'s ancestors (the joints that move 
 
 from __future__ import annotations
 
+import difflib
+
 from ..core import linalg3 as la
-from ..core.errors import ModelError
+from ..core.errors import InputError, ModelError, excerpt
 from ..model.chain import Chain
 from ..model.joints import joint_columns
 from ..model.joints import joint_motion as joint_transform
 
-__all__ = ["joint_transform", "link_poses", "frame_table", "frame_names", "frame_pose",
-           "frame_link", "tip_pose", "forward_kinematics", "jacobian", "BASE_FRAME"]
+__all__ = ["joint_transform", "link_poses", "frame_table", "frame_names", "unknown_frame",
+           "frame_pose", "frame_link", "tip_pose", "forward_kinematics", "jacobian", "BASE_FRAME"]
 
 
 def link_poses(chain: Chain, q, ops) -> list[tuple[la.Mat3, la.Vec3]]:
@@ -70,6 +72,19 @@ def frame_table(chain: Chain) -> list[tuple[str, int, object]]:
 def frame_names(chain: Chain) -> tuple[str, ...]:
     """The names of the frames :func:`frame_pose` and :func:`jacobian` take (by index)."""
     return tuple(name for name, _, _ in frame_table(chain))
+
+
+def unknown_frame(robot: str, frame, names: tuple[str, ...]) -> Exception:
+    """The error for a ``frame=`` that is not one of ``names`` (a non-string: an
+    :class:`InputError`; an unknown name: a :class:`ModelError` with the closest names)."""
+    if not isinstance(frame, str):
+        return InputError(f"{robot}: frame: expected a frame name (a string of "
+                          f"robot.frames), got {excerpt(frame)}")
+    close = difflib.get_close_matches(frame, names, n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+    listed = ", ".join(names[:20]) + (f", ... ({len(names)} in all)" if len(names) > 20 else "")
+    return ModelError(f"{robot}: frame: {excerpt(frame)} is not a frame of this "
+                      f"robot{hint} (robot.frames: {listed})")
 
 
 def frame_pose(chain: Chain, poses, frame: int) -> tuple[la.Mat3, la.Vec3]:
