@@ -558,7 +558,7 @@ class Robot:
         are ``robot.equations().to_code(...)``."""
         from .codegen.export.traced import to_code
 
-        return to_code(self, lang, functions, parameters, name)
+        return to_code(self._runner, lang, functions, parameters, name, self.provenance)
 
     def compile_c(self, functions=None, parameters: str = "baked",
                   compiler: str | None = None, flags=("-O2",)):
@@ -567,7 +567,8 @@ class Robot:
         leading axes (:mod:`robodyn.codegen.export.compile_c`)."""
         from .codegen.export.compile_c import compile_c
 
-        return compile_c(self, functions, parameters, compiler, flags)
+        return compile_c(self._runner, functions, parameters, compiler, flags,
+                         provenance=self.provenance)
 
     # -- derivatives ------------------------------------------------------------------
     def inverse_dynamics_derivatives(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
@@ -620,7 +621,7 @@ class Robot:
         ``jax.config.update("jax_enable_x64", True)``; ``pip install 'robodyn[jax]'``)."""
         from .codegen.export.jax_export import to_jax
 
-        return to_jax(self, functions, parameters, dtype)
+        return to_jax(self._runner, functions, parameters, dtype)
 
     def to_casadi(self, functions=None, parameters: str = "baked", name: str | None = None):
         """The numeric functions as ``casadi.Function`` SX graphs with named inputs and
@@ -628,7 +629,7 @@ class Robot:
         :mod:`robodyn.codegen.export.casadi_export` (``pip install 'robodyn[casadi]'``)."""
         from .codegen.export.casadi_export import to_casadi
 
-        return to_casadi(self, functions, parameters, name)
+        return to_casadi(self._runner, functions, parameters, name)
 
 
     # -- parameters, regressor, base parameters (robodyn.symbolic.base_parameters) -------------

@@ -263,8 +263,8 @@ def test_cpp_export_equals_the_core(mode, numpy_backend, tmp_path, monkeypatch):
     functions = ["inverse_dynamics_contact", "forward_dynamics", "mass_matrix",
                  "kinetic_energy", "jacobian", "inverse_dynamics_derivatives"]
     monkeypatch.setattr(c_export, "PART", 10)
-    prog = build(robot, functions, mode)
-    for fname, text in to_code(robot, "cpp", functions, parameters=mode).items():
+    prog = build(robot.runner, functions, mode)
+    for fname, text in to_code(robot.runner, "cpp", functions, parameters=mode).items():
         assert "namespace detail" in text
         (tmp_path / fname).write_text(text)
     wrappers = []
@@ -352,8 +352,8 @@ def test_java_export_equals_the_core(mode, numpy_backend, tmp_path):
     if shutil.which("javac") is None or shutil.which("java") is None:
         pytest.skip("no javac/java on PATH (apt-get install default-jdk-headless)")
     robot = rd.load("rp-arm")
-    prog = build(robot, None, mode)
-    for fname, text in to_code(robot, "java", parameters=mode).items():
+    prog = build(robot.runner, None, mode)
+    for fname, text in to_code(robot.runner, "java", parameters=mode).items():
         (tmp_path / fname).write_text(text)
     calls, wants = [], []
     for f in prog.functions:

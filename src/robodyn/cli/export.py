@@ -124,7 +124,7 @@ def _export_kernels(robot, args: argparse.Namespace) -> int:
     functions = None
     if args.functions is not None:
         functions = [f.strip() for f in args.functions.split(",") if f.strip()]
-    prog = build(robot, functions, args.parameters, args.name)
+    prog = build(robot.runner, functions, args.parameters, args.name, robot.provenance)
     files = LANGUAGES[args.lang].kernels(prog)
     paths = write_files(files, args.out, force=args.force)
     print(f"robodyn: wrote {visible(robot.name)} ({robot.dof} joints, {args.lang}, "

@@ -26,6 +26,7 @@ from ...core.errors import InputError, RobodynError
 from ...dynamics.registry import KERNELS, output_shape
 from ...dynamics.regressor import parameter_columns
 from ..emit import live_ops
+from ..runner import Runner
 from ..tape import Tape, Var
 from ..trace import trace
 
@@ -97,20 +98,20 @@ def layout(name: str, dof: int, chain) -> tuple[Output, ...]:
     return (Output(names[0], shape, tuple(range(size))),)
 
 
-def build_program(robot, name: str, parameters: str) -> Program:
-    """Trace registry entry ``name`` for ``robot`` (see the module docstring for the
+def build_program(runner: Runner, name: str, parameters: str) -> Program:
+    """Trace registry entry ``name`` for the model of ``runner`` (see the module docstring for the
     ``parameters`` modes)."""
     spec = KERNELS[name]
     if parameters == "baked":
         params: tuple[str, ...] = ()
-        tape, groups, outputs = trace(robot.numeric_chain, spec)
+        tape, groups, outputs = trace(runner.numeric_chain, spec)
     else:
-        params = tuple(robot.symbols)
-        robot.parameter_values  # noqa: B018 - fail on bad values before tracing
-        tape, groups, outputs = trace(robot.chain, spec, params)
+        params = runner.parameter_names
+        runner.parameter_values  # noqa: B018 - fail on bad values before tracing
+        tape, groups, outputs = trace(runner.chain, spec, params)
         groups = [("p", len(params)), *groups]
     return Program(name, spec.doc, tape, tuple(outputs), tuple(groups),
-                   layout(name, robot.dof, robot.chain), params)
+                   layout(name, runner.chain.nv, runner.chain), params)
 
 
 def evaluate(program: Program, arrays: Mapping[str, object], lib) -> list:

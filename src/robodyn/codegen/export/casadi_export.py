@@ -23,6 +23,7 @@ import math
 import re
 
 from ...core.errors import InputError, RobodynError
+from ..runner import Runner
 from .autodiff import Functions, Program, build_program, check_parameters, evaluate
 from .kernel_program import check_functions
 from .program import identifier
@@ -83,16 +84,16 @@ def casadi_function(program: Program, ca, fname: str):
                        [out.name for out in program.results])
 
 
-def to_casadi(robot, functions=None, parameters: str = "baked", name: str | None = None
+def to_casadi(runner: Runner, functions=None, parameters: str = "baked", name: str | None = None
               ) -> Functions:
-    """``robot``'s functions as :class:`casadi.Function` objects (a
+    """The functions of the model of ``runner`` as :class:`casadi.Function` objects (a
     :class:`~.autodiff.Functions` mapping by registry name), each built on first use.
 
     ``functions``: registry names (default: all); ``parameters``: ``"baked"`` or
     ``"argument"`` (input ``p`` first, ordered as ``robot.symbols``); ``name``: a prefix
     of the functions' names (made an identifier), for several robots in one CasADi
     code generation."""
-    where = f"{robot.name}.to_casadi"
+    where = f"{runner.name}.to_casadi"
     names = check_functions(functions, where)
     mode = check_parameters(parameters, where)
     if name is not None and not isinstance(name, str):
@@ -100,10 +101,10 @@ def to_casadi(robot, functions=None, parameters: str = "baked", name: str | None
                          f"or None, got {type(name).__name__}")
     prefix = f"{casadi_name(name)}_" if name else ""
     ca = import_casadi()
-    params = tuple(robot.symbols) if mode == "argument" else ()
-    values = tuple(float(v) for v in robot.parameter_values) if params else ()
+    params = runner.parameter_names if mode == "argument" else ()
+    values = tuple(float(v) for v in runner.parameter_values) if params else ()
 
     def make(kernel: str):
-        return casadi_function(build_program(robot, kernel, mode), ca, prefix + kernel)
+        return casadi_function(build_program(runner, kernel, mode), ca, prefix + kernel)
 
-    return Functions("CasADi", robot.name, names, mode, params, values, make)
+    return Functions("CasADi", runner.name, names, mode, params, values, make)

@@ -23,7 +23,8 @@ from pathlib import Path
 import numpy as np
 
 from ...core.errors import InputError, RobodynError
-from ..runner import as_real_array
+from ...model.source import Provenance
+from ..runner import Runner, as_real_array
 from .c import write_c_kernels
 from .kernel_program import TracedProgram, build
 
@@ -167,9 +168,12 @@ class CompiledC:
         return f"<compiled C kernels of {self.name}: {', '.join(self.names)}>"
 
 
-def compile_c(robot, functions=None, parameters: str = "baked", compiler: str | None = None,
-              flags: Sequence[str] = ("-O2",), timeout: float = COMPILE_TIMEOUT) -> CompiledC:
-    """Generate, compile and load the C kernels ``functions`` (``None``: all) of ``robot``
+def compile_c(runner: Runner, functions=None, parameters: str = "baked",
+              compiler: str | None = None, flags: Sequence[str] = ("-O2",),
+              timeout: float = COMPILE_TIMEOUT, provenance: Provenance | None = None
+              ) -> CompiledC:
+    """Generate, compile and load the C kernels ``functions`` (``None``: all) of the model
+    of ``runner``
     (see the module docstring). ``parameters="argument"``: each callable takes the
     parameter vector ``p`` first (order ``robot.runner.parameter_names``)."""
     flags = [str(f) for f in ([flags] if isinstance(flags, str) else flags)]
@@ -178,7 +182,7 @@ def compile_c(robot, functions=None, parameters: str = "baked", compiler: str | 
             raise InputError(f"flags: {flag[:40]!r} is not a compiler option (one starting "
                              "with -)")
     cc = find_compiler(compiler)
-    prog = build(robot, functions, parameters)
+    prog = build(runner, functions, parameters, provenance=provenance)
     files = write_c_kernels(prog)
     driver = f"{prog.name}_robodyn_batch.c"
     sources = {**files, driver: _driver(prog)}

@@ -33,6 +33,7 @@ import numpy as np
 
 from ...core.errors import InputError, RobodynError
 from ...dynamics.inverse_dynamics import TORQUE_PARTS
+from ..runner import Runner
 from .autodiff import Functions, Program, build_program, check_parameters, evaluate
 from .kernel_program import check_functions
 
@@ -162,17 +163,18 @@ def jax_function(program: Program, jax, jnp, dtype: str = "float64"):
     return function
 
 
-def to_jax(robot, functions=None, parameters: str = "baked", dtype: str = "float64"
+def to_jax(runner: Runner, functions=None, parameters: str = "baked", dtype: str = "float64"
            ) -> Functions:
-    """``robot``'s functions as JAX functions (a :class:`~.autodiff.Functions` mapping by
-    registry name: ``fns.inverse_dynamics(q, qd, qdd)``), each traced on first use.
+    """The functions of the model of ``runner`` as JAX functions (a
+    :class:`~.autodiff.Functions` mapping by registry name:
+    ``fns.inverse_dynamics(q, qd, qdd)``), each traced on first use.
 
     ``functions``: registry names (default: all); ``parameters``: ``"baked"`` (the robot's
     values folded in) or ``"argument"`` (each function takes the vector ``p`` first,
     ordered as ``robot.symbols``; ``fns.parameter_values`` are the robot's); ``dtype``:
     ``"float64"`` (needs ``jax.config.update("jax_enable_x64", True)``) or ``"float32"``.
     """
-    where = f"{robot.name}.to_jax"
+    where = f"{runner.name}.to_jax"
     names = check_functions(functions, where)
     mode = check_parameters(parameters, where)
     if dtype not in DTYPES:
@@ -181,10 +183,10 @@ def to_jax(robot, functions=None, parameters: str = "baked", dtype: str = "float
     jax, jnp = import_jax()
     if dtype == "float64":
         _check_x64(jax, where)
-    params = tuple(robot.symbols) if mode == "argument" else ()
-    values = tuple(float(v) for v in robot.parameter_values) if params else ()
+    params = runner.parameter_names if mode == "argument" else ()
+    values = tuple(float(v) for v in runner.parameter_values) if params else ()
 
     def make(name: str):
-        return jax_function(build_program(robot, name, mode), jax, jnp, dtype)
+        return jax_function(build_program(runner, name, mode), jax, jnp, dtype)
 
-    return Functions("JAX", robot.name, names, mode, params, values, make)
+    return Functions("JAX", runner.name, names, mode, params, values, make)

@@ -18,7 +18,9 @@ from ...core.errors import InputError
 from ...core.version import VERSION
 from ...dynamics.registry import KERNELS, output_shape
 from ...model.names import MARKER, visible
+from ...model.source import Provenance
 from ..emit import live_ops
+from ..runner import Runner
 from ..tape import Var
 from ..trace import trace
 from .base import COMMENTS, comment_line
@@ -156,41 +158,43 @@ def check_functions(functions, where: str = "") -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def build(robot, functions=None, parameters: str = "baked", name: str | None = None
-          ) -> TracedProgram:
-    """Trace the kernels ``functions`` (``None``: every registry entry) of ``robot``."""
+def build(runner: Runner, functions=None, parameters: str = "baked", name: str | None = None,
+          provenance: Provenance | None = None) -> TracedProgram:
+    """Trace the kernels ``functions`` (``None``: every registry entry) of the model of
+    ``runner`` (its chain, values and name); ``provenance`` (where the model came from) for
+    the files' header."""
     if parameters not in PARAMETER_MODES:
         raise InputError(f"parameters: {str(parameters)[:40]!r} is not a mode; use 'baked' "
                          "(numbers in the code) or 'argument' (a vector p)")
     names = check_functions(functions)
-    cname = identifier(name if name is not None else robot.name)
+    cname = identifier(name if name is not None else runner.name)
     if name is not None and cname != str(name):
         what = ("is reserved in a target language" if reserved(str(name))
                 else "is not an identifier (ASCII letters, digits, _, starting with a letter, "
                 f"at most {IDENTIFIER_CHARS} characters)")
         raise InputError(f"name: {str(name)[:80]!r} {what}; e.g. {cname!r}")
-    runner = robot.runner
     values = tuple(float(v) for v in runner.parameter_values)  # checks the model's numbers
     params = runner.parameter_names
     argument = parameters == "argument"
-    chain = robot.chain if argument else runner.numeric_chain
+    chain = runner.chain if argument else runner.numeric_chain
     traced = []
     for kind in names:
         spec = KERNELS[kind]
         tape, groups, outputs = trace(chain, spec, params if argument else ())
         traced.append(TracedFunction(kind, spec.doc, tuple(groups), spec.output,
                                      tuple(output_shape(spec, chain)), tape, tuple(outputs)))
-    if robot.convention:
-        origin = f"geometry from a {robot.convention} DH table"
+    provenance = provenance or Provenance()
+    if provenance.convention:
+        origin = f"geometry from a {provenance.convention} DH table"
     else:
         origin = "no DH table (frames from a URDF or explicit joints)"
-    if robot.source and robot.source != robot.name:
-        origin += f"; loaded from {robot.source}"
-    if getattr(robot, "locked", ()):
-        origin += "; locked joints (held at 0): " + ", ".join(robot.locked)
-    return TracedProgram(cname, str(robot.name), origin, robot.dof, argument, tuple(params),
-                         values, tuple(traced),
-                         None if robot.nq == robot.nv else robot.nq)
+    if provenance.path and provenance.path != runner.name:
+        origin += f"; loaded from {provenance.path}"
+    if provenance.locked:
+        origin += "; locked joints (held at 0): " + ", ".join(provenance.locked)
+    nq, nv = runner.chain.nq, runner.chain.nv
+    return TracedProgram(cname, str(runner.name), origin, nv, argument, tuple(params),
+                         values, tuple(traced), None if nq == nv else nq)
 
 
 # -- expressions --------------------------------------------------------------------------------

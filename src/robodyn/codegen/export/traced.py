@@ -25,19 +25,21 @@ How: :func:`~.kernel_program.build` traces the entries into a
 
 from __future__ import annotations
 
+from ...model.source import Provenance
+from ..runner import Runner
 from .kernel_program import build
 from .languages import LANGUAGES, language
 
 __all__ = ["to_code", "usage"]
 
 
-def to_code(robot, lang: str, functions=None, parameters: str = "baked",
-            name: str | None = None) -> dict[str, str]:
+def to_code(runner: Runner, lang: str, functions=None, parameters: str = "baked",
+            name: str | None = None, provenance: Provenance | None = None) -> dict[str, str]:
     """``{file name: text}``: the kernels ``functions`` (``None``: every entry of the
-    registry) of ``robot`` in ``lang`` (one of
+    registry) of the model of ``runner`` in ``lang`` (one of
     :data:`~robodyn.codegen.export.languages.KERNEL_LANGUAGES`); see the module docstring."""
     writer = LANGUAGES[language(lang, kernels=True)].kernels
-    return writer(build(robot, functions, parameters, name))
+    return writer(build(runner, functions, parameters, name, provenance))
 
 
 def usage(lang: str, prog_name: str, argument: bool, directory: str) -> str:
