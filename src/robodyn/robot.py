@@ -187,6 +187,13 @@ class Robot:
         return {name: np.array(q, dtype=float) for name, q in self._configurations}
 
     @property
+    def model(self) -> ModelSource:
+        """The robot's description (name, chain, default values, provenance, named
+        configurations) for the modules below this facade, which take it, not the robot."""
+        return ModelSource(self.name, self.chain, dict(self._values), self.description,
+                           self.provenance, self._configurations)
+
+    @property
     def links(self):
         return self.chain.links
 
@@ -292,12 +299,12 @@ class Robot:
         (or URDF placement), mass and limits; gravity and the tool frame below."""
         from .model.table import robot_table
 
-        return robot_table(self).text()
+        return robot_table(self.model).text()
 
     def _repr_html_(self) -> str:
         from .model.table import robot_table
 
-        return robot_table(self).html()
+        return robot_table(self.model).html()
 
     # -- numeric model and kernels ----------------------------------------------------
     @property

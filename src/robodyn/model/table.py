@@ -19,6 +19,7 @@ import sympy as sp
 from ..core.display import degrees, html_table, number, numbers, text_table
 from ..core.errors import ModelError
 from .chain import split_free_base
+from .source import ModelSource
 from .urdf_export import matrix_rpy
 
 __all__ = ["RobotTable", "robot_table"]
@@ -129,19 +130,21 @@ def _transform(transform, value) -> str | None:
 _KIND_LETTERS = {"revolute": "R", "prismatic": "P", "spherical": "S", "free": "F"}
 
 
-def robot_table(robot) -> RobotTable:
-    """The :class:`RobotTable` of ``robot`` (module docstring)."""
+def robot_table(model: ModelSource) -> RobotTable:
+    """The :class:`RobotTable` of a robot's ``model`` (``robot.model``; module docstring)."""
+    provenance = model.provenance
     try:  # a free-flying base: a note below the table, not a row
-        free_base, chain = split_free_base(robot.chain)
+        free_base, chain = split_free_base(model.chain)
     except ModelError:
-        free_base, chain = None, robot.chain
-    value = _Values(robot.chain, robot.values)
+        free_base, chain = None, model.chain
+    value = _Values(model.chain, model.values)
     links = chain.links
     kinds = "".join(_KIND_LETTERS[link.joint.type] for link in links)
-    rows_dh = robot.dh_rows if robot.convention and len(robot.dh_rows) == len(links) else ()
+    dh_rows = provenance.dh_rows
+    rows_dh = dh_rows if provenance.convention and len(dh_rows) == len(links) else ()
     if rows_dh:
-        geometry = f"{robot.convention} DH parameters"
-        if robot.convention == "modified":
+        geometry = f"{provenance.convention} DH parameters"
+        if provenance.convention == "modified":
             geometry_headers = ("aⱼ₋₁", "⍺ⱼ₋₁", "θⱼ", "dⱼ")
         else:
             geometry_headers = ("θⱼ", "dⱼ", "aⱼ", "⍺ⱼ")
@@ -167,7 +170,7 @@ def robot_table(robot) -> RobotTable:
                 theta_cell, d_cell = _variable(symbol, theta, True), _length(d)
             else:
                 theta_cell, d_cell = _angle(theta), _variable(symbol, d, False)
-            if robot.convention == "modified":
+            if provenance.convention == "modified":
                 cells = (_length(a), _angle(alpha), theta_cell, d_cell)
             else:
                 cells = (theta_cell, d_cell, _length(a), _angle(alpha))
@@ -194,10 +197,11 @@ def robot_table(robot) -> RobotTable:
         rows.append((str(j + 1), name, *hangs, kind,
                      *cells, number(mass), *limits[j][:2],
                      *(limits[j][2:] if show_rates else ())))
-    origin = f", from {robot.source}" if robot.source and robot.source != robot.name else ""
-    title = f"{robot.name}: {len(links)} joints ({kinds}), {geometry}{origin}"
-    if robot.description:
-        title += "\n" + _cut(" ".join(robot.description.split()), 100)
+    origin = (f", from {provenance.path}"
+              if provenance.path and provenance.path != model.name else "")
+    title = f"{model.name}: {len(links)} joints ({kinds}), {geometry}{origin}"
+    if model.description:
+        title += "\n" + _cut(" ".join(model.description.split()), 100)
     gravity = [value(x) for x in chain.gravity]
     shown = numbers(gravity) if not any(isinstance(x, str) for x in gravity) else str(gravity)
     notes = [f"gravity: {shown} m/s²"]
@@ -220,9 +224,9 @@ def robot_table(robot) -> RobotTable:
         extras.append("motor inertia")
     if extras:
         notes.append("also: " + ", ".join(extras))
-    if robot.locked:
-        notes.append(f"locked at q = 0: {', '.join(_cut(n) for n in robot.locked)}")
-    configurations = getattr(robot, "configurations", None)  # named configurations, if any
-    if configurations:
-        notes.append(f"configurations: {', '.join(map(str, configurations))}")
+    if provenance.locked:
+        notes.append(f"locked at q = 0: {', '.join(_cut(n) for n in provenance.locked)}")
+    if model.configurations:
+        names = (name for name, _ in model.configurations)
+        notes.append(f"configurations: {', '.join(map(str, names))}")
     return RobotTable(title, headers, tuple(rows), tuple(notes))
