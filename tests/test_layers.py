@@ -4,8 +4,8 @@ Bottom to top: ``core`` -> ``model`` -> ``dynamics`` -> ``codegen`` -> ``symboli
 ``robot.py`` -> ``motion``, ``identification``, ``teaching`` -> ``plot`` -> ``cli``. A
 module imports only its own layer or lower ones (imports inside functions and under
 ``TYPE_CHECKING`` included), the packages' import graph has no cycle, nor has the graph of
-the modules inside each package, only the facade sits at the top level, and no module reads
-another module's private names.
+the modules inside each package, only the facade sits at the top level, no module reads
+another module's private names, and no function below ``robot.py`` takes a ``Robot``.
 """
 
 from __future__ import annotations
@@ -242,6 +242,37 @@ def test_no_module_reads_another_modules_private_names(module):
                 and not node.attr.startswith("__")):
             bad.append(f"line {node.lineno}: reads {node.value.id}.{node.attr}")
     assert not bad, "\n".join(bad)
+
+
+def robot_parameters(modules=None) -> list[str]:
+    """Every function below ``robot.py`` with a parameter named ``robot``: the layers below
+    the facade take what they compute with (a chain, a runner, ``robot.model``), not the
+    :class:`~robodyn.robot.Robot` whose methods call them."""
+    found = []
+    for module, path in modules or _checked():
+        if LAYERS.get(_layer_of(module), LAYERS["robot"]) >= LAYERS["robot"]:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                args = node.args
+                names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+                if "robot" in names:
+                    where = getattr(node, "name", "lambda")
+                    found.append(f"{_rel(path)}:{node.lineno}: {module}.{where} takes a robot")
+    return found
+
+
+def test_no_function_below_the_facade_takes_a_robot():
+    found = robot_parameters()
+    assert not found, "\n".join(found)
+
+
+def test_the_robot_parameter_check_catches_one(tmp_path):
+    planted = tmp_path / "table.py"
+    planted.write_text("def table(robot):\n    return robot.chain\n\n\n"
+                       "def rows(chain):\n    return chain.links\n")
+    assert robot_parameters([("model.table", planted), ("motion.run", planted)]) == [
+        "table.py:1: model.table.table takes a robot"]
 
 
 def test_no_module_is_a_shim_left_at_an_old_path():

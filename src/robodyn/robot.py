@@ -27,18 +27,15 @@ from numpy.typing import ArrayLike
 
 from .codegen.runner import Runner
 from .codegen.wrenches import stacked_wrenches
-from .core.errors import InputError, ModelError
 from .dynamics.inverse_dynamics import TorqueParts
 from .dynamics.kinematics import frame_names, unknown_frame
 from .dynamics.registry import TORQUE_PARTS
 from .model.chain import Chain
-from .model.configuration import checked_arrays, layout
-from .model.expressions import check_parameter_name
+from .model.configuration import checked_arrays, integrate_configuration
 from .model.names import check_text
-from .model.source import ModelSource, ParameterValues, Provenance
+from .model.source import ModelSource, ParameterValues, Provenance, bound_values
 
 _empty = np.empty
-
 
 
 @dataclass(frozen=True, eq=False)
@@ -132,21 +129,6 @@ class Robot:
         """Values of a velocity, acceleration or generalised force: :attr:`dof`."""
         return self.chain.nv
 
-    @property
-    def configuration_layout(self) -> str:
-        """What the values of ``q`` are, in words (for messages)."""
-        return layout(self.chain, velocity=False)
-
-    @property
-    def velocity_layout(self) -> str:
-        """What the values of ``qd`` (and ``qdd``, ``tau``) are, in words."""
-        return layout(self.chain, velocity=True)
-
-    def _manifold_inputs(self, what: str, **arrays):
-        """The arrays of a call on a model with quaternion joints, checked
-        (:func:`~robodyn.model.configuration.checked_arrays`)."""
-        return checked_arrays(self.chain, what, arrays)
-
     def _run(self, kind: str, *, h_e=None, **arrays):
         """The facade's one way to a kernel: registry entry ``kind`` on ``arrays`` (in the
         entry's input order), checked against ``nq``, ``nv`` and unit quaternions when the
@@ -191,7 +173,7 @@ class Robot:
         """The robot's description (name, chain, default values, provenance, named
         configurations) for the modules below this facade, which take it, not the robot."""
         return ModelSource(self.name, self.chain, dict(self._values), self.description,
-                           self.provenance, self._configurations)
+                           self.provenance, self._configurations, check_names=False)
 
     @property
     def links(self):
@@ -220,25 +202,7 @@ class Robot:
     def with_values(self, values: Mapping[str, float] | None = None, **more: float) -> Robot:
         """A new robot with these parameter values bound (``robot.with_values(m1=2.0)`` or
         ``robot.with_values({"m1": 2.0})``); the others keep their defaults."""
-        updates = dict(values or {})
-        updates.update(more)
-        known = set(self.symbols)
-        new = dict(self._values)
-        for key, value in updates.items():
-            key = str(key)
-            check_parameter_name(key, f"{self.name}.with_values")
-            if key not in known:
-                raise ModelError(
-                    f"{self.name}.with_values: {key!r} is not a parameter of this model; its "
-                    f"parameters are {', '.join(sorted(known)) or '(none)'}"
-                )
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.floating,
-                                                                 np.integer)):
-                raise ModelError(f"{self.name}.with_values: {key} = {value!r:.80} is not a "
-                                 "number")
-            if not np.isfinite(value):
-                raise ModelError(f"{self.name}.with_values: {key} = {value!r} is not finite")
-            new[key] = float(value)
+        new = bound_values(self.name, self.symbols, dict(self._values), {**(values or {}), **more})
         return self._derive(_values=tuple(sorted(new.items())))
 
     def with_chain(self, chain: Chain, values: Mapping[str, float] | None = None,
@@ -262,15 +226,7 @@ class Robot:
         ``rnea``). Motor (armature) inertia ``G^2 J_m`` is inertia, not friction, and
         stays; remove it with ``with_values(Jm1=0, ...)``. Parameters that only friction
         used are dropped from :attr:`values`."""
-        from .model.chain import Friction
-
-        def rigid(link):
-            old = link.friction
-            return replace(link, friction=Friction(0 if viscous else old.viscous,
-                                                   0 if coulomb else old.coulomb))
-
-        chain = replace(self.chain, links=tuple(rigid(link) for link in self.chain.links))
-        return self.with_chain(chain)
+        return self.with_chain(self.chain.without_friction(viscous, coulomb))
 
     def _derive(self, **changes) -> Robot:
         kwargs = {f.name: getattr(self, f.name) for f in fields(self) if f.init}
@@ -449,16 +405,7 @@ class Robot:
         SE(3) exponential of its body twist, a ball joint by the exponential of its rotation
         (its quaternion stays unit), the others by ``q + qd dt``. Shapes ``(..., nq)``,
         ``(..., nv)`` -> ``(..., nq)``."""
-        dt = float(dt)
-        if not np.isfinite(dt):
-            raise InputError(f"integrate: dt = {dt} is not finite")
-        if not self._runner.quaternions:
-            return np.asarray(q, dtype=float) + np.asarray(qd, dtype=float) * dt
-        q, qd = self._manifold_inputs("integrate", q=q, qd=qd)
-        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
-        if qd.ndim == 0:
-            qd = np.broadcast_to(qd, (self.nv,))
-        return self.chain.integrate(q, qd, dt)
+        return integrate_configuration(self.chain, q, qd, dt)
 
     def neutral(self) -> np.ndarray:
         """The zero configuration ``(nq,)`` (each quaternion the identity; Pinocchio's
@@ -471,7 +418,7 @@ class Robot:
         (Lagrange–Euler) or ``"newton-euler"``; see :mod:`robodyn.symbolic`."""
         from .symbolic import equations
 
-        return equations(self, method=method, **options)
+        return equations(self.model, method=method, **options)
 
     # -- kinematics ---------------------------------------------------------------
     @property
@@ -638,7 +585,6 @@ class Robot:
 
         return to_casadi(self._runner, functions, parameters, name)
 
-
     # -- parameters, regressor, base parameters (robodyn.symbolic.base_parameters) -------------
     def inertial_parameters(self):
         """The standard dynamic parameters ``(names, values)``: per link ``[m, m cx, m cy,
@@ -651,7 +597,7 @@ class Robot:
         axis). ``regressor(q, qd, qdd) @ values == inverse_dynamics(q, qd, qdd)``."""
         from .symbolic.base_parameters import inertial_parameters
 
-        return inertial_parameters(self)
+        return inertial_parameters(self._runner)
 
     def with_inertial_parameters(self, pi: ArrayLike) -> Robot:
         """This robot with the standard parameters ``pi`` (the order of
@@ -661,18 +607,18 @@ class Robot:
         is zero but its first moments are not, or the result is not physical."""
         from .symbolic.base_parameters import with_inertial_parameters
 
-        return with_inertial_parameters(self, pi)
+        new = self.with_chain(with_inertial_parameters(self._runner, pi))
+        new.numeric_chain  # noqa: B018 - fail now on a non-physical model, naming the field
+        return new
 
     def regressor(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> np.ndarray:
         """The regressor ``Y(q, qd, qdd)``, ``(..., dof)`` -> ``(..., dof, p)``, with
         ``Y @ pi == inverse_dynamics(q, qd, qdd)`` (friction and armature included) for
         ``pi`` the values of :meth:`inertial_parameters`; the algorithm is in
         :mod:`robodyn.dynamics.regressor`."""
-        from .dynamics.regressor import parameter_columns
+        from .dynamics.regressor import standard_columns
 
-        full = self._run("regressor", q=q, qd=qd, qdd=qdd)
-        cols, _ = parameter_columns(self.chain)
-        return full if len(cols) == full.shape[-1] else np.ascontiguousarray(full[..., cols])
+        return standard_columns(self.chain, self._run("regressor", q=q, qd=qd, qdd=qdd))
 
     def base_parameters(self, tol: float | None = None, samples: int | None = None,
                         seed: int = 0):
@@ -683,7 +629,8 @@ class Robot:
 
         return self._runner.cached(
             ("base_parameters", tol, samples, seed),
-            lambda: base_parameters(self, tol=tol, samples=samples, seed=seed))
+            lambda: base_parameters(self.model, self._runner, tol=tol, samples=samples,
+                                    seed=seed))
 
     def regressor_base(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> np.ndarray:
         """The base regressor ``Y_b`` (the columns of :meth:`regressor` of the base
@@ -699,28 +646,14 @@ def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | 
     model file, the movable tree (or one chain) of a ``.urdf`` file, or the body tree of a
     MuJoCo ``.xml`` (MJCF) file (:func:`robodyn.model.mjcf.load_mjcf`).
 
-    The keyword options are for URDF files only (for a built-in model or a YAML file
-    they are an error):
-
-    * ``base``: the link fixed to the world; default: the file's root link.
-    * ``tip``: the end-effector link; default: the end of the movable joints when they
-      form one chain (links on fixed joints after it are merged bodies, a single path of
-      them ends at its leaf). Where the movable joints branch (a gripper's fingers, a
-      humanoid's limbs) the default is the whole tree (the end frame is its last link, said
-      in ``robot.provenance.notes``); ``tip`` then selects one chain. A link
-      behind fixed joints (``tip="tool0"``) puts the end frame of ``forward_kinematics``
-      and ``jacobian`` there. Movable joints off the chain are held at zero, merged into
-      their parent, and named in ``robot.locked``.
-    * ``allow_massless``: accept moving links without ``<inertial>`` as massless
-      (otherwise an error names the link).
-    * ``snap_angles``: a tolerance in radians; ``<origin rpy>`` angles this close to a
-      multiple of pi/2 become that multiple (a file's ``rpy="1.5708"`` then cancels
-      exactly, and its derivation stays small), each change listed in
-      ``robot.provenance.notes``. Default ``None``: angles as written.
-    * ``floating``: the root link's body (with the bodies fixed to it) is a free-flying
-      base (a free joint at the root, as Pinocchio's ``JointModelFreeFlyer``;
-      :mod:`robodyn.model.joints`), the links hanging from it; a model file says
-      ``floating: true`` instead.
+    URDF options (an error for the other sources), each in detail in
+    :func:`robodyn.model.load.read_source`: ``base``, the link fixed to the world (default:
+    the root link); ``tip``, the end-effector link (default: the end of the movable joints,
+    or the whole tree where they branch; joints off the chosen chain are locked at zero, in
+    ``robot.locked``); ``allow_massless``, moving links without ``<inertial>`` as massless;
+    ``snap_angles``, a tolerance within which ``<origin rpy>`` angles snap to multiples of
+    pi/2; ``floating``, the root body as a free-flying base (a model file says
+    ``floating: true``).
 
     A URDF's ``<dynamics damping friction>`` become the joints' viscous and Coulomb
     friction, so :meth:`Robot.inverse_dynamics` is Pinocchio's ``rnea`` of the same file

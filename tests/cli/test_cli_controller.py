@@ -5,6 +5,7 @@ unless --save-steps, and every misuse is one clear line."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import numpy as np
@@ -156,7 +157,8 @@ def test_to_takes_a_named_configuration_of_the_model(monkeypatch, capsys):
                         property(lambda self: {"up": (0.5, -0.25)}), raising=False)
     out = _run([*BASE, "--dt", "0.01", "--controller", "pd-gravity", "--to", "up"], capsys)
     assert "PD with gravity compensation to q = [0.5, -0.25]" in out
-    assert "configurations: up" in str(rd.load("planar-2r"))
+    named = dataclasses.replace(rd.load("planar-2r"), _configurations=(("up", (0.5, -0.25)),))
+    assert "configurations: up" in str(named)
     assert main([*BASE, "--controller", "pd-gravity", "--to", "down"]) == 2
     assert "'down' is not a configuration of planar-2r (its configurations are up)" \
         in capsys.readouterr().err

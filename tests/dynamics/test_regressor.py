@@ -54,7 +54,7 @@ def _with_friction(robot):
 def test_regressor_times_parameters_is_inverse_dynamics(name):
     robot = _with_friction(ROBOTS[name]())
     names, pi = robot.inertial_parameters()
-    q, qd, qdd = random_states(robot, 40, seed=3)
+    q, qd, qdd = random_states(robot.chain, 40, seed=3)
     Y = robot.regressor(q, qd, qdd)
     assert Y.shape == (40, robot.dof, len(names))
     tau = robot.inverse_dynamics(q, qd, qdd)
@@ -143,7 +143,7 @@ def test_planar_2r_base_set_is_the_textbook_one():
     assert sp.expand(exprs["mx1R"] - (m1 * c1 + m2 * l1)) == 0
     assert sp.expand(exprs["ZZ2"] - (I2 + m2 * c2 ** 2)) == 0
     # pi_b = K pi reproduces the torques with the base regressor
-    q, qd, qdd = random_states(robot, 30, seed=9)
+    q, qd, qdd = random_states(robot.chain, 30, seed=9)
     np.testing.assert_allclose(robot.regressor_base(q, qd, qdd) @ base.values,
                                robot.inverse_dynamics(q, qd, qdd), rtol=1e-10, atol=1e-10)
     flat = robot.regressor_base(q, qd, qdd).reshape(-1, base.count)
@@ -158,7 +158,7 @@ def test_planar_2r_base_set_is_the_textbook_one():
 def _numeric_beta(robot, base, seed=11):
     """``beta`` by least squares on the numeric regressor (independent of robodyn's
     solve): ``W_dep = W_ind beta`` over random states."""
-    q, qd, qdd = random_states(robot, 60, seed=seed)
+    q, qd, qdd = random_states(robot.chain, 60, seed=seed)
     W = robot.regressor(q, qd, qdd).reshape(-1, len(base.names))
     return np.linalg.lstsq(W[:, list(base.independent)], W[:, list(base.dependent)],
                            rcond=None)[0]
@@ -254,7 +254,7 @@ def test_spatial_4r_grouping_follows_gautier_khalil_rules(tmp_path):
     assert set(combos) == set(expected) | {f"F{k}{j}" for k in "vs" for j in range(1, 5)}
     for name, expr in expected.items():
         assert sp.expand(combos[name] - expr) == 0, (name, combos[name])
-    q, qd, qdd = random_states(robot, 20, seed=4)
+    q, qd, qdd = random_states(robot.chain, 20, seed=4)
     np.testing.assert_allclose(robot.regressor_base(q, qd, qdd) @ base.values,
                                robot.inverse_dynamics(q, qd, qdd), rtol=1e-10, atol=1e-10)
 
@@ -266,17 +266,18 @@ def test_symbolic_grouping_falls_back_to_numbers(monkeypatch):
 
     m2, zz1 = sp.symbols("m2 ZZ1")
     monkeypatch.setattr(bp, "SYMBOLIC_MAX_DOF", 1)
-    base = bp.base_parameters(_load("planar-2r"))
+    arm = _load("planar-2r")
+    base = bp.base_parameters(arm.model, arm.runner)
     assert not base.symbolic and "at most 1 joints" in base.note and base.note in str(base)
     assert sp.expand(dict(zip(base.base_names, base.combinations))["ZZ1R"]
                      - (zz1 + sp.Rational(16, 25) * m2)) == 0
     monkeypatch.setattr(bp, "SYMBOLIC_MAX_DOF", 4)
     monkeypatch.setattr(bp, "SYMBOLIC_TIME", 0.0)
-    base = bp.base_parameters(_load("planar-2r"))
+    base = bp.base_parameters(arm.model, arm.runner)
     assert not base.symbolic and "took longer than 0 s" in base.note
     monkeypatch.setattr(bp, "SYMBOLIC_TIME", 10.0)
     numeric = _load("planar-2r").with_chain(_load("planar-2r").numeric_chain)
-    base = bp.base_parameters(numeric)
+    base = bp.base_parameters(numeric.model, numeric.runner)
     assert not base.symbolic and "no symbols" in base.note
 
 
@@ -364,7 +365,7 @@ def test_symbolic_regressor_times_pi_is_tau_exactly(name, method):
     assert sp.expand(Y * pi.xreplace(reg.values) - eq.tau) == sp.zeros(eq.dof, 1)
     # Y does not depend on the inertial parameters: it evaluates to the numeric regressor
     robot = _load(name)
-    q, qd, qdd = random_states(robot, 1, seed=2)
+    q, qd, qdd = random_states(robot.chain, 1, seed=2)
     subs = {**{s: v for s, v in zip(eq.q, q[0])}, **{s: v for s, v in zip(eq.qd, qd[0])},
             **{s: v for s, v in zip(eq.qdd, qdd[0])},
             **{sp.Symbol(k): v for k, v in robot.values.items()}}

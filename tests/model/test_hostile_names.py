@@ -363,9 +363,11 @@ def _run_python(directory: Path, module: str, calls: str, timeout: int = 60):
 
 def _past_the_check(robot, name, **changes):
     """``robot`` with ``name`` planted after construction: a name that got past the check
-    of ``Robot(...)``, for the writers' own escaping (defence in depth)."""
+    of ``Robot(...)``, for the writers' own escaping (defence in depth); planted in its
+    runner too, whose name the exporters write."""
     out = dataclasses.replace(robot, **changes)
     object.__setattr__(out, "name", name)
+    out.runner.name = name
     return out
 
 

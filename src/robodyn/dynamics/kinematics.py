@@ -74,16 +74,16 @@ def frame_names(chain: Chain) -> tuple[str, ...]:
     return tuple(name for name, _, _ in frame_table(chain))
 
 
-def unknown_frame(robot: str, frame, names: tuple[str, ...]) -> Exception:
+def unknown_frame(robot_name: str, frame, names: tuple[str, ...]) -> Exception:
     """The error for a ``frame=`` that is not one of ``names`` (a non-string: an
     :class:`InputError`; an unknown name: a :class:`ModelError` with the closest names)."""
     if not isinstance(frame, str):
-        return InputError(f"{robot}: frame: expected a frame name (a string of "
+        return InputError(f"{robot_name}: frame: expected a frame name (a string of "
                           f"robot.frames), got {excerpt(frame)}")
     close = difflib.get_close_matches(frame, names, n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
     listed = ", ".join(names[:20]) + (f", ... ({len(names)} in all)" if len(names) > 20 else "")
-    return ModelError(f"{robot}: frame: {excerpt(frame)} is not a frame of this "
+    return ModelError(f"{robot_name}: frame: {excerpt(frame)} is not a frame of this "
                       f"robot{hint} (robot.frames: {listed})")
 
 

@@ -154,6 +154,15 @@ def parameter_columns(chain: Chain) -> tuple[list[int], list[str]]:
     return cols, names
 
 
+def standard_columns(chain: Chain, full):
+    """The columns of ``chain``'s standard parameters (:func:`parameter_columns`) of a
+    regressor ``full`` ``(..., dof, all columns)``: ``Y`` with ``Y @ pi = tau``."""
+    cols, _ = parameter_columns(chain)
+    if len(cols) == full.shape[-1]:
+        return full
+    return full[..., cols].copy()  # C-contiguous
+
+
 def standard_parameters(chain: Chain) -> list:
     """The values of the standard parameters of ``chain`` (floats or SymPy), in the order
     of :func:`parameter_columns`."""
@@ -167,6 +176,7 @@ def standard_parameters(chain: Chain) -> list:
     return out
 
 
-__all__ = ["regressor_full", "body_regressor", "parameter_columns", "standard_parameters",
+__all__ = ["regressor_full", "body_regressor", "parameter_columns", "standard_columns",
+           "standard_parameters",
            "has_motor", "friction_column", "armature_column", "LINK_PARAMETERS",
            "FRICTION_PARAMETERS", "PER_LINK", "PARAMETERS_PER_JOINT"]

@@ -439,6 +439,16 @@ class Chain:
                 out.update(x.free_symbols)
         return out
 
+    def without_friction(self, viscous: bool = True, coulomb: bool = True) -> Chain:
+        """This chain with its viscous (``viscous``) and Coulomb (``coulomb``) friction set
+        to zero (:meth:`robodyn.Robot.without_friction`)."""
+        def rigid(link):
+            old = link.friction
+            return replace(link, friction=Friction(0 if viscous else old.viscous,
+                                                   0 if coulomb else old.coulomb))
+
+        return replace(self, links=tuple(rigid(link) for link in self.links))
+
     def map(self, f) -> Chain:
         """A copy with ``f`` applied to every number (not to names and types)."""
         return _map_dataclass(f, self)

@@ -77,3 +77,17 @@ def _check_quaternions(chain: Chain, what: str, q: np.ndarray) -> None:
                 f"{what}: q[{where + ', ' if where else ''}{k}:{k + 4}]: the quaternion "
                 f"(qx, qy, qz, qw) of joint {link.joint.name!r} has norm "
                 f"{float(norm[index]):.6g}, not 1; divide it by its norm")
+
+
+def integrate_configuration(chain: Chain, q, qd, dt: float) -> np.ndarray:
+    """``q ⊕ qd dt`` (:meth:`robodyn.Robot.integrate`): checked arrays, a finite ``dt``."""
+    dt = float(dt)
+    if not np.isfinite(dt):
+        raise InputError(f"integrate: dt = {dt} is not finite")
+    if chain.single_valued:
+        return np.asarray(q, dtype=float) + np.asarray(qd, dtype=float) * dt
+    q, qd = (np.asarray(a, dtype=float)
+             for a in checked_arrays(chain, "integrate", {"q": q, "qd": qd}))
+    if qd.ndim == 0:
+        qd = np.broadcast_to(qd, (chain.nv,))
+    return chain.integrate(q, qd, dt)

@@ -20,8 +20,32 @@ from .yaml_file import parse_model, read_model_file
 def read_source(source: str | os.PathLike[str], *, base: str | None = None,
                 tip: str | None = None, allow_massless: bool = False,
                 snap_angles: float | None = None, floating: bool = False) -> ModelSource:
-    """The model ``source`` names (:func:`robodyn.load`, whose docstring tells the options):
-    a built-in model, a ``.yaml``/``.yml`` model file, a ``.urdf`` or an MJCF ``.xml``."""
+    """The model ``source`` names (:func:`robodyn.load`): a built-in model, a
+    ``.yaml``/``.yml`` model file, a ``.urdf`` or an MJCF ``.xml``.
+
+    The keyword options are for URDF files only (for a built-in model or a YAML file
+    they are an error):
+
+    * ``base``: the link fixed to the world; default: the file's root link.
+    * ``tip``: the end-effector link; default: the end of the movable joints when they
+      form one chain (links on fixed joints after it are merged bodies, a single path of
+      them ends at its leaf). Where the movable joints branch (a gripper's fingers, a
+      humanoid's limbs) the default is the whole tree (the end frame is its last link, said
+      in ``robot.provenance.notes``); ``tip`` then selects one chain. A link
+      behind fixed joints (``tip="tool0"``) puts the end frame of ``forward_kinematics``
+      and ``jacobian`` there. Movable joints off the chain are held at zero, merged into
+      their parent, and named in ``robot.locked``.
+    * ``allow_massless``: accept moving links without ``<inertial>`` as massless
+      (otherwise an error names the link).
+    * ``snap_angles``: a tolerance in radians; ``<origin rpy>`` angles this close to a
+      multiple of pi/2 become that multiple (a file's ``rpy="1.5708"`` then cancels
+      exactly, and its derivation stays small), each change listed in
+      ``robot.provenance.notes``. Default ``None``: angles as written.
+    * ``floating``: the root link's body (with the bodies fixed to it) is a free-flying
+      base (a free joint at the root, as Pinocchio's ``JointModelFreeFlyer``;
+      :mod:`robodyn.model.joints`), the links hanging from it; a model file says
+      ``floating: true`` instead.
+    """
     from . import builtin as models
 
     options = {name: value for name, value, default in (

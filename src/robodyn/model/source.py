@@ -8,12 +8,16 @@ algorithms, see ``shared/STYLE.md``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import sympy as sp
 
+from ..core.errors import ModelError, excerpt
 from .chain import Chain
+from .expressions import check_parameter_name
 from .names import check_source_names
 
 
@@ -61,8 +65,40 @@ class ModelSource:
     #: ``configurations:`` (checked there: one number per joint, within the limits).
     configurations: tuple[tuple[str, tuple[float, ...]], ...] = ()
 
+    #: Whether the names are checked on construction: a loader's output is; a robot's
+    #: description (``robot.model``) is not again, as ``Robot.with_chain`` may hold any
+    #: symbol name, which generated code renames and markup escapes.
+    check_names: bool = field(default=True, repr=False, compare=False)
+
     def __post_init__(self):
-        check_source_names(self)
+        if self.check_names:
+            check_source_names(self)
+
+
+def bound_values(model: str, symbols, values: Mapping, updates: Mapping) -> dict[str, float]:
+    """``values`` with ``updates`` bound (:meth:`robodyn.Robot.with_values`): each key one of
+    ``symbols``, each value a finite real number; errors start with ``model``."""
+    where = f"{model}.with_values"
+    known = {str(s) for s in symbols}
+    new = dict(values)
+    for key, value in updates.items():
+        key = str(key)
+        check_parameter_name(key, where)
+        if key not in known:
+            raise ModelError(f"{where}: {key!r} is not a parameter of this model; its "
+                             f"parameters are {', '.join(sorted(known)) or '(none)'}")
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.floating,
+                                                             np.integer)):
+            raise ModelError(f"{where}: {key} = {value!r:.80} is not a number")
+        try:
+            number = float(value)
+        except OverflowError:  # an int past float's range (10**400)
+            number = float("inf")
+        if not np.isfinite(number):
+            raise ModelError(f"{where}: {key} = {excerpt(value)} is not finite (a float64 "
+                             "holds magnitudes up to 1.8e308)")
+        new[key] = number
+    return new
 
 
 class ParameterValues(dict):

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import InputError, RobodynError
+from ..model.configuration import checked_arrays, layout
 
 __all__ = ["MAX_MAGNITUDE", "check_magnitude", "state_vector", "start_state",
            "manifold_options", "TorqueTable", "torque_input", "checked_wrench", "torque_value",
@@ -66,10 +67,10 @@ def start_state(robot, q0, qd0) -> tuple[np.ndarray, np.ndarray]:
     normalised."""
     dof = robot.dof
     if not robot.chain.single_valued:  # q of nq values with unit quaternions, qd of nv
-        q0 = _manifold_state(q0, "q0", robot.nq, robot.configuration_layout)
-        (q0,) = robot._manifold_inputs("simulate", q=q0)
+        q0 = _manifold_state(q0, "q0", robot.nq, layout(robot.chain, velocity=False))
+        (q0,) = checked_arrays(robot.chain, "simulate", {"q": q0})
         q0 = robot.chain.normalized(q0)
-        qd0 = _manifold_state(qd0, "qd0", dof, robot.velocity_layout)
+        qd0 = _manifold_state(qd0, "qd0", dof, layout(robot.chain, velocity=True))
     else:
         q0 = state_vector(q0, "q0", dof)
         qd0 = state_vector(qd0, "qd0", dof)

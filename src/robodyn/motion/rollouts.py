@@ -44,6 +44,7 @@ from ..codegen.cache import generated_function
 from ..codegen.threads import run_in_threads, thread_count
 from ..core.errors import InputError, ModelError, RobodynError, excerpt, warn
 from ..core.progress import ProgressOption, check_progress, tracker
+from ..model.configuration import checked_arrays
 from .checks import (
     ENERGY_TOLERANCE,
     EnergyBalanceWarning,
@@ -195,7 +196,7 @@ def start_states(robot, n: int, q0, qd0) -> tuple[np.ndarray, np.ndarray]:
     q0 = _states(q0, "q0", n, robot.nq)
     qd0 = _states(qd0, "qd0", n, robot.dof)
     if not robot.chain.single_valued:  # unit quaternions, to rounding
-        (q0,) = robot._manifold_inputs("simulate", q=q0)
+        (q0,) = checked_arrays(robot.chain, "simulate", {"q": q0})
         q0 = np.ascontiguousarray(robot.chain.normalized(q0))
     return q0, qd0
 

@@ -56,6 +56,7 @@ import numpy as np
 import scipy.linalg
 import sympy as sp
 
+from ..codegen.runner import Runner
 from ..core.display import html_table
 from ..core.errors import InputError, ModelError
 from ..dynamics.regressor import (
@@ -64,11 +65,13 @@ from ..dynamics.regressor import (
     armature_column,
     friction_column,
     parameter_columns,
+    standard_columns,
     standard_parameters,
 )
-from ..model.chain import Friction, Inertial, Motor
+from ..model.chain import Chain, Friction, Inertial, Motor
 from ..model.expressions import to_sympy
 from ..model.joints import integrate_joint, neutral_joint
+from ..model.source import ModelSource
 
 #: Default rank tolerance of :func:`base_parameters` (module docstring).
 RANK_TOL = 1e-8
@@ -104,37 +107,38 @@ class Parameters(NamedTuple):
         return f"Parameters({len(self.names)} standard parameters: {shown})"
 
 
-def inertial_parameters(robot) -> Parameters:
-    """``(names, values)`` of the standard parameters of ``robot`` at its values."""
-    _, names = parameter_columns(robot.chain)
-    values = np.array([float(v) for v in standard_parameters(robot.numeric_chain)])
+def inertial_parameters(runner: Runner) -> Parameters:
+    """``(names, values)`` of the standard parameters of the model of ``runner`` at its
+    values."""
+    _, names = parameter_columns(runner.chain)
+    values = np.array([float(v) for v in standard_parameters(runner.numeric_chain)])
     return Parameters(tuple(names), values)
 
 
-def symbolic_parameters(robot_or_chain) -> dict[sp.Symbol, sp.Expr]:
+def symbolic_parameters(chain: Chain) -> dict[sp.Symbol, sp.Expr]:
     """``{standard parameter symbol: its expression in the model's parameters}``."""
-    chain = getattr(robot_or_chain, "chain", robot_or_chain)
     _, names = parameter_columns(chain)
     values = [sp.expand(to_sympy(v)) for v in standard_parameters(chain)]
     return {sp.Symbol(n): v for n, v in zip(names, values, strict=True)}
 
 
-def with_inertial_parameters(robot, pi):
-    """See :meth:`robodyn.Robot.with_inertial_parameters`."""
-    names, _ = inertial_parameters(robot)
+def with_inertial_parameters(runner: Runner, pi) -> Chain:
+    """The chain of ``runner`` with the standard parameters ``pi``; see
+    :meth:`robodyn.Robot.with_inertial_parameters`."""
+    names, _ = inertial_parameters(runner)
     arr = _vector(pi, len(names), "pi")
-    n = len(robot.chain.links)
+    n = len(runner.chain.links)
     links = []
     armatures = iter(arr[armature_column(n, 0):])
     motors = {int(name[2:]) - 1 for name in names if name.startswith("Ia")}
-    for k, link in enumerate(robot.chain.links):
+    for k, link in enumerate(runner.chain.links):
         m, hx, hy, hz, xx, xy, xz, yy, yz, zz = arr[PER_LINK * k:PER_LINK * (k + 1)]
         h = np.array([hx, hy, hz])
         scale = max(1.0, float(np.abs(h).max()))
         if m == 0:
             if np.any(np.abs(h) > 1e-12 * scale):
                 raise ModelError(
-                    f"{robot.name}: with_inertial_parameters: link {k + 1} has mass m{k + 1} = 0 "
+                    f"{runner.name}: with_inertial_parameters: link {k + 1} has mass m{k + 1} = 0 "
                     f"but first moments (mx, my, mz) = {h.tolist()}: a centre of mass needs a "
                     "mass; give the link a mass or zero first moments")
             c = np.zeros(3)
@@ -148,10 +152,7 @@ def with_inertial_parameters(robot, pi):
         motor = Motor(float(next(armatures)), 1) if k in motors else Motor()
         links.append(replace(link, inertial=inertial, friction=Friction(float(fv), float(fs)),
                              motor=motor, point_masses=()))  # pi holds the point masses
-    chain = replace(robot.chain, links=tuple(links))
-    new = robot.with_chain(chain)
-    new.numeric_chain  # noqa: B018 - fail now on a non-physical model, naming the field
-    return new
+    return replace(runner.chain, links=tuple(links))
 
 
 def _vector(value, size: int, name: str) -> np.ndarray:
@@ -244,15 +245,13 @@ class BaseParameters:
         return "\n".join(lines)
 
 
-def random_states(robot, samples: int, seed: int = 0):
+def random_states(chain: Chain, samples: int, seed: int = 0):
     """Random ``(q, qd, qdd)``: revolute ``q`` uniform in ``[-pi, pi]``, prismatic in
     their limits (else ``[-1, 1]``), a ball or free joint turned (and moved) from its zero
     by a standard normal rotation vector (and displacement); rates standard normal."""
     rng = np.random.default_rng(seed)
-    chain = robot.chain
-    dof = robot.dof
-    q = rng.uniform(-np.pi, np.pi, size=(samples, robot.nq))
-    for link, k in zip(robot.links, chain.q_offsets(), strict=True):
+    q = rng.uniform(-np.pi, np.pi, size=(samples, chain.nq))
+    for link, k in zip(chain.links, chain.q_offsets(), strict=True):
         model = link.joint.model
         if not model.single:
             q[:, k:k + model.nq] = integrate_joint(model, neutral_joint(model),
@@ -263,20 +262,21 @@ def random_states(robot, samples: int, seed: int = 0):
                 np.isfinite(np.array(lim[:2], dtype=float)).all() and lim[0] < lim[1] \
                 else (-1.0, 1.0)
             q[:, k] = rng.uniform(lo, hi, size=samples)
-    return q, rng.normal(size=(samples, dof)), rng.normal(size=(samples, dof))
+    return q, rng.normal(size=(samples, chain.nv)), rng.normal(size=(samples, chain.nv))
 
 
-def base_parameters(robot, tol: float | None = None, samples: int | None = None,
-                    seed: int = 0) -> BaseParameters:
-    """The base parameters of ``robot`` at its values (module docstring)."""
+def base_parameters(model: ModelSource, runner: Runner, tol: float | None = None,
+                    samples: int | None = None, seed: int = 0) -> BaseParameters:
+    """The base parameters of a robot's ``model`` at the values of its ``runner`` (module
+    docstring)."""
     tol = RANK_TOL if tol is None else float(tol)
     if not 0 < tol < 1:
         raise InputError(f"tol: {tol!r} must be in (0, 1), e.g. 1e-8")
-    names, pi = inertial_parameters(robot)
+    names, pi = inertial_parameters(runner)
     p = len(names)
     samples = samples or max(100, 4 * p)
-    q, qd, qdd = random_states(robot, samples, seed)
-    W = robot.regressor(q, qd, qdd).reshape(-1, p)
+    q, qd, qdd = random_states(runner.chain, samples, seed)
+    W = standard_columns(runner.chain, runner.run("regressor", q, qd, qdd)).reshape(-1, p)
     norms = np.linalg.norm(W, axis=0)
     scale = float(norms.max()) or 1.0
     R = scipy.linalg.qr(W, mode="r")[0]
@@ -287,17 +287,18 @@ def base_parameters(robot, tol: float | None = None, samples: int | None = None,
     beta = np.linalg.lstsq(WB, W[:, dependent], rcond=None)[0] if dependent \
         else np.zeros((len(independent), 0))
     beta[np.abs(beta) < BETA_TOL] = 0.0
-    exact, note = symbolic_beta(robot, independent, dependent, beta)
+    values = dict(runner.values)
+    exact, note = symbolic_beta(model, independent, dependent, beta)
     found = exact is not None
     if found:
-        beta = _evaluate(exact, robot.values)
+        beta = _evaluate(exact, values)
     else:
         exact = sp.Matrix(*beta.shape, lambda r, c: _number(beta[r, c]) if beta[r, c] else 0)
     K = np.zeros((len(independent), p))
     K[:, independent] = np.eye(len(independent))
     K[:, dependent] = beta
     symbols = [sp.Symbol(n) for n in names]
-    meaning = symbolic_parameters(robot)
+    meaning = symbolic_parameters(runner.chain)
     combos, exprs = [], []
     for row, i in enumerate(independent):
         combo, expr = symbols[i], meaning[symbols[i]]
@@ -326,22 +327,24 @@ class _Timeout(_GiveUp):
     """The symbolic solve ran past ``SYMBOLIC_TIME``."""
 
 
-def symbolic_beta(robot, independent, dependent, beta) -> tuple[sp.Matrix | None, str]:
+def symbolic_beta(model: ModelSource, independent, dependent, beta
+                  ) -> tuple[sp.Matrix | None, str]:
     """``beta`` (``Y[..., dependent] = Y[..., independent] beta``) exactly, in the model's
     geometry symbols, or ``(None, why not)``; ``beta`` is the numerical solution, which
     picks the columns to solve on and checks the result (module docstring)."""
     b, d = len(independent), len(dependent)
     if d == 0:
         return sp.zeros(b, 0), ""
-    if robot.dof > SYMBOLIC_MAX_DOF:
+    dof = model.chain.nv
+    if dof > SYMBOLIC_MAX_DOF:
         return None, (f"grouping coefficients numerical: solved symbolically for at most "
                       f"{SYMBOLIC_MAX_DOF} joints")
-    if not robot.chain.single_valued:
+    if not model.chain.single_valued:
         return None, ("grouping coefficients numerical: the closed forms take revolute and "
                       "prismatic joints (this model has a free or ball joint)")
     deadline = time.monotonic() + SYMBOLIC_TIME
     try:
-        sampler = _Sampler(robot, count=math.ceil(b / robot.dof) + 4)
+        sampler = _Sampler(model, count=math.ceil(b / dof) + 4)
         if not sampler.geometry:
             return None, "grouping coefficients numerical: the model's geometry has no symbols"
         _check_time(deadline)
@@ -363,7 +366,7 @@ def symbolic_beta(robot, independent, dependent, beta) -> tuple[sp.Matrix | None
             except _GiveUp as exc:
                 why = str(exc)
                 continue
-            err = np.abs(_evaluate(exact, robot.values) - beta)
+            err = np.abs(_evaluate(exact, model.values) - beta)
             if np.all(err <= SYMBOLIC_CHECK_TOL * np.maximum(1.0, np.abs(beta))):
                 zeroed = ", ".join(sampler.zero_names) if zeros else ""
                 return exact, (f"grouping coefficients for {zeroed} = 0, the model's value"
@@ -437,10 +440,11 @@ class _Sampler:
     polynomial over ``QQ`` in the geometry symbols (those of the model's parameters, and
     opaque constants, that ``Y`` contains)."""
 
-    def __init__(self, robot, count: int, seed: int = 0):
+    def __init__(self, model: ModelSource, count: int, seed: int = 0):
+        from .derive import equations
         from .regressor import regressor_polynomials
 
-        eq = robot.equations(method="newton-euler")
+        eq = equations(model, method="newton-euler")
         self.polys = regressor_polynomials(eq)
         ring = self.ring = eq.derivation.ring
         n = self.n = ring.dof
@@ -464,7 +468,7 @@ class _Sampler:
         if not symbols:
             self.geometry = []
             return
-        values = {k: float(v) for k, v in robot.values.items()}
+        values = {k: float(v) for k, v in model.values.items()}
         self.values = {}
         for k in self.geometry:
             e = ring.gen_exprs[k]

@@ -13,6 +13,7 @@ from ..core.errors import ExpansionError, InputError, ModelError, excerpt
 from ..core.progress import ProgressOption, check_progress, tracker
 from ..model.chain import Chain
 from ..model.expansion import describe_terms, largest_expression
+from ..model.source import ModelSource
 from .derivation import Derivation, make_ring, tidy_chain
 from .equations import Equations, value_table
 from .lagrange import lagrange_euler
@@ -36,12 +37,25 @@ def _method(method: str) -> str:
     return METHODS[key]
 
 
-def chain_of(robot, values) -> tuple[Chain, str, dict]:
+def model_of(model) -> ModelSource | Chain:
+    """A model description of what the symbolic functions take: a
+    :class:`~robodyn.model.source.ModelSource`, a chain, or an object that has one as its
+    ``model`` (a :class:`~robodyn.robot.Robot`)."""
+    if isinstance(model, (ModelSource, Chain)):
+        return model
+    described = getattr(model, "model", None)
+    if isinstance(described, ModelSource):
+        return described
+    raise InputError(f"expected a robot, its model or a chain, got {type(model).__name__}")
+
+
+def chain_of(model, values) -> tuple[Chain, str, dict]:
     """The (possibly substituted) symbolic chain, a name, and the remaining defaults."""
-    if isinstance(robot, Chain):
-        chain, name, defaults = robot, "chain", {}
+    model = model_of(model)
+    if isinstance(model, Chain):
+        chain, name, defaults = model, "chain", {}
     else:
-        chain, name, defaults = robot.chain, robot.name, robot.values
+        chain, name, defaults = model.chain, model.name, model.values
     if values is None or values is False:
         return tidy_chain(chain), name, defaults
     if values is True or values == "defaults":
@@ -94,10 +108,11 @@ def _largest(chain: Chain) -> str:
             f"{describe_terms(expr)} terms)")
 
 
-def equations(robot, method: str = "lagrange", *, values: Any = None,
+def equations(model, method: str = "lagrange", *, values: Any = None,
               h_e: bool = False, route: str | None = None,
               progress: ProgressOption = None) -> Equations:
-    """The equations of motion of ``robot`` in closed form.
+    """The equations of motion of ``model`` (a robot, ``robot.model`` or a chain) in closed
+    form.
 
     ``method``: ``"lagrange"`` (Lagrange–Euler: energies, ``d/dt dL/dqd - dL/dq``) or
     ``"newton-euler"`` (the outward/inward recursion). ``route`` (Lagrange only; the
@@ -115,29 +130,31 @@ def equations(robot, method: str = "lagrange", *, values: Any = None,
     keeps every parameter symbolic, ``True`` substitutes the model's default values, a mapping
     ``{name: number}`` substitutes those. ``h_e=True`` adds ``J(q)^T h_e`` for a wrench
     ``h_e = (f_ex, f_ey, f_ez, mu_ex, mu_ey, mu_ez)`` that the end effector exerts on
-    the environment (base frame; Siciliano eq. 7.83). ``robot``: a
-    :class:`~robodyn.robot.Robot` or a symbolic chain. ``progress``: one unit, the
+    the environment (base frame; Siciliano eq. 7.83). ``model``: a
+    :class:`~robodyn.robot.Robot` (read through its ``model``), its
+    :class:`~robodyn.model.source.ModelSource` or a symbolic chain. ``progress``: one unit, the
     derivation (:mod:`robodyn.core.progress`: by default a bar with the time spent on a
     terminal once it lasts, ``False`` for none, or a callable ``(done, total, label)``).
     """
     check_progress(progress)
-    chain, name, defaults = chain_of(robot, values)
+    model = model_of(model)
+    chain, name, defaults = chain_of(model, values)
     if not chain.single_valued:  # quaternions have no closed forms here yet
         kinds = sorted({link.joint.type for link in chain.links} - {"revolute", "prismatic"})
         raise ModelError(f"{name}: the symbolic equations take revolute and prismatic joints; "
                          f"this model has {' and '.join(kinds)} joints (a free-flying base is a "
                          "free joint), whose numeric dynamics, derivatives and simulation work")
-    dh_rows = tuple(getattr(robot, "dh_rows", ()) or ())
+    provenance = getattr(model, "provenance", None)  # a chain has none
+    dh_rows = tuple(getattr(provenance, "dh_rows", ()) or ())
     if len(dh_rows) != chain.dof or not _rows_fit(dh_rows, chain):
         dh_rows = ()  # a chain cut from a longer table, or made numeric: none to show
-    convention = getattr(robot, "convention", None)
+    convention = getattr(provenance, "convention", None)
     # Siciliano's DH-frame presentation has no point masses: such a chain is shown in the
     # core's link frames, where every step (and tau) includes them
     point_masses = any(getattr(link, "point_masses", ()) for link in chain.links)
     standard = dh_rows if dh_rows and convention != "modified" and not point_masses else ()
     with tracker(progress, 1, "deriving"):
         derivation = _derivation(chain, method, h_e, name, None, route, standard)
-    provenance = getattr(robot, "provenance", None)
     eq = Equations(derivation, name=name, defaults=defaults, dh_rows=dh_rows,
                    convention=convention,
                    display=dict(getattr(provenance, "display", ()) or ()),

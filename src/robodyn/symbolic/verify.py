@@ -44,7 +44,7 @@ class Agreement:
         return "\n".join(lines)
 
 
-def verify(robot, other: Equations | None = None, *, values: Any = None,
+def verify(model, other: Equations | None = None, *, values: Any = None,
            h_e: bool = False) -> Agreement:
     """Prove that Lagrange–Euler and Newton–Euler give the same equations.
 
@@ -53,12 +53,12 @@ def verify(robot, other: Equations | None = None, *, values: Any = None,
     exactly when the two are identical for all ``q``, ``qd``, ``qdd`` and all parameter
     values. ``verify(eq_a, eq_b)`` compares two :class:`Equations`.
     """
-    if isinstance(robot, Equations):
-        a, b = robot, other
+    if isinstance(model, Equations):
+        a, b = model, other
         if b is None:
             raise InputError("verify(eq_a, eq_b): give both equations")
     else:
-        chain, name, defaults = chain_of(robot, values)
+        chain, name, defaults = chain_of(model, values)
         ring = make_ring(chain, wrench=h_e)
         a = derive(chain, "lagrange", h_e=h_e, name=name, defaults=defaults, ring=ring)
         b = derive(chain, "newton-euler", h_e=h_e, name=name, defaults=defaults, ring=ring)
