@@ -30,19 +30,8 @@ from __future__ import annotations
 from ..core import linalg3 as la
 from ..model.chain import Chain
 from ..model.joints import FREE
+from . import spatial as sx
 from .kinematics import link_poses
-from .spatial import (
-    add_inertia,
-    add_pair,
-    base_frame_columns,
-    composite,
-    cross_force,
-    cross_motion,
-    inertia_rate,
-    inertia_times,
-    pair,
-    scale_pair,
-)
 
 
 def coriolis_matrix(chain: Chain, q, qd, ops, poses=None) -> list[list]:
@@ -73,7 +62,7 @@ def spatial_coriolis(chain: Chain, poses, qd) -> list[list]:
     (spherical, free) has its columns fixed in its link (``dS = v_link × S``): a free-flying
     base is the root body of six such columns, every joint's support (Pinocchio's
     ``computeCoriolisMatrix`` gives the same ``C`` for its ``JointModelFreeFlyer``)."""
-    columns, bodies = base_frame_columns(chain, poses)
+    columns, bodies = sx.base_frame_columns(chain, poses)
     n = chain.dof
     root = (la.ZERO3, la.ZERO3)
     rates_qd = chain.per_joint(qd)
@@ -83,16 +72,16 @@ def spatial_coriolis(chain: Chain, poses, qd) -> list[list]:
         velocity = velocities[parent] if parent >= 0 else root
         own = rates_qd[j] if isinstance(rates_qd[j], tuple) else (rates_qd[j],)
         for s, v in zip(columns[j], own, strict=True):
-            velocity = add_pair(velocity, scale_pair(v, s))
+            velocity = sx.add_pair(velocity, sx.scale_pair(v, s))
         velocities.append(velocity)
         # a joint's columns are fixed in its link: dS = v_link × S
-        column_rates.append([cross_motion(velocity, s) for s in columns[j]])
-        rates.append(inertia_rate(bodies[j], velocity))
-        momenta.append(inertia_times(bodies[j], velocity))
+        column_rates.append([sx.cross_motion(velocity, s) for s in columns[j]])
+        rates.append(sx.inertia_rate(bodies[j], velocity))
+        momenta.append(sx.inertia_times(bodies[j], velocity))
     parents = chain.parent_indices
-    g = composite(bodies, add_inertia, parents)
-    d = composite(rates, add_inertia, parents)
-    h = composite(momenta, add_pair, parents)
+    g = sx.composite(bodies, sx.add_inertia, parents)
+    d = sx.composite(rates, sx.add_inertia, parents)
+    h = sx.composite(momenta, sx.add_pair, parents)
 
     offsets = chain.v_offsets()
     size = chain.nv
@@ -100,18 +89,18 @@ def spatial_coriolis(chain: Chain, poses, qd) -> list[list]:
     for j in range(n):
         support = chain.ancestors(j)[::-1]  # the base's side first, j last
         for b, (s, ds) in enumerate(zip(columns[j], column_rates[j], strict=True)):
-            half_ds = _half(inertia_times(d[j], s))
-            half_sh = _half(cross_force(s, h[j]))
-            upper = add_pair(add_pair(inertia_times(g[j], ds), half_ds), half_sh)
+            half_ds = _half(sx.inertia_times(d[j], s))
+            half_sh = _half(sx.cross_force(s, h[j]))
+            upper = sx.add_pair(sx.add_pair(sx.inertia_times(g[j], ds), half_ds), half_sh)
             col = offsets[j] + b
             for i in support:  # within joint j's own block too: both use j's composites
                 for a, s_a in enumerate(columns[i]):
-                    out[offsets[i] + a][col] = pair(s_a, upper)
-            p = inertia_times(g[j], s)
-            qv = add_pair(half_ds, scale_pair(-1, half_sh))
+                    out[offsets[i] + a][col] = sx.pair(s_a, upper)
+            p = sx.inertia_times(g[j], s)
+            qv = sx.add_pair(half_ds, sx.scale_pair(-1, half_sh))
             for k in support[:-1]:
                 for a, (s_a, ds_a) in enumerate(zip(columns[k], column_rates[k], strict=True)):
-                    out[col][offsets[k] + a] = pair(ds_a, p) + pair(s_a, qv)
+                    out[col][offsets[k] + a] = sx.pair(ds_a, p) + sx.pair(s_a, qv)
     return out
 
 

@@ -27,6 +27,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+import sympy as sp
+
 from ..core import linalg3 as la
 from .chain import (
     PRISMATIC,
@@ -44,6 +47,22 @@ from .chain import (
 STANDARD = "standard"
 MODIFIED = "modified"
 CONVENTIONS = (STANDARD, MODIFIED)
+
+
+def dh_matrix(a, alpha, d, theta, modified: bool = False, symbolic: bool = False):
+    """The homogeneous transform of one DH row, 4 x 4: standard (Siciliano eq. 2.52)
+    ``A = Rot_z(theta) Trans_z(d) Trans_x(a) Rot_x(alpha)``, or modified (Craig eq. 3.6)
+    ``Rot_x(alpha) Trans_x(a) Rot_z(theta) Trans_z(d)``; a SymPy matrix when ``symbolic``,
+    else a float NumPy array."""
+    m = sp if symbolic else np
+    ct, st, ca, sa = m.cos(theta), m.sin(theta), m.cos(alpha), m.sin(alpha)
+    if modified:
+        rows = [[ct, -st, 0, a], [st * ca, ct * ca, -sa, -sa * d],
+                [st * sa, ct * sa, ca, ca * d], [0, 0, 0, 1]]
+    else:
+        rows = [[ct, -st * ca, st * sa, a * ct], [st, ct * ca, -ct * sa, a * st],
+                [0, sa, ca, d], [0, 0, 0, 1]]
+    return sp.Matrix(rows) if symbolic else np.array(rows, dtype=float)
 
 
 @dataclass(frozen=True)

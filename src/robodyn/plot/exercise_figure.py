@@ -24,24 +24,9 @@ import numpy as np
 import sympy as sp
 
 from ..core.errors import InputError
+from ..model.dh import dh_matrix
 
 __all__ = ["exercise_figure", "dh_frames"]
-
-
-def _rz(t):
-    c, s = np.cos(t), np.sin(t)
-    return np.array([[c, -s, 0, 0], [s, c, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1.0]])
-
-
-def _rx(t):
-    c, s = np.cos(t), np.sin(t)
-    return np.array([[1, 0, 0, 0], [0, c, -s, 0], [0, s, c, 0], [0, 0, 0, 1.0]])
-
-
-def _t(x=0.0, z=0.0):
-    out = np.eye(4)
-    out[0, 3], out[2, 3] = x, z
-    return out
 
 
 def _number(expr, values, what: str) -> float:
@@ -71,11 +56,7 @@ def dh_frames(robot, q) -> list[np.ndarray]:
             theta += float(q[i])
         else:
             d += float(q[i])
-        if modified:
-            step = _rx(alpha) @ _t(x=a) @ _rz(theta) @ _t(z=d)
-        else:
-            step = _rz(theta) @ _t(z=d) @ _t(x=a) @ _rx(alpha)
-        out.append(out[-1] @ step)
+        out.append(out[-1] @ dh_matrix(a, alpha, d, theta, modified))
     return out
 
 

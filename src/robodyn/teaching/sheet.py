@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..model.dh import dh_matrix
 from .questions import ROUTES
 
 __all__ = ["Sheet", "FIGURE_POSE"]
@@ -133,7 +134,7 @@ class Sheet:
         out, T = [], sp.eye(4)
         for row in self._dh_table().tolist():
             a, alpha, d, theta = row
-            A = self._compact(_rot_z(theta) * _trans(z=d) * _trans(x=a) * _rot_x(alpha))
+            A = self._compact(dh_matrix(a, alpha, d, theta, symbolic=True))
             T = self._compact(T * A)
             out.append((A, T))
         return out
@@ -376,22 +377,6 @@ def _sym(x) -> sp.Expr:
     from ..model.expressions import to_sympy
 
     return to_sympy(x)
-
-
-def _rot_z(t):
-    c, s_ = sp.cos(t), sp.sin(t)
-    return sp.Matrix([[c, -s_, 0, 0], [s_, c, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])
-
-
-def _rot_x(t):
-    c, s_ = sp.cos(t), sp.sin(t)
-    return sp.Matrix([[1, 0, 0, 0], [0, c, -s_, 0], [0, s_, c, 0], [0, 0, 0, 1]])
-
-
-def _trans(x=0, z=0):
-    out = sp.eye(4)
-    out[0, 3], out[2, 3] = x, z
-    return out
 
 
 def _tex_name(eq, name) -> str:
