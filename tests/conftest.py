@@ -2,14 +2,7 @@
 
 from __future__ import annotations
 
-import os
-
-# Batches run the per-sample kernels: the blocked flavour compiles a second program per
-# model and kernel, minutes over the hundreds of programs the suite builds once each.
-# tests/codegen/test_blocked_kernels.py checks the blocked kernels themselves, bit for bit.
-os.environ.setdefault("ROBODYN_BLOCKED_MIN_BATCH", str(10**12))
-
-import textwrap  # noqa: E402
+import textwrap
 from pathlib import Path
 
 import numpy as np

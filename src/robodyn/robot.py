@@ -30,8 +30,8 @@ from .codegen.wrenches import stacked_wrenches
 from .dynamics.inverse_dynamics import TorqueParts
 from .dynamics.kinematics import frame_names, unknown_frame
 from .dynamics.registry import TORQUE_PARTS
+from .model import configuration
 from .model.chain import Chain
-from .model.configuration import checked_arrays, integrate_configuration
 from .model.names import check_text
 from .model.source import ModelSource, ParameterValues, Provenance, bound_values
 
@@ -114,8 +114,7 @@ class Robot:
 
     @property
     def floating(self) -> bool:
-        """The base is a free-flying body: the first link hangs from the world by a free
-        joint (:mod:`robodyn.model.joints`)."""
+        """The first link hangs from the world by a free joint (a free-flying base)."""
         return self.chain.floating
 
     @property
@@ -135,7 +134,7 @@ class Robot:
         model has a free or ball joint, and the wrench array ``h_e`` (a dict of wrenches at
         frames picks the per-frame variant of ``kind``'s ``_contact`` entry)."""
         runner = self._runner
-        values = (checked_arrays(self.chain, kind.partition("@")[0], arrays)
+        values = (configuration.checked_arrays(self.chain, kind.partition("@")[0], arrays)
                   if runner.quaternions else list(arrays.values()))
         if h_e is not None:
             kind, h_e = stacked_wrenches(self.name, f"{kind}_contact", h_e, self.frames,
@@ -233,13 +232,10 @@ class Robot:
         kwargs.update(changes)
         return Robot(**kwargs)
 
-    def __getstate__(self):
-        # the runner holds caches (compiled kernels, the numeric chain): made afresh after
-        # unpickling, as in __post_init__
+    def __getstate__(self):  # the runner (compiled kernels, caches) is made afresh on loading
         return {f.name: getattr(self, f.name) for f in fields(self) if f.init}
 
     def __setstate__(self, state):
-        # a robot pickled by an older robodyn may carry its caches in the state: dropped
         known = {f.name for f in fields(self) if f.init}
         self.__dict__.update({k: v for k, v in state.items() if k in known})
         self._attach_runner()
@@ -405,7 +401,12 @@ class Robot:
         SE(3) exponential of its body twist, a ball joint by the exponential of its rotation
         (its quaternion stays unit), the others by ``q + qd dt``. Shapes ``(..., nq)``,
         ``(..., nv)`` -> ``(..., nq)``."""
-        return integrate_configuration(self.chain, q, qd, dt)
+        return configuration.integrate_configuration(self.chain, q, qd, dt)
+
+    def difference(self, q0: ArrayLike, q1: ArrayLike) -> np.ndarray:
+        """``q1 ⊖ q0``: the velocity ``v`` with ``integrate(q0, v) == q1`` (Pinocchio's
+        ``difference``; ``q1 - q0`` for one-value joints), ``(..., nq)`` -> ``(..., nv)``."""
+        return configuration.difference_configuration(self.chain, q0, q1)
 
     def neutral(self) -> np.ndarray:
         """The zero configuration ``(nq,)`` (each quaternion the identity; Pinocchio's

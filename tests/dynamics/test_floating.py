@@ -596,8 +596,9 @@ def test_free_floating_momentum_is_conserved_in_a_simulation():
 def test_simulate_options_a_floating_base_lacks_are_errors(tree):
     q = np.zeros(tree.nq)
     q[6] = 1
-    with pytest.raises(InputError, match="PDGravity: the control laws act on one value per "):
-        rd.control.PDGravity(tree, q, kp=1.0, kd=1.0)
+    with pytest.raises(InputError, match="ComputedTorque: the control laws act on one value"):
+        rd.control.ComputedTorque(tree, rd.trajectory.quintic(np.zeros(11), np.ones(11), 1.0),
+                                  kp=1.0, kd=1.0)
     with pytest.raises(InputError, match=r"q0: expected 12 values \(nq = 12"):
         rd.simulate(tree, q[:6], duration=0.1)
     with pytest.raises(InputError, match="qd0: expected 11 values"):

@@ -49,6 +49,7 @@ from .joints import (
     JOINT_TYPES,
     PRISMATIC,  # noqa: F401  (re-exported: the readers import it from here)
     REVOLUTE,  # noqa: F401  (re-exported: the readers import it from here)
+    difference_joint,
     integrate_joint,
     joint_rate,
     neutral_joint,
@@ -367,6 +368,19 @@ class Chain:
         q = np.asarray(q, dtype=float)
         v = np.asarray(v, dtype=float) * dt
         return self._joint_wise(q, v, integrate_joint)
+
+    def difference(self, q0, q1) -> np.ndarray:
+        """``q1 ⊖ q0``, the velocity ``(..., nv)`` that :meth:`integrate` turns ``q0`` into
+        ``q1`` with in unit time (:func:`~robodyn.model.joints.difference_joint`)."""
+        q0, q1 = np.asarray(q0, dtype=float), np.asarray(q1, dtype=float)
+        lead = np.broadcast_shapes(q0.shape[:-1], q1.shape[:-1])
+        parts = []
+        for link, k in zip(self.links, self.q_offsets(), strict=True):
+            model = link.joint.model
+            parts.append(difference_joint(
+                model, np.broadcast_to(q0[..., k:k + model.nq], lead + (model.nq,)),
+                np.broadcast_to(q1[..., k:k + model.nq], lead + (model.nq,))))
+        return np.concatenate(parts, axis=-1) if parts else np.zeros(lead + (0,))
 
     def configuration_rate(self, q, v) -> np.ndarray:
         """``dq/dt`` of the configuration ``(..., nq)`` for the velocity ``(..., nv)``."""

@@ -30,6 +30,10 @@ def layout(chain: Chain, velocity: bool) -> str:
     return "; ".join(parts[:6]) + (f"; ... ({len(parts)} joints)" if len(parts) > 6 else "")
 
 
+#: The arguments that are configurations (``(..., nq)``); the others are velocities.
+CONFIGURATIONS = ("q", "q0", "q1", "q_ref")
+
+
 def checked_arrays(chain: Chain, what: str, arrays: dict) -> list:
     """``arrays`` (``{name: array}``, in call order) of a call ``what`` on a chain with
     quaternion joints: the last axis of ``q`` checked against ``nq`` and every quaternion in
@@ -50,11 +54,11 @@ def checked_arrays(chain: Chain, what: str, arrays: dict) -> list:
         if arr.dtype.kind not in "iuf":
             out.append(value)
             continue
-        if name == "q":
+        if name in CONFIGURATIONS:
             if arr.ndim == 0 or arr.shape[-1] != nq:
-                raise InputError(f"{what}: q: expected shape (..., nq) with nq = {nq} "
+                raise InputError(f"{what}: {name}: expected shape (..., nq) with nq = {nq} "
                                  f"({layout(chain, velocity=False)}), got {arr.shape}")
-            _check_quaternions(chain, what, arr)
+            _check_quaternions(chain, what, arr, name)
         elif arr.ndim > 0 and arr.shape[-1] != nv:
             raise InputError(f"{what}: {name}: expected shape (..., nv) with nv = {nv} "
                              f"({layout(chain, velocity=True)}), got {arr.shape}")
@@ -62,7 +66,7 @@ def checked_arrays(chain: Chain, what: str, arrays: dict) -> list:
     return out
 
 
-def _check_quaternions(chain: Chain, what: str, q: np.ndarray) -> None:
+def _check_quaternions(chain: Chain, what: str, q: np.ndarray, name: str = "q") -> None:
     for link, k in zip(chain.links, chain.q_offsets(), strict=True):
         start = link.joint.model.quaternion
         if start is None:
@@ -74,7 +78,7 @@ def _check_quaternions(chain: Chain, what: str, q: np.ndarray) -> None:
             index = np.unravel_index(int(np.argmax(bad)), norm.shape)
             where = ", ".join(str(int(i)) for i in index)
             raise InputError(
-                f"{what}: q[{where + ', ' if where else ''}{k}:{k + 4}]: the quaternion "
+                f"{what}: {name}[{where + ', ' if where else ''}{k}:{k + 4}]: the quaternion "
                 f"(qx, qy, qz, qw) of joint {link.joint.name!r} has norm "
                 f"{float(norm[index]):.6g}, not 1; divide it by its norm")
 
@@ -91,3 +95,12 @@ def integrate_configuration(chain: Chain, q, qd, dt: float) -> np.ndarray:
     if qd.ndim == 0:
         qd = np.broadcast_to(qd, (chain.nv,))
     return chain.integrate(q, qd, dt)
+
+
+def difference_configuration(chain: Chain, q0, q1) -> np.ndarray:
+    """``q1 ⊖ q0`` (:meth:`robodyn.Robot.difference`): checked arrays."""
+    if chain.single_valued:
+        return np.asarray(q1, dtype=float) - np.asarray(q0, dtype=float)
+    q0, q1 = (np.asarray(a, dtype=float)
+              for a in checked_arrays(chain, "difference", {"q0": q0, "q1": q1}))
+    return chain.difference(q0, q1)

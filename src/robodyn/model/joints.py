@@ -238,6 +238,48 @@ def joint_rate(model: JointModel, q: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.stack(np.broadcast_arrays(*rate), axis=-1)
 
 
+def _rotation_vector(rel: np.ndarray) -> np.ndarray:
+    """``log(rel)``: the rotation vector ``w`` of a unit quaternion ``(..., 4)`` with
+    ``exp(w / 2) = rel`` (the shorter way round: ``|w| <= pi``)."""
+    rel = np.where(rel[..., 3:] < 0, -rel, rel)
+    vector, w = rel[..., :3], rel[..., 3:]
+    n = np.linalg.norm(vector, axis=-1, keepdims=True)
+    small = n < 1e-6
+    safe = np.where(small, 1.0, n)
+    # 2 atan2(n, w) / n, and its series 2/w (1 - n^2 / (3 w^2)) near the identity
+    scale = np.where(small, 2 / w * (1 - n * n / (3 * w * w)), 2 * np.arctan2(n, w) / safe)
+    return scale * vector
+
+
+def _se3_translation_inverse(p: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``V(w)^-1 p`` (:func:`_se3_translation` inverted): ``p - 1/2 w × p + c w × (w × p)``
+    with ``c = (1 - t sin t / (2 (1 - cos t))) / t^2`` (Murray, Li & Sastry, eq. 2.37)."""
+    theta = np.linalg.norm(w, axis=-1, keepdims=True)
+    small = theta < 1e-4
+    t = np.where(small, 1.0, theta)
+    c = np.where(small, 1 / 12 + theta * theta / 720,
+                 (1 - t * np.sin(t) / (2 * (1 - np.cos(t)))) / (t * t))
+    wp = np.cross(w, p)
+    return p - 0.5 * wp + c * np.cross(w, wp)
+
+
+def difference_joint(model: JointModel, q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
+    """``q1 ⊖ q0`` of one joint, the velocity ``v`` with ``q0 ⊕ v = q1``
+    (:func:`integrate_joint` inverted, ``pin.difference``): ``q1 - q0`` for one value; the
+    rotation vector of ``q0^-1 ⊗ q1`` for a spherical joint; for a free joint the body twist
+    ``log(M0^-1 M1)`` of SE(3), ``(V(w)^-1 R0^T (p1 - p0), w)``."""
+    if model.single:
+        return q1 - q0
+    k = model.quaternion
+    quat0, quat1 = q0[..., k:k + 4], q1[..., k:k + 4]
+    conjugate = np.concatenate([-quat0[..., :3], quat0[..., 3:]], axis=-1)
+    w = _rotation_vector(quaternion_product(conjugate, quat1))
+    if model.name == SPHERICAL:
+        return w
+    body = np.einsum("...ji,...j->...i", rotation_matrices(quat0), q1[..., :3] - q0[..., :3])
+    return np.concatenate([_se3_translation_inverse(body, w), w], axis=-1)
+
+
 def neutral_joint(model: JointModel) -> np.ndarray:
     """The zero configuration of a joint (the identity quaternion ``(0, 0, 0, 1)``)."""
     q = np.zeros(model.nq)
@@ -249,5 +291,5 @@ def neutral_joint(model: JointModel) -> np.ndarray:
 __all__ = ["JointModel", "JOINT_MODELS", "JOINT_TYPES", "REVOLUTE", "PRISMATIC", "SPHERICAL",
            "FREE", "joint_model", "joint_motion", "joint_twist", "joint_columns",
            "joint_forces", "joint_configuration_rate", "quaternion_rotation",
-           "quaternion_product", "rotation_matrices", "integrate_joint", "joint_rate",
-           "neutral_joint"]
+           "quaternion_product", "rotation_matrices", "integrate_joint", "difference_joint",
+           "joint_rate", "neutral_joint"]

@@ -6,7 +6,10 @@ what model error does:
 
 * :class:`PDGravity` — ``tau = K_P (q_ref - q) - K_D qd + g_model(q)``: PD
   control with gravity compensation, which brings the arm to rest at ``q_ref``
-  (Siciliano §8.5.2, eq. 8.52);
+  (Siciliano §8.5.2, eq. 8.52); on a model with quaternion joints (ball joints, a
+  free-flying base driven by a base wrench) ``q_ref - q`` is ``q_ref ⊖ q``
+  (:meth:`robodyn.Robot.difference`, the rotation vector of the turn left to make), the
+  Lyapunov argument of eq. 8.52 on SO(3) (Bullo & Murray 1999);
 * :class:`ComputedTorque` — inverse dynamics control
   ``tau = M(q) y + C(q, qd) qd + F qd + g(q)`` with
   ``y = qdd_ref + K_D (qd_ref - qd) + K_P (q_ref - q)`` (Siciliano §8.5.3,
@@ -26,6 +29,7 @@ from numpy.typing import ArrayLike
 
 from ..core.display import number, numbers
 from ..core.errors import InputError, excerpt
+from ..model.configuration import checked_arrays
 from .steps import computed_torque_acceleration, pd_gravity
 from .trajectory import Trajectory
 
@@ -68,16 +72,18 @@ class PDGravity:
             raise InputError("q_ref: PDGravity regulates to a set point (one position per "
                              "joint), and a Trajectory was given; to track a trajectory use "
                              "ComputedTorque(model, trajectory, kp, kd)")
-        _one_value_joints(model, "PDGravity")
         self.model = model
         try:
             self.q_ref = np.asarray(q_ref, dtype=float).reshape(-1)
         except (TypeError, ValueError):
-            raise InputError(f"q_ref: expected {model.dof} finite values (the set point), got "
+            raise InputError(f"q_ref: expected {model.nq} finite values (the set point), got "
                              f"{excerpt(q_ref)}") from None
-        if self.q_ref.shape != (model.dof,) or not np.isfinite(self.q_ref).all():
-            raise InputError(f"q_ref: expected {model.dof} finite values, got "
+        if self.q_ref.shape != (model.nq,) or not np.isfinite(self.q_ref).all():
+            raise InputError(f"q_ref: expected {model.nq} finite values, got "
                              f"{excerpt(self.q_ref.tolist())}")
+        if not model.chain.single_valued:
+            checked_arrays(model.chain, "PDGravity", {"q_ref": self.q_ref})  # unit quaternions
+            self.kind = None  # the compiled loops take q_ref - q: the law runs in Python
         self.kp = _gains(kp, "kp", model.dof)
         self.kd = _gains(kd, "kd", model.dof)
 
@@ -91,7 +97,10 @@ class PDGravity:
                 f"kp = {_short(self.kp)}, kd = {_short(self.kd)}")
 
     def __call__(self, t, q, qd) -> np.ndarray:
-        return pd_gravity(q, qd, self.q_ref, self.kp, self.kd, self.model.gravity_torques(q))
+        g = self.model.gravity_torques(q)
+        if self.kind is None:
+            return self.kp * self.model.difference(q, self.q_ref) - self.kd * qd + g
+        return pd_gravity(q, qd, self.q_ref, self.kp, self.kd, g)
 
     def references(self, times: np.ndarray):
         """``(q_ref, qd_ref, qdd_ref)`` rows at ``times`` (one constant row here)."""
