@@ -56,7 +56,7 @@ def bench(name: str, n: int, repeats: int) -> None:
     # same joints by name (one coordinate each, revolute or prismatic)
     theirs = [model.names[j] for j in range(2, model.njoints)]
     assert all(model.joints[j].nq == 1 for j in range(2, model.njoints))
-    perm = np.array([theirs.index(name) for name in robot.joints])
+    perm = np.array([theirs.index(name) for name in robot.joints[1:]])  # [0]: the free joint
     q_pin, v_pin, a_pin = random_states(model, pin, n, np.random.default_rng(0))
     q = np.concatenate([q_pin[:, :7], q_pin[:, 7:][:, perm]], axis=1)
     v, a = (np.concatenate([x[:, :6], x[:, 6:][:, perm]], axis=1) for x in (v_pin, a_pin))
@@ -88,7 +88,7 @@ def bench(name: str, n: int, repeats: int) -> None:
     ]
     k = n // 2
     spot = np.abs(tau_pin[k] - pin.rnea(model, data, q_pin[k], v_pin[k], a_pin[k])).max()
-    print(f"\n{name}: {robot.dof} joints on a floating base (nq = {robot.nq}, nv = {robot.nv}), "
+    print(f"\n{name}: {len(robot.joints) - 1} joints on a floating base (nq = {robot.nq}, nv = {robot.nv}), "
           f"N = {n}; |tau_robodyn - tau_pinocchio| = {spot:.1e}\n")
     print("| function | first call [s] | robodyn batched [us/sample] | into out= [us/sample] "
           "| Pinocchio loop [us/call] | ratio | target |")
