@@ -88,7 +88,8 @@ def bench(name: str, n: int, repeats: int) -> None:
     ]
     k = n // 2
     spot = np.abs(tau_pin[k] - pin.rnea(model, data, q_pin[k], v_pin[k], a_pin[k])).max()
-    print(f"\n{name}: {len(robot.joints) - 1} joints on a floating base (nq = {robot.nq}, nv = {robot.nv}), "
+    joints = len(robot.joints) - 1
+    print(f"\n{name}: {joints} joints on a floating base (nq = {robot.nq}, nv = {robot.nv}), "
           f"N = {n}; |tau_robodyn - tau_pinocchio| = {spot:.1e}\n")
     print("| function | first call [s] | robodyn batched [us/sample] | into out= [us/sample] "
           "| Pinocchio loop [us/call] | ratio | target |")
