@@ -476,27 +476,33 @@ class Robot:
     def to_urdf(self, path: str | Path | None = None, force: bool = False,
                 unlimited: str = "continuous") -> str:
         """The robot as URDF text, every parameter value bound (joints with origin, axis,
-        limits where known and ``<dynamics>`` friction; links with ``<inertial>``; the tip
-        frame as a ``tool`` link); see :mod:`robodyn.model.urdf_export`. Joint offsets are
-        folded into the origins, so the file's joint values are this robot's ``q``.
-
-        A revolute joint with limits is ``revolute`` with them; one without is
-        ``continuous`` (Pinocchio then uses ``nq = 2`` for it, ``(cos q, sin q)``), or
-        with ``unlimited="revolute"`` ``revolute`` with limits ``+-1e9`` rad. Bodies that
-        are not physical are written as the nearest physical ones, so that MuJoCo loads
-        the file: a planar ``[0, 0, I]`` gets ``I/2`` about the axes the arm never turns
-        about (no effect on the dynamics); where the change is felt (the PUMA 560's link
-        3), a ``UrdfWarning`` gives it (:func:`~robodyn.model.urdf_export.writable_chain`).
-        Motor (armature) inertia has no URDF field and is left out, with a ``UrdfWarning``.
-        Written to ``path`` when given (an existing file only if robodyn wrote it, or with
-        ``force``; never through a symbolic link); the text is returned either way."""
+        limits and ``<dynamics>`` friction; links with ``<inertial>``; the tip as a ``tool``
+        link): :mod:`robodyn.model.urdf_export` says how offsets, unlimited revolute joints
+        (``unlimited="continuous"`` or ``"revolute"``), bodies other tools would refuse and
+        the motor inertia URDF lacks are written. Written to ``path`` when given (an existing
+        file only if robodyn wrote it, or with ``force``; never through a symbolic link)."""
         from .codegen.export.files import write_file
         from .model.urdf_export import chain_to_urdf
 
-        origin = f" from {self.source}" if self.source and self.source != self.name else ""
-        text = chain_to_urdf(self.numeric_chain, self.name,
-                             comment=f"robodyn model {self.name!r}{origin}, values bound",
+        text = chain_to_urdf(self.numeric_chain, self.name, comment=self._file_comment(),
                              unlimited=unlimited)
+        if path is not None:
+            write_file(path, text, force=force, option="path")
+        return text
+
+    def _file_comment(self) -> str:
+        origin = f" from {self.source}" if self.source and self.source != self.name else ""
+        return f"robodyn model {self.name!r}{origin}, values bound"
+
+    def to_mjcf(self, path: str | Path | None = None, force: bool = False) -> str:
+        """The robot as MuJoCo MJCF text, every parameter value bound (bodies nested as the
+        tree, hinge/slide/ball/free joints with ``range``, ``damping``, ``frictionloss`` and
+        ``armature``, ``<inertial>``, frames as sites, gravity); see
+        :mod:`robodyn.model.mjcf_export`. Written to ``path`` as :meth:`to_urdf` writes."""
+        from .codegen.export.files import write_file
+        from .model.mjcf_export import chain_to_mjcf
+
+        text = chain_to_mjcf(self.numeric_chain, self.name, comment=self._file_comment())
         if path is not None:
             write_file(path, text, force=force, option="path")
         return text
@@ -529,28 +535,21 @@ class Robot:
     def inverse_dynamics_derivatives(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
                                      h_e: ArrayLike | None = None) -> tuple[np.ndarray, ...]:
         """``(dtau/dq, dtau/dqd, dtau/dqdd)`` of :meth:`inverse_dynamics`, each
-        ``(..., dof, dof)`` with ``[..., i, j] = dtau_i/dx_j``; ``dtau/dqdd = M(q)``.
-
-        The analytical recursion of Carpentier & Mansard (RSS 2018) in the base frame
-        (:mod:`robodyn.dynamics.rnea_derivatives`; with ``h_e``, forward-mode automatic
-        differentiation, :mod:`robodyn.dynamics.derivatives`), compiled like every kernel. Viscous
-        friction contributes ``F_v`` to ``dtau/dqd``; Coulomb friction ``F_s sign(qd)`` is
-        differentiated as 0 (exact away from ``qd = 0``, where it has no derivative).
-        With ``h_e``, ``dtau/dq`` includes ``d(J^T h_e)/dq``. A free or ball joint's columns
-        of ``dtau/dq`` are along its velocity coordinates (the tangent space, Pinocchio's
-        convention)."""
+        ``(..., dof, dof)`` with ``[..., i, j] = dtau_i/dx_j``; ``dtau/dqdd = M(q)``: the
+        analytical recursion of Carpentier & Mansard (RSS 2018,
+        :mod:`robodyn.dynamics.rnea_derivatives`; with ``h_e``, forward-mode AD including
+        ``d(J^T h_e)/dq``). Viscous friction adds ``F_v`` to ``dtau/dqd``; Coulomb friction
+        counts as 0 (exact away from ``qd = 0``). A free or ball joint's columns of
+        ``dtau/dq`` are along its velocity coordinates (Pinocchio's tangent space)."""
         out = self._run("inverse_dynamics_derivatives", q=q, qd=qd, qdd=qdd, h_e=h_e)
         return out[..., 0, :, :], out[..., 1, :, :], out[..., 2, :, :]
 
     def forward_dynamics_derivatives(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike,
                                      h_e: ArrayLike | None = None) -> tuple[np.ndarray, ...]:
         """``(dqdd/dq, dqdd/dqd, dqdd/dtau)`` of :meth:`forward_dynamics`, each
-        ``(..., dof, dof)`` with ``[..., i, j] = dqdd_i/dx_j``; ``dqdd/dtau = M(q)^{-1}``.
-
-        ``dqdd/dx = -M^{-1} dtau/dx`` with the inverse dynamics' derivatives taken at
-        ``qdd = FD(q, qd, tau)`` (Carpentier & Mansard 2018), solved with the Cholesky
-        factor of ``M``. Coulomb friction is differentiated as 0 (see
-        :meth:`inverse_dynamics_derivatives`)."""
+        ``(..., dof, dof)`` with ``[..., i, j] = dqdd_i/dx_j``; ``dqdd/dtau = M(q)^{-1}``:
+        ``dqdd/dx = -M^{-1} dtau/dx`` at ``qdd = FD(q, qd, tau)`` (Carpentier & Mansard
+        2018), Cholesky solves; Coulomb friction counts as 0."""
         out = self._run("forward_dynamics_derivatives", q=q, qd=qd, tau=tau, h_e=h_e)
         return out[..., 0, :, :], out[..., 1, :, :], out[..., 2, :, :]
 

@@ -1,11 +1,12 @@
-"""``robodyn export MODEL``: a model written as URDF (``--urdf FILE``, ``robot.to_urdf``)
-or as code (``--lang LANG --out DIR``): by default robodyn's compiled kernels, the traced
-straight-line programs (``robot.to_code``: every registry function, or ``--functions``),
-with ``--closed-form`` the closed-form equations of motion (``eq.to_code``, for reading).
+"""``robodyn export MODEL``: a model written as URDF (``--urdf FILE``, ``robot.to_urdf``),
+as MuJoCo MJCF (``--mjcf FILE``, ``robot.to_mjcf``) or as code (``--lang LANG --out
+DIR``): by default robodyn's compiled kernels, the traced straight-line programs
+(``robot.to_code``: every registry function, or ``--functions``), with ``--closed-form``
+the closed-form equations of motion (``eq.to_code``, for reading).
 
 MODEL is a built-in model name, a YAML model file or a URDF file (with the URDF
-options of every model command: ``--base``, ``--tip``, ...). ``--urdf -`` writes the
-file to standard output. ``--lang`` is one of python, c, cpp, matlab, java, julia
+options of every model command: ``--base``, ``--tip``, ...). ``--urdf -`` (``--mjcf -``)
+writes the file to standard output. ``--lang`` is one of python, c, cpp, matlab, java, julia
 (and mathematica, closed forms only); ``--parameters baked`` (default) writes the model's
 numbers into the code, ``--parameters argument`` makes every function take the parameter
 vector ``p`` first.
@@ -29,10 +30,12 @@ def add_export_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.
     from ..codegen.export import LANGUAGES, PARAMETER_MODES
 
     p = model_command(sub, "export", parents, None,
-                      help="write a model as URDF, or its equations of motion as code",
+                      help="write a model as URDF or MJCF, or its equations of motion as code",
                       description="Write a model as URDF (--urdf: parameter values bound, joint "
                                   "offsets folded into the joint origins, the tip frame as a "
-                                  "'tool' link), or as standalone code (--lang LANG --out DIR): "
+                                  "'tool' link), as MuJoCo MJCF (--mjcf: bodies nested as the "
+                                  "tree, ball and free joints too), or as standalone code "
+                                  "(--lang LANG --out DIR): "
                                   "robodyn's compiled kernels (every function of the registry: "
                                   "inverse and forward dynamics, mass matrix, ..., derivatives; "
                                   "fast), or with --closed-form the closed-form equations of "
@@ -40,6 +43,8 @@ def add_export_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.
                                   "gravity_torques, friction_torques; for reading).")
     p.add_argument("--urdf", metavar="FILE",
                    help="the URDF file to write ('-': standard output)")
+    p.add_argument("--mjcf", metavar="FILE",
+                   help="the MJCF file to write ('-': standard output)")
     p.add_argument("--force", action="store_true",
                    help="overwrite files that robodyn did not write (never a symbolic link)")
     p.add_argument("--unlimited", choices=["continuous", "revolute"], default="continuous",
@@ -72,8 +77,9 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from ..codegen.export import LANGUAGES
     from .common import load_model
 
-    if (args.urdf is None) == (args.lang is None):
-        args.command_parser.error("give either --urdf FILE or --lang LANG --out DIR")
+    if sum(x is not None for x in (args.urdf, args.mjcf, args.lang)) != 1:
+        args.command_parser.error("give one of --urdf FILE, --mjcf FILE or --lang LANG --out "
+                                  "DIR")
     if args.lang is not None and not args.out:
         args.command_parser.error("--lang needs --out DIR, the folder to write the files into")
     if args.lang is not None and not args.closed_form:
@@ -91,12 +97,15 @@ def _cmd_export(args: argparse.Namespace) -> int:
         return _export_code(robot, args)
     from ..codegen.export.files import write_file
 
-    text = robot.to_urdf(unlimited=args.unlimited)
-    if args.urdf == "-":
+    if args.mjcf is not None:
+        text, path, option = robot.to_mjcf(), args.mjcf, "--mjcf"
+    else:
+        text, path, option = robot.to_urdf(unlimited=args.unlimited), args.urdf, "--urdf"
+    if path == "-":
         sys.stdout.write(text)
         return 0
-    write_file(args.urdf, text, force=args.force, option="--urdf")
-    print(f"robodyn: wrote {visible(robot.name)} ({robot.dof} joints) to {args.urdf}",
+    write_file(path, text, force=args.force, option=option)
+    print(f"robodyn: wrote {visible(robot.name)} ({len(robot.links)} joints) to {path}",
           file=sys.stderr)
     return 0
 

@@ -99,7 +99,7 @@ def chain_to_urdf(chain: Chain, name: str, comment: str = "",
     root = ET.Element("robot", name=visible(name) or "robot")
     notes = [comment] if comment else []
     frames = list(chain.frames)
-    base_frame = next((f for f in frames if f.link == -1 and _identity(f.placement)), None)
+    base_frame = next((f for f in frames if f.link == -1 and is_identity(f.placement)), None)
     if base_frame is not None:  # the loaded file's base link: it names the base again
         frames.remove(base_frame)
     base = names.link(base_frame.name if base_frame is not None else
@@ -114,10 +114,10 @@ def chain_to_urdf(chain: Chain, name: str, comment: str = "",
         ET.SubElement(joint, "parent", link=world)
         ET.SubElement(joint, "child", link=base)
         _origin(joint, _up_rotation(-gravity / g), np.zeros(3))
-        notes.append(f"gravity ({_vector(gravity)}) in {base}: the root {world} holds {base} "
+        notes.append(f"gravity ({vector_text(gravity)}) in {base}: the root {world} holds {base} "
                      f"turned so that gravity points along {world}'s -z")
     if g > 0 and abs(g - GRAVITY) > 1e-12 * GRAVITY:
-        notes.append(f"gravity magnitude {_f(g)} (not {GRAVITY}): set it in the simulator")
+        notes.append(f"gravity magnitude {number_text(g)} (not {GRAVITY}): set it in the simulator")
     base_link = ET.SubElement(root, "link", name=base)
     if free_base is not None:
         _inertial(base_link, free_base.inertial)
@@ -160,11 +160,11 @@ def chain_to_urdf(chain: Chain, name: str, comment: str = "",
         warn(UrdfWarning(f"{visible(name)}: URDF inertia made physical: {shown}"
                          f"{' ...' if len(felt) > 3 else ''} in M (docs/defaults.md)"))
 
-    if not _identity(chain.tip):
+    if not is_identity(chain.tip):
         _fixed_link(root, names, link_names[-1], "tool", chain.tip)
 
     for k, note in enumerate(notes):
-        root.insert(k, ET.Comment(f" {_comment_text(note)} "))
+        root.insert(k, ET.Comment(f" {comment_text(note)} "))
     ET.indent(root, space="  ")
     return (f'<?xml version="1.0"?>\n<!-- {MARKER} -->\n' + ET.tostring(root, encoding="unicode")
             + "\n")
@@ -197,18 +197,18 @@ def _joint(root, link, i, parent, names, notes, unlimited="continuous"):
     ET.SubElement(element, "parent", link=parent)
     ET.SubElement(element, "child", link=child)
     _origin(element, rotation, translation)
-    ET.SubElement(element, "axis", xyz=_vector(axis))
+    ET.SubElement(element, "axis", xyz=vector_text(axis))
 
     velocity, effort = (limits[2], limits[3]) if limits is not None else (math.inf, math.inf)
     if kind != "continuous" or math.isfinite(velocity) or math.isfinite(effort):
         attributes = {}
         if kind != "continuous":
             lower, upper = limits[:2] if bounded else (-UNBOUNDED, UNBOUNDED)
-            attributes.update(lower=_f(lower), upper=_f(upper))
+            attributes.update(lower=number_text(lower), upper=number_text(upper))
         missing = [k for k, v in (("velocity", velocity), ("effort", effort))
                    if not math.isfinite(v)]
-        attributes.update(velocity=_f(UNBOUNDED if "velocity" in missing else velocity),
-                          effort=_f(UNBOUNDED if "effort" in missing else effort))
+        attributes.update(velocity=number_text(UNBOUNDED if "velocity" in missing else velocity),
+                          effort=number_text(UNBOUNDED if "effort" in missing else effort))
         ET.SubElement(element, "limit", **attributes)
         unknown = (["position"] if kind != "continuous" and not bounded else []) + missing
         if unknown:
@@ -216,11 +216,12 @@ def _joint(root, link, i, parent, names, notes, unlimited="continuous"):
                          f"{UNBOUNDED:g} stands for none")
     viscous, coulomb = float(link.friction.viscous), float(link.friction.coulomb)
     if viscous or coulomb:
-        ET.SubElement(element, "dynamics", damping=_f(viscous), friction=_f(coulomb))
+        ET.SubElement(element, "dynamics", damping=number_text(viscous),
+                      friction=number_text(coulomb))
     return name, child
 
 
-def _identity(transform) -> bool:
+def is_identity(transform) -> bool:
     return (np.array_equal(np.array(transform.rotation, dtype=float), np.eye(3))
             and not np.array(transform.translation, dtype=float).any())
 
@@ -245,12 +246,12 @@ def _link(root, link, name) -> None:
 def _inertial(element, inertial) -> None:
     """Append ``inertial`` (an :class:`~robodyn.model.chain.Inertial`) to a ``<link>``."""
     body = ET.SubElement(element, "inertial")
-    ET.SubElement(body, "origin", xyz=_vector(inertial.com), rpy="0 0 0")
-    ET.SubElement(body, "mass", value=_f(inertial.mass))
+    ET.SubElement(body, "origin", xyz=vector_text(inertial.com), rpy="0 0 0")
+    ET.SubElement(body, "mass", value=number_text(inertial.mass))
     tensor = np.array(inertial.inertia, dtype=float)
     tensor = (tensor + tensor.T) / 2
     ET.SubElement(body, "inertia", **{
-        f"i{a}{b}": _f(tensor[r, c])
+        f"i{a}{b}": number_text(tensor[r, c])
         for a, b, r, c in (("x", "x", 0, 0), ("x", "y", 0, 1), ("x", "z", 0, 2),
                            ("y", "y", 1, 1), ("y", "z", 1, 2), ("z", "z", 2, 2))
     })
@@ -287,7 +288,7 @@ def writable_chain(chain: Chain) -> tuple[Chain, dict[int, tuple[str, float]]]:
             continue
         what = []
         if new_mass != mass:
-            what.append(f"mass {_f(mass)} written as {_f(new_mass)} kg")
+            what.append(f"mass {number_text(mass)} written as {number_text(new_mass)} kg")
         if how is not None:
             what.append(f"inertia {_tensor_text(inertia)} written as "
                         f"{_tensor_text(new_inertia)} ({how})")
@@ -320,6 +321,8 @@ def _free_directions(chain: Chain) -> list[np.ndarray]:
                 first = z
             parallel = parallel and bool(np.linalg.norm(np.cross(first, z)) <= 1e-12)
             rot = rot @ axis_rotation(axis, float(joint.offset))
+        elif joint.type != PRISMATIC:  # a ball or free joint turns its link every way
+            first, parallel = (rot[:, 0] if first is None else first), False
         rotations.append(rot)
         turns.append((first, parallel))
         if first is None:
@@ -384,7 +387,7 @@ def _physical_inertia(inertia: np.ndarray, free: np.ndarray) -> tuple[np.ndarray
         tensor = vectors @ np.diag(raised) @ vectors.T
         tensor = (tensor + tensor.T) / 2
     delta = float(np.max(raised - values))
-    axis = _vector(np.round(vectors[:, 0], 12))
+    axis = vector_text(np.round(vectors[:, 0], 12))
     return tensor, delta, (f"+{delta:.3g} kg m^2 about the axis ({axis}) of least moment: "
                            f"M(q) changes by at most {delta:.3g} kg m^2 an entry")
 
@@ -396,7 +399,8 @@ def _tensor_text(t: np.ndarray) -> str:
 
 
 def _origin(element, rotation: np.ndarray, translation: np.ndarray) -> None:
-    ET.SubElement(element, "origin", xyz=_vector(translation), rpy=_vector(matrix_rpy(rotation)))
+    ET.SubElement(element, "origin", xyz=vector_text(translation),
+                  rpy=vector_text(matrix_rpy(rotation)))
 
 
 def axis_rotation(axis: np.ndarray, angle: float) -> np.ndarray:
@@ -437,7 +441,7 @@ def _up_rotation(up: np.ndarray) -> np.ndarray:
     return axis_rotation(axis / s, math.atan2(s, c))
 
 
-def _f(x) -> str:
+def number_text(x) -> str:
     """A float as the shortest text that reads back as the same number: ``repr``, with
     whole numbers below 1e15 written as integers (``1``, ``1000000000``, ``0`` for -0.0)."""
     x = float(x)
@@ -446,11 +450,11 @@ def _f(x) -> str:
     return repr(x)
 
 
-def _vector(values) -> str:
-    return " ".join(_f(x) for x in values)
+def vector_text(values) -> str:
+    return " ".join(number_text(x) for x in values)
 
 
-def _comment_text(text: str) -> str:
+def comment_text(text: str) -> str:
     """Text safe inside ``<!-- -->``: no ``--`` (``---`` becomes ``- - -``), control
     characters as ``<U+XXXX>``."""
     return re.sub(r"-(?=-)", "- ", visible(text))
@@ -480,4 +484,5 @@ class _Names:
 
 
 __all__ = ["MIN_INERTIA", "UNBOUNDED", "UNLIMITED", "axis_rotation", "chain_to_urdf",
-           "matrix_rpy", "writable_chain"]
+           "matrix_rpy", "writable_chain", "number_text", "vector_text", "comment_text",
+           "is_identity"]
