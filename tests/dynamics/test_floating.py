@@ -769,3 +769,21 @@ def test_example_robot_data_trees_on_a_free_flyer_match_pinocchio(relative):
     _close(robot.gravity_torques(case.q), gravity, "gravity")
     _close(robot.centroidal_matrix(case.q), a_g, "A_G")
     _close(robot.centroidal_momentum(case.q, case.v), h_g, "h_G")
+
+
+def test_a_floating_simulation_saves_reads_and_prints_its_nq_and_nv_columns(tree, tmp_path):
+    """``q`` has ``nq`` columns (the base's quaternion), ``qd``, ``qdd`` and ``tau`` ``nv``:
+    the saved files, the columns and the summary count each as it is."""
+    q0 = tree.neutral()
+    sim = rd.simulate(tree, q0, np.zeros(tree.nv), duration=0.05, dt=0.01, method="rk4",
+                      progress=False)
+    assert sim.dof == tree.nv == 11 and sim.q.shape[1] == tree.nq == 12
+    columns = sim.columns()
+    assert [k for k in columns if k.startswith("q") and not k.startswith("qd")] == \
+        [f"q{j + 1}" for j in range(12)]
+    assert "qd11" in columns and "qd12" not in columns and "tau11" in columns
+    saved = np.load(sim.save(tmp_path / "run.npz"))
+    np.testing.assert_array_equal(saved["q7"], sim.q[:, 6])  # the quaternion's w
+    table = np.genfromtxt(sim.save(tmp_path / "run.csv"), delimiter=",", names=True)
+    np.testing.assert_array_equal(table["qd11"], sim.qd[:, 10])
+    assert "Simulation: 11 DOF" in str(sim)

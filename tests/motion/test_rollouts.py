@@ -191,7 +191,7 @@ def test_one_rollout_of_a_batch_and_its_files(tmp_path, numpy_backend):
     assert one.rollouts is None and one.q.shape == (6, 2)
     np.testing.assert_array_equal(one.q, sim.q[1])
     assert one.info["energy_balance"] is sim.info["energy_balance"][1]
-    assert "2 rollouts of 2 joints" in str(sim) and "rollouts=2" in repr(sim)
+    assert "2 rollouts of 2 DOF" in str(sim) and "rollouts=2" in repr(sim)
     with np.load(sim.save(tmp_path / "batch.npz")) as data:
         np.testing.assert_array_equal(data["q2"], sim.q[..., 1])
     with pytest.raises(InputError, match=r"for .csv save one, sim.rollout\(i\)"):

@@ -42,7 +42,8 @@ class Simulation:
 
     @property
     def dof(self) -> int:
-        return self.q.shape[-1]
+        """Values of a velocity (``nv``; ``q`` has ``nq``, more with quaternion joints)."""
+        return self.qd.shape[-1]
 
     @property
     def rollouts(self) -> int | None:
@@ -93,7 +94,7 @@ class Simulation:
                 if info.get("sample_dt") and not info.get("dt") else "")
         if info.get("sample_dt") and info.get("dt"):
             grid = f"every {number(info['sample_dt'])} s"
-        lines = [f"Simulation: {self.dof} joints, {len(self.t)} samples {grid}".rstrip()
+        lines = [f"Simulation: {self.dof} DOF, {len(self.t)} samples {grid}".rstrip()
                  + f" over {span(self.t)}",
                  "  " + ", ".join(x for x in (method, how, steps) if x)
                  + (", compiled loop" if info.get("compiled") else "")
@@ -115,7 +116,7 @@ class Simulation:
         info = self.info
         failed = info.get("failed", {})
         how = f", dt = {number(info['dt'])} s" if info.get("dt") else ""
-        lines = [f"Simulation: {self.rollouts} rollouts of {self.dof} joints, {len(self.t)} "
+        lines = [f"Simulation: {self.rollouts} rollouts of {self.dof} DOF, {len(self.t)} "
                  f"samples over {span(self.t)}",
                  f"  {info.get('method', 'an unknown method')}{how}"
                  + (", compiled loop" if info.get("compiled") else "")
@@ -138,13 +139,14 @@ class Simulation:
             return self.rollout(0)._repr_png_()
         def draw(fig):
             top, bottom = fig.subplots(2, 1, sharex=True)
-            for j in range(self.dof):
+            for j in range(self.q.shape[-1]):
                 top.plot(self.t, self.q[:, j], color=f"C{j % 10}", lw=1.2, label=f"q{j + 1}")
+            for j in range(self.dof):
                 bottom.plot(self.t, self.tau[:, j], color=f"C{j % 10}", lw=1.2)
             top.set_ylabel("q")
             bottom.set_ylabel("tau")
             bottom.set_xlabel("t [s]")
-            top.legend(loc="best", ncol=min(self.dof, 6), fontsize="x-small")
+            top.legend(loc="best", ncol=min(self.q.shape[-1], 6), fontsize="x-small")
             for ax in (top, bottom):
                 ax.grid(True, alpha=0.3)
 
@@ -154,17 +156,10 @@ class Simulation:
         """Every recorded series by name: ``t``, ``q1..``, ``qd1..``, ``qdd1..``, ``tau1..``,
         ``kinetic``, ``potential``, ``total``; for a batch, ``(N, T)`` each."""
         out = {"t": self.t}
-        if self.rollouts is not None:
-            for name in ("q", "qd", "qdd", "tau"):
-                values = getattr(self, name)
-                for j in range(self.dof):
-                    out[f"{name}{j + 1}"] = values[..., j]
-            out.update(kinetic=self.kinetic, potential=self.potential, total=self.total)
-            return out
-        for name in ("q", "qd", "qdd", "tau"):
+        for name in ("q", "qd", "qdd", "tau"):  # q: nq values (quaternions), the others nv
             values = getattr(self, name)
-            for j in range(self.dof):
-                out[f"{name}{j + 1}"] = values[:, j]
+            for j in range(values.shape[-1]):
+                out[f"{name}{j + 1}"] = values[..., j]
         out.update(kinetic=self.kinetic, potential=self.potential, total=self.total)
         return out
 
