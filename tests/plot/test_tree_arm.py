@@ -56,3 +56,29 @@ def test_the_viewer_draws_each_link_from_its_parent(numpy_backend):
         poses = view._poses(q)  # base, stem, left, right, tip
         np.testing.assert_allclose(view._links[2].position, (poses[1][1] + poses[3][1]) / 2)
         np.testing.assert_allclose(view._links[1].position, (poses[1][1] + poses[2][1]) / 2)
+
+
+def test_a_floating_tree_is_drawn_where_its_frames_are_and_its_motion_plotted(
+        numpy_backend, tmp_path):
+    """A free-flying base: the stick figure starts at the base body (no line from the
+    world's origin), each link's origin where ``forward_kinematics`` puts it; the motion plot
+    draws ``q``'s nq values and the nv rates; the animation runs on the quaternions."""
+    from test_floating import tree_chain
+
+    robot = rd.Robot("tree", tree_chain())
+    q = robot.integrate(robot.neutral(), np.r_[0.3, -0.2, 0.5, 0.4, 0.2, -0.3,
+                                               np.linspace(-0.5, 0.5, robot.nv - 6)])
+    fig = rd.plot.arm(robot, q, frames=False)
+    (links,) = [line for line in fig.axes[0].get_lines() if line.get_label() == "links"]
+    xyz = np.array(links.get_data_3d()).T
+    points = xyz[~np.isnan(xyz[:, 0])]
+    origins = [robot.forward_kinematics(q, frame=link.name)[:3, 3] for link in robot.links]
+    for point in points[:-1]:  # the last point is the end effector
+        assert min(np.linalg.norm(point - o) for o in origins) < 1e-12
+    assert np.linalg.norm(points[0] - origins[0]) < 1e-12  # from the base body, not (0, 0, 0)
+    sim = rd.simulate(robot, q, np.zeros(robot.nv), duration=0.1, dt=0.01, method="rk4",
+                      progress=False)
+    fig = rd.plot.motion(sim, robot)
+    assert [len(ax.get_lines()) for ax in fig.axes] == [robot.nq, robot.nv, robot.nv]
+    rd.plot.animate(robot, sim, tmp_path / "fall.gif", max_frames=4)
+    assert (tmp_path / "fall.gif").read_bytes()[:6] == b"GIF89a"

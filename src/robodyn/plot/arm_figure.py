@@ -22,7 +22,7 @@ from ..core.progress import ProgressOption, check_progress, tracker
 from ..dynamics.kinematics import link_poses, tip_pose
 from ..model.checks import PARALLEL_TOL, parallel
 from ..motion.trajectory import whole_steps
-from .common import check_dof, finite_array, new_figure, sampled, save_figure
+from .common import finite_array, new_figure, sampled, save_figure
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -49,7 +49,8 @@ class _Geometry:
     def __init__(self, robot):
         self.robot = robot
         self.chain = robot.numeric_chain
-        self.dof = robot.dof
+        self.dof = len(self.chain.links)  # frames: the base, one a link, the tip
+        self.nq = robot.nq  # values of a configuration (quaternions with ball, free joints)
         tip = self.chain.tip
         self.tip_moves = not (np.allclose(np.array(tip.rotation, dtype=float), np.eye(3))
                               and np.allclose(np.array(tip.translation, dtype=float), 0.0))
@@ -60,7 +61,7 @@ class _Geometry:
         """Origins ``(N, K, 3)`` and rotations ``(N, K, 3, 3)`` of the base frame, every link
         frame and the end effector (``K = dof + 2``) at joint values ``Q`` ``(N, dof)``."""
         n = Q.shape[0]
-        poses = link_poses(self.chain, [Q[:, j] for j in range(self.dof)], _OPS)
+        poses = link_poses(self.chain, [Q[:, j] for j in range(self.nq)], _OPS)
         poses = [(((1, 0, 0), (0, 1, 0), (0, 0, 1)), (0, 0, 0)), *poses,
                  tip_pose(self.chain, poses)]
 
@@ -87,13 +88,16 @@ def _stick_path(chain) -> np.ndarray:
     """Indices into the frames of :meth:`_Geometry.frames` (0 the base, ``i + 1`` link
     ``i``, ``dof + 1`` the end effector) that draw the stick figure as one line, ``-1`` a
     break: base, links, tip in a row for a serial chain; for a tree each link from its
-    parent's origin, one segment each."""
+    parent's origin, one segment each. A free body (a free joint on the world) is not tied
+    to the base by a line."""
     n = chain.dof
+    free = [chain.parent(i) < 0 and link.joint.type == "free"
+            for i, link in enumerate(chain.links)]
     if chain.is_serial:
-        return np.arange(n + 2)
+        return np.arange(1 if free and free[0] else 0, n + 2)
     path: list[int] = []
     for i in range(n):
-        start = chain.parent(i) + 1
+        start = i + 1 if free[i] else chain.parent(i) + 1
         if path and path[-1] == start:
             path.append(i + 1)
         else:
@@ -106,6 +110,8 @@ def _plane(geometry: _Geometry):
     """``(normal, basis (2, 3), axis names)`` when the arm moves in one plane (every revolute
     axis along the normal, every prismatic axis in the plane, every frame origin on it, at
     generic joint values), else None."""
+    if not geometry.chain.single_valued:  # a ball or free joint turns the arm out of any plane
+        return None
     dof = geometry.dof
     generic = np.array([[0.0] * dof,
                         [0.37 * (j + 1) for j in range(dof)],
@@ -245,9 +251,9 @@ def _new_axes(geometry: _Geometry, figsize=(6.0, 6.0)):
 
 def _joint_vector(q, robot) -> np.ndarray:
     arr = finite_array(q, "q")
-    if arr.shape != (robot.dof,):
-        raise InputError(f"q: expected {robot.dof} joint values, got shape {arr.shape}")
-    return arr
+    if arr.shape != (robot.nq,):
+        raise InputError(f"q: expected {robot.nq} joint values, got shape {arr.shape}")
+    return arr if robot.chain.single_valued else robot.chain.normalized(arr)
 
 
 def arm(robot: Robot, q: ArrayLike, ax: Axes | None = None, frames: bool = True, *,
@@ -324,12 +330,16 @@ def animate(robot: Robot, sim: Simulation | Motion | Trajectory, path: str | os.
         raise InputError(f"max_frames: expected a positive whole number, got "
                          f"{excerpt(max_frames)}")
     s = sampled(sim, need=("q",))
-    check_dof(robot, s.dof)
+    if s.dof != robot.nq:
+        raise InputError(f"sim: has {s.dof} joint values a sample, the robot {robot.name!r} "
+                         f"{robot.nq}")
     duration = float(s.t[-1] - s.t[0])
     count = min(whole_steps(duration, 1.0 / fps) + 1, int(max_frames))
     times = np.linspace(s.t[0], s.t[-1], count) if count > 1 else s.t[:1]
     play_fps = (count - 1) / duration if count > 1 else fps
     Q = np.stack([np.interp(times, s.t, s.q[:, j]) for j in range(s.dof)], axis=-1)
+    if not robot.chain.single_valued:  # quaternions interpolated: unit again for drawing
+        Q = robot.chain.normalized(Q)
 
     geometry = _Geometry(robot)
     origins, rotations = geometry.frames(Q)

@@ -78,13 +78,17 @@ def sampled(motion, dt=None, need=("q", "qd", "qdd")) -> SimpleNamespace:
         if value is None:
             raise InputError(f"motion.{name}: missing; give a Simulation, Motion or Trajectory")
         arr = finite_array(value, f"motion.{name}")
-        if arr.ndim != 2 or arr.shape[0] != t.shape[0] or (dof is not None
-                                                            and arr.shape[1] != dof):
+        # q has nq values (a quaternion per ball or free joint), the rates nv
+        if arr.ndim != 2 or arr.shape[0] != t.shape[0] or (
+                name != "q" and dof is not None and arr.shape[1] != dof):
             raise InputError(f"motion.{name}: expected shape ({t.shape[0]}, dof) to match "
                              f"motion.t, got {arr.shape}")
-        dof = arr.shape[1]
+        if name != "q":
+            dof = arr.shape[1]
         setattr(out, name, arr)
-    out.dof = dof
+    if "q" in need and dof is not None and out.q.shape[1] < dof:
+        raise InputError(f"motion.q: {out.q.shape[1]} values a sample for {dof} velocities")
+    out.dof = dof if dof is not None else out.q.shape[1]
     return out
 
 

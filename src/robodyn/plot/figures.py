@@ -46,7 +46,7 @@ def _units(robot, dof: int) -> list[str] | None:
     if robot is None:
         return None
     check_dof(robot, dof)
-    return [link.joint.unit for link in robot.links]
+    return [unit for link in robot.links for unit in link.joint.units]
 
 
 def _unit_label(units: list[str] | None, suffix: str = "") -> str:
@@ -79,7 +79,7 @@ def motion(sim_or_traj: Simulation | Motion | Trajectory, robot: Robot | None = 
     axes = fig.subplots(3, 1, sharex=True)
     rows = (("q", s.q, ""), ("qd", s.qd, "/s"), ("qdd", s.qdd, "/s²"))
     for ax, (symbol, data, suffix) in zip(axes, rows):
-        for j in range(s.dof):
+        for j in range(data.shape[1]):  # q: nq values with quaternion joints
             ax.plot(s.t, data[:, j], color=f"C{j % 10}", lw=1.5, label=f"{symbol}{j + 1}")
         ax.set_ylabel(f"{symbol} [{_unit_label(units, suffix)}]")
         ax.grid(True, alpha=0.3)
