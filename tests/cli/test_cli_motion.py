@@ -460,3 +460,35 @@ def test_an_mp4_without_ffmpeg_fails_before_the_simulation(tmp_path, monkeypatch
                  "--animate", str(tmp_path / "sim.mp4")])
     assert code == 2 and not ran and not list(tmp_path.iterdir())
     assert "--animate: 'sim.mp4': writing .mp4 needs ffmpeg" in capsys.readouterr().err
+
+
+SATELLITE = """
+    name: satellite
+    floating: true
+    gravity: [0, 0, -g]
+    base: {mass: 10, com: [0, 0.05, 0.1], inertia: [0.5, 0.6, 0.7, 0.01, 0, 0.02]}
+    links:
+      - {joint: revolute, a: 0.4, alpha: pi/2, mass: 1.5, com: [-0.2, 0, 0],
+         inertia: [0.01, 0.02, 0.02, 0, 0, 0]}
+    values: {g: 9.81}
+    """
+
+
+def test_simulate_takes_a_floating_model_and_its_nq_values(tmp_path, capsys):
+    """A free-flying body let go at rest falls as one: the base's height is
+    ``z0 - g t^2 / 2`` (RK4 integrates the parabola exactly), it does not turn, the joint
+    stays; ``--q0`` takes the ``nq`` values, quaternion ``x y z w``."""
+    from conftest import write_model
+
+    model = write_model(tmp_path, SATELLITE)
+    out = tmp_path / "fall.csv"
+    assert main(["simulate", str(model), "--q0", "0,0,2,0,0,0,1,0.3", "--duration", "0.5",
+                 "--dt", "0.01", "--save", str(out)]) == 0
+    assert "satellite: 7 DOF simulated for 0.5 s" in capsys.readouterr().out
+    run = np.genfromtxt(out, delimiter=",", names=True)
+    np.testing.assert_allclose(run["q3"], 2 - 9.81 * run["t"] ** 2 / 2, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(run["q7"], 1.0, rtol=0, atol=1e-15)  # the quaternion's w
+    np.testing.assert_allclose(run["q8"], 0.3, rtol=0, atol=1e-12)  # the joint
+    assert main(["simulate", str(model), "--q0", "0,0,2", "--duration", "0.5"]) == 2
+    assert "--q0: expected 8 numbers (satellite's nq: the quaternions x y z w" in \
+        capsys.readouterr().err

@@ -27,6 +27,7 @@ import re
 import numpy as np
 
 from ..core.errors import InputError, ModelError, excerpt
+from ..model.configuration import layout
 from ..motion import energy as rd_energy
 from ..motion import trajectory as rd_trajectory
 from ..motion.simulation import MAX_DURATION, MAX_STEPS
@@ -145,12 +146,18 @@ def step_count(text: str) -> int:
 
 
 # -- checks after the model is known -----------------------------------------------------------
-def joint_vector(values, option: str, robot) -> np.ndarray:
-    """The numbers given to ``option`` (lists from :func:`numbers`) as one per joint."""
+def joint_vector(values, option: str, robot, configuration: bool = False) -> np.ndarray:
+    """The numbers given to ``option`` (lists from :func:`numbers`) as one per joint (a
+    ``configuration`` of a model with ball or free joints: its ``nq`` values, quaternions
+    ``x y z w``)."""
     flat = [x for group in values for x in group]
-    if len(flat) != robot.dof:
-        raise InputError(f"{option}: expected {robot.dof} numbers (one per joint of "
-                         f"{robot.name}), got {len(flat)}")
+    size = robot.nq if configuration else robot.dof
+    if len(flat) != size:
+        what = (f"one per joint of {robot.name}" if robot.nq == robot.dof else
+                f"{robot.name}'s " + ("nq: the quaternions x y z w" if configuration
+                                      else "nv") + ", " + layout(robot.chain, configuration
+                                                                 is False))
+        raise InputError(f"{option}: expected {size} numbers ({what}), got {len(flat)}")
     return np.array(flat)
 
 

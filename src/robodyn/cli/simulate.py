@@ -137,16 +137,17 @@ def _goal(words, robot) -> np.ndarray:
     if len(words) == 1 and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", words[0].strip()):
         name = words[0].strip()
         if name in configurations:
-            return state_vector(configurations[name], f"--to {name}", robot.dof)
+            return state_vector(configurations[name], f"--to {name}", robot.nq)
         known = (f"its configurations are {', '.join(configurations)}" if configurations
                  else "it has no named configurations")
         raise InputError(f"--to: {excerpt(name, 40)} is not a configuration of {robot.name} "
-                         f"({known}); give {robot.dof} numbers, one per joint")
+                         f"({known}); give {robot.nq} numbers, one per joint")
     try:
         groups = [numbers(word) for word in words]
     except argparse.ArgumentTypeError as exc:
-        raise InputError(f"--to: {exc} (give {robot.dof} numbers, one per joint)") from None
-    return state_vector(joint_vector(groups, "--to", robot), "--to", robot.dof)
+        raise InputError(f"--to: {exc} (give {robot.nq} numbers, one per joint)") from None
+    return state_vector(joint_vector(groups, "--to", robot, configuration=True), "--to",
+                        robot.nq)
 
 
 def _gains(values, option: str, robot, default: float) -> np.ndarray:
@@ -218,8 +219,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         plot = plot_module("--animate")
         animation = output_path(args.animate, "--animate", (".gif", ".mp4"))
         plot.animation_writer(animation, "--animate")  # checked before the simulation
-    robot = with_values(load_model(args.model, args), args.values)
-    q0 = state_vector(joint_vector(args.q0, "--q0", robot), "--q0", robot.dof)
+    robot = with_values(load_model(args.model, args, quaternions=True), args.values)
+    q0 = state_vector(joint_vector(args.q0, "--q0", robot, configuration=True), "--q0",
+                      robot.nq)
     qd0 = state_vector(joint_vector(args.qd0, "--qd0", robot), "--qd0", robot.dof) \
         if args.qd0 else np.zeros(robot.dof)
     if args.method in ("rk4", "semi-implicit-euler", "implicit-euler") and args.dt is None:
@@ -255,7 +257,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     print("  " + energy_balance(robot, sim))
     if controller is not None:
         units = ", ".join(dict.fromkeys(link.joint.unit for link in robot.links))
-        final = float(np.abs(goal - sim.q[-1]).max())
+        final = float(np.abs(robot.difference(sim.q[-1], goal)).max())
         line = f"  controller: final error max |q_goal - q| = {final:.3g} {units}"
         if args.controller == "computed-torque":
             tracking = float(np.abs(controller.references(sim.t)[0] - sim.q).max())
