@@ -492,3 +492,23 @@ def test_simulate_takes_a_floating_model_and_its_nq_values(tmp_path, capsys):
     assert main(["simulate", str(model), "--q0", "0,0,2", "--duration", "0.5"]) == 2
     assert "--q0: expected 8 numbers (satellite's nq: the quaternions x y z w" in \
         capsys.readouterr().err
+
+
+def test_torques_of_a_floating_model_along_a_translation_are_newtons_law(tmp_path, capsys):
+    """``--from``/``--to`` of ``nq`` values: a base moved 0.5 m along x without turning,
+    its joint held, needs the base force ``m_total x''`` along x and ``m_total g`` up
+    (body axes = world axes here), and nothing about the other axes."""
+    from conftest import write_model
+
+    model = write_model(tmp_path, SATELLITE)
+    out = tmp_path / "push.csv"
+    assert main(["torques", str(model), "--from", "0,0,2,0,0,0,1,0.3", "--to",
+                 "0.5,0,2,0,0,0,1,0.3", "--duration", "2", "--samples", "41",
+                 "--save", str(out)]) == 0
+    assert "satellite: inverse dynamics along a quintic" in capsys.readouterr().out
+    run = np.genfromtxt(out, delimiter=",", names=True)
+    mass = 10 + 1.5
+    np.testing.assert_allclose(run["q1"][[0, -1]], [0.0, 0.5], atol=1e-15)
+    np.testing.assert_allclose(run["total1"], mass * run["qdd1"], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(run["total3"], mass * 9.81, rtol=1e-12)
+    np.testing.assert_allclose(run["total2"], 0.0, atol=1e-12)

@@ -270,7 +270,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                 else "at the integrator's steps")
         print(f"  wrote {save} ({len(sim.t):,} samples {grid})")
     if picture is not None:
-        if controller is not None:
+        if controller is not None and robot.chain.single_valued:  # q_ref - q: one-value joints
             writing(picture, lambda: plot.tracking(sim, controller, robot, path=picture))
         else:
             writing(picture, lambda: plot.motion(sim, robot, path=picture))

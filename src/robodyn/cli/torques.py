@@ -16,7 +16,7 @@ PROFILES = ("quintic", "cubic", "trapezoidal")
 
 
 def _units(robot) -> list[str]:
-    return [link.joint.torque_unit for link in robot.links]
+    return robot.chain.torque_units()
 
 
 def _cmd_torques(args: argparse.Namespace) -> int:
@@ -24,7 +24,7 @@ def _cmd_torques(args: argparse.Namespace) -> int:
 
     save = output_path(args.save, "--save", (".csv",))
     plot, picture = picture_option(args.plot, "--plot")
-    robot = with_values(load_model(args.model, args), args.values)
+    robot = with_values(load_model(args.model, args, quaternions=True), args.values)
     traj, motion = profiled_motion(args, robot, args.profile)
     parts = robot.torque_parts(motion.q, motion.qd, motion.qdd).as_dict()
     units = _units(robot)
@@ -39,9 +39,9 @@ def _cmd_torques(args: argparse.Namespace) -> int:
     print(f"  {'at t [s]':<10}" + "".join(f"{x:15.4g}" for x in when) + "   (peak of the total)")
     if save is not None:
         columns = {"t": motion.t}
-        for name in ("q", "qd", "qdd"):
-            columns.update({f"{name}{j + 1}": getattr(motion, name)[:, j]
-                            for j in range(robot.dof)})
+        for name in ("q", "qd", "qdd"):  # q: nq values with quaternion joints
+            values = getattr(motion, name)
+            columns.update({f"{name}{j + 1}": values[:, j] for j in range(values.shape[1])})
         for name, values in parts.items():
             columns.update({f"{name}{j + 1}": values[:, j] for j in range(robot.dof)})
         data = np.column_stack(list(columns.values()))

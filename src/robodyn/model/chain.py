@@ -357,6 +357,12 @@ class Chain:
                 [f"{name} {c}" for c in link.joint.model.coordinates]
         return out
 
+    def torque_units(self) -> list[str]:
+        """The unit of each generalised force: ``N m`` about a turning coordinate, ``N``
+        along a sliding one (a free joint's force, then its moment)."""
+        return ["N m" if unit == "rad" else "N"
+                for link in self.links for unit in link.joint.units]
+
     def neutral(self) -> np.ndarray:
         """The zero configuration ``(nq,)``: each quaternion the identity."""
         return np.concatenate([neutral_joint(link.joint.model) for link in self.links]) \

@@ -90,6 +90,18 @@ def motion(sim_or_traj: Simulation | Motion | Trajectory, robot: Robot | None = 
     return fig
 
 
+def _coordinate_titles(chain) -> list[str]:
+    """``joint 2 (revolute, elbow)``; a ball or free joint's coordinates each by name."""
+    out = []
+    for j, link in enumerate(chain.links):
+        joint = link.joint
+        named = joint.name and joint.name.replace(" ", "") != f"joint{j + 1}"
+        title = f"joint {j + 1} ({joint.type}{', ' + joint.name if named else ''})"
+        out += [title] if joint.model.single else \
+            [f"{title} {c}" for c in joint.model.coordinates]
+    return out
+
+
 def _of(robot) -> str:
     return f" of {robot.name}" if robot is not None else ""
 
@@ -116,6 +128,8 @@ def torques(robot: Robot, motion: Simulation | Motion | Trajectory,
     parts = robot.torque_parts(s.q, s.qd, s.qdd, h_e=h_e)
     shown = [name for name in parts.NAMES if np.any(getattr(parts, name) != 0)]
     dof = s.dof
+    units = robot.chain.torque_units()
+    titles = _coordinate_titles(robot.chain)
     ncols = 1 if dof <= 3 else 2
     nrows = math.ceil(dof / ncols)
     fig = new_figure((7.5 if ncols == 1 else 11.0, 1.2 + 2.3 * nrows))
@@ -134,11 +148,8 @@ def torques(robot: Robot, motion: Simulation | Motion | Trajectory,
             up, down = up + positive, down + negative
         ax.axhline(0.0, color="0.4", lw=0.6)
         ax.plot(s.t, parts.total[:, j], color="black", lw=2.2, label="total")
-        joint = robot.links[j].joint
-        ax.set_ylabel(f"tau{j + 1} [{joint.torque_unit}]")
-        named = joint.name and joint.name.replace(" ", "") != f"joint{j + 1}"
-        ax.set_title(f"joint {j + 1} ({joint.type}{', ' + joint.name if named else ''})",
-                     fontsize="medium")
+        ax.set_ylabel(f"tau{j + 1} [{units[j]}]")
+        ax.set_title(titles[j], fontsize="medium")
         ax.grid(True, alpha=0.3)
         if j + ncols >= dof:  # lowest axes of its column
             ax.set_xlabel("t [s]")
