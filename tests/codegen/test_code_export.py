@@ -509,7 +509,11 @@ def test_cli_writes_the_files_and_says_how_to_use_them(tmp_path, capsys):
 def test_cli_needs_urdf_or_lang(capsys):
     with pytest.raises(SystemExit):
         cli_main(["export", "rp-arm"])
-    assert "--urdf FILE or --lang LANG --out DIR" in capsys.readouterr().err
+    assert "give one of --urdf FILE, --mjcf FILE or --lang LANG --out DIR" in \
+        capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        cli_main(["export", "rp-arm", "--urdf", "a.urdf", "--mjcf", "a.xml"])
+    assert "give one of --urdf FILE, --mjcf FILE" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         cli_main(["export", "rp-arm", "--lang", "c"])
     assert "--out DIR" in capsys.readouterr().err
