@@ -97,3 +97,40 @@ def test_pd_set_point_of_a_quaternion_model_must_be_a_configuration():
         rd.control.PDGravity(robot, [0.1, 0.2, 0.3], kp=1.0, kd=1.0)
     with pytest.raises(InputError, match="q_ref"):
         rd.control.PDGravity(robot, [0.0, 0.0, 0.0, 2.0], kp=1.0, kd=1.0)
+
+
+def test_a_geodesic_reaches_its_end_at_rest_with_exact_rates():
+    """``q0 ⊕ s(t) (q1 ⊖ q0)``: starts at q0, ends at q1, at rest at both ends, and its
+    ``qd`` is the derivative of ``q`` (central differences of ``difference``)."""
+    robot = _ball_pendulum()
+    q0 = robot.integrate(robot.neutral(), [0.2, -0.1, 0.4])
+    q1 = robot.integrate(robot.neutral(), [-0.5, 0.9, 0.3])
+    traj = rd.trajectory.geodesic(robot, q0, q1, 2.0)
+    q, qd, qdd = traj(np.array([0.0, 2.0]))
+    assert q.shape == (2, 4) and qd.shape == qdd.shape == (2, 3)
+    assert np.linalg.norm(robot.difference(q[0], q0)) < 1e-14
+    assert np.linalg.norm(robot.difference(q[1], q1)) < 1e-14
+    np.testing.assert_allclose(qd, 0.0, atol=1e-15)
+    h, t = 1e-5, 0.7
+    (qm, qp), (mid,) = traj(np.array([t - h, t + h]))[0], traj(np.array([t]))[1]
+    np.testing.assert_allclose(robot.difference(qm, qp) / (2 * h), mid, rtol=1e-8)
+
+
+def test_computed_torque_tracks_a_geodesic_of_a_ball_joint():
+    """With the exact model, started on the reference the arm stays on it (the error
+    equation has the zero solution); started off it, the error dies out."""
+    robot = _ball_pendulum()
+    q0 = robot.neutral()
+    q1 = robot.integrate(q0, [0.7, -0.4, 0.5])
+    traj = rd.trajectory.geodesic(robot, q0, q1, 1.5)
+    law = rd.control.ComputedTorque(robot, traj, kp=100.0, kd=20.0)
+    on = rd.simulate(robot, q0, np.zeros(3), 2.0, tau=law, dt=1e-3)
+    q_ref = traj(on.t)[0]
+    assert np.abs(robot.difference(on.q, q_ref)).max() < 1e-8
+    off = rd.simulate(robot, robot.integrate(q0, [0.1, 0.1, -0.1]), np.zeros(3), 2.0,
+                      tau=law, dt=1e-3)
+    error = np.linalg.norm(robot.difference(off.q, traj(off.t)[0]), axis=-1)
+    assert error[0] > 0.15 and error[-1] < 1e-5 * error[0]
+    with pytest.raises(InputError, match="rd.trajectory.geodesic"):
+        rd.control.ComputedTorque(robot, rd.trajectory.quintic(np.zeros(3), np.ones(3), 1.0),
+                                  kp=1.0, kd=1.0)

@@ -515,12 +515,16 @@ def test_the_command_line_and_the_symbolic_equations_refuse_a_floating_base(tmp_
           - {joint: revolute, a: 0.3, mass: 1, inertia: [0.1, 0.1, 0.1, 0, 0, 0]}
         values: {g: 9.81}
         """)
-    for argv in (["simulate", str(path), "--q0", "0", "--duration", "0.1"],
-                 ["derive", str(path)],
-                 ["torques", str(path), "--from", "0", "--to", "1", "--duration", "1"]):
+    for argv in (["derive", str(path)],
+                 ["energy", str(path), "--from", "0", "--to", "1", "--duration", "1"]):
         assert main(argv) == 2
         assert "free-flying base or ball joints, which this command does not support yet " \
-            "(robodyn export does)" in capsys.readouterr().err
+            "(robodyn simulate, torques and export do)" in capsys.readouterr().err
+    for argv in (["simulate", str(path), "--q0", "0", "--duration", "0.1"],  # they take nq
+                 ["torques", str(path), "--from", "0", "--to", "1", "--duration", "1"]):
+        assert main(argv) == 2
+        assert "expected 8 numbers (flyer's nq: the quaternions x y z w" in \
+            capsys.readouterr().err
     out = tmp_path / "kernels"
     assert main(["export", str(path), "--lang", "python", "--functions", "inverse_dynamics",
                  "--out", str(out)]) == 0
@@ -596,7 +600,9 @@ def test_free_floating_momentum_is_conserved_in_a_simulation():
 def test_simulate_options_a_floating_base_lacks_are_errors(tree):
     q = np.zeros(tree.nq)
     q[6] = 1
-    with pytest.raises(InputError, match="ComputedTorque: the control laws act on one value"):
+    with pytest.raises(InputError, match=r"trajectory: has 11 position and 11 velocity "
+                                         r"values, the model 12 and 11; a model with "
+                                         r"quaternion joints takes rd.trajectory.geodesic"):
         rd.control.ComputedTorque(tree, rd.trajectory.quintic(np.zeros(11), np.ones(11), 1.0),
                                   kp=1.0, kd=1.0)
     with pytest.raises(InputError, match=r"q0: expected 12 values \(nq = 12"):

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import math
 import re
-from types import SimpleNamespace
 
 import numpy as np
 
@@ -208,26 +207,15 @@ def motion_command(sub, name: str, parents, help: str, description: str):
 
 # -- the motion of torques and energy -----------------------------------------------------------
 def profiled_motion(args, robot, profile: str):
-    """The motion ``--from``/``--to`` in ``--duration`` along ``profile`` and its samples.
-    With ball or free joints (``nq`` values each end) the motion runs along the geodesic
-    ``q(t) = q0 ⊕ s(t) (q1 ⊖ q0)`` with ``s`` the profile from 0 to 1: each joint turns (and
-    a free joint screws) about one fixed axis, so ``qd = s' (q1 ⊖ q0)`` and
-    ``qdd = s'' (q1 ⊖ q0)`` exactly (a one-parameter subgroup)."""
-    quaternions = robot.nq != robot.dof
+    """The motion ``--from``/``--to`` in ``--duration`` along ``profile`` and its samples;
+    with ball or free joints (``nq`` values each end) along the geodesic between them
+    (:func:`robodyn.motion.trajectory.geodesic`)."""
+    quaternions = not robot.chain.single_valued
     q0 = joint_vector(args.q_from, "--from", robot, configuration=quaternions)
     q1 = joint_vector(args.q_to, "--to", robot, configuration=quaternions)
-    make = getattr(rd_trajectory, profile)
-    if quaternions:
-        q0, q1 = robot.chain.normalized(q0), robot.chain.normalized(q1)
-        step = robot.difference(q0, q1)
-        with np.errstate(all="ignore"):
-            scalar = make([0.0], [1.0], args.duration)
-        t = np.linspace(0.0, scalar.duration, args.samples)
-        s, sd, sdd = scalar(t)
-        motion = rd_trajectory.Motion(t, robot.integrate(q0, s * step), sd * step, sdd * step)
-        return SimpleNamespace(q0=q0, q1=q1, duration=scalar.duration), motion
     with np.errstate(all="ignore"):  # a duration too short for the motion is said below
-        traj = make(q0, q1, args.duration)
+        traj = (rd_trajectory.geodesic(robot, q0, q1, args.duration, profile) if quaternions
+                else getattr(rd_trajectory, profile)(q0, q1, args.duration))
     t = np.linspace(0.0, traj.duration, args.samples)
     rd_energy.check_motion(traj, t, ("--from", "--to", "--duration"))
     return traj, rd_trajectory.Motion(t, *traj(t))

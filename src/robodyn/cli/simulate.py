@@ -182,7 +182,8 @@ def _controller(args, robot, q0):
         return control.PDGravity(robot, goal, kp, kd), goal, \
             f"PD with gravity compensation to q = {format_vector(goal)} ({gains})"
     with np.errstate(all="ignore"):  # a duration too short is said below
-        traj = rd_trajectory.quintic(q0, goal, args.duration)
+        traj = (rd_trajectory.quintic(q0, goal, args.duration) if robot.chain.single_valued
+                else rd_trajectory.geodesic(robot, q0, goal, args.duration))
     rd_energy.check_motion(traj, np.linspace(0.0, traj.duration, 201),
                            ("--q0", "--to", "--duration"))
     return control.ComputedTorque(robot, traj, kp, kd), goal, \

@@ -49,14 +49,6 @@ def _gains(value, name: str, dof: int) -> np.ndarray:
     return arr
 
 
-def _one_value_joints(model: Robot, law: str) -> None:
-    """The laws act joint by joint on ``q``: a model with quaternion joints is an error."""
-    if not model.chain.single_valued:
-        raise InputError(f"{law}: the control laws act on one value per joint; {model.name!r} "
-                         "has a free-flying base or ball joints (q with quaternions); drive it "
-                         "with a torque table or tau(t, q, qd)")
-
-
 def _short(gains: np.ndarray) -> str:
     """One number when every joint has the same gain, else one per joint."""
     return number(gains[0]) if np.all(gains == gains[0]) else numbers(gains)
@@ -114,11 +106,16 @@ class ComputedTorque:
     kind = "computed_torque"
 
     def __init__(self, model: Robot, trajectory: Trajectory, kp: ArrayLike, kd: ArrayLike):
-        _one_value_joints(model, "ComputedTorque")
         if not isinstance(trajectory, Trajectory):
             raise InputError("trajectory: expected a robodyn.motion.trajectory.Trajectory")
-        if trajectory.dof != model.dof:
-            raise InputError(f"trajectory: has {trajectory.dof} joints, the model {model.dof}")
+        if (trajectory.dof, trajectory.nq) != (model.dof, model.nq):
+            how = ("" if model.chain.single_valued else
+                   "; a model with quaternion joints takes rd.trajectory.geodesic(model, q0, "
+                   "q1, duration)")
+            raise InputError(f"trajectory: has {trajectory.nq} position and {trajectory.dof} "
+                             f"velocity values, the model {model.nq} and {model.dof}{how}")
+        if not model.chain.single_valued:
+            self.kind = None  # the compiled loops take q_ref - q: the law runs in Python
         self.model = model
         self.trajectory = trajectory
         self.kp = _gains(kp, "kp", model.dof)
@@ -137,6 +134,9 @@ class ComputedTorque:
 
     def __call__(self, t, q, qd) -> np.ndarray:
         q_ref, qd_ref, qdd_ref = self.trajectory(t)
+        if self.kind is None:  # quaternion joints: q_ref ⊖ q for q_ref - q
+            y = qdd_ref + self.kd * (qd_ref - qd) + self.kp * self.model.difference(q, q_ref)
+            return self.model.inverse_dynamics(q, qd, y)
         y = computed_torque_acceleration(q, qd, q_ref, qd_ref, qdd_ref, self.kp, self.kd)
         return self.model.inverse_dynamics(q, qd, y)
 

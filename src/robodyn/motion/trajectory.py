@@ -29,7 +29,8 @@ from numpy.typing import ArrayLike
 from ..core.display import numbers, span
 from ..core.errors import InputError, excerpt, positive_number
 
-__all__ = ["Motion", "Trajectory", "cubic", "quintic", "trapezoidal", "spline", "rest_spline"]
+__all__ = ["Motion", "Trajectory", "cubic", "quintic", "trapezoidal", "spline", "rest_spline",
+           "geodesic"]
 
 #: A time grid's remainder under this fraction of a step is rounding, not a shorter last step.
 GRID_ROUNDING = 1e-6
@@ -86,10 +87,12 @@ class Trajectory:
     """
 
     def __init__(self, evaluate: Callable, duration: float, dof: int, kind: str,
-                 info: dict | None = None):
+                 info: dict | None = None, nq: int | None = None):
         self._evaluate = evaluate
         self.duration = float(duration)
         self.dof = dof
+        #: values of ``q`` (``dof``, or more on a model with quaternion joints: :func:`geodesic`)
+        self.nq = dof if nq is None else nq
         self.kind = kind
         self.info = dict(info or {})
 
@@ -98,7 +101,7 @@ class Trajectory:
         inside = np.clip(t, 0.0, self.duration)
         q, qd, qdd = self._evaluate(inside.reshape(-1))
         shape = t.shape + (self.dof,)
-        q, qd, qdd = q.reshape(shape), qd.reshape(shape), qdd.reshape(shape)
+        q, qd, qdd = q.reshape(t.shape + (self.nq,)), qd.reshape(shape), qdd.reshape(shape)
         outside = ((t < 0) | (t > self.duration))[..., None]
         if outside.any():  # at rest beyond the ends
             qd = np.where(outside, 0.0, qd)
@@ -112,7 +115,7 @@ class Trajectory:
         if info is not None and not isinstance(info, Mapping):
             raise InputError(f"info: expected a mapping of names to values, got {excerpt(info)}")
         return Trajectory(self._evaluate, self.duration, self.dof, kind,
-                          {**self.info, **(info or {})})
+                          {**self.info, **(info or {})}, self.nq)
 
     def sample(self, dt: float) -> Motion:
         """The motion at ``t = 0, dt, 2 dt, ...`` up to and including ``duration``
@@ -289,6 +292,32 @@ def _waypoints(times: ArrayLike, waypoints: ArrayLike) -> tuple[np.ndarray, np.n
     if (np.diff(times) <= 0).any():
         raise InputError(f"times: must increase strictly, got {times.tolist()}")
     return times, points
+
+
+def geodesic(robot, q0: ArrayLike, q1: ArrayLike, duration: float,
+             profile: str = "quintic") -> Trajectory:
+    """A rest-to-rest motion of a model with ball or free joints (or any model) from ``q0``
+    to ``q1`` (``nq`` values each): ``q(t) = q0 ⊕ s(t) (q1 ⊖ q0)``
+    (:meth:`robodyn.Robot.integrate`, :meth:`~robodyn.Robot.difference`) with ``s`` the
+    ``profile`` (``"cubic"``, ``"quintic"``, ``"trapezoidal"``) from 0 to 1. Each joint turns
+    (a free joint screws) about one fixed axis, a one-parameter subgroup, so
+    ``qd = s' (q1 ⊖ q0)`` and ``qdd = s'' (q1 ⊖ q0)`` exactly; with one-value joints it is
+    the ``profile`` itself. ``traj(t)`` gives ``q`` ``(..., nq)``, ``qd``, ``qdd``
+    ``(..., nv)``."""
+    if profile not in ("cubic", "quintic", "trapezoidal"):
+        raise InputError(f"profile: {excerpt(profile)} is not 'cubic', 'quintic' or "
+                         "'trapezoidal'")
+    q0 = robot.chain.normalized(_vector(q0, "q0", robot.nq))
+    q1 = robot.chain.normalized(_vector(q1, "q1", robot.nq))
+    step = robot.difference(q0, q1)
+    scalar = globals()[profile]([0.0], [1.0], duration)
+
+    def evaluate(t):
+        s, sd, sdd = scalar(t)
+        return robot.integrate(q0, s * step), sd * step, sdd * step
+
+    return Trajectory(evaluate, scalar.duration, robot.nv, f"geodesic {profile}",
+                      dict(scalar.info), robot.nq)
 
 
 def spline(times: ArrayLike, waypoints: ArrayLike) -> Trajectory:
