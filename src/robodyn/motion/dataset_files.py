@@ -542,6 +542,32 @@ def _place(tmp: Path, out: Path) -> None:
         os.close(dir_fd)
 
 
+def _check_zarr_target(zarr, out: Path) -> None:
+    """Refuse to write a ``.zarr`` store anywhere but a new or empty folder, or a store
+    robodyn created (its attributes hold the ``robodyn`` manifest, checked against this
+    run's settings afterwards): never ``mode="a"`` over a user's store or into a folder
+    holding other files, never through a symbolic link."""
+    if out.is_symlink():
+        raise InputError(f"--out {quote_path(out)}: is a symbolic link; robodyn writes a "
+                         "store only as a folder of its own (remove the link, or choose "
+                         "another name)")
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise InputError(f"--out {quote_path(out)}: exists and is not a folder; choose "
+                         "another name")
+    if not any(out.iterdir()):
+        return
+    try:
+        attrs = dict(zarr.open_group(str(out), mode="r").attrs)
+    except Exception:  # noqa: BLE001 - any failure to read it: not a store of ours
+        attrs = {}
+    if "robodyn" not in attrs:
+        raise InputError(f"--out {quote_path(out)}: exists and is not a dataset robodyn "
+                         "wrote (a folder with other files, or another program's store); "
+                         "choose another name, or move it away")
+
+
 class ZarrStore:
     """One Zarr array per quantity; the finished chunks in the group's attributes."""
 
@@ -551,6 +577,7 @@ class ZarrStore:
         except ImportError:
             raise RobodynError(f"--out {quote_path(out)}: writing .zarr needs the zarr "
                                "package (pip install zarr); or write a .npz") from None
+        _check_zarr_target(zarr, out)
         if not out.exists():
             _check_disk(out, manifest["samples"] * row_bytes, manifest["samples"], row_bytes,
                         ", uncompressed")
