@@ -542,7 +542,7 @@ def _place(tmp: Path, out: Path) -> None:
         os.close(dir_fd)
 
 
-def _check_zarr_target(zarr, out: Path) -> None:
+def _check_zarr_target(out: Path) -> None:
     """Refuse to write a ``.zarr`` store anywhere but a new or empty folder, or a store
     robodyn created (its attributes hold the ``robodyn`` manifest, checked against this
     run's settings afterwards): never ``mode="a"`` over a user's store or into a folder
@@ -558,20 +558,34 @@ def _check_zarr_target(zarr, out: Path) -> None:
                          "another name")
     if not any(out.iterdir()):
         return
-    try:
-        attrs = dict(zarr.open_group(str(out), mode="r").attrs)
-    except Exception:  # noqa: BLE001 - any failure to read it: not a store of ours
-        attrs = {}
-    if "robodyn" not in attrs:
+    if not _zarr_attributes(out).get("robodyn"):
         raise InputError(f"--out {quote_path(out)}: exists and is not a dataset robodyn "
                          "wrote (a folder with other files, or another program's store); "
                          "choose another name, or move it away")
+
+
+def _zarr_attributes(out: Path) -> dict:
+    """The attributes of the Zarr group ``out`` (format 3 ``zarr.json`` or format 2
+    ``.zattrs``), read as JSON without following links; ``{}`` when there are none."""
+    for name, key in (("zarr.json", "attributes"), (".zattrs", None)):
+        path = out / name
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > 10_000_000:
+            continue
+        try:
+            data = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            continue
+        attrs = data.get(key) if key and isinstance(data, dict) else data
+        if isinstance(attrs, dict):
+            return attrs
+    return {}
 
 
 class ZarrStore:
     """One Zarr array per quantity; the finished chunks in the group's attributes."""
 
     def __init__(self, out: Path, manifest: dict, shapes: dict, row_bytes: int):
+        _check_zarr_target(out)
         try:
             import zarr  # optional
         except ImportError:
