@@ -591,7 +591,6 @@ class ZarrStore:
         except ImportError:
             raise RobodynError(f"--out {quote_path(out)}: writing .zarr needs the zarr "
                                "package (pip install zarr); or write a .npz") from None
-        _check_zarr_target(zarr, out)
         if not out.exists():
             _check_disk(out, manifest["samples"] * row_bytes, manifest["samples"], row_bytes,
                         ", uncompressed")
