@@ -562,6 +562,9 @@ def _check_zarr_target(out: Path) -> None:
         raise InputError(f"--out {quote_path(out)}: exists and is not a dataset robodyn "
                          "wrote (a folder with other files, or another program's store); "
                          "choose another name, or move it away")
+    from ..codegen.export.files import check_recorded_folder
+
+    check_recorded_folder(out)
 
 
 def _zarr_attributes(out: Path) -> dict:
@@ -594,6 +597,7 @@ class ZarrStore:
         if not out.exists():
             _check_disk(out, manifest["samples"] * row_bytes, manifest["samples"], row_bytes,
                         ", uncompressed")
+        self.out = out
         self.lock = _Lock(out.with_name(out.name + ".lock"), out)
         try:
             self.group = zarr.open_group(str(out), mode="a")
@@ -621,6 +625,9 @@ class ZarrStore:
         self.group.attrs["robodyn_done"] = sorted(self.done)
 
     def finish(self, count: int, progress=None) -> None:
+        from ..codegen.export.files import record_folder
+
+        record_folder(self.out)  # the finished store's digest: a later edit is refused
         self.lock.release(remove=True)
 
     def close(self) -> None:

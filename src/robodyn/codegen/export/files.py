@@ -300,6 +300,53 @@ def prepare_folder(directory: str | Path, option: str = "--out") -> Path:
     return directory
 
 
+def tree_digest(folder: str | Path) -> str:
+    """The sha256 of a folder's content (every regular file's relative path and bytes, in
+    sorted order; links and other entries named as such, never followed): the digest a
+    folder robodyn wrote (a ``.zarr`` store) is recorded under in its parent's record."""
+    folder = Path(folder)
+    h = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        rel = path.relative_to(folder).as_posix().encode("utf-8", "surrogateescape")
+        if path.is_symlink() or not (path.is_file() or path.is_dir()):
+            h.update(b"other\0" + rel + b"\0")
+        elif path.is_file():
+            h.update(b"file\0" + rel + b"\0")
+            with open(path, "rb") as handle:
+                while chunk := handle.read(1 << 20):
+                    h.update(chunk)
+    return h.hexdigest()
+
+
+def record_folder(folder: str | Path, option: str = "--out") -> None:
+    """Record the digest of ``folder`` (:func:`tree_digest`) in its parent's record, as
+    robodyn's and unchanged; :func:`check_recorded_folder` checks it later."""
+    folder = Path(folder)
+    where = f"{option} {_quoted(folder)}"
+    dir_fd = _open_file_folder(folder, where)
+    try:
+        record = read_record(dir_fd, where)
+        record[folder.name + "/"] = tree_digest(folder)
+        _write_record(dir_fd, record, where)
+    finally:
+        os.close(dir_fd)
+
+
+def check_recorded_folder(folder: str | Path, option: str = "--out") -> None:
+    """Refuse a folder robodyn finished and recorded whose content changed since."""
+    folder = Path(folder)
+    where = f"{option} {_quoted(folder)}"
+    dir_fd = _open_file_folder(folder, where)
+    try:
+        recorded = read_record(dir_fd, where).get(folder.name + "/")
+    finally:
+        os.close(dir_fd)
+    if recorded is not None and tree_digest(folder) != recorded:
+        raise InputError(f"{where}: robodyn wrote this store and it was changed since; move "
+                         "it away (or delete it) to write the dataset again, or choose "
+                         "another name")
+
+
 def check_files(names, directory: str | Path, force: bool = False, option: str = "--out"
                 ) -> None:
     """Check before any work that :func:`write_files` may write ``names`` into
@@ -372,4 +419,5 @@ def write_file(path: str | Path, text: str | bytes, force: bool = False,
 
 
 __all__ = ["write_files", "write_file", "write_output", "check_output", "check_files",
-           "prepare_folder", "read_record", "is_ours", "MARKER", "RECORD"]
+           "prepare_folder", "read_record", "tree_digest", "record_folder",
+           "check_recorded_folder", "is_ours", "MARKER", "RECORD"]
