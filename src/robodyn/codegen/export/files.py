@@ -220,14 +220,17 @@ def _text_writer(text: str | bytes) -> Callable[[Path], None]:
     return write
 
 
-def _folder_path(dir_fd: int) -> str:
-    """A path naming the folder ``dir_fd`` (``/proc/self/fd/N`` on Linux: it cannot be
-    swapped for a link after it was opened)."""
-    proc = f"/proc/self/fd/{dir_fd}"
-    return proc if os.path.isdir(proc) else os.readlink(proc)
+def _folder_path(dir_fd: int, folder: Path | None) -> Path:
+    """A path naming the folder ``dir_fd``: ``/proc/self/fd/N`` where there is one (Linux:
+    the folder opened, even if its name were swapped for a link since), else ``folder``."""
+    proc = Path(f"/proc/self/fd/{dir_fd}")
+    if proc.is_dir() or folder is None:
+        return proc
+    return folder
 
 
-def _write(dir_fd: int, fname: str, write: Callable[[Path], None], where: str) -> str:
+def _write(dir_fd: int, fname: str, write: Callable[[Path], None], where: str,
+           folder: Path | None = None) -> str:
     """Run ``write(tmp)`` on a new temporary file ``tmp`` in the folder ``dir_fd`` (with
     ``fname``'s suffix, so writers that choose a format by suffix see the right one), then
     :func:`os.replace` it over ``fname`` (atomic, never through a link); the sha256 of the
@@ -249,7 +252,7 @@ def _write(dir_fd: int, fname: str, write: Callable[[Path], None], where: str) -
         raise InputError(f"{where}: cannot create a temporary file next to it (100 names "
                          "taken)")
     try:
-        write(Path(_folder_path(dir_fd)) / tmp)
+        write(_folder_path(dir_fd, folder) / tmp)
         digest = _digest(dir_fd, tmp)
         os.replace(tmp, fname, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException as exc:
@@ -284,7 +287,8 @@ def write_files(files: Mapping[str, str | bytes | Callable[[Path], None]],
             for fname in names:
                 content = files[fname]
                 write = content if callable(content) else _text_writer(content)
-                record[fname] = _write(dir_fd, fname, write, f"{where}: {fname}")
+                record[fname] = _write(dir_fd, fname, write, f"{where}: {fname}",
+                                       directory)
         finally:
             _write_record(dir_fd, record, where)
     finally:
@@ -403,7 +407,7 @@ def write_output(path: str | Path, write: Callable[[Path], None], force: bool = 
     try:
         record = read_record(dir_fd, where)
         _check_target(dir_fd, path.name, force, where, record)
-        record[path.name] = _write(dir_fd, path.name, write, where)
+        record[path.name] = _write(dir_fd, path.name, write, where, path.parent)
         _write_record(dir_fd, record, where)
     finally:
         os.close(dir_fd)
