@@ -48,6 +48,8 @@ WRITERS = {
                       "{OUT}"], "d.zarr", "tau/zarr.json", False, False, False),
     "export --urdf": (["export", "planar-2r", "--urdf", "{OUT}"], "arm.urdf", None, True,
                       False, False),
+    "export --mjcf": (["export", "planar-2r", "--mjcf", "{OUT}"], "arm.xml", None, True,
+                      False, False),
     "export --lang --out": (["export", "planar-2r", "--lang", "c", "--functions",
                              "gravity_torques", "--out", "{OUT}"], "code", "planar_2r.c",
                             True, False, False),
