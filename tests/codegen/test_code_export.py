@@ -494,7 +494,8 @@ def test_cli_writes_the_files_and_says_how_to_use_them(tmp_path, capsys):
     code = cli_main(["export", "rp-arm", "--lang", "c", "--out", str(out), "--parameters",
                      "argument", "--method", "newton-euler", "--closed-form"])
     assert code == 0
-    assert sorted(p.name for p in out.iterdir()) == ["rp_arm.c", "rp_arm.h"]
+    assert sorted(p.name for p in out.iterdir()) == [".robodyn-files.json", "rp_arm.c",
+                                                     "rp_arm.h"]
     assert "newton-euler" in (out / "rp_arm.c").read_text()[:400]
     err = capsys.readouterr().err
     assert "gcc" in err and "rp_arm_inverse_dynamics(p, q, qd, qdd, tau)" in err

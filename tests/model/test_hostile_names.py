@@ -662,12 +662,12 @@ def test_export_refuses_to_overwrite_a_hand_written_file(tmp_path, capsys):
     assert _export(out) == 2
     err = capsys.readouterr().err
     assert err == (f"robodyn: error: --out {str(out)!r}: planar_2r.py: exists and was not "
-                   "written by robodyn export; pass --force to overwrite it, or choose another "
-                   "folder\n")
+                   "written by robodyn; pass --force to overwrite it, or choose another name\n")
     assert mine.read_text() == "# my own work\n"
     assert _export(out, "--force") == 0 and is_ours(mine.read_bytes())
     assert _export(out) == 0  # its own file: overwritten without --force
-    assert sorted(p.name for p in out.iterdir()) == ["planar_2r.py"]  # no temporary left
+    # no temporary left; the record of what robodyn wrote beside the file
+    assert sorted(p.name for p in out.iterdir()) == [".robodyn-files.json", "planar_2r.py"]
     assert (mine.stat().st_mode & 0o777) == 0o666 & ~_umask()
 
 
@@ -732,7 +732,7 @@ def test_urdf_file_is_not_overwritten_or_followed(tmp_path, capsys):
     target = tmp_path / "arm.urdf"
     target.write_text("<robot name='mine'/>\n")
     assert cli_main(["export", "planar-2r", "--urdf", str(target)]) == 2
-    assert "exists and was not written by robodyn export; pass --force" in capsys.readouterr().err
+    assert "exists and was not written by robodyn; pass --force" in capsys.readouterr().err
     assert target.read_text() == "<robot name='mine'/>\n"
     assert cli_main(["export", "planar-2r", "--urdf", str(target), "--force"]) == 0
     assert is_ours(target.read_bytes())

@@ -103,7 +103,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     """Without models the tour (:func:`robodyn.cli.tour.tour`); with models the inverse
     dynamics of each along a smooth rest-to-rest motion, printed sample by sample."""
     if not args.models:
-        return tour(Path(args.out))
+        return tour(Path(args.out), force=args.force)
     t = np.linspace(0.0, 1.0, args.samples)
     for name in args.models:
         robot = load_model(name, args)
@@ -157,6 +157,9 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, list[str]]:
                         "default 6)")
     p.add_argument("--out", default=DEMO_DIR, metavar="DIR",
                    help=f"where the tour writes its pictures (default ./{DEMO_DIR})")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite pictures in --out even when robodyn did not write them or "
+                        "they were changed since")
     p.set_defaults(func=_cmd_demo, command_parser=p,
                    models_of=lambda a: a.models or ["planar-2r", "rp-arm", "puma560"])
     add_derive_command(sub, parents=parents)

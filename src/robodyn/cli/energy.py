@@ -40,7 +40,7 @@ def _driven(motion, report) -> SimpleNamespace:
 def _cmd_energy(args: argparse.Namespace) -> int:
     from .common import load_model
 
-    plot, picture = picture_option(args.plot, "--plot")
+    plot, picture = picture_option(args.plot, "--plot", args.force)
     robot = with_values(load_model(args.model, args), args.values)
     traj, motion = profiled_motion(args, robot, "quintic")
     base = rd_energy.consumed(robot, motion)
@@ -71,13 +71,14 @@ def _cmd_energy(args: argparse.Namespace) -> int:
             pictures.append((picture.with_name(f"{picture.stem}-optimized{picture.suffix}"),
                              opt_motion, opt, "optimised motion"))
     for path, shown, report, what in pictures:
-        writing(path, lambda p=path, s=shown, r=report, w=what: plot.energy(
-            _driven(s, r), robot, path=p, title=f"Energy of the {w} of {robot.name}"))
+        writing(path, lambda p, s=shown, r=report, w=what: plot.energy(
+            _driven(s, r), robot, path=p, title=f"Energy of the {w} of {robot.name}"),
+                "--plot", args.force)
         print(f"wrote {path}")
     if picture is not None and args.optimize:
         path = picture.with_name(f"{picture.stem}-comparison{picture.suffix}")
-        writing(path, lambda: plot.energy_comparison(
-            robot, {"quintic": motion, "optimised": opt_motion}, path=path))
+        writing(path, lambda p: plot.energy_comparison(
+            robot, {"quintic": motion, "optimised": opt_motion}, path=p), "--plot", args.force)
         print(f"wrote {path} (the quintic and the optimised motion overlaid)")
     return 0
 
@@ -101,4 +102,7 @@ def add_energy_command(sub, parents=()) -> None:
                    help="draw K, U, the work and the balance (e.g. energy.png; with "
                         "--optimize also NAME-optimized.png and NAME-comparison.png, the two "
                         "motions overlaid)")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite the pictures even when robodyn did not write them or they "
+                        "were changed since")
     p.set_defaults(func=_cmd_energy)

@@ -45,6 +45,9 @@ def add_exercise_command(sub, parents=()) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=_seed, default=0, help="the seed (default 0)")
     p.add_argument("--out", default="exercise", metavar="DIR",
                    help="where to write task/ and solution/ (default ./exercise)")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite files in --out even when robodyn did not write them or "
+                        "they were changed since (an edited task.md)")
     from ..teaching.questions import QUANTITIES, ROUTES
 
     p.add_argument("--route", default="energy", choices=tuple(ROUTES),
@@ -90,7 +93,7 @@ def _cmd_exercise(args: argparse.Namespace) -> int:
         def figure(robot, q, path):
             exercise_figure(robot, q, path, title=f"{ex.name}: the arm at a generic pose")
     for path in ex.write(args.out, option="--out", route=args.route, questions=questions,
-                         figure=figure):
+                         figure=figure, force=args.force):
         print(path)
     sys.stdout.flush()
     return 0

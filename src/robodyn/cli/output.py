@@ -11,13 +11,16 @@ from pathlib import Path
 
 import numpy as np
 
+from ..codegen.export.files import check_output, write_output
 from ..core.errors import InputError, excerpt
 
 __all__ = ["output_path", "plot_module", "picture_option", "writing", "format_vector",
            "report_warnings"]
 
-def output_path(path: str | None, option: str, suffixes: tuple[str, ...]) -> Path | None:
-    """``path`` checked before any work: a known suffix and an existing folder."""
+def output_path(path: str | None, option: str, suffixes: tuple[str, ...],
+                force: bool = False) -> Path | None:
+    """``path`` checked before any work: a known suffix, an existing folder, and nothing
+    there robodyn may not replace (:func:`~robodyn.codegen.export.files.check_output`)."""
     if path is None:
         return None
     out = Path(path)
@@ -26,7 +29,7 @@ def output_path(path: str | None, option: str, suffixes: tuple[str, ...]) -> Pat
                          f"{' or '.join(suffixes)}")
     if not out.parent.is_dir():
         raise InputError(f"{option}: the folder {excerpt(str(out.parent))} does not exist")
-    return out
+    return check_output(out, force=force, option=option)
 
 
 def plot_module(option: str):
@@ -44,18 +47,21 @@ def _picture_suffixes() -> tuple[str, ...]:
     return tuple("." + s for s in sorted(FigureCanvasAgg.get_supported_filetypes()))
 
 
-def picture_option(path: str | None, option: str):
+def picture_option(path: str | None, option: str, force: bool = False):
     """``(robodyn.plot, Path)`` for a picture option given, else ``(None, None)``."""
     if path is None:
         return None, None
     plot = plot_module(option)
-    return plot, output_path(path, option, _picture_suffixes())
+    return plot, output_path(path, option, _picture_suffixes(), force)
 
 
-def writing(path: Path, write) -> None:
-    """Run ``write()``; a file system error becomes a clear error naming ``path``."""
+def writing(path: Path, write, option: str, force: bool = False) -> None:
+    """Run ``write(tmp)`` on a temporary file beside ``path`` and put it in place by the
+    one rule of :mod:`robodyn.codegen.export.files` (no links followed, no file of the
+    user's replaced, an edited one refused unless ``force``); a file system error becomes a
+    clear error naming ``path``."""
     try:
-        write()
+        write_output(path, write, force=force, option=option)
     except OSError as exc:
         raise InputError(f"cannot write {excerpt(str(path))}: {exc.strerror or exc}") from None
 

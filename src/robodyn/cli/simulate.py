@@ -213,12 +213,12 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     from .common import load_model
 
     _check_simulate_options(args)
-    save = output_path(args.save, "--save", (".csv", ".npz"))
-    plot, picture = picture_option(args.plot, "--plot")
+    save = output_path(args.save, "--save", (".csv", ".npz"), args.force)
+    plot, picture = picture_option(args.plot, "--plot", args.force)
     animation = None
     if args.animate is not None:
         plot = plot_module("--animate")
-        animation = output_path(args.animate, "--animate", (".gif", ".mp4"))
+        animation = output_path(args.animate, "--animate", (".gif", ".mp4"), args.force)
         plot.animation_writer(animation, "--animate")  # checked before the simulation
     robot = with_values(load_model(args.model, args, quaternions=True), args.values)
     q0 = state_vector(joint_vector(args.q0, "--q0", robot, configuration=True), "--q0",
@@ -265,19 +265,20 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             line += f", max tracking error {tracking:.3g} {units}"
         print(line)
     if save is not None:
-        writing(save, lambda: sim.save(save))
+        writing(save, sim.save, "--save", args.force)
         grid = (f"every {sample_dt:g} s" if sample_dt is not None
                 else "at the fixed steps" if args.dt is not None
                 else "at the integrator's steps")
         print(f"  wrote {save} ({len(sim.t):,} samples {grid})")
     if picture is not None:
         if controller is not None and robot.chain.single_valued:  # q_ref - q: one-value joints
-            writing(picture, lambda: plot.tracking(sim, controller, robot, path=picture))
+            writing(picture, lambda p: plot.tracking(sim, controller, robot, path=p), "--plot",
+                    args.force)
         else:
-            writing(picture, lambda: plot.motion(sim, robot, path=picture))
+            writing(picture, lambda p: plot.motion(sim, robot, path=p), "--plot", args.force)
         print(f"  wrote {picture}")
     if animation is not None:
-        writing(animation, lambda: plot.animate(robot, sim, animation))
+        writing(animation, lambda p: plot.animate(robot, sim, p), "--animate", args.force)
         print(f"  wrote {animation}")
     return 0
 
@@ -342,4 +343,7 @@ def add_simulate_command(sub, parents=()) -> None:
                                   f"{DEFAULT_KP:g})")
     vector_option(p, "--kd", help=f"derivative gain, one number or one per joint (default "
                                   f"{DEFAULT_KD:g})")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite the output files even when robodyn did not write them or "
+                        "they were changed since")
     p.set_defaults(func=_cmd_simulate)

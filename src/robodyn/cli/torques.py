@@ -22,8 +22,8 @@ def _units(robot) -> list[str]:
 def _cmd_torques(args: argparse.Namespace) -> int:
     from .common import load_model
 
-    save = output_path(args.save, "--save", (".csv",))
-    plot, picture = picture_option(args.plot, "--plot")
+    save = output_path(args.save, "--save", (".csv",), args.force)
+    plot, picture = picture_option(args.plot, "--plot", args.force)
     robot = with_values(load_model(args.model, args, quaternions=True), args.values)
     traj, motion = profiled_motion(args, robot, args.profile)
     parts = robot.torque_parts(motion.q, motion.qd, motion.qdd).as_dict()
@@ -45,11 +45,11 @@ def _cmd_torques(args: argparse.Namespace) -> int:
         for name, values in parts.items():
             columns.update({f"{name}{j + 1}": values[:, j] for j in range(robot.dof)})
         data = np.column_stack(list(columns.values()))
-        writing(save, lambda: np.savetxt(save, data, delimiter=",", header=",".join(columns),
-                                         comments="", fmt="%.17g"))
+        writing(save, lambda p: np.savetxt(p, data, delimiter=",", header=",".join(columns),
+                                           comments="", fmt="%.17g"), "--save", args.force)
         print(f"wrote {save} (columns t, q, qd, qdd and every term per joint)")
     if picture is not None:
-        writing(picture, lambda: plot.torques(robot, motion, path=picture))
+        writing(picture, lambda p: plot.torques(robot, motion, path=p), "--plot", args.force)
         print(f"wrote {picture}")
     return 0
 
@@ -66,4 +66,7 @@ def add_torques_command(sub, parents=()) -> None:
                    help="time law of the motion (default quintic)")
     p.add_argument("--plot", metavar="PICTURE", help="draw the terms stacked (e.g. torques.png)")
     p.add_argument("--save", metavar="FILE", help="write t, q, qd, qdd and every term (.csv)")
+    p.add_argument("--force", action="store_true",
+                   help="overwrite the output files even when robodyn did not write them or "
+                        "they were changed since")
     p.set_defaults(func=_cmd_torques)

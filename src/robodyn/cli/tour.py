@@ -9,18 +9,22 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.errors import InputError, PhysicalConsistencyWarning, excerpt
+from ..codegen.export.files import check_files, prepare_folder, write_files
+from ..core.errors import PhysicalConsistencyWarning, excerpt
 from ..motion import energy as rd_energy
 from ..motion import trajectory as rd_trajectory
 from ..motion.simulation import simulate
-from .output import format_vector, writing
+from .output import format_vector
 from .simulate import energy_balance
 
 #: The folder ``robodyn demo`` writes its pictures into (``--out`` changes it).
 DEMO_DIR = "robodyn-demo"
+#: The pictures the tour draws into ``--out``.
+PICTURES = ("rp-arm.png", "2r-drop-energy.png", "2r-drop.gif", "puma-torques.png",
+            "puma-tracking.png", "2r-optimized-motion.png", "2r-energy-comparison.png")
 
 
-def tour(out: Path) -> int:
+def tour(out: Path, force: bool = False) -> int:
     """``robodyn demo``: derive the RP arm, drop the 2R arm, track a quintic of the PUMA with
     computed torque, find a cheaper motion of the 2R; pictures into ``out`` when
     :mod:`robodyn.plot` imports."""
@@ -39,16 +43,14 @@ def tour(out: Path) -> int:
     def picture(name, draw):
         if plot is None:
             return
-        path = out / name
-        writing(path, lambda: draw(path))
+        (path,) = write_files({name: draw}, out, force=force, option="--out")
         written.append(path)
 
     if plot is not None:
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise InputError(f"--out: cannot make {excerpt(str(out))}: "
-                             f"{exc.strerror or exc}") from None
+        # every picture goes through write_files: into the folder itself (a link there is
+        # refused), replacing only what an earlier tour wrote and nobody changed since
+        check_files(PICTURES, out, force=force, option="--out")
+        prepare_folder(out, "--out")
 
     # 1. closed forms
     rp = load("rp-arm")

@@ -542,10 +542,53 @@ def _place(tmp: Path, out: Path) -> None:
         os.close(dir_fd)
 
 
+def _check_zarr_target(out: Path) -> None:
+    """Refuse to write a ``.zarr`` store anywhere but a new or empty folder, or a store
+    robodyn created (its attributes hold the ``robodyn`` manifest, checked against this
+    run's settings afterwards): never ``mode="a"`` over a user's store or into a folder
+    holding other files, never through a symbolic link."""
+    if out.is_symlink():
+        raise InputError(f"--out {quote_path(out)}: is a symbolic link; robodyn writes a "
+                         "store only as a folder of its own (remove the link, or choose "
+                         "another name)")
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise InputError(f"--out {quote_path(out)}: exists and is not a folder; choose "
+                         "another name")
+    if not any(out.iterdir()):
+        return
+    if not _zarr_attributes(out).get("robodyn"):
+        raise InputError(f"--out {quote_path(out)}: exists and is not a dataset robodyn "
+                         "wrote (a folder with other files, or another program's store); "
+                         "choose another name, or move it away")
+    from ..codegen.export.files import check_recorded_folder
+
+    check_recorded_folder(out)
+
+
+def _zarr_attributes(out: Path) -> dict:
+    """The attributes of the Zarr group ``out`` (format 3 ``zarr.json`` or format 2
+    ``.zattrs``), read as JSON without following links; ``{}`` when there are none."""
+    for name, key in (("zarr.json", "attributes"), (".zattrs", None)):
+        path = out / name
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > 10_000_000:
+            continue
+        try:
+            data = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            continue
+        attrs = data.get(key) if key and isinstance(data, dict) else data
+        if isinstance(attrs, dict):
+            return attrs
+    return {}
+
+
 class ZarrStore:
     """One Zarr array per quantity; the finished chunks in the group's attributes."""
 
     def __init__(self, out: Path, manifest: dict, shapes: dict, row_bytes: int):
+        _check_zarr_target(out)
         try:
             import zarr  # optional
         except ImportError:
@@ -554,6 +597,7 @@ class ZarrStore:
         if not out.exists():
             _check_disk(out, manifest["samples"] * row_bytes, manifest["samples"], row_bytes,
                         ", uncompressed")
+        self.out = out
         self.lock = _Lock(out.with_name(out.name + ".lock"), out)
         try:
             self.group = zarr.open_group(str(out), mode="a")
@@ -581,6 +625,9 @@ class ZarrStore:
         self.group.attrs["robodyn_done"] = sorted(self.done)
 
     def finish(self, count: int, progress=None) -> None:
+        from ..codegen.export.files import record_folder
+
+        record_folder(self.out)  # the finished store's digest: a later edit is refused
         self.lock.release(remove=True)
 
     def close(self) -> None:

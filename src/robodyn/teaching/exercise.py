@@ -73,7 +73,7 @@ class Exercise:
         return len(self.joints)
 
     def write(self, out: str | Path, option: str = "out", *, route: str = "energy",
-              questions=None, figure=None) -> list[Path]:
+              questions=None, figure=None, force: bool = False) -> list[Path]:
         """Write ``out/task/`` (model file, figure, task sheet) and ``out/solution/`` (the
         answers and the worked derivation); returns the paths written, in order.
 
@@ -83,20 +83,30 @@ class Exercise:
         ``M, C, g, tau``); ``figure``: a function ``figure(robot, q, path)`` that draws the
         arm at ``q`` into the PNG ``path`` (the command line passes
         :func:`robodyn.plot.exercise_figure.exercise_figure`; the teaching layer does not
-        draw). The files are replaced each time (not through a symbolic link: one is
-        refused); a folder that cannot be made is an :class:`InputError` naming ``option``
+        draw). Every file is checked before any is written, by the rule of
+        :mod:`robodyn.codegen.export.files`: a file robodyn wrote earlier is replaced, one
+        robodyn did not write or the user edited since (a teacher's changed ``task.md``) is
+        refused unless ``force``, a symbolic link is refused; a folder that cannot be made
+        is an :class:`InputError` naming ``option``
         (``--out`` for the command line)."""
         import json
 
-        from ..codegen.export.files import prepare_folder, write_files
+        from ..codegen.export.files import check_files, prepare_folder, write_files
         from ..robot import load
         from ..symbolic import equations
 
         route = route_key(route)
         asked = questions_of(questions)
+        task_files = ["arm.yaml", "task.md", "task.tex"] + (["arm.png"] if figure else [])
+        solution_files = ["solution.txt", "solution.md", "solution.tex", "derivation.txt",
+                          "derivation.md", "derivation.tex", "answer.json"]
+        task, solution = Path(out) / "task", Path(out) / "solution"
+        if Path(out).is_symlink():
+            prepare_folder(out, option)  # refuses the link, before anything is written
+        check_files(task_files, task, force, option)
+        check_files(solution_files, solution, force, option)
         out = prepare_folder(out, option)
-        task, solution = out / "task", out / "solution"
-        (model,) = write_files({"arm.yaml": self.model_yaml}, task, force=True, option=option)
+        (model,) = write_files({"arm.yaml": self.model_yaml}, task, force=force, option=option)
         robot = load(model)
         method = "newton-euler" if route == "newton-euler" else "lagrange"
         eq = equations(robot, method=method,
@@ -104,15 +114,11 @@ class Exercise:
         written = [model]
         has_figure = figure is not None
         if has_figure:
-            png = task / "arm.png"
-            if png.is_symlink():
-                raise InputError(f"{option}: {png} is a symbolic link; robodyn writes the "
-                                 "figure only as a file of its own")
-            figure(robot, generic_pose(self), png)
-            written.append(png)
+            written += write_files({"arm.png": lambda p: figure(robot, generic_pose(self), p)},
+                                   task, force=force, option=option)
         sheet = Sheet(self, eq, robot, route, asked, has_figure)
         written += write_files({"task.md": sheet.task_markdown(),
-                                "task.tex": sheet.task_latex()}, task, force=True,
+                                "task.tex": sheet.task_latex()}, task, force=force,
                                option=option)
         answer = json.loads(eq.json())
         answer["model_file"] = self.model_yaml  # "model" is the model's name
@@ -123,7 +129,7 @@ class Exercise:
                                 "derivation.md": eq.markdown(steps=True),
                                 "derivation.tex": eq.latex(steps=True, document=True),
                                 "answer.json": json.dumps(answer, indent=2) + "\n"},
-                               solution, force=True, option=option)
+                               solution, force=force, option=option)
         return written
 
 
