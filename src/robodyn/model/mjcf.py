@@ -65,6 +65,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..core.errors import ModelError
+from ..core.files import file_label
 from .mjcf_bodies import MjcfModel
 from .mjcf_xml import MjcfReader
 from .source import ModelSource, Provenance
@@ -79,7 +80,7 @@ def load_mjcf(path: str | Path) -> ModelSource:
     Raises :class:`ModelError` naming the file, line and element at fault.
     """
     path = Path(path)
-    source = str(path)
+    source = file_label(path)
     reader = MjcfReader(path)
     root = reader.read(path, depth=0)
     if root.tag != "mujoco":

@@ -91,6 +91,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.errors import ModelError, UrdfWarning, warn
+from ..core.files import file_label, read_regular_file
 from .chain import (
     Chain,
     Frame,
@@ -162,7 +163,7 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
     ``<mimic>`` joints of a tree (loaded as independent joints).
     """
     path = Path(path)
-    source = str(path)
+    source = file_label(path)
     if not isinstance(floating, bool):
         raise ModelError(f"floating={_q(floating)}: not True or False; pass floating=True for "
                          "a free-flying base, False (the default) for one fixed to the world")
@@ -254,20 +255,24 @@ def _transform(pose: np.ndarray) -> Transform:
 def _read_xml(path: Path) -> ET.Element:
     """The ``<robot>`` element of the file; at most :data:`MAX_URDF_BYTES` are read."""
     try:
-        with path.open("rb") as f:
-            data = f.read(MAX_URDF_BYTES + 1)
+        data = read_regular_file(path, MAX_URDF_BYTES)
     except OSError as exc:
-        raise ModelError(f"{path}: cannot read the URDF file ({exc.strerror or exc})") from None
+        raise ModelError(f"{file_label(path)}: cannot read the URDF file "
+                         f"({exc.strerror or exc})") from None
     if len(data) > MAX_URDF_BYTES:
-        raise ModelError(f"{path}: the file is larger than {MAX_URDF_BYTES:,} bytes; a robot's "
+        raise ModelError(f"{file_label(path)}: the file is larger than {MAX_URDF_BYTES:,} bytes; a robot's "
                          "URDF is well under 1 MB (meshes are separate files)")
     try:
         root = ET.fromstring(data)
     except ET.ParseError as exc:
-        raise ModelError(f"{path}: not valid XML ({exc}); a URDF file is an XML document "
+        raise ModelError(f"{file_label(path)}: not valid XML ({exc}); a URDF file is an XML document "
                          "with a <robot> element") from None
+    except LookupError as exc:  # <?xml encoding="x-bogus"?>
+        raise ModelError(f"{file_label(path)}: the XML declaration names an encoding Python "
+                         f"does not know ({exc}); write the file in UTF-8 and say "
+                         "encoding=\"utf-8\" (or leave it out)") from None
     if root.tag != "robot":
-        raise ModelError(f"{path}: the root element is <{root.tag}>, not <robot>; not a URDF file")
+        raise ModelError(f"{file_label(path)}: the root element is <{root.tag}>, not <robot>; not a URDF file")
     return root
 
 
@@ -388,6 +393,10 @@ def _limits(element: ET.Element | None, kind: str, where: str) -> tuple | None:
         lower, upper = -math.inf, math.inf
     else:
         lower, upper = get("lower", "0"), get("upper", "0")
+        if lower > upper:
+            raise ModelError(f"{where} <limit>: lower={element.get('lower')!r} is above "
+                             f"upper={element.get('upper')!r}; swap them (the range is "
+                             "[lower, upper])")
     return (lower, upper, get("velocity", "inf"), get("effort", "inf"))
 
 

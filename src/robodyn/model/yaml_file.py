@@ -62,6 +62,7 @@ from pathlib import Path
 import yaml
 
 from ..core.errors import ModelError, excerpt
+from ..core.files import file_label, read_regular_file
 from .chain import (
     PRISMATIC,
     REVOLUTE,
@@ -109,10 +110,10 @@ def read_model_file(path: str | Path) -> ModelSource:
     """Read and validate a YAML model file."""
     path = Path(path)
     try:
-        with path.open("rb") as f:
-            text = f.read(MAX_FILE_BYTES + 1)
+        text = read_regular_file(path, MAX_FILE_BYTES)
     except OSError as exc:
-        raise ModelError(f"{path}: cannot read the model file ({exc.strerror})") from None
+        raise ModelError(f"{file_label(path)}: cannot read the model file "
+                         f"({exc.strerror or exc})") from None
     if len(text) > MAX_FILE_BYTES:
         raise ModelError(f"{path}: the file is larger than {MAX_FILE_BYTES:,} bytes; a model "
                          "file is a few kB")
@@ -129,7 +130,7 @@ def read_model_file(path: str | Path) -> ModelSource:
         problem = getattr(exc, "problem", None) or str(exc)
         problem = problem if len(problem) <= 200 else excerpt(problem)
         raise ModelError(f"{path}: not valid YAML{where}: {problem}") from None
-    return parse_model(data, source=str(path), default_name=path.stem)
+    return parse_model(data, source=file_label(path), default_name=path.stem)
 
 
 def parse_model(data: object, source: str = "model", default_name: str = "robot") -> ModelSource:
