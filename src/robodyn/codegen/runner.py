@@ -298,9 +298,11 @@ class KernelHandle:
                 if out is None:
                     out = np.empty(self.shape)
                 elif not (type(out) is np.ndarray and out.dtype is _F64
-                          and out.shape == self.shape and out.flags.c_contiguous):
-                    raise InputError(f"{self.kind}: out must be a C-contiguous float64 array "
-                                     f"of shape {self.shape}, got {_described(out)}")
+                          and out.shape == self.shape and out.flags.c_contiguous
+                          and out.flags.writeable):
+                    raise InputError(f"{self.kind}: out must be a writeable C-contiguous "
+                                     f"float64 array of shape {self.shape}, got "
+                                     f"{_described(out)}")
                 flat = out[None] if len(self.shape) == 1 else out.reshape(1, -1)
                 if fn(*rows, self.p, flat, 0, 1) >= 0:
                     self.runner.run(self.kind, *arrays)  # the robot's own error
@@ -331,9 +333,9 @@ class KernelHandle:
         if out is None:
             out = np.empty(shape)
         elif not (type(out) is np.ndarray and out.dtype is _F64 and out.flags.c_contiguous
-                  and out.shape == shape):
-            raise InputError(f"{self.kind}: out must be a C-contiguous float64 array of shape "
-                             f"{shape}, got {_described(out)}")
+                  and out.shape == shape and out.flags.writeable):
+            raise InputError(f"{self.kind}: out must be a writeable C-contiguous float64 "
+                             f"array of shape {shape}, got {_described(out)}")
         n = 1 if batch is None else batch
         rows = [a.reshape(n, w) for a, w in zip(arrays, widths)]
         flat = out.reshape(n, self.kernel.width)
@@ -418,7 +420,8 @@ def kernel_handle(runner: Runner, kind: str) -> KernelHandle:
 def _described(value) -> str:
     if isinstance(value, np.ndarray):
         order = "C-contiguous" if value.flags.c_contiguous else "not C-contiguous"
-        return f"{value.dtype} array of shape {value.shape} ({order})"
+        access = "" if value.flags.writeable else ", read-only: pass a copy, np.array(out)"
+        return f"{value.dtype} array of shape {value.shape} ({order}{access})"
     return type(value).__name__
 
 
