@@ -197,6 +197,13 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
         link_name = entry.get("name", f"link{i + 1}")
         if not isinstance(link_name, str):
             raise ModelError(f"{field}.name: expected a string, got {excerpt(link_name)}")
+        if link_name == "base":  # parent: base and frame="base" mean the world
+            raise ModelError(f"{field}.name: 'base' is reserved for the world (parent: base, "
+                             "frame='base'); give the link another name")
+        if link_name in names:
+            first = names.index(link_name)
+            raise ModelError(f"{field}.name: {excerpt(link_name, 40)} is also the name of "
+                             f"links[{first}]; link names must be unique")
         names.append(link_name)
 
     parents = parse_parents(links, names, source)
