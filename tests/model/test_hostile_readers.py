@@ -168,3 +168,11 @@ def test_with_values_of_a_huge_integer_is_a_clear_error():
     robot = rd.load("planar-2r")
     with pytest.raises(ModelError, match="m1 = .* is not finite"):
         robot.with_values(m1=10**400)
+
+
+@pytest.mark.parametrize("text", ["1_0", "0x10", "1:30", "1_0.5", "010"])
+def test_yaml_numbers_are_plain_decimals(tmp_path, text):
+    from conftest import GOOD_MODEL, write_model
+
+    path = write_model(tmp_path, GOOD_MODEL.replace("mass: m1", f"mass: {text}", 1))
+    assert "not a plain decimal number" in error(path) or "octal" in error(path)
