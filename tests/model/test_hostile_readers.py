@@ -48,7 +48,8 @@ def test_a_fifo_model_is_refused_at_once(tmp_path, suffix):
     code = ("import robodyn as rd, sys\n"
             "try:\n    rd.load(sys.argv[1])\nexcept rd.ModelError as e:\n    print(e)\n")
     run = subprocess.run([sys.executable, "-c", code, str(fifo)], capture_output=True,
-                         text=True, timeout=60, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+                         text=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert "not a regular file (a named pipe)" in run.stdout, run.stdout + run.stderr
     assert "no such model file" not in run.stdout
 
@@ -176,3 +177,21 @@ def test_yaml_numbers_are_plain_decimals(tmp_path, text):
 
     path = write_model(tmp_path, GOOD_MODEL.replace("mass: m1", f"mass: {text}", 1))
     assert "not a plain decimal number" in error(path) or "octal" in error(path)
+
+
+def test_the_cli_shows_an_escaped_file_name(tmp_path, capsys):
+    from robodyn.cli import main
+
+    path = tmp_path / "y\x1b[2J.yaml"
+    path.write_text("name: [")
+    assert main(["torques", str(path), "--from", "0", "--to", "1", "--duration", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\\x1b[2J.yaml" in err
+
+
+def test_the_provenance_keeps_the_real_path_of_an_odd_name(tmp_path):
+    for suffix, text in ((".urdf", urdf()), (".xml", mjcf(
+            f'<body name="a"><joint type="hinge"/>{INERTIAL}</body>'))):
+        path = tmp_path / f"odd\x07name{suffix}"
+        path.write_text(text)
+        assert rd.load(path).provenance.path == str(path)

@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import re
 import sys
 
@@ -28,7 +27,8 @@ FORMATS = ("pretty", "text", "latex", "markdown", "json", "html")
 
 def parse_values(text: str) -> dict[str, float | int] | bool:
     """An argparse type for ``--values NAME=NUMBER,...``: ``{name: number}`` (integers
-    exact), each name an identifier given once and each number a finite plain decimal; ``defaults``: ``True``."""
+    exact), each name an identifier given once and each number a finite plain decimal;
+    ``defaults``: ``True``."""
     if text.strip() == "defaults":
         return True
     out: dict[str, float | int] = {}

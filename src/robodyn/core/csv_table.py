@@ -30,7 +30,6 @@ import csv
 import math
 import os
 import re
-import stat
 from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass

@@ -11,7 +11,8 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["NotRegularFile", "LinkRefused", "open_regular_file", "read_regular_file", "file_label"]
+__all__ = ["NotRegularFile", "LinkRefused", "model_name_of", "open_regular_file",
+           "read_regular_file", "file_label"]
 
 
 class NotRegularFile(OSError):
@@ -87,3 +88,11 @@ def read_regular_file(path: str | os.PathLike, max_bytes: int,
     :class:`NotRegularFile` for a pipe, device or folder) when it cannot be read."""
     with open_regular_file(Path(path), follow_links) as f:
         return f.read(max_bytes + 1)
+
+
+def model_name_of(path: str | os.PathLike) -> str:
+    """The name a model takes from its file when the file names none: the file's stem, or
+    ``"robot"`` where the stem holds control characters (a model name is one line of
+    printable text; the error would otherwise be about a name the user never gave)."""
+    stem = Path(path).stem
+    return stem if stem.isprintable() and stem else "robot"

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import sympy as sp
 
-from ..core.files import file_label
 from ..core.errors import ModelError, excerpt
+from ..core.files import file_label
 from .source import ModelSource
 from .yaml_file import parse_model, read_model_file
 

@@ -13,8 +13,6 @@ resolving links), each at most once, at most :data:`MAX_MJCF_INCLUDES` files
 
 from __future__ import annotations
 
-import os
-import stat
 import xml.parsers.expat
 from dataclasses import dataclass, field
 from pathlib import Path

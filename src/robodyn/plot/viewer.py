@@ -22,7 +22,8 @@ the URDF file and in its parent folders). Mesh files are confined as MJCF includ
 the URDF file's folder, or for ``package://pkg/...`` in a parent folder named ``pkg``;
 ``file:///etc/passwd`` or ``package://pkg/../../..`` is refused, and each is read only if
 it is a regular file (never a pipe). What cannot be drawn (trimesh missing, a file not
-found, refused or unreadable, a bad ``scale=`` of that mesh alone) is listed in :attr:`Viewer.notes` and in the page; the rest of the view
+found, refused or unreadable, a bad ``scale=`` of that mesh alone) is listed in
+:attr:`Viewer.notes` and in the page; the rest of the view
 is unchanged. Meshes are only read, never run.
 """
 

@@ -22,7 +22,6 @@ from .kernel_program import (
 from .printers import OctavePrinter
 from .program import Program
 
-
 #: MATLAB's ``namelengthmax``: a function (and its file) name keeps only this many
 #: characters, so two longer names that agree on them would be one function.
 MAX_NAME = 63
