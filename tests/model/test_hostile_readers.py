@@ -124,6 +124,13 @@ def test_mjcf_repeated_site_names_are_refused(tmp_path):
     assert "a second <site name='s'>" in error(path)
 
 
+def test_mjcf_repeated_joint_names_are_refused(tmp_path):
+    path = tmp_path / "m.xml"
+    path.write_text(mjcf(f'<body name="a"><joint name="j" type="hinge"/>{INERTIAL}'
+                         f'<body name="b"><joint name="j" type="hinge"/>{INERTIAL}</body></body>'))
+    assert "a second <joint name='j'>" in error(path)
+
+
 def test_a_site_named_like_a_body_stays_reachable_by_kind(tmp_path):
     path = tmp_path / "m.xml"
     path.write_text(mjcf(f'<body name="a"><joint type="hinge"/>{INERTIAL}'

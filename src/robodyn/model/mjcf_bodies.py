@@ -100,6 +100,7 @@ class MjcfModel:
         self.joints = 0
         self.body_names: dict[str, str] = {}  # name -> where, for a repeated name
         self.site_names: dict[str, str] = {}
+        self.joint_names: dict[str, str] = {}
         self.site_frames: set[int] = set()  # positions in frames that are sites
 
     def chain(self) -> Chain:
@@ -241,16 +242,13 @@ class MjcfModel:
             raise ModelError(f"{node.where('childclass')}: no <default class="
                              f"{_q(children_cls)}>; classes: {_listing(self.defaults) or 'none'}")
         name = a.get("name") or f"body{self.bodies}"
-        if a.get("name"):
-            if name in self.body_names:  # MuJoCo refuses it ("repeated name")
-                raise ModelError(f"{node.where('name')}: a second <body name={_q(name)}> (the "
-                                 f"first at {self.body_names[name]}); body names must be "
-                                 "unique, as MuJoCo requires")
-            self.body_names[name] = node.where()
+        self._claim_name(node, "body", self.body_names)
         joints, inertial, geoms, items = [], [], [], []
         self._gather(node, children_cls, np.eye(4), joints, inertial, geoms, items)
         if len(inertial) > 1:
             raise ModelError(f"{inertial[1].where()}: a second <inertial> in the body")
+        for joint in joints:
+            self._claim_name(joint, "joint", self.joint_names)
         free = [j for j in joints if self._is_free(j, children_cls)]
         if free:
             if not root or len(joints) > 1:
@@ -468,15 +466,24 @@ class MjcfModel:
         name = node.attrib.get("name")
         if not name:
             return  # an unnamed site cannot be asked for
-        if name in self.site_names:  # MuJoCo refuses it ("repeated name")
-            raise ModelError(f"{node.where('name')}: a second <site name={_q(name)}> (the "
-                             f"first at {self.site_names[name]}); site names must be unique, "
-                             "as MuJoCo requires")
-        self.site_names[name] = node.where()
+        self._claim_name(node, "site", self.site_names)
         attrs = self._attributes(node, cls)
         self.site_frames.add(len(self.frames))
         self.frames.append(Frame(name, owner, as_transform(pose @ self.compiler.pose(node,
                                                                                     attrs))))
+
+    @staticmethod
+    def _claim_name(node: MjcfElement, kind: str, seen: dict[str, str]) -> None:
+        """Record the ``name`` of ``node`` (a body, joint or site) among those of its kind;
+        a second one is refused, as MuJoCo refuses it ("repeated name")."""
+        name = node.attrib.get("name")
+        if not name:
+            return
+        if name in seen:
+            raise ModelError(f"{node.where('name')}: a second <{kind} name={_q(name)}> (the "
+                             f"first at {seen[name]}); {kind} names must be unique, as "
+                             "MuJoCo requires")
+        seen[name] = node.where()
 
     def _name_sites_by_kind(self) -> None:
         """A site named like a body (legal in MuJoCo, whose names are per kind) becomes the
