@@ -56,3 +56,15 @@ def test_one_bad_scale_drops_only_that_mesh(tmp_path):
                           visual("b.stl", "1_0 1 1"))
     assert len(found) == 1 and list(found[0][3]) == [2.0, 2.0, 2.0]
     assert len(notes) == 2 and all("is not 3 numbers" in n for n in notes)
+
+
+def test_a_fifo_mesh_is_a_note_and_never_opened(tmp_path):
+    import os
+
+    import pytest
+
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("needs named pipes")
+    os.mkfifo(tmp_path / "pipe.stl")
+    found, notes = meshes(tmp_path, visual("pipe.stl"))
+    assert found == [] and notes == ["mesh pipe.stl not drawn: not a regular file"]

@@ -232,6 +232,8 @@ def _mesh_path(filename: str, folder: Path) -> tuple[Path | None, str]:
             continue
         if resolved.is_file():
             return resolved, ""
+        if resolved.exists():  # a pipe or a device would block the read, a folder is none
+            return None, f"mesh {_text(filename)} not drawn: not a regular file"
     if refused:
         return None, (f"mesh {_text(filename)} refused: outside the folder of the URDF file "
                       "(meshes are read only there, or in the package's folder for "
