@@ -20,7 +20,7 @@ Christoffel's is right, with a note. The text is parsed, never evaluated (number
 names, + - * / ** ^, parentheses, pi, sqrt, sin, cos, sign). Exit status 0 when every given
 quantity is right, 1 otherwise.
 
-    robodyn grade exercise/solution/answer.json alice.txt bob.txt --out grades.csv
+    robodyn grade --out grades.csv exercise/solution/answer.json -- alice.txt bob.txt
 
 grades many answers (one file each) against an exercise's solution: see robodyn grade -h.
 """
