@@ -383,6 +383,42 @@ def test_a_run_stopped_after_the_merge_completes_on_the_next_run(tmp_path, monke
     assert len(list((tmp_path / "e.npz.parts").glob("chunk-*"))) == 6
 
 
+def test_a_run_killed_during_the_cleanup_says_out_is_complete(tmp_path, monkeypatch,
+                                                              numpy_backend):
+    """Issue 30 section 5: killed while deleting the parts, the rerun finishes (the manifest
+    goes last); with the manifest already gone (an older robodyn), it says OUT is complete."""
+    import robodyn.motion.dataset_files as files
+
+    robot = rd.load("planar-2r")
+    out, parts = tmp_path / "d.npz", tmp_path / "d.npz.parts"
+    real_unlink = Path.unlink
+    deleted = []
+
+    def unlink_once(self, missing_ok=False):  # killed after the cleanup deleted one file
+        if self.parent == parts and out.exists():
+            if deleted:
+                raise Stop
+            deleted.append(self)
+        return real_unlink(self, missing_ok=missing_ok)
+
+    with monkeypatch.context() as m:
+        m.setattr(Path, "unlink", unlink_once)
+        with pytest.raises(Stop):
+            write_dataset(robot, out, 30, chunk=10, seed=5)
+    assert (parts / "manifest.json").exists() and out.exists()
+    assert write_dataset(robot, out, 30, chunk=10, seed=5) == 0
+    assert not parts.exists()
+    assert_dataset(out, robot, 30, 10, 5)
+
+    with monkeypatch.context() as m:  # the state an older cleanup order could leave
+        m.setattr(files.NpzStore, "_remove_parts", lambda self: (_ for _ in ()).throw(Stop))
+        with pytest.raises(Stop):
+            write_dataset(robot, tmp_path / "e.npz", 30, chunk=10, seed=5)
+    (tmp_path / "e.npz.parts" / "manifest.json").unlink()
+    with pytest.raises(InputError, match=r"e.npz' is complete .* delete .*e.npz.parts"):
+        write_dataset(robot, tmp_path / "e.npz", 30, chunk=10, seed=5)
+
+
 @pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
 def test_the_final_file_respects_the_umask(tmp_path, numpy_backend, umask):
     old = os.umask(umask)

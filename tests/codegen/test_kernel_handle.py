@@ -114,8 +114,8 @@ def test_a_large_batch_through_the_handle_runs_as_the_robots_method(arm, monkeyp
     (lambda q: (np.ones((3, 2)).T, q, q), None, r"not C-contiguous"),
     (lambda q: (q, np.ones((2, 3)), q), None, r"qd has shape \(2, 3\), q \(3,\)"),
     (lambda q: (q, q), None, r"takes 3 arrays \(q, qd, qdd\), got 2"),
-    (lambda q: (q, q, q), np.empty(4), r"out must be a C-contiguous float64 array of shape "
-                                       r"\(3,\), got float64 array of shape \(4,\)"),
+    (lambda q: (q, q, q), np.empty(4), r"out must be a writeable C-contiguous float64 array "
+                                       r"of shape \(3,\), got float64 array of shape \(4,\)"),
     (lambda q: (q, q, q), np.empty(3, dtype=np.float32), r"out must be .* got float32"),
 ])
 def test_the_handle_refuses_what_it_would_have_to_convert(arm, args, out, message):

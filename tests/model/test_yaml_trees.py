@@ -178,10 +178,11 @@ def test_a_cycle_is_a_forward_reference():
         parse_model(_model(*links))
 
 
-def test_an_ambiguous_parent_name_is_an_error():
+def test_two_links_of_one_name_are_an_error():
+    # issue 30: refused at the name, not only when a parent names it (no shadowed link)
     links = [_link("a"), _link("a"), _link("c", parent="a")]
-    with pytest.raises(ModelError, match=r"links\[2\]\.parent: 'a' names links 1, 2; give "
-                                         r"the link's number"):
+    with pytest.raises(ModelError, match=r"links\[1\]\.name: 'a' is also the name of "
+                                         r"links\[0\]; link names must be unique"):
         parse_model(_model(*links))
 
 

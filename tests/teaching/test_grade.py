@@ -154,12 +154,12 @@ def test_the_exercise_layout_and_a_wrong_model(tmp_path, capsys):
 
 @pytest.mark.parametrize("text, words", [
     ("M = [[1, 2]]\nM = [[1]]\n", "line 2: M is given twice"),
-    ("X = 1\n", "unknown key 'X'"),
-    ("just words\n", "is not KEY = VALUE"),
+    ("X = 1\n", "not one of the keys"),
+    ("just words\n", "not KEY = VALUE"),
     ("symbols: theta\n", "is not NAME=NAME"),
     ("define: h\n", "define needs NAME = EXPR"),
     ('{"M": 1}', "M must be text or a list of rows"),
-    ("[1, 2]", "is not KEY = VALUE"),
+    ("[1, 2]", "not KEY = VALUE"),
 ])
 def test_bad_submissions_are_named_errors(text, words):
     with pytest.raises(InputError) as info:
@@ -237,3 +237,70 @@ def test_a_bad_answer_json_is_one_line_error(tmp_path, capsys, data, words):
     assert main(["grade", str(path), str(sub), "--model", "planar-2r"]) == 2
     (line,) = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("robodyn: error: answer ") and words in line, line
+
+
+# -- issue 30 section 3: what a grader must not read ----------------------------------
+def test_a_linked_submission_is_refused_and_its_target_never_quoted(answer, tmp_path, capsys):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:SECRET-HASH:19000:0:99999:7:::\n")
+    link = tmp_path / "bob.txt"
+    link.symlink_to(secret)
+    assert main(["grade", str(answer), "--", str(link)]) == 0
+    out = capsys.readouterr().out
+    assert "symbolic link" in out and "SECRET" not in out
+
+
+def test_an_error_row_does_not_quote_a_line_that_is_not_an_answer(answer, tmp_path, capsys):
+    sub = tmp_path / "eve.txt"
+    for text in ("SECRET-HASH:19000\n", "secretuser:x:0:0\n"):
+        sub.write_text(text)
+        assert main(["grade", str(answer), str(sub)]) == 0
+        out = capsys.readouterr().out
+        assert "line 1" in out and "SECRET" not in out and "secretuser" not in out
+
+
+def test_a_fifo_submission_is_refused_at_once(answer, tmp_path, capsys):
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("needs named pipes")
+    fifo = tmp_path / "pipe.txt"
+    os.mkfifo(fifo)
+    # the check runs before any open; a regression would block here, so bound it
+    rows = run_bounded_rows(answer, fifo)
+    assert "not a regular file" in rows
+
+
+def run_bounded_rows(answer, path) -> str:
+    import subprocess
+    import sys
+
+    code = ("import sys; from robodyn.cli import main; "
+            "sys.exit(main(['grade', sys.argv[1], '--', sys.argv[2]]))")
+    run = subprocess.run([sys.executable, "-c", code, str(answer), str(path)],
+                         capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    return run.stdout + run.stderr
+
+
+def test_a_submission_named_like_an_option_is_a_file_and_refused(answer, tmp_path, capsys,
+                                                                  monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "--out=hijacked.txt").write_text("M = [[1]]\n")
+    (tmp_path / "alice.txt").write_text("M = [[1]]\n")
+    assert main(["grade", str(answer), "--", "--out=hijacked.txt", "alice.txt"]) == 0
+    out = capsys.readouterr().out
+    assert not (tmp_path / "hijacked.txt").exists()
+    assert "starts with '-'" in out and "alice.txt" in out
+
+
+def test_an_option_given_twice_is_refused(answer, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "alice.txt").write_text("M = [[1]]\n")
+    with pytest.raises(SystemExit):
+        main(["grade", str(answer), "alice.txt", "--out=hijacked.txt", "--out", "grades.csv"])
+    assert "given twice" in capsys.readouterr().err
+    assert not (tmp_path / "hijacked.txt").exists()
+
+
+def test_a_json_submission_with_a_key_twice_is_refused():
+    with pytest.raises(InputError, match="given twice"):
+        read_submission('{"g": "[0, 0]", "g": "[1, 1]"}')

@@ -20,7 +20,7 @@ Christoffel's is right, with a note. The text is parsed, never evaluated (number
 names, + - * / ** ^, parentheses, pi, sqrt, sin, cos, sign). Exit status 0 when every given
 quantity is right, 1 otherwise.
 
-    robodyn grade exercise/solution/answer.json alice.txt bob.txt --out grades.csv
+    robodyn grade --out grades.csv exercise/solution/answer.json -- alice.txt bob.txt
 
 grades many answers (one file each) against an exercise's solution: see robodyn grade -h.
 """
@@ -121,8 +121,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 GRADE_EPILOG = """\
-    robodyn grade ex7/solution/answer.json alice.txt bob.txt --out grades.csv
-    robodyn grade answer.json submissions/*.txt --model planar-2r
+    robodyn grade --out grades.csv ex7/solution/answer.json -- alice.txt bob.txt
+    robodyn grade --model planar-2r answer.json -- submissions/*.txt
+
+Options go first and -- ends them: after it every name is a file, so a student's file
+named --out=x.txt is graded (and refused: a submission name must not start with -),
+never read as an option. An option given twice is an error, for the same reason.
 
 A submission (one file per student):
 
@@ -142,6 +146,22 @@ graded: too large, unparsable, past a budget). Exit status 0 when all were grade
 """
 
 
+class _Once(argparse.Action):
+    """An option that may be given once: a second ``--out`` is a submission file named like
+    an option (``*.txt`` matching ``--out=x.txt``), not the teacher's choice."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, f"_{self.dest}_given", False):
+            parser.error(f"{option_string} is given twice (is a submission file named like "
+                         "an option? put the options first and -- before the submissions)")
+        setattr(namespace, f"_{self.dest}_given", True)
+        setattr(namespace, self.dest, True if self.nargs == 0 else values)
+
+
+class _OnceFlag(_Once):
+    pass
+
+
 def add_grade_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     """Add the ``grade`` command to the sub-parsers ``sub`` of ``robodyn``."""
     p = sub.add_parser("grade", parents=parents,
@@ -155,11 +175,12 @@ def add_grade_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.A
                    help="the solution's answer.json, as robodyn exercise writes it")
     p.add_argument("submissions", nargs="+", metavar="SUBMISSION",
                    help="the students' files (M = [[...]], C = ..., g = ..., tau = ...)")
-    p.add_argument("--model", metavar="MODEL",
+    p.add_argument("--model", metavar="MODEL", action=_Once,
                    help="the model the answer is for (default: the answer's own model when "
                         "it is a built-in, or the exercise's task/arm.yaml beside it)")
-    p.add_argument("--out", metavar="FILE", help="write the CSV there (default: print it)")
-    p.add_argument("--force", action="store_true",
+    p.add_argument("--out", metavar="FILE", action=_Once,
+                   help="write the CSV there (default: print it)")
+    p.add_argument("--force", action=_OnceFlag, nargs=0, default=False,
                    help="overwrite --out even when robodyn did not write it")
     p.set_defaults(func=_cmd_grade, command_parser=p, models_of=lambda a: [a.model or ""])
     return p

@@ -16,9 +16,10 @@
 from __future__ import annotations
 
 import argparse
-import math
+import re
 import sys
 
+from ..core.csv_table import parse_number
 from .common import model_command
 
 FORMATS = ("pretty", "text", "latex", "markdown", "json", "html")
@@ -26,7 +27,8 @@ FORMATS = ("pretty", "text", "latex", "markdown", "json", "html")
 
 def parse_values(text: str) -> dict[str, float | int] | bool:
     """An argparse type for ``--values NAME=NUMBER,...``: ``{name: number}`` (integers
-    exact), each name an identifier and each number finite; ``defaults``: ``True``."""
+    exact), each name an identifier given once and each number a finite plain decimal;
+    ``defaults``: ``True``."""
     if text.strip() == "defaults":
         return True
     out: dict[str, float | int] = {}
@@ -38,14 +40,17 @@ def parse_values(text: str) -> dict[str, float | int] | bool:
         if not sep or not name.isidentifier():
             raise argparse.ArgumentTypeError(
                 f"{item[:40]!r} is not NAME=NUMBER (e.g. --values g=9.81,m1=2)")
-        try:
-            value = int(number) if number.lstrip("+-").isdigit() else float(number)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name[:40]} = {number[:40]!r} is not a "
-                                             "number") from None
-        if not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"{name[:40]} = {number[:40]!r} is not a finite "
-                                             "number")
+        if name in out:
+            raise argparse.ArgumentTypeError(f"{name[:40]} is given twice; give each value "
+                                             "once")
+        if re.fullmatch(r"[+-]?[0-9]+", number, re.ASCII):
+            value = int(number)
+        else:  # the strict reader of the CSV tables: no 1_0, no digits of other scripts
+            value = parse_number(number)
+            if isinstance(value, str):
+                if "overflows" in value:
+                    value = "is not a finite number (it overflows a 64-bit float)"
+                raise argparse.ArgumentTypeError(f"{name[:40]} = {number[:40]!r} {value}")
         out[name] = value
     return out
 

@@ -79,9 +79,13 @@ def _torques(args, robot):
     if len(args.tau) == 1 and (args.tau[0].lower().endswith(".csv") or
                                Path(args.tau[0]).is_file()):
         path = Path(args.tau[0])
-        if not path.is_file():
+        if not path.exists():  # a pipe or folder: the table reader says what it is
             raise InputError(f"--tau: no file {excerpt(args.tau[0])}")
         times, values = read_torque_table(path, robot.dof)
+        if times[0] > 0:  # what acts before the first row is not the table's to say
+            raise InputError(f"--tau: {excerpt(str(path))} starts at t = {times[0]:g}, not 0; "
+                             "the table must say the torques from the start: add a first "
+                             f"row at t = 0 (e.g. 0,{','.join(['0'] * robot.dof)})")
         check_magnitude(values, f"--tau: {excerpt(str(path))}")
         return values, times, f"tau from {path.name} ({len(times)} rows)"
     try:

@@ -14,6 +14,7 @@ rebuilds them where it is unpickled (a Dask worker).
 
 from __future__ import annotations
 
+import math
 import re
 import weakref
 from collections.abc import Callable, Hashable
@@ -34,6 +35,10 @@ _SHARED_KERNELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 _F64 = np.dtype(np.float64)
 _empty = np.empty
+#: Most values one array of a batch may hold (an input copied contiguous, or the result):
+#: 100 million float64, 0.8 GB. A larger batch is refused before anything is allocated;
+#: split it, or pass Dask arrays, which are computed block by block.
+MAX_BATCH_VALUES = 100_000_000
 #: One-state calls of a kind after which its one-state function is compiled (about a second,
 #: once: Numba caches it on disk) and takes over: a controller's or a ROS node's calls.
 HOT_CALLS = 64
@@ -187,7 +192,8 @@ class Runner:
         try:
             if one is not None:
                 return kernel.single(p, *one).reshape(out_shape)
-            inputs, batch = _batch(list(zip(names, arrays, widths, strict=True)))
+            inputs, batch = _batch(list(zip(names, arrays, widths, strict=True)),
+                                   kind, kernel.width)
             out = kernel(p, *inputs, batch_shape=batch)
         except NonFiniteResult as exc:
             flat = one if one is not None else inputs
@@ -298,9 +304,11 @@ class KernelHandle:
                 if out is None:
                     out = np.empty(self.shape)
                 elif not (type(out) is np.ndarray and out.dtype is _F64
-                          and out.shape == self.shape and out.flags.c_contiguous):
-                    raise InputError(f"{self.kind}: out must be a C-contiguous float64 array "
-                                     f"of shape {self.shape}, got {_described(out)}")
+                          and out.shape == self.shape and out.flags.c_contiguous
+                          and out.flags.writeable):
+                    raise InputError(f"{self.kind}: out must be a writeable C-contiguous "
+                                     f"float64 array of shape {self.shape}, got "
+                                     f"{_described(out)}")
                 flat = out[None] if len(self.shape) == 1 else out.reshape(1, -1)
                 if fn(*rows, self.p, flat, 0, 1) >= 0:
                     self.runner.run(self.kind, *arrays)  # the robot's own error
@@ -331,9 +339,9 @@ class KernelHandle:
         if out is None:
             out = np.empty(shape)
         elif not (type(out) is np.ndarray and out.dtype is _F64 and out.flags.c_contiguous
-                  and out.shape == shape):
-            raise InputError(f"{self.kind}: out must be a C-contiguous float64 array of shape "
-                             f"{shape}, got {_described(out)}")
+                  and out.shape == shape and out.flags.writeable):
+            raise InputError(f"{self.kind}: out must be a writeable C-contiguous float64 "
+                             f"array of shape {shape}, got {_described(out)}")
         n = 1 if batch is None else batch
         rows = [a.reshape(n, w) for a, w in zip(arrays, widths)]
         flat = out.reshape(n, self.kernel.width)
@@ -418,7 +426,8 @@ def kernel_handle(runner: Runner, kind: str) -> KernelHandle:
 def _described(value) -> str:
     if isinstance(value, np.ndarray):
         order = "C-contiguous" if value.flags.c_contiguous else "not C-contiguous"
-        return f"{value.dtype} array of shape {value.shape} ({order})"
+        access = "" if value.flags.writeable else ", read-only: pass a copy, np.array(out)"
+        return f"{value.dtype} array of shape {value.shape} ({order}{access})"
     return type(value).__name__
 
 
@@ -503,9 +512,25 @@ def _what(name: str) -> str:
             else "one value per joint, or one number for all")
 
 
-def _batch(named) -> tuple[list[np.ndarray], tuple]:
+def check_batch_size(kind: str, batch: tuple, widths) -> None:
+    """Refuse, before anything is allocated, a batch whose inputs or result would hold more
+    than :data:`MAX_BATCH_VALUES` values in one array (``np.broadcast_to(q, (10**9, n))``
+    is a view of 16 bytes; its copy and result are gigabytes)."""
+    states = math.prod(batch)
+    largest = states * max(widths)
+    if largest > MAX_BATCH_VALUES:
+        raise InputError(
+            f"{kind}: a batch of {states:,} states ({' x '.join(map(str, batch))}) needs "
+            f"{largest:,} values ({largest * 8 / 1e9:,.1f} GB) in one array, more than "
+            f"{MAX_BATCH_VALUES:,} (robodyn.codegen.runner.MAX_BATCH_VALUES, "
+            f"{MAX_BATCH_VALUES * 8 / 1e9:.1f} GB); split the batch into parts, or use "
+            "Dask arrays as inputs (computed block by block)")
+
+
+def _batch(named, kind: str = "batch", out_width: int = 1) -> tuple[list[np.ndarray], tuple]:
     """Check and broadcast ``(name, array, width)`` inputs of shape ``(..., width)``;
-    return them as C-contiguous ``(N, width)`` float64 arrays and the batch shape."""
+    return them as C-contiguous ``(N, width)`` float64 arrays and the batch shape, after
+    :func:`check_batch_size` (``out_width``: the result's values per state)."""
     arrays = []
     for name, value, width in named:
         arr = value if type(value) is np.ndarray and value.dtype == np.float64 \
@@ -525,6 +550,7 @@ def _batch(named) -> tuple[list[np.ndarray], tuple]:
         arrays = [np.broadcast_to(a, batch + a.shape[-1:]) for a in arrays]
     else:
         batch = shapes[0]
+    check_batch_size(kind, batch, [a.shape[-1] for a in arrays] + [out_width])
     flat = [np.ascontiguousarray(a.reshape(-1, a.shape[-1])) for a in arrays]
     return flat, batch
 

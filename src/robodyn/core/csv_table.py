@@ -30,7 +30,6 @@ import csv
 import math
 import os
 import re
-import stat
 from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import InputError, excerpt
+from .files import NotRegularFile, open_regular_file
 
 __all__ = ["NumberTable", "read_number_table", "parse_number", "MAX_TABLE_BYTES"]
 
@@ -107,13 +107,14 @@ def read_number_table(path, columns: Sequence[str], *, header: bool | None = Tru
     aliases = dict(aliases or {})
     want = list(columns)
     try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            raise InputError(f"{pre}: not a regular file (a CSV file is expected)")
-        if info.st_size > max_bytes:
-            raise InputError(f"{pre}: {info.st_size:,} bytes; at most {max_bytes:,} are read "
+        handle = open_regular_file(path)
+        size = os.fstat(handle.fileno()).st_size
+        if size > max_bytes:
+            handle.close()
+            raise InputError(f"{pre}: {size:,} bytes; at most {max_bytes:,} are read "
                              "(split the file)")
-        handle = path.open("rb")
+    except NotRegularFile as exc:
+        raise InputError(f"{pre}: {exc.strerror} (a CSV file is expected)") from None
     except OSError as exc:
         raise InputError(f"{pre}: cannot be read ({exc.strerror or exc})") from None
     flat = array("d")

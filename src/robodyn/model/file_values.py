@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sp
 
+from ..core.csv_table import parse_number
 from ..core.errors import ModelError
 from .chain import snap
 
@@ -50,13 +51,17 @@ def listing(names, limit: int = LIST_NAMES) -> str:
 
 def finite(text: str | None, where: str, allow_inf: bool = False) -> float:
     """The attribute text ``text`` as a float; a :class:`ModelError` naming ``where`` if it
-    is not a number, or not finite (``allow_inf``: infinities pass)."""
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        raise ModelError(f"{where}: {quote(text)} is not a number") from None
-    if math.isnan(value) or (math.isinf(value) and not allow_inf):
-        raise ModelError(f"{where}: {quote(text)} is not a finite number")
+    is not a plain decimal number (the rules of :func:`robodyn.core.csv_table.parse_number`:
+    ``1_0``, digits of other scripts, ``0x10``, ``nan`` refused), or not finite
+    (``allow_inf``: ``inf`` and ``-inf`` pass)."""
+    if not isinstance(text, str):
+        raise ModelError(f"{where}: {quote(text)} is not a number")
+    cell = text.strip(" \t\r\n")
+    if allow_inf and cell.lower().lstrip("+-") in ("inf", "infinity"):
+        return -math.inf if cell.startswith("-") else math.inf
+    value = parse_number(cell)  # the CSV tables' strict reader: no 1_0, no ١٢, no nan
+    if isinstance(value, str):
+        raise ModelError(f"{where}: {quote(text)} {value}")
     return value
 
 

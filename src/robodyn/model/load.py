@@ -13,6 +13,7 @@ import numpy as np
 import sympy as sp
 
 from ..core.errors import ModelError, excerpt
+from ..core.files import file_label
 from .source import ModelSource
 from .yaml_file import parse_model, read_model_file
 
@@ -55,8 +56,8 @@ def read_source(source: str | os.PathLike[str], *, base: str | None = None,
     text = str(source)
     path = Path(text)
     if path.suffix.lower() in (".yaml", ".yml"):
-        if not path.is_file():
-            raise ModelError(f"{text}: no such model file")
+        if not path.exists():
+            raise ModelError(f"{file_label(text)}: no such model file")
         if options:
             hint = " (a model file says 'floating: true' itself)" if "floating" in options else ""
             raise TypeError(f"load() of a YAML file takes no options, got {sorted(options)}"

@@ -65,6 +65,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..core.errors import ModelError
+from ..core.files import file_label, model_name_of
 from .mjcf_bodies import MjcfModel
 from .mjcf_xml import MjcfReader
 from .source import ModelSource, Provenance
@@ -79,7 +80,7 @@ def load_mjcf(path: str | Path) -> ModelSource:
     Raises :class:`ModelError` naming the file, line and element at fault.
     """
     path = Path(path)
-    source = str(path)
+    source = file_label(path)
     reader = MjcfReader(path)
     root = reader.read(path, depth=0)
     if root.tag != "mujoco":
@@ -88,11 +89,11 @@ def load_mjcf(path: str | Path) -> ModelSource:
     reader.expand_includes(root, depth=0)
     model = MjcfModel(source, root)
     chain = model.chain()
-    name = root.attrib.get("model") or path.stem
+    name = root.attrib.get("model") or model_name_of(path)
     kind = ("tree" if chain.parents else "chain") + (", floating base" if chain.floating
                                                        else "")
-    description = f"MJCF {path.name}: {chain.dof} joints ({kind})"
-    provenance = Provenance(loader="mjcf", path=source, notes=tuple(model.notes))
+    description = f"MJCF {file_label(path.name)}: {chain.dof} joints ({kind})"
+    provenance = Provenance(loader="mjcf", path=str(path), notes=tuple(model.notes))
     return ModelSource(name, chain, model.values, description, provenance)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -98,6 +98,10 @@ class MjcfModel:
         self.tip = np.eye(4)
         self.bodies = 0
         self.joints = 0
+        self.body_names: dict[str, str] = {}  # name -> where, for a repeated name
+        self.site_names: dict[str, str] = {}
+        self.joint_names: dict[str, str] = {}
+        self.site_frames: set[int] = set()  # positions in frames that are sites
 
     def chain(self) -> Chain:
         """The model's chain, from the sections of ``<mujoco>``; fills :attr:`notes` (what
@@ -238,10 +242,13 @@ class MjcfModel:
             raise ModelError(f"{node.where('childclass')}: no <default class="
                              f"{_q(children_cls)}>; classes: {_listing(self.defaults) or 'none'}")
         name = a.get("name") or f"body{self.bodies}"
+        self._claim_name(node, "body", self.body_names)
         joints, inertial, geoms, items = [], [], [], []
         self._gather(node, children_cls, np.eye(4), joints, inertial, geoms, items)
         if len(inertial) > 1:
             raise ModelError(f"{inertial[1].where()}: a second <inertial> in the body")
+        for joint in joints:
+            self._claim_name(joint, "joint", self.joint_names)
         free = [j for j in joints if self._is_free(j, children_cls)]
         if free:
             if not root or len(joints) > 1:
@@ -373,6 +380,11 @@ class MjcfModel:
         if limited not in ("true", "false", "auto"):
             raise ModelError(f"{joint.where('limited')}: {_q(limited)} is not true, false or "
                              "auto")
+        if limited == "auto" and not self.compiler.autolimits and "range" in attrs:
+            # MuJoCo refuses this too: with autolimits off, range= alone means nothing
+            raise ModelError(f"{joint.where('range')}: range= without limited= while "
+                             "<compiler autolimits=\"false\">; add limited=\"true\" (or "
+                             "\"false\" to drop the range), or remove autolimits=\"false\"")
         if limited == "true" or (limited == "auto" and self.compiler.autolimits
                                  and "range" in attrs):
             if "range" not in attrs:
@@ -454,9 +466,38 @@ class MjcfModel:
         name = node.attrib.get("name")
         if not name:
             return  # an unnamed site cannot be asked for
+        self._claim_name(node, "site", self.site_names)
         attrs = self._attributes(node, cls)
+        self.site_frames.add(len(self.frames))
         self.frames.append(Frame(name, owner, as_transform(pose @ self.compiler.pose(node,
                                                                                     attrs))))
+
+    @staticmethod
+    def _claim_name(node: MjcfElement, kind: str, seen: dict[str, str]) -> None:
+        """Record the ``name`` of ``node`` (a body, joint or site) among those of its kind;
+        a second one is refused, as MuJoCo refuses it ("repeated name")."""
+        name = node.attrib.get("name")
+        if not name:
+            return
+        if name in seen:
+            raise ModelError(f"{node.where('name')}: a second <{kind} name={_q(name)}> (the "
+                             f"first at {seen[name]}); {kind} names must be unique, as "
+                             "MuJoCo requires")
+        seen[name] = node.where()
+
+    def _name_sites_by_kind(self) -> None:
+        """A site named like a body (legal in MuJoCo, whose names are per kind) becomes the
+        frame ``site:NAME``, so ``frame="NAME"`` has one answer (the body) and the site
+        stays reachable; a note says so."""
+        for k in sorted(self.site_frames):
+            frame = self.frames[k]
+            if frame.name in self.body_names:
+                renamed = f"site:{frame.name}"
+                self.frames[k] = replace(frame, name=renamed)
+                self.notes.append(f"<site name={_q(frame.name)}> ({self.site_names[frame.name]}) "
+                                  f"shares its name with a body ({self.body_names[frame.name]}); "
+                                  f"frame={_q(frame.name)} is the body, frame={_q(renamed)} "
+                                  "the site")
 
     def _assemble(self, gravity: np.ndarray) -> Chain:
         links = []
@@ -471,6 +512,7 @@ class MjcfModel:
                 friction=Friction(*(_number(x) for x in draft.friction)),
                 motor=Motor(inertia=_number(draft.armature), gear_ratio=1),
             ))
+        self._name_sites_by_kind()
         if gravity[0] == 0 and gravity[1] == 0 and gravity[2] < 0:
             self.values["g"] = float(-gravity[2])
             g = (0, 0, -symbol("g"))

@@ -13,13 +13,12 @@ resolving links), each at most once, at most :data:`MAX_MJCF_INCLUDES` files
 
 from __future__ import annotations
 
-import os
-import stat
 import xml.parsers.expat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import ModelError
+from ..core.files import NotRegularFile, file_label, read_regular_file
 from .file_values import quote as _q
 
 #: Largest MJCF input read, in bytes, the main file and its includes together.
@@ -66,19 +65,15 @@ class MjcfReader:
     def read(self, path: Path, depth: int, origin: str = "") -> MjcfElement:
         """The root element of the file ``path`` (``origin``: the ``<include>`` that names
         it, for a message), within what is left of the byte budget."""
-        source = str(path)
+        source = file_label(path)
         try:
-            # non-blocking: a FIFO must not hang the open; only regular files are read
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            data = read_regular_file(path, MAX_MJCF_BYTES - self.bytes)
+        except NotRegularFile as exc:
+            raise ModelError(f"{origin or file_label(source)}: {exc.strerror}; an MJCF model "
+                             "is a file") from None
         except OSError as exc:
-            raise ModelError(f"{origin or source}: cannot read the MJCF file "
+            raise ModelError(f"{origin or file_label(source)}: cannot read the MJCF file "
                              f"({exc.strerror or exc})") from None
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            raise ModelError(f"{origin or source}: not a regular file (a device, pipe or "
-                             "folder); an MJCF model is a file")
-        with os.fdopen(fd, "rb") as f:
-            data = f.read(MAX_MJCF_BYTES - self.bytes + 1)
         self.bytes += len(data)
         if self.bytes > MAX_MJCF_BYTES:
             raise ModelError(f"{source}: the model (with its includes) is larger than "
@@ -120,6 +115,10 @@ class MjcfReader:
         except xml.parsers.expat.ExpatError as exc:
             raise ModelError(f"{source}: not valid XML ({exc}); an MJCF file is an XML "
                              "document with a <mujoco> element") from None
+        except LookupError as exc:  # <?xml encoding="x-bogus"?>
+            raise ModelError(f"{source}: the XML declaration names an encoding Python does "
+                             f"not know ({exc}); write the file in UTF-8 and say "
+                             "encoding=\"utf-8\" (or leave it out)") from None
         return top[0]
 
     def expand_includes(self, node: MjcfElement, depth: int, level: int = 1) -> None:

@@ -91,6 +91,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.errors import ModelError, UrdfWarning, warn
+from ..core.files import file_label, model_name_of, read_regular_file
 from .chain import (
     Chain,
     Frame,
@@ -162,13 +163,13 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
     ``<mimic>`` joints of a tree (loaded as independent joints).
     """
     path = Path(path)
-    source = str(path)
+    source = file_label(path)
     if not isinstance(floating, bool):
         raise ModelError(f"floating={_q(floating)}: not True or False; pass floating=True for "
                          "a free-flying base, False (the default) for one fixed to the world")
     snapper = _AngleSnapper(_snap_tolerance(snap_angles))
     root = _read_xml(path)
-    name = root.get("name") or path.stem
+    name = root.get("name") or model_name_of(path)
     bodies, frames = _read_links(root, source, snapper)
     joints = _read_joints(root, source, frames, snapper)
     child_joints, parent_joint = link_joints(source, frames, joints)
@@ -224,9 +225,11 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
                                name=base)
     end = links[-1].name
     if tip is not None:
-        description = f"URDF {path.name}: {len(links)} joints from {_q(base)} to {_q(tip)}"
+        description = (f"URDF {file_label(path.name)}: {len(links)} joints from {_q(base)} "
+                       f"to {_q(tip)}")
     else:
-        description = (f"URDF {path.name}: a tree of {len(links)} joints under {_q(base)}, "
+        description = (f"URDF {file_label(path.name)}: a tree of {len(links)} joints under "
+                       f"{_q(base)}, "
                        f"{len(ends)} branches; end frame: the last link {_q(end)}")
         notes.insert(0, f"the movable joints under {_q(base)} branch into {len(ends)} chains "
                         f"(ending at {_listing(ends, 5)}): the whole tree is loaded; the end "
@@ -240,7 +243,8 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
     joints_in_model = {j.name for j in joints if j.child in in_model}
     notes += snapper.notes(lambda kind, key: key in (in_model if kind == "link"
                                                      else joints_in_model))
-    provenance = Provenance(loader="urdf", path=source, locked=tuple(locked), notes=tuple(notes))
+    provenance = Provenance(loader="urdf", path=str(path), locked=tuple(locked),
+                            notes=tuple(notes))
     return ModelSource(name, chain, {"g": GRAVITY}, description, provenance)
 
 
@@ -253,21 +257,26 @@ def _transform(pose: np.ndarray) -> Transform:
 # -- reading -------------------------------------------------------------------------
 def _read_xml(path: Path) -> ET.Element:
     """The ``<robot>`` element of the file; at most :data:`MAX_URDF_BYTES` are read."""
+    label = file_label(path)
     try:
-        with path.open("rb") as f:
-            data = f.read(MAX_URDF_BYTES + 1)
+        data = read_regular_file(path, MAX_URDF_BYTES)
     except OSError as exc:
-        raise ModelError(f"{path}: cannot read the URDF file ({exc.strerror or exc})") from None
+        raise ModelError(f"{label}: cannot read the URDF file "
+                         f"({exc.strerror or exc})") from None
     if len(data) > MAX_URDF_BYTES:
-        raise ModelError(f"{path}: the file is larger than {MAX_URDF_BYTES:,} bytes; a robot's "
+        raise ModelError(f"{label}: the file is larger than {MAX_URDF_BYTES:,} bytes; a robot's "
                          "URDF is well under 1 MB (meshes are separate files)")
     try:
         root = ET.fromstring(data)
     except ET.ParseError as exc:
-        raise ModelError(f"{path}: not valid XML ({exc}); a URDF file is an XML document "
+        raise ModelError(f"{label}: not valid XML ({exc}); a URDF file is an XML document "
                          "with a <robot> element") from None
+    except LookupError as exc:  # <?xml encoding="x-bogus"?>
+        raise ModelError(f"{label}: the XML declaration names an encoding Python "
+                         f"does not know ({exc}); write the file in UTF-8 and say "
+                         "encoding=\"utf-8\" (or leave it out)") from None
     if root.tag != "robot":
-        raise ModelError(f"{path}: the root element is <{root.tag}>, not <robot>; not a URDF file")
+        raise ModelError(f"{label}: the root element is <{root.tag}>, not <robot>; not a URDF file")
     return root
 
 
@@ -388,6 +397,10 @@ def _limits(element: ET.Element | None, kind: str, where: str) -> tuple | None:
         lower, upper = -math.inf, math.inf
     else:
         lower, upper = get("lower", "0"), get("upper", "0")
+        if lower > upper:
+            raise ModelError(f"{where} <limit>: lower={element.get('lower')!r} is above "
+                             f"upper={element.get('upper')!r}; swap them (the range is "
+                             "[lower, upper])")
     return (lower, upper, get("velocity", "inf"), get("effort", "inf"))
 
 

@@ -62,6 +62,7 @@ from pathlib import Path
 import yaml
 
 from ..core.errors import ModelError, excerpt
+from ..core.files import file_label, model_name_of, read_regular_file
 from .chain import (
     PRISMATIC,
     REVOLUTE,
@@ -108,28 +109,31 @@ MAX_FILE_BYTES = 1_000_000
 def read_model_file(path: str | Path) -> ModelSource:
     """Read and validate a YAML model file."""
     path = Path(path)
+    label = file_label(path)
     try:
-        with path.open("rb") as f:
-            text = f.read(MAX_FILE_BYTES + 1)
+        text = read_regular_file(path, MAX_FILE_BYTES)
     except OSError as exc:
-        raise ModelError(f"{path}: cannot read the model file ({exc.strerror})") from None
+        raise ModelError(f"{label}: cannot read the model file "
+                         f"({exc.strerror or exc})") from None
     if len(text) > MAX_FILE_BYTES:
-        raise ModelError(f"{path}: the file is larger than {MAX_FILE_BYTES:,} bytes; a model "
+        raise ModelError(f"{label}: the file is larger than {MAX_FILE_BYTES:,} bytes; a model "
                          "file is a few kB")
     try:
         data = yaml.load(text, Loader=ModelLoader)  # a SafeLoader
     except YamlLimitError as exc:
         mark = exc.problem_mark
-        raise ModelError(f"{path}: line {mark.line + 1}: {exc.problem}") from None
+        raise ModelError(f"{label}: line {mark.line + 1}: {exc.problem}") from None
     except RecursionError:
-        raise ModelError(f"{path}: nested too deeply for a model file") from None
+        raise ModelError(f"{label}: nested too deeply for a model file") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
         problem = problem if len(problem) <= 200 else excerpt(problem)
-        raise ModelError(f"{path}: not valid YAML{where}: {problem}") from None
-    return parse_model(data, source=str(path), default_name=path.stem)
+        raise ModelError(f"{label}: not valid YAML{where}: {problem}") from None
+    parsed = parse_model(data, source=file_label(path), default_name=model_name_of(path))
+    # messages show the name escaped; the provenance keeps the path itself
+    return replace(parsed, provenance=replace(parsed.provenance, path=str(path)))
 
 
 def parse_model(data: object, source: str = "model", default_name: str = "robot") -> ModelSource:
@@ -196,6 +200,13 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
         link_name = entry.get("name", f"link{i + 1}")
         if not isinstance(link_name, str):
             raise ModelError(f"{field}.name: expected a string, got {excerpt(link_name)}")
+        if link_name == "base":  # parent: base and frame="base" mean the world
+            raise ModelError(f"{field}.name: 'base' is reserved for the world (parent: base, "
+                             "frame='base'); give the link another name")
+        if link_name in names:
+            first = names.index(link_name)
+            raise ModelError(f"{field}.name: {excerpt(link_name, 40)} is also the name of "
+                             f"links[{first}]; link names must be unique")
         names.append(link_name)
 
     parents = parse_parents(links, names, source)

@@ -7,8 +7,11 @@ reads a file with it.
 
 from __future__ import annotations
 
+import re
+
 import yaml
 
+from ..core.csv_table import parse_number
 from ..core.errors import excerpt
 
 #: Most values (scalars, lists, mappings) a model file may hold, aliases expanded.
@@ -69,13 +72,39 @@ class ModelLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
     def construct_yaml_int(self, node):
+        self._plain_decimal(node)
         try:
             return super().construct_yaml_int(node)
         except ValueError:  # Python refuses to convert integers of more than 4300 digits
             raise YamlLimitError(problem="integer too long", problem_mark=node.start_mark) from None
 
 
+    def construct_yaml_float(self, node):
+        self._plain_decimal(node)
+        return super().construct_yaml_float(node)
+
+    @staticmethod
+    def _plain_decimal(node) -> None:
+        """YAML 1.1 reads ``1_0`` as 10, ``0x10`` as 16, ``1:30`` as 90: the model files take
+        plain decimal numbers only, as the CSV tables and the URDF/MJCF readers do
+        (:func:`robodyn.core.csv_table.parse_number`); ``.inf``/``.nan`` pass to the checks
+        that say they are not finite."""
+        text = node.value
+        if text.lower().lstrip("+-") in (".inf", ".nan"):
+            return
+        if re.fullmatch(r"[+-]?0[0-9_]+", text):  # YAML 1.1 reads 010 as octal 8
+            raise YamlLimitError(problem=f"{excerpt(text)}: a leading 0 makes an octal number "
+                                 "in YAML; write it without the 0",
+                                 problem_mark=node.start_mark)
+        why = parse_number(text)
+        if isinstance(why, str) and "overflows" not in why:  # size: checked where it is used
+            raise YamlLimitError(problem=f"{excerpt(text)} is not a plain decimal number "
+                                 "(no 1_0, 0x10, 1:30; write e.g. 10, -1.5 or 2e-3)",
+                                 problem_mark=node.start_mark)
+
+
 ModelLoader.add_constructor("tag:yaml.org,2002:int", ModelLoader.construct_yaml_int)
+ModelLoader.add_constructor("tag:yaml.org,2002:float", ModelLoader.construct_yaml_float)
 
 
 def _check_expanded_size(root: yaml.Node) -> None:

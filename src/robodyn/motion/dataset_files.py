@@ -329,6 +329,15 @@ class NpzStore:
         path = self.parts / _MANIFEST
         if not path.exists():
             chunks = self._own_files()
+            if chunks and (self.out.exists() or self.out.is_symlink()):
+                # finish() moves OUT in place only after reading it back, then deletes the
+                # parts: these are what a run killed during that cleanup left
+                raise InputError(
+                    f"--out {quote_path(self.out)} is complete (if this command wrote it): "
+                    "the run that wrote it was "
+                    "stopped while deleting its parts (robodyn moves OUT in place only "
+                    f"after reading it back); delete {quote_path(self.parts)}, which holds "
+                    f"{len(chunks)} leftover chunk files")
             if chunks:
                 raise InputError(
                     f"--out {quote_path(self.out)}: {quote_path(self.parts)} holds "
@@ -489,8 +498,10 @@ class NpzStore:
         """Delete robodyn's own files in the parts directory, then the directory if that
         left it empty (anything else in it is kept, and said)."""
         for p in self.parts.iterdir():
-            if _CHUNK_FILE.match(p.name) or _TEMP_FILE.match(p.name) or p.name == _MANIFEST:
+            if _CHUNK_FILE.match(p.name) or _TEMP_FILE.match(p.name):
                 p.unlink()
+        # the manifest last: a run killed before this still finds it (and OUT complete)
+        (self.parts / _MANIFEST).unlink(missing_ok=True)
         self.lock.release(remove=True)
         if not _rmdir_if_empty(self.parts):
             warn(RuntimeWarning(f"kept {quote_path(self.parts)}: it holds files robodyn did "

@@ -105,7 +105,8 @@ def manifold_options(method, tau, values) -> None:
 
 
 class TorqueTable:
-    """Torques given at times: linear in between, the last value held."""
+    """Torques given at times from ``t = 0`` (or before) on: linear in between, the last
+    value held; a table starting after 0 is refused (it does not say what acts before)."""
 
     def __init__(self, values, times, duration: float, dof: int):
         try:
@@ -132,6 +133,9 @@ class TorqueTable:
             raise InputError("tau_times: every time must be finite")
         if (np.diff(times) <= 0).any():
             raise InputError("tau_times: must increase strictly")
+        if times[0] > 0:  # what acts before the first time is not the table's to say
+            raise InputError(f"tau_times: starts at {times[0]:g}, not 0; give the torques from "
+                             "the start (a first row at t = 0)")
         self.values, self.times = values, times
 
     def __call__(self, t, q=None, qd=None) -> np.ndarray:

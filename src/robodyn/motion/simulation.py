@@ -19,8 +19,9 @@
   stage.
 
 Torques ``tau``: ``None`` (zero), an array ``(T, dof)`` at ``tau_times``
-(default: ``T`` instants spread evenly over the duration; linear in between,
-the last value held), or a callable ``tau(t, q, qd)``. ``h_e``: ``None``, a
+(default: ``T`` instants spread evenly over the duration; the first at 0 or before,
+a table starting later refused; linear in between, the last value held), or a callable
+``tau(t, q, qd)``. ``h_e``: ``None``, a
 constant wrench (6 values), a callable ``h_e(t, q, qd)``, or (a tree's hands, feet) a dict
 of constant wrenches at named frames ``{frame: 6 values}`` (``robot.frames``; see
 :meth:`~robodyn.Robot.inverse_dynamics`).

@@ -18,8 +18,12 @@ text field), never as markup.
 A robot loaded from a URDF file also shows the ``<visual>`` meshes of its links where
 the file names them and they can be read (:func:`urdf_meshes`: STL, OBJ, DAE, ... through
 trimesh, at most :data:`MAX_MESH_BYTES` each; ``package://pkg/path`` is looked for beside
-the URDF file and in its parent folders). What cannot be drawn (trimesh missing, a file not
-found or unreadable) is listed in :attr:`Viewer.notes` and in the page; the rest of the view
+the URDF file and in its parent folders). Mesh files are confined as MJCF includes are: in
+the URDF file's folder, or for ``package://pkg/...`` in a parent folder named ``pkg``;
+``file:///etc/passwd`` or ``package://pkg/../../..`` is refused, and each is read only if
+it is a regular file (never a pipe). What cannot be drawn (trimesh missing, a file not
+found, refused or unreadable, a bad ``scale=`` of that mesh alone) is listed in
+:attr:`Viewer.notes` and in the page; the rest of the view
 is unchanged. Meshes are only read, never run.
 """
 
@@ -37,8 +41,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..core.csv_table import read_number_table
+from ..core.csv_table import parse_number, read_number_table
 from ..core.errors import InputError, RobodynError, excerpt
+from ..core.files import read_regular_file
 from ..dynamics.kinematics import link_poses, tip_pose
 
 __all__ = ["show", "Viewer", "read_motion", "LINK_COLOR", "COM_COLOR", "ELLIPSOID_COLOR",
@@ -193,19 +198,47 @@ def _origin(element) -> np.ndarray:
     return T
 
 
-def _mesh_path(filename: str, folder: Path) -> Path | None:
+def _mesh_path(filename: str, folder: Path) -> tuple[Path | None, str]:
     """The file a URDF ``<mesh filename>`` names, looked for beside the URDF file (and for
-    ``package://pkg/rest``: ``rest`` and ``pkg/rest`` there and in the parent folders)."""
+    ``package://pkg/rest``: ``rest`` and ``pkg/rest`` there and in the parent folders), and
+    confined as MJCF includes are: the file must lie in the URDF's folder, or (for
+    ``package://pkg/...``) in a parent folder named ``pkg``, the package's root. ``(path,
+    "")``, else ``(None, why)``: ``file:///etc/passwd`` and ``package://pkg/../../..``
+    are refused, not read."""
+    folder = folder.resolve()
+    roots = [folder]
     if filename.startswith("file://"):
-        candidates = [Path(filename[len("file://"):])]
+        pairs = [(folder, Path(filename[len("file://"):]))]  # absolute: must lie in folder
     elif filename.startswith("package://"):
         rest = filename[len("package://"):]
-        tail = rest.split("/", 1)[1] if "/" in rest else rest
-        candidates = [base / part for base in (folder, *folder.parents)
-                      for part in (tail, rest)]
+        package, _, tail = rest.partition("/")
+        tail = tail or rest
+        roots += [p for p in folder.parents if package and p.name == package]
+        pairs = [(base, Path(part)) for base in (folder, *folder.parents)
+                 for part in (tail, rest)]
     else:
-        candidates = [folder / filename]
-    return next((c for c in candidates if c.is_file()), None)
+        pairs = [(folder, Path(filename))]
+    refused = False
+    for base, part in pairs:
+        try:
+            resolved = (base / part).resolve()
+        except (OSError, RuntimeError, ValueError):
+            continue
+        if not resolved.is_relative_to(base) or not any(resolved.is_relative_to(root)
+                                                        for root in roots):
+            # an escape (``..``, an absolute path, a link out) is refused; a parent folder
+            # searched for package:// that is not the package's is merely skipped
+            refused = refused or not resolved.is_relative_to(base) or base == folder
+            continue
+        if resolved.is_file():
+            return resolved, ""
+        if resolved.exists():  # a pipe or a device would block the read, a folder is none
+            return None, f"mesh {_text(filename)} not drawn: not a regular file"
+    if refused:
+        return None, (f"mesh {_text(filename)} refused: outside the folder of the URDF file "
+                      "(meshes are read only there, or in the package's folder for "
+                      "package://); copy the mesh there")
+    return None, f"mesh not found: {_text(filename)}"
 
 
 def urdf_meshes(robot) -> tuple[list[tuple[int, np.ndarray, Path, np.ndarray]], list[str]]:
@@ -216,8 +249,7 @@ def urdf_meshes(robot) -> tuple[list[tuple[int, np.ndarray, Path, np.ndarray]], 
     if getattr(robot.provenance, "loader", None) != "urdf" or not source.is_file():
         return [], []
     try:
-        with source.open("rb") as f:
-            data = f.read(MAX_URDF_BYTES + 1)
+        data = read_regular_file(source, MAX_URDF_BYTES)
         root = ET.fromstring(data) if len(data) <= MAX_URDF_BYTES else None
     except (OSError, ET.ParseError) as exc:
         return [], [f"meshes: {source.name} cannot be read again ({exc})"]
@@ -263,14 +295,26 @@ def _meshes_of(robot, root, source: Path):
             mesh = visual.find("geometry/mesh")
             if mesh is None or not mesh.get("filename"):
                 continue
-            path = _mesh_path(mesh.get("filename"), source.parent)
+            path, why = _mesh_path(mesh.get("filename"), source.parent)
             if path is None:
-                notes.append(f"mesh not found: {_text(mesh.get('filename'))}")
+                notes.append(why)
                 continue
-            scale = np.array([float(v) for v in (mesh.get("scale") or "1 1 1").split()])
-            found.append((owner[name], pose[name] @ _origin(visual), path,
-                          np.broadcast_to(scale, (3,)).copy()))
+            scale = _scale(mesh.get("scale"))
+            if isinstance(scale, str):  # this mesh only: the others are still drawn
+                notes.append(f"mesh {_text(mesh.get('filename'))} not drawn: {scale}")
+                continue
+            found.append((owner[name], pose[name] @ _origin(visual), path, scale))
     return found[:MAX_MESHES], notes
+
+
+def _scale(text: str | None) -> np.ndarray | str:
+    """A ``<mesh scale>``: 3 numbers (or one for all axes), read by the model files' strict
+    number reader; else why not (a string)."""
+    parts = (text or "1 1 1").split()
+    values = [parse_number(p) for p in parts]
+    if len(parts) not in (1, 3) or any(isinstance(v, str) for v in values):
+        return f"scale={_text(text)} is not 3 numbers"
+    return np.broadcast_to(np.array(values, dtype=float), (3,)).copy()
 
 
 class Viewer:
@@ -353,9 +397,11 @@ class Viewer:
         out = []
         for i, (k, T, path, scale) in enumerate(meshes):
             try:
-                if path.stat().st_size > MAX_MESH_BYTES:
+                data = read_regular_file(path, MAX_MESH_BYTES)  # never a pipe
+                if len(data) > MAX_MESH_BYTES:
                     raise ValueError(f"over {MAX_MESH_BYTES:,} bytes")
-                mesh = trimesh.load(str(path), force="mesh")
+                mesh = trimesh.load(io.BytesIO(data), file_type=path.suffix.lstrip(".").lower(),
+                                    force="mesh")
                 if len(mesh.faces) == 0 or not np.isfinite(mesh.vertices).all():
                     raise ValueError("no faces with finite vertices")
                 mesh.apply_scale(scale)

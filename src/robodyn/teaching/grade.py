@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import InputError, RobodynError, excerpt
+from ..core.files import LinkRefused, NotRegularFile, read_regular_file
 
 __all__ = ["Row", "grade", "read_solution", "read_submission", "rows_csv",
            "MAX_SUBMISSION_BYTES", "MAX_SOLUTION_BYTES", "MAX_SUBMISSIONS", "QUANTITIES"]
@@ -73,12 +74,13 @@ class Row:
     error: str = ""
 
 
-def _read_bytes(path: Path, limit: int, what: str) -> str:
+def _read_bytes(path: Path, limit: int, what: str, follow_links: bool = True) -> str:
+    """The UTF-8 text of the regular file ``path``; ``follow_links=False`` (a student's
+    submission) refuses a symbolic link, so no one reads a file through the grader."""
     try:
-        if not path.is_file():
-            raise InputError(f"{what} {excerpt(str(path), 80)}: not a file")
-        with open(path, "rb") as fh:
-            data = fh.read(limit + 1)
+        data = read_regular_file(path, limit, follow_links)
+    except (NotRegularFile, LinkRefused) as exc:
+        raise InputError(f"{what} {excerpt(str(path), 80)}: {exc.strerror}") from None
     except OSError as exc:
         raise InputError(f"{what} {excerpt(str(path), 80)}: cannot read it "
                          f"({exc.strerror or exc})") from None
@@ -164,8 +166,9 @@ def read_submission(text: str, source: str = "submission") -> dict:
             continue
         m = _KEY.match(line)
         if not m:
-            raise InputError(f"{source}, line {start + 1}: {excerpt(line.strip(), 40)} is not "
-                             "KEY = VALUE (M = [[...]], C, g, tau, Cqd, symbols:, define:)")
+            # the line is not quoted: an error row shows only what was written as an answer
+            raise InputError(f"{source}, line {start + 1}: not KEY = VALUE (M = [[...]], C, g, "
+                             "tau, Cqd, symbols:, define:)")
         key, value = m.group(1), m.group(3)
         while _depth(value) > 0 and k < len(lines):  # the brackets go on over lines
             value += " " + lines[k].split("#", 1)[0]
@@ -202,13 +205,31 @@ def _store(out: dict, key: str, value: str, where: str) -> None:
             raise InputError(f"{where}: define needs NAME = EXPR (define: h = m2*l1*c2*sin(q2))")
         out.setdefault("define", {})[name.strip()] = expr.strip()
     else:
-        raise InputError(f"{where}: unknown key {excerpt(key, 40)}; the keys are "
-                         f"{', '.join(QUANTITIES)}, symbols, define")
+        # the key is not quoted: an error row shows only what was written as an answer
+        raise InputError(f"{where}: not one of the keys {', '.join(QUANTITIES)}, symbols, "
+                         "define")
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object whose keys are each given once (``json`` keeps the last otherwise)."""
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
 
 
 def _json_submission(text: str, source: str) -> dict:
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as exc:
+        raise InputError(f"{source}: key {excerpt(exc.args[0], 40)} is given twice; give "
+                         "each quantity once") from None
     except (ValueError, RecursionError) as exc:
         raise InputError(f"{source}: not JSON ({str(exc)[:80]})") from None
     if not isinstance(data, dict):
@@ -243,8 +264,12 @@ def grade(eq, submissions: Iterable[tuple[str, str | Path]]) -> list[Row]:
     rows: list[Row] = []
     for name, path in submissions:
         try:
+            if str(name).startswith("-"):
+                raise InputError(f"{excerpt(str(name), 80)}: a submission name that starts "
+                                 "with '-' (an option's look); rename the file, or give it as "
+                                 f"./{excerpt(str(name), 80)}")
             answer = read_submission(_read_bytes(Path(path), MAX_SUBMISSION_BYTES,
-                                                 "submission"), name)
+                                                 "submission", follow_links=False), name)
             given = {k: answer[k] for k in QUANTITIES if k in answer}
             if not given:
                 raise InputError(f"{name}: no {', '.join(QUANTITIES)} in the file")

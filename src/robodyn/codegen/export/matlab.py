@@ -5,6 +5,8 @@ inputs any vectors of dof numbers: the closed forms (:func:`write`) and the comp
 
 from __future__ import annotations
 
+import hashlib
+
 from ...model.names import visible
 from .base import body, comment, comment_line, signature_args
 from .kernel_program import (
@@ -20,16 +22,31 @@ from .kernel_program import (
 from .printers import OctavePrinter
 from .program import Program
 
+#: MATLAB's ``namelengthmax``: a function (and its file) name keeps only this many
+#: characters, so two longer names that agree on them would be one function.
+MAX_NAME = 63
+
+
+def function_name(prefix: str, function: str) -> str:
+    """``PREFIX_FUNCTION``, or where that is over :data:`MAX_NAME` characters its first 54
+    characters, ``_`` and 8 hex digits of its SHA-256: at most 63 characters, and distinct
+    for distinct full names (``averyveryverylongrobotname..._inverse_dynamics_derivatives``)."""
+    full = f"{prefix}_{function}"
+    if len(full) <= MAX_NAME:
+        return full
+    digest = hashlib.sha256(full.encode("utf-8")).hexdigest()[:8]
+    return f"{full[:MAX_NAME - 9]}_{digest}"
+
 
 def write(program: Program) -> dict[str, str]:
     printer = OctavePrinter()
     files = {}
     for f in program.functions:
-        fname = f"{program.name}_{f.name}"
+        fname = function_name(program.name, f.name)
         rows, cols = f.shape
         args = signature_args(program, f)
         b = body(program, f, printer, "matlab", {g.name for g in program.functions}
-                 | {f"{program.name}_{g.name}" for g in program.functions})
+                 | {function_name(program.name, g.name) for g in program.functions})
         out = [comment(program, "matlab").rstrip("\n"),
                f"function {f.output} = {fname}({', '.join(args)})",
                f"% {fname.upper()}  {f.description[0].upper()}{f.description[1:]}."]
@@ -43,7 +60,7 @@ def write(program: Program) -> dict[str, str]:
         files[f"{fname}.m"] = "\n".join(out) + "\n"
     fd = program.forward_dynamics()
     if fd is not None:
-        fname = f"{program.name}_forward_dynamics"
+        fname = function_name(program.name, "forward_dynamics")
         names = (["p"] if program.argument else []) + list(fd)
         id_args = ", ".join(f"zeros({program.dof}, 1)" if a == "tau" else a for a in names)
         mm = "p, q" if program.argument else "q"
@@ -52,8 +69,8 @@ def write(program: Program) -> dict[str, str]:
             f"function qdd = {fname}({', '.join(names)})",
             f"% {fname.upper()}  Joint accelerations: M(q) qdd = tau - inverse dynamics at "
             "qdd = 0, solved with \\ (not inverted).",
-            f"  rhs = tau(:) - {program.name}_inverse_dynamics({id_args});",
-            f"  qdd = {program.name}_mass_matrix({mm}) \\ rhs;",
+            f"  rhs = tau(:) - {function_name(program.name, 'inverse_dynamics')}({id_args});",
+            f"  qdd = {function_name(program.name, 'mass_matrix')}({mm}) \\ rhs;",
             "end"]) + "\n"
     return files
 
@@ -62,7 +79,7 @@ def usage(program: Program, directory: str) -> str:
     p = "p, " if program.argument else ""
     quoted = directory.replace("'", "''")
     return (f"addpath('{quoted}')   % MATLAB or Octave\n"
-            f"tau = {program.name}_inverse_dynamics({p}q, qd, qdd);")
+            f"tau = {function_name(program.name, 'inverse_dynamics')}({p}q, qd, qdd);")
 
 
 # -- the compiled kernels ---------------------------------------------------------------------
@@ -79,7 +96,7 @@ def write_kernels(prog: TracedProgram) -> dict[str, str]:
     syntax = KERNEL_SYNTAX
     files = {}
     for f in prog.functions:
-        fname = f"{prog.name}_{f.name}"
+        fname = function_name(prog.name, f.name)
         name_of = local_names(f)
         out = [prog.comment("matlab").rstrip("\n"),
                f"function {f.output} = {fname}({', '.join(prog.args(f))})",
@@ -108,7 +125,7 @@ def usage_kernels(name: str, argument: bool, directory: str) -> str:
     """How to put the kernels ``name`` written to ``directory`` on the path and call them."""
     p = "p, " if argument else ""
     return (f"addpath({_matlab_string(directory)})\n"
-            f"tau = {name}_inverse_dynamics({p}q, qd, qdd);")
+            f"tau = {function_name(name, 'inverse_dynamics')}({p}q, qd, qdd);")
 
 
 def _matlab_string(text: str) -> str:
