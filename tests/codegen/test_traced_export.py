@@ -313,7 +313,8 @@ def test_every_language_names_the_model_and_its_parameters(lang):
 def test_cli_exports_the_compiled_kernels_by_default(tmp_path, capsys):
     out = tmp_path / "gen"
     assert cli_main(["export", "planar-2r", "--lang", "c", "--out", str(out)]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["planar_2r.c", "planar_2r.h"]
+    assert sorted(p.name for p in out.iterdir()) == [".robodyn-files.json", "planar_2r.c",
+                                                   "planar_2r.h"]
     text = (out / "planar_2r.c").read_text()
     assert "traced straight-line programs" in text and "planar_2r_forward_dynamics" in text
     assert "gcc" in capsys.readouterr().err
