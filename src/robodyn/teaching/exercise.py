@@ -67,6 +67,8 @@ class Exercise:
     #: per link ``((mass, position in DH frame i), ...)`` of its point masses
     point_masses: tuple = ()
     planar: bool = False
+    #: per link its DH row ``(kind "R"/"P", a, alpha, d, theta)`` as the model file's text
+    dh: tuple = ()
 
     @property
     def dof(self) -> int:
@@ -238,7 +240,9 @@ def make_exercise(dof: int = 2, joints: str | None = None, seed: int = 0, *,
     ex = Exercise(name, joints, seed, "\n".join(lines) + "\n", values, tuple(data),
                   _column(gravity), (),
                   tuple(tuple((sp.Symbol(m_), _column(at)) for m_, at in extra)
-                        for extra in points), planar)
+                        for extra in points), planar,
+                  tuple((kind, row["a"], row["alpha"], row["d"], row["theta"])
+                        for kind, row in zip(joints, links, strict=True)))
     return replace(ex, symbols=_symbols(ex))
 
 
@@ -258,6 +262,48 @@ def _linear(text: str) -> sp.Expr:
             out += sign * sp.Symbol(token)
             sign = 1
     return out
+
+
+_AXES = ("x", "y", "z")
+
+
+def centre_of_mass_words(i: int, row: tuple, com: sp.Matrix) -> str:
+    """The sheet's meaning of ``lc_i``, read off the same geometry the solution uses: the
+    centre of mass ``com`` (in DH frame ``i``, as the model file) and the standard-DH row
+    ``(kind, a, alpha, d, theta)``. Revolute (``d`` constant): ``C_i - O_{i-1} = com + a x_i
+    + d z_{i-1}``, and ``z_{i-1} = (0, sin alpha, cos alpha)`` in frame ``i``; prismatic
+    (``d = q_i`` moves ``O_i``): ``C_i - O_i = com``. The words give the point as
+    ``C_i = O_k +- lc_i u_i`` and, where ``u_i`` is parallel to an axis of frame ``i-1`` for
+    every ``q_i`` (``R_{i-1,i} = R_z(theta) R_x(alpha)``), which one."""
+    kind, a, alpha, d, theta = row
+    lc = sp.Symbol(f"lc{i}")
+    alpha_, theta_ = sp.sympify(alpha), sp.Symbol(f"q{i}") if kind == "R" else sp.sympify(theta)
+    if kind == "R":
+        rel = com + sp.Matrix([sp.sympify(a), sp.sympify(d) * sp.sin(alpha_),
+                               sp.sympify(d) * sp.cos(alpha_)])
+        origin = f"O_{i - 1}"
+    else:
+        rel, origin = com, f"O_{i}"
+    rel = sp.expand(rel)
+    nonzero = [k for k in range(3) if rel[k] != 0]
+    if len(nonzero) != 1 or sp.expand(rel[nonzero[0]] ** 2 - lc ** 2) != 0:
+        raise ValueError(f"link {i}: centre of mass {list(com)} is not +-lc{i} along one axis")
+    k = nonzero[0]
+    sign = "+" if rel[k] == lc else "-"
+    rotation = (sp.Matrix([[sp.cos(theta_), -sp.sin(theta_), 0],
+                           [sp.sin(theta_), sp.cos(theta_), 0], [0, 0, 1]])
+                * sp.Matrix([[1, 0, 0], [0, sp.cos(alpha_), -sp.sin(alpha_)],
+                             [0, sp.sin(alpha_), sp.cos(alpha_)]]))
+    column = [sp.simplify(x) for x in rotation[:, k]]
+    axis = f"{_AXES[k]}_{i}"
+    same = ""
+    for j in range(3):
+        if column[j] in (1, -1) and all(column[n] == 0 for n in range(3) if n != j):
+            same = f"; {axis} = {'' if column[j] == 1 else '-'}{_AXES[j]}_{i - 1}"
+    where = (f"from joint {i} (from {origin} towards O_{i})" if kind == "R" and sign == "+"
+             else f"{'behind' if sign == '-' else 'beyond'} the link's end {origin}")
+    return (f"distance of the centre of mass C_{i} of link {i} {where}, along {axis}: "
+            f"C_{i} = {origin} {sign} lc{i} {axis}{same}")
 
 
 def generic_pose(ex: Exercise) -> list[float]:
@@ -287,10 +333,7 @@ def _symbols(ex: Exercise) -> tuple:
             out.append((f"l{i}", f"length of link {i}: the DH length a_{i}, from z_{i - 1} "
                         f"to z_{i} along x_{i}"))
         if f"lc{i}" in values:
-            out.append((f"lc{i}", f"distance of the centre of mass C_{i} of link {i} from "
-                        f"joint {i} (from O_{i - 1}, along x_{i})" if kind == "R" else
-                        f"distance of the centre of mass C_{i} of link {i} behind the "
-                        f"link's end O_{i}, along z_{i - 1}"))
+            out.append((f"lc{i}", centre_of_mass_words(i, ex.dh[i - 1], ex.links[i - 1][1])))
         axes = ("zz",) if ex.planar else ("xx", "yy", "zz")
         for a in axes:
             out.append((f"I{a}{i}", f"moment of inertia of link {i} about the axis through "
