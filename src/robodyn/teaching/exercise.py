@@ -43,7 +43,8 @@ from ..core.errors import InputError
 from .questions import ROUTE_NAMES, questions_of, route_key
 from .sheet import FIGURE_POSE, Sheet
 
-__all__ = ["Exercise", "make_exercise", "MAX_DOF", "generic_pose"]
+__all__ = ["Exercise", "make_exercise", "MAX_DOF", "generic_pose", "REQUIREMENTS",
+           "collinear_slides"]
 
 #: Most joints of an exercise arm (the derivation stays a page or two).
 MAX_DOF = 3
@@ -129,11 +130,96 @@ class Exercise:
         return written
 
 
+#: What ``require`` may ask of a drawn arm: ``g``, ``C``: not identically zero (checked at
+#: random states, :data:`REQUIRE_STATES` of them: the entries are analytic, so zero at
+#: random points is zero everywhere up to rounding); ``slides``: no two prismatic joints
+#: whose axes are parallel for every ``q`` (two collinear slides move one point one way).
+REQUIREMENTS = ("g", "C", "slides")
+REQUIRE_STATES = 3
+#: Most redraws for ``require`` before giving up (each takes about a second for ``g``/``C``).
+MAX_REDRAWS = 50
+
+
 def make_exercise(dof: int = 2, joints: str | None = None, seed: int = 0, *,
-                  planar: bool = False, point_masses: bool = False) -> Exercise:
+                  planar: bool = False, point_masses: bool = False,
+                  require=()) -> Exercise:
     """Draw an arm of ``dof`` joints of the types ``joints`` (``"RP"``: revolute then
     prismatic; default: drawn too) from ``seed``; ``planar``, ``point_masses``: see the
-    module."""
+    module. ``require``: some of :data:`REQUIREMENTS` (a list or ``"g,C"``); while the arm
+    drawn fails one, it is drawn again from the next stream of the same seed
+    (``seed/1``, ``seed/2``, ...), so a seed and its requirements give one arm."""
+    wanted = _requirements(require)
+    for attempt in range(MAX_REDRAWS if wanted else 1):
+        ex = _draw(dof, joints, seed, planar, point_masses, attempt)
+        if not wanted or not _fails(ex, wanted):
+            if wanted:
+                ex = replace(ex, model_yaml=ex.model_yaml.replace(
+                    f"--seed {seed}", f"--seed {seed} --require {','.join(wanted)}", 1))
+            return ex
+    raise InputError(f"require: no arm of joints {ex.joints} drawn from seed {seed} in "
+                     f"{MAX_REDRAWS} tries has {', '.join(wanted)} (fails: "
+                     f"{', '.join(_fails(ex, wanted))}); drop a requirement or change --joints")
+
+
+def _requirements(require) -> tuple[str, ...]:
+    if isinstance(require, str):
+        require = [x for x in require.replace(" ", "").split(",") if x]
+    out = tuple(dict.fromkeys(str(x) for x in require))
+    bad = [x for x in out if x not in REQUIREMENTS]
+    if bad:
+        raise InputError(f"require: {', '.join(repr(b[:20]) for b in bad)} is not one of "
+                         f"{', '.join(REQUIREMENTS)}")
+    return out
+
+
+def collinear_slides(ex: Exercise) -> list[tuple[int, int]]:
+    """Pairs ``(i, j)`` of prismatic joints whose axes ``z_{i-1}``, ``z_{j-1}`` are parallel
+    for every ``q`` (the rotation between them depends only on the joints between)."""
+    frames = [sp.eye(3)]
+    for i, (kind, _a, alpha, _d, theta) in enumerate(ex.dh, start=1):
+        th = sp.Symbol(f"q{i}") if kind == "R" else sp.sympify(theta)
+        al = sp.sympify(alpha)
+        frames.append(frames[-1] * sp.Matrix([[sp.cos(th), -sp.sin(th) * sp.cos(al),
+                                               sp.sin(th) * sp.sin(al)],
+                                              [sp.sin(th), sp.cos(th) * sp.cos(al),
+                                               -sp.cos(th) * sp.sin(al)],
+                                              [0, sp.sin(al), sp.cos(al)]]))
+    slides = [i for i, row in enumerate(ex.dh, start=1) if row[0] == "P"]
+    out = []
+    for n, i in enumerate(slides):
+        for j in slides[n + 1:]:
+            cross = frames[i - 1][:, 2].cross(frames[j - 1][:, 2])
+            if all(sp.simplify(x) == 0 for x in cross):
+                out.append((i, j))
+    return out
+
+
+def _fails(ex: Exercise, wanted: tuple[str, ...]) -> list[str]:
+    failed = []
+    if "slides" in wanted and collinear_slides(ex):
+        failed.append("slides")
+    if {"g", "C"} & set(wanted):
+        import tempfile
+
+        import numpy as np
+
+        from ..robot import load
+
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "arm.yaml"
+            path.write_text(ex.model_yaml)
+            robot = load(path)
+        rng = np.random.default_rng(ex.seed)
+        q = rng.uniform(-1.5, 1.5, (REQUIRE_STATES, ex.dof))
+        qd = rng.uniform(-1.5, 1.5, (REQUIRE_STATES, ex.dof))
+        if "g" in wanted and np.abs(robot.gravity_torques(q)).max() < 1e-9:
+            failed.append("g")
+        if "C" in wanted and np.abs(robot.coriolis_matrix(q, qd)).max() < 1e-9:
+            failed.append("C")
+    return failed
+
+
+def _draw(dof, joints, seed, planar, point_masses, attempt) -> Exercise:
     if joints is not None:
         joints = str(joints).strip().upper()
         if not joints or set(joints) - {"R", "P"}:
@@ -156,7 +242,7 @@ def make_exercise(dof: int = 2, joints: str | None = None, seed: int = 0, *,
         raise InputError(f"joints: {joints!r} has a prismatic joint, but a planar exercise "
                          "arm turns about parallel axes only (its sliders would leave the "
                          "plane); use R joints, or drop planar")
-    rng = random.Random(seed)
+    rng = random.Random(seed if attempt == 0 else f"{seed}/{attempt}")
     if joints is None:
         joints = "R" * dof if planar else "".join(rng.choice("RP") for _ in range(dof))
     gravity = rng.choice(("[0, -g, 0]", "[0, 0, -g]"))
