@@ -119,6 +119,7 @@ class Exercise:
                                option=option)
         answer = json.loads(eq.json())
         answer["model_file"] = self.model_yaml  # "model" is the model's name
+        answer["asked"] = list(asked)  # grade: unanswered rows, C must be Christoffel's
         written += write_files({"solution.txt": sheet.solution_text(),
                                 "solution.md": sheet.solution_markdown(),
                                 "solution.tex": sheet.solution_latex(),

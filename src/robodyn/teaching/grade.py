@@ -230,16 +230,24 @@ def _json_submission(text: str, source: str) -> dict:
     return out
 
 
-def grade(eq, submissions: Iterable[tuple[str, str | Path]]) -> list[Row]:
+def grade(eq, submissions: Iterable[tuple[str, str | Path]], *,
+          asked: Iterable[str] | None = None) -> list[Row]:
     """Grade each ``(name, path)`` against ``eq`` (the solution's equations): rows as the
     module docstring says, in the order given, a file's quantities in the order of
-    :data:`QUANTITIES`. At most :data:`MAX_SUBMISSIONS` files."""
+    :data:`QUANTITIES`. At most :data:`MAX_SUBMISSIONS` files.
+
+    ``asked``: the quantities the exercise asked (``answer.json``'s ``asked``, written by
+    ``robodyn exercise``). Then an asked quantity the file does not answer is a row
+    ``0/N`` with ``unanswered``, and a ``C`` that is a valid factorisation of ``C qd`` but
+    not the Christoffel ``C`` the sheet asked for scores 0 with ``not the Christoffel C``
+    (the checker alone calls it right)."""
     from .compare import compare
 
     submissions = list(submissions)
     if len(submissions) > MAX_SUBMISSIONS:
         raise InputError(f"grade: more than {MAX_SUBMISSIONS:,} submissions; grade them in "
                          "groups")
+    asked = tuple(q for q in QUANTITIES if q in set(asked or ()))
     rows: list[Row] = []
     for name, path in submissions:
         try:
@@ -257,12 +265,20 @@ def grade(eq, submissions: Iterable[tuple[str, str | Path]]) -> list[Row]:
                             else text[:MAX_ERROR_CHARS] + "…"))
             continue
         names = [m for m in result.mistakes if m.quantity == "symbols"]
-        for quantity in given:
+        for quantity in QUANTITIES:
             shape = (eq.dof, eq.dof) if quantity in ("M", "C") else (eq.dof, 1)
             total = math.prod(shape)
+            if quantity not in given:
+                if quantity in asked:
+                    rows.append(Row(name, quantity, 0, total, "unanswered"))
+                continue
             found = [m for m in result.mistakes if m.quantity == quantity]
             wrong = {m.index for m in found}
             kinds = "; ".join(dict.fromkeys(f"{m.entry} {m.kind}" for m in found))
+            if quantity == "C" and "C" in asked and result.c_form == "valid":
+                rows.append(Row(name, quantity, 0, total, "not the Christoffel C asked for "
+                                "(a valid factorisation: C qd is right)"))
+                continue
             rows.append(Row(name, quantity, total - len(wrong), total, kinds))
         if names:
             rows.append(Row(name, "symbols", None, None,
