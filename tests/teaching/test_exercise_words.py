@@ -19,7 +19,8 @@ import sympy as sp
 
 from robodyn.teaching.exercise import centre_of_mass_words, make_exercise
 
-WORDS = re.compile(r"C_(\d+) = O_(\d+) ([+-]) lc(\d+) ([xyz])_(\d+)(?:; ([xyz])_\d+ = (-?)([xyz])_(\d+))?$")
+WORDS = re.compile(r"C_(\d+) = O_(\d+) ([+-]) lc(\d+) ([xyz])_(\d+)"
+                   r"(?:; ([xyz])_\d+ = (-?)([xyz])_(\d+))?$")
 AXIS = {"x": 0, "y": 1, "z": 2}
 
 

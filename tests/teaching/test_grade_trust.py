@@ -60,3 +60,12 @@ def test_an_unanswered_asked_quantity_is_a_zero_row(eq, tmp_path):
     assert rows[("only_g", "tau")] == (0, 2, "unanswered")
     assert ("only_g", "Cqd") not in rows  # not asked
     assert set(_table(grade(eq, files))) == {("only_g", "g")}
+
+
+def test_one_unreadable_quantity_keeps_the_others(eq, tmp_path):
+    files = _files(tmp_path, broken=f"M = {M_SEED}\nC = {C_OTHER}\ng = [1 +* 2, 0]\n")
+    rows = {(r.file, r.quantity): r for r in grade(eq, files, asked=ASKED)}
+    assert (rows[("broken", "M")].right, rows[("broken", "M")].total) == (4, 4)
+    assert rows[("broken", "C")].right == 0 and "Christoffel" in rows[("broken", "C")].mistakes
+    assert rows[("broken", "g")].right == 0 and rows[("broken", "g")].error
+    assert rows[("broken", "tau")].mistakes == "unanswered"

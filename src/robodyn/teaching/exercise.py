@@ -414,7 +414,7 @@ def _symbols(ex: Exercise) -> tuple:
         else:
             out.append((f"q{i}", f"joint variable of joint {i} (prismatic): the displacement "
                         f"of link {i} along z_{i - 1}"))
-    for i, kind in enumerate(ex.joints, start=1):
+    for i in range(1, ex.dof + 1):
         out.append((f"m{i}", f"mass of link {i}"))
         if f"l{i}" in values:
             out.append((f"l{i}", f"length of link {i}: the DH length a_{i}, from z_{i - 1} "

@@ -256,33 +256,77 @@ def grade(eq, submissions: Iterable[tuple[str, str | Path]], *,
             given = {k: answer[k] for k in QUANTITIES if k in answer}
             if not given:
                 raise InputError(f"{name}: no {', '.join(QUANTITIES)} in the file")
-            result = compare(eq, symbols=answer.get("symbols"), define=answer.get("define"),
-                             **given)
+            try:
+                result = compare(eq, symbols=answer.get("symbols"),
+                                 define=answer.get("define"), **given)
+            except InputError:
+                if len(given) == 1:
+                    raise
+                # one quantity that cannot be read must not discard the others: grade each
+                # on its own, the unreadable ones as rows with their error
+                for quantity in QUANTITIES:
+                    if quantity in given:
+                        rows += grade_one(eq, name, answer, quantity, asked)
+                    elif quantity in asked:
+                        rows.append(Row(name, quantity, 0, _total(eq, quantity), "unanswered"))
+                continue
         except (RobodynError, RecursionError, MemoryError) as exc:
             text = str(exc) if isinstance(exc, RobodynError) else \
                 "too large or nested too deeply to check"
             rows.append(Row(name, "", error=text if len(text) <= MAX_ERROR_CHARS
                             else text[:MAX_ERROR_CHARS] + "…"))
             continue
-        names = [m for m in result.mistakes if m.quantity == "symbols"]
-        for quantity in QUANTITIES:
-            shape = (eq.dof, eq.dof) if quantity in ("M", "C") else (eq.dof, 1)
-            total = math.prod(shape)
-            if quantity not in given:
-                if quantity in asked:
-                    rows.append(Row(name, quantity, 0, total, "unanswered"))
-                continue
-            found = [m for m in result.mistakes if m.quantity == quantity]
-            wrong = {m.index for m in found}
-            kinds = "; ".join(dict.fromkeys(f"{m.entry} {m.kind}" for m in found))
-            if quantity == "C" and "C" in asked and result.c_form == "valid":
-                rows.append(Row(name, quantity, 0, total, "not the Christoffel C asked for "
-                                "(a valid factorisation: C qd is right)"))
-                continue
-            rows.append(Row(name, quantity, total - len(wrong), total, kinds))
-        if names:
-            rows.append(Row(name, "symbols", None, None,
-                            "; ".join(f"{m.given} unknown" for m in names)))
+        rows += grade_result(eq, name, result, tuple(given), asked)
+    return rows
+
+
+def grade_result(eq, name: str, result, given: tuple, asked: tuple) -> list[Row]:
+    """The rows of one checked submission: its answered quantities, the asked ones it left
+    out (``unanswered``), its unknown symbols."""
+    rows: list[Row] = []
+    names = [m for m in result.mistakes if m.quantity == "symbols"]
+    for quantity in QUANTITIES:
+        shape = (eq.dof, eq.dof) if quantity in ("M", "C") else (eq.dof, 1)
+        total = math.prod(shape)
+        if quantity not in given:
+            if quantity in asked:
+                rows.append(Row(name, quantity, 0, total, "unanswered"))
+            continue
+        found = [m for m in result.mistakes if m.quantity == quantity]
+        wrong = {m.index for m in found}
+        kinds = "; ".join(dict.fromkeys(f"{m.entry} {m.kind}" for m in found))
+        if quantity == "C" and "C" in asked and result.c_form == "valid":
+            rows.append(Row(name, quantity, 0, total, "not the Christoffel C asked for "
+                            "(a valid factorisation: C qd is right)"))
+            continue
+        rows.append(Row(name, quantity, total - len(wrong), total, kinds))
+    if names:
+        rows.append(Row(name, "symbols", None, None,
+                        "; ".join(f"{m.given} unknown" for m in names)))
+    return rows
+
+
+def _total(eq, quantity: str) -> int:
+    return eq.dof * eq.dof if quantity in ("M", "C") else eq.dof
+
+
+def grade_one(eq, name: str, answer: Mapping, quantity: str,
+              asked: tuple = ()) -> list[Row]:
+    """The rows of one quantity of a submission graded alone (used when another quantity
+    of the same file cannot be read): its row, or a row with its error."""
+    from .compare import compare
+
+    try:
+        rows = grade_result(eq, name, compare(eq, symbols=answer.get("symbols"),
+                                             define=answer.get("define"),
+                                             **{quantity: answer[quantity]}), (quantity,),
+                            tuple(q for q in asked if q == quantity))
+    except (RobodynError, RecursionError, MemoryError) as exc:
+        text = str(exc) if isinstance(exc, RobodynError) else \
+            "too large or nested too deeply to check"
+        return [Row(name, quantity, 0, _total(eq, quantity),
+                    error=text if len(text) <= MAX_ERROR_CHARS
+                    else text[:MAX_ERROR_CHARS] + "…")]
     return rows
 
 
