@@ -69,3 +69,22 @@ def test_one_unreadable_quantity_keeps_the_others(eq, tmp_path):
     assert rows[("broken", "C")].right == 0 and "Christoffel" in rows[("broken", "C")].mistakes
     assert rows[("broken", "g")].right == 0 and rows[("broken", "g")].error
     assert rows[("broken", "tau")].mistakes == "unanswered"
+
+
+def test_a_synthetic_class_with_planted_mistakes_gets_the_planted_totals(eq, tmp_path):
+    # each student plants k wrong entries of M (diagonal term dropped) and maybe leaves g out;
+    # by hand: total = (4 - wrong M) + 4 (C) + (2 if g answered) + 0 (tau unanswered)
+    m_wrong = ("[[I1 + I2 + m2*(l1^2 + c2^2 + 2*l1*c2*cos(q2)), I2 + m2*(c2^2 + l1*c2*cos(q2))],"
+               " [I2 + m2*(c2^2 + l1*c2*cos(q2)), I2 + m2*c2^2]]")  # M11 lacks m1*c1^2
+    texts, planted = {}, {}
+    for k in range(12):
+        lines = [f"M = {m_wrong if k % 3 == 0 else M_SEED}", f"C = {C_SEED}"]
+        if k % 2:
+            lines.append(f"g = {G_SEED}")
+        texts[f"s{k}"] = "\n".join(lines) + "\n"
+        planted[f"s{k}"] = (4 - (k % 3 == 0)) + 4 + (2 if k % 2 else 0)
+    texts["unreadable"] = "M = [[1, 2]\n"  # brackets never close
+    planted["unreadable"] = 0
+    rows = grade(eq, _files(tmp_path, **texts), asked=ASKED)
+    totals = {r.file: (r.right, r.total) for r in rows if r.quantity == "total"}
+    assert totals == {name: (score, 4 + 4 + 2 + 2) for name, score in planted.items()}

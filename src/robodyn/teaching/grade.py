@@ -277,7 +277,26 @@ def grade(eq, submissions: Iterable[tuple[str, str | Path]], *,
                             else text[:MAX_ERROR_CHARS] + "…"))
             continue
         rows += grade_result(eq, name, result, tuple(given), asked)
-    return rows
+    if not asked:  # an answer.json of old: the rows as before
+        return rows
+    return _with_totals(rows, [name for name, _ in submissions], eq, asked)
+
+
+def _with_totals(rows: list[Row], names: list[str], eq, asked: tuple) -> list[Row]:
+    """After each file's rows a row ``total``: the entries right and in all over the asked
+    quantities (per-entry partial credit; an unanswered or unreadable one counts 0 of its
+    entries, a file that could not be read 0 of all)."""
+    by_file: dict[str, list[Row]] = {}
+    for row in rows:
+        by_file.setdefault(row.file, []).append(row)
+    out: list[Row] = []
+    for name in dict.fromkeys(names):
+        mine = by_file.get(name, [])
+        out += mine
+        right = {r.quantity: r.right or 0 for r in mine if r.quantity in asked}
+        out.append(Row(name, "total", sum(right.values()),
+                       sum(_total(eq, q) for q in asked)))
+    return out
 
 
 def grade_result(eq, name: str, result, given: tuple, asked: tuple) -> list[Row]:
