@@ -212,7 +212,9 @@ def _cmd_grade(args: argparse.Namespace) -> int:
         robot = load_model(model, args)
     eq = equations(robot, method=solution["method"])
     grading.check_solution(eq, solution, f"answer {args.answer[:80]!r}")
-    rows = grading.grade(eq, [(path, path) for path in args.submissions])
+    asked = solution.get("asked")
+    rows = grading.grade(eq, [(path, path) for path in args.submissions],
+                         asked=asked if isinstance(asked, list) else None)
     text = grading.rows_csv(rows)
     if args.out:
         from ..codegen.export.files import MARKER, write_file

@@ -63,6 +63,10 @@ def add_exercise_command(sub, parents=()) -> argparse.ArgumentParser:
     p.add_argument("--questions", default=",".join(("M", "C", "g", "tau")), metavar="Q,..",
                    help=f"the quantities asked, some of {','.join(QUANTITIES)} "
                         "(default M,C,g,tau)")
+    p.add_argument("--require", default="", metavar="R,..",
+                   help="what the arm drawn must have, some of g,C,slides: g or C not "
+                        "identically zero, no two collinear slides; arms that fail are drawn "
+                        "again from the same seed (default: none, the first arm drawn)")
     p.add_argument("--no-figure", dest="figure", action="store_false",
                    help="write no figure (arm.png; it needs Matplotlib)")
     p.set_defaults(func=_cmd_exercise, command_parser=p)
@@ -77,11 +81,12 @@ def _cmd_exercise(args: argparse.Namespace) -> int:
     dof = args.dof if args.dof is not None else (len(args.joints) if args.joints else 2)
     try:
         ex = make_exercise(dof, args.joints, args.seed, planar=args.planar,
-                           point_masses=args.point_masses)
+                           point_masses=args.point_masses, require=args.require)
         questions = questions_of(args.questions)
     except InputError as exc:
         args.command_parser.error(str(exc).replace("questions:", "--questions:", 1)
-                                  .replace("joints:", "--joints:", 1))
+                                  .replace("joints:", "--joints:", 1)
+                                  .replace("require:", "--require:", 1))
     figure = None
     if args.figure:
         try:

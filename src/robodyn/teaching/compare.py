@@ -366,6 +366,10 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
 
     model = {s.name for s in eq.params} | {s.name for s in eq.q + eq.qd + eq.qdd + eq.h_e}
     notes: list[str] = []
+    given, inexact = _rationalize(given)
+    if inexact:
+        notes.append("decimals " + ", ".join(inexact) + " are not a simple fraction: "
+                     f"compared numerically (relative tolerance {NUMERIC_TOLERANCE:g})")
     given = _substitute_defines(given, define, model, symbols, notes)
     used = {s.name for m in given.values() for s in m.free_symbols}
     rates_of: set[str] = set()
@@ -426,6 +430,8 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
                     if diff == 0:
                         continue
                     many = False
+                if x.has(sp.Float) and _numerically_equal(x, y):
+                    continue
                 if x.free_symbols & unknown_symbols:
                     names = ", ".join(sorted(show(s) for s in x.free_symbols & unknown_symbols))
                     kinds = [("symbol", f"uses {names}, not a symbol of {eq.name} (see above)")]
@@ -450,6 +456,60 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
     for found in entry_mistakes.values():
         mistakes += found
     return Comparison(eq.name, tuple(given), tuple(mistakes), tuple(notes), c_form, reveal)
+
+
+#: A decimal within this (relative) distance of a fraction with a denominator of at most
+#: :data:`MAX_DENOMINATOR` is that fraction (``1.0`` is 1, ``0.5`` is 1/2, ``0.333333333333``
+#: is not 1/3: it is 3e-13 away, inside, so it is; ``0.3333`` is not).
+RATIONAL_TOLERANCE = 1e-12
+MAX_DENOMINATOR = 10**6
+#: A decimal that is no such fraction is compared numerically: the entry is right when
+#: ``|given - expected| <= NUMERIC_TOLERANCE * max(1, |expected|)`` at several random points.
+NUMERIC_TOLERANCE = 1e-9
+NUMERIC_POINTS = 5
+
+
+def _as_fraction(value: float) -> sp.Rational | None:
+    from fractions import Fraction
+    f = Fraction(value).limit_denominator(MAX_DENOMINATOR)
+    if abs(float(f) - value) <= RATIONAL_TOLERANCE * max(1.0, abs(value)):
+        return sp.Rational(f.numerator, f.denominator)
+    return None
+
+
+def _rationalize(given: dict[str, sp.Matrix]) -> tuple[dict[str, sp.Matrix], list[str]]:
+    """Replace every decimal equal to a fraction (within :data:`RATIONAL_TOLERANCE`) by the
+    fraction, so that ``1.0*m2*c2**2`` is ``m2*c2**2`` and ``0.5*m*g*l`` is ``m*g*l/2``;
+    return the decimals that are no fraction (left as they are)."""
+    inexact: list[str] = []
+    out = {}
+    for quantity, m in given.items():
+        table = {}
+        for x in m.atoms(sp.Float):
+            r = _as_fraction(float(x))
+            if r is None:
+                inexact.append(f"{float(x):g}")
+            else:
+                table[x] = r
+        out[quantity] = m.xreplace(table) if table else m
+    return out, sorted(set(inexact))
+
+
+def _numerically_equal(x: sp.Expr, y: sp.Expr) -> bool:
+    """``x == y`` within :data:`NUMERIC_TOLERANCE` at :data:`NUMERIC_POINTS` random points
+    of all their symbols (values in [0.5, 2], deterministic)."""
+    import random
+    rng = random.Random(0)
+    symbols = sorted(x.free_symbols | y.free_symbols, key=lambda s: s.name)
+    try:
+        for _ in range(NUMERIC_POINTS):
+            point = {s: sp.Float(rng.uniform(0.5, 2.0)) for s in symbols}
+            a, b = complex(x.xreplace(point).evalf()), complex(y.xreplace(point).evalf())
+            if abs(a - b) > NUMERIC_TOLERANCE * max(1.0, abs(b)):
+                return False
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 #: Most named terms (``define``) one answer may use.

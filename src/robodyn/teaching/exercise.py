@@ -43,7 +43,8 @@ from ..core.errors import InputError
 from .questions import ROUTE_NAMES, questions_of, route_key
 from .sheet import FIGURE_POSE, Sheet
 
-__all__ = ["Exercise", "make_exercise", "MAX_DOF", "generic_pose"]
+__all__ = ["Exercise", "make_exercise", "MAX_DOF", "generic_pose", "REQUIREMENTS",
+           "collinear_slides"]
 
 #: Most joints of an exercise arm (the derivation stays a page or two).
 MAX_DOF = 3
@@ -67,6 +68,8 @@ class Exercise:
     #: per link ``((mass, position in DH frame i), ...)`` of its point masses
     point_masses: tuple = ()
     planar: bool = False
+    #: per link its DH row ``(kind "R"/"P", a, alpha, d, theta)`` as the model file's text
+    dh: tuple = ()
 
     @property
     def dof(self) -> int:
@@ -122,6 +125,7 @@ class Exercise:
                                option=option)
         answer = json.loads(eq.json())
         answer["model_file"] = self.model_yaml  # "model" is the model's name
+        answer["asked"] = list(asked)  # grade: unanswered rows, C must be Christoffel's
         written += write_files({"solution.txt": sheet.solution_text(),
                                 "solution.md": sheet.solution_markdown(),
                                 "solution.tex": sheet.solution_latex(),
@@ -133,11 +137,96 @@ class Exercise:
         return written
 
 
+#: What ``require`` may ask of a drawn arm: ``g``, ``C``: not identically zero (checked at
+#: random states, :data:`REQUIRE_STATES` of them: the entries are analytic, so zero at
+#: random points is zero everywhere up to rounding); ``slides``: no two prismatic joints
+#: whose axes are parallel for every ``q`` (two collinear slides move one point one way).
+REQUIREMENTS = ("g", "C", "slides")
+REQUIRE_STATES = 3
+#: Most redraws for ``require`` before giving up (each takes about a second for ``g``/``C``).
+MAX_REDRAWS = 50
+
+
 def make_exercise(dof: int = 2, joints: str | None = None, seed: int = 0, *,
-                  planar: bool = False, point_masses: bool = False) -> Exercise:
+                  planar: bool = False, point_masses: bool = False,
+                  require=()) -> Exercise:
     """Draw an arm of ``dof`` joints of the types ``joints`` (``"RP"``: revolute then
     prismatic; default: drawn too) from ``seed``; ``planar``, ``point_masses``: see the
-    module."""
+    module. ``require``: some of :data:`REQUIREMENTS` (a list or ``"g,C"``); while the arm
+    drawn fails one, it is drawn again from the next stream of the same seed
+    (``seed/1``, ``seed/2``, ...), so a seed and its requirements give one arm."""
+    wanted = _requirements(require)
+    for attempt in range(MAX_REDRAWS if wanted else 1):
+        ex = _draw(dof, joints, seed, planar, point_masses, attempt)
+        if not wanted or not _fails(ex, wanted):
+            if wanted:
+                ex = replace(ex, model_yaml=ex.model_yaml.replace(
+                    f"--seed {seed}", f"--seed {seed} --require {','.join(wanted)}", 1))
+            return ex
+    raise InputError(f"require: no arm of joints {ex.joints} drawn from seed {seed} in "
+                     f"{MAX_REDRAWS} tries has {', '.join(wanted)} (fails: "
+                     f"{', '.join(_fails(ex, wanted))}); drop a requirement or change --joints")
+
+
+def _requirements(require) -> tuple[str, ...]:
+    if isinstance(require, str):
+        require = [x for x in require.replace(" ", "").split(",") if x]
+    out = tuple(dict.fromkeys(str(x) for x in require))
+    bad = [x for x in out if x not in REQUIREMENTS]
+    if bad:
+        raise InputError(f"require: {', '.join(repr(b[:20]) for b in bad)} is not one of "
+                         f"{', '.join(REQUIREMENTS)}")
+    return out
+
+
+def collinear_slides(ex: Exercise) -> list[tuple[int, int]]:
+    """Pairs ``(i, j)`` of prismatic joints whose axes ``z_{i-1}``, ``z_{j-1}`` are parallel
+    for every ``q`` (the rotation between them depends only on the joints between)."""
+    frames = [sp.eye(3)]
+    for i, (kind, _a, alpha, _d, theta) in enumerate(ex.dh, start=1):
+        th = sp.Symbol(f"q{i}") if kind == "R" else sp.sympify(theta)
+        al = sp.sympify(alpha)
+        frames.append(frames[-1] * sp.Matrix([[sp.cos(th), -sp.sin(th) * sp.cos(al),
+                                               sp.sin(th) * sp.sin(al)],
+                                              [sp.sin(th), sp.cos(th) * sp.cos(al),
+                                               -sp.cos(th) * sp.sin(al)],
+                                              [0, sp.sin(al), sp.cos(al)]]))
+    slides = [i for i, row in enumerate(ex.dh, start=1) if row[0] == "P"]
+    out = []
+    for n, i in enumerate(slides):
+        for j in slides[n + 1:]:
+            cross = frames[i - 1][:, 2].cross(frames[j - 1][:, 2])
+            if all(sp.simplify(x) == 0 for x in cross):
+                out.append((i, j))
+    return out
+
+
+def _fails(ex: Exercise, wanted: tuple[str, ...]) -> list[str]:
+    failed = []
+    if "slides" in wanted and collinear_slides(ex):
+        failed.append("slides")
+    if {"g", "C"} & set(wanted):
+        import tempfile
+
+        import numpy as np
+
+        from ..robot import load
+
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "arm.yaml"
+            path.write_text(ex.model_yaml)
+            robot = load(path)
+        rng = np.random.default_rng(ex.seed)
+        q = rng.uniform(-1.5, 1.5, (REQUIRE_STATES, ex.dof))
+        qd = rng.uniform(-1.5, 1.5, (REQUIRE_STATES, ex.dof))
+        if "g" in wanted and np.abs(robot.gravity_torques(q)).max() < 1e-9:
+            failed.append("g")
+        if "C" in wanted and np.abs(robot.coriolis_matrix(q, qd)).max() < 1e-9:
+            failed.append("C")
+    return failed
+
+
+def _draw(dof, joints, seed, planar, point_masses, attempt) -> Exercise:
     if joints is not None:
         joints = str(joints).strip().upper()
         if not joints or set(joints) - {"R", "P"}:
@@ -160,7 +249,7 @@ def make_exercise(dof: int = 2, joints: str | None = None, seed: int = 0, *,
         raise InputError(f"joints: {joints!r} has a prismatic joint, but a planar exercise "
                          "arm turns about parallel axes only (its sliders would leave the "
                          "plane); use R joints, or drop planar")
-    rng = random.Random(seed)
+    rng = random.Random(seed if attempt == 0 else f"{seed}/{attempt}")
     if joints is None:
         joints = "R" * dof if planar else "".join(rng.choice("RP") for _ in range(dof))
     gravity = rng.choice(("[0, -g, 0]", "[0, 0, -g]"))
@@ -244,7 +333,9 @@ def make_exercise(dof: int = 2, joints: str | None = None, seed: int = 0, *,
     ex = Exercise(name, joints, seed, "\n".join(lines) + "\n", values, tuple(data),
                   _column(gravity), (),
                   tuple(tuple((sp.Symbol(m_), _column(at)) for m_, at in extra)
-                        for extra in points), planar)
+                        for extra in points), planar,
+                  tuple((kind, row["a"], row["alpha"], row["d"], row["theta"])
+                        for kind, row in zip(joints, links, strict=True)))
     return replace(ex, symbols=_symbols(ex))
 
 
@@ -264,6 +355,48 @@ def _linear(text: str) -> sp.Expr:
             out += sign * sp.Symbol(token)
             sign = 1
     return out
+
+
+_AXES = ("x", "y", "z")
+
+
+def centre_of_mass_words(i: int, row: tuple, com: sp.Matrix) -> str:
+    """The sheet's meaning of ``lc_i``, read off the same geometry the solution uses: the
+    centre of mass ``com`` (in DH frame ``i``, as the model file) and the standard-DH row
+    ``(kind, a, alpha, d, theta)``. Revolute (``d`` constant): ``C_i - O_{i-1} = com + a x_i
+    + d z_{i-1}``, and ``z_{i-1} = (0, sin alpha, cos alpha)`` in frame ``i``; prismatic
+    (``d = q_i`` moves ``O_i``): ``C_i - O_i = com``. The words give the point as
+    ``C_i = O_k +- lc_i u_i`` and, where ``u_i`` is parallel to an axis of frame ``i-1`` for
+    every ``q_i`` (``R_{i-1,i} = R_z(theta) R_x(alpha)``), which one."""
+    kind, a, alpha, d, theta = row
+    lc = sp.Symbol(f"lc{i}")
+    alpha_, theta_ = sp.sympify(alpha), sp.Symbol(f"q{i}") if kind == "R" else sp.sympify(theta)
+    if kind == "R":
+        rel = com + sp.Matrix([sp.sympify(a), sp.sympify(d) * sp.sin(alpha_),
+                               sp.sympify(d) * sp.cos(alpha_)])
+        origin = f"O_{i - 1}"
+    else:
+        rel, origin = com, f"O_{i}"
+    rel = sp.expand(rel)
+    nonzero = [k for k in range(3) if rel[k] != 0]
+    if len(nonzero) != 1 or sp.expand(rel[nonzero[0]] ** 2 - lc ** 2) != 0:
+        raise ValueError(f"link {i}: centre of mass {list(com)} is not +-lc{i} along one axis")
+    k = nonzero[0]
+    sign = "+" if rel[k] == lc else "-"
+    rotation = (sp.Matrix([[sp.cos(theta_), -sp.sin(theta_), 0],
+                           [sp.sin(theta_), sp.cos(theta_), 0], [0, 0, 1]])
+                * sp.Matrix([[1, 0, 0], [0, sp.cos(alpha_), -sp.sin(alpha_)],
+                             [0, sp.sin(alpha_), sp.cos(alpha_)]]))
+    column = [sp.simplify(x) for x in rotation[:, k]]
+    axis = f"{_AXES[k]}_{i}"
+    same = ""
+    for j in range(3):
+        if column[j] in (1, -1) and all(column[n] == 0 for n in range(3) if n != j):
+            same = f"; {axis} = {'' if column[j] == 1 else '-'}{_AXES[j]}_{i - 1}"
+    where = (f"from joint {i} (from {origin} towards O_{i})" if kind == "R" and sign == "+"
+             else f"{'behind' if sign == '-' else 'beyond'} the link's end {origin}")
+    return (f"distance of the centre of mass C_{i} of link {i} {where}, along {axis}: "
+            f"C_{i} = {origin} {sign} lc{i} {axis}{same}")
 
 
 def generic_pose(ex: Exercise) -> list[float]:
@@ -287,16 +420,13 @@ def _symbols(ex: Exercise) -> tuple:
         else:
             out.append((f"q{i}", f"joint variable of joint {i} (prismatic): the displacement "
                         f"of link {i} along z_{i - 1}"))
-    for i, kind in enumerate(ex.joints, start=1):
+    for i in range(1, ex.dof + 1):
         out.append((f"m{i}", f"mass of link {i}"))
         if f"l{i}" in values:
             out.append((f"l{i}", f"length of link {i}: the DH length a_{i}, from z_{i - 1} "
                         f"to z_{i} along x_{i}"))
         if f"lc{i}" in values:
-            out.append((f"lc{i}", f"distance of the centre of mass C_{i} of link {i} from "
-                        f"joint {i} (from O_{i - 1}, along x_{i})" if kind == "R" else
-                        f"distance of the centre of mass C_{i} of link {i} behind the "
-                        f"link's end O_{i}, along z_{i - 1}"))
+            out.append((f"lc{i}", centre_of_mass_words(i, ex.dh[i - 1], ex.links[i - 1][1])))
         axes = ("zz",) if ex.planar else ("xx", "yy", "zz")
         for a in axes:
             out.append((f"I{a}{i}", f"moment of inertia of link {i} about the axis through "

@@ -251,16 +251,24 @@ def _json_submission(text: str, source: str) -> dict:
     return out
 
 
-def grade(eq, submissions: Iterable[tuple[str, str | Path]]) -> list[Row]:
+def grade(eq, submissions: Iterable[tuple[str, str | Path]], *,
+          asked: Iterable[str] | None = None) -> list[Row]:
     """Grade each ``(name, path)`` against ``eq`` (the solution's equations): rows as the
     module docstring says, in the order given, a file's quantities in the order of
-    :data:`QUANTITIES`. At most :data:`MAX_SUBMISSIONS` files."""
+    :data:`QUANTITIES`. At most :data:`MAX_SUBMISSIONS` files.
+
+    ``asked``: the quantities the exercise asked (``answer.json``'s ``asked``, written by
+    ``robodyn exercise``). Then an asked quantity the file does not answer is a row
+    ``0/N`` with ``unanswered``, and a ``C`` that is a valid factorisation of ``C qd`` but
+    not the Christoffel ``C`` the sheet asked for scores 0 with ``not the Christoffel C``
+    (the checker alone calls it right)."""
     from .compare import compare
 
     submissions = list(submissions)
     if len(submissions) > MAX_SUBMISSIONS:
         raise InputError(f"grade: more than {MAX_SUBMISSIONS:,} submissions; grade them in "
                          "groups")
+    asked = tuple(q for q in QUANTITIES if q in set(asked or ()))
     rows: list[Row] = []
     for name, path in submissions:
         try:
@@ -273,25 +281,96 @@ def grade(eq, submissions: Iterable[tuple[str, str | Path]]) -> list[Row]:
             given = {k: answer[k] for k in QUANTITIES if k in answer}
             if not given:
                 raise InputError(f"{name}: no {', '.join(QUANTITIES)} in the file")
-            result = compare(eq, symbols=answer.get("symbols"), define=answer.get("define"),
-                             **given)
+            try:
+                result = compare(eq, symbols=answer.get("symbols"),
+                                 define=answer.get("define"), **given)
+            except InputError:
+                if len(given) == 1:
+                    raise
+                # one quantity that cannot be read must not discard the others: grade each
+                # on its own, the unreadable ones as rows with their error
+                for quantity in QUANTITIES:
+                    if quantity in given:
+                        rows += grade_one(eq, name, answer, quantity, asked)
+                    elif quantity in asked:
+                        rows.append(Row(name, quantity, 0, _total(eq, quantity), "unanswered"))
+                continue
         except (RobodynError, RecursionError, MemoryError) as exc:
             text = str(exc) if isinstance(exc, RobodynError) else \
                 "too large or nested too deeply to check"
             rows.append(Row(name, "", error=text if len(text) <= MAX_ERROR_CHARS
                             else text[:MAX_ERROR_CHARS] + "…"))
             continue
-        names = [m for m in result.mistakes if m.quantity == "symbols"]
-        for quantity in given:
-            shape = (eq.dof, eq.dof) if quantity in ("M", "C") else (eq.dof, 1)
-            total = math.prod(shape)
-            found = [m for m in result.mistakes if m.quantity == quantity]
-            wrong = {m.index for m in found}
-            kinds = "; ".join(dict.fromkeys(f"{m.entry} {m.kind}" for m in found))
-            rows.append(Row(name, quantity, total - len(wrong), total, kinds))
-        if names:
-            rows.append(Row(name, "symbols", None, None,
-                            "; ".join(f"{m.given} unknown" for m in names)))
+        rows += grade_result(eq, name, result, tuple(given), asked)
+    if not asked:  # an answer.json of old: the rows as before
+        return rows
+    return _with_totals(rows, [name for name, _ in submissions], eq, asked)
+
+
+def _with_totals(rows: list[Row], names: list[str], eq, asked: tuple) -> list[Row]:
+    """After each file's rows a row ``total``: the entries right and in all over the asked
+    quantities (per-entry partial credit; an unanswered or unreadable one counts 0 of its
+    entries, a file that could not be read 0 of all)."""
+    by_file: dict[str, list[Row]] = {}
+    for row in rows:
+        by_file.setdefault(row.file, []).append(row)
+    out: list[Row] = []
+    for name in dict.fromkeys(names):
+        mine = by_file.get(name, [])
+        out += mine
+        right = {r.quantity: r.right or 0 for r in mine if r.quantity in asked}
+        out.append(Row(name, "total", sum(right.values()),
+                       sum(_total(eq, q) for q in asked)))
+    return out
+
+
+def grade_result(eq, name: str, result, given: tuple, asked: tuple) -> list[Row]:
+    """The rows of one checked submission: its answered quantities, the asked ones it left
+    out (``unanswered``), its unknown symbols."""
+    rows: list[Row] = []
+    names = [m for m in result.mistakes if m.quantity == "symbols"]
+    for quantity in QUANTITIES:
+        shape = (eq.dof, eq.dof) if quantity in ("M", "C") else (eq.dof, 1)
+        total = math.prod(shape)
+        if quantity not in given:
+            if quantity in asked:
+                rows.append(Row(name, quantity, 0, total, "unanswered"))
+            continue
+        found = [m for m in result.mistakes if m.quantity == quantity]
+        wrong = {m.index for m in found}
+        kinds = "; ".join(dict.fromkeys(f"{m.entry} {m.kind}" for m in found))
+        if quantity == "C" and "C" in asked and result.c_form == "valid":
+            rows.append(Row(name, quantity, 0, total, "not the Christoffel C asked for "
+                            "(a valid factorisation: C qd is right)"))
+            continue
+        rows.append(Row(name, quantity, total - len(wrong), total, kinds))
+    if names:
+        rows.append(Row(name, "symbols", None, None,
+                        "; ".join(f"{m.given} unknown" for m in names)))
+    return rows
+
+
+def _total(eq, quantity: str) -> int:
+    return eq.dof * eq.dof if quantity in ("M", "C") else eq.dof
+
+
+def grade_one(eq, name: str, answer: Mapping, quantity: str,
+              asked: tuple = ()) -> list[Row]:
+    """The rows of one quantity of a submission graded alone (used when another quantity
+    of the same file cannot be read): its row, or a row with its error."""
+    from .compare import compare
+
+    try:
+        rows = grade_result(eq, name, compare(eq, symbols=answer.get("symbols"),
+                                             define=answer.get("define"),
+                                             **{quantity: answer[quantity]}), (quantity,),
+                            tuple(q for q in asked if q == quantity))
+    except (RobodynError, RecursionError, MemoryError) as exc:
+        text = str(exc) if isinstance(exc, RobodynError) else \
+            "too large or nested too deeply to check"
+        return [Row(name, quantity, 0, _total(eq, quantity),
+                    error=text if len(text) <= MAX_ERROR_CHARS
+                    else text[:MAX_ERROR_CHARS] + "…")]
     return rows
 
 
