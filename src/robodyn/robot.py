@@ -29,6 +29,7 @@ from .codegen.runner import Runner
 from .codegen.wrenches import stacked_wrenches
 from .dynamics.inverse_dynamics import TorqueParts
 from .dynamics.kinematics import frame_names, unknown_frame
+from .dynamics.operational_space import OperationalSpace, operational_space
 from .dynamics.registry import TORQUE_PARTS
 from .model import configuration
 from .model.chain import Chain
@@ -409,8 +410,7 @@ class Robot:
         return configuration.difference_configuration(self.chain, q0, q1)
 
     def neutral(self) -> np.ndarray:
-        """The zero configuration ``(nq,)`` (each quaternion the identity; Pinocchio's
-        ``neutral``)."""
+        """The zero configuration ``(nq,)`` (quaternions the identity; Pinocchio's ``neutral``)."""
         return self.chain.neutral()
 
     # -- closed forms ---------------------------------------------------------------
@@ -454,8 +454,7 @@ class Robot:
         :attr:`frames`) in the base frame, ``(..., 4, 4)``. A floating base: in the world
         frame, ``q`` ``(..., nq)`` (``T_wb`` of the base's position and quaternion times the
         frame's pose on the base; ``frame="base"`` is ``T_wb``)."""
-        kind = self._frame_kind("forward_kinematics", frame)
-        top = self._run(kind, q=q)
+        top = self._run(self._frame_kind("forward_kinematics", frame), q=q)
         bottom = np.broadcast_to(np.array([0.0, 0.0, 0.0, 1.0]), top.shape[:-2] + (1, 4))
         return np.concatenate([top, bottom], axis=-2)
 
@@ -469,8 +468,7 @@ class Robot:
         (Pinocchio's ``LOCAL_WORLD_ALIGNED``): ``(v_f, w_f) = J v`` with ``v`` the base's
         body twist then the joint rates; the first six columns move the frame with the
         base."""
-        kind = self._frame_kind("jacobian", frame)
-        return self._run(kind, q=q)
+        return self._run(self._frame_kind("jacobian", frame), q=q)
 
     # -- export ---------------------------------------------------------------------
     def to_urdf(self, path: str | Path | None = None, force: bool = False,
@@ -565,6 +563,15 @@ class Robot:
         (:meth:`jacobian`; of the named ``frame`` when given), ``(..., 6, dof)``; the end
         effector's acceleration is ``J qdd + Jdot qd``."""
         return self._run(self._frame_kind("jacobian_derivative", frame), q=q, qd=qd)
+
+    def operational_space(self, q: ArrayLike, qd: ArrayLike, frame: str | None = None,
+                          jacobian: str = "geometric", **options: Any) -> OperationalSpace:
+        """Khatib's task-space ``Lambda``, ``mu``, ``p``, ``J_bar`` of ``frame`` (``angles``,
+        ``rows``, ``damping``): :func:`robodyn.dynamics.operational_space.operational_space`."""
+        parts, pose = self.torque_parts(q, qd, 0.0), self.forward_kinematics(q, frame)
+        J, Jdot = self.jacobian(q, frame), self.jacobian_derivative(q, qd, frame)
+        return operational_space(self.mass_matrix(q), J, Jdot, parts.coriolis, parts.gravity,
+                                 qd, pose, jacobian=jacobian, **options)
 
     # -- the compiled programs for automatic differentiation (codegen/export) -----------
     def to_jax(self, functions=None, parameters: str = "baked", dtype: str = "float64"):
