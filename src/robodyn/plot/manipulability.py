@@ -10,8 +10,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
-from ..dynamics.manipulability import Ellipsoid, dynamic_ellipsoid, kinematic_ellipsoid
 from ..core.errors import InputError
+from ..dynamics.manipulability import Ellipsoid, dynamic_ellipsoid, kinematic_ellipsoid
 from .arm_figure import arm, drawing_plane
 from .common import finite_array, new_figure, save_figure
 
