@@ -43,7 +43,7 @@ ARMS = {
 }
 
 
-def _pinocchio_terms(pin, model, frame, q, qd):
+def _pinocchio_terms(pin, model, frame, q, qd, rows=slice(None)):
     """Lambda, mu, p, J_bar from Pinocchio's own pieces (no robodyn number enters)."""
     data = model.createData()
     fid = model.getFrameId(frame)
@@ -53,6 +53,7 @@ def _pinocchio_terms(pin, model, frame, q, qd):
     J = pin.getFrameJacobian(model, data, fid, pin.LOCAL_WORLD_ALIGNED)
     pin.computeJointJacobiansTimeVariation(model, data, q, qd)
     Jdot = pin.getFrameJacobianTimeVariation(model, data, fid, pin.LOCAL_WORLD_ALIGNED)
+    J, Jdot = J[rows], Jdot[rows]
     # computeJMinvJt is not in Pinocchio's Python bindings (3.x): its M^-1 (ABA-based)
     Minv = pin.computeMinverse(model, data, q).copy()
     Minv = np.triu(Minv) + np.triu(Minv, 1).T
@@ -86,6 +87,23 @@ def test_equals_pinocchio(name):
             worst = max(worst, err)
             assert err < 1e-9, (name, err)
     print(f"{name}: worst relative error vs Pinocchio {worst:.1e}")
+
+
+@pytest.mark.parametrize(("name", "frame"), [("ur5", "wrist_1_link"), ("panda", "panda_link5")])
+def test_an_inner_frame_position_rows_equal_pinocchio(name, frame):
+    """A frame the first joints move: 6 rows are rank deficient (an error), the 3 position
+    rows are not."""
+    pin, robot, model, _ = ARMS[name]()
+    q = RNG.uniform(-1.5, 1.5, robot.dof)
+    qd = RNG.uniform(-1.0, 1.0, robot.dof)
+    with pytest.raises(rd.ModelError, match="rank"):
+        robot.operational_space(q, qd, frame=frame)
+    ours = robot.operational_space(q, qd, frame=frame, rows=(0, 1, 2))
+    Lambda, mu, p, J_bar, _ = _pinocchio_terms(pin, model, frame, q, qd, rows=slice(0, 3))
+    scale = np.linalg.norm(Lambda)
+    for mine, theirs in ((ours.Lambda, Lambda), (ours.mu, mu), (ours.p, p)):
+        np.testing.assert_allclose(mine, theirs, atol=1e-9 * scale)
+    np.testing.assert_allclose(ours.J_bar, J_bar, atol=1e-9)
 
 
 @pytest.mark.parametrize("name", sorted(ARMS))
