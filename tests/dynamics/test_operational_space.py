@@ -198,3 +198,24 @@ def test_planar_2r_rows_and_singularity():
                                atol=1e-12)
     with pytest.raises(ValueError, match="jacobian"):
         arm.operational_space([0.3, 1.2], [0.5, -1.0], jacobian="body")
+
+
+def test_floating_base_task_space_forward_dynamics():
+    """A free-flying UR5 (nq 13, nv 12): the model of the tool frame, with ``J`` over the base
+    twist and the joint rates, moves the tool as robot.forward_dynamics does."""
+    try:
+        urdf = rd.models.example_robot_data("ur_description/urdf/ur5_robot.urdf")
+    except rd.ModelError as exc:
+        pytest.skip(str(exc))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rd.PhysicalConsistencyWarning)
+        robot = rd.load(urdf, tip="tool0", floating=True).without_friction()
+    q = robot.neutral()
+    q[7:] = [0.3, -0.5, 0.8, 0.2, 0.4, 0.1]
+    qd = np.linspace(-0.5, 0.5, robot.nv)
+    ops = robot.operational_space(q, qd, frame="tool0")
+    assert ops.J_bar.shape == (12, 6)
+    np.testing.assert_allclose(ops.J @ ops.J_bar, np.eye(6), atol=1e-12)
+    F = np.arange(6.0)
+    qdd = robot.forward_dynamics(q, qd, ops.J.T @ F)
+    np.testing.assert_allclose(ops.J @ qdd + ops.Jdot_qd, ops.task_acceleration(F), atol=1e-9)
