@@ -23,12 +23,14 @@ from .motion.dataset import dataset
 from .motion.result import Simulation
 from .motion.rollouts import rollout
 from .motion.simulation import simulate
+from .motion.time_scaling import scale_trajectory
 from .robot import Robot, TorqueParts, load
 from .symbolic.equations import Equations as _Equations
 
 __version__ = VERSION
 __all__ = ["load", "Robot", "dataset", "TorqueParts", "models", "trajectory", "energy", "control",
-           "simulate", "rollout", "Simulation", "identify", "excitation", "JointLimitWarning",
+           "simulate", "rollout", "scale_trajectory", "Simulation", "identify", "excitation",
+           "JointLimitWarning",
            "ModelError", "InputError", "RobodynError", "UrdfWarning",
            "PhysicalConsistencyWarning", "EnergyBalanceWarning", "__version__"]
 

@@ -29,6 +29,7 @@ from .codegen.runner import Runner
 from .codegen.wrenches import stacked_wrenches
 from .dynamics.inverse_dynamics import TorqueParts
 from .dynamics.kinematics import frame_names, unknown_frame
+from .dynamics.operational_space import OperationalSpace, operational_space
 from .dynamics.registry import TORQUE_PARTS
 from .model import configuration
 from .model.chain import Chain
@@ -80,23 +81,11 @@ class Robot:
         same checks and errors (which name the fields as the file does: ``links[1].mass``
         is ``masses[1]``).
 
-        ``rows``: one ``(a, alpha, d, theta)`` per joint, base to tip (or a mapping with
-        those keys), in the DH ``convention`` ``"standard"`` (Siciliano, Spong) or
-        ``"modified"`` (Craig); ``theta`` of a revolute and ``d`` of a prismatic joint
-        are offsets added to ``q``. ``joints``: ``"RRP"`` or ``["revolute", ...]``
-        (default: all revolute). Per link (lists of one entry per joint): ``masses``;
-        ``com``, the centre of mass ``[x, y, z]`` in the DH link frame; ``inertia``
-        about the centre of mass, ``[xx, yy, zz, xy, xz, yz]`` or 3x3; ``friction``,
-        ``{"viscous": Fv, "coulomb": Fs}`` or ``(Fv, Fs)``; ``motor``, ``{"inertia": Jm,
-        "gear_ratio": G}`` or ``(Jm, G)``; ``limits``, ``{"lower", "upper", "velocity",
-        "effort"}`` or ``(lower, upper)``; an entry ``None`` leaves the default (zero,
-        no motor, no limits). ``gravity`` in the base frame (default ``[0, 0, -g]``);
-        ``tool``: ``{"xyz": [...], "rpy": [...]}``; ``planar``, ``configurations``,
-        ``description``, ``name`` as in a model file; ``parents``: a tree, one parent per
-        link as a model file's ``parent:`` writes it (``"base"``, a link's name or its
-        1-based number; ``None`` entries: the link before). Every number may be an expression
-        (``"l1/2"``, ``"pi/2"``) of parameters, given numbers in ``values`` (``g`` is
-        9.81 unless given)."""
+        ``rows``: one ``(a, alpha, d, theta)`` per joint, base to tip, in the DH
+        ``convention`` ``"standard"`` or ``"modified"``; ``joints``: ``"RRP"`` (default all
+        revolute); per link ``masses``, ``com``, ``inertia``, ``friction``, ``motor``,
+        ``limits``; every field, and the expressions numbers may be, as
+        :func:`robodyn.model.load.dh_source` documents them."""
         from .model.load import dh_source
 
         return from_source(dh_source(
@@ -409,8 +398,7 @@ class Robot:
         return configuration.difference_configuration(self.chain, q0, q1)
 
     def neutral(self) -> np.ndarray:
-        """The zero configuration ``(nq,)`` (each quaternion the identity; Pinocchio's
-        ``neutral``)."""
+        """The zero configuration ``(nq,)`` (quaternions the identity; Pinocchio's ``neutral``)."""
         return self.chain.neutral()
 
     # -- closed forms ---------------------------------------------------------------
@@ -454,8 +442,7 @@ class Robot:
         :attr:`frames`) in the base frame, ``(..., 4, 4)``. A floating base: in the world
         frame, ``q`` ``(..., nq)`` (``T_wb`` of the base's position and quaternion times the
         frame's pose on the base; ``frame="base"`` is ``T_wb``)."""
-        kind = self._frame_kind("forward_kinematics", frame)
-        top = self._run(kind, q=q)
+        top = self._run(self._frame_kind("forward_kinematics", frame), q=q)
         bottom = np.broadcast_to(np.array([0.0, 0.0, 0.0, 1.0]), top.shape[:-2] + (1, 4))
         return np.concatenate([top, bottom], axis=-2)
 
@@ -469,8 +456,7 @@ class Robot:
         (Pinocchio's ``LOCAL_WORLD_ALIGNED``): ``(v_f, w_f) = J v`` with ``v`` the base's
         body twist then the joint rates; the first six columns move the frame with the
         base."""
-        kind = self._frame_kind("jacobian", frame)
-        return self._run(kind, q=q)
+        return self._run(self._frame_kind("jacobian", frame), q=q)
 
     # -- export ---------------------------------------------------------------------
     def to_urdf(self, path: str | Path | None = None, force: bool = False,
@@ -565,6 +551,15 @@ class Robot:
         (:meth:`jacobian`; of the named ``frame`` when given), ``(..., 6, dof)``; the end
         effector's acceleration is ``J qdd + Jdot qd``."""
         return self._run(self._frame_kind("jacobian_derivative", frame), q=q, qd=qd)
+
+    def operational_space(self, q: ArrayLike, qd: ArrayLike, frame: str | None = None,
+                          jacobian: str = "geometric", **options: Any) -> OperationalSpace:
+        """Khatib's task-space ``Lambda``, ``mu``, ``p``, ``J_bar`` of ``frame`` (``angles``,
+        ``rows``, ``damping``): :func:`robodyn.dynamics.operational_space.operational_space`."""
+        parts, pose = self.torque_parts(q, qd, 0.0), self.forward_kinematics(q, frame)
+        J, Jdot = self.jacobian(q, frame), self.jacobian_derivative(q, qd, frame)
+        return operational_space(self.mass_matrix(q), J, Jdot, parts.coriolis, parts.gravity,
+                                 qd, pose, jacobian=jacobian, **options)
 
     # -- the compiled programs for automatic differentiation (codegen/export) -----------
     def to_jax(self, functions=None, parameters: str = "baked", dtype: str = "float64"):

@@ -94,8 +94,28 @@ def dh_source(rows, joints: str | Sequence[str] | None = None, *, masses, com=No
               link_names: Sequence[str] | None = None,
               configurations: Mapping[str, Sequence] | None = None, description: str = "",
               parents: Sequence | None = None) -> ModelSource:
-    """The model of a DH table given in Python (:meth:`robodyn.Robot.from_dh`, whose
-    docstring tells the arguments): the fields of a model file, read by its reader."""
+    """The model of a DH table given in Python (:meth:`robodyn.Robot.from_dh`): the fields
+    of a model file, read by its reader (:mod:`robodyn.model.yaml_file`), with the same checks
+    and errors (which name the fields as the file does: ``links[1].mass`` is ``masses[1]``).
+
+    ``rows``: one ``(a, alpha, d, theta)`` per joint, base to tip (or a mapping with
+    those keys), in the DH ``convention`` ``"standard"`` (Siciliano, Spong) or
+    ``"modified"`` (Craig); ``theta`` of a revolute and ``d`` of a prismatic joint
+    are offsets added to ``q``. ``joints``: ``"RRP"`` or ``["revolute", ...]``
+    (default: all revolute). Per link (lists of one entry per joint): ``masses``;
+    ``com``, the centre of mass ``[x, y, z]`` in the DH link frame; ``inertia``
+    about the centre of mass, ``[xx, yy, zz, xy, xz, yz]`` or 3x3; ``friction``,
+    ``{"viscous": Fv, "coulomb": Fs}`` or ``(Fv, Fs)``; ``motor``, ``{"inertia": Jm,
+    "gear_ratio": G}`` or ``(Jm, G)``; ``limits``, ``{"lower", "upper", "velocity",
+    "effort"}`` or ``(lower, upper)``; an entry ``None`` leaves the default (zero,
+    no motor, no limits). ``gravity`` in the base frame (default ``[0, 0, -g]``);
+    ``tool``: ``{"xyz": [...], "rpy": [...]}``; ``planar``, ``configurations``,
+    ``description``, ``name`` as in a model file; ``parents``: a tree, one parent per
+    link as a model file's ``parent:`` writes it (``"base"``, a link's name or its
+    1-based number; ``None`` entries: the link before). Every number may be an expression
+    (``"l1/2"``, ``"pi/2"``) of parameters, given numbers in ``values`` (``g`` is
+    9.81 unless given).
+    """
     source = f"Robot.from_dh({name!r})" if isinstance(name, str) else "Robot.from_dh"
     if isinstance(rows, (list, tuple, np.ndarray)) and len(rows) > MAX_DH_ROWS:
         raise ModelError(f"{source}: rows: {len(rows):,} DH rows; at most "

@@ -242,6 +242,12 @@ def _limits(ax, geometry: _Geometry, points: np.ndarray) -> None:
         ax.set_zlabel("z [m]")
 
 
+def drawing_plane(robot: Robot) -> np.ndarray | None:
+    """The basis ``(2, 3)`` of the plane :func:`arm` draws a planar arm in, else None."""
+    plane = _Geometry(robot).plane
+    return None if plane is None else plane[1]
+
+
 def _new_axes(geometry: _Geometry, figsize=(6.0, 6.0)):
     fig = new_figure(figsize)
     if geometry.plane is not None:
