@@ -45,7 +45,6 @@ import os
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.linalg
 from numpy.typing import ArrayLike
 
 from ..core.errors import InputError, excerpt, warn
@@ -98,6 +97,8 @@ def identify(robot: Robot, q: ArrayLike | str | os.PathLike[str], qd: ArrayLike 
     to use (default ``robot.base_parameters()``). ``progress``: of the physically consistent
     fit, in stages of its interior-point method (:mod:`robodyn.core.progress`: a bar on a
     terminal by default, ``False`` for none, or a callable ``(done, total, label)``)."""
+    import scipy.linalg  # SciPy only when used
+
     from ..robot import Robot
 
     if not isinstance(robot, Robot):

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.optimize
 from numpy.typing import ArrayLike
 
 from ..core.errors import InputError
@@ -150,6 +149,8 @@ def fourier(robot: Robot, harmonics: int = 5, period: float = 10.0,
         W = W / np.maximum(np.linalg.norm(W, axis=0), 1e-300)  # columns' units aside
         sv = np.linalg.svd(W, compute_uv=False)
         return float(sv[0] / sv[-1]) if sv[-1] > 0 else 1e300
+
+    import scipy.optimize  # SciPy only when used
 
     def objective(x):
         a, b = x[:dof * harmonics].reshape(shape), x[dof * harmonics:].reshape(shape)

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.linalg
 from numpy.typing import ArrayLike
 
 from ..core.progress import tracker
@@ -157,6 +156,7 @@ class _Barrier:
 def _newton_direction(H, g) -> np.ndarray | None:
     """``-H^-1 g`` (Jacobi-scaled Cholesky; least squares if ``H`` is numerically not
     positive definite); ``None`` where rounding left no finite direction."""
+    import scipy.linalg  # SciPy only when used
     d = np.sqrt(np.maximum(np.diag(H), 1e-300))
     with np.errstate(all="ignore"):
         Hs, gs = H / np.outer(d, d), g / d
@@ -192,6 +192,7 @@ def physical_fit(robot, base, R, est, progress=None) -> PhysicalFit:
     is below ``1e-6 F + 1e-14``. ``progress`` (:func:`robodyn.core.progress.tracker`)
     counts the centring stages, as many as the tenfold steps of ``t`` from 1 to the gap's
     goal at the start (one more stage is shown as the last one, if needed)."""
+    import scipy.linalg  # SciPy only when used
     pi0, split = _start(robot)
     size = pi0.shape[0]
     scale = float(np.linalg.norm(R @ est)) or 1.0  # |W est|: the weighted torques

@@ -53,7 +53,6 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
-import scipy.linalg
 import sympy as sp
 
 from ..codegen.runner import Runner
@@ -269,6 +268,7 @@ def base_parameters(model: ModelSource, runner: Runner, tol: float | None = None
                     samples: int | None = None, seed: int = 0) -> BaseParameters:
     """The base parameters of a robot's ``model`` at the values of its ``runner`` (module
     docstring)."""
+    import scipy.linalg  # SciPy only when used
     tol = RANK_TOL if tol is None else float(tol)
     if not 0 < tol < 1:
         raise InputError(f"tol: {tol!r} must be in (0, 1), e.g. 1e-8")
@@ -408,6 +408,7 @@ def _solve(sampler, cols, dep):
     ``k = len(cols)`` rows independent at the model's values are solved fraction-free
     (``A x_num = den b``, SymPy's ``DomainMatrix.solve_den`` over ``QQ[geometry]``);
     ``den Y_dep - Y[:, cols] x_num`` must then vanish on every row."""
+    import scipy.linalg  # SciPy only when used
     from sympy.polys.matrices import DomainMatrix
 
     rhs = sampler.column(dep)
