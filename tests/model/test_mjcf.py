@@ -319,11 +319,12 @@ def test_equality_and_tendons_are_left_out_with_a_note(tmp_path):
 
 def test_geoms_without_inertial_count_only_where_mujoco_counts_them(tmp_path):
     # a body welded to "b" with a geom and no inertial: MuJoCo derives its inertia from the
-    # geom by default (an error here), never with inertiafromgeom="false" (massless)
+    # geom by default (a 0.2 m box of density 1000: 8 kg more on link b), never with
+    # inertiafromgeom="false" (massless)
     welded = '<body name="c" pos="0.1 0 0"><geom type="box" size="0.1 0.1 0.1"/></body>'
     text = _two_links("").replace('<site name="s"', welded + '<site name="s"')
-    assert "<body name='c'>: MuJoCo derives this body's inertia from its geoms" in \
-        error(tmp_path, text)
+    with_box = check_against_mujoco(write(tmp_path, text, "box.xml"))
+    assert abs(float(with_box.chain.links[1].inertial.mass) - (0.7 + 8.0)) < 1e-12
     robot = check_against_mujoco(write(tmp_path, text.replace(
         "<compiler />", '<compiler inertiafromgeom="false"/>')))
     assert float(robot.chain.links[1].inertial.mass) == 0.7
@@ -603,13 +604,12 @@ REFUSED = {
     "ball damping": (_one_body(f'{INERTIAL}<joint name="j" type="ball" damping="1"/>'),
                      "model.xml:5: <joint name='j'> damping: damping on a ball joint is not "
                      "modelled by robodyn yet"),
-    "geom inertia": (_one_body('<joint/><geom type="sphere" size="0.1"/>'),
-                     "model.xml:4: <body name='arm'>: MuJoCo derives this body's inertia from "
-                     "its geoms (it has no <inertial>; first geom at line 5), robodyn does not; "
-                     "add <inertial"),
-    "inertiafromgeom true": (_one_body(f'{INERTIAL}<joint/><geom size="0.1"/>',
-                                       'inertiafromgeom="true"'),
-                             "<compiler inertiafromgeom=\"true\">"),
+    "mesh inertia": (_one_body('<joint/><geom type="mesh" mesh="m"/>'),
+                     "model.xml:5: <geom> type: MuJoCo derives body 'arm''s inertia from this "
+                     "mesh geom, robodyn from sphere, capsule, ellipsoid, cylinder and box "
+                     "geoms only; add <inertial"),
+    "no size": (_one_body('<joint/><geom type="box" size="0.1 0.2"/>'),
+                "a box geom needs 3 positive size value(s)"),
     "typo": (_one_body(f'{INERTIAL}<joint armture="0.1"/>'),
              "model.xml:5: <joint> armture: not an attribute of <joint>"),
     "class": (_one_body(f'{INERTIAL}<joint class="nope"/>'),

@@ -45,6 +45,7 @@ from .mjcf_compiler import (
     translation,
     unit_vector,
 )
+from .mjcf_geoms import PRIMITIVES, check_size, combined, solid, z_to
 from .mjcf_xml import MjcfElement
 
 #: Most ``<body>`` elements, and most joints.
@@ -318,7 +319,7 @@ class MjcfModel:
             elif child.tag == "inertial":
                 inertial.append(child)
             elif child.tag == "geom":
-                geoms.append((child, cls))
+                geoms.append((child, cls, pose))
             elif child.tag in ("site", "body"):
                 items.append((child, pose, cls))
             elif child.tag == "frame":
@@ -414,17 +415,14 @@ class MjcfModel:
         return draft
 
     def _inertial(self, node: MjcfElement, name: str, inertial: list[MjcfElement], geoms, cls):
-        """The body's :class:`_Body` in its body frame (``None``: massless); geometry-derived
-        inertia is an error."""
+        """The body's :class:`_Body` in its body frame (``None``: massless): its
+        ``<inertial>``, or with ``inertiafromgeom`` true (auto: without ``<inertial>``) the
+        solids of its geoms (:mod:`robodyn.model.mjcf_geoms`)."""
         from_geom = self.compiler.inertiafromgeom
-        massive = [g for g, g_cls in geoms if self._geom_has_mass(g, g_cls)]
+        massive = [(g, g_cls, pose) for g, g_cls, pose in geoms
+                   if self._geom_has_mass(g, g_cls)]
         if massive and (from_geom == "true" or (from_geom == "auto" and not inertial)):
-            why = ("<compiler inertiafromgeom=\"true\">" if from_geom == "true"
-                   else "it has no <inertial>")
-            raise ModelError(f"{node.where()}: MuJoCo derives this body's inertia from its "
-                             f"geoms ({why}; first geom at line {massive[0].line}), robodyn "
-                             "does not; add <inertial pos mass diaginertia> to the body (and "
-                             "set inertiafromgeom=\"auto\" or \"false\")")
+            return self._geom_body(name, massive)
         if not inertial:
             return None
         el = inertial[0]
@@ -450,6 +448,59 @@ class MjcfModel:
         check_inertia(mass, inertia, mass_field=f"{el.where('mass')} of body {_q(name)}",
                       inertia_field=f"{el.where()} of body {_q(name)}")
         return _Body(mass, pose[:3, 3].copy(), inertia)
+
+    def _geom_body(self, name: str, geoms) -> _Body | None:
+        """The body of the solids of ``geoms`` (``(geom, class, frame pose)``), as MuJoCo's
+        compiler makes it: each geom's mass (or density times volume) at its centre, its
+        inertia turned into the body frame, all about the common centre of mass."""
+        parts = []
+        for geom, g_cls, frame in geoms:
+            attrs = self._attributes(geom, g_cls)
+            kind = attrs.get("type", "sphere")
+            if kind not in PRIMITIVES:
+                raise ModelError(f"{geom.where('type')}: MuJoCo derives body {_q(name)}'s "
+                                 f"inertia from this {kind} geom, robodyn from sphere, capsule, "
+                                 "ellipsoid, cylinder and box geoms only; add <inertial pos "
+                                 "mass diaginertia> to the body")
+            if attrs.get("shellinertia", "false") == "true":
+                raise ModelError(f"{geom.where('shellinertia')}: shell inertia is not read; "
+                                 "add <inertial> to the body")
+            size = (attribute_floats(geom, "size", (1, 2, 3), attrs) if "size" in attrs
+                    else np.zeros(0))
+            if "fromto" in attrs:
+                if kind == "sphere":
+                    raise ModelError(f"{geom.where('fromto')}: a sphere has no fromto")
+                ends = attribute_floats(geom, "fromto", 6, attrs)
+                axis = ends[3:] - ends[:3]
+                half = float(np.linalg.norm(axis)) / 2
+                if not half > 0:
+                    raise ModelError(f"{geom.where('fromto')}: the two ends are one point")
+                size = np.resize(np.concatenate([size, np.zeros(3)]), 3)
+                if kind in ("capsule", "cylinder"):
+                    size[1] = half
+                else:  # a box or ellipsoid along fromto is as wide in y as in x (MuJoCo)
+                    size[1:] = size[0], half
+                rotation, centre = z_to(axis / (2 * half)), (ends[:3] + ends[3:]) / 2
+                check_size(kind, size, geom.where("size"), True)
+            else:
+                check_size(kind, size, geom.where("size"), False)
+                pose = self.compiler.pose(geom, attrs)
+                rotation, centre = pose[:3, :3], pose[:3, 3]
+            volume, unit = solid(kind, size)
+            mass = (_float(attrs["mass"], geom.where("mass")) if "mass" in attrs
+                    else _float(attrs.get("density", "1000"), geom.where("density")) * volume)
+            if mass < 0:
+                raise ModelError(f"{geom.where('mass')}: the geom's mass {mass:g} is negative")
+            rotation = frame[:3, :3] @ rotation
+            parts.append((mass, frame[:3, :3] @ centre + frame[:3, 3],
+                          rotation @ np.diag(mass * unit) @ rotation.T))
+        body = combined(parts)
+        if body is None:
+            return None
+        mass, com, inertia = body
+        check_inertia(mass, inertia, mass_field=f"the geoms of body {_q(name)}",
+                      inertia_field=f"the geoms of body {_q(name)}")
+        return _Body(mass, com, inertia)
 
     def _geom_has_mass(self, geom: MjcfElement, cls) -> bool:
         """Whether MuJoCo would count the geom in its body's inertia: a group within
