@@ -614,7 +614,6 @@ REFUSED = {
              "model.xml:5: <joint> armture: not an attribute of <joint>"),
     "class": (_one_body(f'{INERTIAL}<joint class="nope"/>'),
               "model.xml:5: <joint> class: no <default class='nope'>"),
-    "spring": (_one_body(f'{INERTIAL}<joint stiffness="3"/>'), "joint springs are not"),
     "two orientations": (_one_body(f'{INERTIAL}<joint/><site name="s" quat="1 0 0 0" '
                                    'euler="0 0 1"/>'), "orientation given twice (quat, euler)"),
     "zero quat": (_one_body('<inertial pos="0 0 0" quat="0 0 0 0" mass="1" '
@@ -667,8 +666,6 @@ REFUSED = {
     "default unnamed": ("<mujoco><default><default/></default></mujoco>",
                         "a nested <default> needs class=..."),
     "include without file": ("<mujoco><include/></mujoco>", "<include>: no file attribute"),
-    "fluid": (_one_body(INERTIAL).replace("<compiler />", '<option density="1.2"/>'),
-              "density: fluid forces are not modelled by robodyn"),
     "mocap": (_one_body(INERTIAL).replace('pos="0 0 0.1"', 'mocap="true"'),
               "mocap bodies are not read by robodyn"),
 }
@@ -678,6 +675,28 @@ REFUSED = {
 def test_what_robodyn_does_not_model_is_an_error_naming_the_element(tmp_path, case):
     text, expected = REFUSED[case]
     assert expected in error(tmp_path, text)
+
+
+def test_springs_and_fluid_forces_are_read_past_with_a_note(tmp_path):
+    """Passive forces MuJoCo adds beside M and the bias (qfrc_passive): the rigid-body model
+    is MuJoCo's all the same, and the notes say what a simulation here lacks."""
+    text = _two_links("").replace("<compiler />", '<option density="1.2" viscosity="0.1"/>')
+    text = text.replace('name="ja"', 'name="ja" stiffness="3"', 1)
+    robot = rd.load(write(tmp_path, text))
+    assert robot.provenance.notes == (
+        "not read: <option density viscosity> (fluid forces, passive forces MuJoCo adds "
+        "beside M and the bias; a simulation here has none)",
+        "not read: the springs (stiffness) of joint(s) 'ja': passive forces MuJoCo adds "
+        "beside M and the bias; a simulation here has none")
+    m = mj_model(tmp_path / "model.xml")
+    d = mujoco.MjData(m)
+    q = np.array([0.4, -0.7])
+    d.qpos[:] = q
+    mujoco.mj_forward(m, d)
+    full = np.zeros((m.nv, m.nv))
+    mujoco.mj_fullM(m, d, full)
+    close(robot.mass_matrix(q), full, "mass matrix")
+    close(robot.inverse_dynamics(q, 0 * q, 0 * q), d.qfrc_bias, "bias at rest")
 
 
 @pytest.mark.parametrize("extra", [

@@ -98,6 +98,8 @@ class MjcfModel:
         self.frames: list[Frame] = []
         self.tip = np.eye(4)
         self.bodies = 0
+        self.static_mass = 0.0  # of the bodies welded to the world (settotalmass counts it)
+        self.springs: list[str] = []  # joints with springs (passive forces, not modelled)
         self.joints = 0
         self.body_names: dict[str, str] = {}  # name -> where, for a repeated name
         self.site_names: dict[str, str] = {}
@@ -147,12 +149,14 @@ class MjcfModel:
         a = node.attrib
         if "gravity" in a:
             gravity = attribute_floats(node, "gravity", 3)
-        for key in ("density", "viscosity"):
-            if key in a and _float(a[key], node.where(key)) != 0:
-                raise ModelError(f"{node.where(key)}: fluid forces are not modelled by "
-                                 f"robodyn; set {key}=\"0\" or remove it")
+        fluid = [key for key in ("density", "viscosity")
+                 if key in a and _float(a[key], node.where(key)) != 0]
         if "wind" in a and np.any(attribute_floats(node, "wind", 3) != 0):
-            raise ModelError(f"{node.where('wind')}: fluid forces are not modelled by robodyn")
+            fluid.append("wind")
+        if fluid:  # MuJoCo adds them to qfrc_passive: M and qfrc_bias are without them
+            self.notes.append(f"not read: <option {' '.join(fluid)}> (fluid forces, passive "
+                              "forces MuJoCo adds beside M and the bias; a simulation here "
+                              "has none)")
         for child in node.children:
             if child.tag == "flag" and child.attrib.get("gravity") == "disable":
                 gravity = np.zeros(3)
@@ -294,8 +298,10 @@ class MjcfModel:
                               self._link(joint, attrs, kind, link_name, owner, placement))
             owner = len(self.links) - 1
             frame = translation(-at)  # the body frame in the new link frame
-        if body is not None and owner >= 0:  # a body welded to the world moves nothing
+        if body is not None and owner >= 0:
             self.links[owner].bodies.append((frame, body))
+        elif body is not None:  # a body welded to the world moves nothing
+            self.static_mass += body.mass
         if not joints and not free and a.get("name"):
             self.frames.append(Frame(a["name"], owner, as_transform(frame)))
         if joints:
@@ -371,8 +377,7 @@ class MjcfModel:
 
         if number("stiffness") != 0 or ("springdamper" in attrs and np.any(
                 attribute_floats(joint, "springdamper", 2, attrs) != 0)):
-            raise ModelError(f"{joint.where('stiffness')}: joint springs are not modelled by "
-                             "robodyn; set stiffness (and springdamper) to 0")
+            self.springs.append(joint.attrib.get("name") or name)
         if "actuatorgravcomp" in attrs and attribute_bool(joint, "actuatorgravcomp", attrs):
             raise ModelError(f"{joint.where('actuatorgravcomp')}: gravity compensation is not "
                              "modelled by robodyn; remove it")
@@ -551,12 +556,26 @@ class MjcfModel:
                                   "the site")
 
     def _assemble(self, gravity: np.ndarray) -> Chain:
+        if self.springs:  # MuJoCo adds them to qfrc_passive: M and qfrc_bias are without them
+            shown = ", ".join(map(_q, self.springs[:6])) + (" ..." if len(self.springs) > 6
+                                                            else "")
+            self.notes.append(f"not read: the springs (stiffness) of joint(s) {shown}: passive "
+                              "forces MuJoCo adds beside M and the bias; a simulation here has "
+                              "none")
+        merged = [_merge(draft.bodies) if draft.bodies
+                  else (0.0, np.zeros(3), np.zeros((3, 3))) for draft in self.links]
+        if self.compiler.total_mass is not None:
+            # MuJoCo's settotalmass: every body's mass and inertia scaled by one factor
+            total = sum(mass for mass, _, _ in merged) + self.static_mass
+            if not total > 0:
+                raise ModelError(f"{self.source}: <compiler settotalmass> scales the bodies' "
+                                 "masses, and they are all 0")
+            scale = self.compiler.total_mass / total
+            merged = [(mass * scale, com, inertia * scale) for mass, com, inertia in merged]
+            self.notes.append(f"settotalmass: every body's mass and inertia scaled by "
+                              f"{scale:.6g} (total {self.compiler.total_mass:g} kg)")
         links = []
-        for draft in self.links:
-            if draft.bodies:
-                mass, com, inertia = _merge(draft.bodies)
-            else:
-                mass, com, inertia = 0.0, np.zeros(3), np.zeros((3, 3))
+        for draft, (mass, com, inertia) in zip(self.links, merged, strict=True):
             links.append(Link(
                 name=draft.name, joint=draft.joint,
                 inertial=Inertial(_number(mass), _numbers(com), _numbers(inertia)),

@@ -82,6 +82,8 @@ class Compiler:
         self.eulerseq = "xyz"
         self.autolimits = True
         self.inertiafromgeom = "auto"
+        #: ``settotalmass``: every body's mass and inertia scaled so that they sum to it
+        self.total_mass: float | None = None
         self.groups = (0, 5)
 
     def angle(self, value: float) -> float:
@@ -115,7 +117,9 @@ class Compiler:
         if "inertiagrouprange" in a:
             lo, hi = attribute_floats(node, "inertiagrouprange", 2)
             self.groups = (lo, hi)
-        for key in ("boundmass", "boundinertia", "settotalmass"):
+        if "settotalmass" in a and _float(a["settotalmass"], node.where("settotalmass")) > 0:
+            self.total_mass = _float(a["settotalmass"], node.where("settotalmass"))
+        for key in ("boundmass", "boundinertia"):
             if key in a and _float(a[key], node.where(key)) > 0:
                 raise ModelError(f"{node.where(key)}: robodyn does not change the file's "
                                  "masses and inertias; remove it and write the values you "
