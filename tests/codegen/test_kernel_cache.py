@@ -554,10 +554,10 @@ _AS_NOBODY = """
     from pathlib import Path
     import numpy as np, robodyn as rd
     from robodyn.codegen import cache
+    v = rd.load("pendulum").values  # the loaders imported while the library is readable
     os.setgroups([])
     os.setgid(65534)
     os.setuid(65534)
-    v = rd.load("pendulum").values
     out = {}
     for name in sys.argv[1:]:
         os.environ["ROBODYN_CACHE_DIR"] = name

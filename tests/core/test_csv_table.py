@@ -218,9 +218,10 @@ def test_a_fifo_or_a_device_is_refused_without_blocking(tmp_path):
     """)
     assert out.returncode == 0, out.stderr
     expected = []
-    for path in (fifo, "/dev/zero", "/dev/urandom"):
-        expected += [f"{path}: not a regular file (a CSV file is expected)",
-                     f"--tau: {path}: not a regular file (a CSV file is expected)"]
+    for path, kind in ((fifo, "a named pipe"), ("/dev/zero", "a device"),
+                       ("/dev/urandom", "a device")):
+        expected += [f"{path}: not a regular file ({kind}); a CSV file is expected",
+                     f"--tau: {path}: not a regular file ({kind}); a CSV file is expected"]
     assert out.stdout.splitlines() == expected
     assert out.stderr.startswith("robodyn: error: --tau: ") and out.stderr.count("\n") == 1
 

@@ -767,7 +767,7 @@ HOSTILE = {
                       f"more than {mjcf_xml.MAX_MJCF_ELEMENTS:,} XML elements"),
     "many_bodies": ("<mujoco><worldbody>" + "<body/>" * (mjcf_bodies.MAX_MJCF_BODIES + 1)
                     + "</worldbody></mujoco>", f"more than {mjcf_bodies.MAX_MJCF_BODIES:,} bodies"),
-    "endless": (None, "/dev/zero: not a regular file (a device, pipe or folder)"),
+    "endless": (None, "/dev/zero: not a regular file (a device); an MJCF model is a file"),
     "fifo": (None, "fifo.xml: not a regular file"),
 }
 

@@ -150,12 +150,21 @@ def test_a_file_over_the_size_cap_is_refused(tmp_path):
 
 
 @pytest.mark.slow
-def test_an_endless_file_is_read_only_up_to_the_cap():
-    # ElementTree read /dev/zero until memory ran out
+def test_an_endless_file_is_refused_and_a_large_one_read_only_up_to_the_cap(tmp_path):
+    # ElementTree read /dev/zero until memory ran out: a device is not read at all now, and
+    # a regular file past the cap is read no further than the cap
     done = run_bounded(["-c", "from robodyn.model.urdf import load_urdf; "
                         "load_urdf('/dev/zero')"], timeout=60, memory_mb=1024)
     assert done.returncode == 1
-    assert f"/dev/zero: the file is larger than {MAX_URDF_BYTES:,} bytes" in done.stderr
+    assert "/dev/zero: cannot read the URDF file (not a regular file (a device))" in \
+        done.stderr
+    big = tmp_path / "big.urdf"
+    with open(big, "wb") as handle:
+        handle.truncate(MAX_URDF_BYTES + 1)  # sparse: no disk used
+    done = run_bounded(["-c", "from robodyn.model.urdf import load_urdf; "
+                        f"load_urdf({str(big)!r})"], timeout=60, memory_mb=1024)
+    assert done.returncode == 1
+    assert f"the file is larger than {MAX_URDF_BYTES:,} bytes" in done.stderr
 
 
 def test_more_links_or_joints_than_the_caps_are_refused(tmp_path):

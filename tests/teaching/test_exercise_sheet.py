@@ -61,8 +61,11 @@ def _load(sheets, name):
 @pytest.mark.parametrize("name", CASES)
 def test_no_file_of_the_task_folder_holds_an_answer(sheets, name):
     folder, robot, eq = _load(sheets, name)
-    files = {p.name for p in (folder / "task").iterdir()}
+    files = {p.name for p in (folder / "task").iterdir()} - {".robodyn-files.json"}
     assert files == {"arm.yaml", "arm.png", "task.md", "task.tex"}
+    # the writer's record of what it wrote there: names and digests of these files only
+    record = json.loads((folder / "task" / ".robodyn-files.json").read_text())
+    assert set(record["files"]) == files
     # the text files; the picture's only text is Matplotlib's "Software" tag
     texts = {f: (folder / "task" / f).read_text() for f in files - {"arm.png"}}
     png = (folder / "task" / "arm.png").read_bytes()
@@ -181,9 +184,10 @@ def test_answer_json_is_the_equations_and_the_model_file(sheets):
     folder, robot, eq = _load(sheets, "rp")
     answer = json.loads((folder / "solution" / "answer.json").read_text())
     expected = json.loads(eq.json())
-    assert {k: v for k, v in answer.items() if k not in ("model_file", "route")} == \
+    assert {k: v for k, v in answer.items() if k not in ("model_file", "route", "asked")} == \
         {k: v for k, v in expected.items() if k != "route"}
     assert answer["model_file"] == (folder / "task" / "arm.yaml").read_text()
+    assert answer["asked"] == ["M", "C", "g", "tau"]  # what grade marks (the sheet's four)
 
 
 def test_options_shape_the_arm():

@@ -187,7 +187,7 @@ def test_hostile_submissions_are_error_rows_not_hangs(answer, tmp_path):
         path.write_bytes(text if isinstance(text, bytes) else text.encode())
         paths.append(str(path))
     zero = tmp_path / "zero.txt"
-    os.symlink("/dev/zero", zero)   # a device behind a link: not read
+    os.symlink("/dev/zero", zero)   # a device behind a link: no link is followed
     paths.append(str(zero))
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
     done = run_bounded(["-m", "robodyn", "grade", str(answer), *paths], timeout=90,
@@ -201,7 +201,7 @@ def test_hostile_submissions_are_error_rows_not_hangs(answer, tmp_path):
     assert "larger than" in rows["huge.txt"]["error"]
     assert "larger than" in rows["million.txt"]["error"]
     assert "not UTF-8" in rows["binary.txt"]["error"]
-    assert "not a file" in rows["zero.txt"]["error"]
+    assert "a symbolic link; give the file itself" in rows["zero.txt"]["error"]
     assert "more than 2,000 lines" in rows["lines.txt"]["error"]
     assert "terms" in rows["terms.txt"]["error"]
     assert "exponents must be within" in rows["power.txt"]["error"]

@@ -114,7 +114,7 @@ def read_number_table(path, columns: Sequence[str], *, header: bool | None = Tru
             raise InputError(f"{pre}: {size:,} bytes; at most {max_bytes:,} are read "
                              "(split the file)")
     except NotRegularFile as exc:
-        raise InputError(f"{pre}: {exc.strerror} (a CSV file is expected)") from None
+        raise InputError(f"{pre}: {exc.strerror}; a CSV file is expected") from None
     except OSError as exc:
         raise InputError(f"{pre}: cannot be read ({exc.strerror or exc})") from None
     flat = array("d")
