@@ -90,6 +90,22 @@ def read_regular_file(path: str | os.PathLike, max_bytes: int,
         return f.read(max_bytes + 1)
 
 
+def read_model_bytes(path: str | os.PathLike, max_bytes: int, what: str, typical: str) -> bytes:
+    """The bytes of the model file ``path`` (:func:`read_regular_file`), or a
+    :class:`~robodyn.core.errors.ModelError` naming the file: ``what`` (``"the URDF file"``)
+    cannot be read, or is larger than ``max_bytes`` (``typical``: the size such files are)."""
+    from .errors import ModelError
+
+    label = file_label(path)
+    try:
+        data = read_regular_file(path, max_bytes)
+    except OSError as exc:
+        raise ModelError(f"{label}: cannot read {what} ({exc.strerror or exc})") from None
+    if len(data) > max_bytes:
+        raise ModelError(f"{label}: the file is larger than {max_bytes:,} bytes; {typical}")
+    return data
+
+
 def model_name_of(path: str | os.PathLike) -> str:
     """The name a model takes from its file when the file names none: the file's stem, or
     ``"robot"`` where the stem holds control characters (a model name is one line of

@@ -91,7 +91,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.errors import ModelError, UrdfWarning, warn
-from ..core.files import file_label, model_name_of, read_regular_file
+from ..core.files import file_label, model_name_of, read_model_bytes
 from .chain import (
     Chain,
     Frame,
@@ -258,14 +258,8 @@ def _transform(pose: np.ndarray) -> Transform:
 def _read_xml(path: Path) -> ET.Element:
     """The ``<robot>`` element of the file; at most :data:`MAX_URDF_BYTES` are read."""
     label = file_label(path)
-    try:
-        data = read_regular_file(path, MAX_URDF_BYTES)
-    except OSError as exc:
-        raise ModelError(f"{label}: cannot read the URDF file "
-                         f"({exc.strerror or exc})") from None
-    if len(data) > MAX_URDF_BYTES:
-        raise ModelError(f"{label}: the file is larger than {MAX_URDF_BYTES:,} bytes; a robot's "
-                         "URDF is well under 1 MB (meshes are separate files)")
+    data = read_model_bytes(path, MAX_URDF_BYTES, "the URDF file", "a robot's URDF is well "
+                            "under 1 MB (meshes are separate files)")
     try:
         root = ET.fromstring(data)
     except ET.ParseError as exc:

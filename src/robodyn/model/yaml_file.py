@@ -62,7 +62,7 @@ from pathlib import Path
 import yaml
 
 from ..core.errors import ModelError, excerpt
-from ..core.files import file_label, model_name_of, read_regular_file
+from ..core.files import file_label, model_name_of, read_model_bytes
 from .chain import (
     PRISMATIC,
     REVOLUTE,
@@ -110,14 +110,7 @@ def read_model_file(path: str | Path) -> ModelSource:
     """Read and validate a YAML model file."""
     path = Path(path)
     label = file_label(path)
-    try:
-        text = read_regular_file(path, MAX_FILE_BYTES)
-    except OSError as exc:
-        raise ModelError(f"{label}: cannot read the model file "
-                         f"({exc.strerror or exc})") from None
-    if len(text) > MAX_FILE_BYTES:
-        raise ModelError(f"{label}: the file is larger than {MAX_FILE_BYTES:,} bytes; a model "
-                         "file is a few kB")
+    text = read_model_bytes(path, MAX_FILE_BYTES, "the model file", "a model file is a few kB")
     try:
         data = yaml.load(text, Loader=ModelLoader)  # a SafeLoader
     except YamlLimitError as exc:
