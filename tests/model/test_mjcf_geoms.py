@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from test_mjcf_export import _full_mass_matrix
 
 import robodyn as rd
 from robodyn.model.mjcf_geoms import solid
@@ -43,15 +44,6 @@ GEOMS = """<mujoco>
     </body>
   </worldbody>
 </mujoco>"""
-
-
-def _full_mass_matrix(model, data) -> np.ndarray:
-    out = np.zeros((model.nv, model.nv))
-    try:
-        mujoco.mj_fullM(model, data, out)
-    except TypeError:
-        mujoco.mj_fullM(model, out, data.qM)
-    return out
 
 
 def test_every_primitive_and_placement_equals_mujoco(tmp_path):

@@ -40,6 +40,7 @@ from pathlib import Path
 import sympy as sp
 
 from ..core.errors import InputError
+from ..model.expressions import parse_expression
 from .questions import ROUTE_NAMES, questions_of, route_key
 from .sheet import FIGURE_POSE, Sheet
 
@@ -179,13 +180,19 @@ def _requirements(require) -> tuple[str, ...]:
     return out
 
 
+def _dh_value(text) -> sp.Expr:
+    """A DH entry of a drawn arm (``"pi/2"``, ``"l1"``) read by the model files' checked
+    parser, never ``sympify``."""
+    return parse_expression(text, "dh")
+
+
 def collinear_slides(ex: Exercise) -> list[tuple[int, int]]:
     """Pairs ``(i, j)`` of prismatic joints whose axes ``z_{i-1}``, ``z_{j-1}`` are parallel
     for every ``q`` (the rotation between them depends only on the joints between)."""
     frames = [sp.eye(3)]
     for i, (kind, _a, alpha, _d, theta) in enumerate(ex.dh, start=1):
-        th = sp.Symbol(f"q{i}") if kind == "R" else sp.sympify(theta)
-        al = sp.sympify(alpha)
+        th = sp.Symbol(f"q{i}") if kind == "R" else _dh_value(theta)
+        al = _dh_value(alpha)
         frames.append(frames[-1] * sp.Matrix([[sp.cos(th), -sp.sin(th) * sp.cos(al),
                                                sp.sin(th) * sp.sin(al)],
                                               [sp.sin(th), sp.cos(th) * sp.cos(al),
@@ -370,10 +377,10 @@ def centre_of_mass_words(i: int, row: tuple, com: sp.Matrix) -> str:
     every ``q_i`` (``R_{i-1,i} = R_z(theta) R_x(alpha)``), which one."""
     kind, a, alpha, d, theta = row
     lc = sp.Symbol(f"lc{i}")
-    alpha_, theta_ = sp.sympify(alpha), sp.Symbol(f"q{i}") if kind == "R" else sp.sympify(theta)
+    alpha_, theta_ = _dh_value(alpha), sp.Symbol(f"q{i}") if kind == "R" else _dh_value(theta)
     if kind == "R":
-        rel = com + sp.Matrix([sp.sympify(a), sp.sympify(d) * sp.sin(alpha_),
-                               sp.sympify(d) * sp.cos(alpha_)])
+        rel = com + sp.Matrix([_dh_value(a), _dh_value(d) * sp.sin(alpha_),
+                               _dh_value(d) * sp.cos(alpha_)])
         origin = f"O_{i - 1}"
     else:
         rel, origin = com, f"O_{i}"
