@@ -346,9 +346,24 @@ def _geometry_steps(ring, chain: Chain, dh_rows, convention) -> list[RawStep]:
     for i, link in enumerate(chain.links):
         k = i + 1
         p = link.joint.placement
-        steps.append(RawStep(
-            S, f"Joint {k} ({link.joint.type}): unit vector of its axis in link frame {k}",
-            f"u_{k}", rf"\mathbf{{u}}_{{{k}}}", sp.Matrix([to_sympy(x) for x in link.joint.axis])))
+        if not link.joint.model.single:  # a ball or free joint: no axis, its coordinates
+            jc = ring.coordinates[i]
+            where = f"its position in frame {chain.parent(i) + 1}, then " \
+                if link.joint.type == "free" else ""
+            twist = "linear, then angular velocity" if link.joint.type == "free" else \
+                "angular velocity"
+            steps.append(RawStep(
+                S, f"Joint {k} ({link.joint.type}): its configuration, {where}a unit "
+                "quaternion (x, y, z, w)", f"q_{k}", rf"q_{{{k}}}", sp.Matrix(jc.q)))
+            steps.append(RawStep(
+                S, f"Joint {k}: its velocity, the {twist} of link {k} relative to its "
+                f"parent, in link frame {k} (dq_{k}/dt is not v_{k})", f"v_{k}",
+                rf"v_{{{k}}}", sp.Matrix(jc.qd)))
+        else:
+            steps.append(RawStep(
+                S, f"Joint {k} ({link.joint.type}): unit vector of its axis in link frame {k}",
+                f"u_{k}", rf"\mathbf{{u}}_{{{k}}}",
+                sp.Matrix([to_sympy(x) for x in link.joint.axis])))
         steps.append(RawStep(
             S, f"Joint {k}: placement in frame {chain.parent(i) + 1} (rotation, origin)",
             f"P_{k}", rf"P_{{{k}}}", sp.Matrix([[to_sympy(x) for x in row]
@@ -452,7 +467,7 @@ def _boundary_steps(ring, chain_r: Chain, standard: bool = False) -> list[RawSte
     """Newton–Euler's boundary values: the base's motion (gravity as its acceleration)
     and the tip's force and moment (Siciliano's names ``pdd_0``, ``mu`` for standard DH)."""
     S = SECTION_GIVEN
-    n = ring.dof
+    n = chain_r.dof  # the links (the tip is link n)
     zero = (ring.zero,) * 3
     acc, acc_tex = ("pdd_0", r"\ddot p_0") if standard else ("vd_0", r"\dot v_0")
     moment, moment_tex = ("mu", r"\mu") if standard else ("n", "n")
