@@ -130,7 +130,13 @@ def equations(model, method: str = "lagrange", *, values: Any = None,
       and ``g_i = -sum_j m_j g0^T J_P,i^(j)`` from the Jacobians of the centres of mass
       (Siciliano et al., Robotics, §7.2 and §7.4).
 
-    In every route ``C`` comes from the Christoffel symbols of ``M``. ``values``: ``None``
+    In every route ``C`` comes from the Christoffel symbols of ``M``. A free (floating-base)
+    or ball joint has the coordinates of :mod:`.ring.coordinates`: its position and unit
+    quaternion in ``q`` and its body twist as velocities, so that ``M``, ``C``, ``g``,
+    ``tau`` are the numeric ``nv``-sized ones; ``"lagrange"`` then takes the
+    Boltzmann–Hamel form ``tau_k = d/dt dL/dv_k - X_k L - sum c^j_ik v_i dL/dv_j``
+    (:mod:`.hamel`) and ``C`` the Christoffel symbols of that frame
+    (:func:`.derivation.christoffel`). ``values``: ``None``
     keeps every parameter symbolic, ``True`` substitutes the model's default values, a mapping
     ``{name: number}`` substitutes those. ``h_e=True`` adds ``J(q)^T h_e`` for a wrench
     ``h_e = (f_ex, f_ey, f_ez, mu_ex, mu_ey, mu_ez)`` that the end effector exerts on
