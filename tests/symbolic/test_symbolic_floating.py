@@ -334,3 +334,12 @@ def test_the_command_line_derives_a_floating_base(tmp_path, capsys):
                                    rtol=1e-12, atol=1e-12)
         np.testing.assert_allclose(num.C(q, v), robot.coriolis_matrix(q, v),
                                    rtol=1e-12, atol=1e-12)
+
+
+def test_closed_form_code_of_quaternion_models_is_refused_not_misshapen():
+    """The closed-form writers size ``q`` as the velocities: for a free joint they would
+    take 6 values for 7; the export says what takes them instead."""
+    eq = equations(drone())
+    with pytest.raises(rd.ModelError, match=r"q of 7 values, 6 velocities\): export the "
+                                            r"compiled programs \(robot.to_code"):
+        eq.to_code("python")
