@@ -404,7 +404,8 @@ class Robot:
     # -- closed forms ---------------------------------------------------------------
     def equations(self, method: str = "lagrange", **options: Any):
         """The equations of motion in closed form (SymPy), by ``method`` ``"lagrange"``
-        (Lagrange–Euler) or ``"newton-euler"``; see :mod:`robodyn.symbolic`."""
+        (Lagrange–Euler; Boltzmann–Hamel for the body twists of free and ball joints) or
+        ``"newton-euler"``; see :mod:`robodyn.symbolic`."""
         from .symbolic import equations
 
         return equations(self.model, method=method, **options)

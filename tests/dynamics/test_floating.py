@@ -405,14 +405,6 @@ def test_wrong_shapes_name_nq_and_nv(tree):
     assert tree.inverse_dynamics(q, 0.0, 0.0).shape == (11,)  # one number per velocity is
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda r: r.equations(), "symbolic equations take revolute and prismatic joints"),
-])
-def test_functions_without_free_joint_support_say_so(tree, call, message):
-    with pytest.raises(ModelError, match=message):
-        call(tree)
-
-
 def test_derivatives_and_the_regressor_on_a_free_flyer_match_pinocchio(case):
     """``computeRNEADerivatives``, ``computeABADerivatives`` (the tangent space of the
     free-flyer), ``getFrameJacobianTimeVariation``, ``computeJointTorqueRegressor``-like
@@ -502,8 +494,10 @@ def test_exported_code_of_a_floating_base_equals_the_core(tmp_path):
     _close(solo.regressor_base(q, v, a) @ base.values, tau, "Y_b pi_b")
 
 
-def test_the_command_line_and_the_symbolic_equations_refuse_a_floating_base(tmp_path,
-                                                                           capsys):
+def test_the_command_line_takes_a_floating_base_where_it_can(tmp_path, capsys):
+    """``energy`` refuses a floating base (one value per joint); ``simulate``, ``torques``
+    and ``export`` take ``nq`` values; ``derive`` and the symbolic equations take it
+    (tests/symbolic/test_symbolic_floating.py checks their closed forms)."""
     from robodyn.cli import main
     from robodyn.symbolic import equations
 
@@ -515,11 +509,12 @@ def test_the_command_line_and_the_symbolic_equations_refuse_a_floating_base(tmp_
           - {joint: revolute, a: 0.3, mass: 1, inertia: [0.1, 0.1, 0.1, 0, 0, 0]}
         values: {g: 9.81}
         """)
-    for argv in (["derive", str(path)],
-                 ["energy", str(path), "--from", "0", "--to", "1", "--duration", "1"]):
-        assert main(argv) == 2
-        assert "free-flying base or ball joints, which this command does not support yet " \
-            "(robodyn simulate, torques and export do)" in capsys.readouterr().err
+    assert main(["energy", str(path), "--from", "0", "--to", "1", "--duration", "1"]) == 2
+    assert "free-flying base or ball joints, which this command does not support yet " \
+        "(robodyn simulate, torques, export and derive do)" in capsys.readouterr().err
+    assert main(["derive", str(path), "--format", "text", "--values"]) == 0
+    assert "x1, y1, z1, qx1, qy1, qz1, qw1 free (v: v_x1, v_y1, v_z1, w_x1, w_y1, w_z1)" in \
+        capsys.readouterr().out
     for argv in (["simulate", str(path), "--q0", "0", "--duration", "0.1"],  # they take nq
                  ["torques", str(path), "--from", "0", "--to", "1", "--duration", "1"]):
         assert main(argv) == 2
@@ -530,8 +525,8 @@ def test_the_command_line_and_the_symbolic_equations_refuse_a_floating_base(tmp_
                  "--out", str(out)]) == 0
     (text,) = (p.read_text() for p in out.glob("*.py"))
     assert "q has nq = 8 entries" in text
-    with pytest.raises(ModelError, match="symbolic equations take revolute and prismatic"):
-        equations(rd.load(path))
+    eq = equations(rd.load(path), values=True)
+    assert eq.M.shape == (7, 7) and len(eq.q) == 8 and bool(eq.check())
 
 
 def test_a_massless_system_is_a_singular_mass_matrix_named_at_a_coordinate():

@@ -147,7 +147,7 @@ def _fixed_base(robot, name: str):
     ``nq`` values with quaternions) is an error saying so."""
     if not robot.chain.single_valued:
         raise ModelError(f"{name}: the model has a free-flying base or ball joints, which this "
-                         "command does not support yet (robodyn simulate, torques and export "
-                         "do); use the Python API (rd.load, then inverse_dynamics, mass_matrix, "
-                         "forward_dynamics, rd.simulate; docs/floating-base.md)")
+                         "command does not support yet (robodyn simulate, torques, export "
+                         "and derive do); use the Python API (rd.load, then inverse_dynamics, "
+                         "mass_matrix, forward_dynamics, rd.simulate; docs/floating-base.md)")
     return robot

@@ -11,6 +11,8 @@
     robodyn derive planar-2r --values g=9.81,m2=1.5 --format latex > eom.tex
     robodyn derive xarm7.urdf --snap-angles 1e-3   a URDF chain, angles made right angles
     robodyn derive ur5.urdf --tip tool0            a URDF chain up to a chosen link
+    robodyn derive satellite.yaml --verify         a free-flying base (floating: true)
+    robodyn derive arm.urdf --floating --values    the root body on a free joint
 """
 
 from __future__ import annotations
@@ -71,7 +73,7 @@ def _cmd_derive(args: argparse.Namespace) -> int:
     from ..symbolic import equations, verify
     from .common import load_model
 
-    robot = load_model(args.model, args)
+    robot = load_model(args.model, args, quaternions=True)  # free and ball joints too
     values = args.values  # None (symbolic), True (the model's defaults) or {name: number}
     route = _route(args)
     eq = equations(robot, method=args.method, values=values, h_e=args.h_e, route=route)

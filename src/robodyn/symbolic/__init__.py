@@ -18,7 +18,10 @@ differentiates energies built from the core's kinematics
 (:func:`robodyn.dynamics.kinematics.link_poses`). Both compute in the polynomial ring of
 :mod:`.ring` (sines and cosines of the joint angles reduced with
 ``sin^2 + cos^2 = 1`` as they are formed), which is what keeps a 6-DOF arm with
-symbolic inertial parameters to seconds, and prints through :mod:`.simplify`.
+symbolic inertial parameters to seconds, and prints through :mod:`.simplify`. Free and
+ball joints enter with their unit quaternions (reduced with their unit norm) and body
+twists (:mod:`.ring.coordinates`); their Lagrange route is :mod:`.hamel`'s
+Boltzmann–Hamel equations.
 """
 
 from __future__ import annotations

@@ -340,8 +340,8 @@ def symbolic_beta(model: ModelSource, independent, dependent, beta
         return None, (f"grouping coefficients numerical: solved symbolically for at most "
                       f"{SYMBOLIC_MAX_DOF} joints")
     if not model.chain.single_valued:
-        return None, ("grouping coefficients numerical: the closed forms take revolute and "
-                      "prismatic joints (this model has a free or ball joint)")
+        return None, ("grouping coefficients numerical: the exact solve samples revolute and "
+                      "prismatic joints only (this model has a free or ball joint)")
     deadline = time.monotonic() + SYMBOLIC_TIME
     try:
         sampler = _Sampler(model, count=math.ceil(b / dof) + 4)

@@ -19,12 +19,14 @@ from sympy import QQ
 from sympy.polys.rings import PolyElement
 
 from ..core import linalg3 as la
+from ..core.errors import ModelError
 from ..dynamics.friction import friction_torques
 from ..dynamics.kinematics import jacobian, joint_transform, link_poses
 from ..dynamics.ops import SYMPY
 from ..model.chain import SNAP, Chain, Transform, snap
 from ..model.expressions import to_sympy
 from .dh_frames import dh_links
+from .ring.coordinates import joint_coordinates
 from .ring.from_sympy import chain_expressions
 from .ring.trig_ring import TrigRing
 from .ring.trig_scalar import TrigScalar
@@ -153,10 +155,17 @@ def _single_axis(rot):
 def make_ring(chain: Chain, wrench: bool = False) -> TrigRing:
     """The ring of ``chain``'s closed forms (both routes of one robot share it)."""
     extra = tuple(sp.Symbol(n) for n in WRENCH_NAMES) if wrench else ()
-    clash = {str(s) for s in chain.free_symbols()} & set(WRENCH_NAMES)
+    names = {str(s) for s in chain.free_symbols()}
+    clash = names & set(WRENCH_NAMES)
     if clash:
         raise ValueError(f"model parameter(s) {', '.join(sorted(clash))} clash with the names "
                          "of the end-effector wrench; rename them to use h_e")
+    taken = {str(s) for jc in joint_coordinates([link.joint.type for link in chain.links])
+             for s in jc.q + jc.qd + jc.qdd}
+    if names & taken:
+        raise ModelError(f"model parameter(s) {', '.join(sorted(names & taken))} have the "
+                         "name of a joint coordinate (q1, qd1, x1, qx1, v_x1, ...); rename "
+                         "them")
     return TrigRing([link.joint.type for link in chain.links], chain_expressions(chain),
                     extra_symbols=extra)
 
@@ -189,12 +198,35 @@ def collect(d: Derivation) -> None:
 
 
 def christoffel(ring: TrigRing, M) -> tuple[list, list]:
-    """Christoffel symbols of the first kind of ``M`` and the matrix ``C`` they give."""
+    """Christoffel symbols of the first kind of ``M`` and the matrix ``C`` they give.
+
+    ``c_ijk = 1/2 (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i)`` (Siciliano et al., Robotics,
+    eq. 7.44) for the rates of one-value joints. The velocity of a ball or free joint is
+    its body twist, a non-holonomic frame ``X_k`` (:mod:`.ring.coordinates`): ``d/dq_k``
+    is the derivative along ``X_k`` and the brackets ``[X_a, X_b] = sum_m c^m_ab X_m`` add
+    (the Koszul formula of the Levi-Civita connection of the kinetic-energy metric ``M``
+    in that frame; do Carmo, *Riemannian Geometry*, §2.3)::
+
+        c_ijk = 1/2 (X_k M_ij + X_j M_ik - X_i M_jk)
+                + 1/2 sum_m (c^m_kj M_mi - c^m_ji M_mk - c^m_ki M_mj)
+
+    ``C_ij = sum_k c_ijk qd_k``. ``dM/dt - 2C`` is skew-symmetric (the connection is
+    metric), ``C qd`` is the velocity term of the Boltzmann–Hamel equations, and this is
+    the ``C`` of the spatial form (Echeandia & Wensing; Pinocchio's
+    ``computeCoriolisMatrix``), :func:`robodyn.dynamics.coriolis.coriolis_matrix`.
+    """
     n = ring.dof
     half = QQ(1, 2)
     dM = [[[ring.diff_q(M[i][j], k) for k in range(n)] for j in range(n)] for i in range(n)]
     c = [[[(dM[i][j][k] + dM[i][k][j] - dM[j][k][i]) * half for k in range(n)]
           for j in range(n)] for i in range(n)]
+    for (a, b), terms in ring.structure.items():  # [X_a, X_b] = sum_m c^m_ab X_m
+        for m, coef in terms:
+            w = coef * half
+            for r in range(n):
+                c[r][b][a] += M[m][r] * w      # c^m_kj M_mi: k = a, j = b, i = r
+                c[b][a][r] -= M[m][r] * w      # c^m_ji M_mk: j = a, i = b, k = r
+                c[b][r][a] -= M[m][r] * w      # c^m_ki M_mj: k = a, i = b, j = r
     qd = [ring.ring.gens[k] for k in ring.qd_index]
     C = [[ring.reduce(sum((c[i][j][k] * qd[k] for k in range(n)), ring.zero))
           for j in range(n)] for i in range(n)]
@@ -282,7 +314,7 @@ def given_steps(d: Derivation, dh_rows=(), convention: str | None = None) -> lis
         steps += _frame_steps(ring, [(x.rot, x.origin) for x in links], convention, d.chain)
         inertials = [(x.mass, x.com, x.inertia) for x in links]
     else:
-        q_args = ring.joint_arguments()[0]
+        q_args = chain_r.per_joint(ring.joint_arguments()[0], velocity=False)
         frames = [joint_transform(link.joint, q_args[i], ring.ops())
                   for i, link in enumerate(chain_r.links)]
         steps += _frame_steps(ring, frames, convention if dh_rows else None, d.chain)
@@ -314,9 +346,24 @@ def _geometry_steps(ring, chain: Chain, dh_rows, convention) -> list[RawStep]:
     for i, link in enumerate(chain.links):
         k = i + 1
         p = link.joint.placement
-        steps.append(RawStep(
-            S, f"Joint {k} ({link.joint.type}): unit vector of its axis in link frame {k}",
-            f"u_{k}", rf"\mathbf{{u}}_{{{k}}}", sp.Matrix([to_sympy(x) for x in link.joint.axis])))
+        if not link.joint.model.single:  # a ball or free joint: no axis, its coordinates
+            jc = ring.coordinates[i]
+            where = f"its position in frame {chain.parent(i) + 1}, then " \
+                if link.joint.type == "free" else ""
+            twist = "linear, then angular velocity" if link.joint.type == "free" else \
+                "angular velocity"
+            steps.append(RawStep(
+                S, f"Joint {k} ({link.joint.type}): its configuration, {where}a unit "
+                "quaternion (x, y, z, w)", f"q_{k}", rf"q_{{{k}}}", sp.Matrix(jc.q)))
+            steps.append(RawStep(
+                S, f"Joint {k}: its velocity, the {twist} of link {k} relative to its "
+                f"parent, in link frame {k} (dq_{k}/dt is not v_{k})", f"v_{k}",
+                rf"v_{{{k}}}", sp.Matrix(jc.qd)))
+        else:
+            steps.append(RawStep(
+                S, f"Joint {k} ({link.joint.type}): unit vector of its axis in link frame {k}",
+                f"u_{k}", rf"\mathbf{{u}}_{{{k}}}",
+                sp.Matrix([to_sympy(x) for x in link.joint.axis])))
         steps.append(RawStep(
             S, f"Joint {k}: placement in frame {chain.parent(i) + 1} (rotation, origin)",
             f"P_{k}", rf"P_{{{k}}}", sp.Matrix([[to_sympy(x) for x in row]
@@ -420,7 +467,7 @@ def _boundary_steps(ring, chain_r: Chain, standard: bool = False) -> list[RawSte
     """Newton–Euler's boundary values: the base's motion (gravity as its acceleration)
     and the tip's force and moment (Siciliano's names ``pdd_0``, ``mu`` for standard DH)."""
     S = SECTION_GIVEN
-    n = ring.dof
+    n = chain_r.dof  # the links (the tip is link n)
     zero = (ring.zero,) * 3
     acc, acc_tex = ("pdd_0", r"\ddot p_0") if standard else ("vd_0", r"\dot v_0")
     moment, moment_tex = ("mu", r"\mu") if standard else ("n", "n")

@@ -9,15 +9,17 @@ from typing import Any
 
 import sympy as sp
 
-from ..core.errors import ExpansionError, InputError, ModelError, excerpt
+from ..core.errors import ExpansionError, InputError, excerpt
 from ..core.progress import ProgressOption, check_progress, tracker
 from ..model.chain import Chain
 from ..model.expansion import describe_terms, largest_expression
 from ..model.source import ModelSource
 from .derivation import Derivation, make_ring, tidy_chain
 from .equations import Equations, value_table
+from .hamel import boltzmann_hamel
 from .lagrange import lagrange_euler
 from .newton_euler import newton_euler
+from .ring.coordinates import joint_coordinates
 from .routes import energy_route, jacobian_route, route_of
 
 #: Accepted spellings of the two methods.
@@ -86,6 +88,8 @@ def _derivation(chain: Chain, method: str, h_e: bool, name: str, ring,
     ring = ring or make_ring(chain, wrench=h_e)
     if method == "newton-euler":
         algorithm = newton_euler
+    elif route == "euler-lagrange" and not chain.single_valued:
+        algorithm = boltzmann_hamel  # quasi-velocities: Lagrange's equations in Hamel's form
     else:
         algorithm = {"euler-lagrange": lagrange_euler, "energy": energy_route,
                      "jacobian": jacobian_route}[route]
@@ -126,7 +130,13 @@ def equations(model, method: str = "lagrange", *, values: Any = None,
       and ``g_i = -sum_j m_j g0^T J_P,i^(j)`` from the Jacobians of the centres of mass
       (Siciliano et al., Robotics, §7.2 and §7.4).
 
-    In every route ``C`` comes from the Christoffel symbols of ``M``. ``values``: ``None``
+    In every route ``C`` comes from the Christoffel symbols of ``M``. A free (floating-base)
+    or ball joint has the coordinates of :mod:`.ring.coordinates`: its position and unit
+    quaternion in ``q`` and its body twist as velocities, so that ``M``, ``C``, ``g``,
+    ``tau`` are the numeric ``nv``-sized ones; ``"lagrange"`` then takes the
+    Boltzmann–Hamel form ``tau_k = d/dt dL/dv_k - X_k L - sum c^j_ik v_i dL/dv_j``
+    (:mod:`.hamel`) and ``C`` the Christoffel symbols of that frame
+    (:func:`.derivation.christoffel`). ``values``: ``None``
     keeps every parameter symbolic, ``True`` substitutes the model's default values, a mapping
     ``{name: number}`` substitutes those. ``h_e=True`` adds ``J(q)^T h_e`` for a wrench
     ``h_e = (f_ex, f_ey, f_ez, mu_ex, mu_ey, mu_ez)`` that the end effector exerts on
@@ -139,14 +149,9 @@ def equations(model, method: str = "lagrange", *, values: Any = None,
     check_progress(progress)
     model = model_of(model)
     chain, name, defaults = chain_of(model, values)
-    if not chain.single_valued:  # quaternions have no closed forms here yet
-        kinds = sorted({link.joint.type for link in chain.links} - {"revolute", "prismatic"})
-        raise ModelError(f"{name}: the symbolic equations take revolute and prismatic joints; "
-                         f"this model has {' and '.join(kinds)} joints (a free-flying base is a "
-                         "free joint), whose numeric dynamics, derivatives and simulation work")
     provenance = getattr(model, "provenance", None)  # a chain has none
     dh_rows = tuple(getattr(provenance, "dh_rows", ()) or ())
-    if len(dh_rows) != chain.dof or not _rows_fit(dh_rows, chain):
+    if len(dh_rows) != chain.dof or not chain.single_valued or not _rows_fit(dh_rows, chain):
         dh_rows = ()  # a chain cut from a longer table, or made numeric: none to show
     convention = getattr(provenance, "convention", None)
     # Siciliano's DH-frame presentation has no point masses: such a chain is shown in the
@@ -179,6 +184,8 @@ def _rows_fit(dh_rows, chain: Chain) -> bool:
 def _declared_terms(provenance, chain: Chain) -> dict:
     """The model file's ``terms:`` that still have meaning after ``values=`` (a term of
     parameters that are numbers now is dropped, not printed as a number)."""
-    free = {str(s) for s in chain.free_symbols()} | {f"q{i}" for i in range(1, chain.dof + 1)}
+    free = {str(s) for s in chain.free_symbols()} | {
+        str(s) for jc in joint_coordinates([link.joint.type for link in chain.links])
+        for s in jc.q}
     terms = dict(getattr(provenance, "terms", ()) or ())
     return {k: v for k, v in terms.items() if {str(s) for s in v.free_symbols} <= free}

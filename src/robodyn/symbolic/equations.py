@@ -60,7 +60,11 @@ class Equations:
     of one robot, derived by one method (see :func:`robodyn.symbolic.equations`).
 
     Attributes (SymPy): ``q``, ``qd``, ``qdd`` (tuples of symbols ``q1``.., ``qd1``..,
-    ``qdd1``..), ``M`` (n x n, symmetric), ``C`` (n x n, Christoffel form), ``g``,
+    ``qdd1``..; a ball or free joint ``k`` has the unit quaternion ``qx{k}, qy{k}, qz{k},
+    qw{k}`` (after the position ``x{k}, y{k}, z{k}``) and the body twist ``v_x{k}`` ..
+    ``w_z{k}`` with its rate ``vd_x{k}`` .. ``wd_z{k}``, :mod:`.ring.coordinates`: ``q`` has
+    ``nq`` symbols, the others ``dof = nv``), ``M`` (n x n, symmetric), ``C`` (n x n,
+    Christoffel form), ``g``,
     ``friction``, ``tau``, ``Cqd`` (n x 1), ``kinetic_energy``, ``potential_energy``,
     ``lagrangian``, ``christoffel`` (``c[i][j][k]``, 0-based), ``steps``.
     """
@@ -86,6 +90,8 @@ class Equations:
         ring = derivation.ring
         self.dof = ring.dof
         self.joint_types = ring.joint_types
+        #: the symbols of each joint (:class:`~.ring.coordinates.JointCoordinates`)
+        self.coordinates = ring.coordinates
         self.q, self.qd, self.qdd = ring.q, ring.qd, ring.qdd
         self.h_e: tuple[sp.Symbol, ...] = derivation.wrench_symbols
         self.defaults = dict(defaults or {})

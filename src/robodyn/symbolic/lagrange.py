@@ -31,6 +31,7 @@ from ..dynamics.friction import friction_torques
 from ..dynamics.ops import SYMPY
 from ..model.chain import REVOLUTE, Chain
 from ..model.expressions import to_sympy
+from ..model.joints import joint_twist
 from .derivation import (
     Derivation,
     PlusExpr,
@@ -185,18 +186,26 @@ def energies(chain: Chain, ring: TrigRing, standard_dh: bool = False):
     U_links, coms = potential_energy(ring, chain_r, poses)
     axes = [la.matvec(rot, link.joint.axis) for link, (rot, _) in zip(chain_r.links, poses,
                                                                        strict=True)]
+    v_offsets = chain.v_offsets()
     K_links, K_motors = [], []
     for i, (link, (rot, _)) in enumerate(zip(chain_r.links, poses, strict=True)):
         k = i + 1
         p_c = vec(coms[i], ring)
-        # the joints that move link i: all j <= i in a chain, its ancestors in a tree
+        # the joints that move link i: all j <= i in a chain, its ancestors in a tree;
+        # their velocity coordinates (one per one-value joint)
         moving = sorted(chain.ancestors(i))
-        v_c = tuple(ring.reduce(sum((ring.diff_q(x, j) * qd[j] for j in moving), ring.zero))
+        coords = [v_offsets[j] + a for j in moving for a in range(chain.links[j].joint.nv)]
+        v_c = tuple(ring.reduce(sum((ring.diff_q(x, j) * qd[j] for j in coords), ring.zero))
                     for x in p_c)
         w = la.ZERO3
         for j in moving:
-            if chain_r.links[j].joint.type == REVOLUTE:
-                w = la.add(w, la.scale(qd_args[j], axes[j]))
+            joint = chain_r.links[j].joint
+            if joint.type == REVOLUTE:
+                w = la.add(w, la.scale(qd_args[v_offsets[j]], axes[j]))
+            elif not joint.model.single:  # ball, free: R_j w_J, w_J in link frame j
+                own = qd_args[v_offsets[j]:v_offsets[j] + joint.nv]
+                w_joint, _ = joint_twist(joint, own)
+                w = la.add(w, la.matvec(poses[j][0], w_joint))
         w = vec(w, ring)
         w_scalars = tuple(ring.scalar(x) for x in w)
         w_link = la.tmatvec(rot, w_scalars)          # R_i^T w_i: the rate in link frame i
@@ -207,20 +216,26 @@ def energies(chain: Chain, ring: TrigRing, standard_dh: bool = False):
         points = []
         for j, (mass, p) in enumerate(point_positions(chain_r, poses)[i]):
             p_p = vec(p, ring)
-            v_p = tuple(ring.reduce(sum((ring.diff_q(x, b) * qd[b] for b in moving),
+            v_p = tuple(ring.reduce(sum((ring.diff_q(x, b) * qd[b] for b in coords),
                                         ring.zero)) for x in p_p)
             translational = translational + ring.product(poly(mass, ring), ring.reduce(
                 sum((ring.product(x, x) for x in v_p), ring.zero)))
             points += [_step("p_p", p_p, k, j=j + 1), _step("v_p", v_p, k, j=j + 1)]
         K_i = ring.reduce((translational + rotational) * half)
         K_links.append(K_i)
-        armature = poly(link.motor.armature, ring)
-        K_motors.append(ring.reduce(armature * qd[i] * qd[i] * half) if armature != ring.zero
+        armature = poly(link.motor.armature, ring) if link.joint.model.single else ring.zero
+        rate = qd[v_offsets[i]]
+        K_motors.append(ring.reduce(armature * rate * rate * half) if armature != ring.zero
                         else None)
         axis = {"zj": "z_(j-1)", "zj_tex": "z_{j-1}"} if standard_dh else {}
         if standard_dh and not chain.is_serial:  # joint j turns about its parent's z
             axis = {"zj": "z_parent(j)", "zj_tex": r"z_{\mathrm{parent}(j)}"}
         w_step = _step("w", w, k, **axis)
+        if not chain.single_valued:  # ball and free joints turn the links with R_j w_Jj
+            w_step = replace(w_step, formula=w_step.formula + " + sum of R_j w_Jj over the "
+                             "ball and free joints j (w_Jj: its angular velocity, frame j)",
+                             latex_formula=w_step.latex_formula + r" + \sum_{j\ \mathrm{ball,"
+                             r"\ free}} R_j\, \omega_{J_j}")
         if not chain.is_serial:  # a tree: the joints between link k and the base
             joints = ", ".join(str(j + 1) for j in moving)
             w_step = replace(w_step, formula=w_step.formula.replace(

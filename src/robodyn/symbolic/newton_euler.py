@@ -21,6 +21,15 @@ from ``f = n = 0``.
 ``qd = qdd = 0`` and ``C`` is formed from the Christoffel symbols of ``M``
 (:func:`~.derivation.collect`).
 
+A ball or free joint moves its link by the twist ``S v`` in the link frame (its angular
+velocity ``w_J`` and, for a free joint, its linear velocity ``v_J``: the body twist,
+Pinocchio's layout; ``S`` constant there, no bias), which adds ``w_J`` to ``w_k``,
+``(R_k^T w_p) x w_J + wd_J`` to ``wd_k`` and ``vd_J + (w_k + R_k^T w_p) x v_J`` to
+``vd_k``; its generalised forces are ``S^T (n_k, f_k)``, a free joint's ``(f_k, n_k)``
+and a ball joint's ``n_k`` (Featherstone, *Rigid Body Dynamics Algorithms*, §5.3;
+:func:`robodyn.dynamics.rnea.outward_step`). ``C`` then comes from the Christoffel
+symbols of ``M`` in the frame of these quasi-velocities (:func:`.derivation.christoffel`).
+
 That is the presentation of a modified-DH (Craig) or URDF model, whose link frames are
 the core's. A standard-DH model's steps are written as Siciliano §7.5 writes them
 instead, in the DH frames (:func:`.dh_frames.siciliano_recursion`: ``omega_i^i``,
@@ -38,6 +47,7 @@ from ..dynamics.rnea import rnea
 from ..model.chain import REVOLUTE, Chain
 from .derivation import Derivation, RawStep, finish, poly, pose_list, potential_energy, vec
 from .dh_frames import dh_links, siciliano_recursion
+from .ring.coordinates import coordinate_tex
 from .ring.trig_ring import TrigRing
 
 SECTION_FRAMES = "Link frames"
@@ -97,6 +107,56 @@ _INWARD = {
             ("z_{k}^T n_{k}", "z_{k}^T f_{k}"),
             (r"z_{{{k}}}^T n_{{{k}}}", r"z_{{{k}}}^T f_{{{k}}}")),
 }
+
+
+#: The outward steps and the torque of a ball or free joint (its relative twist ``S v``
+#: in link frame ``k``, ``c_J = 0``; :func:`robodyn.dynamics.rnea.outward_step`): name ->
+#: (text, LaTeX) with ``{wJ}``, ``{wdJ}``, ``{vJ}``, ``{vdJ}`` the joint's velocity and
+#: acceleration vectors, per joint type where they differ.
+_QUASI = {
+    "w": ("R_{k}^T w_{p} + {wJ}", r"R_{{{k}}}^T \omega_{{{p}}} + {wJ}"),
+    "wd": ("R_{k}^T wd_{p} + (R_{k}^T w_{p}) x {wJ} + {wdJ}",
+           r"R_{{{k}}}^T \dot\omega_{{{p}}} + (R_{{{k}}}^T \omega_{{{p}}}) \times {wJ} + {wdJ}"),
+    "vd": {"spherical": _OUTWARD["vd"][3][0],
+           "free": _OUTWARD["vd"][3][0] + " + {vdJ} + (w_{k} + R_{k}^T w_{p}) x {vJ}"},
+    "vd_tex": {"spherical": _OUTWARD["vd"][4][0],
+               "free": _OUTWARD["vd"][4][0] + r" + {vdJ} + (\omega_{{{k}}} + R_{{{k}}}^T "
+               r"\omega_{{{p}}}) \times {vJ}"},
+    "tau": {"spherical": ("n_{k}", r"n_{{{k}}}"), "free": ("[f_{k}; n_{k}]",
+                                                            r"\begin{{bmatrix}} f_{{{k}}} \\ "
+                                                            r"n_{{{k}}}\end{{bmatrix}}")},
+}
+_QUASI_TAU_TITLE = {
+    "spherical": "joint torque S^T (n, f) = n (ball joint, link frame; without friction)",
+    "free": "joint force and moment S^T (n, f) = (f, n) (free joint, link frame)",
+}
+
+
+def _quasi_formula(name: str, kind: str, fmt: dict, coordinates) -> tuple[str, str]:
+    """The formula of step ``name`` for a ball or free joint of ``coordinates``
+    (:class:`~.ring.coordinates.JointCoordinates`), text and LaTeX."""
+    n = len(coordinates.qd)
+    angular = slice(n - 3, n)  # a free joint's (v, w), a ball joint's w
+
+    def vector(symbols, tex: bool) -> str:
+        if tex:
+            return r"\left[" + ", ".join(coordinate_tex(str(x)) or str(x)
+                                         for x in symbols) + r"\right]^T"
+        return "[" + ", ".join(str(x) for x in symbols) + "]"
+
+    names = {}
+    for tex in (False, True):
+        names[tex] = dict(fmt, wJ=vector(coordinates.qd[angular], tex),
+                          wdJ=vector(coordinates.qdd[angular], tex),
+                          vJ=vector(coordinates.qd[:3], tex),
+                          vdJ=vector(coordinates.qdd[:3], tex))
+    if name == "tau":
+        text, latex = _QUASI["tau"][kind]
+    elif name == "vd":
+        text, latex = _QUASI["vd"][kind], _QUASI["vd_tex"][kind]
+    else:
+        text, latex = _QUASI[name]
+    return text.format(**names[False]), latex.format(**names[True])
 
 
 def _with_point_masses(name: str, k: int, link, formula: str, latex: str) -> tuple[str, str]:
@@ -207,7 +267,7 @@ def newton_euler(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Deriv
     """Run the core's RNEA on ``chain``'s closed forms in ``ring``; see the module.
     ``standard_dh``: the rows of the model's standard DH table, if it has one: the steps
     are then Siciliano's recursion in the DH frames (:mod:`.dh_frames`)."""
-    n = chain.dof
+    n = ring.dof  # velocity coordinates: the joints, or more with ball and free joints
     chain_r = ring.chain(chain)
     q_args, qd_args, qdd_args = ring.joint_arguments()
     ops = ring.ops()
@@ -271,6 +331,7 @@ def _siciliano_steps(chain, chain_r, ring, rows, qd_args, qdd_args) -> list[RawS
 def _craig_steps(chain, chain_r, ring, records, q_args, ops) -> list[RawStep]:
     """The steps of the core's recursion in its link frames (Craig §6.5, lecture 15)."""
     steps: list[RawStep] = []
+    q_args = chain_r.per_joint(q_args, velocity=False)
     for i, link in enumerate(chain_r.links):
         rot, origin = joint_transform(link.joint, q_args[i], ops)
         k, p = i + 1, chain.parent(i) + 1  # p: the parent's frame (k - 1 in a chain)
@@ -299,11 +360,15 @@ def _craig_steps(chain, chain_r, ring, records, q_args, ops) -> list[RawStep]:
         else:
             which = 0 if revolute else 1
         section = SECTION_OUTWARD if table is _OUTWARD else SECTION_INWARD
-        value = poly(value, ring) if name == "tau" else vec(value, ring)
-        if name == "tau" and chain.links[i - 1].joint.type != REVOLUTE:
-            title = "joint force (prismatic joint; without friction)"
+        kind = chain.links[i - 1].joint.type
+        multi = not chain.links[i - 1].joint.model.single
+        value = vec(value, ring) if name != "tau" or multi else poly(value, ring)
+        if name == "tau" and kind != REVOLUTE:
+            title = _QUASI_TAU_TITLE.get(kind, "joint force (prismatic joint; without friction)")
         formula = _with_children(formulas[which], fmt, children)
         latex_formula = _with_children(latex_formulas[which], fmt, children)
+        if multi and name in _QUASI:  # a ball or free joint: its twist S v in link frame k
+            formula, latex_formula = _quasi_formula(name, kind, fmt, ring.coordinates[i - 1])
         if name in ("f", "n"):
             formula, latex_formula = _with_point_masses(name, i, chain.links[i - 1],
                                                         formula, latex_formula)

@@ -75,12 +75,15 @@ _VECTORS = {"g", "Cqd", "friction", "tau"}
 class NumericEquations:
     """``M(q)``, ``C(q, qd)``, ``g(q)``, ``friction(qd)``, ``Cqd(q, qd)``,
     ``tau(q, qd, qdd[, h_e])`` of closed-form equations as NumPy functions of arrays
-    ``(..., dof)`` (``h_e``: ``(..., 6)``), broadcast over the leading axes; each is
+    ``(..., dof)`` (``q``: ``(..., nq)``, with the unit quaternions of ball and free
+    joints; ``h_e``: ``(..., 6)``), broadcast over the leading axes; each is
     recorded on a tape (see the module docstring) on first use. ``values``: a number for
     every parameter of the equations."""
 
     def __init__(self, eq: Equations, values: Mapping[sp.Symbol, float]):
         self.dof = eq.dof
+        #: configuration values (``dof`` with one-value joints; a quaternion has four)
+        self.nq = len(eq.q)
         self.values = dict(values)
         self._eq = eq
         self._subs = {s: sp.Float(v) for s, v in values.items()}
@@ -109,7 +112,7 @@ class NumericEquations:
         program, shape = self._function(name)
         named = []
         for (arg, prefix), value in zip(_ARGUMENTS[name], arrays):
-            width = 6 if arg == "h_e" else self.dof
+            width = {"h_e": 6, "q": self.nq}.get(arg, self.dof)
             named.append((arg, prefix, _checked(arg, value, width)))
         try:
             batch = np.broadcast_shapes(*(a.shape[:-1] for _, _, a in named))

@@ -64,11 +64,21 @@ class SymbolicRegressor:
         lhs = [ring.reduce(sum((y * p for y, p in zip(row, self._pi_polys, strict=True)),
                                ring.zero)) for row in self._polys]
         ring_ok = polys_equal(ring, lhs, list(d.tau))  # the rigid-body part: no wrench
-        columns = [friction_column(n, i) for i in range(n)]  # Fv_i, then Fs_i
-        friction = sp.Matrix([self.Y[i, k] * self.values[self.pi[k]]
-                              + self.Y[i, k + 1] * self.values[self.pi[k + 1]]
-                              for i, k in enumerate(columns)])
+        friction = sp.zeros(n, 1)
+        for i, k in _friction_entries(eq.chain):  # Fv_j, then Fs_j, in joint j's row i
+            friction[i] = (self.Y[i, k] * self.values[self.pi[k]]
+                           + self.Y[i, k + 1] * self.values[self.pi[k + 1]])
         return bool(ring_ok) and sp.expand(friction - eq.friction) == sp.zeros(n, 1)
+
+
+def _friction_entries(chain) -> list[tuple[int, int]]:
+    """``(row, column of Fv_j)`` of every one-value joint ``j``: its row is its velocity
+    coordinate (``j`` itself unless ball or free joints come first), ``Fs_j`` the next
+    column; a ball or free joint has no friction columns."""
+    links = chain.dof
+    return [(k, friction_column(links, j))
+            for j, (link, k) in enumerate(zip(chain.links, chain.v_offsets(), strict=True))
+            if link.joint.model.single]
 
 
 def regressor_polynomials(eq) -> list[list]:
@@ -84,8 +94,7 @@ def regressor_polynomials(eq) -> list[list]:
     cols, _ = parameter_columns(eq.chain)
     n = eq.dof
     polys = [[poly(full[i][c], ring) for c in cols] for i in range(n)]
-    for i in range(n):
-        k = friction_column(n, i)
+    for i, k in _friction_entries(eq.chain):
         polys[i][k] = polys[i][k + 1] = ring.zero
     return polys
 
@@ -97,13 +106,10 @@ def regressor(eq) -> SymbolicRegressor:
     _, names = parameter_columns(eq.chain)
     n = eq.dof
     polys = regressor_polynomials(eq)
-    rows = []
-    for i in range(n):
-        row = [textbook(ring, p) for p in polys[i]]
-        k = friction_column(n, i)
-        row[k] = eq.qd[i]
-        row[k + 1] = sp.sign(eq.qd[i])
-        rows.append(row)
+    rows = [[textbook(ring, p) for p in polys[i]] for i in range(n)]
+    for i, k in _friction_entries(eq.chain):
+        rows[i][k] = eq.qd[i]
+        rows[i][k + 1] = sp.sign(eq.qd[i])
     symbols = [sp.Symbol(name) for name in names]
     values = standard_parameters(eq.chain)
     pi_polys = [poly(v, ring) for v in standard_parameters(chain_r)]

@@ -33,6 +33,13 @@ columns above with ``p_jk`` for ``p_ci``) adds ``m_jk J_P^T J_P`` to ``B_j`` and
 
 In both routes ``C`` comes from the Christoffel symbols of ``M``
 (:func:`.derivation.christoffel`), and ``tau = M qdd + C qd + g``.
+
+A ball or free joint (velocity: the body twist, :mod:`.ring.coordinates`) takes the same
+routes with ``d/dq_k`` the derivative along velocity coordinate ``k`` (``g_k = X_k U``) and
+``C`` from the Christoffel symbols in that frame; in the Jacobians each of its columns
+``S_c`` (in link frame ``j``, Featherstone's motion subspace) is a turn about ``z = R_j
+S_c,ang`` through ``o_j`` plus a shift ``t = R_j S_c,lin``: ``J_P`` column ``z x (p - o_j) +
+t``, ``J_theta`` column ``z``.
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ from sympy import QQ
 from ..core import linalg3 as la
 from ..model.chain import REVOLUTE, Chain
 from ..model.expressions import to_sympy
+from ..model.joints import joint_columns
 from .derivation import (
     Derivation,
     RawStep,
@@ -54,6 +62,7 @@ from .derivation import (
     vec,
 )
 from .lagrange import energies
+from .ring.coordinates import coordinate_tex
 from .ring.trig_ring import TrigRing
 
 __all__ = ["ROUTES", "energy_route", "jacobian_route", "route_of"]
@@ -108,42 +117,94 @@ def energy_route(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Deriv
     n = ring.dof
     K, U, steps, chain_r, q_args = energies(chain, ring, bool(standard_dh))
     M = [[ring.diff_qd(ring.diff_qd(K, i), j) for j in range(n)] for i in range(n)]
+    rate, rate_tex = _rate_names(ring)
     for i in range(n):
         for j in range(i, n):
             a, b = i + 1, j + 1
             steps.append(RawStep(
                 SECTION_M_ENERGY, f"Entry M_{a}{b}" + (f" (= M_{b}{a})" if a != b else "")
                 + ": second derivative of K in the rates", f"M_{a}{b}", f"M_{{{a}{b}}}",
-                M[i][j], f"d^2 K / (dqd{a} dqd{b})",
-                rf"\frac{{\partial^2 K}}{{\partial \dot q_{{{a}}}\,\partial \dot q_{{{b}}}}}"))
+                M[i][j], f"d^2 K / (d{rate[i]} d{rate[j]})",
+                rf"\frac{{\partial^2 K}}{{\partial {rate_tex[i]}\,\partial {rate_tex[j]}}}"))
     g = [ring.diff_q(U, i) for i in range(n)]
     for i in range(n):
-        steps.append(RawStep(SECTION_G_ENERGY, f"Joint {i + 1}: gravity torque", f"g_{i + 1}",
-                             f"g_{{{i + 1}}}", g[i], f"dU/dq{i + 1}",
-                             rf"\frac{{\partial U}}{{\partial q_{{{i + 1}}}}}"))
+        holonomic = isinstance(ring.field[i], int)
+        joint = rate[i][2:]  # qd3: joint 3
+        steps.append(RawStep(
+            SECTION_G_ENERGY, f"Joint {joint}: gravity torque" if holonomic else
+            f"Coordinate {rate[i]}: gravity (U differentiated along {rate[i]})",
+            f"g_{i + 1}", f"g_{{{i + 1}}}", g[i],
+            f"dU/dq{joint}" if holonomic else f"X_{rate[i]} U",
+            rf"\frac{{\partial U}}{{\partial q_{{{joint}}}}}" if holonomic else
+            rf"X_{{{rate_tex[i]}}} U"))
     d = Derivation(method="lagrange", ring=ring, chain=chain, tau=_tau(ring, M, g), kinetic=K,
                    potential=U, steps=steps, route="energy")
     finish(d, chain_r, q_args)
     return d
 
 
-def _link_jacobians(ring: TrigRing, i: int, p, z, o, revolute, moving=None):
+def _rate_names(ring: TrigRing) -> tuple[list[str], list[str]]:
+    """The names of the velocity coordinates in the steps, text and LaTeX: ``qd1`` and
+    ``\\dot q_{1}`` for a one-value joint, ``v_x1`` and ``v_{x,1}`` for a ball or free
+    joint's (:mod:`.ring.coordinates`)."""
+    text, tex = [str(symbol) for symbol in ring.qd], []
+    for k, symbol in enumerate(ring.qd):
+        if isinstance(ring.field[k], int):  # qd3: joint 3's rate
+            tex.append(rf"\dot q_{{{str(symbol)[2:]}}}")
+        else:
+            tex.append(coordinate_tex(str(symbol)) or str(symbol))
+    return text, tex
+
+
+def _link_jacobians(ring: TrigRing, i: int, p, z, o, revolute, moving=None, columns=None):
     """``(J_P, J_O)`` of link ``i`` (3 x n, columns past ``i`` zero; in a tree every column
     off ``moving``, link ``i`` and its ancestors, zero): column ``j`` is
     ``z_j x (p - o_j)``, ``z_j`` for a revolute joint ``j`` and ``z_j``, 0 for a prismatic
-    one (Siciliano eq. 7.16-7.17)."""
+    one (Siciliano eq. 7.16-7.17). ``columns`` (a chain with ball or free joints): per
+    joint, ``(velocity coordinate, z, t)`` of each column of its motion subspace in the
+    base frame, a turn about ``z`` through ``o_j`` and a shift along ``t`` (``None``: none),
+    so that column ``c`` is ``z x (p - o_j) + t`` and ``z``."""
     n, zero = ring.dof, ring.zero
     JP = [[zero] * n for _ in range(3)]
     JO = [[zero] * n for _ in range(3)]
     for j in (range(i + 1) if moving is None else moving):
-        if revolute[j]:
-            col = [ring.reduce(x) for x in la.cross(z[j], la.sub(p, o[j]))]
+        for c, axis, shift in (columns[j] if columns is not None else
+                               [(j, z[j], None) if revolute[j] else (j, None, z[j])]):
+            col = [zero] * 3
+            if axis is not None:
+                col = [ring.reduce(x) for x in la.cross(axis, la.sub(p, o[j]))]
+                for r in range(3):
+                    JO[r][c] = axis[r]
+            if shift is not None:
+                col = [ring.reduce(x + y) for x, y in zip(col, shift, strict=True)]
             for r in range(3):
-                JP[r][j], JO[r][j] = col[r], z[j][r]
-        else:
-            for r in range(3):
-                JP[r][j] = z[j][r]
+                JP[r][c] = col[r]
     return JP, JO
+
+
+def _joint_columns(ring: TrigRing, chain_r: Chain, poses) -> list | None:
+    """Per joint, ``(velocity coordinate, z, t)`` of the columns of its motion subspace in
+    the base frame (:func:`_link_jacobians`); ``None`` for a chain of one-value joints (its
+    columns are the joint axes ``z_j``)."""
+    if chain_r.single_valued:
+        return None
+    out = []
+    for link, (rot, _), k in zip(chain_r.links, poses, chain_r.v_offsets(), strict=True):
+        cols = []
+        for a, (angular, linear) in enumerate(joint_columns(link.joint)):
+            axis = None if angular is la.ZERO3 else vec(la.matvec(rot, angular), ring)
+            shift = None if linear is la.ZERO3 else vec(la.matvec(rot, linear), ring)
+            cols.append((k + a, axis, shift))
+        out.append(cols)
+    return out
+
+
+def _columns_matrix(ring: TrigRing, cols) -> list:
+    """The 6 x nv matrix ``[z; t]`` of a joint's columns (zeros for ``None``)."""
+    zero = (ring.zero,) * 3
+    return [[(axis if axis is not None else zero)[r] if r < 3 else
+             (shift if shift is not None else zero)[r - 3] for _, axis, shift in cols]
+            for r in range(6)]
 
 
 def _inertia_part(ring: TrigRing, m, JP, JO, I_base):
@@ -193,6 +254,7 @@ def jacobian_route(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Der
     chain_r = ring.chain(chain)
     q_args = ring.joint_arguments()[0]
     poses = pose_list(chain_r, q_args, ring)
+    columns = _joint_columns(ring, chain_r, poses)  # ball or free joints: their columns
     U_links, coms = potential_energy(ring, chain_r, poses)
     revolute = [link.joint.type == REVOLUTE for link in chain_r.links]
     z = [vec(la.matvec(rot, link.joint.axis), ring)
@@ -206,9 +268,16 @@ def jacobian_route(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Der
     names = _jacobian_names(bool(standard_dh), axis_is_z, chain)
     steps: list[RawStep] = []
     S = SECTION_JACOBIANS
-    for j in range(n):
+    for j in range(len(chain.links)):
         k = j + 1
         nm = names(k)
+        if columns is not None and not chain.links[j].joint.model.single:
+            steps.append(RawStep(
+                S, f"Joint {k} ({chain.links[j].joint.type}): the columns of its motion "
+                f"subspace in the base frame, a turn about z (through o_{k}) over a shift t",
+                f"S_{k}", rf"S_{{{k}}}", _columns_matrix(ring, columns[j]),
+                f"R_{k} S (S in link frame {k})", rf"R_{{{k}}} S"))
+            continue
         steps.append(RawStep(S, f"Joint {k}: unit vector of its axis", nm["z"],
                              nm["z_tex"], z[j], nm["source"], nm["source_tex"]))
         if revolute[j]:
@@ -227,7 +296,7 @@ def jacobian_route(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Der
         k = i + 1
         p = vec(coms[i], ring)
         moving = sorted(chain.ancestors(i))  # the joints that move link i
-        JP, JO = _link_jacobians(ring, i, p, z, o, revolute, moving)
+        JP, JO = _link_jacobians(ring, i, p, z, o, revolute, moving, columns)
         JPs.append(JP)
         rot = poses[i][0]
         I_base = [list(vec(row, ring)) for row in la.rotate_tensor(rot, link.inertial.inertia)]
@@ -237,7 +306,7 @@ def jacobian_route(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Der
             # a point mass: one more body of link i, m J_P^T J_P with its own J_P
             idx = f"{k},{j + 1}"
             p_point = vec(p_point, ring)
-            JPp, _ = _link_jacobians(ring, i, p_point, z, o, revolute, moving)
+            JPp, _ = _link_jacobians(ring, i, p_point, z, o, revolute, moving, columns)
             points[i].append((poly(mass, ring), JPp))
             Bp = _inertia_part(ring, poly(mass, ring), JPp, JO, [[zero] * 3] * 3)
             Bi = [[ring.reduce(Bi[a][b] + Bp[a][b]) for b in range(n)] for a in range(n)]
@@ -286,28 +355,35 @@ def jacobian_route(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Der
                 last.latex_formula + "".join(
                     rf" + m_{{{k},{j}}}\, J_P^{{({k},{j})T}} J_P^{{({k},{j})}}" for j in extra))
     steps += b_steps
-    armature = [poly(link.motor.armature, ring) for link in chain_r.links]
+    armature = [zero] * n  # per velocity coordinate: a one-value joint's motor
+    for link, k in zip(chain_r.links, chain_r.v_offsets(), strict=True):
+        if link.joint.model.single:
+            armature[k] = poly(link.motor.armature, ring)
     motors = [i + 1 for i in range(n) if armature[i] != zero]
     if motors:
         diag = [[armature[a] if a == b else zero for b in range(n)] for a in range(n)]
         B = [[B[a][b] + diag[a][b] for b in range(n)] for a in range(n)]
         steps.append(RawStep(SECTION_B, "Motors: reflected rotor inertias (diagonal)", "B_m",
                              "B_m", diag, "diag(G_i^2 Jm_i)", r"\mathrm{diag}(G_i^2 J_{m_i})"))
-    terms = " + ".join(f"B_{k}" for k in range(1, n + 1)) + (" + B_m" if motors else "")
+    links = len(chain.links)
+    terms = " + ".join(f"B_{k}" for k in range(1, links + 1)) + (" + B_m" if motors else "")
     steps.append(RawStep(SECTION_B, "Inertia matrix", "B", "B", B, terms,
-                         " + ".join(f"B_{{{k}}}" for k in range(1, n + 1))
+                         " + ".join(f"B_{{{k}}}" for k in range(1, links + 1))
                          + (" + B_m" if motors else "")))
     masses = [poly(link.inertial.mass, ring) for link in chain_r.links]
     bodies = list(zip(masses, JPs, strict=True)) + [b for per_link in points for b in per_link]
     g = [ring.reduce(-sum((ring.product(m, sum((gravity[r] * JP[r][i] for r in range(3)), zero))
                            for m, JP in bodies), zero))
          for i in range(n)]
-    labels = [str(k) for k in range(1, n + 1)] + [
-        f"{i + 1},{j + 1}" for i in range(n) for j in range(len(points[i]))]
+    labels = [str(k) for k in range(1, links + 1)] + [
+        f"{i + 1},{j + 1}" for i in range(links) for j in range(len(points[i]))]
+    rate, _ = _rate_names(ring)
     for i in range(n):
         a = i + 1
+        title = f"Joint {rate[i][2:]}: gravity torque" if isinstance(ring.field[i], int) \
+            else f"Coordinate {rate[i]}: gravity"
         steps.append(RawStep(
-            SECTION_G_JACOBIAN, f"Joint {a}: gravity torque", f"g_{a}", f"g_{{{a}}}", g[i],
+            SECTION_G_JACOBIAN, title, f"g_{a}", f"g_{{{a}}}", g[i],
             " ".join(f"- m_{k} g0^T J_P{a}^({'l' if ',' not in k else ''}{k})"
                      for k in labels).lstrip(),
             " ".join(rf"- m_{{{k}}}\, \mathbf{{g}}_0^T J_{{P_{a}}}^{{"

@@ -133,7 +133,7 @@ def _form_sizes(ring: TrigRing, terms: dict, scale: float | None = None):
     """``(buckets, freq_buckets, fourier_size, product_size)`` of ``terms`` (see
     :func:`_textbook`): the terms grouped by their trigonometric monomial, the same terms
     as sines and cosines of sums of angles, and the number of terms of each form."""
-    rev = [i for i in range(ring.dof) if ring.revolute[i]]
+    rev = [i for i in range(len(ring.revolute)) if ring.revolute[i]]
     has_float = any(isinstance(c, float) for c in terms.values())
     if scale is None:
         scale = max(abs(float(c)) for c in terms.values())
@@ -176,7 +176,7 @@ def trig_form(ring: TrigRing, polys: Iterable[PolyElement]) -> str:
     ``polys`` together (ties: sum-angle), so that one derivation is printed in one
     trigonometric form throughout, not ``cos(q1 + q2)`` here and ``cos q1 cos q2 - sin q1
     sin q2`` there."""
-    if not any(ring.revolute[i] for i in range(ring.dof)):
+    if not any(ring.revolute):
         return SUM_ANGLE
     fourier = product = 0
     for p in polys:
@@ -192,7 +192,7 @@ def trig_form(ring: TrigRing, polys: Iterable[PolyElement]) -> str:
 
 def _textbook(ring: TrigRing, terms: dict, scale: float | None = None,
               form: str | None = None) -> sp.Expr:
-    rev = [i for i in range(ring.dof) if ring.revolute[i]]
+    rev = [i for i in range(len(ring.revolute)) if ring.revolute[i]]
     small = len(terms) <= 40
     if not rev:
         return _coefficient_expr(ring, terms, small)

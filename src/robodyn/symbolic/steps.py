@@ -185,10 +185,23 @@ def _closing_steps(eq: Equations) -> list[Step]:
             steps.append(Step(S, f"M = M_0 + sum_k M_k cos(...): {what}", f"M_{k}", part,
                               "", f"M_{{{k}}}", ""))
     # the whole table c_ijk, zeros included, as Siciliano et al. write it out
+    frame = bool(eq.derivation.ring.structure)  # ball or free joints: a non-holonomic frame
     for i in range(n):
         for j in range(n):
             for k in range(n):
                 a, b, c = i + 1, j + 1, k + 1
+                if frame:  # derivation.christoffel: the brackets add, c_ijk != c_ikj
+                    steps.append(Step(
+                        S, f"Christoffel symbol c_{a}{b}{c} (frame of the velocity "
+                        "coordinates)", f"c_{a}{b}{c}", eq.christoffel[i][j][k],
+                        f"1/2 (X_{c} M_{a}{b} + X_{b} M_{a}{c} - X_{a} M_{b}{c}) + 1/2 sum_m "
+                        f"(c^m_{c}{b} M_m{a} - c^m_{b}{a} M_m{c} - c^m_{c}{a} M_m{b})",
+                        f"c_{{{a}{b}{c}}}",
+                        rf"\tfrac12\left(X_{{{c}}} M_{{{a}{b}}} + X_{{{b}}} M_{{{a}{c}}} - "
+                        rf"X_{{{a}}} M_{{{b}{c}}}\right) + \tfrac12 \sum_m \left("
+                        rf"c^m_{{{c}{b}}} M_{{m{a}}} - c^m_{{{b}{a}}} M_{{m{c}}} - "
+                        rf"c^m_{{{c}{a}}} M_{{m{b}}}\right)"))
+                    continue
                 steps.append(Step(
                     S, f"Christoffel symbol c_{a}{b}{c}"
                     + (f" (= c_{a}{c}{b})" if j != k else ""),
@@ -228,10 +241,13 @@ def _skew_steps(eq: Equations) -> list[Step]:
     sym_polys = [[N[i][j] + N[j][i] for j in range(n)] for i in range(n)]
     skew = not any(x for row in sym_polys for x in row)
     sym = _value(eq, sym_polys)
+    rate = ("dM_ij/dt = sum_k X_k(M_ij) v_k (X_k: along velocity coordinate k)",
+            r"\dot M_{ij} = \sum_k X_k(M_{ij})\, v_k") if eq.derivation.ring.structure else \
+        ("dM_ij/dt = sum_k dM_ij/dq_k qd_k",
+         r"\dot M_{ij} = \sum_k \frac{\partial M_{ij}}{\partial q_k}\,\dot q_k")
     return [
-        Step(S, "Time derivative of the inertia matrix", "dM/dt", eq.Mdot,
-             "dM_ij/dt = sum_k dM_ij/dq_k qd_k", r"\dot M",
-             r"\dot M_{ij} = \sum_k \frac{\partial M_{ij}}{\partial q_k}\,\dot q_k"),
+        Step(S, "Time derivative of the inertia matrix", "dM/dt", eq.Mdot, rate[0],
+             r"\dot M", rate[1]),
         Step(S, "The matrix N", "N", eq.N, "dM/dt - 2C", "N", r"\dot M - 2C"),
         Step(S, "N + N^T (all zero: N is skew-symmetric)" if skew else
              "N + N^T (NOT zero: N is not skew-symmetric)", "N + N^T", sym, "", r"N + N^T"),

@@ -28,6 +28,9 @@ def method_name(eq: Equations) -> str:
     """``Lagrange-Euler``, ``Newton-Euler``, or ``Lagrange-Euler (M from the kinetic
     energy)`` for a route other than Euler-Lagrange."""
     route = ROUTE_NAMES.get(getattr(eq, "route", ""), "")
+    quasi = not all(jc.single for jc in getattr(eq, "coordinates", ()))
+    if quasi and eq.method == "lagrange" and not route:  # :mod:`..hamel`
+        route = "Boltzmann-Hamel, quasi-velocities"
     return METHOD_NAMES[eq.method] + (f" ({route})" if route else "")
 
 

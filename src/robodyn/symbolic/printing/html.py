@@ -122,6 +122,9 @@ def _equation(eq: Equations, lhs: str, expr, formula: str = "") -> str:
 
 
 def _figure(eq: Equations, prefix: str = "") -> str:
+    if not all(jc.single for jc in eq.coordinates):
+        return ('<p class="sub">(No figure: the drawing takes revolute and prismatic joints, '
+                "and this model has ball or free joints.)</p>")
     try:
         svg, pose, which = arm_svg(eq, prefix)
     except (FigureError, ZeroDivisionError, ValueError, TypeError) as exc:
@@ -142,8 +145,8 @@ def _figure(eq: Equations, prefix: str = "") -> str:
 
 
 def _facts(eq: Equations, rd: Readable) -> str:
-    joints = ", ".join(f"{_math(tex_of(eq, q))} {_t(t)}"
-                       for q, t in zip(eq.q, eq.joint_types, strict=True))
+    joints = ", ".join(_math(", ".join(tex_of(eq, q) for q in jc.q)) + f" {_t(jc.type)}"
+                       for jc in eq.coordinates)
     params = ", ".join(_math(tex_of(eq, s)) for s in eq.params) or "none (all numbers)"
     gravity = _math(r"\mathbf{g}_0 = " + tex_of(eq, sp.Matrix(eq.chain.gravity).T) + "^T")
     rows = [("Joints", joints), ("Parameters", params), ("Gravity", gravity + " (base frame)")]
@@ -154,7 +157,7 @@ def _facts(eq: Equations, rd: Readable) -> str:
         rows.append(("Frames", _t(eq.frames_note)))
     display = getattr(eq, "display", None) or {}
     if display:  # robodyn's name (as the text and JSON forms write it) = the model's
-        joints = {f"q{i + 1}": q for i, q in enumerate(eq.q)}
+        joints = {str(q): q for q in eq.q}
         rows.append(("Notation", ", ".join(
             f"<code>{_t(k)}</code> = {_math(tex_of(eq, joints.get(k, sp.Symbol(k))))}"
             for k, v in display.items())))
@@ -185,9 +188,12 @@ def to_html(eq: Equations, steps: bool = False, shorthand: bool = True,
     rd = readable_for(eq, steps, shorthand, digits, latex=True)
     title = f"Equations of motion of {visible(eq.name)} by {method_name(eq)}"
     kinds = ", ".join(eq.joint_types)
+    joints = len(eq.joint_types)
+    if joints != eq.dof:  # ball or free joints: more velocity coordinates than joints
+        kinds += f"; {eq.dof} velocity coordinates"
     body = ['<div class="robodyn">', f"<style>{CSS}</style>" if not document else "",
             f"<header><h1>{_t(title)}</h1>",
-            f'<p class="sub">{eq.dof} joint{"s" if eq.dof != 1 else ""} ({_t(kinds)}) · '
+            f'<p class="sub">{joints} joint{"s" if joints != 1 else ""} ({_t(kinds)}) · '
             f"derived by robodyn {_t(VERSION)}</p>"]
     for para in re.split(r"\n\s*\n", str(description or "").strip()):
         if para:  # a description's paragraphs, its lines joined

@@ -12,6 +12,7 @@ from sympy.printing.latex import LatexPrinter
 
 from ...dynamics.registry import printed_forms
 from ...model.names import display_tex_problem, visible
+from ..ring.coordinates import coordinate_tex
 from .common import (
     OriginOrder,
     md_escape,
@@ -50,22 +51,27 @@ def symbol_names(eq: Equations) -> dict:
     as :attr:`~robodyn.symbolic.equations.Equations.tex_names`)."""
     names = {}
     display = eq.display
-    for i in range(eq.dof):
+    for jc in eq.coordinates:
+        if not jc.single:  # a ball or free joint: x_{1}, q_{w,1}, v_{x,1}, \dot{v}_{x,1}
+            names.update({s: coordinate_tex(str(s)) for s in jc.q + jc.qd + jc.qdd})
+            continue
+        i = jc.number - 1
+        q, qd, qdd = jc.q[0], jc.qd[0], jc.qdd[0]
         shown = display.get(f"q{i + 1}")
         if shown:
-            names[eq.q[i]] = display_tex(shown)
+            names[q] = display_tex(shown)
             head, _, sub = shown.partition("_")
             plain_name = bool(_PLAIN_DISPLAY.match(shown))
             if plain_name and sub and head:  # theta_1: \dot{\theta}_{1}
                 head, sub = display_tex(head), f"_{{{sub}}}"
             else:
                 head, sub = display_tex(shown), ""
-            names[eq.qd[i]] = rf"\dot{{{head}}}{sub}"
-            names[eq.qdd[i]] = rf"\ddot{{{head}}}{sub}"
+            names[qd] = rf"\dot{{{head}}}{sub}"
+            names[qdd] = rf"\ddot{{{head}}}{sub}"
         else:
-            names[eq.q[i]] = f"q_{{{i + 1}}}"
-            names[eq.qd[i]] = rf"\dot{{q}}_{{{i + 1}}}"
-            names[eq.qdd[i]] = rf"\ddot{{q}}_{{{i + 1}}}"
+            names[q] = f"q_{{{i + 1}}}"
+            names[qd] = rf"\dot{{q}}_{{{i + 1}}}"
+            names[qdd] = rf"\ddot{{q}}_{{{i + 1}}}"
     for s in eq.params:
         if s.name in display:
             names[s] = display_tex(display[s.name])
@@ -233,7 +239,7 @@ def latex_summary(eq: Equations) -> str:
 
 #: What a title writes as math: ``N + N^T``, ``dM/dt - 2C``, ``qd1``, ``c_112``, ``R_1^T``.
 _TITLE_MATH = re.compile(r"(?P<sym>\b[A-Z] \+ [A-Z]\^T\b)|(?P<mdot>\bdM/dt - 2C\b)"
-                         r"|(?P<joint>\b(?:qdd|qd|q)\d+\b)|(?P<word>\b(?:qdd|qd|tau|xi)\b)"
+                         r"|(?P<joint>\b(?:(?:qdd|qd|q)\d+|(?:vd|wd|v|w)_[xyz]\d+|q[xyzw]\d+)\b)|(?P<word>\b(?:qdd|qd|tau|xi)\b)"
                          r"|(?P<sub>\b[A-Za-z]+_(?:\([a-z0-9+-]+\)|[A-Za-z0-9]+)(?:\^T)?)")
 
 
@@ -243,10 +249,7 @@ def title_tex(eq: Equations, title: str, markdown: bool = False) -> str:
     display name), ``c_112`` as :math:`c_{112}`, ``N + N^T`` as :math:`N + N^T`, so that
     no ASCII notation (``qd1``, ``N + N\\^{}T``) is left in a heading."""
     escape = md_escape if markdown else tex_escape
-    joints = {}
-    for i in range(eq.dof):
-        joints.update({f"q{i + 1}": eq.q[i], f"qd{i + 1}": eq.qd[i],
-                       f"qdd{i + 1}": eq.qdd[i]})
+    joints = {str(s): s for s in eq.q + eq.qd + eq.qdd}
     out, at = [], 0
     for m in _TITLE_MATH.finditer(title):
         out.append(escape(title[at:m.start()]))
@@ -287,8 +290,8 @@ def to_latex(eq: Equations, steps: bool = False, document: bool = False,
     ``c_{12}``, ``h`` declared under the heading; ``digits``: Floats rounded."""
     rd = readable_for(eq, steps, shorthand, digits, latex=True)
     method = method_name(eq).replace("-", "--")
-    joints = ", ".join(f"${tex_of(eq, q)}$ {t}" for q, t in zip(eq.q, eq.joint_types,
-                                                                strict=True))
+    joints = ", ".join(f"${', '.join(tex_of(eq, q) for q in jc.q)}$ {jc.type}"
+                       for jc in eq.coordinates)
     params = ", ".join(f"${tex_of(eq, s)}$" for s in eq.params) or "none"
     out = [f"\\section*{{Equations of motion of {tex_escape(eq.name)} by {method}}}",
            f"Joints: {joints}. Parameters: {params}. Gravity $g_0 = "

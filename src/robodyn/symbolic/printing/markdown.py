@@ -39,8 +39,8 @@ def to_markdown(eq: Equations, steps: bool = False, shorthand: bool = True,
                 digits: int | None = None) -> str:
     """Markdown with ``$$`` math (as :func:`.latex.to_latex`, one display per quantity)."""
     rd = readable_for(eq, steps, shorthand, digits, latex=True)
-    joints = ", ".join(f"${tex_of(eq, q)}$ {t}" for q, t in zip(eq.q, eq.joint_types,
-                                                                strict=True))
+    joints = ", ".join(f"${', '.join(tex_of(eq, q) for q in jc.q)}$ {jc.type}"
+                       for jc in eq.coordinates)
     params = ", ".join(f"${tex_of(eq, s)}$" for s in eq.params) or "none"
     out = [f"# Equations of motion of {md_escape(eq.name)} by {method_name(eq)}", "",
            f"- joints: {joints}", f"- parameters: {params}",

@@ -27,18 +27,24 @@ def _pretty_symbols(eq: Equations) -> dict:
     (``\\ell_{1}``) are for LaTeX only."""
     table = {}
     display = eq.display
-    for i in range(eq.dof):
+    for jc in eq.coordinates:
+        if not jc.single:  # a ball or free joint: x₁, q_w1, v_x1, ω̇_x1
+            table.update({s: sp.Symbol(_pretty_coordinate(str(s)))
+                          for s in jc.q + jc.qd + jc.qdd})
+            continue
+        i = jc.number - 1
+        q, qd, qdd = jc.q[0], jc.qd[0], jc.qdd[0]
         shown = display.get(f"q{i + 1}", "")
         if _PLAIN_NAME.match(shown):
             head, _, sub = shown.partition("_")
             sub = f"_{sub}" if sub else ""
-            table[eq.q[i]] = sp.Symbol(shown)
-            table[eq.qd[i]] = sp.Symbol(f"{head}dot{sub}")
-            table[eq.qdd[i]] = sp.Symbol(f"{head}ddot{sub}")
+            table[q] = sp.Symbol(shown)
+            table[qd] = sp.Symbol(f"{head}dot{sub}")
+            table[qdd] = sp.Symbol(f"{head}ddot{sub}")
         else:
-            table[eq.q[i]] = sp.Symbol(f"q_{i + 1}")
-            table[eq.qd[i]] = sp.Symbol(f"qdot_{i + 1}")
-            table[eq.qdd[i]] = sp.Symbol(f"qddot_{i + 1}")
+            table[q] = sp.Symbol(f"q_{i + 1}")
+            table[qd] = sp.Symbol(f"qdot_{i + 1}")
+            table[qdd] = sp.Symbol(f"qddot_{i + 1}")
     for s in eq.params:
         shown = display.get(s.name, "")
         if _PLAIN_NAME.match(shown):
@@ -48,14 +54,32 @@ def _pretty_symbols(eq: Equations) -> dict:
 
 _NAME_WORD = re.compile(r"\b(d?)(qdd|qd|q)(\d+)\b")  # dL/dqd1: d, then qd1
 
+#: A ball or free joint's names for the pretty printer (its ``dot`` modifier, Greek ``w``)
+_PRETTY_COORDINATE = ((re.compile(r"(v|w)(d?)_([xyz])(\d+)"), None),
+                      (re.compile(r"q([xyzw])(\d+)"), r"q_\1\2"),
+                      (re.compile(r"([xyz])(\d+)"), r"\1_\2"))
+
+
+def _pretty_coordinate(name: str) -> str:
+    """``v_x1 -> v_x1``, ``wd_x1 -> omegadot_x1`` (ω̇_x1), ``qw1 -> q_w1``, ``x1 -> x_1``."""
+    for pattern, replacement in _PRETTY_COORDINATE:
+        m = pattern.fullmatch(name)
+        if m and replacement is None:
+            head = "omega" if m.group(1) == "w" else "v"
+            return f"{head}{'dot' if m.group(2) else ''}_{m.group(3)}{m.group(4)}"
+        if m:
+            return pattern.sub(replacement, name)
+    return name
+
 
 def _pretty_words(eq: Equations, names: dict):
     """``text -> text`` with the joint variables of a title, a left side or a formula
     (``qd1``, ``dL/dq2``) written as the pretty printer writes them (``θ̇₁``, ``dL/dd₂``)."""
     table = {}
-    for i in range(eq.dof):
-        for kind, sym in (("q", eq.q[i]), ("qd", eq.qd[i]), ("qdd", eq.qdd[i])):
-            table[(kind, str(i + 1))] = sp.pretty(names[sym], use_unicode=True)
+    for jc in eq.coordinates:
+        if jc.single:
+            for kind, sym in (("q", jc.q[0]), ("qd", jc.qd[0]), ("qdd", jc.qdd[0])):
+                table[(kind, str(jc.number))] = sp.pretty(names[sym], use_unicode=True)
 
     def words(text: str) -> str:
         def one(m):

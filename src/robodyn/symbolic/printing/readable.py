@@ -119,9 +119,7 @@ class Readable:
     def _shorthand(eq, exprs, latex: bool = False) -> dict:
         """``{sin(q1): s_1, cos(q1 + q2): c_12, ...}`` for the trig functions in ``exprs``
         of one revolute joint angle or a sum of distinct ones (coefficients 1)."""
-        joints = {q: i + 1 for i, (q, t) in enumerate(zip(eq.q, eq.joint_types,
-                                                            strict=True))
-                  if t == "revolute"}
+        joints = {jc.q[0]: jc.number for jc in eq.coordinates if jc.type == "revolute"}
         found = {}
         for e in exprs:
             atoms = e.atoms(sp.sin, sp.cos) if isinstance(e, (sp.Basic, sp.MatrixBase)) \
@@ -134,7 +132,7 @@ class Readable:
             return {}
         taken = {_bare(s.name) for s in eq.params}
         taken |= {_bare(v) for v in (getattr(eq, "display", {}) or {}).values()}
-        sep = "" if eq.dof < 10 else ","
+        sep = "" if len(eq.coordinates) < 10 else ","
 
         def label(prefix, idx):
             head = "\\" + prefix if latex and len(prefix) > 1 else prefix  # \cos_{12}

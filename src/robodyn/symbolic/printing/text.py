@@ -35,7 +35,9 @@ def plain(expr) -> str:
 
 
 def header_lines(eq: Equations) -> list[str]:
-    joints = ", ".join(f"q{i + 1} {t}" for i, t in enumerate(eq.joint_types))
+    joints = ", ".join(f"{', '.join(str(q) for q in jc.q)} {jc.type}"
+                       + ("" if jc.single else f" (v: {', '.join(str(v) for v in jc.qd)})")
+                       for jc in eq.coordinates)
     params = ", ".join(str(s) for s in eq.params) or "(none: all numbers)"
     lines = [f"Equations of motion of {visible(eq.name)} by {method_name(eq)}",
              f"  joints: {joints}",
@@ -101,8 +103,10 @@ def text_equations(eq: Equations, fmt=None, prep=None) -> list[str]:
     for form in printed_forms(bool(eq.h_e)):
         value, shown = getattr(eq, form.attribute), form.shown
         out.append(shown.label)
-        forces = [str(i + 1) for i, t in enumerate(eq.joint_types) if t != "revolute"]
-        if form.attribute == "tau" and forces:
+        forces = [str(jc.v_offset + 1) for jc in eq.coordinates if jc.type == "prismatic"]
+        if form.attribute == "tau" and not all(jc.single for jc in eq.coordinates):
+            out[-1] = out[-1].rstrip(":") + f" ({_quasi_note(eq)}):"
+        elif form.attribute == "tau" and forces:
             which = "tau" + ", tau".join(forces)
             out[-1] = out[-1].rstrip(":") + (f" ({which}: a force, joint {forces[0]} is "
                                              "prismatic):" if len(forces) == 1 else
@@ -113,6 +117,24 @@ def text_equations(eq: Equations, fmt=None, prep=None) -> list[str]:
         else:
             out += [show(f"  {shown.symbol}{_index(eq, i)} = ", value[i]) for i in range(n)]
     return out
+
+
+def _quasi_note(eq: Equations) -> str:
+    """What the entries of ``tau`` of a model with ball or free joints are:
+    ``tau1..tau6: force and moment of free joint 1 (link frame), tau7: joint 2``."""
+    parts = []
+    for jc in eq.coordinates:
+        first, last = jc.v_offset + 1, jc.v_offset + len(jc.qd)
+        if jc.type == "free":
+            parts.append(f"tau{first}..tau{last}: force and moment of free joint "
+                         f"{jc.number} (its link frame)")
+        elif jc.type == "spherical":
+            parts.append(f"tau{first}..tau{last}: moment of ball joint {jc.number} (its link "
+                         "frame)")
+        else:
+            what = "force" if jc.type == "prismatic" else "torque"
+            parts.append(f"tau{first}: {what} of joint {jc.number}")
+    return "; ".join(parts)
 
 
 def _entry_formatter(fmt, prep=None):

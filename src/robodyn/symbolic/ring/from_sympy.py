@@ -85,12 +85,12 @@ def split_angle(ring: TrigRing, arg: sp.Expr):
     """``(k, const)`` with ``arg = sum_i k[i] q_i + const``, integer ``k`` over revolute
     joints; None if ``arg`` has no revolute joint variable or is not of that form."""
     q, revolute = ring.q, ring.revolute
-    if not any(arg.has(q[i]) for i in range(ring.dof) if revolute[i]):
+    if not any(arg.has(q[i]) for i in range(len(q)) if revolute[i]):
         return None
     coeffs: dict[int, int] = {}
     const = sp.Integer(0)
     for term in sp.Add.make_args(sp.expand(arg)):
-        hit = [i for i in range(ring.dof) if term.has(q[i])]
+        hit = [i for i in range(len(q)) if term.has(q[i])]
         if not hit:
             const += term
             continue

@@ -3,9 +3,11 @@
 Every quantity of a rigid serial chain (poses, velocities, energies, torques) is a
 polynomial in ``s_i = sin(q_i)``, ``c_i = cos(q_i)`` of the revolute joints, the
 prismatic joint variables ``q_i``, the rates ``qd_i``, ``qdd_i`` and the model
-parameters. :class:`TrigRing` holds one chain's generators in a sparse polynomial ring
-of SymPy (:class:`sympy.polys.rings.PolyRing` over ``QQ``) and keeps every polynomial
-in the normal form of :mod:`.normal_form` (``c_i^2 = 1 - s_i^2``), so an expression has
+parameters (and in the position and the unit quaternion of a free or ball joint, whose
+velocities are the body-frame twist, :mod:`.coordinates`). :class:`TrigRing` holds one
+chain's generators in a sparse polynomial ring of SymPy
+(:class:`sympy.polys.rings.PolyRing` over ``QQ``) and keeps every polynomial in the normal
+form of :mod:`.normal_form` (``c_i^2 = 1 - s_i^2``, unit quaternions), so an expression has
 one representation: sums cancel as they are formed, zero is recognised by looking, and
 there is no expression swell.
 
@@ -14,7 +16,10 @@ Conversion from SymPy is :mod:`.from_sympy`, back to SymPy :mod:`.back_to_sympy`
 rule through the trig generators:
 
     d/dq_i p(s_i, c_i, q_i) = dp/dq_i + dp/ds_i c_i - dp/dc_i s_i,
-    d/dt p = sum_i dp/dq_i qd_i + dp/dqd_i qdd_i.
+    d/dt p = sum_i dp/dq_i qd_i + dp/dqd_i qdd_i,
+
+where a velocity coordinate ``k`` of a ball or free joint takes the derivative along its
+field, ``X_k p = sum_m dp/dq_m T_mk(q)`` (:mod:`.coordinates`), for ``d/dq_k``.
 """
 
 from __future__ import annotations
@@ -31,7 +36,9 @@ from sympy.polys.rings import PolyElement, PolyRing
 from ...core.errors import ExpansionError
 from ...model.chain import REVOLUTE, Chain
 from ...model.expressions import to_sympy
+from ...model.joints import joint_configuration_rate
 from .back_to_sympy import to_expression
+from .coordinates import joint_coordinates, structure_constants
 from .from_sympy import cos_of_constant, scan, sin_of_constant, square_root, to_polynomial
 from .normal_form import normal_form
 from .trig_scalar import TrigScalar
@@ -60,24 +67,33 @@ def joint_symbols(n: int) -> tuple[tuple[sp.Symbol, ...], ...]:
 class TrigRing:
     """The polynomial ring of one chain's closed forms.
 
-    Generators, in this order: ``qdd``, ``qd``, ``q`` (all joints), ``s_i``, ``c_i``
-    (revolute joints), the parameter symbols (sorted by name), extra symbols (e.g. the
-    end-effector wrench), then opaque atoms (Floats, irrational numbers, ``cos(alpha)``
-    of a symbolic angle: each ``cos``/``sin`` pair of such an angle is reduced with
-    ``cos^2 + sin^2 = 1`` too).
+    Generators, in this order: ``qdd``, ``qd`` (``nv`` each), ``q`` (``nq``: the joint
+    values, a free joint's position and the quaternions), ``s_i``, ``c_i`` (revolute
+    joints), the parameter symbols (sorted by name), extra symbols (e.g. the end-effector
+    wrench), then opaque atoms (Floats, irrational numbers, ``cos(alpha)`` of a symbolic
+    angle: each ``cos``/``sin`` pair of such an angle is reduced with ``cos^2 + sin^2 = 1``
+    too). Each quaternion is reduced with its unit norm.
 
-    ``joint_types``: one of ``"revolute"``/``"prismatic"`` per joint. ``exprs``: every
-    SymPy expression the ring must hold (its parameters and atoms are collected).
+    ``joint_types``: a joint type of :mod:`robodyn.model.joints` per joint (the names of
+    its coordinates: :mod:`.coordinates`). ``exprs``: every SymPy expression the ring must
+    hold (its parameters and atoms are collected).
     """
 
     def __init__(self, joint_types: Sequence[str], exprs: Iterable = (),
                  extra_symbols: Sequence[sp.Symbol] = ()):
-        n = len(joint_types)
-        self.dof = n
+        #: the coordinates of each joint (:mod:`.coordinates`): names, offsets
+        self.coordinates = joint_coordinates(joint_types)
         self.joint_types = tuple(joint_types)
-        self.revolute = tuple(t == REVOLUTE for t in joint_types)
-        self.q, self.qd, self.qdd = joint_symbols(n)
-        #: joint variable -> joint index; the rate symbols (neither are parameters)
+        self.q = tuple(s for jc in self.coordinates for s in jc.q)
+        self.qd = tuple(s for jc in self.coordinates for s in jc.qd)
+        self.qdd = tuple(s for jc in self.coordinates for s in jc.qdd)
+        #: the number of velocity coordinates ``nv`` (the size of ``M``), and of
+        #: configuration values ``nq`` (both the number of joints with one-value joints)
+        self.dof, self.nq = len(self.qd), len(self.q)
+        #: per configuration value: the angle of a revolute joint
+        self.revolute = tuple(jc.type == REVOLUTE for jc in self.coordinates for _ in jc.q)
+        #: configuration symbol -> its index in ``q``; the rate symbols (neither are
+        #: parameters)
         self.joint_index = {s: i for i, s in enumerate(self.q)}
         self.rate_symbols = set(self.qd) | set(self.qdd)
         params: set[sp.Symbol] = set()
@@ -96,7 +112,8 @@ class TrigRing:
                     atoms.setdefault(partner, None)
         self.atoms = tuple(sorted(atoms, key=sp.default_sort_key))
 
-        rev = [i for i in range(n) if self.revolute[i]]
+        n, nq = self.dof, self.nq
+        rev = [i for i in range(nq) if self.revolute[i]]
         s_sym = {i: sp.Dummy(f"s{i + 1}") for i in rev}
         c_sym = {i: sp.Dummy(f"c{i + 1}") for i in rev}
         atom_syms = [sp.Dummy(f"a{k}") for k in range(len(self.atoms))]
@@ -128,7 +145,7 @@ class TrigRing:
                            if square_root(a) is not None)
         self.qdd_index = tuple(range(n))
         self.qd_index = tuple(range(n, 2 * n))
-        self.q_index = tuple(range(2 * n, 3 * n))
+        self.q_index = tuple(range(2 * n, 2 * n + nq))
         self.s_index = {i: index_of[s_sym[i]] for i in rev}
         self.c_index = {i: index_of[c_sym[i]] for i in rev}
         #: generator indices of the trig pairs (c, s) reduced with c^2 = 1 - s^2
@@ -139,12 +156,18 @@ class TrigRing:
                 if partner in atom_index:
                     pairs.append((atom_index[a], atom_index[partner]))
         self.pairs = tuple(pairs)
+        #: (generator index of e_w, those of e_x, e_y, e_z) of every unit quaternion
+        self.quaternions = tuple(
+            (self.q_index[jc.q_offset + jc.quaternion + 3],
+             tuple(self.q_index[jc.q_offset + jc.quaternion + a] for a in range(3)))
+            for jc in self.coordinates if jc.quaternion is not None)
         self._memo: dict[sp.Expr, PolyElement] = {}
         #: the term budget (:data:`MAX_TERMS`, :data:`MAX_WORK`) and the work spent
         self.max_terms, self.max_work, self.work = MAX_TERMS, MAX_WORK, 0
         #: monomial (exponent tuple) -> its SymPy product, shared by the printer
         self.monomial_cache: dict[tuple, sp.Expr] = {}
         self._ops = None
+        self._fields()
 
     # -- generators and conversion ------------------------------------------------------
     def gen(self, symbol: sp.Expr) -> PolyElement:
@@ -182,7 +205,7 @@ class TrigRing:
             raise ExpansionError(
                 f"the closed forms grow beyond {self.max_terms:,} terms (a polynomial of "
                 f"{len(p):,}); the expressions are too large to derive symbolically")
-        return normal_form(self.ring, p, self.pairs, self.roots)
+        return normal_form(self.ring, p, self.pairs, self.roots, self.quaternions)
 
     def product(self, a, b):
         """``a * b`` (not reduced), its ``len(a) * len(b)`` term products counted against
@@ -206,14 +229,48 @@ class TrigRing:
         return out
 
     # -- calculus ---------------------------------------------------------------------
-    def diff_q(self, p: PolyElement, i: int) -> PolyElement:
-        """``d p / d q_i`` (chain rule through ``s_i``, ``c_i`` for a revolute joint)."""
+    def diff_q(self, p: PolyElement, k: int) -> PolyElement:
+        """``X_k p``, the derivative of ``p`` along velocity coordinate ``k``
+        (:mod:`.coordinates`): ``d p / d q_k`` of a one-value joint (chain rule through
+        ``s_k``, ``c_k`` for a revolute joint), ``sum_m dp/dq_m T_mk(q)`` for a coordinate
+        of a ball or free joint (``T`` its tangent map; the field is tangent to the unit
+        quaternions, so the result does not depend on how ``p`` is written on them)."""
         gens = self.ring.gens
-        out = p.diff(gens[self.q_index[i]])
-        if self.revolute[i]:
-            s, c = gens[self.s_index[i]], gens[self.c_index[i]]
-            out = out + p.diff(s) * c - p.diff(c) * s
+        field = self.field[k]
+        if isinstance(field, int):
+            out = p.diff(gens[self.q_index[field]])
+            if self.revolute[field]:
+                s, c = gens[self.s_index[field]], gens[self.c_index[field]]
+                out = out + p.diff(s) * c - p.diff(c) * s
+            return self.reduce(out)
+        out = self.zero
+        for g, t in field:
+            d = p.diff(gens[g])
+            if d:
+                out += self.product(d, t)
         return self.reduce(out)
+
+    def _fields(self) -> None:
+        """Fill :attr:`field` (per velocity coordinate: the index of its configuration
+        value, or ``((generator index, T_mk), ...)``, the tangent map's column) and
+        :attr:`structure` (``{(a, b): ((m, c^m_ab), ...)}`` over velocity coordinates)."""
+        self.field: list = []
+        self.structure: dict[tuple[int, int], tuple] = {}
+        gens = self.ring.gens
+        for jc in self.coordinates:
+            if jc.single:
+                self.field.append(jc.q_offset)
+                continue
+            q = [TrigScalar(self, gens[self.q_index[jc.q_offset + m]])
+                 for m in range(len(jc.q))]
+            for a in range(len(jc.qd)):
+                unit = [1 if b == a else 0 for b in range(len(jc.qd))]
+                rate = joint_configuration_rate(jc.type, q, unit)
+                self.field.append(tuple((self.q_index[jc.q_offset + m], self.poly(x))
+                                        for m, x in enumerate(rate) if self.poly(x)))
+            base = jc.v_offset
+            for (a, b), terms in structure_constants(jc.type).items():
+                self.structure[(base + a, base + b)] = tuple((base + m, c) for m, c in terms)
 
     def diff_qd(self, p: PolyElement, i: int) -> PolyElement:
         """``d p / d qd_i``."""
@@ -277,11 +334,12 @@ class TrigRing:
         return replace(mapped, links=tuple(links))
 
     def joint_arguments(self):
-        """``q, qd, qdd`` to pass to the core's algorithms: SymPy ``q_i`` for revolute
-        joints (the argument of sin/cos), ring scalars for everything else."""
+        """``q, qd, qdd`` to pass to the core's algorithms (``nq``, ``nv``, ``nv`` values):
+        SymPy ``q_i`` for revolute joints (the argument of sin/cos), ring scalars for
+        everything else."""
         gens = self.ring.gens
         q = [self.q[i] if self.revolute[i] else TrigScalar(self, gens[self.q_index[i]])
-             for i in range(self.dof)]
+             for i in range(self.nq)]
         qd = [TrigScalar(self, gens[k]) for k in self.qd_index]
         qdd = [TrigScalar(self, gens[k]) for k in self.qdd_index]
         return q, qd, qdd

@@ -23,9 +23,10 @@ __all__ = ["TrigScalar"]
 
 class TrigScalar:
     """One polynomial ``p`` of a :class:`~.trig_ring.TrigRing` ``ring``, with ``+``,
-    ``-``, ``*``, ``**`` (non-negative integer) and division by a nonzero rational number.
-    Products are reduced with ``c^2 = 1 - s^2`` at once, so results come out in normal
-    form."""
+    ``-``, ``*``, ``**`` (non-negative integer) and division by a nonzero rational number
+    (or by a ring scalar whose normal form is one: a unit quaternion's squared norm,
+    :func:`~robodyn.model.joints.quaternion_rotation`). Products are reduced with
+    ``c^2 = 1 - s^2`` at once, so results come out in normal form."""
 
     __slots__ = ("ring", "p")
 
@@ -69,6 +70,21 @@ class TrigScalar:
             return TrigScalar(self.ring, self.p * QQ(1, b))
         if isinstance(b, sp.Rational) and b != 0:
             return TrigScalar(self.ring, self.p * QQ(int(b.q), int(b.p)))
+        if isinstance(b, TrigScalar):
+            return TrigScalar(self.ring, self.p * (1 / b.constant()))
+        raise TypeError("a ring scalar can only be divided by a nonzero rational number")
+
+    def __rtruediv__(self, b):
+        """``b / self`` where ``self`` reduces to a nonzero rational number."""
+        if isinstance(b, (int, sp.Rational)):
+            return TrigScalar(self.ring, self.ring.poly(b) * (1 / self.constant()))
+        return NotImplemented
+
+    def constant(self):
+        """The value of a scalar whose normal form is a nonzero rational number (else a
+        :class:`TypeError`: the ring has no quotients)."""
+        if self.p and self.p.is_ground:
+            return self.p.LC
         raise TypeError("a ring scalar can only be divided by a nonzero rational number")
 
     def __pow__(self, k: int):
