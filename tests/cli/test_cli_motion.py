@@ -512,3 +512,28 @@ def test_torques_of_a_floating_model_along_a_translation_are_newtons_law(tmp_pat
     np.testing.assert_allclose(run["total1"], mass * run["qdd1"], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(run["total3"], mass * 9.81, rtol=1e-12)
     np.testing.assert_allclose(run["total2"], 0.0, atol=1e-12)
+
+
+def test_energy_of_a_floating_model_is_the_change_of_potential_energy(tmp_path, capsys):
+    """``energy`` takes ``nq`` values: rest to rest, with no friction, the net work of the
+    body wrench and the joint torque is ``U(q1) - U(q0)`` (work-energy theorem); a column
+    per velocity coordinate, the body twist's named; ``--optimize`` finds a motion with
+    less positive work between the same poses."""
+    from conftest import write_model
+
+    model = write_model(tmp_path, SATELLITE)
+    q0, q1 = [0, 0, 2, 0, 0, 0, 1, 0.3], [0.5, 0, 2.2, 0, 0, 0.3826834, 0.9238795, 1.0]
+    assert main(["energy", str(model), "--from", ",".join(map(str, q0)), "--to",
+                 ",".join(map(str, q1)), "--duration", "2", "--samples", "2001",
+                 "--optimize"]) == 0
+    out = capsys.readouterr().out
+    robot = rd.load(str(model))
+    drop = float(robot.potential_energy(robot.chain.normalized(q1))
+                 - robot.potential_energy(np.array(q0, dtype=float)))
+    lines = out.splitlines()
+    assert lines[1].split() == ["j1", "v_x", "j1", "v_y", "j1", "v_z", "j1", "w_x", "j1", "w_y",
+                                "j1", "w_z", "joint", "2", "total"]
+    net = float(lines[3].split()[-1])
+    assert net == pytest.approx(drop, rel=1e-5)
+    before, after = (float(x) for x in out.split("positive work: ")[1].split()[0:3:2])
+    assert after < before

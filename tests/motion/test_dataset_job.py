@@ -109,3 +109,40 @@ def test_an_interrupted_run_resumes_to_the_data_of_an_uninterrupted_one(tmp_path
 
 def test_dataset_is_public():
     assert "dataset" in rd.__all__ and rd.dataset.__module__ == "robodyn.motion.dataset"
+
+
+DRONE = """
+    name: drone
+    floating: true
+    gravity: [0, 0, -9.81]
+    base: {mass: 1.5, com: [0, 0, 0], inertia: [0.02, 0.03, 0.05, 0, 0, 0]}
+    links: []
+    """
+
+
+def test_a_dataset_of_a_free_body_holds_unit_quaternions_and_newton_euler_wrenches(
+        tmp_path, numpy_backend):
+    """``robodyn dataset`` of a drone (one free joint): ``q`` of 7 values, the orientation
+    uniform on SO(3) (the mean of the rotation matrices tends to 0), the position in
+    ``[-1, 1]^3``, and each stored wrench the body's Newton-Euler equations in its own frame
+    ``f = m (v' + w x v) - m R^T g``, ``n = I w' + w x I w`` (by hand, COM at the origin)."""
+    from conftest import write_model
+    from robodyn.cli import main
+    from scipy.spatial.transform import Rotation
+
+    model = write_model(tmp_path, DRONE)
+    out = tmp_path / "drone.npz"
+    assert main(["dataset", str(model), "--samples", "4000", "--chunk", "1500",
+                 "--out", str(out)]) == 0
+    data = load(out)
+    q, v, a, tau = data["q"], data["qd"], data["qdd"], data["tau"]
+    assert q.shape == (4000, 7) and v.shape == a.shape == tau.shape == (4000, 6)
+    np.testing.assert_allclose(np.linalg.norm(q[:, 3:], axis=1), 1.0, atol=1e-14)
+    assert np.abs(q[:, :3]).max() <= 1.0 and np.abs(q[:, :3]).max() > 0.99
+    R = Rotation.from_quat(q[:, 3:]).as_matrix()  # scalar last, as robodyn's (x, y, z, w)
+    assert np.abs(R.mean(axis=0)).max() < 0.05  # uniform on SO(3): E[R] = 0
+    m, inertia = 1.5, np.diag([0.02, 0.03, 0.05])
+    g = np.einsum("kji,j->ki", R, [0, 0, -9.81])  # R^T g
+    force = m * (a[:, :3] + np.cross(v[:, 3:], v[:, :3]) - g)
+    torque = a[:, 3:] @ inertia + np.cross(v[:, 3:], v[:, 3:] @ inertia)
+    np.testing.assert_allclose(tau, np.hstack([force, torque]), rtol=1e-12, atol=1e-12)

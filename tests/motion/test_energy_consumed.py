@@ -164,3 +164,91 @@ def test_optimize_warns_when_its_budget_runs_out(limits):
     assert mine.positive_work <= quintic.positive_work * (1 + 1e-12)
     with pytest.warns(RuntimeWarning, match=r"ran out of its budget .*maxiter = 1,"):
         rd.energy.optimize(robot, [-1, 1], [1, -1], 1.5, samples=61, maxiter=1)
+
+
+def _quaternion_arm():
+    """A free-flying base carrying a ball joint and a revolute joint (``nq = 12``,
+    ``nv = 10``), gravity on, viscous friction on the revolute joint."""
+    from robodyn.model.chain import Chain, Friction, Inertial, Joint, Link, Transform
+
+    def box(m, com):
+        return Inertial(m, com, ((0.02 * m, 0, 0), (0, 0.03 * m, 0), (0, 0, 0.04 * m)))
+
+    rot = ((1.0, 0, 0), (0, 1.0, 0), (0, 0, 1.0))
+    links = (Link("base", Joint("free"), box(3.0, (0.0, 0.0, 0.0))),
+             Link("upper", Joint("spherical", placement=Transform(rot, (0.0, 0.0, 0.2))),
+                  box(1.0, (0.0, 0.1, 0.3))),
+             Link("lower", Joint("revolute", (0.0, 1.0, 0.0), 0, Transform(rot, (0, 0, 0.6))),
+                  box(0.5, (0.2, 0.0, 0.1)), friction=Friction(0.3, 0.0)))
+    return rd.Robot("flier", Chain(links, (0.0, 0.0, -9.81)))
+
+
+def _quaternion_ends():
+    q0 = np.array([0, 0, 1.0, 0, 0, 0, 1.0, 0, 0, 0, 1.0, 0.1])
+    q1 = np.array([0.3, -0.2, 1.4, *(np.array([0.2, -0.1, 0.4, 0.9]) / np.linalg.norm(
+        [0.2, -0.1, 0.4, 0.9])), *(np.array([-0.3, 0.5, 0.1, 0.8]) / np.linalg.norm(
+            [-0.3, 0.5, 0.1, 0.8])), 1.2])
+    return q0, q1
+
+
+def test_net_work_is_energy_change_plus_friction_loss_with_quaternion_joints():
+    """The work-energy theorem with a free base and a ball joint: ``P = tau · v`` with the
+    body wrench and twist, along the geodesic quintic."""
+    robot = _quaternion_arm()
+    q0, q1 = _quaternion_ends()
+    motion = tr.geodesic(robot, q0, q1, 1.5).sample(1e-4)
+    report = rd.energy.consumed(robot, motion)
+    energy = robot.kinetic_energy(motion.q, motion.qd) + robot.potential_energy(motion.q)
+    qd = motion.qd[:, -1]
+    density = 0.3 * qd**2
+    loss = float(np.sum(0.5 * (density[1:] + density[:-1]) * np.diff(motion.t)))
+    assert report.net_work == pytest.approx(energy[-1] - energy[0] + loss, rel=1e-6)
+    assert report.friction_loss == pytest.approx(loss, rel=1e-12)
+    assert report.net_work_per_joint.shape == (robot.dof,)
+
+
+@pytest.mark.parametrize("objective", ["effort", "positive_work"])
+def test_optimize_with_quaternion_joints(objective):
+    """Between two poses of a free base and a ball joint the searched motion starts and
+    ends where asked, at rest, costs less than the geodesic quintic, and its velocities
+    are the rates of its configurations (``(q(t+h) ⊖ q(t-h)) / 2h``)."""
+    robot = _quaternion_arm()
+    q0, q1 = _quaternion_ends()
+    best = rd.energy.optimize(robot, q0, q1, 1.5, via_points=2, objective=objective,
+                              samples=101)
+    assert best.kind == "optimized" and best.nq == 12 and best.dof == 10
+    assert best.info["energy"] < best.info["baseline_energy"]
+    np.testing.assert_allclose(best.q0, q0, atol=1e-12)
+    np.testing.assert_allclose(best.q1, q1, atol=1e-12)
+    np.testing.assert_allclose(best(1.5)[1], 0, atol=1e-9)
+    t, h = np.array([0.4, 0.9, 1.2]), 1e-6
+    q, qd, qdd = best(t)
+    rate = robot.difference(best(t - h)[0], best(t + h)[0]) / (2 * h)
+    np.testing.assert_allclose(qd, rate, atol=1e-6)
+    acc = (best(t + h)[1] - best(t - h)[1]) / (2 * h)
+    np.testing.assert_allclose(qdd, acc, atol=1e-5)
+
+
+def test_effort_gradient_with_quaternion_joints():
+    """The exact effort gradient on a path through quaternion joints equals its central
+    differences (the tangent derivative of ``q0 ⊕ s D`` is ``D``)."""
+    from robodyn.motion.energy import EffortGradient, _directions
+
+    robot = _quaternion_arm()
+    q0, q1 = _quaternion_ends()
+    directions, end = _directions(robot, q0, q1)
+    t, knots = np.linspace(0, 1.5, 61), np.linspace(0, 1.5, 4)
+    size = directions.shape[0]
+
+    def path(x):
+        w = tr.rest_spline(knots, np.vstack([np.zeros(size), x.reshape(2, size), end]))(t)
+        return tuple(part @ directions for part in w)
+
+    gradient = EffortGradient(robot, t, path, 2 * size, lambda u: robot.integrate(q0, u))
+    x = np.outer([0.3, 0.7], end).reshape(-1) + np.random.default_rng(1).normal(
+        scale=0.05, size=2 * size)
+    value, grad = gradient(x)
+    h = 1e-6
+    ref = np.array([(gradient(x + h * e)[0] - gradient(x - h * e)[0]) / (2 * h)
+                    for e in np.eye(2 * size)])
+    np.testing.assert_allclose(grad, ref, rtol=1e-5, atol=1e-6 * np.abs(ref).max())

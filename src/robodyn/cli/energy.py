@@ -18,7 +18,7 @@ def energy_table(robot, report, title: str) -> list[str]:
     """Lines: positive work, net work and effort of ``report`` per joint and in total."""
     revolute = all(link.joint.type == "revolute" for link in robot.links)
     effort_unit = "(N m)^2 s" if revolute else "tau^2 s"
-    lines = [title, f"  {'':<24}" + "".join(f"{f'joint {j + 1}':>13}" for j in range(robot.dof))
+    lines = [title, f"  {'':<24}" + "".join(f"{label:>13}" for label in columns(robot))
              + f"{'total':>13}"]
     rows = (("positive work [J]", report.positive_work_per_joint, report.positive_work),
             ("net work [J]", report.net_work_per_joint, report.net_work),
@@ -31,6 +31,18 @@ def energy_table(robot, report, title: str) -> list[str]:
     return lines
 
 
+def columns(robot) -> list[str]:
+    """A heading per velocity coordinate: ``joint j`` for one-value joints; a ball joint's
+    ``w_x``, ``w_y``, ``w_z`` and a free joint's ``v_x`` .. ``w_z`` after its joint's number
+    (``j1 v_x``: the body twist, the work of the body wrench)."""
+    labels = []
+    for j, link in enumerate(robot.links, 1):
+        parts = {1: [""], 3: [" w_x", " w_y", " w_z"],
+                 6: [" v_x", " v_y", " v_z", " w_x", " w_y", " w_z"]}.get(link.joint.nv, [])
+        labels += [f"joint {j}" if part == "" else f"j{j}{part}" for part in parts]
+    return labels
+
+
 def _driven(motion, report) -> SimpleNamespace:
     """A motion with the torques that drive it (for the energy picture's work term)."""
     return SimpleNamespace(t=motion.t, q=motion.q, qd=motion.qd, qdd=motion.qdd,
@@ -41,7 +53,7 @@ def _cmd_energy(args: argparse.Namespace) -> int:
     from .common import load_model
 
     plot, picture = picture_option(args.plot, "--plot", args.force)
-    robot = with_values(load_model(args.model, args), args.values)
+    robot = with_values(load_model(args.model, args, quaternions=True), args.values)
     traj, motion = profiled_motion(args, robot, "quintic")
     base = rd_energy.consumed(robot, motion)
     print("\n".join(energy_table(

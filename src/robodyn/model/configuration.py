@@ -104,3 +104,52 @@ def difference_configuration(chain: Chain, q0, q1) -> np.ndarray:
     q0, q1 = (np.asarray(a, dtype=float)
               for a in checked_arrays(chain, "difference", {"q0": q0, "q1": q1}))
     return chain.difference(q0, q1)
+
+
+#: Half the side of the cube a free joint's position is drawn from when its joint gives no
+#: limits (metres): :func:`random_configuration`.
+FREE_POSITION_RANGE = 1.0
+
+
+def sampling_box(chain: Chain) -> tuple[np.ndarray, np.ndarray]:
+    """The range each one-value joint's ``q`` is drawn from by :func:`random_configuration`
+    (``(low, high)``, one entry per joint with one value): its limits where finite, else
+    ``[-pi, pi]``."""
+    low, high = [], []
+    for link in chain.links:
+        if link.joint.nq != 1:
+            continue
+        limits = link.joint.limits
+        lo, hi = -np.pi, np.pi
+        if limits is not None and len(limits) >= 2:
+            a, b = float(limits[0]), float(limits[1])
+            if np.isfinite(a) and np.isfinite(b) and a < b:
+                lo, hi = a, b
+        low.append(lo)
+        high.append(hi)
+    return np.array(low), np.array(high)
+
+
+def random_configuration(chain: Chain, rng: np.random.Generator, size: int) -> np.ndarray:
+    """``size`` configurations ``(size, nq)`` drawn as Pinocchio's ``randomConfiguration``
+    draws them: a one-value joint uniform in :func:`sampling_box`; a ball joint's and a free
+    joint's orientation uniform on SO(3) (a normal 4-vector normalised: the uniform measure
+    on the unit quaternions); a free joint's position uniform in the cube of half side
+    :data:`FREE_POSITION_RANGE` metres. With one-value joints only it is
+    ``rng.uniform(low, high, (size, nq))``, the draw of earlier versions."""
+    low, high = sampling_box(chain)
+    if chain.single_valued:
+        return rng.uniform(low, high, size=(size, chain.nq))
+    q = np.empty((size, chain.nq))
+    j = 0
+    for link, k in zip(chain.links, chain.q_offsets(), strict=True):
+        n, start = link.joint.nq, link.joint.model.quaternion
+        if n == 1:
+            q[:, k] = rng.uniform(low[j], high[j], size)
+            j += 1
+        elif start is not None:
+            q[:, k:k + start] = rng.uniform(-FREE_POSITION_RANGE, FREE_POSITION_RANGE,
+                                            (size, start))
+            quat = rng.standard_normal((size, 4))
+            q[:, k + start:k + start + 4] = quat / np.linalg.norm(quat, axis=1, keepdims=True)
+    return q

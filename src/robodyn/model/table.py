@@ -39,8 +39,8 @@ class RobotTable:
 
     def text(self) -> str:
         """The table drawn with box characters, the title above and the notes below."""
-        return "\n".join([self.title, *text_table(self.headers, self.rows, left=(0, 1, 2)),
-                          *self.notes])
+        table = text_table(self.headers, self.rows, left=(0, 1, 2)) if self.rows else []
+        return "\n".join([self.title, *table, *self.notes])
 
     def html(self) -> str:
         """The table as HTML (every cell escaped)."""
@@ -199,7 +199,8 @@ def robot_table(model: ModelSource) -> RobotTable:
                      *(limits[j][2:] if show_rates else ())))
     origin = (f", from {provenance.path}"
               if provenance.path and provenance.path != model.name else "")
-    title = f"{model.name}: {len(links)} joints ({kinds}), {geometry}{origin}"
+    title = (f"{model.name}: {len(links)} joints ({kinds}), {geometry}{origin}" if links
+             else f"{model.name}: a free-flying body, no joints{origin}")
     if model.description:
         title += "\n" + _cut(" ".join(model.description.split()), 100)
     gravity = [value(x) for x in chain.gravity]
@@ -208,10 +209,12 @@ def robot_table(model: ModelSource) -> RobotTable:
     if free_base is not None:
         body = free_base.inertial
         notes.append(f"base: free-flying (6-DOF free-flyer), mass {number(value(body.mass))} kg; "
-                     f"q = [x, y, z, quaternion x y z w, q1..q{len(links)}]")
+                     f"q = [x, y, z, quaternion x y z w"
+                     + (f", q1..q{len(links)}]" if links else "]"))
     tool = _transform(chain.tip, value)
     notes.append(f"tool: {tool}" if tool
-                 else f"tool: none (the end effector is frame {len(links)})")
+                 else f"tool: none (the end effector is frame {len(links)})" if links
+                 else "tool: none (the end effector is the body's frame)")
     if chain.frames:
         named = [f.name for f in chain.frames]
         notes.append(f"frames: {', '.join(_cut(n) for n in named[:8])}"

@@ -147,7 +147,9 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
     gravity = parse_vector(data.get("gravity", [0, 0, "-g"]), f"{source}: gravity", 3)
 
     links = data.get("links")
-    if not isinstance(links, list) or not links:
+    if links == [] and data.get("floating") is True:
+        pass  # a free body alone (a drone, a satellite): the base is the model
+    elif not isinstance(links, list) or not links:
         raise ModelError(f"{source}: links: expected a non-empty list of links (base to tip), "
                          f"got {excerpt(links)}")
     rows, inertials, frictions, names, motors, limits, points = [], [], [], [], [], [], []

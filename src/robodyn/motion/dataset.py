@@ -2,7 +2,9 @@
 the command ``robodyn dataset MODEL --samples N --out FILE``).
 
 Each sample draws ``q`` uniformly within the joint limits (``Joint.limits`` where the
-model gives them, else ``[-pi, pi]``) and ``qd``, ``qdd`` from a standard normal, and
+model gives them, else ``[-pi, pi]``; a ball or free joint's orientation uniformly on
+SO(3) and a free joint's position in the cube ``[-1, 1]^3`` m:
+:func:`robodyn.model.configuration.random_configuration`; ``q`` then has ``nq`` values) and ``qd``, ``qdd`` from a standard normal, and
 stores ``tau = inverse_dynamics(q, qd, qdd)`` (and ``M(q)`` with ``--mass-matrix``).
 Chunk ``k`` is drawn from its own generator ``default_rng([seed, k])``, so the data do
 not depend on how often the run was interrupted.
@@ -32,6 +34,7 @@ import numpy as np
 
 from ..core.errors import InputError, excerpt
 from ..core.progress import ProgressOption, check_progress, tracker
+from ..model.configuration import random_configuration, sampling_box
 from .dataset_files import (
     FORMAT,
     MAX_SEED,
@@ -73,25 +76,11 @@ def dataset(robot, out, samples: int, *, chunk: int = 100_000, seed: int = 0,
                          progress=progress)
 
 
-def _sampling_box(robot) -> tuple[np.ndarray, np.ndarray]:
-    """The range ``q`` is drawn from: the joint limits where finite, else ``[-pi, pi]``."""
-    n = robot.dof
-    low, high = np.full(n, -math.pi), np.full(n, math.pi)
-    for j, link in enumerate(robot.numeric_chain.links):
-        limits = link.joint.limits
-        if limits is not None and len(limits) >= 2:
-            lo, hi = float(limits[0]), float(limits[1])
-            if math.isfinite(lo) and math.isfinite(hi) and lo < hi:
-                low[j], high[j] = lo, hi
-    return low, high
-
-
 def sample_chunk(robot, k: int, size: int, seed: int, mass_matrix: bool) -> dict:
     """Chunk ``k`` of ``size`` states (its own generator ``default_rng([seed, k])``)."""
     rng = np.random.default_rng([seed, k])
     n = robot.dof
-    low, high = _sampling_box(robot)
-    q = rng.uniform(low, high, size=(size, n))
+    q = random_configuration(robot.numeric_chain, rng, size)
     qd = rng.standard_normal((size, n))
     qdd = rng.standard_normal((size, n))
     out = {"q": q, "qd": qd, "qdd": qdd, "tau": robot.inverse_dynamics(q, qd, qdd)}
@@ -103,9 +92,11 @@ def sample_chunk(robot, k: int, size: int, seed: int, mass_matrix: bool) -> dict
 def _dynamics_probe(robot) -> list[float]:
     """What the data depend on besides the settings, as numbers: the sampling range and
     the torques at three fixed states (so a changed model file is noticed on resume)."""
-    low, high = _sampling_box(robot)
+    low, high = sampling_box(robot.numeric_chain)
     x = np.linspace(-1.0, 1.0, 3 * robot.dof).reshape(3, robot.dof)
-    tau = robot.inverse_dynamics(np.sin(3 * x), np.cos(2 * x), x)
+    q = (np.sin(3 * x) if robot.numeric_chain.single_valued
+         else random_configuration(robot.numeric_chain, np.random.default_rng(0), 3))
+    tau = robot.inverse_dynamics(q, np.cos(2 * x), x)
     return [float(v) for v in np.concatenate([low, high, tau.ravel()])]
 
 
@@ -140,6 +131,7 @@ def write_dataset(robot, out, samples: int, chunk: int = 100_000, seed: int = 0,
         raise InputError(f"--out {quote_path(out)}: give a file name ending in .npz or .zarr")
     names = ["q", "qd", "qdd", "tau"] + (["M"] if mass_matrix else [])
     shapes = {name: (robot.dof, robot.dof) if name == "M" else (robot.dof,) for name in names}
+    shapes["q"] = (robot.nq,)  # quaternions of ball and free joints
     row_bytes = _F8.itemsize * sum(math.prod(shape) for shape in shapes.values())
     check_memory(chunk, row_bytes)
     count = -(-samples // chunk)

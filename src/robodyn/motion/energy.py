@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike
 from ..core.display import number, numbers, span
 from ..core.errors import InputError, excerpt, whole_number
 from .inputs import MAX_MAGNITUDE, check_magnitude
-from .trajectory import Motion, Trajectory, quintic, rest_spline
+from .trajectory import Motion, Trajectory, geodesic, quintic, rest_spline
 
 if TYPE_CHECKING:
     from ..robot import Robot
@@ -125,7 +125,9 @@ def consumed(robot: Robot, motion: Motion | Trajectory | Simulation,
              h_e: ArrayLike | None = None) -> EnergyReport:
     """The energy ``motion`` costs on ``robot`` (module docstring).
 
-    ``motion``: anything with ``t`` ``(T,)``, ``q``, ``qd`` ``(T, dof)`` and either
+    ``motion``: anything with ``t`` ``(T,)``, ``q`` ``(T, nq)``, ``qd`` ``(T, dof)`` (with
+    ball or free joints ``nq > dof``: quaternions in ``q``, ``P = tau · v`` per velocity
+    coordinate, a free joint's ``tau`` the body wrench and ``v`` the body twist) and either
     ``qdd`` (the torques come from :meth:`~robodyn.Robot.inverse_dynamics`, with
     ``h_e`` if given) or ``tau`` (a simulation's applied torques, used as they are).
     """
@@ -135,9 +137,11 @@ def consumed(robot: Robot, motion: Motion | Trajectory | Simulation,
     if (np.diff(t) <= 0).any():
         raise InputError("motion.t: the sample times must increase")
     q, qd = np.asarray(motion.q, dtype=float), np.asarray(motion.qd, dtype=float)
-    if q.shape != (t.shape[0], robot.dof) or qd.shape != q.shape:
-        raise InputError(f"motion: expected q and qd of shape ({t.shape[0]}, {robot.dof}), got "
-                         f"{q.shape} and {qd.shape}")
+    if q.shape != (t.shape[0], robot.nq) or qd.shape != (t.shape[0], robot.dof):
+        shapes = (f"({t.shape[0]}, {robot.dof})" if robot.nq == robot.dof else
+                  f"({t.shape[0]}, {robot.nq}) and ({t.shape[0]}, {robot.dof})")
+        raise InputError(f"motion: expected q and qd of shape {shapes}, got {q.shape} and "
+                         f"{qd.shape}")
     tau = getattr(motion, "tau", None)
     if tau is None:
         tau = robot.inverse_dynamics(q, qd, motion.qdd, h_e=h_e)
@@ -167,6 +171,11 @@ def optimize(robot: Robot, q0: ArrayLike, q1: ArrayLike, duration: float, via_po
     (``"positive_work"`` or ``"effort"``) evaluated on ``samples`` instants. If no
     spline beats the quintic, the quintic itself is returned: never worse.
 
+    With ball or free joints (``q0``, ``q1`` of ``nq`` values) the quintic is the geodesic
+    one (:func:`~robodyn.motion.trajectory.geodesic`); the one-value joints move as above
+    and each ball or free joint along its geodesic ``q0 ⊕ s_j(t) (q1 ⊖ q0)_j`` with its own
+    spline ``s_j`` from 0 to 1 (the via points then hold ``s_j``; the velocities are exact).
+
     Budgets: ``via_points`` at most :data:`MAX_VIA_POINTS`, ``samples`` at most
     :data:`MAX_SAMPLES`; the optimiser stops after ``maxiter`` iterations or
     ``max_evaluations`` evaluations of the objective (finite differences included), with
@@ -185,8 +194,10 @@ def optimize(robot: Robot, q0: ArrayLike, q1: ArrayLike, duration: float, via_po
     samples = whole_number(samples, "samples", 2, MAX_SAMPLES)
     maxiter = whole_number(maxiter, "maxiter", 1, 10**6)
     max_evaluations = whole_number(max_evaluations, "max_evaluations", 1, 10**7)
+    single = robot.chain.single_valued
     with np.errstate(all="ignore"):  # a duration too short is said below
-        baseline = quintic(q0, q1, duration)
+        baseline = (quintic(q0, q1, duration) if single
+                    else geodesic(robot, q0, q1, duration, "quintic"))
     dof = baseline.dof
     if dof != robot.dof:
         raise InputError(f"q0: expected {robot.dof} values (one per joint), got {dof}")
@@ -194,13 +205,26 @@ def optimize(robot: Robot, q0: ArrayLike, q1: ArrayLike, duration: float, via_po
     t = np.linspace(0.0, T, samples)
     check_motion(baseline, t)
     knots = np.linspace(0.0, T, via_points + 2)
-    start, end = baseline.q0, baseline.q1
+    start = baseline.q0
+    directions, end = _directions(robot, start, baseline.q1)
+    size = directions.shape[0]
     limits = None
     if torque_limits is not None:
         limits = _torque_limits(torque_limits, dof)
 
+    def configure(u):
+        return start + u if single else robot.integrate(start, u)
+
     def trajectory(x):
-        return rest_spline(knots, np.vstack([start, x.reshape(via_points, dof), end]))
+        w = rest_spline(knots, np.vstack([np.zeros(size), x.reshape(via_points, size), end]))
+
+        def evaluate(t):
+            u, ud, udd = (part @ directions for part in w(t))
+            return configure(u), ud, udd
+
+        points = configure(w.info["waypoints"] @ directions)
+        return Trajectory(evaluate, T, dof, "rest-spline",
+                          {"times": w.info["times"], "waypoints": points}, robot.nq)
 
     def report(traj):
         return consumed(robot, Motion(t, *traj(t)))
@@ -210,7 +234,8 @@ def optimize(robot: Robot, q0: ArrayLike, q1: ArrayLike, duration: float, via_po
 
     base_report = report(baseline)
     base_value = base_report.value(objective)
-    x0 = baseline(knots[1:-1])[0].reshape(-1)
+    # the quintic's own points: the spline through them is the quintic
+    x0 = np.outer(quintic([0.0], [1.0], T)(knots[1:-1])[0], end).reshape(-1)
     # scale: the objective of the quintic is O(1) after dividing by it
     scale = abs(base_value) if base_value != 0 else 1.0
     constraints = ()
@@ -226,7 +251,12 @@ def optimize(robot: Robot, q0: ArrayLike, q1: ArrayLike, duration: float, via_po
     fun, jac = (lambda x: cost(x) / scale), None
     if objective == "effort" and limits is None:
         # exact gradient from the inverse dynamics' derivatives (the spline is linear in x)
-        gradient = EffortGradient(robot, t, lambda x: trajectory(x)(t), x0.size)
+        def tangent(x):
+            w = rest_spline(knots, np.vstack([np.zeros(size), x.reshape(via_points, size),
+                                              end]))(t)
+            return tuple(part @ directions for part in w)
+
+        gradient = EffortGradient(robot, t, tangent, x0.size, configure)
 
         def fun(x):
             value, grad = gradient(x)
@@ -272,6 +302,29 @@ def optimize(robot: Robot, q0: ArrayLike, q1: ArrayLike, duration: float, via_po
     return best.with_info("optimized" if best is not baseline else "quintic", info)
 
 
+def _directions(robot, q0: np.ndarray, q1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The motions :func:`optimize` searches, ``q(t) = q0 ⊕ w(t) D`` with ``w(0) = 0`` and
+    ``w(T) = end``: ``(D, end)``. A one-value joint moves freely (its row of ``D`` a unit
+    vector, ``w_j = q_j - q0_j``); a ball or free joint along its geodesic (its row the step
+    ``q1 ⊖ q0`` of its velocity block, ``w_j`` from 0 to 1), so ``qd = w' D`` exactly (a
+    one-parameter subgroup) and the motion is affine in ``w`` in the tangent space."""
+    step = robot.difference(q0, q1)
+    rows, end = [], []
+    for link, k in zip(robot.chain.links, robot.chain.v_offsets(), strict=True):
+        n = link.joint.nv
+        if n == 1:
+            rows.append(np.eye(robot.dof)[k])
+            end.append(step[k])
+        elif n > 1 and step[k:k + n].any():
+            row = np.zeros(robot.dof)
+            row[k:k + n] = step[k:k + n]
+            rows.append(row)
+            end.append(1.0)
+    if not rows:
+        return np.zeros((1, robot.dof)), np.zeros(1)
+    return np.array(rows), np.array(end)
+
+
 def _torque_limits(value, dof: int) -> np.ndarray:
     """``torque_limits`` as ``dof`` positive finite numbers (one, or one per joint)."""
     try:
@@ -310,8 +363,10 @@ class _Budget:
 
 
 class EffortGradient:
-    """``(effort, d effort/dx)`` of a motion ``(q, qd, qdd) = path(x)`` that is affine in
-    ``x`` (a spline through via points ``x``), sampled at ``t``.
+    """``(effort, d effort/dx)`` of a motion ``(u, qd, qdd) = path(x)`` that is affine in
+    ``x`` (a spline through via points ``x``), sampled at ``t``; ``q = configure(u)``
+    (``u`` itself by default; with ball or free joints ``q0 ⊕ u`` with each joint's part
+    of ``u`` along one fixed axis, so the tangent derivative of ``q`` is that of ``u``).
 
     ``effort = sum_k w_k |tau_k|^2`` (trapezoid weights ``w``), so
     ``d effort/dx = sum_k 2 w_k tau_k^T (dtau/dq dq_k/dx + dtau/dqd dqd_k/dx + M dqdd_k/dx)``
@@ -319,8 +374,9 @@ class EffortGradient:
     constant ``d(q, qd, qdd)/dx`` of the affine path, taken once from unit ``x``
     (Coulomb friction differentiates to 0 away from ``qd = 0``)."""
 
-    def __init__(self, robot, t, path, size: int):
+    def __init__(self, robot, t, path, size: int, configure=None):
         self.robot = robot
+        self.configure = (lambda q: q) if configure is None else configure
         dt = np.diff(t)
         self.weights = np.concatenate([[0.0], dt]) / 2 + np.concatenate([dt, [0.0]]) / 2
         self.path = path
@@ -328,7 +384,8 @@ class EffortGradient:
         self.basis = np.stack([np.array(path(e)) - offset for e in np.eye(size)])  # (m,3,T,dof)
 
     def __call__(self, x):
-        q, qd, qdd = self.path(x)
+        u, qd, qdd = self.path(x)
+        q = self.configure(u)
         tau = self.robot.inverse_dynamics(q, qd, qdd)
         d_q, d_qd, mass = self.robot.inverse_dynamics_derivatives(q, qd, qdd)
         weighted = 2 * self.weights[:, None] * tau  # (T, dof)

@@ -204,8 +204,8 @@ def energy(sim: Simulation, robot: Robot | None = None, *,
     work = None
     if tau is not None:
         tau = finite_array(tau, "sim.tau")
-        if tau.shape != s.q.shape:
-            raise InputError(f"sim.tau: expected shape {s.q.shape}, got {tau.shape}")
+        if tau.shape != s.qd.shape:
+            raise InputError(f"sim.tau: expected shape {s.qd.shape}, got {tau.shape}")
         if np.any(tau != 0):
             work = _cumulative(t, np.sum(tau * s.qd, axis=1))
 
@@ -363,11 +363,11 @@ def energy_comparison(robot: Robot, motions: dict[str, Trajectory | Motion | Sim
         power = tau * s.qd
         positive = _cumulative(s.t, np.maximum(power, 0.0).sum(axis=1))
         ls = styles[k % len(styles)]
-        for j in range(s.dof):
-            color = f"C{j % 10}"
-            axes[0].plot(s.t, s.q[:, j], color=color, ls=ls, lw=1.5,
+        for j in range(s.q.shape[1]):  # q: nq values with quaternion joints
+            axes[0].plot(s.t, s.q[:, j], color=f"C{j % 10}", ls=ls, lw=1.5,
                          label=f"q{j + 1} {label}")
-            axes[1].plot(s.t, s.qd[:, j], color=color, ls=ls, lw=1.5)
+        for j in range(s.dof):
+            axes[1].plot(s.t, s.qd[:, j], color=f"C{j % 10}", ls=ls, lw=1.5)
         axes[2].plot(s.t, power.sum(axis=1), color="black", ls=ls, lw=1.6, label=label)
         axes[3].plot(s.t, positive, color="black", ls=ls, lw=1.6,
                      label=f"{label}: {positive[-1]:.4g} J")
