@@ -5,7 +5,8 @@
     robodyn identify planar-2r data.csv --format json
 
 The CSV file has a header naming the columns q1..qn, qd1..qn, qdd1..qddn, tau1..taun
-(other columns, such as t, are ignored); every value a plain decimal number (no 1_0,
+(other columns, such as t, are ignored; with ball or free joints q1..q{nq} hold the
+quaternions x y z w, the rates qd1..qd{nv}); every value a plain decimal number (no 1_0,
 nan, inf, 0x10); see robodyn.identification.read_csv. --physical prints the physically
 consistent fit's RMS torque error beside that of least squares, with a warning when it
 is much worse (the data may not be physical: check the torques' sign convention).
@@ -38,7 +39,7 @@ def _cmd_identify(args: argparse.Namespace) -> int:
     from ..identification.estimate import identify
     from .common import load_model
 
-    robot = load_model(args.model, args)
+    robot = load_model(args.model, args, quaternions=True)
     result = identify(robot, args.data, physical=args.physical)
     # strict JSON: a number that is not finite (the relative std of an estimate of 0) is null
     text = result.as_json() if args.format == "json" else str(result)

@@ -61,6 +61,7 @@ from .samples import (
     joint_weights,
     read_samples,
     sample_array,
+    split_samples,
 )
 
 if TYPE_CHECKING:
@@ -90,7 +91,8 @@ def identify(robot: Robot, q: ArrayLike | str | os.PathLike[str], qd: ArrayLike 
              base: BaseParameters | None = None,
              progress: ProgressOption = None) -> Identification:
     """Estimate the base parameters of ``robot`` from samples ``q, qd, qdd, tau`` (each
-    ``(N, dof)``), or from a CSV file given as ``q`` (:func:`read_csv`). ``weights``: one
+    ``(N, dof)``; ``q`` ``(N, nq)`` with ball or free joints), or from a CSV file given as
+    ``q`` (:func:`read_csv`). ``weights``: one
     per joint (rows of joint ``j`` multiplied by ``weights[j]``); default ``1/sigma_j``
     from an ordinary least-squares pass. ``physical=True`` adds the physically
     consistent fit (module docstring). ``base``: the :class:`BaseParameters` of ``robot``
@@ -108,18 +110,20 @@ def identify(robot: Robot, q: ArrayLike | str | os.PathLike[str], qd: ArrayLike 
         raise InputError(f"physical: expected True or False, got {excerpt(physical, 40)}")
     check_progress(progress)
     dof = robot.dof
-    where = SampleLocator()
+    sizes = (robot.nq, dof, dof, dof)  # q: quaternions of ball and free joints too
+    where = SampleLocator(sizes=sizes)
     if isinstance(q, str | os.PathLike):
         if qd is not None or qdd is not None or tau is not None:
             raise InputError("identify(robot, 'data.csv'): give the file alone, without "
                              "qd, qdd, tau")
-        table = read_samples(q, dof)
-        where = SampleLocator(table)
-        q, qd, qdd, tau = (table.values[:, k * dof:(k + 1) * dof] for k in range(4))
+        table = read_samples(q, sizes)
+        where = SampleLocator(table, sizes)
+        q, qd, qdd, tau = split_samples(table.values, sizes)
     if qd is None or qdd is None or tau is None:
         raise InputError("identify: give q, qd, qdd and tau (or a CSV path)")
-    q, qd, qdd, tau = (sample_array(n, a, dof) for n, a in
-                       (("q", q), ("qd", qd), ("qdd", qdd), ("tau", tau)))
+    q, qd, qdd, tau = (sample_array(n, a, size) for n, a, size in
+                       (("q", q, robot.nq), ("qd", qd, dof), ("qdd", qdd, dof),
+                        ("tau", tau, dof)))
     n = q.shape[0]
     if not (qd.shape[0] == qdd.shape[0] == tau.shape[0] == n):
         raise InputError(f"identify: q, qd, qdd, tau have {n}, {qd.shape[0]}, {qdd.shape[0]}, "

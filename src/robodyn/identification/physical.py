@@ -54,7 +54,7 @@ def consistency_problems(robot: Robot, pi: ArrayLike) -> list[str]:
     names = robot.inertial_parameters().names
     pi = np.asarray(pi, dtype=float)
     out = []
-    for k in range(robot.dof):
+    for k in range(robot.chain.dof):  # links
         seg = pi[PER_LINK * k:PER_LINK * (k + 1)]
         if not seg[0] > 0:
             out.append(f"link {k + 1}: mass {seg[0]:.4g} is not positive")
@@ -62,7 +62,7 @@ def consistency_problems(robot: Robot, pi: ArrayLike) -> list[str]:
         if not eig[0] > 0:
             out.append(f"link {k + 1}: pseudo-inertia not positive definite (smallest "
                        f"eigenvalue {eig[0]:.3g})")
-    friction = PER_LINK * robot.dof  # friction and armature, after every link's ten
+    friction = PER_LINK * robot.chain.dof  # friction and armature, after every link's ten
     for name, value in zip(names[friction:], pi[friction:], strict=True):
         if value < 0:
             out.append(f"{name} = {value:.4g} is negative")
@@ -78,7 +78,7 @@ def _start(robot) -> tuple[np.ndarray, int]:
     pseudo-inertia shifted to positive definite where it is not, friction and armature
     raised to at least ``1e-3`` of the largest parameter; and where friction starts."""
     _, pi = robot.inertial_parameters()
-    n = robot.dof
+    n = robot.chain.dof  # links
     pi = pi.copy()
     for k in range(n):
         J = _link_pseudo(pi[PER_LINK * k:PER_LINK * (k + 1)])
@@ -200,7 +200,7 @@ def physical_fit(robot, base, R, est, progress=None) -> PhysicalFit:
     target = (R @ est) / scale
     N = scipy.linalg.null_space(base.K)
     rho = PHYSICAL_PULL * float(np.linalg.norm(A, 2))
-    barrier = _Barrier(robot.dof, size)
+    barrier = _Barrier(robot.chain.dof, size)
     HF = A.T @ A + rho ** 2 * (N @ N.T)
 
     def F(pi) -> float:

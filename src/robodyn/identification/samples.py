@@ -16,7 +16,7 @@ import numpy as np
 from ..core.csv_table import read_number_table
 from ..core.errors import InputError, RobodynError, excerpt
 
-__all__ = ["read_csv", "MAX_ANGLE", "sample_array", "read_samples", "SampleLocator",
+__all__ = ["read_csv", "split_samples", "sizes_of", "MAX_ANGLE", "sample_array", "read_samples", "SampleLocator",
            "check_angles", "check_base", "checked_regressor", "check_magnitudes",
            "joint_weights", "check_grouping"]
 
@@ -65,24 +65,49 @@ def sample_array(name: str, value, dof: int) -> np.ndarray:
     return arr
 
 
-def read_samples(path, dof: int):
-    """The :class:`~robodyn.core.csv_table.NumberTable` of :func:`read_csv`."""
-    wanted = [f"{k}{j}" for k in _KINDS for j in range(1, dof + 1)]
+def sizes_of(dof) -> tuple[int, int, int, int]:
+    """The values a sample of ``q``, ``qd``, ``qdd``, ``tau`` has: ``dof`` each, or
+    ``(nq, nv, nv, nv)`` given as such (quaternions of ball and free joints in ``q``)."""
+    return (dof,) * 4 if isinstance(dof, int) else tuple(dof)
+
+
+def read_samples(path, dof):
+    """The :class:`~robodyn.core.csv_table.NumberTable` of :func:`read_csv` (``dof``: the
+    values of each input, an int or ``(nq, nv, nv, nv)``)."""
+    wanted = [f"{k}{j}" for k, n in zip(_KINDS, sizes_of(dof), strict=True)
+              for j in range(1, n + 1)]
     family = re.compile(r"(?:q|qd|qdd|tau)[0-9]+", re.ASCII)
     return read_number_table(path, wanted, header=True,
                              foreign=lambda name: family.fullmatch(name) is not None)
 
 
-def read_csv(path: str | os.PathLike[str], dof: int) -> tuple[np.ndarray, ...]:
+def read_csv(path: str | os.PathLike[str], dof) -> tuple[np.ndarray, ...]:
     """``(q, qd, qdd, tau)`` from a CSV file with a header naming the columns ``q1..qn``,
     ``qd1..qdn``, ``qdd1..qddn``, ``tau1..taun`` (any order; other columns such as ``t``
     are ignored, but ``q3`` for a 2-joint robot is an error). The format is that of
     :mod:`robodyn.core.csv_table` (one reader for every number table): UTF-8 (a byte-order mark
     is fine), ``#`` comments, each column named once, every row as many values as the
     header, values plain decimal numbers (``1_0``, ``nan``, ``0x10``, ``1+2j`` are
-    refused). A broken rule is an :class:`InputError` naming the line and the column."""
-    table = read_samples(path, dof)
-    return tuple(table.values[:, k * dof:(k + 1) * dof] for k in range(4))
+    refused). A broken rule is an :class:`InputError` naming the line and the column.
+    ``dof``: the joints, or ``(nq, nv, nv, nv)`` for a model with ball or free joints
+    (``q1..q{nq}`` with the quaternions ``x y z w``, the rates ``qd1..qd{nv}``)."""
+    return split_samples(read_samples(path, dof).values, dof)
+
+
+def split_samples(values: np.ndarray, dof) -> tuple[np.ndarray, ...]:
+    """The columns of a table of samples as ``(q, qd, qdd, tau)``."""
+    ends = np.cumsum((0, *sizes_of(dof)))
+    return tuple(values[:, a:b] for a, b in zip(ends[:-1], ends[1:], strict=True))
+
+
+def _input_of(flat: int, sizes) -> tuple[int, int]:
+    """``(k, j)``: input ``k`` (q, qd, qdd) and its value ``j`` at index ``flat`` of the
+    concatenated ``q, qd, qdd`` of one sample."""
+    k = 0
+    while flat >= sizes[k]:
+        flat -= sizes[k]
+        k += 1
+    return k, flat
 
 
 class SampleLocator:
@@ -90,19 +115,21 @@ class SampleLocator:
     ``data.csv, line 7, column qd2`` for a file, ``qd[5, 1] (sample 5, joint 2)`` for
     arrays."""
 
-    def __init__(self, table=None):
+    def __init__(self, table=None, sizes=None):
         self.table = table
+        self.sizes = sizes  # (nq, nv, nv, nv) when q has more values than the rates
 
     def __call__(self, k: int, s: int, j: int, dof: int) -> str:
         if self.table is not None:
-            return self.table.where(s, k * dof + j)
+            return self.table.where(s, sum(sizes_of(self.sizes or dof)[:k]) + j)
         return f"{_KINDS[k]}[{s}, {j}] (sample {s}, joint {j + 1})"
 
 
 def check_angles(robot, q, where) -> None:
     """Revolute angles within :data:`MAX_ANGLE` (beyond, float64 rounds the angle by
     more than ``2e-9`` rad and its sine and cosine are noise)."""
-    revolute = [j for j, link in enumerate(robot.links) if link.joint.type == "revolute"]
+    revolute = [k for link, k in zip(robot.links, robot.chain.q_offsets(), strict=True)
+                if link.joint.type == "revolute"]
     if not revolute:
         return
     big = np.abs(q[:, revolute]) > MAX_ANGLE
@@ -153,18 +180,20 @@ def checked_regressor(robot, q, qd, qdd, where) -> np.ndarray:
         half = rows[:len(rows) // 2]
         rows = half if run(half)[0] is None else rows[len(rows) // 2:]
     s = int(rows[0])
-    inputs = np.stack([q[s], qd[s], qdd[s]])
-    order = np.argsort(-np.abs(inputs), axis=None)
+    sizes = (q.shape[1], qd.shape[1], qdd.shape[1])
+    inputs = np.concatenate([q[s], qd[s], qdd[s]])
+    order = np.argsort(-np.abs(inputs))
     trial = inputs.copy()
     for flat in order:  # zero the largest values until the regressor is finite
-        trial.flat[flat] = 0.0
+        trial[flat] = 0.0
         with np.errstate(over="ignore", invalid="ignore"):
             try:
-                ok = np.isfinite(robot.regressor(*trial)).all()
+                ok = np.isfinite(robot.regressor(*split_samples(trial[None], sizes + (0,))[:3])
+                                 ).all()
             except RobodynError:
                 ok = False
         if ok:
-            k, j = divmod(int(order[0]), robot.dof)
+            k, j = _input_of(int(order[0]), sizes)
             raise InputError(f"{where(k, s, j, robot.dof)}: {inputs.flat[order[0]]:g} is too "
                              "large: the regressor (products of the rates and geometry) "
                              "overflows float64 at that sample; give values in a physical "
@@ -189,9 +218,10 @@ def check_magnitudes(Y, tau, q, qd, qdd, where) -> None:
     per_sample = np.abs(Y).reshape(n, -1).max(axis=1)
     if per_sample.max() > limit:
         s = int(np.argmax(per_sample))
-        inputs = np.stack([q[s], qd[s], qdd[s]])
-        k, j = divmod(int(np.argmax(np.abs(inputs))), dof)
-        raise InputError(f"{where(k, s, j, dof)}: {inputs[k, j]:g} is too large: the "
+        inputs = np.concatenate([q[s], qd[s], qdd[s]])
+        flat = int(np.argmax(np.abs(inputs)))
+        k, j = _input_of(flat, (q.shape[1], qd.shape[1], qdd.shape[1]))
+        raise InputError(f"{where(k, s, j, dof)}: {inputs[flat]:g} is too large: the "
                          f"regressor at that sample ({per_sample[s]:.3g}) squared overflows "
                          "float64 in the least-squares fit; give values in a physical range "
                          "(SI units)")
