@@ -494,10 +494,11 @@ def test_exported_code_of_a_floating_base_equals_the_core(tmp_path):
     _close(solo.regressor_base(q, v, a) @ base.values, tau, "Y_b pi_b")
 
 
-def test_the_command_line_takes_a_floating_base_where_it_can(tmp_path, capsys):
-    """``energy`` refuses a floating base (one value per joint); ``simulate``, ``torques``
-    and ``export`` take ``nq`` values; ``derive`` and the symbolic equations take it
-    (tests/symbolic/test_symbolic_floating.py checks their closed forms)."""
+def test_the_command_line_takes_a_floating_base(tmp_path, capsys):
+    """Every command takes a floating base: ``energy``, ``simulate``, ``torques`` take
+    ``nq`` values (and name them when given one per joint), ``export`` writes them;
+    ``derive`` and the symbolic equations take it (tests/symbolic/test_symbolic_floating.py
+    checks their closed forms)."""
     from robodyn.cli import main
     from robodyn.symbolic import equations
 
@@ -509,14 +510,12 @@ def test_the_command_line_takes_a_floating_base_where_it_can(tmp_path, capsys):
           - {joint: revolute, a: 0.3, mass: 1, inertia: [0.1, 0.1, 0.1, 0, 0, 0]}
         values: {g: 9.81}
         """)
-    assert main(["energy", str(path), "--from", "0", "--to", "1", "--duration", "1"]) == 2
-    assert "free-flying base or ball joints, which this command does not support yet " \
-        "(robodyn simulate, torques, export and derive do)" in capsys.readouterr().err
     assert main(["derive", str(path), "--format", "text", "--values"]) == 0
     assert "x1, y1, z1, qx1, qy1, qz1, qw1 free (v: v_x1, v_y1, v_z1, w_x1, w_y1, w_z1)" in \
         capsys.readouterr().out
     for argv in (["simulate", str(path), "--q0", "0", "--duration", "0.1"],  # they take nq
-                 ["torques", str(path), "--from", "0", "--to", "1", "--duration", "1"]):
+                 ["torques", str(path), "--from", "0", "--to", "1", "--duration", "1"],
+                 ["energy", str(path), "--from", "0", "--to", "1", "--duration", "1"]):
         assert main(argv) == 2
         assert "expected 8 numbers (flyer's nq: the quaternions x y z w" in \
             capsys.readouterr().err

@@ -314,3 +314,46 @@ def test_robot_show_is_the_viewer_and_checks_q_before_serving():
     assert robot.show.__func__.__name__ == "show"
     with pytest.raises(rd.InputError, match="q: expected 2 finite joint values"):
         robot.show([0.0, float("nan")])
+
+
+@needs_viser
+def test_a_floating_model_is_viewed_at_its_nq_values(tmp_path, numpy_backend):
+    """A free base and a joint: ``q`` of ``nq`` values, a slider per value (the quaternion's
+    four made unit when drawn), the base frame drawn where ``q`` puts it: position
+    ``(x, y, z)`` and rotation that of the quaternion (SciPy's, scalar last)."""
+    from scipy.spatial.transform import Rotation
+
+    from conftest import write_model
+    from robodyn.cli import main
+
+    model = write_model(tmp_path, """
+        name: satellite
+        floating: true
+        gravity: [0, 0, -9.81]
+        base: {mass: 10, com: [0, 0, 0.1], inertia: [0.5, 0.6, 0.7, 0, 0, 0]}
+        links:
+          - {joint: revolute, a: 0.4, mass: 1.5, com: [-0.2, 0, 0],
+             inertia: [0.01, 0.02, 0.02, 0, 0, 0]}
+        """)
+    robot = rd.load(str(model))
+    sim = rd.simulate(robot, [0.1, 0.2, 1.0, 0, 0, 0, 1.0, 0.3], duration=0.2, dt=0.01)
+    quat = np.array([0.2, -0.3, 0.1, 0.9]) / np.linalg.norm([0.2, -0.3, 0.1, 0.9])
+    q = np.array([0.5, -0.2, 1.5, *quat, 0.7])
+    with V.show(robot, sim=sim, port=free_port()) as view:
+        labels = [s.label for s in view._sliders]
+        assert labels[:7] == [f"q1 root_joint {p}" for p in ("x", "y", "z", "qx", "qy", "qz",
+                                                            "qw")] and len(labels) == 8
+        np.testing.assert_allclose(view.q, sim.q[0])
+        view.set_q(q)
+        rot, origin = view._poses(q)[1]
+        np.testing.assert_allclose(origin, q[:3], atol=1e-12)
+        np.testing.assert_allclose(rot, Rotation.from_quat(quat).as_matrix(), atol=1e-12)
+        for slider in view._sliders[3:7]:
+            slider.value = 0.0  # every quaternion slider at 0: drawn as the identity
+        view._from_sliders()
+        np.testing.assert_allclose(view._poses(view.q)[1][0], np.eye(3), atol=1e-12)
+        view._at_time(0.2)
+        np.testing.assert_allclose(view.q, sim.q[-1], atol=1e-12)
+        with pytest.raises(InputError, match="expected 8 finite joint values"):
+            view.set_q(q[:7])
+    assert main(["view", str(model), "--q", "0,0,1", "--timeout", "0.1"]) == 2

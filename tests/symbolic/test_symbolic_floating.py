@@ -336,10 +336,71 @@ def test_the_command_line_derives_a_floating_base(tmp_path, capsys):
                                    rtol=1e-12, atol=1e-12)
 
 
-def test_closed_form_code_of_quaternion_models_is_refused_not_misshapen():
-    """The closed-form writers size ``q`` as the velocities: for a free joint they would
-    take 6 values for 7; the export says what takes them instead."""
-    eq = equations(drone())
-    with pytest.raises(rd.ModelError, match=r"q of 7 values, 6 velocities\): export the "
-                                            r"compiled programs \(robot.to_code"):
-        eq.to_code("python")
+@pytest.mark.slow
+def test_closed_form_code_of_quaternion_models_takes_nq_values(tmp_path):
+    """The closed forms of a floating 2R written as Python, C and C++ take ``q`` of ``nq``
+    values (the header says so, C defines ``NAME_NQ``, C++ a ``Configuration`` type) and
+    give the numeric engine's M, C, g and tau at random states, 1e-12."""
+    import ctypes
+    import importlib.util
+    import shutil
+    import subprocess
+
+    from robodyn.codegen.export.files import write_files
+
+    chain = floating_2r()
+    values = _values(chain, 11)
+    robot = _numeric_robot(chain, values)
+    eq = equations(chain, method="newton-euler")
+    files = eq.to_code("python", values=values)
+    write_files(files, tmp_path)
+    (name,) = (f[:-3] for f in files)
+    assert "q has nq = 9 entries" in files[f"{name}.py"] and "NQ = 9" in files[f"{name}.py"]
+    spec = importlib.util.spec_from_file_location(name, tmp_path / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    states = list(_states(robot, 4, count=3))
+    for q, v, a in states:
+        np.testing.assert_allclose(module.inverse_dynamics(q, v, a),
+                                   robot.inverse_dynamics(q, v, a), rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(module.mass_matrix(q), robot.mass_matrix(q), atol=1e-12)
+        np.testing.assert_allclose(module.coriolis_matrix(q, v), robot.coriolis_matrix(q, v),
+                                   atol=1e-12)
+        np.testing.assert_allclose(module.forward_dynamics(q, v, a),
+                                   robot.forward_dynamics(q, v, a), rtol=1e-9, atol=1e-9)
+    with pytest.raises(ValueError, match=r"q: expected shape \(..., 9\)"):
+        module.mass_matrix(states[0][0][:8])
+    if shutil.which("gcc") is None or shutil.which("g++") is None:
+        pytest.skip("no gcc/g++: the C and C++ closed forms of a floating base not checked")
+    c = eq.to_code("c", values=values)
+    write_files(c, tmp_path)
+    assert f"#define {name.upper()}_NQ 9" in c[f"{name}.h"]
+    cpp = eq.to_code("cpp", values=values)
+    write_files(cpp, tmp_path)
+    assert "using Configuration = Eigen::Matrix<double, nq, 1>;" in cpp[f"{name}.hpp"]
+    (tmp_path / "shim.cpp").write_text(
+        f'#include "{name}.hpp"\n'
+        "using C = Eigen::Map<const Eigen::Matrix<double, 9, 1>>;\n"
+        "using V = Eigen::Map<const Eigen::Matrix<double, 8, 1>>;\n"
+        'extern "C" void shim_inverse_dynamics(const double *q, const double *qd, '
+        "const double *qdd, double *o)\n"
+        f"{{ Eigen::Map<Eigen::Matrix<double, 8, 1>> out(o); out = {name}::inverse_dynamics("
+        "C(q), V(qd), V(qdd)); }\n")
+    for cmd in (["gcc", "-O1", "-std=c99", "-Wall", "-Werror", "-shared", "-fPIC",
+                 str(tmp_path / f"{name}.c"), "-o", str(tmp_path / "libc.so"), "-lm"],
+                ["g++", "-O1", "-std=c++14", "-Wall", "-Werror", "-shared", "-fPIC",
+                 "-I/usr/include/eigen3", str(tmp_path / "shim.cpp"), "-o",
+                 str(tmp_path / "libcpp.so")]):
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[:2000]
+    ptr = ctypes.POINTER(ctypes.c_double)
+    for lib, symbol in ((ctypes.CDLL(str(tmp_path / "libc.so")), f"{name}_inverse_dynamics"),
+                        (ctypes.CDLL(str(tmp_path / "libcpp.so")), "shim_inverse_dynamics")):
+        fn = getattr(lib, symbol)
+        fn.restype = None
+        for q, v, a in states:
+            args = [np.ascontiguousarray(x, dtype=float) for x in (q, v, a)]
+            out = np.zeros(8)
+            fn(*[x.ctypes.data_as(ptr) for x in args], out.ctypes.data_as(ptr))
+            np.testing.assert_allclose(out, robot.inverse_dynamics(q, v, a), rtol=1e-12,
+                                       atol=1e-12)

@@ -108,16 +108,19 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     for name in args.models:
         robot = load_model(name, args)
         n = robot.dof
-        # a smooth rest-to-rest motion of every joint: q = q0 + A (1 - cos(pi t)) / 2
+        # a smooth rest-to-rest motion of every joint: q = q0 ⊕ A (1 - cos(pi t)) / 2 from
+        # the neutral q0 (zeros; identity quaternions), each joint about one fixed axis, so
+        # the rates are exactly those of u = A (1 - cos(pi t)) / 2
         amplitude = np.linspace(0.5, 0.2, n)
         s = np.pi * t[:, None]
-        q = amplitude * (1 - np.cos(s)) / 2
+        q = robot.integrate(robot.neutral(), amplitude * (1 - np.cos(s)) / 2)
         qd = amplitude * np.pi * np.sin(s) / 2
         qdd = amplitude * np.pi**2 * np.cos(s) / 2
         tau = robot.inverse_dynamics(q, qd, qdd)
-        units = [link.joint.torque_unit for link in robot.links]
+        units = robot.chain.torque_units()
+        start = "" if robot.nq == n else "q0 ⊕ "
         print(f"{robot.name}: {n} DOF, inverse dynamics (recursive Newton-Euler) along "
-              f"q(t) = A (1 - cos(pi t))/2, A = {np.round(amplitude, 3).tolist()}")
+              f"q(t) = {start}A (1 - cos(pi t))/2, A = {np.round(amplitude, 3).tolist()}")
         header = "   t   " + "".join(f"{'tau' + str(i + 1) + ' [' + u + ']':>16}"
                                    for i, u in enumerate(units))
         print(header)

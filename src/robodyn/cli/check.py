@@ -113,7 +113,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     symbols = {}
     for table in args.symbols or []:
         symbols.update(table)
-    robot = load_model(args.model, args, quaternions=True)
+    robot = load_model(args.model, args)
     eq = equations(robot, method=args.method, values=values)
     result = eq.compare(symbols=symbols, define=define, reveal=args.reveal, **answers)
     sys.stdout.write(str(result) + "\n")
@@ -202,14 +202,14 @@ def _cmd_grade(args: argparse.Namespace) -> int:
         with tempfile.TemporaryDirectory(prefix="robodyn-grade-") as folder:
             path = Path(folder) / "arm.yaml"
             path.write_text(embedded, encoding="utf-8")
-            robot = load_model(str(path), args, quaternions=True)
+            robot = load_model(str(path), args)
     else:
         model = args.model or grading.find_model(solution, args.answer)
         if model is None:
             args.command_parser.error(
                 f"the answer's model {str(solution.get('model'))[:60]!r} is not a built-in "
                 "and no task/arm.yaml of that name is beside it; give the model with --model")
-        robot = load_model(model, args, quaternions=True)
+        robot = load_model(model, args)
     eq = equations(robot, method=solution["method"])
     grading.check_solution(eq, solution, f"answer {args.answer[:80]!r}")
     asked = solution.get("asked")

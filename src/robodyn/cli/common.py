@@ -124,13 +124,12 @@ def _as_options(message: str) -> str:
     return message.replace("  ", " ")
 
 
-def load_model(name: str, args: argparse.Namespace, quaternions: bool = False):
+def load_model(name: str, args: argparse.Namespace):
     """``robodyn.load(name)`` with the command's URDF options; notes (angles snapped)
-    go to stderr. ``quaternions``: the command takes a model with free or ball joints (``q``
-    of ``nq`` values); else such a model is an error saying so."""
-    check = (lambda robot, _: robot) if quaternions else _fixed_base
+    go to stderr. Every command takes every joint type (``q`` of ``nq`` values with ball and
+    free joints: the quaternions ``x y z w``)."""
     if not name.lower().endswith(".urdf"):
-        return check(load(name), name)
+        return load(name)
     options = {key: getattr(args, key) for key in _URDF_OPTIONS
                if getattr(args, key, None) not in (None, False)}
     try:
@@ -139,15 +138,4 @@ def load_model(name: str, args: argparse.Namespace, quaternions: bool = False):
         raise ModelError(_as_options(str(exc))) from None
     for note in robot.provenance.notes:
         print(f"robodyn: note: {_as_options(note)}", file=sys.stderr)
-    return check(robot, name)
-
-
-def _fixed_base(robot, name: str):
-    """The commands take one value per joint: a free-flying base or a ball joint (``q`` of
-    ``nq`` values with quaternions) is an error saying so."""
-    if not robot.chain.single_valued:
-        raise ModelError(f"{name}: the model has a free-flying base or ball joints, which this "
-                         "command does not support yet (robodyn simulate, torques, export "
-                         "and derive do); use the Python API (rd.load, then inverse_dynamics, "
-                         "mass_matrix, forward_dynamics, rd.simulate; docs/floating-base.md)")
     return robot

@@ -32,7 +32,7 @@ def add_dataset_command(sub, parents: list[argparse.ArgumentParser]) -> argparse
 def _cmd_dataset(args: argparse.Namespace) -> int:
     from .common import load_model
 
-    robot = load_model(args.model, args, quaternions=True)
+    robot = load_model(args.model, args)
     done = write_dataset(robot, args.out, args.samples, chunk=args.chunk, seed=args.seed,
                          mass_matrix=args.mass_matrix, model=args.model)
     print(f"robodyn: wrote {args.samples} states of {robot.name} to {args.out} "

@@ -73,7 +73,7 @@ def _cmd_derive(args: argparse.Namespace) -> int:
     from ..symbolic import equations, verify
     from .common import load_model
 
-    robot = load_model(args.model, args, quaternions=True)  # free and ball joints too
+    robot = load_model(args.model, args)
     values = args.values  # None (symbolic), True (the model's defaults) or {name: number}
     route = _route(args)
     eq = equations(robot, method=args.method, values=values, h_e=args.h_e, route=route)

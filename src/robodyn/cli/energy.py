@@ -53,7 +53,7 @@ def _cmd_energy(args: argparse.Namespace) -> int:
     from .common import load_model
 
     plot, picture = picture_option(args.plot, "--plot", args.force)
-    robot = with_values(load_model(args.model, args, quaternions=True), args.values)
+    robot = with_values(load_model(args.model, args), args.values)
     traj, motion = profiled_motion(args, robot, "quintic")
     base = rd_energy.consumed(robot, motion)
     print("\n".join(energy_table(

@@ -90,7 +90,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     elif args.functions is not None:
         args.command_parser.error("--functions applies to the compiled kernels (--lang without "
                                   "--closed-form)")
-    robot = load_model(args.model, args, quaternions=True)
+    robot = load_model(args.model, args)
     if args.lang is not None:
         if not args.closed_form:
             return _export_kernels(robot, args)

@@ -39,7 +39,7 @@ def _cmd_identify(args: argparse.Namespace) -> int:
     from ..identification.estimate import identify
     from .common import load_model
 
-    robot = load_model(args.model, args, quaternions=True)
+    robot = load_model(args.model, args)
     result = identify(robot, args.data, physical=args.physical)
     # strict JSON: a number that is not finite (the relative std of an estimate of 0) is null
     text = result.as_json() if args.format == "json" else str(result)

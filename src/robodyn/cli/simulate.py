@@ -224,7 +224,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         plot = plot_module("--animate")
         animation = output_path(args.animate, "--animate", (".gif", ".mp4"), args.force)
         plot.animation_writer(animation, "--animate")  # checked before the simulation
-    robot = with_values(load_model(args.model, args, quaternions=True), args.values)
+    robot = with_values(load_model(args.model, args), args.values)
     q0 = state_vector(joint_vector(args.q0, "--q0", robot, configuration=True), "--q0",
                       robot.nq)
     qd0 = state_vector(joint_vector(args.qd0, "--qd0", robot), "--qd0", robot.dof) \

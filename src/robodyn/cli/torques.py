@@ -32,7 +32,7 @@ def _cmd_torques(args: argparse.Namespace) -> int:
 
     save = output_path(args.save, "--save", (".csv",), args.force)
     plot, picture = picture_option(args.plot, "--plot", args.force)
-    robot = with_values(load_model(args.model, args, quaternions=True), args.values)
+    robot = with_values(load_model(args.model, args), args.values)
     traj, motion = profiled_motion(args, robot, args.profile)
     limits = None if args.limits is None else joint_vector(args.limits, "--limits", robot)
     if args.scale:

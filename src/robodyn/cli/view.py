@@ -63,15 +63,17 @@ def _seconds(text: str) -> float:
 
 
 def _cmd_view(args: argparse.Namespace) -> int:
+    from ..model.configuration import layout
     from ..plot.viewer import show
     from .common import load_model
 
     robot = load_model(args.model, args)
     q = None
     if args.q is not None:
-        if len(args.q) != robot.dof:
-            raise InputError(f"--q: expected {robot.dof} numbers (one per joint of "
-                             f"{robot.name}), got {len(args.q)}")
+        if len(args.q) != robot.nq:
+            what = (f"one per joint of {robot.name}" if robot.nq == robot.dof
+                    else f"{robot.name}'s nq: {layout(robot.chain, velocity=False)}")
+            raise InputError(f"--q: expected {robot.nq} numbers ({what}), got {len(args.q)}")
         q = args.q
     with show(robot, q, sim=args.sim, port=args.port, frames=not args.no_frames,
               inertia=not args.no_inertia) as viewer:

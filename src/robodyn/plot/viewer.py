@@ -327,6 +327,7 @@ class Viewer:
         self.robot = robot
         self.chain = robot.numeric_chain
         self.dof = robot.dof
+        self.nq = robot.nq  # values of q: quaternions of ball and free joints too
         self.port = _free_port(port)
         self.url = f"http://{HOST}:{self.port}"
         self._stop = threading.Event()
@@ -343,7 +344,7 @@ class Viewer:
     # -- the scene ----------------------------------------------------------------------
     def _poses(self, q: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         """``(R, o)`` of the base frame, every link frame and the end effector at ``q``."""
-        poses = link_poses(self.chain, [float(x) for x in q], _OPS)
+        poses = link_poses(self.chain, [float(x) for x in _unit(self.chain, q)], _OPS)
         poses = [(np.eye(3), np.zeros(3)), *poses, tip_pose(self.chain, poses)]
         return [(np.array(r, dtype=float), np.array(o, dtype=float)) for r, o in poses]
 
@@ -449,13 +450,10 @@ class Viewer:
                          disabled=True)
         self._sliders = []
         with gui.add_folder("joints"):
-            for j, link in enumerate(self.chain.links):
-                low, high = _slider_range(link.joint, self.q[j])
-                name = _text(link.joint.name)
-                label = f"q{j + 1}" + (f" {name}" if name else "")
+            for j, (low, high, label) in enumerate(_sliders(self.chain, self.q)):
                 slider = gui.add_slider(label, min=low, max=high, step=(high - low) / 1000,
                                         initial_value=float(self.q[j]))
-                slider.on_update(lambda _, j=j: self._from_sliders())
+                slider.on_update(lambda _: self._from_sliders())
                 self._sliders.append(slider)
         self._motion = motion
         if motion is not None:
@@ -477,7 +475,8 @@ class Viewer:
 
     def _at_time(self, when: float) -> None:
         t, q = self._motion
-        self.set_q([np.interp(when, t, q[:, j]) for j in range(self.dof)])
+        # quaternions interpolated value by value and made unit again (drawn, not integrated)
+        self.set_q(_unit(self.chain, [np.interp(when, t, q[:, j]) for j in range(self.nq)]))
 
     def _play(self) -> None:
         """Advance the time slider in real time while ``play`` is ticked (30 frames a
@@ -494,8 +493,8 @@ class Viewer:
     def set_q(self, q) -> None:
         """Show the arm at ``q`` (and set the joint sliders to it)."""
         q = np.asarray(q, dtype=float).reshape(-1)
-        if q.shape != (self.dof,) or not np.isfinite(q).all():
-            raise InputError(f"q: expected {self.dof} finite joint values, got {excerpt(q)}")
+        if q.shape != (self.nq,) or not np.isfinite(q).all():
+            raise InputError(f"q: expected {self.nq} finite joint values, got {excerpt(q)}")
         self.q = q
         with self.server.atomic():
             for slider, value in zip(self._sliders, q):
@@ -541,6 +540,36 @@ def _quiet():
         yield
 
 
+def _unit(chain, q) -> np.ndarray:
+    """``q`` with each quaternion made unit (the identity where a slider set it to 0)."""
+    q = np.array(q, dtype=float)
+    if chain.single_valued:
+        return q
+    for link, k in zip(chain.links, chain.q_offsets(), strict=True):
+        start = link.joint.model.quaternion
+        if start is not None and np.linalg.norm(q[k + start:k + start + 4]) < 1e-9:
+            q[k + start:k + start + 4] = (0.0, 0.0, 0.0, 1.0)
+    return chain.normalized(q)
+
+
+def _sliders(chain, q) -> list[tuple[float, float, str]]:
+    """``(low, high, label)`` of a slider per value of ``q``: a one-value joint's range
+    (:func:`_slider_range`); a free joint's ``x, y, z`` in ``[-1, 1]`` m and a quaternion's
+    ``qx .. qw`` in ``[-1, 1]`` (made unit when drawn), each widened to hold its value."""
+    out = []
+    for j, (link, k) in enumerate(zip(chain.links, chain.q_offsets(), strict=True)):
+        name = _text(link.joint.name)
+        label = f"q{j + 1}" + (f" {name}" if name else "")
+        if link.joint.nq == 1:
+            out.append((*_slider_range(link.joint, q[k]), label))
+            continue
+        parts = (["x", "y", "z"] if link.joint.type == "free" else []) + ["qx", "qy", "qz", "qw"]
+        for i, part in enumerate(parts):
+            value = float(q[k + i])
+            out.append((min(-1.0, value), max(1.0, value), f"{label} {part}"))
+    return out
+
+
 def _slider_range(joint, value: float) -> tuple[float, float]:
     """The joint's limits where the model has finite ones, else ``[-pi, pi]`` (revolute)
     or ``[-1, 1]`` m (prismatic); widened to hold ``value``."""
@@ -556,7 +585,8 @@ def _slider_range(joint, value: float) -> tuple[float, float]:
 
 def show(robot, q=None, sim=None, *, port: int = DEFAULT_PORT, frames: bool = True,
          inertia: bool = True) -> Viewer:
-    """Serve a 3D view of ``robot`` at ``q`` (default zeros; the first sample of ``sim``)
+    """Serve a 3D view of ``robot`` at ``q`` (``nq`` values; default the neutral configuration,
+    zeros and identity quaternions; the first sample of ``sim``)
     on ``http://127.0.0.1:port`` and return the running :class:`Viewer` (module
     docstring): open its ``url`` in a browser. ``sim``: a motion to replay (anything with
     ``t`` and ``q``, e.g. a :class:`~robodyn.Simulation`, or the path of a CSV with
@@ -568,7 +598,7 @@ def show(robot, q=None, sim=None, *, port: int = DEFAULT_PORT, frames: bool = Tr
     if not isinstance(robot, Robot):
         raise InputError(f"robot: expected a robodyn Robot (rd.load(...)), got "
                          f"{type(robot).__name__}")
-    dof = robot.dof
+    dof = robot.nq  # values of q (quaternions x y z w of ball and free joints)
     motion = None
     if sim is not None:
         if isinstance(sim, (str, Path)):
@@ -579,7 +609,7 @@ def show(robot, q=None, sim=None, *, port: int = DEFAULT_PORT, frames: bool = Tr
             raise InputError(f"sim: expected a Simulation (anything with t and q) or a CSV "
                              f"path, got {type(sim).__name__}")
     if q is None:
-        q = motion[1][0] if motion is not None else np.zeros(dof)
+        q = motion[1][0] if motion is not None else robot.neutral()
     q = np.asarray(q, dtype=float)
     if q.ndim == 0:
         q = np.full(dof, float(q))

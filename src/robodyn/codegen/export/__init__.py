@@ -22,7 +22,6 @@ from pathlib import Path
 
 import sympy as sp
 
-from ...core.errors import ModelError
 from ...core.progress import ProgressOption
 from . import files as files_
 from .languages import LANGUAGES, language
@@ -37,16 +36,8 @@ def program_of(eq, parameters: str = "baked", name: str | None = None,
                values: Mapping[str, float] | None = None,
                matrices: Mapping[str, tuple[sp.Matrix, tuple[str, ...]]] | None = None,
                progress: ProgressOption = None) -> Program:
-    """The language-independent :class:`~.program.Program` (see :mod:`.program`). The
-    writers size ``q`` as the velocities (``dof``): equations of a model with free or ball
-    joints (``q`` of ``nq`` values with quaternions) are a :class:`ModelError` saying what
-    to use instead, not code of the wrong shape."""
-    if len(getattr(eq, "q", ())) != getattr(eq, "dof", 0):
-        raise ModelError(f"{getattr(eq, 'name', 'robot')}: the closed-form code takes one "
-                         "value per joint; this model has free or ball joints (q of "
-                         f"{len(eq.q)} values, {eq.dof} velocities): export the compiled "
-                         "programs (robot.to_code, robodyn export --lang without "
-                         "--closed-form), which take them, or use eq.numeric()")
+    """The language-independent :class:`~.program.Program` (see :mod:`.program`); ``q``
+    has ``nq`` entries with free or ball joints (:attr:`~.program.Program.nq`)."""
     return build_program(eq, parameters, name, values, matrices, progress=progress)
 
 

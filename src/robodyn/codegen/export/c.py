@@ -49,6 +49,8 @@ def write_c(program: Program) -> dict[str, str]:
     guard = f"{name.upper()}_H"
     head = [comment(program, "c").rstrip("\n"), f"#ifndef {guard}",
             f"#define {guard}", "", f"#define {name.upper()}_DOF {n}"]
+    if program.nq:  # q holds quaternions: more values than the velocities
+        head.append(f"#define {name.upper()}_NQ {program.nq}")
     if program.argument:
         head.append(f"#define {name.upper()}_N_PARAMETERS {len(program.parameters)}")
         defaults = dict(program.values)
@@ -147,6 +149,9 @@ def write_cpp(program: Program) -> dict[str, str]:
            "#include <Eigen/Dense>", "", f"namespace {name} {{", "",
            f"constexpr int dof = {n};", "using Vector = Eigen::Matrix<double, dof, 1>;",
            "using Matrix = Eigen::Matrix<double, dof, dof>;"]
+    if program.nq:  # q holds quaternions: more values than the velocities
+        out += [f"constexpr int nq = {program.nq};",
+                "using Configuration = Eigen::Matrix<double, nq, 1>;"]
     if program.argument:
         out.append(f"using Parameters = Eigen::Matrix<double, {len(program.parameters)}, 1>;")
     for f in program.functions:
@@ -157,7 +162,8 @@ def write_cpp(program: Program) -> dict[str, str]:
             rtype = "Matrix"
         else:
             rtype = f"Eigen::Matrix<double, {rows}, {cols}>"
-        types = {"p": "Parameters", "h_e": "Eigen::Matrix<double, 6, 1>"}
+        types = {"p": "Parameters", "h_e": "Eigen::Matrix<double, 6, 1>",
+                 "q": "Configuration" if program.nq else "Vector"}
         args = [f"const {types.get(a, 'Vector')} &{a}" for a in signature_args(program, f)]
         b = body(program, f, printer, "cpp", {g.name for g in program.functions})
         out += ["", f"/// {f.description[0].upper()}{f.description[1:]}.",
@@ -172,7 +178,8 @@ def write_cpp(program: Program) -> dict[str, str]:
         out += [f"    return {f.output};", "}"]
     fd = program.forward_dynamics()
     if fd is not None:
-        types = {"p": "Parameters", "h_e": "Eigen::Matrix<double, 6, 1>"}
+        types = {"p": "Parameters", "h_e": "Eigen::Matrix<double, 6, 1>",
+                 "q": "Configuration" if program.nq else "Vector"}
         names = (["p"] if program.argument else []) + list(fd)
         args = [f"const {types.get(a, 'Vector')} &{a}" for a in names]
         id_args = ", ".join("Vector::Zero()" if a == "tau" else a for a in names)

@@ -107,10 +107,22 @@ class Program:
     joint_symbols: tuple[tuple[str, tuple[sp.Symbol, ...]], ...]
     functions: tuple[Function, ...]
     notes: tuple[str, ...] = ()
+    nq: int = 0  # values of q: dof (0), or more with the quaternions of ball and free joints
 
     @property
     def argument(self) -> bool:
         return self.parameter_mode == "argument"
+
+    @property
+    def configuration_size(self) -> int:
+        """The entries of ``q``: ``dof``, or ``nq`` with ball or free joints."""
+        return self.nq or self.dof
+
+    def width(self, argument: str) -> int:
+        """The entries of an argument: ``p`` the parameters, ``h_e`` 6, ``q``
+        :attr:`configuration_size`, the others ``dof``."""
+        return {"p": len(self.parameters), "h_e": 6,
+                "q": self.configuration_size}.get(argument, self.dof)
 
     def forward_dynamics(self) -> tuple[str, ...] | None:
         """The arguments of the exported ``forward_dynamics`` (``p`` not included): those
@@ -152,6 +164,10 @@ class Program:
                                           for arg, syms in self.joint_symbols) + ".",
             "Arrays: vectors have dof entries; matrices are row-major (M[i*dof + j] in C).",
         ]
+        if self.configuration_size != self.dof:
+            lines.append(f"q has nq = {self.configuration_size} entries (each ball or free "
+                         "joint's unit quaternion x, y, z, w; a free joint's position x, y, z "
+                         f"first), qd, qdd and tau dof = {self.dof} (the body twists).")
         if self.argument:
             if self.parameters:
                 lines.append(f"Parameters: every function takes p first, {len(self.parameters)}"
@@ -351,8 +367,9 @@ def build_program(eq, parameters: str = "baked", name: str | None = None,
             notes = ("regressor: columns multiply pi = (" + ", ".join(map(str, pi)) + ")",)
     if convention is None:
         convention = getattr(eq, "convention", None)
+    nq = len(joint["q"]) if len(joint["q"]) != eq.dof else 0
     return Program(cname, model, convention, str(getattr(eq, "method", "")), eq.dof, parameters,
-                   p_symbols, baked, joint_symbols, tuple(functions), notes)
+                   p_symbols, baked, joint_symbols, tuple(functions), notes, nq)
 
 
 def _regressor_symbols(eq) -> tuple[Any, ...]:
