@@ -126,9 +126,10 @@ def test_a_dataset_of_a_free_body_holds_unit_quaternions_and_newton_euler_wrench
     uniform on SO(3) (the mean of the rotation matrices tends to 0), the position in
     ``[-1, 1]^3``, and each stored wrench the body's Newton-Euler equations in its own frame
     ``f = m (v' + w x v) - m R^T g``, ``n = I w' + w x I w`` (by hand, COM at the origin)."""
+    from scipy.spatial.transform import Rotation
+
     from conftest import write_model
     from robodyn.cli import main
-    from scipy.spatial.transform import Rotation
 
     model = write_model(tmp_path, DRONE)
     out = tmp_path / "drone.npz"

@@ -16,7 +16,8 @@ import numpy as np
 from ..core.csv_table import read_number_table
 from ..core.errors import InputError, RobodynError, excerpt
 
-__all__ = ["read_csv", "split_samples", "sizes_of", "MAX_ANGLE", "sample_array", "read_samples", "SampleLocator",
+__all__ = ["read_csv", "split_samples", "sizes_of", "MAX_ANGLE", "sample_array",
+           "read_samples", "SampleLocator",
            "check_angles", "check_base", "checked_regressor", "check_magnitudes",
            "joint_weights", "check_grouping"]
 

@@ -4,7 +4,8 @@ the command ``robodyn dataset MODEL --samples N --out FILE``).
 Each sample draws ``q`` uniformly within the joint limits (``Joint.limits`` where the
 model gives them, else ``[-pi, pi]``; a ball or free joint's orientation uniformly on
 SO(3) and a free joint's position in the cube ``[-1, 1]^3`` m:
-:func:`robodyn.model.configuration.random_configuration`; ``q`` then has ``nq`` values) and ``qd``, ``qdd`` from a standard normal, and
+:func:`robodyn.model.configuration.random_configuration`; ``q`` then has ``nq`` values)
+and ``qd``, ``qdd`` from a standard normal, and
 stores ``tau = inverse_dynamics(q, qd, qdd)`` (and ``M(q)`` with ``--mass-matrix``).
 Chunk ``k`` is drawn from its own generator ``default_rng([seed, k])``, so the data do
 not depend on how often the run was interrupted.
