@@ -13,6 +13,7 @@
     robodyn derive ur5.urdf --tip tool0            a URDF chain up to a chosen link
     robodyn derive satellite.yaml --verify         a free-flying base (floating: true)
     robodyn derive arm.urdf --floating --values    the root body on a free joint
+    robodyn derive planar-2r --task-space x,y --steps   B_A, C_A x', g_A (Siciliano 7.8)
 """
 
 from __future__ import annotations
@@ -69,6 +70,30 @@ def _digits(text: str) -> int:
     return n
 
 
+_TASK_ROWS = {"x": 0, "y": 1, "z": 2, "phi": 3}
+
+
+def _task_rows(text: str) -> tuple[int, ...]:
+    """An argparse type for ``--task-space x,y[,z|phi]``: the task rows."""
+    names = [w.strip() for w in text.split(",") if w.strip()]
+    bad = [w for w in names if w not in _TASK_ROWS]
+    if not names or bad:
+        raise argparse.ArgumentTypeError(f"{(bad or [text])[0][:40]!r}: give task coordinates "
+                                         "among x, y, z, phi, e.g. --task-space x,y")
+    return tuple(_TASK_ROWS[w] for w in names)
+
+
+def _task_space(eq, args: argparse.Namespace) -> int:
+    """``--task-space``: the closed-form operational space model (text, or LaTeX)."""
+    from ..symbolic.task_space import task_space
+
+    if args.format not in (None, "pretty", "text", "latex"):
+        args.command_parser.error("--task-space prints text or LaTeX (--format text|latex)")
+    ts = task_space(eq, args.task_space)
+    sys.stdout.write(ts.latex() if args.format == "latex" else ts.text(steps=args.steps))
+    return 0
+
+
 def _cmd_derive(args: argparse.Namespace) -> int:
     from ..symbolic import equations, verify
     from .common import load_model
@@ -81,6 +106,8 @@ def _cmd_derive(args: argparse.Namespace) -> int:
         eq = eq.brief()
     if getattr(args, "plain_names", False):
         eq = eq.plain_names()
+    if getattr(args, "task_space", None):
+        return _task_space(eq, args)
     fmt = args.format
     if fmt is None:  # math on a terminal, the plain form that reads back in a pipe
         fmt = "pretty" if sys.stdout.isatty() else "text"
@@ -272,6 +299,11 @@ def add_derive_command(subparsers, parents=()) -> argparse.ArgumentParser:
                         "such as g=9.81,m1=2 (the others stay symbolic)")
     p.add_argument("--h-e", dest="h_e", action="store_true",
                    help="add J(q)^T h_e for a wrench h_e exerted by the end effector")
+    p.add_argument("--task-space", dest="task_space", type=_task_rows, default=None,
+                   metavar="x,y[,phi]",
+                   help="the operational space model B_A, C_A x', g_A of the end effector in "
+                        "closed form (Siciliano 7.8; as many coordinates as joints, at most "
+                        "3), with --steps its steps")
     p.add_argument("--regressor", action="store_true",
                    help="also print tau = Y(q, qd, qdd) pi with the standard parameters pi")
     p.add_argument("--parameters", default=None, metavar="NAME,..",
