@@ -13,6 +13,7 @@ import robodyn as rd
 from robodyn.cli import main
 from robodyn.symbolic.task_space import task_space
 
+
 @pytest.fixture(scope="module")
 def planar_2r():
     robot = rd.load("planar-2r")
