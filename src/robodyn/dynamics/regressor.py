@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..core import linalg3 as la
+from ..core.errors import ModelError
 from ..model.chain import REVOLUTE, Chain, origin_inertia
 from ..model.joints import joint_forces
 from .rnea import outward_step
@@ -170,7 +171,12 @@ def standard_parameters(chain: Chain) -> list:
     for link in chain.links:
         m, h, io = origin_inertia(link)  # the point masses of a link are part of its ten
         out += [m, *h, io[0][0], io[0][1], io[0][2], io[1][1], io[1][2], io[2][2]]
-    for link in chain.links:
+    for i, link in enumerate(chain.links):
+        if link.friction.extended:
+            raise ModelError(f"links[{i}].friction: the regressor's friction columns are "
+                             "viscous and one Coulomb level (Fv, Fs); this joint has more "
+                             "(coulomb_negative, offset, Stribeck or smooth sign): identify "
+                             "robot.without_friction(viscous=False) plus those terms apart")
         out += [link.friction.viscous, link.friction.coulomb]
     out += [link.motor.armature for link in chain.links if has_motor(link)]
     return out

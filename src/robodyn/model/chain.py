@@ -43,6 +43,7 @@ import sympy as sp
 from ..core import linalg3 as la
 from ..core.errors import ModelError, excerpt
 from .checks import as_float, check_physical, labelled_numbers
+from .friction import Friction  # noqa: F401  (re-exported: the readers import it from here)
 from .joints import (
     FREE,
     JOINT_MODELS,
@@ -176,14 +177,6 @@ class PointMass:
 
 #: The inertia tensor of a point about itself.
 ZERO_INERTIA = ((0, 0, 0), (0, 0, 0), (0, 0, 0))
-
-
-@dataclass(frozen=True)
-class Friction:
-    """Joint friction ``tau_f = viscous * qd + coulomb * sign(qd)``."""
-
-    viscous: Any = 0
-    coulomb: Any = 0
 
 
 @dataclass(frozen=True)
@@ -460,12 +453,16 @@ class Chain:
         return out
 
     def without_friction(self, viscous: bool = True, coulomb: bool = True) -> Chain:
-        """This chain with its viscous (``viscous``) and Coulomb (``coulomb``) friction set
-        to zero (:meth:`robodyn.Robot.without_friction`)."""
+        """This chain with its viscous (``viscous``) and Coulomb (``coulomb``: every other
+        term of :class:`~robodyn.model.friction.Friction`, Stribeck and offset too)
+        friction set to zero (:meth:`robodyn.Robot.without_friction`)."""
         def rigid(link):
             old = link.friction
-            return replace(link, friction=Friction(0 if viscous else old.viscous,
-                                                   0 if coulomb else old.coulomb))
+            if viscous:
+                old = replace(old, viscous=0)
+            if coulomb:  # every term but the viscous one
+                old = Friction(viscous=old.viscous)
+            return replace(link, friction=old)
 
         return replace(self, links=tuple(rigid(link) for link in self.links))
 
