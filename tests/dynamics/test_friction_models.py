@@ -222,3 +222,22 @@ def test_exports_that_cannot_hold_a_term_refuse_instead_of_dropping_it(tmp_path)
             export()
     plain = robot.without_friction(viscous=False)
     assert "damping" in plain.to_urdf() and "frictionloss" not in plain.to_mjcf()
+
+
+def test_time_scaling_refuses_speed_shaped_friction(tmp_path):
+    """Slowing a motion k times scales viscous torques by 1/k and leaves Coulomb ones: true
+    for asymmetric levels and the offset, checked here; Stribeck friction is refused."""
+    from robodyn.motion.time_scaling import torque_coefficients
+
+    fields = {"viscous": 0.3, "coulomb": 0.4, "coulomb_negative": 0.2, "offset": 0.1}
+    robot = arm(tmp_path, fields, fields)
+    rng = np.random.default_rng(5)
+    q, qd, qdd = rng.normal(size=(3, 4, 2))
+    a, b, c = torque_coefficients(robot, q, qd, qdd)
+    k = 3.0  # the slowed motion: qd / k, qdd / k^2
+    np.testing.assert_allclose(a / k**2 + b / k + c,
+                               robot.inverse_dynamics(q, qd / k, qdd / k**2), rtol=1e-12)
+    stribeck = arm(tmp_path, {"coulomb": 0.3, "static": 0.5, "stribeck_velocity": 0.1},
+                   name="s")
+    with pytest.raises(rd.InputError, match=r"links\[0\]\.friction\.static"):
+        torque_coefficients(stribeck, q, qd, qdd)
