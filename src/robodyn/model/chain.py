@@ -185,10 +185,21 @@ class Motor:
     ``gear_ratio`` (``G``, motor turns per joint turn). Its reflected inertia
     ``G^2 J_m`` (the *armature*) adds to ``M[i, i]``; the rotor's gyroscopic coupling
     with the moving links is neglected (the convention of the Robotics Toolbox and of
-    Pinocchio's ``armature``)."""
+    Pinocchio's ``armature``). ``efficiency`` ``eta`` (``0 < eta <= 1``) of the gear when
+    the motor drives the joint (``tau qd > 0``: the motor supplies ``tau qd / eta``) and
+    ``efficiency_back`` ``eta_b`` when the joint drives the motor (it receives
+    ``eta_b tau qd``; ``None``: ``eta``): the losses of :func:`robodyn.energy.consumed`;
+    they do not enter the dynamics."""
 
     inertia: Any = 0
     gear_ratio: Any = 1
+    efficiency: Any = 1
+    efficiency_back: Any = None
+
+    @property
+    def back(self):
+        """``eta_b``, the efficiency when the joint drives the motor."""
+        return self.efficiency if self.efficiency_back is None else self.efficiency_back
 
     @property
     def armature(self):

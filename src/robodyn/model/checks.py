@@ -86,6 +86,9 @@ def labelled_numbers(chain) -> list[tuple[str, object]]:
                 out.append((f"{where}.friction.{name}", getattr(link.friction, name)))
         out.append((f"{where}.motor.inertia", link.motor.inertia))
         out.append((f"{where}.motor.gear_ratio", link.motor.gear_ratio))
+        out.append((f"{where}.motor.efficiency", link.motor.efficiency))
+        if link.motor.efficiency_back is not None:
+            out.append((f"{where}.motor.efficiency_back", link.motor.efficiency_back))
         for k, point in enumerate(link.point_masses):
             out.append((f"{where}.point_masses[{k}].mass", point.mass))
             vector(f"{where}.point_masses[{k}].at", point.at)
@@ -127,6 +130,11 @@ def check_physical(chain, source: str = "model", tol: float = INERTIA_TOL) -> No
             if not point.mass >= 0:
                 raise ModelError(f"{where}.point_masses[{k}].mass: "
                                  f"{_sign_problem(point.mass)}; a mass must be >= 0")
+        for name in ("efficiency", "efficiency_back"):
+            value = getattr(link.motor, name)
+            if value is not None and not 0 < value <= 1:
+                raise ModelError(f"{where}.motor.{name}: {value:g} is not in (0, 1]; a gear's "
+                                 "efficiency is output power over input power (e.g. 0.9)")
         if not link.motor.inertia >= 0:
             raise ModelError(f"{where}.motor.inertia: {_sign_problem(link.motor.inertia)}; a "
                              "rotor inertia must be >= 0")

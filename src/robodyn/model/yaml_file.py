@@ -28,7 +28,9 @@ The schema (README, "Model files")::
                                  # stribeck_velocity (v_st > 0), stribeck_exponent
                                  # (delta, default 2), smooth_velocity (v_s: tanh(qd/v_s)
                                  # for sign(qd); 0: sign). docs/friction-and-drives.md
-        motor: {inertia: Jm1, gear_ratio: G1}    # optional: adds G^2 Jm to M[i, i]
+        motor: {inertia: Jm1, gear_ratio: G1}    # optional: adds G^2 Jm to M[i, i];
+                                 # efficiency, efficiency_back: the gear's (0, 1], for
+                                 # the energy drawn (rd.energy.consumed)
         point_masses:                            # optional: masses at points of the link
           - {mass: mE, at: [l2, 0, 0]}           # (link frame): a motor, a payload
         limits: {lower: -pi, upper: pi, velocity: 3, effort: 50}   # optional, reported
@@ -104,7 +106,7 @@ _CONFIGURATION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
 _DISPLAY = re.compile(r"^[A-Za-z0-9_{}\\ ^']{1,40}$")
 _LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "friction",
               "motor", "limits", "name", "point_masses", "parent"}
-_MOTOR_KEYS = {"inertia", "gear_ratio"}
+_MOTOR_KEYS = {"inertia", "gear_ratio", "efficiency", "efficiency_back"}
 #: The keys under ``friction:`` (:class:`~robodyn.model.friction.Friction`'s fields).
 _FRICTION_KEYS = set(FRICTION_FIELDS)
 
@@ -192,10 +194,8 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
                              f"got {excerpt(motor)}")
         check_keys(motor, _MOTOR_KEYS, f"{field}.motor")
         limits.append(parse_limits(entry.get("limits"), f"{field}.limits"))
-        motors.append(Motor(
-            parse_expression(motor.get("inertia", 0), f"{field}.motor.inertia"),
-            parse_expression(motor.get("gear_ratio", 1), f"{field}.motor.gear_ratio"),
-        ))
+        motors.append(Motor(**{key: parse_expression(value, f"{field}.motor.{key}")
+                               for key, value in motor.items()}))
         link_name = entry.get("name", f"link{i + 1}")
         if not isinstance(link_name, str):
             raise ModelError(f"{field}.name: expected a string, got {excerpt(link_name)}")
