@@ -108,3 +108,21 @@ def test_the_standard_errors_are_the_spread_of_repeated_fits(tmp_path):
         spread = np.std([f.values[1][level] for f in fits], ddof=1)
         reported = np.mean([f.errors[1][level] for f in fits])
         assert spread == pytest.approx(reported, rel=0.3), level
+
+
+def test_with_an_exact_sign_the_offset_is_folded_into_the_coulomb_levels(tmp_path):
+    """sign(qd) without a Stribeck term: F_c+ s>0 + tau_0 and -F_c- + tau_0 are all the
+    moving data shows, so the fit returns F_c+ + tau_0 and F_c- - tau_0, offset 0, and
+    predicts the torque as well."""
+    plain = ({"viscous": 0.3, "coulomb": 0.5, "coulomb_negative": 0.35, "offset": 0.08},
+             {"viscous": 0.1, "coulomb": 0.2})
+    robot = _robot(tmp_path, plain)
+    q, qd, qdd = _motion(5, 3000)
+    tau = robot.inverse_dynamics(q, qd, qdd)  # no noise: exact levels
+    fit = rd.identify_friction(robot, q, qd, qdd, tau)
+    assert fit.folded == (0, 1)
+    assert fit.values[0] == pytest.approx({"viscous": 0.3, "coulomb": 0.58,
+                                           "coulomb_negative": 0.27}, abs=1e-10)
+    assert fit.values[1] == pytest.approx({"viscous": 0.1, "coulomb": 0.2,
+                                           "coulomb_negative": 0.2}, abs=1e-10)
+    np.testing.assert_allclose(fit.robot.inverse_dynamics(q, qd, qdd), tau, atol=1e-9)

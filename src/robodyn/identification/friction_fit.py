@@ -16,6 +16,12 @@ variance (``N - p`` degrees of freedom), and a 95 % confidence interval ``+-1.96
 (Khalil & Dombre, *Modeling, Identification and Control of Robots*, §12.4, §12.5;
 Swevers et al., IEEE Control Systems 27(5), 2007). The shape parameters stay those of
 the model.
+
+With ``s = sign(qd)`` and no Stribeck term the offset cannot be told from the Coulomb
+levels where the joint moves (``(s + s^2)/2 + (s^2 - s)/2 = 1`` for ``qd != 0``: the
+columns are dependent); only samples at rest (``qd = 0`` exactly) separate them. Then the
+offset column is left out, the offset folded into the two levels (``F_c+ + tau_0`` and
+``F_c- - tau_0``) and reported as 0, and :attr:`FrictionFit.folded` names the joint.
 """
 
 from __future__ import annotations
@@ -61,19 +67,25 @@ class FrictionFit:
     """The friction identified per joint: ``values[j]`` and ``errors[j]`` (standard errors)
     ``{level: value}`` in the names of :class:`~robodyn.model.friction.Friction`;
     ``intervals[j]``, the 95 % confidence intervals ``{level: (low, high)}``; ``rms``, the
-    residual's RMS per joint; ``robot``, the robot with these friction levels."""
+    residual's RMS per joint; ``robot``, the robot with these friction levels; ``folded``,
+    the (0-based) joints whose offset is folded into their Coulomb levels (module
+    docstring)."""
 
     values: tuple[dict[str, float], ...]
     errors: tuple[dict[str, float], ...]
     intervals: tuple[dict[str, tuple[float, float]], ...]
     rms: np.ndarray
     robot: object
+    folded: tuple[int, ...] = ()
 
     def __str__(self) -> str:
         lines = ["friction identified (value +- standard error):"]
         for j, (values, errors) in enumerate(zip(self.values, self.errors, strict=True)):
             terms = ", ".join(f"{k} {v:.4g} +- {errors[k]:.2g}" for k, v in values.items())
             lines.append(f"  joint {j + 1}: {terms}; residual RMS {self.rms[j]:.3g}")
+        if self.folded:
+            lines.append("  offset folded into the Coulomb levels (sign(qd), no Stribeck "
+                         f"term) of joint(s) {', '.join(str(j + 1) for j in self.folded)}")
         return "\n".join(lines)
 
 
@@ -94,10 +106,15 @@ def identify_friction(robot: Robot, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
                          f"{qdd.shape[0]}, {tau.shape[0]} samples; they must be equal")
     residual = tau - robot.without_friction().inverse_dynamics(q, qd, qdd)
     chain = robot.numeric_chain
-    values, errors, intervals, rms, links = [], [], [], [], []
+    values, errors, intervals, rms, links, folded = [], [], [], [], [], []
     for j, link in enumerate(chain.links):
         Y, names = friction_columns(link.friction, qd[:, j])
         p = len(names)
+        if n > p and np.linalg.matrix_rank(Y) == p - 1 and np.linalg.matrix_rank(Y[:, :-1]) \
+                == p - 1 and is_zero(link.friction.static) and is_zero(
+                link.friction.smooth_velocity):  # the offset is the levels' (docstring)
+            Y, names, p = Y[:, :-1], names[:-1], p - 1
+            folded.append(j)
         if n <= p or np.linalg.matrix_rank(Y) < p:
             raise InputError(f"identify_friction: joint {j + 1}'s velocities do not excite "
                              f"its {p} friction levels ({', '.join(names)}): it needs motion "
@@ -112,8 +129,8 @@ def identify_friction(robot: Robot, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
         intervals.append({k: (v - 1.96 * e, v + 1.96 * e)
                           for k, v, e in zip(names, x.tolist(), std.tolist(), strict=True)})
         rms.append(float(np.sqrt(np.mean(r * r))))
-        fitted = dict(values[-1])
+        fitted = dict(values[-1], offset=values[-1].get("offset", 0.0))
         links.append(replace(robot.chain.links[j], friction=replace(link.friction, **fitted)))
     fitted_robot = robot.with_chain(replace(robot.chain, links=tuple(links)))
     return FrictionFit(tuple(values), tuple(errors), tuple(intervals), np.array(rms),
-                       fitted_robot)
+                       fitted_robot, tuple(folded))
