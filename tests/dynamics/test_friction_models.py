@@ -241,3 +241,11 @@ def test_time_scaling_refuses_speed_shaped_friction(tmp_path):
                    name="s")
     with pytest.raises(rd.InputError, match=r"links\[0\]\.friction\.static"):
         torque_coefficients(stribeck, q, qd, qdd)
+
+
+def test_the_printed_model_names_the_friction_terms_it_has(tmp_path):
+    fields, _ = MODELS["everything"]
+    assert ("friction model (asymmetric Coulomb, Stribeck, friction offset, smooth sign)"
+            in str(arm(tmp_path, fields)))
+    assert "friction model" not in str(arm(tmp_path, {"viscous": 0.1, "coulomb": 0.2},
+                                           name="plain"))
