@@ -233,3 +233,20 @@ def test_mjcf_frictionloss_matches_mujoco_dry_friction_made_stiff(tmp_path):
     np.testing.assert_allclose(theirs[:3], ours[:3], atol=1e-3)
     np.testing.assert_allclose(ours, expected[1:], atol=1e-3)
     assert abs(qs[-1] - sim.q[-1, 0]) < 5e-4
+
+
+def test_applied_torque_against_stiction_and_a_batch_of_rollouts(tmp_path):
+    """At the bottom (no gravity torque) an applied 1.0 N m is held by the 1.2 N m static
+    level and 1.3 N m breaks it loose; a batch of two rollouts is each run on its own."""
+    robot = pendulum(tmp_path, STRIBECK)
+    held = rd.simulate(robot, [0.0], 0.0, duration=0.2, dt=1e-3, method="stick-slip",
+                       tau=np.full((2, 1), 1.0))
+    assert np.all(held.q == 0.0)
+    loose = rd.simulate(robot, [0.0], 0.0, duration=0.2, dt=1e-3, method="stick-slip",
+                        tau=np.full((2, 1), 1.3))
+    assert loose.q[-1, 0] > 0.01
+    q0 = np.array([[math.asin(1.1 / MGL)], [0.6]])
+    batch = rd.simulate(robot, q0, 0.0, duration=0.3, dt=1e-3, method="stick-slip")
+    for i in range(2):
+        alone = rd.simulate(robot, q0[i], 0.0, duration=0.3, dt=1e-3, method="stick-slip")
+        assert np.array_equal(batch.q[i], alone.q)
