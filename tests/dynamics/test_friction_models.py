@@ -249,3 +249,46 @@ def test_the_printed_model_names_the_friction_terms_it_has(tmp_path):
             in str(arm(tmp_path, fields)))
     assert "friction model" not in str(arm(tmp_path, {"viscous": 0.1, "coulomb": 0.2},
                                            name="plain"))
+
+
+def test_the_autodiff_exports_walk_the_friction_with_any_library(tmp_path):
+    """JAX and CasADi (not needed here) walk the traced program with their operations
+    (robodyn.codegen.export.autodiff.evaluate): walked with NumPy it is the friction; walked
+    with SymPy it is a formula whose derivative in qd is the slope, and whose parameters
+    (argument mode) enter as the model's levels."""
+    import types
+
+    import sympy as sp
+
+    from robodyn.codegen.export.autodiff import build_program, evaluate
+
+    fields, hand = MODELS["everything"]
+    robot = arm(tmp_path, fields, fields)
+    qd = np.array([0.04, -0.3])
+    program = build_program(robot.runner, "friction_torques", "baked")
+    lib = types.SimpleNamespace(sin=np.sin, cos=np.cos, sqrt=np.sqrt, sign=np.sign, exp=np.exp,
+                                tanh=np.tanh, pow=np.power)
+    out = evaluate(program, {"qd": qd}, lib)
+    np.testing.assert_allclose(out, [by_hand(v, **hand) for v in qd], rtol=1e-14)
+    x = sp.Symbol("x", positive=True)  # a speed > 0: sign(x) = 1, d sign/dx = 0 there
+    symbolic = types.SimpleNamespace(sin=sp.sin, cos=sp.cos, sqrt=sp.sqrt, sign=sp.sign,
+                                     exp=sp.exp, tanh=sp.tanh, pow=lambda a, c: a**c)
+    formula = evaluate(program, {"qd": [x, sp.Float(-0.3)]}, symbolic)[0]
+    slope = float(sp.diff(formula, x).subs(x, 0.04))
+    h = 1e-6
+    assert slope == pytest.approx((by_hand(0.04 + h, **hand) - by_hand(0.04 - h, **hand))
+                                  / (2 * h), rel=1e-7)
+    # levels as symbols of the model: in argument mode they are inputs p, so the walk is
+    # linear in them (what identification differentiates)
+    text = ARM.format(name="symfarm", f1="{viscous: Fv, coulomb: Fc, static: Fst, "
+                      "stribeck_velocity: 0.1}", f2="{}") + "values: {Fv: 0.2, Fc: 0.3, Fst: 0.5}\n"
+    (tmp_path / "symfarm.yaml").write_text(text)
+    symbolic_robot = rd.load(tmp_path / "symfarm.yaml")
+    argument = build_program(symbolic_robot.runner, "friction_torques", "argument")
+    assert set(argument.parameters) == {"Fv", "Fc", "Fst"}
+    levels = sp.symbols(argument.parameters)
+    tau = evaluate(argument, {"p": levels, "qd": [x, sp.Float(0.0)]}, symbolic)[0]
+    at = dict(zip(levels, (symbolic_robot.values[str(s)] for s in levels), strict=True))
+    assert float(tau.subs(at).subs(x, 0.04)) == pytest.approx(
+        by_hand(0.04, Fv=0.2, Fp=0.3, Fst=0.5, vst=0.1), rel=1e-13)
+    assert all(sp.diff(tau, level, 2) == 0 for level in levels)
