@@ -292,3 +292,11 @@ def test_the_autodiff_exports_walk_the_friction_with_any_library(tmp_path):
     assert float(tau.subs(at).subs(x, 0.04)) == pytest.approx(
         by_hand(0.04, Fv=0.2, Fp=0.3, Fst=0.5, vst=0.1), rel=1e-13)
     assert all(sp.diff(tau, level, 2) == 0 for level in levels)
+
+
+def test_the_derivation_s_friction_step_states_the_model_it_uses(tmp_path):
+    fields, _ = MODELS["everything"]
+    rich = {s.title: s for s in arm(tmp_path, fields).equations().steps}["Friction torques"]
+    assert "exp(-|qd/v_st|^delta)" in rich.formula and "F_{st}" in rich.latex_formula
+    plain = {s.title: s for s in arm(tmp_path, {"viscous": 0.1}, name="p").equations().steps}
+    assert plain["Friction torques"].formula == "F_v qd + F_s sign(qd)"
