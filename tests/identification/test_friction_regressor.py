@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import robodyn as rd
+from robodyn.dynamics.regressor import parameter_columns
 
 ARM = """\
 name: regarm
@@ -106,3 +107,27 @@ def test_what_the_columns_cannot_hold_is_refused(tmp_path):
     tau = robot.inverse_dynamics(data.q, data.qd, data.qdd)
     with pytest.raises(rd.InputError, match="Fd1, Fo1"):
         rd.identify(robot, data.q, data.qd, data.qdd, tau, physical=True, progress=False)
+
+
+def test_the_extra_columns_cost_nothing_without_them_and_export_with_them(tmp_path):
+    """The full regressor keeps 13 columns a joint for models without Fd/Fo (the kernels of
+    every other model are unchanged), 15 with them; the exported program's full regressor,
+    at the model's columns, times ``pi`` is its inverse dynamics too."""
+    import importlib.util
+
+    plain = _robot(tmp_path, "{viscous: Fv1, coulomb: Fp1}", "{}", name="plain")
+    robot = _robot(tmp_path, *ASYMMETRIC)
+    q, qd, qdd = np.random.default_rng(2).normal(size=(3, 4, 2))
+    assert plain.runner.run("regressor", q, qd, qdd).shape == (4, 2, 26)
+    assert robot.runner.run("regressor", q, qd, qdd).shape == (4, 2, 30)
+    files = robot.to_code("python", ["regressor"])
+    (name, text), = ((n, t) for n, t in files.items() if n.endswith(".py"))
+    (tmp_path / name).write_text(text)
+    spec = importlib.util.spec_from_file_location("regarm_kernels", tmp_path / name)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    full = np.asarray(module.regressor(q, qd, qdd))  # every column, as the kernel's
+    assert full.shape == (4, 2, 30)
+    columns, _ = parameter_columns(robot.chain)
+    np.testing.assert_allclose(full[..., columns] @ robot.inertial_parameters().values,
+                               robot.inverse_dynamics(q, qd, qdd), rtol=1e-12, atol=1e-12)

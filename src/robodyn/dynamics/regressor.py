@@ -84,9 +84,10 @@ def body_regressor(w, wd, a) -> list[tuple]:
 
 
 def regressor_full(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops) -> list[list]:
-    """``Y`` with every column: ``nv`` rows, ``PARAMETERS_PER_JOINT * dof`` columns (ten
-    per link, then ``Fv_j, Fs_j`` per joint, then ``Ia_j`` per joint, whether or not joint
-    ``j`` has a motor; :func:`parameter_columns` picks a model's columns). A multi-value
+    """``Y`` with every column: ``nv`` rows, :func:`regressor_width` columns (ten per link,
+    then ``Fv_j, Fs_j`` per joint, then ``Ia_j`` per joint, whether or not joint ``j`` has
+    a motor, then ``Fd_j, Fo_j`` per joint if one joint has them; :func:`parameter_columns`
+    picks a model's columns). A multi-value
     joint (spherical, free) has rows ``S^T (n, f)`` and no friction or armature (zero
     columns)."""
     n = chain.dof
@@ -104,7 +105,7 @@ def regressor_full(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops) 
         origins.append(r)
         bodies.append(body_regressor(w, wd, a))
 
-    rows = [[0] * (PARAMETERS_PER_JOINT * n) for _ in range(chain.nv)]
+    rows = [[0] * regressor_width(chain) for _ in range(chain.nv)]
     for k in range(n):
         for p, (nm, f) in enumerate(bodies[k]):
             col = PER_LINK * k + p
@@ -136,6 +137,16 @@ def regressor_full(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops) 
         if offset:
             rows[row][extra_column(n, j) + 1] = 1
     return rows
+
+
+def regressor_width(chain: Chain) -> int:
+    """The columns of :func:`regressor_full`: :data:`PARAMETERS_PER_JOINT` per joint when a
+    joint has the extra friction columns (:func:`extra_friction`), else two fewer (a model
+    without them pays nothing for them)."""
+    n = chain.dof
+    if any(any(extra_friction(link)) for link in chain.links):
+        return PARAMETERS_PER_JOINT * n
+    return (PARAMETERS_PER_JOINT - len(EXTRA_FRICTION)) * n
 
 
 def friction_column(dof: int, j: int) -> int:
@@ -234,5 +245,6 @@ def standard_parameters(chain: Chain) -> list:
 __all__ = ["regressor_full", "body_regressor", "parameter_columns", "standard_columns",
            "standard_parameters",
            "has_motor", "friction_column", "armature_column", "extra_column", "extra_friction",
+           "regressor_width",
            "LINK_PARAMETERS", "FRICTION_PARAMETERS", "EXTRA_FRICTION", "PER_LINK",
            "PARAMETERS_PER_JOINT"]
