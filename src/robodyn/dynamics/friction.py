@@ -3,7 +3,7 @@
     tau_f = F_v qd + F_c(qd) s(qd) + (F_st - F_c(qd)) exp(-|qd / v_st|^delta) s(qd) + tau_0
 
 with ``F_c(qd) = a + b s(qd)``, ``a = (F_c+ + F_c-)/2``, ``b = (F_c+ - F_c-)/2`` and
-``s = sign`` or ``tanh(qd / v_s)`` (Armstrong-Helouvry et al., Automatica 1994, eq. 2;
+``s = sign`` or ``tanh(qd / v_s)`` (Armstrong-Helouvry et al., Automatica 1994, the Stribeck curve;
 Siciliano et al., *Robotics*, eq. 7.83 for ``F_v qd + F_c sign(qd)``). Per joint,
 diagonal. Written once on the ``ops`` of its scalars (numbers, SymPy, the tracer, dual
 numbers): the kernels, the closed forms and the exported code all run this function, and

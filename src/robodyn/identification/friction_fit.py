@@ -13,7 +13,7 @@ column only where the model has one) regress the residual
 ``tau - (M qdd + C qd + g)`` of the rigid-body model: ordinary least squares, the
 parameters' standard errors from ``sigma^2 (Y^T Y)^-1`` with ``sigma^2`` the residual
 variance (``N - p`` degrees of freedom), and a 95 % confidence interval ``+-1.96`` of them
-(Khalil & Dombre, *Modeling, Identification and Control of Robots*, §12.4, §12.5;
+(Khalil & Dombre, *Modeling, Identification and Control of Robots*, ch. 12;
 Swevers et al., IEEE Control Systems 27(5), 2007). The shape parameters stay those of
 the model.
 

@@ -4,7 +4,7 @@
 The torque (or force) friction adds to a single-valued joint's equation,
 ``tau = M qdd + C qd + g + tau_f``, is (Armstrong-Helouvry, Dupont and Canudas de Wit,
 "A survey of models ... for control of machines with friction", Automatica 30(7) 1994,
-eq. 2; Siciliano et al., *Robotics*, eq. 7.83 for the first two terms)::
+the Stribeck curve; Siciliano et al., *Robotics*, eq. 7.83 for the first two terms)::
 
     tau_f = F_v qd + F_c(qd) s(qd) + (F_st - F_c(qd)) exp(-|qd / v_st|^delta) s(qd) + tau_0
 
