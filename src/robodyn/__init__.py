@@ -16,6 +16,7 @@ from .core.errors import (
 from .core.version import VERSION
 from .identification import excitation
 from .identification.estimate import identify
+from .identification.friction_fit import identify_friction
 from .model import builtin as models
 from .motion import control, energy, trajectory
 from .motion.checks import EnergyBalanceWarning, JointLimitWarning
@@ -30,6 +31,7 @@ from .symbolic.equations import Equations as _Equations
 __version__ = VERSION
 __all__ = ["load", "Robot", "dataset", "TorqueParts", "models", "trajectory", "energy", "control",
            "simulate", "rollout", "scale_trajectory", "Simulation", "identify", "excitation",
+           "identify_friction",
            "JointLimitWarning",
            "ModelError", "InputError", "RobodynError", "UrdfWarning",
            "PhysicalConsistencyWarning", "EnergyBalanceWarning", "__version__"]

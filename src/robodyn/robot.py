@@ -323,8 +323,8 @@ class Robot:
         return self._run("gravity_torques", q=q)
 
     def friction_torques(self, qd: ArrayLike) -> np.ndarray:
-        """Friction ``F_v qd + F_s sign(qd)``, ``(..., dof)`` (a floating base: ``(..., nv)``,
-        zero on the base)."""
+        """Friction ``F_v qd + F_s sign(qd)`` and the other terms of :mod:`robodyn.model.friction`,
+        ``(..., dof)`` (a floating base: ``(..., nv)``, zero on the base)."""
         return self._run("friction_torques", qd=qd)
 
     def forward_dynamics(self, q: ArrayLike, qd: ArrayLike, tau: ArrayLike,

@@ -1,6 +1,6 @@
 """The PUMA 560 against Peter Corke's Robotics Toolbox for Python (an independent
 implementation of the same published model): rne, inertia and gravload, with and
-without motor inertia, friction off."""
+without motor inertia, friction off; and rne with the Toolbox's motor friction on."""
 
 from __future__ import annotations
 
@@ -88,3 +88,34 @@ def test_the_puma_has_the_toolbox_limits_and_configurations(pair, numpy_backend)
         np.testing.assert_allclose(q, getattr(reference, name), rtol=1e-15, atol=0)
         assert (np.array(lower) <= q).all() and (q <= np.array(upper)).all()
         _close(robot.inverse_dynamics(q, 0.0, 0.0), toolbox.rne(q, 0 * q, 0 * q))
+
+
+def test_puma_with_the_toolbox_friction_equals_rne(pair):
+    """The PUMA 560 with the Toolbox's published motor friction (viscous ``B``, Coulomb
+    ``Tc = (Tc+, Tc-)``, referred to the motor): at the joint, ``F_v = G^2 B``,
+    ``F_c+ = |G| Tc+`` and ``F_c- = -|G| Tc-`` (robodyn's asymmetric levels), with the
+    motor inertia ``G^2 J_m``; ``rne`` with friction on equals robodyn's inverse dynamics
+    to 1e-12 of the torque scale."""
+    from dataclasses import replace
+
+    from robodyn.model.friction import Friction
+
+    full = rtb.models.DH.Puma560()  # friction on
+    _, robot = pair
+    chain = robot.chain
+    links = []
+    for link, theirs in zip(chain.links, full.links, strict=True):
+        g = abs(float(theirs.G))
+        friction = Friction(
+            viscous=float(theirs.G) ** 2 * float(theirs.B), coulomb=g * float(theirs.Tc[0]),
+            coulomb_negative=-g * float(theirs.Tc[1]))
+        links.append(replace(link, friction=friction))
+    assert any(f.friction.coulomb != f.friction.coulomb_negative for f in links)
+    rough = robot.with_chain(replace(chain, links=tuple(links)))
+    q, qd, qdd = _states(20, seed=3)
+    for k in range(len(q)):
+        expected = full.rne(q[k], qd[k], qdd[k])
+        scale = np.abs(expected).max()
+        np.testing.assert_allclose(rough.inverse_dynamics(q[k], qd[k], qdd[k]), expected,
+                                   rtol=1e-12, atol=1e-12 * scale)
+    assert np.abs(rough.friction_torques(qd)).max() > 1  # the friction is really there

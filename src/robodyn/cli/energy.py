@@ -28,6 +28,9 @@ def energy_table(robot, report, title: str) -> list[str]:
                      + f"{total:13.6g}")
     if report.friction_loss:
         lines.append(f"  friction loss: {report.friction_loss:.6g} J")
+    if report.gear_loss:
+        lines.append(f"  drawn by the motors: {report.motor_energy:.6g} J (gear loss "
+                     f"{report.gear_loss:.6g} J)")
     return lines
 
 

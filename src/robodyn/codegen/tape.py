@@ -207,6 +207,12 @@ class Tape:
     def sign(self, a):
         return self.unary("sign", lambda x: float((x > 0) - (x < 0)), a)
 
+    def exp(self, a):
+        return self.unary("exp", math.exp, a)
+
+    def tanh(self, a):
+        return self.unary("tanh", math.tanh, a)
+
     def pow(self, a, c: float):
         """``a**c`` for a constant exponent ``c`` (``math.pow``: NaN, not a complex
         number, for a negative base and a fractional exponent, as the compiled code)."""
@@ -263,6 +269,9 @@ class Tape:
             out = self.sin(arg) if isinstance(expr, sp.sin) else self.cos(arg)
         elif isinstance(expr, sp.sign):  # Coulomb friction F_s sign(qd) of closed forms
             out = self.sign(self.from_sympy(expr.args[0], symbols))
+        elif isinstance(expr, (sp.exp, sp.tanh)):  # Stribeck friction, the smooth sign
+            arg = self.from_sympy(expr.args[0], symbols)
+            out = self.exp(arg) if isinstance(expr, sp.exp) else self.tanh(arg)
         else:
             raise ValueError(f"cannot generate code for {expr} ({type(expr).__name__})")
         memo[expr] = out

@@ -53,7 +53,7 @@ from .forward_dynamics import forward_dynamics
 from .friction import friction_torques
 from .inverse_dynamics import TORQUE_PARTS, gravity_torques, inverse_dynamics, torque_parts
 from .kinematics import forward_kinematics, frame_names, jacobian
-from .regressor import PARAMETERS_PER_JOINT, regressor_full
+from .regressor import PARAMETERS_PER_JOINT, regressor_full, regressor_width
 
 
 @dataclass(frozen=True)
@@ -129,6 +129,9 @@ class KernelSpec:
     wrenches: int = 1  # frames whose wrenches ``h_e`` holds (a per-frame variant: several)
     output: str = "out"
     parts: tuple[str, ...] = ()
+    #: The shape from the chain itself, where more than ``(nv, links)`` decides it (the
+    #: regressor's columns: :func:`~robodyn.dynamics.regressor.regressor_width`).
+    chain_shape: Callable | None = None
 
 
 def input_width(name: str, chain, wrenches: int = 1) -> int:
@@ -142,6 +145,8 @@ def input_width(name: str, chain, wrenches: int = 1) -> int:
 
 def output_shape(spec: KernelSpec, chain) -> tuple[int, ...]:
     """The shape of one sample of ``spec``'s result for ``chain``."""
+    if spec.chain_shape is not None:
+        return spec.chain_shape(chain)
     return spec.shape(chain.nv, chain.dof)
 
 
@@ -208,13 +213,13 @@ def _registry(*specs: KernelSpec) -> dict[str, KernelSpec]:
 
 
 def _entry(name, algorithm, inputs, shape, doc, contact=False, closed_form=None, output=None,
-           parts=()):
+           parts=(), chain_shape=None):
     """An entry of :data:`KERNELS`; its result is named ``output``, else as its closed form's."""
     if output is None:
         output = (closed_form.output if closed_form is not None else "") or "out"
     return KernelSpec(algorithm, inputs, shape, name, doc,
                       f"{name}_contact" if contact else None, closed_form,
-                      output=output, parts=tuple(parts))
+                      output=output, parts=tuple(parts), chain_shape=chain_shape)
 
 
 #: Every compiled function, by name (the exporters write them in this order).
@@ -250,7 +255,7 @@ KERNELS: dict[str, KernelSpec] = _registry(
     _entry("regressor", regressor_full, ("q", "qd", "qdd"),
            lambda n, links: (n, PARAMETERS_PER_JOINT * links),
            "regressor Y(q, qd, qdd), tau = Y pi",
-           closed_form=REGRESSOR),
+           closed_form=REGRESSOR, chain_shape=lambda chain: (chain.nv, regressor_width(chain))),
     # derivatives (forward-mode over the traced program, dynamics/derivatives.py)
     _entry("inverse_dynamics_derivatives", inverse_dynamics_derivatives, ("q", "qd", "qdd"),
            _derivatives, "dtau/dq, dtau/dqd, dtau/dqdd = M(q)", contact=True,

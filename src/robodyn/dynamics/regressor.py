@@ -10,7 +10,10 @@ modified-DH model the DH frame ``k``; for a URDF the joint's child frame)::
 
 with ``h = m c`` the first moment and ``I_o = I_c + m (|c|^2 1 - c c^T)`` the inertia
 about the frame origin (parallel-axis theorem); then per joint the viscous and
-Coulomb friction ``Fv_j, Fs_j``, then the armature ``Ia_j = G_j^2 J_mj``.
+Coulomb friction ``Fv_j, Fs_j``, then the armature ``Ia_j = G_j^2 J_mj``, then, for the
+joints whose friction has them (:mod:`robodyn.model.friction`), the half difference of
+the Coulomb levels ``Fd_j = (F_c+ - F_c-)/2`` (``Fs_j`` is then their mean, so
+``F_c+- = Fs_j +- Fd_j``) and the offset ``Fo_j = tau_0``.
 
 Newton–Euler is linear in ``(m, h, I_o)`` (Atkeson, An & Hollerbach 1986): with
 ``a`` the acceleration of the frame origin (gravity entered as ``-g0``), the
@@ -23,7 +26,12 @@ so each parameter gives a 6-vector column (the 6x10 body regressor). The wrench 
 link ``k`` reaches joint ``j <= k`` through the frames in between (the inward
 recursion of :mod:`.rnea`, ``f_i = R f_{i+1}``, ``n_i = R n_{i+1} + r x R f_{i+1}``)
 and gives ``tau_j = z . n_j`` (revolute) or ``z . f_j`` (prismatic). Friction
-columns are ``qd_j`` and ``sign(qd_j)``, the armature column ``qdd_j``. In a tree the
+columns are ``qd_j`` and ``sign(qd_j)``, the armature column ``qdd_j``, the asymmetry
+column ``sign(qd_j)^2`` and the offset column ``1`` (the friction is ``F_v qd + (a + b s)
+s + tau_0``, linear in ``a, b, tau_0``; where ``qd_j != 0`` the last two columns are
+equal, so only ``Fd_j + Fo_j`` is identifiable from moving data: the base parameters group
+them). A Stribeck term or a smooth sign is not linear in its shape: such a model is
+refused here (:func:`robodyn.identify_friction` fits its levels). In a tree the
 outward step starts from each link's parent, and link ``k``'s wrench reaches only the
 joints of its ancestors (the other rows of its columns are zero).
 """
@@ -33,7 +41,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..core import linalg3 as la
+from ..core.errors import ModelError
 from ..model.chain import REVOLUTE, Chain, origin_inertia
+from ..model.friction import is_zero
 from ..model.joints import joint_forces
 from .rnea import outward_step
 
@@ -41,11 +51,15 @@ from .rnea import outward_step
 LINK_PARAMETERS = ("m", "mx", "my", "mz", "XX", "XY", "XZ", "YY", "YZ", "ZZ")
 #: The friction parameters of a joint, in order (viscous, Coulomb).
 FRICTION_PARAMETERS = ("Fv", "Fs")
+#: The friction parameters of a joint that has them, after the armatures: half the
+#: difference of the Coulomb levels, the offset.
+EXTRA_FRICTION = ("Fd", "Fo")
 #: Columns per link: its ten inertial parameters (the first ``PER_LINK * dof`` columns).
 PER_LINK = len(LINK_PARAMETERS)
 #: Standard parameters per joint, the columns of :func:`regressor_full` per joint: its
-#: link's ten inertial parameters, two friction parameters and the armature (13).
-PARAMETERS_PER_JOINT = PER_LINK + len(FRICTION_PARAMETERS) + 1
+#: link's ten inertial parameters, two friction parameters, the armature and the two
+#: extra friction parameters (15).
+PARAMETERS_PER_JOINT = PER_LINK + len(FRICTION_PARAMETERS) + 1 + len(EXTRA_FRICTION)
 
 # the six inertia basis tensors E_p in the order XX, XY, XZ, YY, YZ, ZZ: E_p v
 _INERTIA_BASIS = (
@@ -70,9 +84,10 @@ def body_regressor(w, wd, a) -> list[tuple]:
 
 
 def regressor_full(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops) -> list[list]:
-    """``Y`` with every column: ``nv`` rows, ``PARAMETERS_PER_JOINT * dof`` columns (ten
-    per link, then ``Fv_j, Fs_j`` per joint, then ``Ia_j`` per joint, whether or not joint
-    ``j`` has a motor; :func:`parameter_columns` picks a model's columns). A multi-value
+    """``Y`` with every column: ``nv`` rows, :func:`regressor_width` columns (ten per link,
+    then ``Fv_j, Fs_j`` per joint, then ``Ia_j`` per joint, whether or not joint ``j`` has
+    a motor, then ``Fd_j, Fo_j`` per joint if one joint has them; :func:`parameter_columns`
+    picks a model's columns). A multi-value
     joint (spherical, free) has rows ``S^T (n, f)`` and no friction or armature (zero
     columns)."""
     n = chain.dof
@@ -90,7 +105,7 @@ def regressor_full(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops) 
         origins.append(r)
         bodies.append(body_regressor(w, wd, a))
 
-    rows = [[0] * (PARAMETERS_PER_JOINT * n) for _ in range(chain.nv)]
+    rows = [[0] * regressor_width(chain) for _ in range(chain.nv)]
     for k in range(n):
         for p, (nm, f) in enumerate(bodies[k]):
             col = PER_LINK * k + p
@@ -114,9 +129,24 @@ def regressor_full(chain: Chain, q: Sequence, qd: Sequence, qdd: Sequence, ops) 
             continue
         row = offsets[j]
         rows[row][friction_column(n, j)] = qd[j]
-        rows[row][friction_column(n, j) + 1] = ops.sign(qd[j])
+        s = rows[row][friction_column(n, j) + 1] = ops.sign(qd[j])
         rows[row][armature_column(n, j)] = qdd[j]
+        asymmetric, offset = extra_friction(chain.links[j])
+        if asymmetric:
+            rows[row][extra_column(n, j)] = s * s
+        if offset:
+            rows[row][extra_column(n, j) + 1] = 1
     return rows
+
+
+def regressor_width(chain: Chain) -> int:
+    """The columns of :func:`regressor_full`: :data:`PARAMETERS_PER_JOINT` per joint when a
+    joint has the extra friction columns (:func:`extra_friction`), else two fewer (a model
+    without them pays nothing for them)."""
+    n = chain.dof
+    if any(any(extra_friction(link)) for link in chain.links):
+        return PARAMETERS_PER_JOINT * n
+    return (PARAMETERS_PER_JOINT - len(EXTRA_FRICTION)) * n
 
 
 def friction_column(dof: int, j: int) -> int:
@@ -127,8 +157,23 @@ def friction_column(dof: int, j: int) -> int:
 
 def armature_column(dof: int, j: int) -> int:
     """The column of ``Ia_j`` (0-based joint ``j``) in :func:`regressor_full`: the armature
-    columns are the last ``dof``, after every link's and every joint's friction columns."""
-    return (PARAMETERS_PER_JOINT - 1) * dof + j
+    columns come after every link's and every joint's friction columns."""
+    return (PER_LINK + len(FRICTION_PARAMETERS)) * dof + j
+
+
+def extra_column(dof: int, j: int) -> int:
+    """The column of ``Fd_j`` (0-based joint ``j``) in :func:`regressor_full`, after the
+    armature columns; ``Fo_j`` is the next one."""
+    return (PER_LINK + len(FRICTION_PARAMETERS) + 1) * dof + len(EXTRA_FRICTION) * j
+
+
+def extra_friction(link) -> tuple[bool, bool]:
+    """Whether a one-value joint's friction has the columns ``Fd`` (Coulomb levels given
+    per direction) and ``Fo`` (an offset that is not the literal 0)."""
+    if not link.joint.model.single:
+        return False, False
+    fr = link.friction
+    return fr.coulomb_negative is not None, not is_zero(fr.offset)
 
 
 def has_motor(link) -> bool:
@@ -142,7 +187,9 @@ def has_motor(link) -> bool:
 
 def parameter_columns(chain: Chain) -> tuple[list[int], list[str]]:
     """The columns of :func:`regressor_full` a model has, and their names: ``m1, mx1, ...,
-    ZZ1, ..., Fv1, Fs1, ..., Ia_j`` (armature only for joints with a motor)."""
+    ZZ1, ..., Fv1, Fs1, ..., Ia_j, ..., Fd_j, Fo_j`` (armature only for joints with a
+    motor, ``Fd_j`` and ``Fo_j`` only for joints whose friction has them:
+    :func:`extra_friction`)."""
     n = chain.dof
     cols = list(range(armature_column(n, 0)))
     names = [f"{p}{k + 1}" for k in range(n) for p in LINK_PARAMETERS]
@@ -151,6 +198,11 @@ def parameter_columns(chain: Chain) -> tuple[list[int], list[str]]:
         if has_motor(link):
             cols.append(armature_column(n, j))
             names.append(f"Ia{j + 1}")
+    for j, link in enumerate(chain.links):
+        for k, present in enumerate(extra_friction(link)):
+            if present:
+                cols.append(extra_column(n, j) + k)
+                names.append(f"{EXTRA_FRICTION[k]}{j + 1}")
     return cols, names
 
 
@@ -170,13 +222,29 @@ def standard_parameters(chain: Chain) -> list:
     for link in chain.links:
         m, h, io = origin_inertia(link)  # the point masses of a link are part of its ten
         out += [m, *h, io[0][0], io[0][1], io[0][2], io[1][1], io[1][2], io[2][2]]
-    for link in chain.links:
-        out += [link.friction.viscous, link.friction.coulomb]
+    extras = []
+    for i, link in enumerate(chain.links):
+        fr = link.friction
+        if not (is_zero(fr.static) and is_zero(fr.smooth_velocity)):
+            raise ModelError(f"links[{i}].friction: a Stribeck term or a smooth sign is not "
+                             "linear in its shape, and the regressor has no columns for it; "
+                             "fit its levels with rd.identify_friction (the links known), or "
+                             "identify robot.without_friction(viscous=False)")
+        asymmetric, offset = extra_friction(link)
+        if asymmetric:  # Fs is the mean level, Fd half the difference
+            out += [fr.viscous, (fr.coulomb + fr.coulomb_negative) / 2]
+            extras.append((fr.coulomb - fr.coulomb_negative) / 2)
+        else:
+            out += [fr.viscous, fr.coulomb]
+        if offset:
+            extras.append(fr.offset)
     out += [link.motor.armature for link in chain.links if has_motor(link)]
-    return out
+    return out + extras
 
 
 __all__ = ["regressor_full", "body_regressor", "parameter_columns", "standard_columns",
            "standard_parameters",
-           "has_motor", "friction_column", "armature_column", "LINK_PARAMETERS",
-           "FRICTION_PARAMETERS", "PER_LINK", "PARAMETERS_PER_JOINT"]
+           "has_motor", "friction_column", "armature_column", "extra_column", "extra_friction",
+           "regressor_width",
+           "LINK_PARAMETERS", "FRICTION_PARAMETERS", "EXTRA_FRICTION", "PER_LINK",
+           "PARAMETERS_PER_JOINT"]

@@ -37,7 +37,9 @@ taken as "``k`` supports ``i``", and ``2 Psi_k`` less ``S_k × (v_j - v_p)`` in 
 ``qd`` derivatives (its columns turn with the link); the ``q`` derivatives are along the
 velocity coordinates (the tangent space, as Pinocchio's). Viscous friction adds ``F_v`` to
 ``dtau/dqd`` and a motor's rotor ``G^2 J_m`` to ``M_ii``; Coulomb friction is
-differentiated as 0 (as in :mod:`robodyn.dynamics.derivatives`). Pinocchio's
+differentiated as 0 (as in :mod:`robodyn.dynamics.derivatives`); the other terms of
+:mod:`robodyn.dynamics.friction` (Stribeck, the smooth sign) add their exact derivative
+(:func:`~robodyn.dynamics.friction.joint_friction_rate`). Pinocchio's
 ``computeRNEADerivatives`` implements the same recursion; this one, traced, is what the
 derivative kernels run.
 """
@@ -46,6 +48,7 @@ from __future__ import annotations
 
 from ..core import linalg3 as la
 from ..model.chain import Chain
+from .friction import joint_friction_rate
 from .kinematics import link_poses
 from .spatial import (
     add_inertia,
@@ -152,6 +155,6 @@ def rnea_derivatives(chain: Chain, q, qd, qdd, ops) -> list:
     for i, link in enumerate(chain.links):
         if len(columns[i]) == 1:
             k = offsets[i]
-            d_qd[k][k] = d_qd[k][k] + link.friction.viscous
+            d_qd[k][k] = d_qd[k][k] + joint_friction_rate(link.friction, qd[k], ops)
             m[k][k] = m[k][k] + link.motor.armature
     return [d_q, d_qd, m]

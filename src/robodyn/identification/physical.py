@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..core.errors import InputError
 from ..core.progress import tracker
 from ..dynamics.regressor import PER_LINK
 
@@ -64,7 +65,7 @@ def consistency_problems(robot: Robot, pi: ArrayLike) -> list[str]:
                        f"eigenvalue {eig[0]:.3g})")
     friction = PER_LINK * robot.chain.dof  # friction and armature, after every link's ten
     for name, value in zip(names[friction:], pi[friction:], strict=True):
-        if value < 0:
+        if value < 0 and name[:2] not in ("Fd", "Fo"):  # these two may be negative
             out.append(f"{name} = {value:.4g} is negative")
     return out
 
@@ -193,6 +194,12 @@ def physical_fit(robot, base, R, est, progress=None) -> PhysicalFit:
     counts the centring stages, as many as the tenfold steps of ``t`` from 1 to the gap's
     goal at the start (one more stage is shown as the last one, if needed)."""
     import scipy.linalg  # SciPy only when used
+    signed = [name for name in robot.inertial_parameters().names if name[:2] in ("Fd", "Fo")]
+    if signed:
+        raise InputError(f"identify(physical=True): {', '.join(signed)} (the Coulomb levels' "
+                         "half difference, the friction offset) may be negative, which this "
+                         "fit's barrier does not allow; use physical=False, or identify "
+                         "robot.without_friction(viscous=False)")
     pi0, split = _start(robot)
     size = pi0.shape[0]
     scale = float(np.linalg.norm(R @ est)) or 1.0  # |W est|: the weighted torques

@@ -43,6 +43,7 @@ import sympy as sp
 from ..core import linalg3 as la
 from ..core.errors import ModelError, excerpt
 from .checks import as_float, check_physical, labelled_numbers
+from .friction import Friction  # noqa: F401  (re-exported: the readers import it from here)
 from .joints import (
     FREE,
     JOINT_MODELS,
@@ -179,23 +180,26 @@ ZERO_INERTIA = ((0, 0, 0), (0, 0, 0), (0, 0, 0))
 
 
 @dataclass(frozen=True)
-class Friction:
-    """Joint friction ``tau_f = viscous * qd + coulomb * sign(qd)``."""
-
-    viscous: Any = 0
-    coulomb: Any = 0
-
-
-@dataclass(frozen=True)
 class Motor:
     """The joint's drive: rotor inertia ``inertia`` (``J_m``) behind a gear of ratio
     ``gear_ratio`` (``G``, motor turns per joint turn). Its reflected inertia
     ``G^2 J_m`` (the *armature*) adds to ``M[i, i]``; the rotor's gyroscopic coupling
     with the moving links is neglected (the convention of the Robotics Toolbox and of
-    Pinocchio's ``armature``)."""
+    Pinocchio's ``armature``). ``efficiency`` ``eta`` (``0 < eta <= 1``) of the gear when
+    the motor drives the joint (``tau qd > 0``: the motor supplies ``tau qd / eta``) and
+    ``efficiency_back`` ``eta_b`` when the joint drives the motor (it receives
+    ``eta_b tau qd``; ``None``: ``eta``): the losses of :func:`robodyn.energy.consumed`;
+    they do not enter the dynamics."""
 
     inertia: Any = 0
     gear_ratio: Any = 1
+    efficiency: Any = 1
+    efficiency_back: Any = None
+
+    @property
+    def back(self):
+        """``eta_b``, the efficiency when the joint drives the motor."""
+        return self.efficiency if self.efficiency_back is None else self.efficiency_back
 
     @property
     def armature(self):
@@ -460,12 +464,16 @@ class Chain:
         return out
 
     def without_friction(self, viscous: bool = True, coulomb: bool = True) -> Chain:
-        """This chain with its viscous (``viscous``) and Coulomb (``coulomb``) friction set
-        to zero (:meth:`robodyn.Robot.without_friction`)."""
+        """This chain with its viscous (``viscous``) and Coulomb (``coulomb``: every other
+        term of :class:`~robodyn.model.friction.Friction`, Stribeck and offset too)
+        friction set to zero (:meth:`robodyn.Robot.without_friction`)."""
         def rigid(link):
             old = link.friction
-            return replace(link, friction=Friction(0 if viscous else old.viscous,
-                                                   0 if coulomb else old.coulomb))
+            if viscous:
+                old = replace(old, viscous=0)
+            if coulomb:  # every term but the viscous one
+                old = Friction(viscous=old.viscous)
+            return replace(link, friction=old)
 
         return replace(self, links=tuple(rigid(link) for link in self.links))
 

@@ -19,6 +19,7 @@ import sympy as sp
 
 from ..core import linalg3 as la
 from ..core.errors import ModelError, PhysicalConsistencyWarning, excerpt, warn
+from .friction import FRICTION_FIELDS, check_friction
 from .joints import REVOLUTE
 
 
@@ -80,10 +81,14 @@ def labelled_numbers(chain) -> list[tuple[str, object]]:
         for r, row in enumerate(link.inertial.inertia):
             for c, v in enumerate(row):
                 out.append((f"{where}.inertia.{_INERTIA_NAMES[r][c]}", v))
-        out.append((f"{where}.friction.viscous", link.friction.viscous))
-        out.append((f"{where}.friction.coulomb", link.friction.coulomb))
+        for name in FRICTION_FIELDS:  # coulomb_negative None: as coulomb, not a number
+            if getattr(link.friction, name) is not None:
+                out.append((f"{where}.friction.{name}", getattr(link.friction, name)))
         out.append((f"{where}.motor.inertia", link.motor.inertia))
         out.append((f"{where}.motor.gear_ratio", link.motor.gear_ratio))
+        out.append((f"{where}.motor.efficiency", link.motor.efficiency))
+        if link.motor.efficiency_back is not None:
+            out.append((f"{where}.motor.efficiency_back", link.motor.efficiency_back))
         for k, point in enumerate(link.point_masses):
             out.append((f"{where}.point_masses[{k}].mass", point.mass))
             vector(f"{where}.point_masses[{k}].at", point.at)
@@ -120,14 +125,16 @@ def check_physical(chain, source: str = "model", tol: float = INERTIA_TOL) -> No
                 warnings.simplefilter("ignore", PhysicalConsistencyWarning)
             check_inertia(link.inertial.mass, link.inertial.inertia,
                           mass_field=f"{where}.mass", inertia_field=f"{where}.inertia", tol=tol)
-        for name in ("viscous", "coulomb"):
-            value = getattr(link.friction, name)
-            if not value >= 0:
-                raise ModelError(f"{where}.friction.{name}: {_sign_problem(value)}; must be >= 0")
+        check_friction(link.friction, where)
         for k, point in enumerate(link.point_masses):
             if not point.mass >= 0:
                 raise ModelError(f"{where}.point_masses[{k}].mass: "
                                  f"{_sign_problem(point.mass)}; a mass must be >= 0")
+        for name in ("efficiency", "efficiency_back"):
+            value = getattr(link.motor, name)
+            if value is not None and not 0 < value <= 1:
+                raise ModelError(f"{where}.motor.{name}: {value:g} is not in (0, 1]; a gear's "
+                                 "efficiency is output power over input power (e.g. 0.9)")
         if not link.motor.inertia >= 0:
             raise ModelError(f"{where}.motor.inertia: {_sign_problem(link.motor.inertia)}; a "
                              "rotor inertia must be >= 0")

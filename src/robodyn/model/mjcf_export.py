@@ -44,6 +44,7 @@ import numpy as np
 
 from ..core.errors import ModelError, UrdfWarning, warn
 from .chain import PRISMATIC, REVOLUTE, Chain
+from .friction import check_plain
 from .joints import FREE, SPHERICAL
 from .names import MARKER, visible
 from .urdf_export import (
@@ -134,6 +135,7 @@ def _body(parent: ET.Element, link, i: int, parent_index: int, names) -> ET.Elem
         limits = joint.limits
         if limits is not None and all(math.isfinite(float(x)) for x in limits[:2]):
             spec["range"] = vector_text(limits[:2])
+    check_plain(link.friction, f"to_mjcf: joint {label!r}", "MJCF")
     viscous, coulomb = float(link.friction.viscous), float(link.friction.coulomb)
     armature = float(link.motor.armature)
     if kind in ("ball", "free") and (viscous or coulomb or armature):

@@ -223,6 +223,14 @@ def robot_table(model: ModelSource) -> RobotTable:
     if any(value(link.friction.viscous) != 0 or value(link.friction.coulomb) != 0
            for link in links):
         extras.append("friction")
+    frictions = [link.friction for link in links]
+    kinds = [name for name, present in (
+        ("asymmetric Coulomb", any(not f.symmetric for f in frictions)),
+        ("Stribeck", any(f.static != 0 for f in frictions)),
+        ("friction offset", any(f.offset != 0 for f in frictions)),
+        ("smooth sign", any(f.smooth_velocity != 0 for f in frictions))) if present]
+    if kinds:
+        extras.append(f"friction model ({', '.join(kinds)})")
     if any(value(link.motor.inertia) != 0 for link in links):
         extras.append("motor inertia")
     if extras:

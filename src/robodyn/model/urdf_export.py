@@ -68,6 +68,7 @@ import numpy as np
 
 from ..core.errors import InputError, ModelError, UrdfWarning, excerpt, warn
 from .chain import PRISMATIC, REVOLUTE, Chain, folded, split_free_base
+from .friction import check_plain
 from .names import MARKER, visible
 from .urdf import GRAVITY
 
@@ -214,6 +215,7 @@ def _joint(root, link, i, parent, names, notes, unlimited="continuous"):
         if unknown:
             notes.append(f"joint {name}: no {', '.join(unknown)} limit in the model; "
                          f"{UNBOUNDED:g} stands for none")
+    check_plain(link.friction, f"to_urdf: joint {name!r}", "URDF")
     viscous, coulomb = float(link.friction.viscous), float(link.friction.coulomb)
     if viscous or coulomb:
         ET.SubElement(element, "dynamics", damping=number_text(viscous),

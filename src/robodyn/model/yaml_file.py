@@ -22,8 +22,15 @@ The schema (README, "Model files")::
         mass: m1
         com: [0, 0, l1]                          # link frame
         inertia: [Ixx1, Iyy1, Izz1, 0, 0, 0]     # about the COM: xx, yy, zz, xy, xz, yz
-        friction: {viscous: Fv1, coulomb: Fs1}   # optional
-        motor: {inertia: Jm1, gear_ratio: G1}    # optional: adds G^2 Jm to M[i, i]
+        friction: {viscous: Fv1, coulomb: Fs1}   # optional; more keys (all optional):
+                                 # coulomb_negative (F_c- for qd < 0; default coulomb),
+                                 # offset (tau_0), static (F_st, Stribeck; 0: none),
+                                 # stribeck_velocity (v_st > 0), stribeck_exponent
+                                 # (delta, default 2), smooth_velocity (v_s: tanh(qd/v_s)
+                                 # for sign(qd); 0: sign). docs/friction-and-drives.md
+        motor: {inertia: Jm1, gear_ratio: G1}    # optional: adds G^2 Jm to M[i, i];
+                                 # efficiency, efficiency_back: the gear's (0, 1], for
+                                 # the energy drawn (rd.energy.consumed)
         point_masses:                            # optional: masses at points of the link
           - {mass: mE, at: [l2, 0, 0]}           # (link frame): a motor, a payload
         limits: {lower: -pi, upper: pi, velocity: 3, effort: 50}   # optional, reported
@@ -74,6 +81,7 @@ from .chain import (
 from .dh import CONVENTIONS, STANDARD, DHRow, dh_chain, dh_frame_offset
 from .expressions import RESERVED as RESERVED_NAME
 from .expressions import check_parameter_name, parse_expression, symbol
+from .friction import FRICTION_FIELDS
 from .names import display_tex_problem
 from .source import ModelSource, Provenance
 from .yaml_fields import (
@@ -98,8 +106,9 @@ _CONFIGURATION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
 _DISPLAY = re.compile(r"^[A-Za-z0-9_{}\\ ^']{1,40}$")
 _LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "friction",
               "motor", "limits", "name", "point_masses", "parent"}
-_MOTOR_KEYS = {"inertia", "gear_ratio"}
-_FRICTION_KEYS = {"viscous", "coulomb"}
+_MOTOR_KEYS = {"inertia", "gear_ratio", "efficiency", "efficiency_back"}
+#: The keys under ``friction:`` (:class:`~robodyn.model.friction.Friction`'s fields).
+_FRICTION_KEYS = set(FRICTION_FIELDS)
 
 #: Largest model file read, in bytes (the built-in PUMA 560 is 4 kB; the pure-Python
 #: YAML reader takes about 0.3 s per MB).
@@ -178,20 +187,17 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
             raise ModelError(f"{field}.friction: expected a mapping {{viscous: .., coulomb: ..}}, "
                              f"got {excerpt(friction)}")
         check_keys(friction, _FRICTION_KEYS, f"{field}.friction")
-        frictions.append(Friction(
-            parse_expression(friction.get("viscous", 0), f"{field}.friction.viscous"),
-            parse_expression(friction.get("coulomb", 0), f"{field}.friction.coulomb"),
-        ))
+        frictions.append(Friction(**{
+            key: parse_expression(value, f"{field}.friction.{key}")
+            for key, value in friction.items()}))
         motor = entry.get("motor", {}) or {}
         if not isinstance(motor, Mapping):
             raise ModelError(f"{field}.motor: expected a mapping {{inertia: Jm, gear_ratio: G}}, "
                              f"got {excerpt(motor)}")
         check_keys(motor, _MOTOR_KEYS, f"{field}.motor")
         limits.append(parse_limits(entry.get("limits"), f"{field}.limits"))
-        motors.append(Motor(
-            parse_expression(motor.get("inertia", 0), f"{field}.motor.inertia"),
-            parse_expression(motor.get("gear_ratio", 1), f"{field}.motor.gear_ratio"),
-        ))
+        motors.append(Motor(**{key: parse_expression(value, f"{field}.motor.{key}")
+                               for key, value in motor.items()}))
         link_name = entry.get("name", f"link{i + 1}")
         if not isinstance(link_name, str):
             raise ModelError(f"{field}.name: expected a string, got {excerpt(link_name)}")

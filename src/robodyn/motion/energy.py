@@ -9,7 +9,13 @@ mechanical power of joint ``i`` is ``P_i = tau_i qd_i`` and
 * ``net_work = ∫ sum_i P_i dt`` — equals the change of mechanical energy
   ``K + U`` plus what friction dissipated (the work–energy theorem);
 * ``effort = ∫ sum_i tau_i^2 dt`` — the usual "energy-optimal" criterion
-  (proportional to the copper losses of DC motors).
+  (proportional to the copper losses of DC motors);
+* ``motor_energy = ∫ sum_i P_m,i dt`` with the gear's losses: the motor side's power
+  ``P_m = P / eta`` while the motor drives the joint (``P > 0``) and ``P_m = eta_b P``
+  while the joint drives the motor (``P < 0``, energy recovered through the gear),
+  ``eta``, ``eta_b`` the joint's ``motor.efficiency`` and ``efficiency_back`` (1 by
+  default: ``motor_energy = net_work``); ``gear_loss = motor_energy - net_work >= 0``
+  (a gear with a forward and a backward efficiency, as gear makers rate them).
 
 Every integral is the trapezoidal rule on the given samples, so its accuracy
 is that of the sampling (second order in the step).
@@ -88,6 +94,9 @@ class EnergyReport:
     power: np.ndarray
     tau: np.ndarray
     t: np.ndarray
+    motor_energy: float = 0.0
+    gear_loss: float = 0.0
+    motor_power: np.ndarray | None = None
 
     def __repr__(self) -> str:
         return (f"EnergyReport(positive_work={number(self.positive_work, 6)} J, net_work="
@@ -96,6 +105,8 @@ class EnergyReport:
 
     def __str__(self) -> str:
         """The totals and their share per joint, over the time span."""
+        gears = ([f"  drawn by the motors {number(self.motor_energy, 6)} J, of which gear "
+                  f"loss {number(self.gear_loss, 6)} J"] if self.gear_loss else [])
         return "\n".join([
             f"Energy of a motion of {len(self.positive_work_per_joint)} joints over "
             f"{span(self.t)} ({len(self.t)} samples, trapezoidal rule)",
@@ -105,7 +116,7 @@ class EnergyReport:
             f"{numbers(self.net_work_per_joint)}",
             f"  effort {number(self.effort, 6)} (sum of tau^2 dt), per joint "
             f"{numbers(self.effort_per_joint)}",
-            f"  friction loss {number(self.friction_loss, 6)} J"])
+            f"  friction loss {number(self.friction_loss, 6)} J", *gears])
 
     def value(self, objective: str) -> float:
         """The total of ``objective`` (``"positive_work"``, ``"net_work"``, ``"effort"``)."""
@@ -151,8 +162,16 @@ def consumed(robot: Robot, motion: Motion | Trajectory | Simulation,
     net = _integrate(t, power)
     effort = _integrate(t, tau * tau)
     loss = float(np.sum(_integrate(t, robot.friction_torques(qd) * qd)))
+    motors = [link.motor for link in robot.numeric_chain.links]
+    eta = np.array([m.efficiency for m in motors], float)
+    eta_back = np.array([m.back for m in motors], float)
+    if len(eta) != power.shape[1]:  # a ball or free joint: several values, no gear
+        eta = eta_back = np.ones(power.shape[1])
+    motor_power = np.where(power > 0, power / eta, power * eta_back)
+    drawn = float(np.sum(_integrate(t, motor_power)))
     return EnergyReport(float(positive.sum()), float(net.sum()), float(effort.sum()), positive,
-                        net, effort, loss, power, tau, t)
+                        net, effort, loss, power, tau, t, drawn, drawn - float(net.sum()),
+                        motor_power)
 
 
 def optimize(robot: Robot, q0: ArrayLike, q1: ArrayLike, duration: float, via_points: int = 3,

@@ -22,7 +22,8 @@ from .trajectory import sample_times
 __all__ = ["SimulationOptions", "time_grid", "shorter_last_step", "METHODS", "MAX_DURATION",
            "MAX_STEPS", "DEFAULT_MAX_STEPS", "MIN_RTOL"]
 
-METHODS = ("rk45", "dop853", "rk4", "semi-implicit-euler", "implicit-euler", "radau")
+METHODS = ("rk45", "dop853", "rk4", "semi-implicit-euler", "implicit-euler", "radau",
+           "stick-slip")
 #: Longest motion one run simulates, in seconds (``robodyn simulate --duration`` too).
 MAX_DURATION = 1.0e5
 #: Most fixed steps (and samples) one run takes: the run is kept in memory.
@@ -81,7 +82,7 @@ class SimulationOptions:
         method = str(method).lower()
         if method not in METHODS:
             raise InputError(f"method: {method!r} is not one of {', '.join(METHODS)}")
-        if method in ("rk4", "semi-implicit-euler", "implicit-euler") and dt is None:
+        if method in ("rk4", "semi-implicit-euler", "implicit-euler", "stick-slip") and dt is None:
             raise InputError(f"method {method!r} is a fixed-step method: give dt (e.g. 0.001)")
         times = None if dt is None else time_grid(duration, dt)
         keep = None

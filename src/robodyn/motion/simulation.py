@@ -11,6 +11,10 @@
   (adaptive, SciPy's Radau IIA with the exact Jacobian) or ``"implicit-euler"``
   (fixed ``dt``, Newton's method), both driven by the dynamics' derivatives
   (:mod:`robodyn.motion.implicit`);
+* stick-slip (``dt`` given): ``"stick-slip"``, semi-implicit Euler with Karnopp's
+  stiction for dry (Coulomb, Stribeck) friction: a joint held by static friction stays
+  exactly at rest, and friction does not chatter about zero velocity
+  (:mod:`robodyn.motion.stick_slip`);
 * fixed step (``dt`` given): classic ``"rk4"`` or ``"semi-implicit-euler"``
   (symplectic: velocity first, then position with the new velocity), as a
   control loop at ``1/dt`` Hz would run. With Numba, torque tables and the

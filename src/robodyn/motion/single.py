@@ -1,7 +1,7 @@
 """One run of :func:`robodyn.simulate` from a checked start state and checked options: the
 driver its method calls for (:mod:`robodyn.motion.fixed`, :mod:`robodyn.motion.adaptive`,
-:mod:`robodyn.motion.implicit`), then the checks of the finished run
-(:mod:`robodyn.motion.checks`: the energy balance, the joint limits) and the samples it
+:mod:`robodyn.motion.implicit`, :mod:`robodyn.motion.stick_slip`), then the checks of the
+finished run (:mod:`robodyn.motion.checks`: the energy balance, the joint limits) and the samples it
 keeps. The rollouts of a batch that run one by one (:mod:`robodyn.motion.rollouts`) are
 such runs too."""
 
@@ -19,6 +19,7 @@ from .implicit import run_implicit
 from .inputs import Problem, checked_wrench, torque_input
 from .options import SimulationOptions
 from .result import Simulation
+from .stick_slip import run_stick_slip
 
 __all__ = ["simulate_one"]
 
@@ -37,6 +38,8 @@ def simulate_one(robot, q0: np.ndarray, qd0: np.ndarray, tau, tau_times, h_e,
             sim = run_implicit(problem, options, bar)
         elif options.method in ("rk45", "dop853"):
             sim = run_adaptive(problem, options, bar)
+        elif options.method == "stick-slip":
+            sim = run_stick_slip(problem, options, bar)
         else:
             sim = run_fixed(problem, options, bar)
     wall = time.perf_counter() - start

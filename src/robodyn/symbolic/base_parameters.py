@@ -128,8 +128,7 @@ def with_inertial_parameters(runner: Runner, pi) -> Chain:
     arr = _vector(pi, len(names), "pi")
     n = len(runner.chain.links)
     links = []
-    armatures = iter(arr[armature_column(n, 0):])
-    motors = {int(name[2:]) - 1 for name in names if name.startswith("Ia")}
+    named = dict(zip(names, arr.tolist(), strict=True))
     for k, link in enumerate(runner.chain.links):
         m, hx, hy, hz, xx, xy, xz, yy, yz, zz = arr[PER_LINK * k:PER_LINK * (k + 1)]
         h = np.array([hx, hy, hz])
@@ -148,8 +147,14 @@ def with_inertial_parameters(runner: Runner, pi) -> Chain:
         inertial = Inertial(float(m), tuple(float(x) for x in c),
                             tuple(tuple(float(x) for x in row) for row in ic))
         fv, fs = arr[friction_column(n, k):friction_column(n, k) + 2]
-        motor = Motor(float(next(armatures)), 1) if k in motors else Motor()
-        links.append(replace(link, inertial=inertial, friction=Friction(float(fv), float(fs)),
+        motor = Motor(float(named[f"Ia{k + 1}"]), 1) if f"Ia{k + 1}" in named else Motor()
+        friction = Friction(float(fv), float(fs))
+        if f"Fd{k + 1}" in named:  # Fs the mean Coulomb level, Fd half the difference
+            d = named[f"Fd{k + 1}"]
+            friction = replace(friction, coulomb=float(fs + d), coulomb_negative=float(fs - d))
+        if f"Fo{k + 1}" in named:
+            friction = replace(friction, offset=named[f"Fo{k + 1}"])
+        links.append(replace(link, inertial=inertial, friction=friction,
                              motor=motor, point_masses=()))  # pi holds the point masses
     return replace(runner.chain, links=tuple(links))
 
@@ -443,10 +448,12 @@ class _Sampler:
 
     def __init__(self, model: ModelSource, count: int, seed: int = 0):
         from .derive import equations
-        from .regressor import regressor_polynomials
+        from .regressor import extra_entries, regressor_polynomials
 
         eq = equations(model, method="newton-euler")
         self.polys = regressor_polynomials(eq)
+        #: the extra friction columns (sign(qd)^2 and 1: both 1 at these nonzero speeds)
+        self.extras = {k: row for row, k, _ in extra_entries(eq.chain)}
         ring = self.ring = eq.derivation.ring
         n = self.n = ring.dof
         self.count = count
@@ -526,6 +533,9 @@ class _Sampler:
         friction = friction_column(n, 0) <= j < armature_column(n, 0)
         for st, signs in zip(self.states, self.signs, strict=True):
             for i in range(n):
+                if j in self.extras:
+                    out.append(ring_dom(sp.QQ(1) if self.extras[j] == i else sp.QQ(0)))
+                    continue
                 if friction:
                     joint, kind = divmod(j - friction_column(n, 0), len(FRICTION_PARAMETERS))
                     v = (st[ring.qd_index[i]] if kind == 0 else sp.QQ(signs[i])) \

@@ -205,7 +205,8 @@ class Equations:
 
     @cached_property
     def friction(self) -> sp.Matrix:
-        """Joint friction ``F_v qd + F_s sign(qd)`` (n x 1)."""
+        """Joint friction ``F_v qd + F_s sign(qd)`` and the model's other terms (n x 1;
+        :mod:`robodyn.dynamics.friction`)."""
         return sp.Matrix(self._d.friction)
 
     @cached_property

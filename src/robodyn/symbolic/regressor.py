@@ -29,6 +29,7 @@ from types import SimpleNamespace
 import sympy as sp
 
 from ..dynamics.regressor import (
+    EXTRA_FRICTION,
     friction_column,
     parameter_columns,
     regressor_full,
@@ -68,6 +69,8 @@ class SymbolicRegressor:
         for i, k in _friction_entries(eq.chain):  # Fv_j, then Fs_j, in joint j's row i
             friction[i] = (self.Y[i, k] * self.values[self.pi[k]]
                            + self.Y[i, k + 1] * self.values[self.pi[k + 1]])
+        for i, k, _ in extra_entries(eq.chain):  # Fd_j, Fo_j
+            friction[i] += self.Y[i, k] * self.values[self.pi[k]]
         return bool(ring_ok) and sp.expand(friction - eq.friction) == sp.zeros(n, 1)
 
 
@@ -79,6 +82,19 @@ def _friction_entries(chain) -> list[tuple[int, int]]:
     return [(k, friction_column(links, j))
             for j, (link, k) in enumerate(zip(chain.links, chain.v_offsets(), strict=True))
             if link.joint.model.single]
+
+
+def extra_entries(chain) -> list[tuple[int, int, str]]:
+    """``(row, column, kind)`` of the extra friction columns (``"Fd"``: ``sign(qd)^2``,
+    ``"Fo"``: 1) in :func:`~robodyn.dynamics.regressor.parameter_columns`' order."""
+    cols, names = parameter_columns(chain)
+    rows = chain.v_offsets()
+    out = []
+    for k, name in enumerate(names):
+        kind = name[:2]
+        if kind in EXTRA_FRICTION:
+            out.append((rows[int(name[2:]) - 1], k, kind))
+    return out
 
 
 def regressor_polynomials(eq) -> list[list]:
@@ -96,6 +112,8 @@ def regressor_polynomials(eq) -> list[list]:
     polys = [[poly(full[i][c], ring) for c in cols] for i in range(n)]
     for i, k in _friction_entries(eq.chain):
         polys[i][k] = polys[i][k + 1] = ring.zero
+    for i, k, _ in extra_entries(eq.chain):
+        polys[i][k] = ring.zero
     return polys
 
 
@@ -110,6 +128,8 @@ def regressor(eq) -> SymbolicRegressor:
     for i, k in _friction_entries(eq.chain):
         rows[i][k] = eq.qd[i]
         rows[i][k + 1] = sp.sign(eq.qd[i])
+    for i, k, kind in extra_entries(eq.chain):
+        rows[i][k] = sp.sign(eq.qd[i]) ** 2 if kind == "Fd" else sp.S.One
     symbols = [sp.Symbol(name) for name in names]
     values = standard_parameters(eq.chain)
     pi_polys = [poly(v, ring) for v in standard_parameters(chain_r)]

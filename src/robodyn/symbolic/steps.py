@@ -172,6 +172,18 @@ def printed_step(eq: Equations, s: RawStep) -> Step:
                 s.latex_formula, substitute_terms=s.section not in _RECURSION_SECTIONS)
 
 
+def _friction_formula(chain) -> tuple[str, str, str]:
+    """The friction step's formula (text, LaTeX symbol, LaTeX): the textbook's
+    ``F_v qd + F_s sign(qd)``, or the richer model of :mod:`robodyn.model.friction` when a
+    joint has more."""
+    if not any(link.friction.extended for link in chain.links):
+        return ("F_v qd + F_s sign(qd)", r"\tau_f",
+                r"F_v \dot q + F_s \operatorname{sign}(\dot q)")
+    return ("F_v qd + F_c(qd) s(qd) + (F_st - F_c(qd)) exp(-|qd/v_st|^delta) s(qd) + tau_0",
+            r"\tau_f", r"F_v \dot q + F_c s + (F_{st} - F_c)\,e^{-|\dot q/v_{st}|^\delta} s"
+            r" + \tau_0")
+
+
 def _closing_steps(eq: Equations) -> list[Step]:
     n = eq.dof
     S = SECTION_COLLECT
@@ -220,8 +232,7 @@ def _closing_steps(eq: Equations) -> list[Step]:
              r"C\dot q", r"\tau - M\ddot q - g" if not lagrange else ""),
         Step(S, "Gravity torques", "g", eq.g,
              *_G_FORMULA[eq.route if lagrange else "newton-euler"]),
-        Step(S, "Friction torques", "friction", eq.friction, "F_v qd + F_s sign(qd)",
-             r"\tau_f", r"F_v \dot q + F_s \operatorname{sign}(\dot q)"),
+        Step(S, "Friction torques", "friction", eq.friction, *_friction_formula(eq.chain)),
     ]
     if eq.derivation.wrench is not None:
         steps.append(Step(S, "Torques balancing the end-effector wrench h_e", "J^T h_e",

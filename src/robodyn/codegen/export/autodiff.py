@@ -117,13 +117,14 @@ def build_program(runner: Runner, name: str, parameters: str) -> Program:
 def evaluate(program: Program, arrays: Mapping[str, object], lib) -> list:
     """The flat outputs of ``program`` on ``arrays`` (``{input name: indexable of scalars}``,
     ``arrays["q"][3]`` is input ``q3``), computed with ``lib``'s operations: ``lib.sin``,
-    ``lib.cos``, ``lib.sqrt``, ``lib.sign`` and ``lib.pow(x, c)`` on its scalars (Python's
-    ``+ - * /`` and negation for the rest). Only the instructions the outputs need run;
-    a constant output stays a Python float."""
+    ``lib.cos``, ``lib.sqrt``, ``lib.sign``, ``lib.exp``, ``lib.tanh`` and ``lib.pow(x, c)``
+    on its scalars (Python's ``+ - * /`` and negation for the rest). Only the instructions
+    the outputs need run; a constant output stays a Python float."""
     tape = program.tape
     live = live_ops(tape, program.outputs)
     values: list = [None] * len(tape.ops)
-    unary = {"sin": lib.sin, "cos": lib.cos, "sqrt": lib.sqrt, "sign": lib.sign}
+    unary = {"sin": lib.sin, "cos": lib.cos, "sqrt": lib.sqrt, "sign": lib.sign,
+             "exp": lib.exp, "tanh": lib.tanh}
 
     def arg(a):
         return values[a[1]] if a[0] == "v" else a[1]

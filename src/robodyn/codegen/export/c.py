@@ -217,8 +217,10 @@ def usage_cpp(program: Program, directory: str) -> str:
 # -- the compiled kernels ---------------------------------------------------------------------
 #: How C and C++ spell a tape's instructions.
 KERNEL_SYNTAX = {
-    "c": Syntax(c_constant, {"sin": "sin", "cos": "cos", "sqrt": "sqrt"}, "pow", ternary_sign),
-    "cpp": Syntax(c_constant, {"sin": "std::sin", "cos": "std::cos", "sqrt": "std::sqrt"},
+    "c": Syntax(c_constant, {"sin": "sin", "cos": "cos", "sqrt": "sqrt", "exp": "exp",
+                             "tanh": "tanh"}, "pow", ternary_sign),
+    "cpp": Syntax(c_constant, {"sin": "std::sin", "cos": "std::cos", "sqrt": "std::sqrt",
+                               "exp": "std::exp", "tanh": "std::tanh"},
                   "std::pow", ternary_sign),
 }
 

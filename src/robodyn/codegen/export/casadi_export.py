@@ -54,7 +54,7 @@ def casadi_name(name: str) -> str:
 class _Ops:
     def __init__(self, ca):
         self.sin, self.cos, self.sqrt, self.sign = ca.sin, ca.cos, ca.sqrt, ca.sign
-        self.pow = ca.power
+        self.exp, self.tanh, self.pow = ca.exp, ca.tanh, ca.power
 
 
 def _matrix(ca, entries: list, shape: tuple[int, ...]):

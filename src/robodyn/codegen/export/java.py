@@ -115,7 +115,8 @@ def usage(program: Program, directory: str) -> str:
 # -- the compiled kernels ---------------------------------------------------------------------
 #: How Java spells a tape's instructions.
 KERNEL_SYNTAX = Syntax(lambda x: c_constant(x, "Double.POSITIVE_INFINITY", "Double.NaN"),
-                       {"sin": "Math.sin", "cos": "Math.cos", "sqrt": "Math.sqrt"}, "Math.pow",
+                       {"sin": "Math.sin", "cos": "Math.cos", "sqrt": "Math.sqrt",
+                        "exp": "Math.exp", "tanh": "Math.tanh"}, "Math.pow",
                        ternary_sign)
 
 #: Statements per part of a kernel's method (the JVM limits a method to 64 kB of bytecode).

@@ -68,7 +68,7 @@ class _Ops:
 
     def __init__(self, jnp):
         self.sin, self.cos, self.sqrt, self.sign = jnp.sin, jnp.cos, jnp.sqrt, jnp.sign
-        self.pow = jnp.power
+        self.exp, self.tanh, self.pow = jnp.exp, jnp.tanh, jnp.power
 
 
 class _Columns:

@@ -85,7 +85,8 @@ def usage(program: Program, directory: str) -> str:
 # -- the compiled kernels ---------------------------------------------------------------------
 #: How MATLAB spells a tape's instructions (``rd_pow``: defined in each file that needs it).
 KERNEL_SYNTAX = Syntax(lambda x: c_constant(x, "Inf", "NaN"),
-                       {"sin": "sin", "cos": "cos", "sqrt": "sqrt"}, "rd_pow",
+                       {"sin": "sin", "cos": "cos", "sqrt": "sqrt", "exp": "exp",
+                        "tanh": "tanh"}, "rd_pow",
                        lambda a: f"sign({a})")
 
 

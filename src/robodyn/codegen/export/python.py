@@ -92,7 +92,8 @@ def _python_constant(x: float) -> str:
 
 
 #: How NumPy spells a tape's instructions (on whole columns of a batch).
-KERNEL_SYNTAX = Syntax(_python_constant, {"sin": "np.sin", "cos": "np.cos", "sqrt": "np.sqrt"},
+KERNEL_SYNTAX = Syntax(_python_constant, {"sin": "np.sin", "cos": "np.cos", "sqrt": "np.sqrt",
+                                         "exp": "np.exp", "tanh": "np.tanh"},
                        "np.power", lambda a: f"np.sign({a})")
 
 
