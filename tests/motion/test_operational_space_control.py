@@ -89,3 +89,22 @@ def test_a_singular_configuration_is_an_error_or_damped():
         ctl(0.0, np.zeros(2), np.zeros(2))
     damped = rd.control.OperationalSpaceControl(arm, ref, 100, 20, rows=(0, 1), damping=0.05)
     assert np.isfinite(damped(0.0, np.zeros(2), np.zeros(2))).all()
+
+
+def test_the_tracking_figure_draws_the_task_coordinates(tmp_path):
+    """``rd.plot.tracking(sim, controller)`` of a task-space run: an axes per task row with
+    the reference and the actual ``x(q)``, and the error ``x_ref - x`` below (its lines are
+    the controller's ``task_error``)."""
+    arm = rd.load("planar-2r")
+    q0 = np.array([0.3, 1.2])
+    x0 = arm.forward_kinematics(q0)[:2, 3]
+    ref = rd.trajectory.quintic(x0 + [0.05, 0.0], x0 + [0.1, -0.1], 0.5)
+    ctl = rd.control.OperationalSpaceControl(arm, ref, kp=400.0, kd=40.0, rows=(0, 1))
+    sim = rd.simulate(arm, q0, duration=0.5, dt=2e-3, tau=ctl)
+    fig = rd.plot.tracking(sim, ctl, arm, path=tmp_path / "task.png")
+    assert (tmp_path / "task.png").stat().st_size > 0
+    labels = [ax.get_ylabel() for ax in fig.axes]
+    assert labels[:2] == ["x [m]", "y [m]"]
+    (line,) = [ln for ln in fig.axes[-1].get_lines() if ln.get_label() == "e_x"]
+    np.testing.assert_allclose(line.get_ydata(), ctl.task_error(sim.t, sim.q)[:, 0])
+    assert "x_ref - x" in fig.axes[-1].get_title()

@@ -30,7 +30,7 @@ def test_a_pushed_mass_takes_the_bang_bang_time():
     tau = arm.inverse_dynamics(q, qd, qdd)[:, 1]
     assert np.abs(tau).max() <= F * (1 + 1e-9)
     middle = (t > 0.1 * t[-1]) & (t < 0.9 * t[-1])
-    assert np.isclose(np.abs(tau[middle]), F, rtol=1e-3).mean() > 0.95
+    assert np.isclose(np.abs(tau[middle]), F, rtol=5e-3).mean() > 0.95
     np.testing.assert_allclose(fastest(0.0)[0], [0.1, 0.0], atol=1e-12)
     np.testing.assert_allclose(fastest(fastest.duration)[0], [0.1, D], atol=1e-9)
     np.testing.assert_allclose(fastest(fastest.duration)[1], 0.0, atol=1e-9)

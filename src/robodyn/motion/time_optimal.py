@@ -12,8 +12,8 @@ and the torques are (``C`` is linear in the velocity)::
     tau = M q' u + (M q'' + C(q, q') q') x + F_v q' s' + g + F_s sign(q')      (s' > 0)
 
 which is linear in ``(u, x)`` but for viscous friction (in ``s' = sqrt(x)``). On a grid
-``s_0 = 0 < ... < s_N = 1`` with ``x_{i+1} = x_i + 2 (s_{i+1} - s_i) u_i`` (constant ``u``
-between grid points):
+``s_0 = 0 < ... < s_N = 1`` (Chebyshev-Lobatto points, denser at the ends) with
+``x_{i+1} = x_i + 2 (s_{i+1} - s_i) u_i`` (constant ``u`` between grid points):
 
 1. backward, ``x_N = 0`` (rest at the end): the largest ``x_i`` from which some ``u_i``
    within the limits at ``s_i`` reaches ``[0, X_{i+1}]`` (bisection on ``x``: the
@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core.errors import InputError
+from .scaling_torques import torque_coefficients
 from .trajectory import Trajectory
 
 if TYPE_CHECKING:
@@ -48,8 +49,6 @@ _BISECTIONS = 60
 
 def _path_coefficients(robot: Robot, trajectory: Trajectory, s: np.ndarray):
     """``(a, b, v, c)`` with ``tau = a u + b x + v sqrt(x) + c`` at each grid point."""
-    from .time_scaling import torque_coefficients
-
     T = trajectory.duration
     q, qd, qdd = trajectory(s * T)
     dq, ddq = T * qd, T * T * qdd
@@ -81,7 +80,10 @@ def time_optimal(robot: Robot, trajectory: Trajectory, torque_limits, samples: i
     n = int(samples)
     if not 3 <= n <= MAX_GRID:
         raise InputError(f"samples: {samples}; give 3 to {MAX_GRID:,} grid points")
-    s = np.linspace(0.0, 1.0, n)
+    # denser at the ends, where a rest-to-rest path's own speed q' vanishes (its torque
+    # changes fastest there along s): Chebyshev-Lobatto points
+    s = 0.5 - 0.5 * np.cos(np.linspace(0.0, np.pi, n))
+    s[0], s[-1] = 0.0, 1.0
     a, b, v, c = _path_coefficients(robot, trajectory, s)
     ds = np.diff(s)
     # an upper bound of x: where a joint's x-coefficient is not 0, |b x| <= 2 limit + |c|

@@ -34,6 +34,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..core.errors import InputError
+from .scaling_torques import torque_coefficients
 from .trajectory import Trajectory
 
 if TYPE_CHECKING:
@@ -54,26 +55,7 @@ def scaled(trajectory: Trajectory, k: float) -> Trajectory:
         return q, qd / k, qdd / k**2
 
     return Trajectory(evaluate, k * trajectory.duration, trajectory.dof,
-                      f"{trajectory.kind} slowed", {**trajectory.info, "k": k})
-
-
-def torque_coefficients(robot: Robot, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike
-                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(a, b, c)`` with ``tau_s = a / k^2 + b / k + c`` the torques of the motion slowed
-    ``k`` times (module docstring): ``a = M qdd + C qd``, ``b = F_v qd`` (viscous),
-    ``c = g + F_s sign(qd)`` (gravity and Coulomb friction, asymmetric levels and the
-    offset too), each ``(..., dof)``. Friction whose shape depends on the speed (Stribeck,
-    the smooth sign) does not scale so: an :class:`~robodyn.InputError` names the joint."""
-    for i, link in enumerate(robot.numeric_chain.links):
-        fr = link.friction
-        if fr.static != 0 or fr.smooth_velocity != 0:
-            raise InputError(f"time scaling: joint {i + 1} has Stribeck or smooth-sign "
-                             f"friction (links[{i}].friction.static, smooth_velocity), which "
-                             "is not a * qd + b * sign(qd): the torques of a slowed motion are "
-                             "not a / k^2 + b / k + c; compute them with inverse_dynamics")
-    parts = robot.torque_parts(q, qd, qdd)
-    coulomb = robot.without_friction(viscous=True, coulomb=False).friction_torques(qd)
-    return parts.inertial + parts.coriolis, parts.friction - coulomb, parts.gravity + coulomb
+                      f"{trajectory.kind} slowed", {**trajectory.info, "k": k}, trajectory.nq)
 
 
 def _roots(a, b, c):
@@ -90,10 +72,14 @@ def _roots(a, b, c):
 
 
 def scale_trajectory(robot: Robot, trajectory: Trajectory, torque_limits: ArrayLike, *,
-                     samples: int = 1001, t: ArrayLike | None = None
-                     ) -> tuple[Trajectory, float]:
+                     samples: int = 1001, t: ArrayLike | None = None,
+                     method: str = "uniform") -> tuple[Trajectory, float]:
     """The uniform time scaling ``k >= 1`` with the shortest duration ``k T`` that keeps
     ``|tau| <= torque_limits`` (Siciliano §7.7; friction as in the module docstring).
+    ``method="time-optimal"``: a scaling that varies along the motion, the fastest motion
+    along the same path within the limits at ``samples`` grid points of the path
+    (:mod:`robodyn.motion.time_optimal`; then ``k`` is the new duration over the old, and
+    the motion may be faster than the original where the limits allow).
 
     ``torque_limits``: one positive number per joint (or one for all). ``samples``: how
     many equally spaced times of ``[0, T]`` are checked (or the times ``t``). Returns
@@ -110,12 +96,19 @@ def scale_trajectory(robot: Robot, trajectory: Trajectory, torque_limits: ArrayL
         >>> round(k, 3), round(slow.duration, 3)
         (3.394, 1.018)
     """
-    if robot.floating or robot.nq != robot.nv:
-        raise InputError("scale_trajectory: a floating base or ball joints are not supported; "
-                         "give a fixed-base arm with one-value joints")
+    if method not in ("uniform", "time-optimal"):
+        raise InputError(f"method: {method!r:.40} is not 'uniform' or 'time-optimal'")
+    if (trajectory.dof, trajectory.nq) != (robot.dof, robot.nq):
+        raise InputError(f"trajectory: {trajectory.nq} position and {trajectory.dof} velocity "
+                         f"values, the robot {robot.nq} and {robot.dof}")
     limits = np.broadcast_to(np.asarray(torque_limits, dtype=float), (robot.dof,))
     if not np.all(limits > 0) or not np.all(np.isfinite(limits)):
         raise InputError(f"torque_limits: {limits.tolist()}; give one positive number per joint")
+    if method == "time-optimal":
+        from .time_optimal import time_optimal
+
+        fastest = time_optimal(robot, trajectory, limits, samples)
+        return fastest, fastest.info["k"]
     times = (np.linspace(0.0, trajectory.duration, int(samples)) if t is None
              else np.asarray(t, dtype=float).reshape(-1))
     q, qd, qdd = trajectory(times)

@@ -300,14 +300,30 @@ def tracking(sim: Simulation | Motion,
     :class:`~robodyn.motion.trajectory.Trajectory` (the computed-torque controller's,
     evaluated at ``sim.t``), a controller of :mod:`robodyn.motion.control` (its
     ``references``; PD-gravity's set point is held), a Motion (interpolated onto ``sim.t``)
-    or an array ``(T, dof)`` on ``sim.t`` (``(dof,)``: a set point). With ``robot`` the
-    units follow the joint types. Saves to ``path`` when given; returns the figure.
+    or an array ``(T, dof)`` on ``sim.t`` (``(dof,)``: a set point); an
+    :class:`~robodyn.motion.control.OperationalSpaceControl` draws its task coordinates
+    (``x``, ``y``, ``z``, ZYX angles) and the task error ``x_ref - x`` instead. With
+    ``robot`` the units follow the joint types. Saves to ``path`` when given; returns the
+    figure.
     """
     s = sampled(sim, need=("q",))
-    units = _units(robot, s.dof)
-    q_ref = _reference(reference, s.t, s.dof)
-    error = q_ref - s.q
-    dof = s.dof
+    if callable(getattr(reference, "task_coordinates", None)):  # a task-space controller
+        actual = reference.task_coordinates(s.q)
+        q_ref = reference.trajectory(s.t)[0]
+        error = reference.task_error(s.t, s.q)
+        names = [("x", "y", "z", "phi", "theta", "psi")[r] for r in reference.rows]
+        units = ["m" if r < 3 else "rad" for r in reference.rows]
+        what = "x_ref - x"
+        labels = [f"e_{n}" for n in names]
+    else:
+        units = _units(robot, s.dof)
+        q_ref = _reference(reference, s.t, s.dof)
+        actual = s.q
+        error = q_ref - s.q
+        names = [f"q{j + 1}" for j in range(s.dof)]
+        what = "q_ref - q"
+        labels = [f"e{j + 1}" for j in range(s.dof)]
+    dof = actual.shape[1]
     ncols = 1 if dof <= 3 else 2
     fig = new_figure((7.5 if ncols == 1 else 11.0,
                       1.8 + 2.0 * (math.ceil(dof / ncols) + 1.3)))
@@ -315,16 +331,16 @@ def tracking(sim: Simulation | Motion,
     for j, ax in enumerate(joint_axes):
         color = f"C{j % 10}"
         ax.plot(s.t, q_ref[:, j], color="black", lw=1.3, ls="--", label="reference")
-        ax.plot(s.t, s.q[:, j], color=color, lw=1.8, alpha=0.85, label="actual")
+        ax.plot(s.t, actual[:, j], color=color, lw=1.8, alpha=0.85, label="actual")
         unit = units[j] if units else "rad or m"
-        ax.set_ylabel(f"q{j + 1} [{unit}]")
+        ax.set_ylabel(f"{names[j]} [{unit}]")
         ax.grid(True, alpha=0.3)
         ax.legend(loc="best", fontsize="x-small")
     for j in range(dof):
-        bottom.plot(s.t, error[:, j], color=f"C{j % 10}", lw=1.3, label=f"e{j + 1}")
+        bottom.plot(s.t, error[:, j], color=f"C{j % 10}", lw=1.3, label=labels[j])
     bottom.axhline(0.0, color="0.4", lw=0.6)
     peak = float(np.abs(error).max()) if error.size else 0.0
-    bottom.set_title(f"tracking error q_ref - q (peak {peak:.3g})", fontsize="medium")
+    bottom.set_title(f"tracking error {what} (peak {peak:.3g})", fontsize="medium")
     bottom.set_ylabel(f"error [{_unit_label(units)}]")
     bottom.set_xlabel("t [s]")
     bottom.grid(True, alpha=0.3)
