@@ -56,7 +56,9 @@ if TYPE_CHECKING:
 __all__ = ["PDGravity", "ComputedTorque", "OperationalSpaceControl"]
 
 
-def _gains(value, name: str, dof: int) -> np.ndarray:
+def checked_gains(value, name: str, dof: int) -> np.ndarray:
+    """``value`` as ``dof`` finite gains >= 0 (one for all, or one each), else an
+    :class:`InputError` naming ``name``."""
     try:
         arr = np.broadcast_to(np.asarray(value, dtype=float), (dof,)).copy()
     except (TypeError, ValueError):
@@ -93,8 +95,8 @@ class PDGravity:
         if not model.chain.single_valued:
             checked_arrays(model.chain, "PDGravity", {"q_ref": self.q_ref})  # unit quaternions
             self.kind = None  # the compiled loops take q_ref - q: the law runs in Python
-        self.kp = _gains(kp, "kp", model.dof)
-        self.kd = _gains(kd, "kd", model.dof)
+        self.kp = checked_gains(kp, "kp", model.dof)
+        self.kd = checked_gains(kd, "kd", model.dof)
 
     def __repr__(self) -> str:
         return (f"PDGravity(model={self.model.name!r}, q_ref={numbers(self.q_ref)}, "
@@ -135,8 +137,8 @@ class ComputedTorque:
             self.kind = None  # the compiled loops take q_ref - q: the law runs in Python
         self.model = model
         self.trajectory = trajectory
-        self.kp = _gains(kp, "kp", model.dof)
-        self.kd = _gains(kd, "kd", model.dof)
+        self.kp = checked_gains(kp, "kp", model.dof)
+        self.kd = checked_gains(kd, "kd", model.dof)
 
     def __repr__(self) -> str:
         return (f"ComputedTorque(model={self.model.name!r}, trajectory={self.trajectory!r}, "
@@ -206,10 +208,10 @@ class OperationalSpaceControl:
             raise InputError(f"damping: expected a number >= 0, got {excerpt(damping)}")
         self.model, self.trajectory, self.frame = model, trajectory, frame
         self.rows, self.jacobian, self.damping = rows, jacobian, float(damping)
-        self.kp = _gains(kp, "kp", len(rows))
-        self.kd = _gains(kd, "kd", len(rows))
-        self.kp_null = _gains(kp_null, "kp_null", model.dof)
-        self.kd_null = _gains(kd_null, "kd_null", model.dof)
+        self.kp = checked_gains(kp, "kp", len(rows))
+        self.kd = checked_gains(kd, "kd", len(rows))
+        self.kp_null = checked_gains(kp_null, "kp_null", model.dof)
+        self.kd_null = checked_gains(kd_null, "kd_null", model.dof)
         q_null = model.neutral() if q_null is None else q_null
         try:
             self.q_null = np.asarray(q_null, dtype=float).reshape(-1)

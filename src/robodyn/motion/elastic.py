@@ -1,0 +1,227 @@
+"""Elastic joints: Spong's model of a manipulator whose joints are springs between the motor
+and the link (harmonic drives, belts, torque sensors).
+
+Each joint has two positions: the link's ``q`` and the motor's ``theta`` (reflected through
+the gear to the link side). With ``K`` the joints' stiffnesses, ``D`` the dampings of the
+springs and ``B`` the motors' inertias (reflected, ``G^2 J_m``), all diagonal (M. W. Spong,
+"Modeling and control of elastic joint robots", ASME J. Dynamic Systems, Measurement, and
+Control 109(4), 1987, under his assumption that the motor's kinetic energy is that of its
+own spin; A. De Luca and W. Book, "Robots with flexible elements", Springer Handbook of
+Robotics)::
+
+    link side:   M(q) q'' + C(q, q') q' + F(q') + g(q) = K (theta - q) + D (theta' - q')
+    motor side:  B theta'' + K (theta - q) + D (theta' - q') = tau
+
+``F`` is the link side's friction of the rigid model. The state has ``2n`` coordinates
+``(q, theta, q', theta')``. As ``K -> inf`` the motor follows the link (``theta - q =
+K^-1 (M q'' + C q' + F + g) -> 0``) and the two sides add up to the rigid model with the
+motor inertia, ``(M + B) q'' + C q' + F + g = tau``, within ``O(1/K)``.
+
+:func:`simulate_elastic` integrates the ``2n`` state ``(q, theta, q', theta')`` by SciPy's
+Radau IIA (implicit, fifth order),
+because stiff springs make the equations stiff: their period ``2 pi sqrt(B / K)`` is far
+shorter than the motion's, and an explicit method would need steps shorter still.
+
+``tau`` is the motor torque: ``None`` (zero), one value per joint (constant), or a callable
+``tau(t, q, theta, qd, thetad)`` (a controller, e.g.
+:class:`~robodyn.motion.elastic.ElasticComputedTorque`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..core.errors import InputError
+from .control import checked_gains
+
+__all__ = ["ElasticJoints", "elastic_forward_dynamics", "static_deflection",
+           "simulate_elastic", "ElasticSimulation", "ElasticComputedTorque", "MAX_EVALUATIONS"]
+
+def _per_joint(value, name: str, n: int, positive: bool) -> np.ndarray:
+    try:
+        arr = np.broadcast_to(np.asarray(value, dtype=float), (n,)).copy()
+    except (TypeError, ValueError):
+        raise InputError(f"{name}: expected a number or one per joint ({n})") from None
+    bad = ~np.isfinite(arr) | ((arr <= 0) if positive else (arr < 0))
+    if bad.any():
+        j = int(np.argmax(bad))
+        raise InputError(f"{name}[{j}]: {arr[j]:g}; give a finite number "
+                         + ("> 0" if positive else ">= 0") + f" for joint {j + 1}")
+    return arr
+
+
+@dataclass(frozen=True)
+class ElasticJoints:
+    """The springs of a robot's joints (module docstring): ``stiffness`` ``K`` (N m/rad or
+    N/m, > 0), ``motor_inertia`` ``B`` (the motor's inertia reflected to the link side,
+    ``G^2 J_m``, > 0) and ``damping`` ``D`` of the spring (>= 0), one per joint each.
+    Build with :meth:`of`, which checks them against the robot."""
+
+    stiffness: np.ndarray
+    motor_inertia: np.ndarray
+    damping: np.ndarray
+
+    @classmethod
+    def of(cls, robot, stiffness: ArrayLike, motor_inertia: ArrayLike,
+           damping: ArrayLike = 0.0) -> ElasticJoints:
+        """The springs of ``robot`` (one value for all joints, or one per joint); an
+        :class:`~robodyn.InputError` naming the field for a value that is not finite and
+        positive (``damping``: not negative), or a robot with free or ball joints."""
+        if not robot.chain.single_valued:
+            raise InputError("ElasticJoints: elastic joints are revolute or prismatic; this "
+                             "robot has free or ball joints")
+        n = robot.dof
+        return cls(_per_joint(stiffness, "stiffness", n, True),
+                   _per_joint(motor_inertia, "motor_inertia", n, True),
+                   _per_joint(damping, "damping", n, False))
+
+    @property
+    def dof(self) -> int:
+        return self.stiffness.shape[0]
+
+    def spring_torques(self, q, theta, qd, thetad) -> np.ndarray:
+        """``K (theta - q) + D (theta' - q')``: what the springs pass to the links."""
+        return self.stiffness * (np.asarray(theta) - q) + self.damping * (np.asarray(thetad)
+                                                                          - qd)
+
+
+def elastic_forward_dynamics(robot, elastic: ElasticJoints, q, theta, qd, thetad,
+                             tau) -> tuple[np.ndarray, np.ndarray]:
+    """``(q'', theta'')`` of the elastic-joint model (module docstring) at one state or a
+    batch: the link side by the rigid model's forward dynamics under the spring torques,
+    the motor side ``theta'' = B^-1 (tau - K (theta - q) - D (theta' - q'))``."""
+    spring = elastic.spring_torques(q, theta, qd, thetad)
+    qdd = robot.forward_dynamics(q, qd, spring)
+    thetadd = (np.asarray(tau, dtype=float) - spring) / elastic.motor_inertia
+    return qdd, thetadd
+
+
+def static_deflection(robot, elastic: ElasticJoints, q) -> np.ndarray:
+    """The motor positions that hold the links at rest at ``q``: ``theta = q + K^-1 g(q)``
+    (the springs carry the weight; friction is zero at rest)."""
+    return np.asarray(q, dtype=float) + robot.gravity_torques(q) / elastic.stiffness
+
+
+#: Evaluations of the equations of motion a simulation may spend (Radau's Newton
+#: iterations and Jacobians included) before it stops with an error.
+MAX_EVALUATIONS = 2_000_000
+
+
+@dataclass(frozen=True)
+class ElasticSimulation:
+    """A run of :func:`simulate_elastic`: ``t`` ``(T,)``, ``q``, ``theta``, ``qd``, ``thetad``
+    and the motor torques ``tau`` ``(T, n)``, and ``evaluations`` of the equations."""
+
+    t: np.ndarray
+    q: np.ndarray
+    theta: np.ndarray
+    qd: np.ndarray
+    thetad: np.ndarray
+    tau: np.ndarray
+    evaluations: int
+
+
+class _Budget(Exception):
+    pass
+
+
+def simulate_elastic(robot, elastic: ElasticJoints, q0: ArrayLike, *, duration: float,
+                     dt: float, theta0: ArrayLike | None = None, qd0: ArrayLike | None = None,
+                     thetad0: ArrayLike | None = None, tau=None, rtol: float = 1e-8,
+                     atol: float = 1e-10,
+                     max_evaluations: int = MAX_EVALUATIONS) -> ElasticSimulation:
+    """Integrate the elastic-joint model from ``q0`` (motors at ``theta0``, default the
+    static deflection ``q0 + K^-1 g(q0)`` that holds the links at rest; rates ``qd0``,
+    ``thetad0``, default 0) for ``duration`` seconds, the state saved every ``dt``. Radau
+    IIA with ``rtol``, ``atol``; an :class:`~robodyn.InputError` when the equations were
+    evaluated ``max_evaluations`` times (the budget) before the end."""
+    from scipy.integrate import solve_ivp  # SciPy only when used
+
+    if not isinstance(elastic, ElasticJoints):
+        raise InputError("elastic: expected robodyn.motion.elastic.ElasticJoints.of(robot, "
+                         "stiffness, motor_inertia)")
+    n = robot.dof
+    if elastic.dof != n:
+        raise InputError(f"elastic: springs for {elastic.dof} joints, the robot has {n}")
+    for name, value in (("duration", duration), ("dt", dt)):
+        if not (isinstance(value, int | float) and np.isfinite(value) and value > 0):
+            raise InputError(f"{name}: expected a positive number of seconds, got {value!r:.40}")
+    if dt > duration:
+        raise InputError(f"dt: {dt:g} s is longer than the duration {duration:g} s")
+
+    def vector(value, name, default):
+        arr = default if value is None else np.asarray(value, dtype=float).reshape(-1)
+        if arr.shape != (n,) or not np.isfinite(arr).all():
+            raise InputError(f"{name}: expected {n} finite values, got {value!r:.60}")
+        return arr
+
+    q0 = vector(q0, "q0", None) if q0 is not None else None
+    if q0 is None:
+        raise InputError(f"q0: expected {n} finite values")
+    theta0 = vector(theta0, "theta0", static_deflection(robot, elastic, q0))
+    qd0 = vector(qd0, "qd0", np.zeros(n))
+    thetad0 = vector(thetad0, "thetad0", np.zeros(n))
+    if tau is None:
+        def torque(t, q, th, qd, thd):
+            return np.zeros(n)
+    elif callable(tau):
+        torque = tau
+    else:
+        constant = vector(tau, "tau", None)
+
+        def torque(t, q, th, qd, thd):
+            return constant
+
+    count = [0]
+
+    def rhs(t, x):
+        count[0] += 1
+        if count[0] > max_evaluations:
+            raise _Budget
+        q, th, qd, thd = x[:n], x[n:2 * n], x[2 * n:3 * n], x[3 * n:]
+        qdd, thdd = elastic_forward_dynamics(robot, elastic, q, th, qd, thd,
+                                             torque(t, q, th, qd, thd))
+        return np.concatenate([qd, thd, qdd, thdd])
+
+    times = np.arange(0.0, duration + 0.5 * dt, dt)
+    times[-1] = min(times[-1], duration)
+    try:
+        sol = solve_ivp(rhs, (0.0, float(times[-1])),
+                        np.concatenate([q0, theta0, qd0, thetad0]), method="Radau",
+                        t_eval=times, rtol=rtol, atol=atol, max_step=dt)
+    except _Budget:
+        raise InputError(f"simulate_elastic: the equations were evaluated {max_evaluations:,} "
+                         "times (max_evaluations) before the end; raise the budget, shorten "
+                         "the duration, or loosen rtol/atol") from None
+    if not sol.success:
+        raise InputError(f"simulate_elastic: the integrator stopped: {sol.message}")
+    x = sol.y.T
+    q, th, qd, thd = x[:, :n], x[:, n:2 * n], x[:, 2 * n:3 * n], x[:, 3 * n:]
+    tau_out = np.array([torque(t, *row) for t, row in
+                        zip(sol.t, zip(q, th, qd, thd, strict=True), strict=True)])
+    return ElasticSimulation(sol.t, q, th, qd, thd, tau_out.reshape(len(sol.t), n), count[0])
+
+
+class ElasticComputedTorque:
+    """A controller for elastic joints that treats them as rigid and damps the springs:
+    ``tau = (M(q) + B) y + C q' + F + g(q) + K_v (q' - theta')`` with ``y = q''_ref + K_D
+    (q'_ref - q') + K_P (q_ref - q)`` — computed torque on the rigid model with the motors'
+    inertia, plus the fast damping term of the singular-perturbation (composite) control of
+    Spong (1987): the slow system is the rigid arm, and ``K_v`` damps the joints' fast
+    oscillation. The tracking error is ``O(1/K)``: exact as ``K -> inf``.
+    ``trajectory``: a :class:`~robodyn.motion.trajectory.Trajectory` of the links."""
+
+    def __init__(self, robot, elastic: ElasticJoints, trajectory, kp, kd, kv=0.0):
+        self.robot, self.elastic, self.trajectory = robot, elastic, trajectory
+        n = robot.dof
+        self.kp, self.kd = checked_gains(kp, "kp", n), checked_gains(kd, "kd", n)
+        self.kv = checked_gains(kv, "kv", n)
+
+    def __call__(self, t, q, theta, qd, thetad) -> np.ndarray:
+        q_ref, qd_ref, qdd_ref = self.trajectory(t)
+        y = qdd_ref + self.kd * (qd_ref - qd) + self.kp * (q_ref - q)
+        rigid = self.robot.inverse_dynamics(q, qd, y) + self.elastic.motor_inertia * y
+        return rigid + self.kv * (qd - thetad)
