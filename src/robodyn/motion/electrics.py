@@ -1,0 +1,127 @@
+"""The electrical side of a motion: the current, voltage and power of each joint's DC motor,
+and the energy drawn from the supply (the lecture's energy consumption, with the motors'
+losses).
+
+A joint ``i`` with a permanent-magnet DC motor behind a gear of ratio ``G`` (motor turns per
+joint turn, :class:`~robodyn.model.chain.Motor`) turns its rotor at ``w_m = G qd``. The
+joint torque ``tau`` (from the inverse dynamics, whose ``M`` holds the rotor's reflected
+inertia ``G^2 J_m``) splits into the rotor's own ``G^2 J_m qdd`` and what passes the gear,
+``tau_g = tau - G^2 J_m qdd``; the gear of efficiency ``eta`` (``eta_b`` when the joint drives
+the motor, :class:`~robodyn.model.chain.Motor`) asks of the motor::
+
+    tau_m = J_m G qdd + tau_g / (G eta)       while tau_g qd >= 0 (the motor drives)
+    tau_m = J_m G qdd + eta_b tau_g / G       while tau_g qd <  0 (the load drives)
+
+and the motor's electrics (armature resistance ``R``, inductance ``L``, torque constant
+``k_t``, back-EMF constant ``k_b``; in SI units ``k_b = k_t``)::
+
+    i = tau_m / k_t        V = R i + L di/dt + k_b w_m        P = V i
+
+so that ``P = R i^2 + d(L i^2 / 2)/dt + k_b w_m i``: copper loss, the inductance's stored
+energy, and (with ``k_b = k_t``) the mechanical power ``tau_m w_m`` at the rotor. The
+energy drawn is ``∫ P dt`` (negative parts: energy a regenerating supply takes back;
+``drawn_without_regeneration`` counts only ``P > 0``). Integrals: the trapezoidal rule; ``di/dt``
+by :func:`numpy.gradient` on the samples.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.errors import InputError
+
+__all__ = ["DCMotor", "Electrics", "electrics"]
+
+
+@dataclass(frozen=True)
+class DCMotor:
+    """A permanent-magnet DC motor: ``resistance`` (ohm), ``inductance`` (H),
+    ``torque_constant`` ``k_t`` (N m/A) and ``back_emf_constant`` ``k_b`` (V s/rad; default
+    ``k_t``, as in SI units they are one constant)."""
+
+    resistance: float
+    torque_constant: float
+    inductance: float = 0.0
+    back_emf_constant: float | None = None
+
+    def __post_init__(self):
+        for name in ("resistance", "torque_constant", "inductance", "back_emf_constant"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            ok = isinstance(value, int | float) and np.isfinite(value) and (
+                value > 0 if name == "torque_constant" else value >= 0)
+            if not ok:
+                raise InputError(f"DCMotor.{name}: {value!r:.40}; give a finite number "
+                                 + ("> 0" if name == "torque_constant" else ">= 0"))
+
+    @property
+    def k_b(self) -> float:
+        return self.torque_constant if self.back_emf_constant is None else \
+            self.back_emf_constant
+
+
+@dataclass(frozen=True)
+class Electrics:
+    """What :func:`electrics` found, per sample and joint ``(T, n)``: ``motor_torque``,
+    ``motor_speed`` (rad/s), ``current`` (A), ``voltage`` (V), ``power`` (W); per joint:
+    ``energy`` (J, ``∫ P dt``), ``copper_loss`` (``∫ R i^2 dt``); totals ``drawn`` (the sum
+    of ``energy``) and ``drawn_without_regeneration`` (``∫ max(sum_i P_i, 0) dt``)."""
+
+    t: np.ndarray
+    motor_torque: np.ndarray
+    motor_speed: np.ndarray
+    current: np.ndarray
+    voltage: np.ndarray
+    power: np.ndarray
+    energy: np.ndarray
+    copper_loss: np.ndarray
+    drawn: float
+    drawn_without_regeneration: float
+
+
+def _trapezoid(t, y):
+    return 0.5 * np.tensordot(np.diff(t), y[1:] + y[:-1], axes=(0, 0))
+
+
+def electrics(robot, motion, motors) -> Electrics:
+    """The electrical side of ``motion`` (anything with ``t``, ``q``, ``qd``, ``qdd``; the
+    torques are ``robot.inverse_dynamics``, or the motion's ``tau`` when it has them) with
+    ``motors`` (one :class:`DCMotor` per joint, or one for all): module docstring. The
+    gear ratio, rotor inertia and efficiencies are the model's
+    (:class:`~robodyn.model.chain.Motor`)."""
+    if not robot.chain.single_valued:
+        raise InputError("electrics: DC motors drive revolute or prismatic joints; this "
+                         "robot has free or ball joints")
+    n = robot.dof
+    motors = [motors] * n if isinstance(motors, DCMotor) else list(motors)
+    if len(motors) != n or not all(isinstance(m, DCMotor) for m in motors):
+        raise InputError(f"motors: expected one DCMotor per joint ({n}) or one for all")
+    t = np.asarray(motion.t, dtype=float)
+    if t.ndim != 1 or t.shape[0] < 2 or (np.diff(t) <= 0).any():
+        raise InputError("motion.t: expected at least two increasing sample times")
+    q, qd, qdd = (np.asarray(getattr(motion, k), dtype=float) for k in ("q", "qd", "qdd"))
+    tau = getattr(motion, "tau", None)
+    tau = robot.inverse_dynamics(q, qd, qdd) if tau is None else np.asarray(tau, float)
+    chain = robot.numeric_chain
+    G = np.array([float(link.motor.gear_ratio) for link in chain.links])
+    Jm = np.array([float(link.motor.inertia) for link in chain.links])
+    eta = np.array([float(link.motor.efficiency) for link in chain.links])
+    eta_b = np.array([float(link.motor.back) for link in chain.links])
+    through = tau - G * G * Jm * qdd                        # what passes the gear
+    driving = through * qd >= 0
+    tau_m = Jm * G * qdd + np.where(driving, through / (G * eta), eta_b * through / G)
+    w_m = G * qd
+    R, L, kt, kb = (np.array(v) for v in zip(*[(m.resistance, m.inductance,
+                                               m.torque_constant, m.k_b) for m in motors],
+                                             strict=True))
+    i = tau_m / kt
+    di = np.gradient(i, t, axis=0)
+    V = R * i + L * di + kb * w_m
+    P = V * i
+    energy = _trapezoid(t, P)
+    copper = _trapezoid(t, R * i * i)
+    return Electrics(t, tau_m, w_m, i, V, P, energy, copper, float(energy.sum()),
+                     float(_trapezoid(t, np.maximum(P.sum(axis=1), 0.0))))
