@@ -5,11 +5,13 @@ fresh temporary working directory (files the examples write land there), with Ma
 Agg backend and robodyn's NumPy backend (the same generated programs as Numba's, without
 compile time). A broken block fails with the page and the line its fence starts on.
 
-A block runs unless its fence says ``python no-run`` or an HTML comment ``<!-- no-run:
-why -->`` stands on the line before it: only for what cannot run here (a cluster, minutes of
-work), and the page says why. A block of an optional extra says so in its fence,
-``python needs=viser`` (``needs=jax,casadi``): where one of them is not installed, that block
-and the rest of its page are skipped with the reason (the later blocks may use its results).
+A block runs unless an HTML comment ``<!-- no-run: why -->`` stands on the line before it:
+only for what cannot run here (a cluster, minutes of work), and the page says why. A block
+of an optional extra says so in a comment before it, ``<!-- needs=viser -->``
+(``needs=jax,casadi``): where one of them is not installed, that block and the rest of its
+page are skipped with the reason (the later blocks may use its results). The fence itself
+names the language alone: Python-Markdown renders a fence with more words
+(```` ```python no-run ````) as a paragraph of text, comments as headings.
 The README's command-line tour runs too, each command once.
 The examples in docstrings are tests/test_doctests.py's; the
 example scripts and the notebook are tests/test_examples.py's and tests/test_notebook.py's.
@@ -43,6 +45,7 @@ COMPILED_PAGES = {"docs/rollouts.md", "docs/simulation.md"}
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _NO_RUN_COMMENT = re.compile(r"^\s*<!--\s*no-run\b.*-->\s*$")
+_NEEDS_COMMENT = re.compile(r"^\s*<!--\s*(needs=[a-z0-9_,]+)\s*-->\s*$")
 
 
 @dataclass(frozen=True)
@@ -89,7 +92,9 @@ def blocks(path: Path, root: Path = ROOT) -> list[Block]:
         else:
             raise AssertionError(f"{name}, line {start + 1}: the code block is never closed")
         before = lines[start - 1] if start else ""
-        found.append(Block(name, start + 1, words[0] if words else "", words[1:],
+        needs = _NEEDS_COMMENT.match(before)
+        found.append(Block(name, start + 1, words[0] if words else "",
+                           words[1:] + ((needs[1],) if needs else ()),
                            textwrap.dedent("\n".join(body)) + "\n",
                            bool(_NO_RUN_COMMENT.match(before))))
         i += 1
@@ -106,6 +111,17 @@ def _slow(path: Path) -> bool:
 
 
 RUNNABLE = [p for p in PAGES if any(b.runs for b in blocks(p))]
+
+
+def test_every_fence_names_its_language_alone():
+    """Python-Markdown (the site's renderer) shows a fence whose info string has more than
+    one word as a paragraph, its comments as headings: markers go in comments before it."""
+    crowded = [f"{b.page}:{b.line}" for p in PAGES for b in blocks(p) if b.words
+               and not any(w.startswith("needs=") for w in b.words[-1:])]
+    crowded += [f"{_page_id(p)}:{k}" for p in PAGES
+                for k, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+                if (m := _FENCE.match(line)) and len(m["info"].split()) > 1]
+    assert not crowded, crowded
 
 
 def test_the_pages_have_code_that_runs():
@@ -129,11 +145,11 @@ def test_the_block_reader_finds_fences_lines_and_markers(tmp_path):
     page = tmp_path / "page.md"
     page.write_text("# t\n\n```python\nx = 1\n```\n\n* item\n\n  ```python\n  y = x\n  ```\n"
                     "<!-- no-run: needs a cluster -->\n```python\nz = 1\n```\n"
-                    "```python no-run\nw = 1\n```\n```bash\nls\n```\n")
+                    "<!-- no-run: minutes -->\n```python\nw = 1\n```\n```bash\nls\n```\n")
     found = blocks(page, root=tmp_path)
     assert [(b.line, b.language, b.runs) for b in found] == [
         (3, "python", True), (9, "python", True), (13, "python", False),
-        (16, "python", False), (19, "bash", False)]
+        (17, "python", False), (20, "bash", False)]
     assert found[1].code == "y = x\n" and found[0].page == "page.md"
     page.write_text("```python\nx = 1\n")
     with pytest.raises(AssertionError, match="page.md, line 1: the code block is never closed"):
@@ -189,7 +205,7 @@ def _missing_extras(block: Block) -> list[str]:
 def test_a_block_of_a_missing_extra_skips_the_rest_of_its_page(tmp_path):
     page = tmp_path / "docs" / "extra.md"
     page.parent.mkdir()
-    page.write_text("```python\na = 1\n```\n\n```python needs=robodyn_no_such_package\n"
+    page.write_text("```python\na = 1\n```\n\n<!-- needs=robodyn_no_such_package -->\n```python\n"
                     "import robodyn_no_such_package\n```\n\n```python\nb = 1 / 0\n```\n")
     with pytest.raises(pytest.skip.Exception) as skipped:
         run_page(page, root=tmp_path)

@@ -264,3 +264,25 @@ def test_urdf_errors_name_the_command_line_options(capsys):
     assert main(["derive", str(TEST_DATA / "urdf" / "planar_2r.urdf"), "--tip", "hand"]) == 2
     err = capsys.readouterr().err
     assert "--tip 'hand' is not a link of the file" in err and "tip=" not in err
+
+
+def test_a_misspelled_option_is_named_with_the_closest_one(capsys):
+    """``--duratoin`` is a misspelling of ``--duration``, said so (argparse alone reports
+    the required ``--duration`` as missing); abbreviations argparse accepts still work."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["simulate", "planar-2r", "--q0", "0,0", "--duratoin", "1"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "unrecognized option '--duratoin'; did you mean --duration?" in err
+    assert main(["simulate", "planar-2r", "--q0", "0,0", "--dur", "0.01"]) == 0
+
+
+def test_counts_written_as_powers_of_ten_are_counts(tmp_path, capsys):
+    out = tmp_path / "d.npz"
+    assert main(["dataset", "planar-2r", "--samples", "1e2", "--chunk", "5e1",
+                 "--out", str(out)]) == 0
+    with np.load(out) as data:
+        assert data["q"].shape == (100, 2)
+    with pytest.raises(SystemExit):
+        main(["dataset", "planar-2r", "--samples", "1.5", "--out", str(tmp_path / "e.npz")])
+    assert "--samples: '1.5' is not an integer" in capsys.readouterr().err

@@ -108,3 +108,17 @@ def test_the_tracking_figure_draws_the_task_coordinates(tmp_path):
     (line,) = [ln for ln in fig.axes[-1].get_lines() if ln.get_label() == "e_x"]
     np.testing.assert_allclose(line.get_ydata(), ctl.task_error(sim.t, sim.q)[:, 0])
     assert "x_ref - x" in fig.axes[-1].get_title()
+
+
+def test_computed_torque_tracks_an_excitation_in_the_compiled_loop():
+    """An rd.excitation.fourier excitation is a trajectory for ComputedTorque (it ran the
+    slow Python path before, or was refused): with the exact model the run follows it to
+    the integrator's error."""
+    arm = rd.load("planar-2r")
+    ex = rd.excitation.fourier(arm, harmonics=2, period=2.0, progress=False)
+    controller = rd.control.ComputedTorque(arm, ex, 100.0, 20.0)
+    assert controller.kind == "computed_torque"     # the compiled loop runs it
+    q0, qd0, _ = ex(0.0)
+    sim = rd.simulate(arm, q0, qd0=qd0, duration=2.0, dt=1e-3, tau=controller)
+    np.testing.assert_allclose(sim.q, ex(sim.t)[0], atol=1e-8)
+    assert ex.trajectory(cycles=3).duration == pytest.approx(6.0)

@@ -97,3 +97,21 @@ def test_energy_comparison_overlays_the_motions_and_their_work(tmp_path, numpy_b
     assert qd_ax.get_ylabel() == "qd [rad/s]" and power_ax.get_ylabel() == "power [W]"
     with pytest.raises(InputError, match="motions: expected a dict"):
         rd.plot.energy_comparison(robot, [quintic])
+
+
+def test_a_notebook_shows_the_figures_by_themselves():
+    """Jupyter displays what a cell returns through its ``_repr_png_``: the figures of
+    rd.plot carry one (no ``%matplotlib inline`` needed), a PNG of the figure itself."""
+    import io
+
+    import matplotlib.image as mpimg
+
+    robot = rd.load("planar-2r")
+    sim = rd.simulate(robot, [0.4, -0.2], duration=0.2, dt=0.01)
+    for fig in (rd.plot.motion(sim, robot), rd.plot.energy(sim, robot),
+                rd.plot.manipulability(robot, [0.3, 1.1])):
+        png = fig._repr_png_()
+        assert png.startswith(b"\x89PNG\r\n\x1a\n")
+        image = mpimg.imread(io.BytesIO(png), format="png")
+        width, height = fig.get_size_inches() * 100
+        assert image.shape[:2] == (round(height), round(width))

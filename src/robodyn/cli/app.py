@@ -206,12 +206,40 @@ def _unknown_command(commands, words: list[str]) -> str | None:
     return f"unknown command {first[:80]!r}; did you mean {close[0]!r}? (robodyn --help lists them)"
 
 
+def _misspelled_option(parser, words: list[str]) -> tuple | None:
+    """``(command parser, message)`` for the first ``--option`` the command does not have
+    (before a ``--`` that ends the options), with the closest one it has; None if all
+    are known. Checked before parsing, so that ``--duratoin 1`` is named as a misspelling
+    rather than reported as the missing ``--duration``."""
+    commands = next((a.choices for a in parser._actions  # noqa: SLF001 (argparse's own)
+                     if isinstance(a, argparse._SubParsersAction)), {})  # noqa: SLF001
+    sub = next((commands[w] for w in words if w in commands), None)
+    if sub is None:
+        return None
+    known = [o for a in sub._actions for o in a.option_strings]  # noqa: SLF001
+    for word in words[words.index(sub.prog.split()[-1]) + 1:]:
+        if word == "--":
+            break
+        name = word.split("=", 1)[0]
+        if not name.startswith("--") or name in known:
+            continue
+        if any(o.startswith(name) for o in known):
+            continue  # an abbreviation argparse accepts (or names as ambiguous)
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        return sub, f"unrecognized option {name[:60]!r}{hint} ({sub.prog} --help lists them)"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser, commands = _parser_and_commands()
     words = prepare_argv(argv)
     unknown = _unknown_command(commands, words)
     if unknown:
         parser.error(unknown)  # exits with status 2
+    misspelled = _misspelled_option(parser, words)
+    if misspelled:
+        misspelled[0].error(misspelled[1])  # exits with status 2
     args = parser.parse_args(words)
     if hasattr(args, "models_of"):
         problem = urdf_options(args, args.models_of(args))

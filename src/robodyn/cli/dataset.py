@@ -10,7 +10,15 @@ import sys
 from ..motion import dataset as job
 from ..motion.dataset import write_dataset
 from ..motion.dataset_files import MAX_SEED
-from .common import model_command
+from .common import integer_between, model_command
+
+#: The most states ``--samples`` asks for (a count written as 1e15 is still exact).
+MAX_SAMPLES = 10**15
+
+
+def _count(text: str) -> int:
+    """An argparse type: a count ``1 <= n <= MAX_SAMPLES``, ``1e6`` read as 1000000."""
+    return integer_between(text, 1, MAX_SAMPLES)
 
 
 def add_dataset_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
@@ -18,9 +26,10 @@ def add_dataset_command(sub, parents: list[argparse.ArgumentParser]) -> argparse
     p = model_command(sub, "dataset", parents, None,
                       help="write random states and their torques (npz or zarr), in chunks",
                       description=job.__doc__.split("\n\n", 1)[1])
-    p.add_argument("--samples", type=int, required=True, metavar="N", help="number of states")
+    p.add_argument("--samples", type=_count, required=True, metavar="N",
+                   help="number of states (1e6 is read as 1000000)")
     p.add_argument("--out", required=True, metavar="FILE", help="data.npz or data.zarr")
-    p.add_argument("--chunk", type=int, default=100_000, metavar="C",
+    p.add_argument("--chunk", type=_count, default=100_000, metavar="C",
                    help="samples per chunk (memory use is proportional; default 100000)")
     p.add_argument("--seed", type=int, default=0, help=f"random seed, 0 to {MAX_SEED} "
                    "(default 0)")

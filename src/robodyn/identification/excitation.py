@@ -54,6 +54,17 @@ class Excitation:
         """``(q, qd, qdd)`` at times ``t`` (any shape), each ``t.shape + (dof,)``."""
         return _evaluate(self.a, self.b, self.q0, self.period, np.asarray(t, dtype=float))
 
+    def trajectory(self, cycles: int = 1):
+        """This excitation as a :class:`~robodyn.motion.trajectory.Trajectory` over
+        ``cycles`` periods (for :class:`~robodyn.motion.control.ComputedTorque`, which then
+        runs in the compiled loop, and every function that takes a trajectory)."""
+        from ..core.errors import whole_number
+        from ..motion.trajectory import Trajectory
+
+        cycles = whole_number(cycles, "cycles", 1, 10**6)
+        return Trajectory(self, cycles * self.period, self.q0.shape[0], "fourier excitation",
+                          {"period": self.period, "harmonics": self.a.shape[1]})
+
     def __repr__(self) -> str:
         return (f"Excitation(dof={self.q0.shape[0]}, harmonics={self.a.shape[1]}, period="
                 f"{self.period:g}, samples={len(self.t)}, condition_after="

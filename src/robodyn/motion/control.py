@@ -125,8 +125,12 @@ class ComputedTorque:
     kind = "computed_torque"
 
     def __init__(self, model: Robot, trajectory: Trajectory, kp: ArrayLike, kd: ArrayLike):
+        if not isinstance(trajectory, Trajectory) and callable(
+                getattr(trajectory, "trajectory", None)):
+            trajectory = trajectory.trajectory()  # an excitation: one period of it
         if not isinstance(trajectory, Trajectory):
-            raise InputError("trajectory: expected a robodyn.motion.trajectory.Trajectory")
+            raise InputError("trajectory: expected a robodyn.motion.trajectory.Trajectory (or "
+                             "an rd.excitation.fourier excitation)")
         if (trajectory.dof, trajectory.nq) != (model.dof, model.nq):
             how = ("" if model.chain.single_valued else
                    "; a model with quaternion joints takes rd.trajectory.geodesic(model, q0, "

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -22,10 +23,22 @@ TRAJECTORY_SAMPLES = 501
 
 
 # -- figures and files -----------------------------------------------------------------------
+class ShownFigure(Figure):
+    """A :class:`~matplotlib.figure.Figure` that Jupyter draws by itself: its PNG
+    (``_repr_png_``), without ``%matplotlib inline`` (figures outside ``pyplot`` are
+    otherwise shown as ``<Figure size 600x600 with 1 Axes>``)."""
+
+    def _repr_png_(self) -> bytes:
+        buffer = io.BytesIO()
+        self.savefig(buffer, format="png", dpi=100)
+        return buffer.getvalue()
+
+
 def new_figure(figsize) -> Figure:
-    """A constrained-layout :class:`~matplotlib.figure.Figure` of size ``figsize`` (inches) on
-    its own Agg canvas: no ``pyplot``, nothing global changes, works headless."""
-    fig = Figure(figsize=figsize, layout="constrained")
+    """A constrained-layout :class:`ShownFigure` of size ``figsize`` (inches) on its own
+    Agg canvas: no ``pyplot``, nothing global changes, works headless, and a notebook shows
+    it when a cell returns it."""
+    fig = ShownFigure(figsize=figsize, layout="constrained")
     FigureCanvasAgg(fig)
     return fig
 
