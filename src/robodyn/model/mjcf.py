@@ -87,7 +87,7 @@ def load_mjcf(path: str | Path) -> ModelSource:
         raise ModelError(f"{root.where()}: the root element is <{root.tag}>, not <mujoco>; "
                          "not an MJCF file")
     reader.expand_includes(root, depth=0)
-    model = MjcfModel(source, root)
+    model = MjcfModel(source, root, reader.folder)
     chain = model.chain()
     name = root.attrib.get("model") or model_name_of(path)
     kind = ("tree" if chain.parents else "chain") + (", floating base" if chain.floating

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -36,6 +37,7 @@ from .file_values import number as _number
 from .file_values import numbers as _numbers
 from .file_values import quote as _q
 from .joints import FREE, SPHERICAL
+from .mjcf_assets import MeshAssets
 from .mjcf_compiler import (
     ORIENTATION_ATTRS,
     Compiler,
@@ -87,10 +89,11 @@ class _LinkDraft:
 class MjcfModel:
     """The semantic pass over the parsed (and include-expanded) ``<mujoco>`` tree."""
 
-    def __init__(self, source: str, root: MjcfElement):
+    def __init__(self, source: str, root: MjcfElement, folder: Path | None = None):
         self.source = source
         self.root = root
         self.compiler = Compiler()
+        self.meshes = MeshAssets(folder if folder is not None else Path.cwd(), source)
         self.defaults: dict[str, dict[str, dict[str, str]]] = {}
         self.notes: list[str] = []
         self.values: dict[str, float] = {}
@@ -109,7 +112,7 @@ class MjcfModel:
     def chain(self) -> Chain:
         """The model's chain, from the sections of ``<mujoco>``; fills :attr:`notes` (what
         was left out) and :attr:`values` (``g``) on the way."""
-        worldbodies = []
+        worldbodies, assets = [], []
         gravity = np.array([0.0, 0.0, -GRAVITY])
         ignored = []
         for node in self.root.children:
@@ -126,6 +129,8 @@ class MjcfModel:
                 gravity = self._option(node, gravity)
             elif node.tag == "worldbody":
                 worldbodies.append(node)
+            elif node.tag == "asset":
+                assets.append(node)
             elif node.tag in ("equality", "tendon") and node.children:
                 counts = Counter(c.tag for c in node.children)
                 ignored.append(f"<{node.tag}> (" + ", ".join(
@@ -134,6 +139,12 @@ class MjcfModel:
                 raise ModelError(f"{node.where()}: plugins are not read by robodyn; remove "
                                  "<extension> (and the plugins it declares)")
         self.defaults.setdefault("main", {})
+        self.meshes.meshdir, self.meshes.strippath = (self.compiler.meshdir,
+                                                      self.compiler.strippath)
+        for node in assets:
+            for child in node.children:
+                if child.tag == "mesh":
+                    self.meshes.add(child, self._attributes(child, None))
         if ignored:
             self.notes.append(
                 "not read: " + "; ".join(ignored) + ": robodyn's model is the unconstrained "
@@ -240,8 +251,10 @@ class MjcfModel:
         if "mocap" in a and attribute_bool(node, "mocap"):
             raise ModelError(f"{node.where('mocap')}: mocap bodies are not read by robodyn")
         if "gravcomp" in a and _float(a["gravcomp"], node.where("gravcomp")) != 0:
-            raise ModelError(f"{node.where('gravcomp')}: gravity compensation forces are not "
-                             "modelled by robodyn; remove gravcomp")
+            # MuJoCo adds it to qfrc_passive: M and qfrc_bias are without it
+            self.notes.append(f"not read: {node.where('gravcomp')} (gravity compensation, a "
+                              "passive force MuJoCo adds beside M and the bias; a simulation "
+                              "here has none)")
         children_cls = a.get("childclass", cls)
         if children_cls is not None and children_cls not in self.defaults:
             raise ModelError(f"{node.where('childclass')}: no <default class="
@@ -461,12 +474,18 @@ class MjcfModel:
         parts = []
         for geom, g_cls, frame in geoms:
             attrs = self._attributes(geom, g_cls)
-            kind = attrs.get("type", "sphere")
+            kind = attrs.get("type", "mesh" if "mesh" in attrs else "sphere")
+            if kind == "mesh":
+                parts.append(self._mesh_part(geom, attrs, frame))
+                continue
             if kind not in PRIMITIVES:
                 raise ModelError(f"{geom.where('type')}: MuJoCo derives body {_q(name)}'s "
                                  f"inertia from this {kind} geom, robodyn from sphere, capsule, "
-                                 "ellipsoid, cylinder and box geoms only; add <inertial pos "
-                                 "mass diaginertia> to the body")
+                                 "ellipsoid, cylinder, box and mesh geoms only; add <inertial "
+                                 "pos mass diaginertia> to the body")
+            if "mesh" in attrs:
+                raise ModelError(f"{geom.where('mesh')}: a {kind} fitted to a mesh is not "
+                                 "read; add <inertial> to the body")
             if attrs.get("shellinertia", "false") == "true":
                 raise ModelError(f"{geom.where('shellinertia')}: shell inertia is not read; "
                                  "add <inertial> to the body")
@@ -506,6 +525,24 @@ class MjcfModel:
         check_inertia(mass, inertia, mass_field=f"the geoms of body {_q(name)}",
                       inertia_field=f"the geoms of body {_q(name)}")
         return _Body(mass, com, inertia)
+
+    def _mesh_part(self, geom: MjcfElement, attrs, frame: np.ndarray):
+        """``(mass, centre, inertia)`` of a ``mesh`` geom in the body frame: the mesh's solid
+        (:class:`~robodyn.model.mjcf_assets.MeshAssets`) placed by the geom's pose, its mass
+        ``mass`` or ``density`` times its volume (area for a shell)."""
+        if "mesh" not in attrs:
+            raise ModelError(f"{geom.where()}: a mesh geom needs mesh=...")
+        if "fromto" in attrs:
+            raise ModelError(f"{geom.where('fromto')}: a mesh geom has no fromto")
+        measure, com, unit, _ = self.meshes.solid(geom, attrs["mesh"])
+        mass = (_float(attrs["mass"], geom.where("mass")) if "mass" in attrs
+                else _float(attrs.get("density", "1000"), geom.where("density")) * measure)
+        if mass < 0:
+            raise ModelError(f"{geom.where('mass')}: the geom's mass {mass:g} is negative")
+        pose = frame @ self.compiler.pose(geom, attrs)
+        rotation = pose[:3, :3]
+        return (mass, rotation @ com + pose[:3, 3],
+                rotation @ (mass / measure * unit) @ rotation.T)
 
     def _geom_has_mass(self, geom: MjcfElement, cls) -> bool:
         """Whether MuJoCo would count the geom in its body's inertia: a group within

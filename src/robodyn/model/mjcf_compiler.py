@@ -85,6 +85,8 @@ class Compiler:
         #: ``settotalmass``: every body's mass and inertia scaled so that they sum to it
         self.total_mass: float | None = None
         self.groups = (0, 5)
+        self.meshdir = ""  # meshdir, else assetdir: where mesh files are
+        self.strippath = False
 
     def angle(self, value: float) -> float:
         return math.radians(value) if self.degrees else value
@@ -117,6 +119,10 @@ class Compiler:
         if "inertiagrouprange" in a:
             lo, hi = attribute_floats(node, "inertiagrouprange", 2)
             self.groups = (lo, hi)
+        if "meshdir" in a or "assetdir" in a:
+            self.meshdir = a.get("meshdir", a.get("assetdir"))
+        if "strippath" in a:
+            self.strippath = attribute_bool(node, "strippath")
         if "settotalmass" in a and _float(a["settotalmass"], node.where("settotalmass")) > 0:
             self.total_mass = _float(a["settotalmass"], node.where("settotalmass"))
         for key in ("boundmass", "boundinertia"):
