@@ -69,7 +69,7 @@ _FREEJOINT_ATTRS = {"name", "group", "align"}
 _INERTIAL_ATTRS = {"pos", *ORIENTATION_ATTRS, "mass", "diaginertia", "fullinertia"}
 _TOP_LEVEL = {"compiler", "option", "size", "default", "worldbody", "asset", "visual",
               "statistic", "actuator", "sensor", "contact", "equality", "tendon", "keyframe",
-              "custom", "extension"}
+              "custom", "extension", "deformable"}
 _BODY_CHILDREN = {"body", "frame", "joint", "freejoint", "inertial", "geom", "site",
                   "camera", "light"}
 _FRAME_CHILDREN = {"body", "frame", "geom", "site", "camera", "light"}
@@ -131,6 +131,12 @@ class MjcfModel:
                 worldbodies.append(node)
             elif node.tag == "asset":
                 assets.append(node)
+            elif node.tag == "deformable" and node.children:
+                counts = Counter(c.tag for c in node.children)
+                self.notes.append("not read: <deformable> (" + ", ".join(
+                    f"{n} <{tag}>" for tag, n in sorted(counts.items())) + "): skins are "
+                    "drawn, flexes add passive forces beside M and the bias; the rigid bodies "
+                    "are read")
             elif node.tag in ("equality", "tendon") and node.children:
                 counts = Counter(c.tag for c in node.children)
                 ignored.append(f"<{node.tag}> (" + ", ".join(
@@ -177,9 +183,11 @@ class MjcfModel:
         name = node.attrib.get("class", "main" if parent is None else None)
         if name is None:
             raise ModelError(f"{node.where()}: a nested <default> needs class=...")
-        if name in self.defaults:
+        if name in self.defaults and not (parent is None and name == "main"):
             raise ModelError(f"{node.where('class')}: class {_q(name)} is defined twice")
-        inherited = self.defaults[parent] if parent is not None else {}
+        # a second top-level <default> adds to the main class, as MuJoCo reads it: the
+        # classes nested in it inherit the main class as it then stands
+        inherited = self.defaults[parent] if parent is not None else self.defaults.get(name, {})
         own = {tag: dict(attrs) for tag, attrs in inherited.items()}
         for child in node.children:
             if child.tag != "default":
@@ -290,6 +298,14 @@ class MjcfModel:
         else:
             local = pose @ self.compiler.pose(node)
         body = self._inertial(node, name, inertial, geoms, children_cls)
+        if body is None:  # MuJoCo leaves a massless body's inertial frame at the body's own
+            # pos and orientation as written (its frame in its parent's): boundmass puts the
+            # mass there
+            written = self.compiler.pose(node)
+            body = _Body(0.0, written[:3, 3], np.zeros((3, 3)))
+        body = _Body(*self.compiler.bounded(body.mass, body.com, body.inertia))
+        if body.mass == 0 and not np.any(body.inertia):
+            body = None
 
         frame = local
         for k, joint in enumerate(joints):
