@@ -3,9 +3,10 @@ body tree, inertia from geoms and meshes) against MuJoCo's ``MjModel.from_xml_pa
 same file, in one run.
 
 Files: dm_control's dog (about 200 STL bone meshes, 85 joints), fruit flies (two versions,
-108 and 132 joints) and CMU humanoid, and the largest of Gymnasium's (the humanoid); those whose package is absent are skipped. Each load
-is timed cold in a fresh reader (robodyn re-reads every mesh each time, as MuJoCo does);
-the median of ``--repeats`` calls is reported with the ratio robodyn / MuJoCo.
+108 and 132 joints) and CMU humanoid, and the largest of Gymnasium's (the humanoid); those
+whose package is absent are skipped. Each load reads the file afresh (robodyn re-reads
+every mesh each time, as MuJoCo does); the median of ``--repeats`` calls is reported with
+the ratio robodyn / MuJoCo.
 
     python benchmarks/bench_mjcf_load.py [--repeats 5]
 """
