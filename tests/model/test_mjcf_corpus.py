@@ -1,7 +1,8 @@
 """MJCF files as they ship (issue 31): every model in Gymnasium's MuJoCo environments
 (``gymnasium/envs/mujoco/assets``), in dm_control's suite (``dm_control/suite``, meshes
-included: the dog's 200-odd STL bones) and in the ``mujoco`` package (files no one here
-wrote) either loads with MuJoCo's numbers (``mj_fullM``, and ``qfrc_bias`` plus the damping
+included: the dog's 200-odd STL bones), dm_control's arms and walkers (:data:`OTHERS`:
+the Jaco arm and hand, the rodent, the fruit flies) and in the ``mujoco`` package (files no
+one here wrote) either loads with MuJoCo's numbers (``mj_fullM``, and ``qfrc_bias`` plus the damping
 in ``qfrc_passive``, at random states, free joints mapped to robodyn's layout; each moving
 body's mass, its welded bodies' added, equal to MuJoCo's ``body_mass``) or is listed in
 :data:`NOT_MODELLED` with the reason. What they hold beyond the rigid bodies (joint
@@ -28,6 +29,17 @@ FILES = sorted(ASSETS.glob("*.xml")) if ASSETS is not None and ASSETS.is_dir() e
 _dmc = importlib.util.find_spec("dm_control")
 SUITE = (sorted((Path(list(_dmc.submodule_search_locations)[0]) / "suite").glob("*.xml"))
          if _dmc is not None and _dmc.submodule_search_locations else [])
+_DMC_ROOT = SUITE[0].parent.parent if SUITE else None
+#: dm_control's other whole models (the rest of its files are pieces that Python assembles):
+#: the Jaco arm and hand (two top-level <default> blocks), the walkers.
+OTHERS = [_DMC_ROOT / name for name in (
+    "third_party/kinova/jaco_arm.xml", "third_party/kinova/jaco_hand.xml",
+    "third_party/ant/ant.xml", "locomotion/walkers/assets/rodent.xml",
+    "locomotion/walkers/assets/humanoid_CMU_V2020.xml",
+    "locomotion/walkers/assets/fruitfly_v2/fruitfly.xml",
+    "locomotion/walkers/assets/build_fruitfly/assets/drosophila_fused.xml",
+    "locomotion/soccer/assets/boxhead/boxhead.xml", "mjcf/test_assets/robot_arm.xml",
+)] if _DMC_ROOT is not None else []
 BUNDLED = sorted((Path(mujoco.__file__).parent).rglob("*.xml"))
 #: The files that are not a model robodyn can hold, and why (none for a dynamics robodyn
 #: lacks, save the armature of a ball joint).
@@ -39,7 +51,9 @@ NOT_MODELLED = {
                  "model yet",
 }
 #: Large models: 5 s to 2 min each (compiling their kernels).
-HEAVY = {"dog.xml", "humanoid_CMU.xml", "humanoid.xml", "quadruped.xml", "stacker.xml"}
+HEAVY = {"dog.xml", "humanoid_CMU.xml", "humanoid.xml", "quadruped.xml", "stacker.xml",
+         "rodent.xml", "humanoid_CMU_V2020.xml", "fruitfly.xml", "drosophila_fused.xml",
+         "robot_arm.xml", "jaco_arm.xml"}
 
 #: What robodyn notes it leaves out of the files that hold more than rigid bodies.
 NOTED = {
@@ -73,6 +87,13 @@ def _corpus(paths):
                                       "is not installed")
 @pytest.mark.parametrize("path", _corpus(SUITE), ids=str)
 def test_a_dm_control_suite_model_loads_as_mujoco_compiles_it(path):
+    _corpus_file(path)
+
+
+@pytest.mark.skipif(not OTHERS, reason="dm_control (a test-only corpus: pip install "
+                                       "dm_control) is not installed")
+@pytest.mark.parametrize("path", _corpus(OTHERS), ids=str)
+def test_dm_control_arms_and_walkers_load_as_mujoco_compiles_them(path):
     _corpus_file(path)
 
 
