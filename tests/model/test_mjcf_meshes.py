@@ -195,6 +195,21 @@ def test_hostile_meshes_are_refused_clearly_and_quickly(tmp_path):
     assert "reads STL, OBJ and MuJoCo .msh" in _hostile(tmp_path, b"x", "bad.dae")
 
 
+@pytest.mark.slow
+def test_an_oversized_text_mesh_is_refused_at_the_limit(tmp_path):
+    """An ASCII STL of more vertices than :data:`MAX_MESH_VERTICES` stops being read there
+    (its lists stay bounded), and quickly."""
+    from robodyn.model.mjcf_meshes import MAX_MESH_VERTICES
+    data = b"solid x\n" + b"vertex 0 0 0\n" * (MAX_MESH_VERTICES + 3)
+    (tmp_path / "parts").mkdir()
+    (tmp_path / "parts" / "big.stl").write_bytes(data)
+    (tmp_path / "model.xml").write_text(_model('file="big.stl"'))
+    start = time.perf_counter()
+    with pytest.raises(rd.ModelError, match="more than 1,000,000 vertices"):
+        rd.load(str(tmp_path / "model.xml"))
+    assert time.perf_counter() - start < 10.0
+
+
 def test_a_mesh_outside_the_models_folder_is_refused(tmp_path):
     vertices, faces = _l_prism()
     _write_stl(tmp_path / "outside.stl", vertices, faces)

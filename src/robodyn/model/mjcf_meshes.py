@@ -40,9 +40,10 @@ from ..core.files import NotRegularFile, read_regular_file
 
 #: Largest mesh file read, in bytes.
 MAX_MESH_BYTES = 100_000_000
-#: Most vertices and triangles of one mesh (MuJoCo refuses STL files over 200,000 faces).
+#: Most vertices and triangles of one mesh (MuJoCo refuses STL files over 200,000 faces);
+#: text files (ASCII STL, OBJ) are parsed into Python lists first, a few hundred MB at most.
 MAX_MESH_VERTICES = 1_000_000
-MAX_MESH_FACES = 2_000_000
+MAX_MESH_FACES = 1_000_000
 #: MuJoCo's ``inertia`` modes of ``<mesh>``.
 MODES = ("convex", "exact", "legacy", "shell")
 #: A volume (or area) below this is no solid (MuJoCo's ``mjMINVAL``).
@@ -121,8 +122,9 @@ def _stl_ascii(data: bytes, where: str):
             if len(parts) != 4:
                 raise ModelError(f"{where}: line {number}: 'vertex' takes 3 numbers")
             vertices.append(_floats(parts[1:], where, number))
-            if len(vertices) > 3 * MAX_MESH_FACES:
-                raise ModelError(f"{where}: more than {MAX_MESH_FACES:,} triangles")
+            if len(vertices) > MAX_MESH_VERTICES:
+                raise ModelError(f"{where}: more than {MAX_MESH_VERTICES:,} vertices (an ASCII "
+                                 "STL repeats each triangle's three)")
     if not vertices or len(vertices) % 3:
         raise ModelError(f"{where}: an ASCII STL file with {len(vertices)} vertices; each "
                          "facet has 3 (truncated file?)")
