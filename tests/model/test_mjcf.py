@@ -604,10 +604,8 @@ REFUSED = {
     "ball damping": (_one_body(f'{INERTIAL}<joint name="j" type="ball" damping="1"/>'),
                      "model.xml:5: <joint name='j'> damping: damping on a ball joint is not "
                      "modelled by robodyn yet"),
-    "mesh inertia": (_one_body('<joint/><geom type="mesh" mesh="m"/>'),
-                     "model.xml:5: <geom> type: MuJoCo derives body 'arm''s inertia from this "
-                     "mesh geom, robodyn from sphere, capsule, ellipsoid, cylinder and box "
-                     "geoms only; add <inertial"),
+    "mesh unknown": (_one_body('<joint/><geom type="mesh" mesh="m"/>'),
+                     "model.xml:5: <geom> mesh: no <mesh name='m'> in <asset>; meshes: none"),
     "no size": (_one_body('<joint/><geom type="box" size="0.1 0.2"/>'),
                 "a box geom needs 3 positive size value(s)"),
     "typo": (_one_body(f'{INERTIAL}<joint armture="0.1"/>'),
@@ -632,8 +630,6 @@ REFUSED = {
     "not mjcf": ("<robot/>", "the root element is <robot>, not <mujoco>; not an MJCF file"),
     "bad xml": ("<mujoco><worldbody></mujoco>", "not valid XML (mismatched tag"),
     "section": ("<mujoco><worldbdy/></mujoco>", "<worldbdy>: not an MJCF section"),
-    "gravcomp": (_one_body(INERTIAL).replace('pos="0 0 0.1"', 'gravcomp="1"'),
-                 "gravity compensation forces are not modelled"),
     "bad range": (_one_body(f'{INERTIAL}<joint range="30 10"/>'),
                   "range: the lower limit is not below the upper one"),
     "zero axis": (_one_body(f'{INERTIAL}<joint axis="0 0 0"/>'),
@@ -675,6 +671,22 @@ REFUSED = {
 def test_what_robodyn_does_not_model_is_an_error_naming_the_element(tmp_path, case):
     text, expected = REFUSED[case]
     assert expected in error(tmp_path, text)
+
+
+def test_gravity_compensation_is_read_past_with_a_note(tmp_path):
+    """``gravcomp`` is a force MuJoCo adds to ``qfrc_passive``: M and the bias are MuJoCo's."""
+    text = _two_links("").replace('<body name="a"', '<body name="a" gravcomp="0.5"', 1)
+    assert 'gravcomp="0.5"' in text
+    robot = rd.load(write(tmp_path, text))
+    assert len(robot.provenance.notes) == 1
+    assert "gravcomp (gravity compensation, a passive force" in robot.provenance.notes[0]
+    m = mj_model(tmp_path / "model.xml")
+    d = mujoco.MjData(m)
+    q = np.array([0.4, -0.7])
+    d.qpos[:] = q
+    mujoco.mj_forward(m, d)
+    close(robot.inverse_dynamics(q, 0 * q, 0 * q), d.qfrc_bias, "bias at rest")
+    assert np.any(d.qfrc_passive != 0)  # MuJoCo's compensation is beside the bias
 
 
 def test_springs_and_fluid_forces_are_read_past_with_a_note(tmp_path):

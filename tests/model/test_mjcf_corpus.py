@@ -1,9 +1,13 @@
 """MJCF files as they ship (issue 31): every model in Gymnasium's MuJoCo environments
-(``gymnasium/envs/mujoco/assets``, files no one here wrote) either loads with MuJoCo's
-numbers (``mj_fullM``, and ``qfrc_bias`` plus the damping in ``qfrc_passive``, at random
-states, free joints mapped to robodyn's layout): all 14 do. What they hold beyond the rigid
-bodies (joint springs, fluid forces, tendons) MuJoCo puts beside ``M`` and the bias, and
-robodyn reads past it with a note."""
+(``gymnasium/envs/mujoco/assets``), in dm_control's suite (``dm_control/suite``, meshes
+included: the dog's 200-odd STL bones), dm_control's arms and walkers (:data:`OTHERS`:
+the Jaco arm and hand, the rodent, the fruit flies) and in the ``mujoco`` package (files no
+one here wrote) either loads with MuJoCo's numbers (``mj_fullM``, and ``qfrc_bias`` plus the damping
+in ``qfrc_passive``, at random states, free joints mapped to robodyn's layout; each moving
+body's mass, its welded bodies' added, equal to MuJoCo's ``body_mass``) or is listed in
+:data:`NOT_MODELLED` with the reason. What they hold beyond the rigid bodies (joint
+springs, fluid forces, tendons, gravity compensation) MuJoCo puts beside ``M`` and the bias,
+and robodyn reads past it with a note."""
 
 from __future__ import annotations
 
@@ -22,6 +26,34 @@ _spec = importlib.util.find_spec("gymnasium")
 ASSETS = (Path(list(_spec.submodule_search_locations)[0]) / "envs" / "mujoco" / "assets"
           if _spec is not None and _spec.submodule_search_locations else None)
 FILES = sorted(ASSETS.glob("*.xml")) if ASSETS is not None and ASSETS.is_dir() else []
+_dmc = importlib.util.find_spec("dm_control")
+SUITE = (sorted((Path(list(_dmc.submodule_search_locations)[0]) / "suite").glob("*.xml"))
+         if _dmc is not None and _dmc.submodule_search_locations else [])
+_DMC_ROOT = SUITE[0].parent.parent if SUITE else None
+#: dm_control's other whole models (the rest of its files are pieces that Python assembles):
+#: the Jaco arm and hand (two top-level <default> blocks), the walkers.
+OTHERS = [_DMC_ROOT / name for name in (
+    "third_party/kinova/jaco_arm.xml", "third_party/kinova/jaco_hand.xml",
+    "third_party/ant/ant.xml", "locomotion/walkers/assets/rodent.xml",
+    "locomotion/walkers/assets/humanoid_CMU_V2020.xml",
+    "locomotion/walkers/assets/fruitfly_v2/fruitfly.xml",
+    "locomotion/walkers/assets/build_fruitfly/assets/drosophila_fused.xml",
+    "locomotion/soccer/assets/boxhead/boxhead.xml", "mjcf/test_assets/robot_arm.xml",
+)] if _DMC_ROOT is not None else []
+BUNDLED = sorted((Path(mujoco.__file__).parent).rglob("*.xml"))
+#: The files that are not a model robodyn can hold, and why (none for a dynamics robodyn
+#: lacks, save the armature of a ball joint).
+NOT_MODELLED = {
+    "lqr.xml": "a template: dm_control's lqr.py adds the bodies and joints in Python; as "
+               "shipped no body moves",
+    "msh.xml": "MuJoCo's test of .msh meshes: no body moves (no joint)",
+    "model.xml": "MuJoCo's test model: a ball joint with armature, which robodyn does not "
+                 "model yet",
+}
+#: Large models: 5 s to 2 min each (compiling their kernels).
+HEAVY = {"dog.xml", "humanoid_CMU.xml", "humanoid.xml", "quadruped.xml", "stacker.xml",
+         "rodent.xml", "humanoid_CMU_V2020.xml", "fruitfly.xml", "drosophila_fused.xml",
+         "robot_arm.xml", "jaco_arm.xml"}
 
 #: What robodyn notes it leaves out of the files that hold more than rigid bodies.
 NOTED = {
@@ -42,7 +74,67 @@ def test_a_gymnasium_model_loads_as_mujoco_compiles_it(path):
     assert len(notes) == len(NOTED.get(path.name, ()))
     for note, start in zip(notes, NOTED.get(path.name, ()), strict=True):
         assert start in note
+    _equals_mujoco(robot, path, check_passive=path.name not in NOTED)
+
+
+def _corpus(paths):
+    return [pytest.param(p, id=f"{p.parent.name}/{p.name}",
+                         marks=[pytest.mark.slow] if p.name in HEAVY else [])
+            for p in paths]
+
+
+@pytest.mark.skipif(not SUITE, reason="dm_control (a test-only corpus: pip install dm_control) "
+                                      "is not installed")
+@pytest.mark.parametrize("path", _corpus(SUITE), ids=str)
+def test_a_dm_control_suite_model_loads_as_mujoco_compiles_it(path):
+    _corpus_file(path)
+
+
+@pytest.mark.skipif(not OTHERS, reason="dm_control (a test-only corpus: pip install "
+                                       "dm_control) is not installed")
+@pytest.mark.parametrize("path", _corpus(OTHERS), ids=str)
+def test_dm_control_arms_and_walkers_load_as_mujoco_compiles_them(path):
+    _corpus_file(path)
+
+
+@pytest.mark.parametrize("path", _corpus(BUNDLED), ids=str)
+def test_a_model_bundled_with_mujoco_loads_as_mujoco_compiles_it(path):
+    _corpus_file(path)
+
+
+def _corpus_file(path):
+    if path.name in NOT_MODELLED:
+        with pytest.raises(rd.ModelError, match="no body has a joint|ball joint"):
+            rd.load(str(path))
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rd.PhysicalConsistencyWarning)
+        robot = rd.load(str(path))
+    _equals_mujoco(robot, path, check_passive=False)
+
+
+def _moving_body_masses(model) -> tuple[list[float], list[int]]:
+    """MuJoCo's mass of each body with joints, those of the bodies welded below it added, and
+    its number of joints, in body order (robodyn's links: one per joint, the body's last
+    carries its mass)."""
+    masses = np.zeros(model.nbody)
+    for b in range(1, model.nbody):
+        o = b
+        while o != 0 and model.body_jntnum[o] == 0:
+            o = model.body_parentid[o]
+        masses[o] += model.body_mass[b] if o != 0 else 0.0
+    moving = [b for b in range(1, model.nbody) if model.body_jntnum[b] > 0]
+    return [masses[b] for b in moving], [int(model.body_jntnum[b]) for b in moving]
+
+
+def _equals_mujoco(robot, path, check_passive):
     model = mujoco.MjModel.from_xml_path(str(path))
+    expected, joints = _moving_body_masses(model)
+    links = robot.numeric_chain.links
+    assert len(links) == sum(joints)
+    last = np.cumsum(joints) - 1
+    np.testing.assert_allclose([float(links[k].inertial.mass) for k in last], expected,
+                               rtol=1e-9)
     model.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONSTRAINT  # limits: not forces
     data = mujoco.MjData(model)
     assert (robot.nq, robot.nv) == (model.nq, model.nv)
@@ -62,5 +154,5 @@ def test_a_gymnasium_model_loads_as_mujoco_compiles_it(path):
         bias = T.T @ (data.qfrc_bias + full @ rate)
         np.testing.assert_allclose(bias, rigid.inverse_dynamics(q, v, 0 * v), rtol=1e-9,
                                    atol=1e-9 * max(1.0, float(np.abs(bias).max())))
-        if robot.chain.single_valued and path.name not in NOTED:  # no springs nor fluid
+        if check_passive and robot.chain.single_valued:  # no springs nor fluid
             np.testing.assert_allclose(data.qfrc_passive, -damping * v, rtol=1e-9, atol=1e-12)

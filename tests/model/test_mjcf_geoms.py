@@ -80,11 +80,12 @@ def test_each_solid_alone_has_mujocos_mass_and_principal_moments(kind, size):
                                rtol=1e-12)
 
 
-def test_a_mesh_geom_that_would_give_the_inertia_is_refused_naming_it(tmp_path):
-    path = tmp_path / "mesh.xml"
-    path.write_text('<mujoco><asset><mesh name="m" file="m.stl"/></asset><worldbody><body '
-                    'name="arm"><joint/><geom type="mesh" mesh="m"/></body></worldbody>'
-                    '</mujoco>')
+def test_a_height_field_geom_that_would_give_the_inertia_is_refused_naming_it(tmp_path):
+    path = tmp_path / "hfield.xml"
+    path.write_text('<mujoco><asset><hfield name="h" nrow="2" ncol="2" size="1 1 1 1"/>'
+                    '</asset><worldbody><body name="arm"><joint/><geom type="hfield" '
+                    'hfield="h"/></body></worldbody></mujoco>')
     with pytest.raises(rd.ModelError, match="robodyn from sphere, capsule, ellipsoid, "
-                                            "cylinder and box geoms only; add <inertial"):
+                                            "cylinder, box and mesh geoms only; add "
+                                            "<inertial"):
         rd.load(str(path))

@@ -4,8 +4,11 @@ Only what the rigid-body dynamics needs is read: ``<compiler>`` (angle units, Eu
 sequence, how inertia is found), ``<option gravity>``, ``<default>`` classes (nested,
 ``class=``, ``childclass=``), and in ``<worldbody>`` the ``<body>`` tree with its
 ``pos`` and orientation, ``<joint>`` and ``<freejoint>``, ``<inertial>``, ``<site>``
-and ``<frame>``. Geometry, assets, actuators, sensors, contacts, keyframes and visual
-settings are never opened (no mesh file has to exist).
+and ``<frame>``, and the geoms (and ``<mesh>`` assets, :mod:`robodyn.model.mjcf_assets`)
+whose solids give a body its inertia where MuJoCo's compiler derives it from them
+(``boundmass``, ``boundinertia``, ``balanceinertia`` and ``settotalmass`` applied as MuJoCo
+applies them). Actuators, sensors, contacts, keyframes and visual settings are never read;
+a mesh file is opened only when a geom's mass needs it.
 
 * A body with ``hinge`` or ``slide`` joints is a link of the tree (its parent: the
   nearest moving body above it); a body with several such joints becomes one link per
@@ -27,14 +30,13 @@ settings are never opened (no mesh file has to exist).
   motor armature (``Motor(inertia=armature, gear_ratio=1)``, added to ``M[j, j]``); a
   ``range`` of a limited joint is kept in ``Joint.limits``.
 
-Errors name the file, line and element: ``ball`` joints, a ``free`` joint below the
-world's bodies or beside other joints, joint springs (``stiffness``, ``springdamper``),
-``gravcomp``, fluid forces, mocap bodies, composite or attached bodies; a body with
-geoms but no ``<inertial>`` while ``<compiler inertiafromgeom="auto">`` (the default), or
-any moving body's geoms with ``inertiafromgeom="true"`` (MuJoCo would derive its inertia
-from the geometry, robodyn does not: add ``<inertial>``). ``<equality>`` and ``<tendon>``
-are not read: the model is the unconstrained tree and a note in ``provenance.notes`` says
-what was left out.
+Errors name the file, line and element: a ``free`` joint below the world's bodies or
+beside other joints, a ball joint with armature, damping or friction, mocap bodies,
+composite or attached bodies, height-field and plane geoms that would give a body its
+inertia, hostile mesh files (:mod:`robodyn.model.mjcf_meshes`). ``<equality>``,
+``<tendon>`` and ``<deformable>``, joint springs, fluid forces and ``gravcomp`` are not
+read: the model is the unconstrained tree and a note in ``provenance.notes`` says what was
+left out.
 
 Safety: the XML is read with :mod:`xml.parsers.expat` and any document type declaration
 is refused (so no entity is ever defined or expanded, internal or external); only regular
@@ -87,7 +89,7 @@ def load_mjcf(path: str | Path) -> ModelSource:
         raise ModelError(f"{root.where()}: the root element is <{root.tag}>, not <mujoco>; "
                          "not an MJCF file")
     reader.expand_includes(root, depth=0)
-    model = MjcfModel(source, root)
+    model = MjcfModel(source, root, reader.folder)
     chain = model.chain()
     name = root.attrib.get("model") or model_name_of(path)
     kind = ("tree" if chain.parents else "chain") + (", floating base" if chain.floating

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -36,6 +37,7 @@ from .file_values import number as _number
 from .file_values import numbers as _numbers
 from .file_values import quote as _q
 from .joints import FREE, SPHERICAL
+from .mjcf_assets import MeshAssets
 from .mjcf_compiler import (
     ORIENTATION_ATTRS,
     Compiler,
@@ -67,7 +69,7 @@ _FREEJOINT_ATTRS = {"name", "group", "align"}
 _INERTIAL_ATTRS = {"pos", *ORIENTATION_ATTRS, "mass", "diaginertia", "fullinertia"}
 _TOP_LEVEL = {"compiler", "option", "size", "default", "worldbody", "asset", "visual",
               "statistic", "actuator", "sensor", "contact", "equality", "tendon", "keyframe",
-              "custom", "extension"}
+              "custom", "extension", "deformable"}
 _BODY_CHILDREN = {"body", "frame", "joint", "freejoint", "inertial", "geom", "site",
                   "camera", "light"}
 _FRAME_CHILDREN = {"body", "frame", "geom", "site", "camera", "light"}
@@ -87,10 +89,11 @@ class _LinkDraft:
 class MjcfModel:
     """The semantic pass over the parsed (and include-expanded) ``<mujoco>`` tree."""
 
-    def __init__(self, source: str, root: MjcfElement):
+    def __init__(self, source: str, root: MjcfElement, folder: Path | None = None):
         self.source = source
         self.root = root
         self.compiler = Compiler()
+        self.meshes = MeshAssets(folder if folder is not None else Path.cwd(), source)
         self.defaults: dict[str, dict[str, dict[str, str]]] = {}
         self.notes: list[str] = []
         self.values: dict[str, float] = {}
@@ -109,7 +112,7 @@ class MjcfModel:
     def chain(self) -> Chain:
         """The model's chain, from the sections of ``<mujoco>``; fills :attr:`notes` (what
         was left out) and :attr:`values` (``g``) on the way."""
-        worldbodies = []
+        worldbodies, assets = [], []
         gravity = np.array([0.0, 0.0, -GRAVITY])
         ignored = []
         for node in self.root.children:
@@ -126,6 +129,14 @@ class MjcfModel:
                 gravity = self._option(node, gravity)
             elif node.tag == "worldbody":
                 worldbodies.append(node)
+            elif node.tag == "asset":
+                assets.append(node)
+            elif node.tag == "deformable" and node.children:
+                counts = Counter(c.tag for c in node.children)
+                self.notes.append("not read: <deformable> (" + ", ".join(
+                    f"{n} <{tag}>" for tag, n in sorted(counts.items())) + "): skins are "
+                    "drawn, flexes add passive forces beside M and the bias; the rigid bodies "
+                    "are read")
             elif node.tag in ("equality", "tendon") and node.children:
                 counts = Counter(c.tag for c in node.children)
                 ignored.append(f"<{node.tag}> (" + ", ".join(
@@ -134,6 +145,12 @@ class MjcfModel:
                 raise ModelError(f"{node.where()}: plugins are not read by robodyn; remove "
                                  "<extension> (and the plugins it declares)")
         self.defaults.setdefault("main", {})
+        self.meshes.meshdir, self.meshes.strippath = (self.compiler.meshdir,
+                                                      self.compiler.strippath)
+        for node in assets:
+            for child in node.children:
+                if child.tag == "mesh":
+                    self.meshes.add(child, self._attributes(child, None))
         if ignored:
             self.notes.append(
                 "not read: " + "; ".join(ignored) + ": robodyn's model is the unconstrained "
@@ -166,9 +183,11 @@ class MjcfModel:
         name = node.attrib.get("class", "main" if parent is None else None)
         if name is None:
             raise ModelError(f"{node.where()}: a nested <default> needs class=...")
-        if name in self.defaults:
+        if name in self.defaults and not (parent is None and name == "main"):
             raise ModelError(f"{node.where('class')}: class {_q(name)} is defined twice")
-        inherited = self.defaults[parent] if parent is not None else {}
+        # a second top-level <default> adds to the main class, as MuJoCo reads it: the
+        # classes nested in it inherit the main class as it then stands
+        inherited = self.defaults[parent] if parent is not None else self.defaults.get(name, {})
         own = {tag: dict(attrs) for tag, attrs in inherited.items()}
         for child in node.children:
             if child.tag != "default":
@@ -240,8 +259,10 @@ class MjcfModel:
         if "mocap" in a and attribute_bool(node, "mocap"):
             raise ModelError(f"{node.where('mocap')}: mocap bodies are not read by robodyn")
         if "gravcomp" in a and _float(a["gravcomp"], node.where("gravcomp")) != 0:
-            raise ModelError(f"{node.where('gravcomp')}: gravity compensation forces are not "
-                             "modelled by robodyn; remove gravcomp")
+            # MuJoCo adds it to qfrc_passive: M and qfrc_bias are without it
+            self.notes.append(f"not read: {node.where('gravcomp')} (gravity compensation, a "
+                              "passive force MuJoCo adds beside M and the bias; a simulation "
+                              "here has none)")
         children_cls = a.get("childclass", cls)
         if children_cls is not None and children_cls not in self.defaults:
             raise ModelError(f"{node.where('childclass')}: no <default class="
@@ -277,6 +298,14 @@ class MjcfModel:
         else:
             local = pose @ self.compiler.pose(node)
         body = self._inertial(node, name, inertial, geoms, children_cls)
+        if body is None:  # MuJoCo leaves a massless body's inertial frame at the body's own
+            # pos and orientation as written (its frame in its parent's): boundmass puts the
+            # mass there
+            written = self.compiler.pose(node)
+            body = _Body(0.0, written[:3, 3], np.zeros((3, 3)))
+        body = _Body(*self.compiler.bounded(body.mass, body.com, body.inertia))
+        if body.mass == 0 and not np.any(body.inertia):
+            body = None
 
         frame = local
         for k, joint in enumerate(joints):
@@ -461,12 +490,18 @@ class MjcfModel:
         parts = []
         for geom, g_cls, frame in geoms:
             attrs = self._attributes(geom, g_cls)
-            kind = attrs.get("type", "sphere")
+            kind = attrs.get("type", "mesh" if "mesh" in attrs else "sphere")
+            if kind == "mesh":
+                parts.append(self._mesh_part(geom, attrs, frame))
+                continue
             if kind not in PRIMITIVES:
                 raise ModelError(f"{geom.where('type')}: MuJoCo derives body {_q(name)}'s "
                                  f"inertia from this {kind} geom, robodyn from sphere, capsule, "
-                                 "ellipsoid, cylinder and box geoms only; add <inertial pos "
-                                 "mass diaginertia> to the body")
+                                 "ellipsoid, cylinder, box and mesh geoms only; add <inertial "
+                                 "pos mass diaginertia> to the body")
+            if "mesh" in attrs:
+                raise ModelError(f"{geom.where('mesh')}: a {kind} fitted to a mesh is not "
+                                 "read; add <inertial> to the body")
             if attrs.get("shellinertia", "false") == "true":
                 raise ModelError(f"{geom.where('shellinertia')}: shell inertia is not read; "
                                  "add <inertial> to the body")
@@ -506,6 +541,24 @@ class MjcfModel:
         check_inertia(mass, inertia, mass_field=f"the geoms of body {_q(name)}",
                       inertia_field=f"the geoms of body {_q(name)}")
         return _Body(mass, com, inertia)
+
+    def _mesh_part(self, geom: MjcfElement, attrs, frame: np.ndarray):
+        """``(mass, centre, inertia)`` of a ``mesh`` geom in the body frame: the mesh's solid
+        (:class:`~robodyn.model.mjcf_assets.MeshAssets`) placed by the geom's pose, its mass
+        ``mass`` or ``density`` times its volume (area for a shell)."""
+        if "mesh" not in attrs:
+            raise ModelError(f"{geom.where()}: a mesh geom needs mesh=...")
+        if "fromto" in attrs:
+            raise ModelError(f"{geom.where('fromto')}: a mesh geom has no fromto")
+        measure, com, unit, _ = self.meshes.solid(geom, attrs["mesh"])
+        mass = (_float(attrs["mass"], geom.where("mass")) if "mass" in attrs
+                else _float(attrs.get("density", "1000"), geom.where("density")) * measure)
+        if mass < 0:
+            raise ModelError(f"{geom.where('mass')}: the geom's mass {mass:g} is negative")
+        pose = frame @ self.compiler.pose(geom, attrs)
+        rotation = pose[:3, :3]
+        return (mass, rotation @ com + pose[:3, 3],
+                rotation @ (mass / measure * unit) @ rotation.T)
 
     def _geom_has_mass(self, geom: MjcfElement, cls) -> bool:
         """Whether MuJoCo would count the geom in its body's inertia: a group within

@@ -85,6 +85,11 @@ class Compiler:
         #: ``settotalmass``: every body's mass and inertia scaled so that they sum to it
         self.total_mass: float | None = None
         self.groups = (0, 5)
+        self.meshdir = ""  # meshdir, else assetdir: where mesh files are
+        self.strippath = False
+        self.boundmass = 0.0
+        self.boundinertia = 0.0
+        self.balanceinertia = False
 
     def angle(self, value: float) -> float:
         return math.radians(value) if self.degrees else value
@@ -117,22 +122,41 @@ class Compiler:
         if "inertiagrouprange" in a:
             lo, hi = attribute_floats(node, "inertiagrouprange", 2)
             self.groups = (lo, hi)
+        if "meshdir" in a or "assetdir" in a:
+            self.meshdir = a.get("meshdir", a.get("assetdir"))
+        if "strippath" in a:
+            self.strippath = attribute_bool(node, "strippath")
         if "settotalmass" in a and _float(a["settotalmass"], node.where("settotalmass")) > 0:
             self.total_mass = _float(a["settotalmass"], node.where("settotalmass"))
         for key in ("boundmass", "boundinertia"):
-            if key in a and _float(a[key], node.where(key)) > 0:
-                raise ModelError(f"{node.where(key)}: robodyn does not change the file's "
-                                 "masses and inertias; remove it and write the values you "
-                                 "want in each <inertial>")
-        if "balanceinertia" in a and attribute_bool(node, "balanceinertia"):
-            raise ModelError(f"{node.where('balanceinertia')}: robodyn does not change the "
-                             "file's inertias; remove it and fix each <inertial>")
+            if key in a:
+                value = _float(a[key], node.where(key))
+                if value < 0:
+                    raise ModelError(f"{node.where(key)}: {value:g} is negative; it must be "
+                                     ">= 0")
+                setattr(self, key, value)
+        if "balanceinertia" in a:
+            self.balanceinertia = attribute_bool(node, "balanceinertia")
         if a.get("coordinate", "local") != "local":
             raise ModelError(f"{node.where('coordinate')}: only local coordinates are read "
                              "(MuJoCo removed global ones)")
         if "alignfree" in a and attribute_bool(node, "alignfree"):
             raise ModelError(f"{node.where('alignfree')}: robodyn keeps a free body's frame "
                              "as written; remove alignfree")
+
+    def bounded(self, mass: float, com: np.ndarray, inertia: np.ndarray):
+        """One MuJoCo body's ``(mass, com, inertia)`` as the compiler leaves it: the mass at
+        least ``boundmass``, each principal moment at least ``boundinertia``, and with
+        ``balanceinertia`` moments ``A, B, C`` that break ``A + B >= C`` all set to their
+        mean (MuJoCo's ``mjCModel`` after the bodies' inertias)."""
+        if not (self.boundmass > 0 or self.boundinertia > 0 or self.balanceinertia):
+            return mass, com, inertia
+        mass = max(mass, self.boundmass)
+        moments, axes = np.linalg.eigh((inertia + inertia.T) / 2)
+        moments = np.maximum(moments, self.boundinertia)
+        if self.balanceinertia and moments[0] + moments[1] < moments[2]:
+            moments = np.full(3, moments.mean())
+        return mass, com, axes @ np.diag(moments) @ axes.T
 
     def rotation(self, node: MjcfElement, attrib=None) -> np.ndarray:
         """The rotation of the element's orientation attribute (identity if none)."""

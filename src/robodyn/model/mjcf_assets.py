@@ -1,0 +1,120 @@
+"""The ``<mesh>`` assets of an MJCF model (:class:`MeshAssets`) and the solid of a ``mesh``
+geom: its mass, centre of mass and inertia in the geom's frame, as MuJoCo's compiler makes
+them (:mod:`robodyn.model.mjcf_meshes` reads the file and computes the integrals).
+
+A mesh is named by ``name`` (default: its file's name without the extension); its file is
+found under ``<compiler meshdir>`` (else ``assetdir``, else the model's folder), relative
+to the main file's folder, and, as ``<include>`` files are, read only if it lies in that
+folder or below it (after resolving links). A mesh may also give its ``vertex`` (and
+``face``) numbers inline. ``scale`` stretches the vertices; ``inertia`` is MuJoCo's mode
+(``legacy`` by default, as MuJoCo 4.0.1 compiles it). A mesh file is read at most once,
+and only when a geom's mass needs it (a visual mesh of a body with ``<inertial>`` is never opened).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..core.errors import ModelError
+from .file_values import finite as _float
+from .file_values import listing as _listing
+from .file_values import quote as _q
+from .mjcf_meshes import MODES, check_mesh, mesh_inertia, read_mesh
+from .mjcf_xml import MjcfElement
+
+#: Attributes of ``<mesh>`` that robodyn reads, or that do not change the mass.
+_MESH_ATTRS = {"name", "class", "file", "vertex", "face", "scale", "inertia",
+               "content_type", "normal", "texcoord", "smoothnormal", "maxhullvert",
+               "material", "refpos", "refquat"}
+
+
+class MeshAssets:
+    """The model's ``<mesh>`` elements by name; each mesh's solid computed once."""
+
+    def __init__(self, folder: Path, main: str):
+        self.folder = folder
+        self.main = main
+        self.meshdir = ""
+        self.strippath = False
+        self.meshes: dict[str, tuple[MjcfElement, dict[str, str]]] = {}
+        self._solids: dict[str, tuple[float, np.ndarray, np.ndarray]] = {}
+
+    def add(self, node: MjcfElement, attrs: dict[str, str]) -> None:
+        """Record the ``<mesh>`` element ``node`` with its attributes (over its default
+        class's)."""
+        for key in attrs:
+            if key not in _MESH_ATTRS:
+                raise ModelError(f"{node.where(key)}: not an attribute of <mesh> robodyn "
+                                 f"knows; known: {_listing(sorted(_MESH_ATTRS), 40)}")
+        for key, neutral in (("refpos", "0 0 0"), ("refquat", "1 0 0 0")):
+            if key in attrs and [float(x) for x in attrs[key].split()] != \
+                    [float(x) for x in neutral.split()]:
+                raise ModelError(f"{node.where(key)}: MuJoCo no longer reads {key}; move the "
+                                 "mesh's vertices instead")
+        name = attrs.get("name")
+        if name is None:
+            if "file" not in attrs:
+                raise ModelError(f"{node.where()}: a mesh without a file needs a name")
+            name = Path(attrs["file"].replace("\\", "/")).name.rsplit(".", 1)[0]
+        if name in self.meshes:
+            raise ModelError(f"{node.where('name')}: a second <mesh name={_q(name)}>; mesh "
+                             "names must be unique, as MuJoCo requires")
+        self.meshes[name] = (node, attrs)
+
+    def solid(self, geom: MjcfElement, name: str) -> tuple[float, np.ndarray, np.ndarray, str]:
+        """``(volume or area, centre of mass, inertia per unit density, mode)`` of the mesh
+        ``name`` that ``geom`` names, in the mesh's (scaled) coordinates."""
+        if name not in self.meshes:
+            raise ModelError(f"{geom.where('mesh')}: no <mesh name={_q(name)}> in <asset>; "
+                             f"meshes: {_listing(self.meshes) or 'none'}")
+        node, attrs = self.meshes[name]
+        mode = attrs.get("inertia", "legacy")  # MuJoCo 4.0.1's default
+        if mode not in MODES:
+            raise ModelError(f"{node.where('inertia')}: {_q(mode)} is not one of "
+                             f"{', '.join(MODES)}")
+        if name not in self._solids:
+            vertices, faces = self._geometry(node, attrs)
+            if "scale" in attrs:
+                scale = [_float(x, node.where("scale")) for x in attrs["scale"].split()]
+                if len(scale) != 3:
+                    raise ModelError(f"{node.where('scale')}: expected 3 numbers")
+                vertices = vertices * np.array(scale)
+            self._solids[name] = mesh_inertia(vertices, faces, mode,
+                                              f"{node.where()} (for {geom.where()})")
+        return (*self._solids[name], mode)
+
+    def _geometry(self, node: MjcfElement, attrs: dict[str, str]):
+        if "file" in attrs:
+            return read_mesh(self._path(node, attrs["file"]), node.where(
+                f"file={_q(attrs['file'])}"))
+        if "vertex" not in attrs:
+            raise ModelError(f"{node.where()}: a mesh needs file= or vertex=")
+        where = node.where("vertex")
+        numbers = [_float(x, where) for x in attrs["vertex"].split()]
+        if len(numbers) % 3:
+            raise ModelError(f"{where}: {len(numbers)} numbers, not a multiple of 3")
+        faces = attrs.get("face", "").split()
+        if len(faces) % 3:
+            raise ModelError(f"{node.where('face')}: {len(faces)} indices, not a multiple of 3")
+        try:
+            index = [int(x) for x in faces]
+        except ValueError:
+            raise ModelError(f"{node.where('face')}: the face indices are not integers") from None
+        return check_mesh(np.array(numbers), np.array(index), where)
+
+    def _path(self, node: MjcfElement, name: str) -> Path:
+        name = name.replace("\\", "/")
+        if self.strippath:
+            name = Path(name).name
+        target = (self.folder / self.meshdir / name).resolve()
+        if not target.is_relative_to(self.folder):
+            raise ModelError(f"{node.where('file')}: {_q(name)} (under meshdir "
+                             f"{_q(self.meshdir)}) is outside the folder of {self.main} "
+                             f"({self.folder}); robodyn reads meshes only in the model's "
+                             "folder or below it: copy the mesh there")
+        return target
+
+
+__all__ = ["MeshAssets"]
