@@ -215,3 +215,13 @@ def test_results_print_a_summary_not_arrays(numpy_backend):
     assert repr(standard).startswith(f"Parameters({len(standard.names)} standard parameters: m1,")
     width, height = _png_size(sim._repr_png_())
     assert 200 <= width <= 800 and 150 <= height <= 600
+
+
+def test_a_dh_arm_without_a_tool_says_so():
+    """The last DH row's ``d``, ``a``, ``alpha`` place DH frame n: that is no tool (the
+    summary said ``tool: xyz [0, 0, 0.3]`` for a table with d = 0.3)."""
+    arm = rd.Robot.from_dh([[0, 0, 0.4, 0], [0.2, 0, 0.3, 0]], masses=[1.0, 1.0])
+    assert "tool: none (the end effector is DH frame 2)" in str(arm)
+    tooled = rd.Robot.from_dh([[0, 0, 0.4, 0], [0.2, 0, 0.3, 0]], masses=[1.0, 1.0],
+                              tool={"xyz": [0.1, 0, 0]})
+    assert "tool: xyz [0.1, 0, 0] m, rpy [0, 0, 0]°" in str(tooled)

@@ -22,6 +22,10 @@ from test_mjcf_export import _full_mass_matrix, _to_mujoco
 import robodyn as rd
 
 mujoco = pytest.importorskip("mujoco", reason="MuJoCo is the reference (the dev extra)")
+# values, not speed: the corpus's big models (the dog's 85 joints, the fruit fly's 132) run on
+# the NumPy backend, the same generated programs without minutes of Numba compiling in CI
+pytestmark = pytest.mark.usefixtures("numpy_backend")
+
 _spec = importlib.util.find_spec("gymnasium")
 ASSETS = (Path(list(_spec.submodule_search_locations)[0]) / "envs" / "mujoco" / "assets"
           if _spec is not None and _spec.submodule_search_locations else None)

@@ -242,3 +242,19 @@ def test_a_joint_knows_its_units():
     joints = [link.joint for link in rd.load("rp-arm").links]  # revolute, then prismatic
     assert [(j.type, j.unit, j.torque_unit) for j in joints] == [
         ("revolute", "rad", "N m"), ("prismatic", "m", "N")]
+
+
+def test_a_model_file_without_g_has_standard_gravity_as_from_dh(tmp_path):
+    """The default gravity ``[0, 0, -g]`` with ``g = 9.81`` when ``values`` do not give it:
+    the same in a model file and in ``Robot.from_dh`` (a file used to fail with "no value
+    for symbol g")."""
+    path = tmp_path / "nog.yaml"
+    path.write_text("name: nog\nlinks:\n  - {joint: revolute, a: 0.4, mass: 1}\n")
+    from_file = rd.load(str(path))
+    from_table = rd.Robot.from_dh([[0.4, 0, 0, 0]], masses=[1])
+    assert from_file.numeric_chain.gravity == from_table.numeric_chain.gravity == (0, 0, -9.81)
+    assert from_file.values["g"] == 9.81
+    tilted = tmp_path / "g.yaml"
+    tilted.write_text("name: g\nlinks:\n  - {joint: revolute, a: 0.4, mass: 1}\n"
+                      "values: {g: 1.62}\n")
+    assert rd.load(str(tilted)).numeric_chain.gravity == (0, 0, -1.62)

@@ -73,6 +73,11 @@ class Transform:
     def apply(self, point: la.Vec3) -> la.Vec3:
         return la.add(la.matvec(self.rotation, point), self.translation)
 
+    def inverse(self) -> Transform:
+        """``x -> R^T (x - p)``: the transform back."""
+        rt = la.transpose(self.rotation)
+        return Transform(rt, la.neg(la.matvec(rt, self.translation)))
+
     def map(self, f) -> Transform:
         return Transform(_map(f, self.rotation), _map(f, self.translation))
 

@@ -162,12 +162,8 @@ def dh_source(rows, joints: str | Sequence[str] | None = None, *, masses, com=No
         data["tool"] = _plain(tool)
     if configurations is not None:
         data["configurations"] = _plain(configurations)
-    parsed = parse_model(data, source=source, default_name="robot")
-    values = dict(parsed.values)
-    if "g" not in values and sp.Symbol("g") in parsed.chain.free_symbols():
-        values["g"] = 9.81  # standard gravity, unless values say otherwise
-    parsed = replace(parsed, values=values,
-                     provenance=replace(parsed.provenance, loader="python", path=""))
+    parsed = parse_model(data, source=source, default_name="robot")  # g = 9.81 by default
+    parsed = replace(parsed, provenance=replace(parsed.provenance, loader="python", path=""))
     return parsed
 
 

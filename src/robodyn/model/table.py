@@ -19,6 +19,7 @@ import sympy as sp
 from ..core.display import degrees, html_table, number, numbers, text_table
 from ..core.errors import ModelError
 from .chain import split_free_base
+from .dh import dh_frame_offset
 from .source import ModelSource
 from .urdf_export import matrix_rpy
 
@@ -211,9 +212,13 @@ def robot_table(model: ModelSource) -> RobotTable:
         notes.append(f"base: free-flying (6-DOF free-flyer), mass {number(value(body.mass))} kg; "
                      f"q = [x, y, z, quaternion x y z w"
                      + (f", q1..q{len(links)}]" if links else "]"))
-    tool = _transform(chain.tip, value)
+    tip = chain.tip
+    if rows_dh:  # a DH arm's end effector is DH frame n; the tool is what lies beyond it
+        tip = dh_frame_offset(provenance.convention, rows_dh[-1]).inverse() @ tip
+    tool = _transform(tip, value)
+    frame = f"DH frame {len(links)}" if rows_dh else f"frame {len(links)}"
     notes.append(f"tool: {tool}" if tool
-                 else f"tool: none (the end effector is frame {len(links)})" if links
+                 else f"tool: none (the end effector is {frame})" if links
                  else "tool: none (the end effector is the body's frame)")
     if chain.frames:
         named = [f.name for f in chain.frames]

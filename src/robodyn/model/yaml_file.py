@@ -34,7 +34,7 @@ The schema (README, "Model files")::
         point_masses:                            # optional: masses at points of the link
           - {mass: mE, at: [l2, 0, 0]}           # (link frame): a motor, a payload
         limits: {lower: -pi, upper: pi, velocity: 3, effort: 50}   # optional, reported
-    values: {m1: 1.0, l1: 0.5, g: 9.81}
+    values: {m1: 1.0, l1: 0.5, g: 9.81}   # g: 9.81 when not given (as Robot.from_dh)
     configurations:              # optional: named joint values, one per joint, within
       home: [0, pi/2]            # the limits (robot.configurations["home"])
     frames:                      # optional: named frames fixed to a link (or the base):
@@ -66,6 +66,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
+import sympy as sp
 import yaml
 
 from ..core.errors import ModelError, excerpt
@@ -227,6 +228,8 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
     if planar:
         chain = replace(chain, planar=True)
     chain = _floating_base(data, chain, source)
+    if "g" not in values and sp.Symbol("g") in chain.free_symbols():
+        values = {**values, "g": 9.81}  # standard gravity, as Robot.from_dh, unless given
     for s in sorted(chain.free_symbols(), key=str):
         check_parameter_name(str(s), f"{source}: symbol")
     description = data.get("description", "")
