@@ -357,3 +357,24 @@ def test_a_floating_model_is_viewed_at_its_nq_values(tmp_path, numpy_backend):
         with pytest.raises(InputError, match="expected 8 finite joint values"):
             view.set_q(q[:7])
     assert main(["view", str(model), "--q", "0,0,1", "--timeout", "0.1"]) == 2
+
+
+@needs_viser
+def test_the_view_opens_within_the_joint_limits(numpy_backend):
+    """The Panda's fourth joint has limits [-3.0718, -0.0698]: the view opens at their
+    middle there and at 0 elsewhere, not at a pose the arm cannot take."""
+    try:
+        urdf = rd.models.example_robot_data("panda_description/urdf/panda.urdf")
+    except rd.ModelError as exc:
+        pytest.skip(str(exc))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rd.PhysicalConsistencyWarning)
+        panda = rd.load(urdf, tip="panda_hand")
+    with V.show(panda, port=free_port()) as view:
+        lower, upper = panda.numeric_chain.links[3].joint.limits[:2]
+        assert view.q[3] == pytest.approx(0.5 * (lower + upper))
+        assert lower <= view.q[3] <= upper
+        others = [j for j in range(7) if j != 3]
+        np.testing.assert_array_equal(view.q[others], 0.0)

@@ -540,6 +540,22 @@ def _quiet():
         yield
 
 
+def _home(robot) -> np.ndarray:
+    """Where the view opens: the neutral configuration (zeros, identity quaternions), each
+    one-value joint whose limits exclude 0 at the middle of its limits (the Panda's elbow
+    cannot be at 0)."""
+    q = robot.neutral()
+    chain = robot.numeric_chain
+    for link, k in zip(chain.links, chain.q_offsets(), strict=True):
+        limits = link.joint.limits
+        if link.joint.nq != 1 or limits is None or len(limits) < 2 or None in limits[:2]:
+            continue
+        lo, hi = float(limits[0]), float(limits[1])
+        if np.isfinite(lo) and np.isfinite(hi) and lo < hi and not lo <= q[k] <= hi:
+            q[k] = 0.5 * (lo + hi)
+    return q
+
+
 def _unit(chain, q) -> np.ndarray:
     """``q`` with each quaternion made unit (the identity where a slider set it to 0)."""
     q = np.array(q, dtype=float)
@@ -586,7 +602,8 @@ def _slider_range(joint, value: float) -> tuple[float, float]:
 def show(robot, q=None, sim=None, *, port: int = DEFAULT_PORT, frames: bool = True,
          inertia: bool = True) -> Viewer:
     """Serve a 3D view of ``robot`` at ``q`` (``nq`` values; default the neutral configuration,
-    zeros and identity quaternions; the first sample of ``sim``)
+    zeros and identity quaternions, a joint whose limits exclude 0 at their middle; the first
+    sample of ``sim``)
     on ``http://127.0.0.1:port`` and return the running :class:`Viewer` (module
     docstring): open its ``url`` in a browser. ``sim``: a motion to replay (anything with
     ``t`` and ``q``, e.g. a :class:`~robodyn.Simulation`, or the path of a CSV with
@@ -609,7 +626,7 @@ def show(robot, q=None, sim=None, *, port: int = DEFAULT_PORT, frames: bool = Tr
             raise InputError(f"sim: expected a Simulation (anything with t and q) or a CSV "
                              f"path, got {type(sim).__name__}")
     if q is None:
-        q = motion[1][0] if motion is not None else robot.neutral()
+        q = motion[1][0] if motion is not None else _home(robot)
     q = np.asarray(q, dtype=float)
     if q.ndim == 0:
         q = np.full(dof, float(q))
