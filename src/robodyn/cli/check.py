@@ -113,11 +113,32 @@ def _cmd_check(args: argparse.Namespace) -> int:
     symbols = {}
     for table in args.symbols or []:
         symbols.update(table)
+    if args.reveal and _assessment_model(args.model):
+        args.command_parser.error(
+            f"--reveal: {args.model[:80]} is an assessment's model file (robodyn exercise "
+            "--mode assessment); the expected entries are not shown for it. A lecturer "
+            "reads them in lecturer/solution.* or with robodyn derive")
     robot = load_model(args.model, args)
     eq = equations(robot, method=args.method, values=values)
     result = eq.compare(symbols=symbols, define=define, reveal=args.reveal, **answers)
     sys.stdout.write(str(result) + "\n")
     return 0 if result.ok else 1
+
+
+def _assessment_model(model: str) -> bool:
+    """Whether ``model`` is a file that starts with the assessment's mark
+    (:data:`~robodyn.teaching.exercise.ASSESSMENT_MARK`)."""
+    from ..teaching.exercise import ASSESSMENT_MARK
+
+    path = Path(model)
+    if not path.is_file():
+        return False
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(len(ASSESSMENT_MARK) + 4)
+    except OSError:
+        return False
+    return head.decode("utf-8", "replace").lstrip("\ufeff").startswith(ASSESSMENT_MARK)
 
 
 GRADE_EPILOG = """\
