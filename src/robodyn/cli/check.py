@@ -35,7 +35,7 @@ from pathlib import Path
 
 from .common import model_command
 
-_PAIR = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.+?)\s*$")
+_PAIR = re.compile(r"^\s*([^\W\d]\w*)\s*=\s*(.+?)\s*$")  # θ1=q1 too
 
 
 def parse_symbols(text: str) -> dict[str, str]:

@@ -33,7 +33,7 @@ import sympy as sp
 from ..core.errors import ExpansionError, InputError, ModelError, excerpt
 from ..model import expressions as ex
 from ..model.expansion import MAX_EXPANDED_TERMS, describe_terms, expanded_terms
-from ..symbolic.parse import entry_label, parse_matrix
+from ..symbolic.parse import entry_label, parse_matrix, transliterate
 from ..symbolic.ring.trig_ring import TrigRing
 from ..symbolic.simplify import textbook
 from .diagnose import Entry, Origins, diagnose, student_namer
@@ -204,7 +204,7 @@ def _symbol_table(symbols: Mapping | None, used: set[str], model: set[str], eq: 
     table: dict[sp.Symbol, sp.Expr] = {}
     renamed: list[tuple[str, str, str, bool, str]] = []  # (base, i, k, key is q_i, key)
     for key, target in dict(symbols or {}).items():
-        name = str(key)
+        name = transliterate(str(key))  # θ1 = q1 reads the answer's θ1 (theta1)
         if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", name):
             raise InputError(f"symbols: {excerpt(name, 40)} is not a name")
         if isinstance(target, str):
@@ -383,7 +383,8 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
         notes.append("symbols read as " + ", ".join(f"{k} = {v}" for k, v in read)
                      + (" (names only: rows and columns stay in the model's joint order)"
                         if relabelled else ""))
-    idle = sorted(str(k) for k in dict(symbols or {}) if str(k) not in used | rates_of)
+    idle = sorted(str(k) for k in dict(symbols or {})
+                  if transliterate(str(k)) not in used | rates_of)
     if idle:
         notes.append(f"symbols {', '.join(idle)} given but not in the answer (not used)")
     show = student_namer(_inverse_names(table, used, joints, eq))
@@ -430,7 +431,10 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
                     if diff == 0:
                         continue
                     many = False
-                if x.has(sp.Float) and _numerically_equal(x, y):
+                if (x.has(sp.Float) or _fractional_angles(x, eq.q)) \
+                        and _numerically_equal(x, y):
+                    if not x.has(sp.Float) and HALF_ANGLE_NOTE not in notes:
+                        notes.append(HALF_ANGLE_NOTE)
                     continue
                 if x.free_symbols & unknown_symbols:
                     names = ", ".join(sorted(show(s) for s in x.free_symbols & unknown_symbols))
@@ -453,6 +457,13 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
             notes.append(note)
         if c_form == "valid":  # another factorisation of the same C qd: right
             entry_mistakes["C"] = []
+        elif entry_mistakes["C"] and all(
+                poly(given["C"][j, i], "C") == poly(eq.C[i, j], "C") is not None
+                for i in range(eq.dof) for j in range(eq.dof)):
+            entry_mistakes["C"] = [Mistake(
+                "C", (), "transposed", "C is transposed: each C_ij of the answer is the "
+                "right C_ji (the row is the torque's joint i: C_ij = sum_k c_ijk qd_k)",
+                given["C"], eq.C if reveal else None, None, reveal)]
     for found in entry_mistakes.values():
         mistakes += found
     return Comparison(eq.name, tuple(given), tuple(mistakes), tuple(notes), c_form, reveal)
@@ -493,6 +504,22 @@ def _rationalize(given: dict[str, sp.Matrix]) -> tuple[dict[str, sp.Matrix], lis
                 table[x] = r
         out[quantity] = m.xreplace(table) if table else m
     return out, sorted(set(inexact))
+
+
+#: The note of an entry with half angles (``cos(q2/2)``) found right numerically.
+HALF_ANGLE_NOTE = ("angles that are fractions of a joint angle (q2/2) are outside the exact "
+                   "normal form: those entries were compared numerically (relative tolerance "
+                   f"{NUMERIC_TOLERANCE:g} at {NUMERIC_POINTS} points)")
+
+
+def _fractional_angles(x: sp.Expr, q) -> bool:
+    """Whether ``x`` has a sine or cosine of a fraction of a joint angle (``cos(q2/2)``,
+    half-angle identities such as ``2 cos(q2/2)^2 - 1 = cos(q2)``)."""
+    for f in x.atoms(sp.sin, sp.cos):
+        arg = sp.expand(f.args[0])
+        if any(not arg.coeff(qi).is_integer for qi in q if arg.has(qi)):
+            return True
+    return False
 
 
 def _numerically_equal(x: sp.Expr, y: sp.Expr) -> bool:
