@@ -439,7 +439,8 @@ def _inertial_steps(ring, chain_r: Chain, inertials, standard: bool) -> list[Raw
         steps.append(RawStep(S, f"Link {k}: centre of mass in {frame} {k}", f"c_{k}",
                              rf"\mathbf{{c}}_{{{k}}}", vec(com, ring)))
         steps.append(RawStep(S, f"Link {k}: inertia tensor about the centre of mass, {frame} "
-                             f"{k}{inertia_words(k, vec(com, ring), inertia, ring)}", f"I_{k}",
+                             f"{k}{inertia_words(k, vec(com, ring), inertia, ring, mass)}",
+                             f"I_{k}",
                              rf"\mathbf{{I}}_{{{k}}}",
                              [list(vec(row, ring)) for row in inertia]))
         if poly(link.motor.armature, ring) != ring.zero:
@@ -453,7 +454,7 @@ def _inertial_steps(ring, chain_r: Chain, inertials, standard: bool) -> list[Raw
 _AXIS_NAME = re.compile(r"^I(xx|yy|zz)")
 
 
-def inertia_words(k: int, com, inertia, ring) -> str:
+def inertia_words(k: int, com, inertia, ring, mass) -> str:
     """What a reader of the Given step must not miss about link ``k``'s inertia tensor:
     a diagonal whose names follow another frame's axes (``[Iyy1, Izz1, Ixx1]`` in DH frame
     1: the lecture's tensor, named in its own frame), and, when the centre of mass is off
@@ -465,10 +466,12 @@ def inertia_words(k: int, com, inertia, ring) -> str:
     named = [_AXIS_NAME.match(name) for name in diagonal]
     if all(named) and [m.group(1) for m in named] != ["xx", "yy", "zz"]:
         words += ("; its diagonal is named in another frame's axes: on x, y, z of this "
-                  f"frame sit {', '.join(diagonal)}")
+                  f"frame sit the {', '.join(m.group(1) for m in named)} names")
+    mass_ = poly(mass, ring).as_expr()
+    name = mass_.name if isinstance(mass_, sp.Symbol) else f"m_{k}"  # the model's name
     if any(c != ring.zero for c in com) and any(x != "0" for x in diagonal):
         words += ("; about the centre of mass, not the joint: about a parallel axis at "
-                  f"distance r add m_{k} r^2")
+                  f"distance r add {name} times r squared")
     return words
 
 
