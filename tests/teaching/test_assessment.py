@@ -59,8 +59,9 @@ def test_the_lecturers_model_is_the_practice_arm(folders):
     answer = json.loads((folders / "a" / "lecturer" / "answer.json").read_text())
     assert answer["mode"] == "assessment" and answer["asked"] == ["M", "g"]
     # practice mode as it was: the model file in task/, no mark
-    assert not (folders / "p" / "task" / "arm.yaml").read_text().startswith("# robodyn exercise --mode")
-    assert make_exercise(2, "RR", 4).model_yaml in (folders / "p" / "task" / "arm.yaml").read_text()
+    practice = (folders / "p" / "task" / "arm.yaml").read_text()
+    assert not practice.startswith("# robodyn exercise --mode")
+    assert make_exercise(2, "RR", 4).model_yaml in practice
 
 
 def test_check_reveal_refuses_the_assessment_model(folders, capsys):

@@ -28,6 +28,7 @@ grades many answers (one file each) against an exercise's solution: see robodyn 
 from __future__ import annotations
 
 import argparse
+import itertools
 import re
 import sys
 import tempfile
@@ -35,6 +36,8 @@ from pathlib import Path
 
 from .common import model_command
 
+#: Largest joint number of the ``--cIJK`` options (exercise arms have at most 3 joints).
+MAX_C_INDEX = 3
 _PAIR = re.compile(r"^\s*([^\W\d]\w*)\s*=\s*(.+?)\s*$")  # θ1=q1 too
 
 
@@ -73,6 +76,14 @@ def add_check_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.A
                        ("Cqd", "vector C(q, qd) qd of Coriolis and centrifugal terms (lecture "
                                "15's V), [.., ..]")):
         p.add_argument(f"--{name}", metavar="TEXT", help=f"the {what}")
+    p.add_argument("--K", metavar="TEXT", help="the kinetic energy (an intermediate answer)")
+    p.add_argument("--U", metavar="TEXT", help="the potential energy (right up to a constant: "
+                                               "its zero)")
+    for i, j, k in itertools.product(range(1, MAX_C_INDEX + 1), repeat=3):
+        p.add_argument(f"--c{i}{j}{k}", metavar="TEXT", dest=f"c{i}{j}{k}",
+                       help=("one Christoffel symbol c_ijk, --c111 to "
+                             f"--c{MAX_C_INDEX}{MAX_C_INDEX}{MAX_C_INDEX} (1-based)")
+                       if (i, j, k) == (1, 1, 1) else argparse.SUPPRESS)
     p.add_argument("--symbols", type=parse_symbols, action="append", metavar="NAME=NAME,..",
                    help="the answer's names for the model's symbols, e.g. theta2=q2 (rates "
                         "theta2dot, dtheta2, ... follow)")
@@ -95,10 +106,16 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from .common import load_model
     from .derive import parse_values
 
-    answers = {k: getattr(args, k) for k in ("M", "C", "g", "tau", "Cqd")
+    answers = {k: getattr(args, k) for k in ("M", "C", "g", "tau", "Cqd", "K", "U")
                if getattr(args, k) is not None}
+    christoffel = {f"c{i}{j}{k}": getattr(args, f"c{i}{j}{k}") for i, j, k in
+                   itertools.product(range(1, MAX_C_INDEX + 1), repeat=3)
+                   if getattr(args, f"c{i}{j}{k}") is not None}
+    if christoffel:
+        answers["christoffel"] = christoffel
     if not answers:
-        args.command_parser.error("give at least one of --M, --C, --g, --tau, --Cqd")
+        args.command_parser.error("give at least one of --M, --C, --g, --tau, --Cqd, --K, --U, "
+                                  "--c111 ...")
     define: dict[str, str] = {}
     for name, text in args.define or []:
         if name in define:

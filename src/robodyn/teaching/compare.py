@@ -37,6 +37,13 @@ from ..symbolic.parse import entry_label, parse_matrix, transliterate
 from ..symbolic.ring.trig_ring import TrigRing
 from ..symbolic.simplify import textbook
 from .diagnose import Entry, Origins, diagnose, student_namer
+from .numeric_check import (
+    HALF_ANGLE_NOTE,
+    NUMERIC_TOLERANCE,
+    fractional_angles,
+    numerically_equal,
+    rationalize,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..symbolic.equations import Equations
@@ -142,7 +149,8 @@ class Comparison:
             lines = [f"{self.name}: {what} correct"]
         else:
             order = [*QUANTITIES, "symbols"]
-            wrong = sorted({m.quantity for m in self.mistakes}, key=order.index)
+            wrong = sorted({m.quantity for m in self.mistakes},
+                           key=lambda q: (order.index(q) if q in order else len(order), q))
             lines = [f"{self.name}: {len(self.mistakes)} mistake(s) in {', '.join(wrong)} "
                      f"(checked {what})"]
             lines += [f"  - {m.message}" for m in self.mistakes]
@@ -324,13 +332,37 @@ def _unknown_message(name: str, eq: Equations, model: set[str]) -> str:
 
 
 # -- comparing -----------------------------------------------------------------------------
+_CHRISTOFFEL = re.compile(r"^c_?(\d)(\d)(\d)$")
+
+
+def _scalar_answers(eq: Equations, K, U, christoffel) -> dict[str, tuple[Any, sp.Expr]]:
+    """``{name: (given, expected)}`` of the intermediate answers: ``K``, ``U`` and each
+    ``c_ijk`` (``{"c112": ...}``, 1-based), their 1x1 matrices expected."""
+    out = {}
+    if K is not None:
+        out["K"] = (K, sp.Matrix([[eq.kinetic_energy]]))
+    if U is not None:
+        out["U"] = (U, sp.Matrix([[eq.potential_energy]]))
+    for key, value in dict(christoffel or {}).items():
+        m = _CHRISTOFFEL.match(str(key))
+        if not m:
+            raise InputError(f"christoffel: {excerpt(str(key), 20)} is not c_ijk with three "
+                             "joint numbers, e.g. c112")
+        i, j, k = (int(x) - 1 for x in m.groups())
+        if not all(0 <= x < eq.dof for x in (i, j, k)):
+            raise InputError(f"christoffel: {key} has an index outside 1..{eq.dof} ({eq.name} "
+                             f"has {eq.dof} joints)")
+        out[f"c{i + 1}{j + 1}{k + 1}"] = (value, sp.Matrix([[eq.christoffel[i][j][k]]]))
+    return out
+
+
 def _shape(eq: Equations, quantity: str) -> tuple[int, int]:
     return (eq.dof, eq.dof) if quantity in ("M", "C") else (eq.dof, 1)
 
 
-def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
-            symbols: Mapping | None = None, define: Mapping | None = None,
-            reveal: bool = False) -> Comparison:
+def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None, K=None, U=None,
+            christoffel: Mapping | None = None, symbols: Mapping | None = None,
+            define: Mapping | None = None, reveal: bool = False) -> Comparison:
     """Compare a student's ``M``, ``C``, ``g``, ``tau`` (or ``Cqd``, the vector ``C qd`` of
     velocity terms, lecture 15's ``V``) with ``eq``'s, and say what went wrong.
 
@@ -346,14 +378,27 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
     right, with a note that it is not Christoffel's and whether ``Mdot - 2C`` is
     skew-symmetric for it (Siciliano §7.2).
 
+    Intermediate answers, with the same diagnoses: ``K`` (the kinetic energy), ``U`` (the
+    potential energy; one that differs by a constant, another zero of ``U``, is right with
+    a note) and ``christoffel``, single Christoffel symbols ``{"c112": text}`` (1-based
+    indices ``c_ijk``, :attr:`.Equations.christoffel`).
+
     Nothing of the derived answer is in the result unless ``reveal`` (the teacher's
     view): then each mistake has ``expected`` and ``difference`` too.
     """
     given: dict[str, sp.Matrix] = {}
-    for quantity, value in (("M", M), ("C", C), ("g", g), ("tau", tau), ("Cqd", Cqd)):
+    scalars = _scalar_answers(eq, K, U, christoffel)
+    for quantity, value in (("M", M), ("C", C), ("g", g), ("tau", tau), ("Cqd", Cqd),
+                            *((k, v) for k, (v, _) in scalars.items())):
         if value is None:
             continue
         m = _as_matrix(value, quantity)
+        if quantity in scalars:
+            if m.shape != (1, 1):
+                raise InputError(f"{quantity}: expected one expression, got a "
+                                 f"{m.shape[0]}x{m.shape[1]} matrix")
+            given[quantity] = m
+            continue
         want = _shape(eq, quantity)
         if want[1] == 1 and m.shape == (1, want[0]):
             m = m.T
@@ -362,11 +407,11 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
                              f"({eq.dof} joints), got {m.shape[0]}x{m.shape[1]}")
         given[quantity] = m
     if not given:
-        raise InputError("compare: give at least one of M, C, g, tau, Cqd")
+        raise InputError("compare: give at least one of M, C, g, tau, Cqd, K, U, c_ijk")
 
     model = {s.name for s in eq.params} | {s.name for s in eq.q + eq.qd + eq.qdd + eq.h_e}
     notes: list[str] = []
-    given, inexact = _rationalize(given)
+    given, inexact = rationalize(given)
     if inexact:
         notes.append("decimals " + ", ".join(inexact) + " are not a simple fraction: "
                      f"compared numerically (relative tolerance {NUMERIC_TOLERANCE:g})")
@@ -394,7 +439,7 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
         mistakes.append(Mistake("symbols", (), "symbol", _unknown_message(name, eq, model),
                                 ex.symbol(name)))
 
-    expected = {k: getattr(eq, k) for k in given}
+    expected = {k: scalars[k][1] if k in scalars else getattr(eq, k) for k in given}
     _check_answer_size(given, expected)
     exprs = [x for k in given for x in list(expected[k]) + list(given[k])]
     if "C" in given:  # its classification needs M and C qd in the same ring
@@ -417,12 +462,18 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
         found = entry_mistakes.setdefault(quantity, [])
         for i in range(m.shape[0]):
             for j in range(m.shape[1]):
-                index = (i, j) if quantity in ("M", "C") else (i,)
+                index = (i, j) if quantity in ("M", "C") else () if quantity in scalars \
+                    else (i,)
                 label = f"{quantity}{entry_label(*index)}"
                 x, y = m[i, j], want[i, j]
                 a, b = poly(x, label), poly(y, label)
                 if a is not None and b is not None:
                     if a == b:
+                        continue
+                    if quantity == "U" and not (textbook(ring, a - b).free_symbols
+                                                & set(eq.q)):  # another zero of U
+                        notes.append("U differs from the derived one by a constant: right, "
+                                     "with its zero elsewhere")
                         continue
                     many = len(a - b) > MAX_PRINTED_TERMS  # printing it would take long
                     diff = None if many or not reveal else textbook(ring, a - b)
@@ -431,8 +482,8 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
                     if diff == 0:
                         continue
                     many = False
-                if (x.has(sp.Float) or _fractional_angles(x, eq.q)) \
-                        and _numerically_equal(x, y):
+                if (x.has(sp.Float) or fractional_angles(x, eq.q)) \
+                        and numerically_equal(x, y):
                     if not x.has(sp.Float) and HALF_ANGLE_NOTE not in notes:
                         notes.append(HALF_ANGLE_NOTE)
                     continue
@@ -467,76 +518,6 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
     for found in entry_mistakes.values():
         mistakes += found
     return Comparison(eq.name, tuple(given), tuple(mistakes), tuple(notes), c_form, reveal)
-
-
-#: A decimal within this (relative) distance of a fraction with a denominator of at most
-#: :data:`MAX_DENOMINATOR` is that fraction (``1.0`` is 1, ``0.5`` is 1/2, ``0.333333333333``
-#: is not 1/3: it is 3e-13 away, inside, so it is; ``0.3333`` is not).
-RATIONAL_TOLERANCE = 1e-12
-MAX_DENOMINATOR = 10**6
-#: A decimal that is no such fraction is compared numerically: the entry is right when
-#: ``|given - expected| <= NUMERIC_TOLERANCE * max(1, |expected|)`` at several random points.
-NUMERIC_TOLERANCE = 1e-9
-NUMERIC_POINTS = 5
-
-
-def _as_fraction(value: float) -> sp.Rational | None:
-    from fractions import Fraction
-    f = Fraction(value).limit_denominator(MAX_DENOMINATOR)
-    if abs(float(f) - value) <= RATIONAL_TOLERANCE * max(1.0, abs(value)):
-        return sp.Rational(f.numerator, f.denominator)
-    return None
-
-
-def _rationalize(given: dict[str, sp.Matrix]) -> tuple[dict[str, sp.Matrix], list[str]]:
-    """Replace every decimal equal to a fraction (within :data:`RATIONAL_TOLERANCE`) by the
-    fraction, so that ``1.0*m2*c2**2`` is ``m2*c2**2`` and ``0.5*m*g*l`` is ``m*g*l/2``;
-    return the decimals that are no fraction (left as they are)."""
-    inexact: list[str] = []
-    out = {}
-    for quantity, m in given.items():
-        table = {}
-        for x in m.atoms(sp.Float):
-            r = _as_fraction(float(x))
-            if r is None:
-                inexact.append(f"{float(x):g}")
-            else:
-                table[x] = r
-        out[quantity] = m.xreplace(table) if table else m
-    return out, sorted(set(inexact))
-
-
-#: The note of an entry with half angles (``cos(q2/2)``) found right numerically.
-HALF_ANGLE_NOTE = ("angles that are fractions of a joint angle (q2/2) are outside the exact "
-                   "normal form: those entries were compared numerically (relative tolerance "
-                   f"{NUMERIC_TOLERANCE:g} at {NUMERIC_POINTS} points)")
-
-
-def _fractional_angles(x: sp.Expr, q) -> bool:
-    """Whether ``x`` has a sine or cosine of a fraction of a joint angle (``cos(q2/2)``,
-    half-angle identities such as ``2 cos(q2/2)^2 - 1 = cos(q2)``)."""
-    for f in x.atoms(sp.sin, sp.cos):
-        arg = sp.expand(f.args[0])
-        if any(not arg.coeff(qi).is_integer for qi in q if arg.has(qi)):
-            return True
-    return False
-
-
-def _numerically_equal(x: sp.Expr, y: sp.Expr) -> bool:
-    """``x == y`` within :data:`NUMERIC_TOLERANCE` at :data:`NUMERIC_POINTS` random points
-    of all their symbols (values in [0.5, 2], deterministic)."""
-    import random
-    rng = random.Random(0)
-    symbols = sorted(x.free_symbols | y.free_symbols, key=lambda s: s.name)
-    try:
-        for _ in range(NUMERIC_POINTS):
-            point = {s: sp.Float(rng.uniform(0.5, 2.0)) for s in symbols}
-            a, b = complex(x.xreplace(point).evalf()), complex(y.xreplace(point).evalf())
-            if abs(a - b) > NUMERIC_TOLERANCE * max(1.0, abs(b)):
-                return False
-    except (TypeError, ValueError):
-        return False
-    return True
 
 
 #: Most named terms (``define``) one answer may use.

@@ -6,7 +6,6 @@ out the same lines."""
 from __future__ import annotations
 
 import textwrap
-
 from typing import TYPE_CHECKING
 
 import sympy as sp
