@@ -57,3 +57,16 @@ def test_the_notebook_display_of_a_step_uses_the_display_names():
     assert "d_{2}" in shown and r"\theta_{1}" in shown
     assert "q_{2}" not in shown and "q_{1}" not in shown
     assert "d_{2}" in eq.latex(steps=True)
+
+
+def test_a_vector_and_a_scalar_never_share_a_name():
+    """planar-2r has the scalars c1, c2, I1, I2 (planar-2r.yaml); the COM vectors and the
+    inertia tensors are c[k], I[k] in the Given step and in every template after it."""
+    text = (FOLDER / "planar-2r.yaml").read_text()
+    assert "c1" in text and "I1" in text
+    for method in ("lagrange", "newton-euler"):
+        steps = rd.load("planar-2r").equations(method=method).steps
+        formulas = " ".join(s.formula for s in steps)
+        assert not re.search(r"(?<![\w\[])(c|I)_\d(?![\w,])", formulas), method
+        assert "c[1]" in formulas and "I[1]" in formulas
+        assert {"c[1]", "I[1]"} <= {s.lhs for s in steps if s.section == "Given"}

@@ -181,7 +181,7 @@ def _distinct_names(eq: Equations, steps: list[Step]) -> list[Step]:
 
     taken = {bare(s.name) for s in eq.params} | {bare(v) for v in eq.display.values()}
     taken |= {bare(k) for k in eq.user_terms} | {bare(k) for k in eq.model_terms}
-    out = []
+    out, renamed = [], {}
     for step in steps:
         mine = bare(step.lhs)
         value = step.expression
@@ -200,8 +200,17 @@ def _distinct_names(eq: Equations, steps: list[Step]) -> list[Step]:
             tex = f"{tex[:at]}_{{[{tex[at + 2:-1]}]}}"
         elif tex:
             tex = f"{tex}(q)"
+        if step.section == SECTION_GIVEN and sep and index:
+            renamed[step.lhs] = lhs
         out.append(replace(step, lhs=lhs, latex_lhs=tex))
-    return out
+    if not renamed:
+        return out
+    # the templates name the renamed data as the Given step does: R_1 c[1], not R_1 c_1
+    # beside the parameter c1 (a vector and a scalar never share a name)
+    keys = "|".join(re.escape(k) for k in sorted(renamed, key=len, reverse=True))
+    token = re.compile(rf"(?<![\w\[])({keys})(?![\w,\]])")
+    return [replace(s, formula=token.sub(lambda m: renamed[m.group(1)], s.formula))
+            if s.formula else s for s in out]
 
 
 def _value(eq: Equations, value):
