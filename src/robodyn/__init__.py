@@ -50,7 +50,7 @@ Robot.show = _show
 
 
 def _compare(self, *, M=None, C=None, g=None, tau=None, Cqd=None, K=None, U=None,
-             christoffel=None, symbols=None, define=None, reveal=False):
+             christoffel=None, steps=None, symbols=None, define=None, reveal=False):
     """Check a student's answer entry by entry (:func:`robodyn.teaching.compare.compare`):
     returns a :class:`~robodyn.teaching.compare.Comparison` with ``.ok``, ``.mistakes``
     (each with a ``kind`` and a ``hint``, never the expected entry unless ``reveal``) and a
@@ -69,7 +69,7 @@ def _compare(self, *, M=None, C=None, g=None, tau=None, Cqd=None, K=None, U=None
     from .teaching.compare import compare
 
     return compare(self, M=M, C=C, g=g, tau=tau, Cqd=Cqd, K=K, U=U, christoffel=christoffel,
-                   symbols=symbols, define=define, reveal=reveal)
+                   steps=steps, symbols=symbols, define=define, reveal=reveal)
 
 
 # eq.compare(...): the symbolic layer cannot import the teaching layer (the checker), so the

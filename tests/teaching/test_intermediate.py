@@ -72,3 +72,19 @@ def test_the_command_line_checks_them(capsys):
     assert "K, U, c112 correct" in capsys.readouterr().out
     assert main(["check", "planar-2r", "--c211", f"-{H}".replace("-", "0-", 1)]) == 1
     assert "c211: sign" in capsys.readouterr().out
+
+
+def test_newton_euler_quantities_by_step_name(capsys):
+    """A planar arm's joint axes are parallel (z_0 = z_1 = z_2): by hand, in every frame,
+    w_1 = [0, 0, qd1], w_2 = [0, 0, qd1 + qd2], wd_2 = [0, 0, qdd1 + qdd2]."""
+    ne = rd.load("planar-2r").equations(method="newton-euler")
+    right = ne.compare(steps={"w_1": "[0, 0, qd1]", "w_2": "[0, 0, qd1 + qd2]",
+                              "wd_2": "[0, 0, qdd1 + qdd2]"})
+    assert right.ok, right
+    wrong = ne.compare(steps={"wd_2": "[0, 0, qdd1]"})
+    assert [(m.entry, m.kind) for m in wrong.mistakes] == [("wd_2[3]", "missing term")]
+    with pytest.raises(InputError, match="not a step"):
+        ne.compare(steps={"omega_9": "[0, 0, 0]"})
+    assert main(["check", "planar-2r", "--method", "newton-euler",
+                 "--step", "w_2=[0, 0, qd1 + qd2]"]) == 0
+    assert "w_2 correct" in capsys.readouterr().out

@@ -55,6 +55,15 @@ def parse_symbols(text: str) -> dict[str, str]:
     return out
 
 
+def parse_step(text: str) -> tuple[str, str]:
+    """``--step w_2=[0, 0, qd1 + qd2]``: ``(step's left side, answer text)``."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip() or not value.strip() or len(name) > 40:
+        raise argparse.ArgumentTypeError(
+            f"{text.strip()[:40]!r} is not NAME=TEXT (e.g. --step \"w_2=[0, 0, qd1 + qd2]\")")
+    return name.strip(), value.strip()
+
+
 def parse_define(text: str) -> tuple[str, str]:
     """``--define h=m2*l1*c2*sin(q2)``: ``(name, expression text)``."""
     m = _PAIR.match(text)
@@ -84,6 +93,10 @@ def add_check_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.A
                        help=("one Christoffel symbol c_ijk, --c111 to "
                              f"--c{MAX_C_INDEX}{MAX_C_INDEX}{MAX_C_INDEX} (1-based)")
                        if (i, j, k) == (1, 1, 1) else argparse.SUPPRESS)
+    p.add_argument("--step", type=parse_step, action="append", metavar="NAME=TEXT",
+                   help="any step of the derivation by its left side, as derive --steps "
+                        "prints it, e.g. --step \"w_2=[0, 0, qd1 + qd2]\" (Newton-Euler's "
+                        "w_i, wd_i, pddc_i, f_i, mu_i with --method newton-euler; repeatable)")
     p.add_argument("--symbols", type=parse_symbols, action="append", metavar="NAME=NAME,..",
                    help="the answer's names for the model's symbols, e.g. theta2=q2 (rates "
                         "theta2dot, dtheta2, ... follow)")
@@ -113,9 +126,11 @@ def _cmd_check(args: argparse.Namespace) -> int:
                    if getattr(args, f"c{i}{j}{k}") is not None}
     if christoffel:
         answers["christoffel"] = christoffel
+    if args.step:
+        answers["steps"] = dict(args.step)
     if not answers:
         args.command_parser.error("give at least one of --M, --C, --g, --tau, --Cqd, --K, --U, "
-                                  "--c111 ...")
+                                  "--c111 ..., --step")
     define: dict[str, str] = {}
     for name, text in args.define or []:
         if name in define:

@@ -37,6 +37,7 @@ from ..symbolic.parse import entry_label, parse_matrix, transliterate
 from ..symbolic.ring.trig_ring import TrigRing
 from ..symbolic.simplify import textbook
 from .diagnose import Entry, Origins, diagnose, student_namer
+from .intermediate import entry_name, scalar_answers, step_answers
 from .numeric_check import (
     HALF_ANGLE_NOTE,
     NUMERIC_TOLERANCE,
@@ -99,7 +100,7 @@ class Mistake:
         """The entry's name as the books write it: ``M12``, ``g2``, ``C[10,3]``."""
         if self.quantity == "symbols":
             return "symbols"
-        return f"{self.quantity}{entry_label(*self.index)}"
+        return entry_name(self.quantity, self.index)
 
     @property
     def message(self) -> str:
@@ -332,36 +333,13 @@ def _unknown_message(name: str, eq: Equations, model: set[str]) -> str:
 
 
 # -- comparing -----------------------------------------------------------------------------
-_CHRISTOFFEL = re.compile(r"^c_?(\d)(\d)(\d)$")
-
-
-def _scalar_answers(eq: Equations, K, U, christoffel) -> dict[str, tuple[Any, sp.Expr]]:
-    """``{name: (given, expected)}`` of the intermediate answers: ``K``, ``U`` and each
-    ``c_ijk`` (``{"c112": ...}``, 1-based), their 1x1 matrices expected."""
-    out = {}
-    if K is not None:
-        out["K"] = (K, sp.Matrix([[eq.kinetic_energy]]))
-    if U is not None:
-        out["U"] = (U, sp.Matrix([[eq.potential_energy]]))
-    for key, value in dict(christoffel or {}).items():
-        m = _CHRISTOFFEL.match(str(key))
-        if not m:
-            raise InputError(f"christoffel: {excerpt(str(key), 20)} is not c_ijk with three "
-                             "joint numbers, e.g. c112")
-        i, j, k = (int(x) - 1 for x in m.groups())
-        if not all(0 <= x < eq.dof for x in (i, j, k)):
-            raise InputError(f"christoffel: {key} has an index outside 1..{eq.dof} ({eq.name} "
-                             f"has {eq.dof} joints)")
-        out[f"c{i + 1}{j + 1}{k + 1}"] = (value, sp.Matrix([[eq.christoffel[i][j][k]]]))
-    return out
-
-
 def _shape(eq: Equations, quantity: str) -> tuple[int, int]:
     return (eq.dof, eq.dof) if quantity in ("M", "C") else (eq.dof, 1)
 
 
 def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None, K=None, U=None,
-            christoffel: Mapping | None = None, symbols: Mapping | None = None,
+            christoffel: Mapping | None = None, steps: Mapping | None = None,
+            symbols: Mapping | None = None,
             define: Mapping | None = None, reveal: bool = False) -> Comparison:
     """Compare a student's ``M``, ``C``, ``g``, ``tau`` (or ``Cqd``, the vector ``C qd`` of
     velocity terms, lecture 15's ``V``) with ``eq``'s, and say what went wrong.
@@ -381,22 +359,29 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None, K=None
     Intermediate answers, with the same diagnoses: ``K`` (the kinetic energy), ``U`` (the
     potential energy; one that differs by a constant, another zero of ``U``, is right with
     a note) and ``christoffel``, single Christoffel symbols ``{"c112": text}`` (1-based
-    indices ``c_ijk``, :attr:`.Equations.christoffel`).
+    indices ``c_ijk``, :attr:`.Equations.christoffel`); ``steps``, any step of the
+    derivation by its left side (``{"w_2": "[0, 0, qd1 + qd2]"}``: Newton-Euler's
+    ``w_i``, ``wd_i``, ``pddc_i``, ``f_i``, ``mu_i`` in the frames of ``eq.steps``, the
+    Jacobians ``J_P^(l1)``, a link's ``K_1``).
 
     Nothing of the derived answer is in the result unless ``reveal`` (the teacher's
     view): then each mistake has ``expected`` and ``difference`` too.
     """
     given: dict[str, sp.Matrix] = {}
-    scalars = _scalar_answers(eq, K, U, christoffel)
+    scalars = scalar_answers(eq, K, U, christoffel)
+    scalars.update(step_answers(eq, steps))
     for quantity, value in (("M", M), ("C", C), ("g", g), ("tau", tau), ("Cqd", Cqd),
                             *((k, v) for k, (v, _) in scalars.items())):
         if value is None:
             continue
         m = _as_matrix(value, quantity)
         if quantity in scalars:
-            if m.shape != (1, 1):
-                raise InputError(f"{quantity}: expected one expression, got a "
-                                 f"{m.shape[0]}x{m.shape[1]} matrix")
+            want = scalars[quantity][1].shape
+            if want[1] == 1 and m.shape == (1, want[0]):
+                m = m.T
+            if m.shape != want:
+                raise InputError(f"{quantity}: expected {want[0]}x{want[1]}, got "
+                                 f"{m.shape[0]}x{m.shape[1]}")
             given[quantity] = m
             continue
         want = _shape(eq, quantity)
@@ -462,9 +447,9 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None, K=None
         found = entry_mistakes.setdefault(quantity, [])
         for i in range(m.shape[0]):
             for j in range(m.shape[1]):
-                index = (i, j) if quantity in ("M", "C") else () if quantity in scalars \
-                    else (i,)
-                label = f"{quantity}{entry_label(*index)}"
+                index = (i, j) if quantity in ("M", "C") or m.shape[1] > 1 else () \
+                    if m.shape == (1, 1) and quantity in scalars else (i,)
+                label = entry_name(quantity, index)
                 x, y = m[i, j], want[i, j]
                 a, b = poly(x, label), poly(y, label)
                 if a is not None and b is not None:
