@@ -70,3 +70,18 @@ def test_a_vector_and_a_scalar_never_share_a_name():
         assert not re.search(r"(?<![\w\[])(c|I)_\d(?![\w,])", formulas), method
         assert "c[1]" in formulas and "I[1]" in formulas
         assert {"c[1]", "I[1]"} <= {s.lhs for s in steps if s.section == "Given"}
+
+
+def test_a_tagged_mass_is_typeset_with_its_tag_in_the_subscript():
+    """mL2 (link 2's body, the tutorial's m_2^L) is m_{L_2}, not the product m L_2; mE is
+    m_E; a model's own display name still wins (the exercise's mM2: m_{M_2})."""
+    import sympy as sp
+
+    from robodyn.symbolic.printing.latex import tex_of
+
+    eq = rd.load("planar-2r-payload").equations()
+    assert tex_of(eq, sp.Symbol("mL2")) == "m_{L_{2}}"
+    assert tex_of(eq, sp.Symbol("mE")) == "m_{E}"
+    assert tex_of(eq, sp.Symbol("m2")) == "m_{2}"
+    latex = eq.latex(steps=True)
+    assert "m_{L_{2}}" in latex and "mL_{2}" not in latex
