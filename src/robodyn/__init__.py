@@ -51,8 +51,8 @@ _show.__name__ = _show.__qualname__ = "show"
 Robot.show = _show
 
 
-def _compare(self, *, M=None, C=None, g=None, tau=None, Cqd=None, symbols=None,
-             define=None, reveal=False):
+def _compare(self, *, M=None, C=None, g=None, tau=None, Cqd=None, K=None, U=None,
+             christoffel=None, steps=None, symbols=None, define=None, reveal=False):
     """Check a student's answer entry by entry (:func:`robodyn.teaching.compare.compare`):
     returns a :class:`~robodyn.teaching.compare.Comparison` with ``.ok``, ``.mistakes``
     (each with a ``kind`` and a ``hint``, never the expected entry unless ``reveal``) and a
@@ -70,8 +70,8 @@ def _compare(self, *, M=None, C=None, g=None, tau=None, Cqd=None, symbols=None,
     """
     from .teaching.compare import compare
 
-    return compare(self, M=M, C=C, g=g, tau=tau, Cqd=Cqd, symbols=symbols, define=define,
-                   reveal=reveal)
+    return compare(self, M=M, C=C, g=g, tau=tau, Cqd=Cqd, K=K, U=U, christoffel=christoffel,
+                   steps=steps, symbols=symbols, define=define, reveal=reveal)
 
 
 # eq.compare(...): the symbolic layer cannot import the teaching layer (the checker), so the

@@ -168,9 +168,11 @@ def test_the_models_names_in_the_terminal(capsys):
 
 def test_no_left_side_prints_like_another_symbol():
     """planar-2r-endpoint holds m2 on link 1 and the parameter g: no 'm_1 = m2', no
-    'g = [g*...]'; the steps say m[1] = m2 and g(q)."""
+    'g = [g*...]'; the steps name link 1's mass m2 (issue 33: no m[1] = m2 either) and
+    say g(q)."""
     text = rd.load("planar-2r-endpoint").equations().text(steps=True)
-    assert "m_1 = m2" not in text and "m[1] = m2" in text
+    assert "m_1 = m2" not in text and "m[1] = m2" not in text
+    assert "Link 1 (mass m2): centre of mass" in text and "1/2 m2 v_c1^T v_c1" in text
     assert "\n      g = " not in text and "g(q) = dU/dq" in text
     planar = rd.load("planar-2r").equations().text(steps=True)  # parameter c1: COM c[1]
     assert "c_1 = " not in planar and "c[1] = [c1 - l1, 0, 0]^T" in planar

@@ -87,7 +87,7 @@ def test_every_symbol_is_defined_and_there_is_a_figure(sheets, name):
     task = (folder / "task" / "task.md").read_text()
     symbols = task.split("## Symbols", 1)[1].split("## Given", 1)[0]
     for s in (*eq.params, *eq.q):
-        assert f"- ${tex_of(eq, s)}$: " in symbols, f"{s} is not defined on the sheet"
+        assert f"- ${tex_of(eq, s)}$ (`{s}`): " in symbols, f"{s} is not defined on the sheet"
     assert "![The arm at a generic pose" in task and "generic pose (" in task
     png = (folder / "task" / "arm.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
@@ -147,13 +147,15 @@ def test_the_solution_answers_each_question_in_order(sheets, name):
     folder, robot, eq = _load(sheets, name)
     task = (folder / "task" / "task.md").read_text()
     asked = re.findall(r"^\d+\. (.*)$", task.split("## Questions", 1)[1], re.M)
-    solution = (folder / "solution" / "solution.txt").read_text()
-    answered = re.findall(r"^Question \d+\. (.*)$", solution, re.M)
+    md = (folder / "solution" / "solution.md").read_text()
+    answered = re.findall(r"^## Question \d+\n\n\*(.*)\*$", md, re.M)
     assert answered == asked
+    solution = (folder / "solution" / "solution.txt").read_text()
+    assert len(re.findall(r"^Question \d+\. (.*)$", solution, re.M)) == len(asked)
     argv = _options(name)
     quantities = questions_of(argv.get("--questions"))
     assert len(asked) == 1 + len(quantities)
-    assert asked[0].startswith("Write the homogeneous transforms A_i")
+    assert asked[0].startswith("Write the homogeneous transforms $A_i$")
     blocks = re.split(r"^Question \d+\. ", solution, flags=re.M)[1:]
     values = _solution_values(folder)
     for quantity, block in zip(quantities, blocks[1:], strict=True):
@@ -184,7 +186,8 @@ def test_answer_json_is_the_equations_and_the_model_file(sheets):
     folder, robot, eq = _load(sheets, "rp")
     answer = json.loads((folder / "solution" / "answer.json").read_text())
     expected = json.loads(eq.json())
-    assert {k: v for k, v in answer.items() if k not in ("model_file", "route", "asked")} == \
+    extra = ("model_file", "route", "asked", "mode")
+    assert {k: v for k, v in answer.items() if k not in extra} == \
         {k: v for k, v in expected.items() if k != "route"}
     assert answer["model_file"] == (folder / "task" / "arm.yaml").read_text()
     assert answer["asked"] == ["M", "C", "g", "tau"]  # what grade marks (the sheet's four)
@@ -244,5 +247,5 @@ def test_without_a_figure_the_sheet_says_what_to_sketch(tmp_path):
     assert not (tmp_path / "ex" / "task" / "arm.png").exists()
     assert all(p.name != "arm.png" for p in written)
     task = (tmp_path / "ex" / "task" / "task.md").read_text()
-    assert "![" not in task and "Sketch the arm at a generic pose (theta_1 = 35 deg)" in task
+    assert "![" not in task and "Sketch the arm at a generic pose ($\\theta_{1}$ = 35 deg)" in task
     assert "includegraphics" not in (tmp_path / "ex" / "task" / "task.tex").read_text()

@@ -28,6 +28,7 @@ grades many answers (one file each) against an exercise's solution: see robodyn 
 from __future__ import annotations
 
 import argparse
+import itertools
 import re
 import sys
 import tempfile
@@ -35,7 +36,9 @@ from pathlib import Path
 
 from .common import model_command
 
-_PAIR = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.+?)\s*$")
+#: Largest joint number of the ``--cIJK`` options (exercise arms have at most 3 joints).
+MAX_C_INDEX = 3
+_PAIR = re.compile(r"^\s*([^\W\d]\w*)\s*=\s*(.+?)\s*$")  # θ1=q1 too
 
 
 def parse_symbols(text: str) -> dict[str, str]:
@@ -50,6 +53,15 @@ def parse_symbols(text: str) -> dict[str, str]:
                 f"{item.strip()[:40]!r} is not NAME=NAME (e.g. --symbols theta2=q2,L1=l1)")
         out[m.group(1)] = m.group(2)
     return out
+
+
+def parse_step(text: str) -> tuple[str, str]:
+    """``--step w_2=[0, 0, qd1 + qd2]``: ``(step's left side, answer text)``."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip() or not value.strip() or len(name) > 40:
+        raise argparse.ArgumentTypeError(
+            f"{text.strip()[:40]!r} is not NAME=TEXT (e.g. --step \"w_2=[0, 0, qd1 + qd2]\")")
+    return name.strip(), value.strip()
 
 
 def parse_define(text: str) -> tuple[str, str]:
@@ -73,6 +85,18 @@ def add_check_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.A
                        ("Cqd", "vector C(q, qd) qd of Coriolis and centrifugal terms (lecture "
                                "15's V), [.., ..]")):
         p.add_argument(f"--{name}", metavar="TEXT", help=f"the {what}")
+    p.add_argument("--K", metavar="TEXT", help="the kinetic energy (an intermediate answer)")
+    p.add_argument("--U", metavar="TEXT", help="the potential energy (right up to a constant: "
+                                               "its zero)")
+    for i, j, k in itertools.product(range(1, MAX_C_INDEX + 1), repeat=3):
+        p.add_argument(f"--c{i}{j}{k}", metavar="TEXT", dest=f"c{i}{j}{k}",
+                       help=("one Christoffel symbol c_ijk, --c111 to "
+                             f"--c{MAX_C_INDEX}{MAX_C_INDEX}{MAX_C_INDEX} (1-based)")
+                       if (i, j, k) == (1, 1, 1) else argparse.SUPPRESS)
+    p.add_argument("--step", type=parse_step, action="append", metavar="NAME=TEXT",
+                   help="any step of the derivation by its left side, as derive --steps "
+                        "prints it, e.g. --step \"w_2=[0, 0, qd1 + qd2]\" (Newton-Euler's "
+                        "w_i, wd_i, pddc_i, f_i, mu_i with --method newton-euler; repeatable)")
     p.add_argument("--symbols", type=parse_symbols, action="append", metavar="NAME=NAME,..",
                    help="the answer's names for the model's symbols, e.g. theta2=q2 (rates "
                         "theta2dot, dtheta2, ... follow)")
@@ -95,10 +119,18 @@ def _cmd_check(args: argparse.Namespace) -> int:
     from .common import load_model
     from .derive import parse_values
 
-    answers = {k: getattr(args, k) for k in ("M", "C", "g", "tau", "Cqd")
+    answers = {k: getattr(args, k) for k in ("M", "C", "g", "tau", "Cqd", "K", "U")
                if getattr(args, k) is not None}
+    christoffel = {f"c{i}{j}{k}": getattr(args, f"c{i}{j}{k}") for i, j, k in
+                   itertools.product(range(1, MAX_C_INDEX + 1), repeat=3)
+                   if getattr(args, f"c{i}{j}{k}") is not None}
+    if christoffel:
+        answers["christoffel"] = christoffel
+    if args.step:
+        answers["steps"] = dict(args.step)
     if not answers:
-        args.command_parser.error("give at least one of --M, --C, --g, --tau, --Cqd")
+        args.command_parser.error("give at least one of --M, --C, --g, --tau, --Cqd, --K, --U, "
+                                  "--c111 ..., --step")
     define: dict[str, str] = {}
     for name, text in args.define or []:
         if name in define:
@@ -113,11 +145,32 @@ def _cmd_check(args: argparse.Namespace) -> int:
     symbols = {}
     for table in args.symbols or []:
         symbols.update(table)
+    if args.reveal and _assessment_model(args.model):
+        args.command_parser.error(
+            f"--reveal: {args.model[:80]} is an assessment's model file (robodyn exercise "
+            "--mode assessment); the expected entries are not shown for it. A lecturer "
+            "reads them in lecturer/solution.* or with robodyn derive")
     robot = load_model(args.model, args)
     eq = equations(robot, method=args.method, values=values)
     result = eq.compare(symbols=symbols, define=define, reveal=args.reveal, **answers)
     sys.stdout.write(str(result) + "\n")
     return 0 if result.ok else 1
+
+
+def _assessment_model(model: str) -> bool:
+    """Whether ``model`` is a file that starts with the assessment's mark
+    (:data:`~robodyn.teaching.exercise.ASSESSMENT_MARK`)."""
+    from ..teaching.exercise import ASSESSMENT_MARK
+
+    path = Path(model)
+    if not path.is_file():
+        return False
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(len(ASSESSMENT_MARK) + 4)
+    except OSError:
+        return False
+    return head.decode("utf-8", "replace").lstrip("\ufeff").startswith(ASSESSMENT_MARK)
 
 
 GRADE_EPILOG = """\

@@ -10,7 +10,9 @@ figure, every symbol defined, the data and the questions) and, separately,
 ``DIR/solution/`` (``solution.txt``, ``.md``, ``.tex``: the answers question by question;
 ``derivation.*``: every step; ``answer.json``: M, C, g, tau and the model, for ``robodyn
 check`` and ``robodyn grade``). The same seed gives the same files. Students check their
-answers with ``robodyn check DIR/task/arm.yaml --M ...``.
+answers with ``robodyn check DIR/task/arm.yaml --M ...``. ``--mode assessment`` writes
+``DIR/student/`` (the sheet and figure only) and ``DIR/lecturer/`` (``arm.yaml``, the
+solution, ``answer.json``) instead; hand out ``student/`` only.
 """
 
 from __future__ import annotations
@@ -67,6 +69,11 @@ def add_exercise_command(sub, parents=()) -> argparse.ArgumentParser:
                    help="what the arm drawn must have, some of g,C,slides: g or C not "
                         "identically zero, no two collinear slides; arms that fail are drawn "
                         "again from the same seed (default: none, the first arm drawn)")
+    p.add_argument("--mode", default="practice", choices=("practice", "assessment"),
+                   help="practice (default): DIR/task/ holds the model file arm.yaml, so "
+                        "students can check their answers; assessment: DIR/student/ holds "
+                        "only the sheet and the figure, DIR/lecturer/ the model file, the "
+                        "solution and answer.json (check --reveal refuses that model file)")
     p.add_argument("--no-figure", dest="figure", action="store_false",
                    help="write no figure (arm.png; it needs Matplotlib)")
     p.set_defaults(func=_cmd_exercise, command_parser=p)
@@ -98,7 +105,7 @@ def _cmd_exercise(args: argparse.Namespace) -> int:
         def figure(robot, q, path):
             exercise_figure(robot, q, path, title=f"{ex.name}: the arm at a generic pose")
     for path in ex.write(args.out, option="--out", route=args.route, questions=questions,
-                         figure=figure, force=args.force):
+                         figure=figure, force=args.force, mode=args.mode):
         print(path)
     sys.stdout.flush()
     return 0

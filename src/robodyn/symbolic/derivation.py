@@ -11,6 +11,7 @@ pay for printing what nobody reads.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -438,7 +439,9 @@ def _inertial_steps(ring, chain_r: Chain, inertials, standard: bool) -> list[Raw
         steps.append(RawStep(S, f"Link {k}: centre of mass in {frame} {k}", f"c_{k}",
                              rf"\mathbf{{c}}_{{{k}}}", vec(com, ring)))
         steps.append(RawStep(S, f"Link {k}: inertia tensor about the centre of mass, {frame} "
-                             f"{k}", f"I_{k}", rf"\mathbf{{I}}_{{{k}}}",
+                             f"{k}{inertia_words(k, vec(com, ring), inertia, ring, mass)}",
+                             f"I_{k}",
+                             rf"\mathbf{{I}}_{{{k}}}",
                              [list(vec(row, ring)) for row in inertia]))
         if poly(link.motor.armature, ring) != ring.zero:
             steps.append(RawStep(S, f"Motor {k}: reflected rotor inertia", f"G{k}^2 Jm{k}",
@@ -446,6 +449,30 @@ def _inertial_steps(ring, chain_r: Chain, inertials, standard: bool) -> list[Raw
     steps.append(RawStep(S, "Gravity (base frame)", "g0", r"\mathbf{g}_0",
                          vec(chain_r.gravity, ring)))
     return steps
+
+
+_AXIS_NAME = re.compile(r"^I(xx|yy|zz)")
+
+
+def inertia_words(k: int, com, inertia, ring, mass) -> str:
+    """What a reader of the Given step must not miss about link ``k``'s inertia tensor:
+    a diagonal whose names follow another frame's axes (``[Iyy1, Izz1, Ixx1]`` in DH frame
+    1: the lecture's tensor, named in its own frame), and, when the centre of mass is off
+    the frame's origin, that it is about the centre of mass, not about the joint (the
+    parallel-axis theorem, Siciliano §7.2.1: about a parallel axis at distance r it is
+    I + m r^2)."""
+    words = ""
+    diagonal = [str(poly(inertia[j][j], ring).as_expr()) for j in range(3)]
+    named = [_AXIS_NAME.match(name) for name in diagonal]
+    if all(named) and [m.group(1) for m in named] != ["xx", "yy", "zz"]:
+        words += ("; its diagonal is named in another frame's axes: on x, y, z of this "
+                  f"frame sit the {', '.join(m.group(1) for m in named)} names")
+    mass_ = poly(mass, ring).as_expr()
+    name = mass_.name if isinstance(mass_, sp.Symbol) else f"m_{k}"  # the model's name
+    if any(c != ring.zero for c in com) and any(x != "0" for x in diagonal):
+        words += ("; about the centre of mass, not the joint: about a parallel axis at "
+                  f"distance r add {name} times r squared")
+    return words
 
 
 def point_mass_steps(ring, chain_r: Chain) -> list[RawStep]:

@@ -10,13 +10,31 @@ is read as a power (``l1^2``), as students write it.
 from __future__ import annotations
 
 import ast
+import re
 
 import sympy as sp
 
 from ..core.errors import InputError, ModelError, excerpt
 from ..model import expressions as ex
 
-__all__ = ["parse_matrix", "entry_label", "MAX_TEXT_CHARS", "MAX_ENTRIES"]
+__all__ = ["parse_matrix", "entry_label", "MAX_TEXT_CHARS", "MAX_ENTRIES", "GREEK",
+           "transliterate"]
+
+#: Greek letters read as their names (``θ1`` is ``theta1``), as students type them.
+GREEK = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon",
+         "ζ": "zeta", "η": "eta", "θ": "theta", "ϑ": "theta", "ι": "iota", "κ": "kappa",
+         "λ": "lambda_", "μ": "mu", "ν": "nu", "ξ": "xi", "π": "pi", "ρ": "rho", "σ": "sigma",
+         "τ": "tau", "υ": "upsilon", "φ": "phi", "ϕ": "phi", "χ": "chi", "ψ": "psi",
+         "ω": "omega", "Θ": "Theta", "Φ": "Phi", "Ψ": "Psi", "Ω": "Omega", "Λ": "Lambda",
+         "Δ": "Delta", "Γ": "Gamma", "Σ": "Sigma", "Π": "Pi"}
+#: Two factors side by side with only spaces between (``m1 c1``, ``2 m1``): Python reads
+#: no implicit product, and neither does robodyn (``a b`` could be a typo for ``a + b``).
+_SIDE_BY_SIDE = re.compile(r"(?<![\w.])([A-Za-z_]\w*|\d+(?:\.\d*)?)\s+([A-Za-z_(]\w*)")
+
+
+def transliterate(text: str) -> str:
+    """``text`` with each Greek letter of :data:`GREEK` spelled out (``θ1`` -> ``theta1``)."""
+    return "".join(GREEK.get(ch, ch) for ch in text)
 
 #: Longest matrix text (characters) and most entries.
 MAX_TEXT_CHARS = 100_000
@@ -66,10 +84,15 @@ def parse_matrix(text: str, field: str = "answer") -> sp.Matrix:
         raise InputError(f"{field}: the answer {excerpt(text)} is too long (more than "
                          f"{MAX_TEXT_CHARS} characters)")
     # ``^`` is a power, as students write it (Python's ^ binds looser than +: rewrite)
-    text = text.replace("^", "**")
+    text = transliterate(text).replace("^", "**")
     try:
         tree = ast.parse(text, mode="eval").body
     except SyntaxError as exc:
+        pair = _SIDE_BY_SIDE.search(text)
+        if pair and pair.group(2) not in ("if", "else", "for", "in", "and", "or", "not"):
+            a, b = pair.group(1), pair.group(2)
+            raise InputError(f"{field}: cannot parse {excerpt(text)}: {a} {b} has no operator "
+                             f"between the factors; write {a}*{b}") from None
         raise InputError(f"{field}: cannot parse {excerpt(text)}: {exc.msg}") from None
     except (ValueError, RecursionError, MemoryError):
         raise InputError(f"{field}: cannot parse {excerpt(text)}: not an expression or "

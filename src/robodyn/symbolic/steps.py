@@ -7,8 +7,9 @@ skew-symmetry of ``dM/dt - 2C``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import sympy as sp
@@ -71,6 +72,9 @@ class Step:
     #: whether printing writes the named terms (``h``) into this step; false for the
     #: vectors of the Newton–Euler recursion, which the lecture writes out in full
     substitute_terms: bool = True
+    #: the model's LaTeX names of its symbols (``q2 -> d_{2}``, :attr:`.Equations.tex_names`),
+    #: for the notebook display; not part of the step's value
+    tex_names: Any = field(default=None, repr=False, compare=False)
 
     def __iter__(self) -> Iterator:
         yield self.title
@@ -82,7 +86,11 @@ class Step:
         lhs = self.latex_lhs or rf"\text{{{self.lhs}}}"
         middle = f" = {self.latex_formula}" if self.latex_formula else ""
         names = {}
+        model = dict(self.tex_names or {})
         for sym in getattr(self.expression, "free_symbols", ()):
+            if sym in model:  # the model's display names, as eq.latex() prints them
+                names[sym] = model[sym]
+                continue
             head, index = sym.name.rstrip("0123456789"), sym.name[len(sym.name.rstrip(
                 "0123456789")):]
             if index and head in _RATE_TEX:
@@ -96,7 +104,51 @@ def steps_of(eq: Equations, potential_shift: sp.Expr) -> list[Step]:
     (:attr:`~.equations.Equations.potential_zero`; 0 without one)."""
     given = given_steps(eq.derivation, eq.dh_rows, eq.convention)
     out = [printed_step(eq, s) for s in given + eq.derivation.steps]
-    return _distinct_names(eq, _shifted(eq, out, potential_shift) + _closing_steps(eq))
+    names = eq.tex_names
+    steps = _model_masses(eq, _shifted(eq, out, potential_shift) + _closing_steps(eq))
+    return [replace(s, tex_names=names) for s in _distinct_names(eq, steps)]
+
+
+_MASS_LHS = re.compile(r"^m_(\d+(?:,\d+)?)$")
+
+
+def _model_masses(eq: Equations, steps: list[Step]) -> list[Step]:
+    """``steps`` with each mass the model names otherwise than ``m<k>`` written in the
+    templates by the model's own name: ``K_2 = 1/2 mL2 v_c2^T v_c2`` where link 2's body
+    is ``mL2`` (the model's ``m2`` being a motor), ``1/2 m2 v_c1,1^T v_c1,1`` for the
+    motor at link 1's tip; the Given step then reads ``Link 2 (mass mL2): centre of
+    mass ...`` (no ``mL2 = mL2``). A mass named
+    ``m<k>`` (``m_1 = m1``) and one that is an expression keep the template's ``m_k``."""
+    from .printing.latex import tex_of
+
+    text, tex = {}, {}
+    for step in steps:
+        m = _MASS_LHS.match(step.lhs) if step.section == SECTION_GIVEN else None
+        value = step.expression
+        if m and isinstance(value, sp.Symbol) and value.name != "m" + m.group(1).replace(
+                ",", ""):
+            text[m.group(1)], tex[m.group(1)] = value.name, tex_of(eq, value)
+    if not text:
+        return steps
+    keys = "|".join(sorted((re.escape(k) for k in text), key=len, reverse=True))
+    plain = re.compile(rf"(?<![\w\[])m_({keys})(?![\w,])")
+    latex = re.compile(rf"m_\{{({keys})\}}")
+    out, named = [], ""
+    for step in steps:
+        m = _MASS_LHS.match(step.lhs) if step.section == SECTION_GIVEN else None
+        if m and m.group(1) in text:  # said in the next step's title: no "mL1 = mL1"
+            named = text[m.group(1)]
+            continue
+        if named:  # the step after a mass: its centre of mass, where the point sits
+            head, sep, rest = step.title.partition(": ")
+            title = (re.sub(r"point mass (\d+)", rf"point mass \1 ({named})", step.title,
+                            count=1)
+                     if "point mass" in rest else f"{head} (mass {named}){sep}{rest}")
+            step, named = replace(step, title=title), ""
+        out.append(replace(
+            step, formula=plain.sub(lambda x: text[x.group(1)], step.formula or ""),
+            latex_formula=latex.sub(lambda x: tex[x.group(1)], step.latex_formula or "")))
+    return out
 
 
 def _shifted(eq: Equations, steps: list[Step], shift: sp.Expr) -> list[Step]:
@@ -129,7 +181,7 @@ def _distinct_names(eq: Equations, steps: list[Step]) -> list[Step]:
 
     taken = {bare(s.name) for s in eq.params} | {bare(v) for v in eq.display.values()}
     taken |= {bare(k) for k in eq.user_terms} | {bare(k) for k in eq.model_terms}
-    out = []
+    out, renamed = [], {}
     for step in steps:
         mine = bare(step.lhs)
         value = step.expression
@@ -148,8 +200,17 @@ def _distinct_names(eq: Equations, steps: list[Step]) -> list[Step]:
             tex = f"{tex[:at]}_{{[{tex[at + 2:-1]}]}}"
         elif tex:
             tex = f"{tex}(q)"
+        if step.section == SECTION_GIVEN and sep and index:
+            renamed[step.lhs] = lhs
         out.append(replace(step, lhs=lhs, latex_lhs=tex))
-    return out
+    if not renamed:
+        return out
+    # the templates name the renamed data as the Given step does: R_1 c[1], not R_1 c_1
+    # beside the parameter c1 (a vector and a scalar never share a name)
+    keys = "|".join(re.escape(k) for k in sorted(renamed, key=len, reverse=True))
+    token = re.compile(rf"(?<![\w\[])({keys})(?![\w,\]])")
+    return [replace(s, formula=token.sub(lambda m: renamed[m.group(1)], s.formula))
+            if s.formula else s for s in out]
 
 
 def _value(eq: Equations, value):

@@ -33,10 +33,18 @@ import sympy as sp
 from ..core.errors import ExpansionError, InputError, ModelError, excerpt
 from ..model import expressions as ex
 from ..model.expansion import MAX_EXPANDED_TERMS, describe_terms, expanded_terms
-from ..symbolic.parse import entry_label, parse_matrix
+from ..symbolic.parse import entry_label, parse_matrix, transliterate
 from ..symbolic.ring.trig_ring import TrigRing
 from ..symbolic.simplify import textbook
 from .diagnose import Entry, Origins, diagnose, student_namer
+from .intermediate import entry_name, scalar_answers, step_answers
+from .numeric_check import (
+    HALF_ANGLE_NOTE,
+    NUMERIC_TOLERANCE,
+    fractional_angles,
+    numerically_equal,
+    rationalize,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..symbolic.equations import Equations
@@ -92,7 +100,7 @@ class Mistake:
         """The entry's name as the books write it: ``M12``, ``g2``, ``C[10,3]``."""
         if self.quantity == "symbols":
             return "symbols"
-        return f"{self.quantity}{entry_label(*self.index)}"
+        return entry_name(self.quantity, self.index)
 
     @property
     def message(self) -> str:
@@ -142,7 +150,8 @@ class Comparison:
             lines = [f"{self.name}: {what} correct"]
         else:
             order = [*QUANTITIES, "symbols"]
-            wrong = sorted({m.quantity for m in self.mistakes}, key=order.index)
+            wrong = sorted({m.quantity for m in self.mistakes},
+                           key=lambda q: (order.index(q) if q in order else len(order), q))
             lines = [f"{self.name}: {len(self.mistakes)} mistake(s) in {', '.join(wrong)} "
                      f"(checked {what})"]
             lines += [f"  - {m.message}" for m in self.mistakes]
@@ -204,7 +213,7 @@ def _symbol_table(symbols: Mapping | None, used: set[str], model: set[str], eq: 
     table: dict[sp.Symbol, sp.Expr] = {}
     renamed: list[tuple[str, str, str, bool, str]] = []  # (base, i, k, key is q_i, key)
     for key, target in dict(symbols or {}).items():
-        name = str(key)
+        name = transliterate(str(key))  # θ1 = q1 reads the answer's θ1 (theta1)
         if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", name):
             raise InputError(f"symbols: {excerpt(name, 40)} is not a name")
         if isinstance(target, str):
@@ -328,9 +337,10 @@ def _shape(eq: Equations, quantity: str) -> tuple[int, int]:
     return (eq.dof, eq.dof) if quantity in ("M", "C") else (eq.dof, 1)
 
 
-def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
-            symbols: Mapping | None = None, define: Mapping | None = None,
-            reveal: bool = False) -> Comparison:
+def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None, K=None, U=None,
+            christoffel: Mapping | None = None, steps: Mapping | None = None,
+            symbols: Mapping | None = None,
+            define: Mapping | None = None, reveal: bool = False) -> Comparison:
     """Compare a student's ``M``, ``C``, ``g``, ``tau`` (or ``Cqd``, the vector ``C qd`` of
     velocity terms, lecture 15's ``V``) with ``eq``'s, and say what went wrong.
 
@@ -346,14 +356,34 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
     right, with a note that it is not Christoffel's and whether ``Mdot - 2C`` is
     skew-symmetric for it (Siciliano §7.2).
 
+    Intermediate answers, with the same diagnoses: ``K`` (the kinetic energy), ``U`` (the
+    potential energy; one that differs by a constant, another zero of ``U``, is right with
+    a note) and ``christoffel``, single Christoffel symbols ``{"c112": text}`` (1-based
+    indices ``c_ijk``, :attr:`.Equations.christoffel`); ``steps``, any step of the
+    derivation by its left side (``{"w_2": "[0, 0, qd1 + qd2]"}``: Newton-Euler's
+    ``w_i``, ``wd_i``, ``pddc_i``, ``f_i``, ``mu_i`` in the frames of ``eq.steps``, the
+    Jacobians ``J_P^(l1)``, a link's ``K_1``).
+
     Nothing of the derived answer is in the result unless ``reveal`` (the teacher's
     view): then each mistake has ``expected`` and ``difference`` too.
     """
     given: dict[str, sp.Matrix] = {}
-    for quantity, value in (("M", M), ("C", C), ("g", g), ("tau", tau), ("Cqd", Cqd)):
+    scalars = scalar_answers(eq, K, U, christoffel)
+    scalars.update(step_answers(eq, steps))
+    for quantity, value in (("M", M), ("C", C), ("g", g), ("tau", tau), ("Cqd", Cqd),
+                            *((k, v) for k, (v, _) in scalars.items())):
         if value is None:
             continue
         m = _as_matrix(value, quantity)
+        if quantity in scalars:
+            want = scalars[quantity][1].shape
+            if want[1] == 1 and m.shape == (1, want[0]):
+                m = m.T
+            if m.shape != want:
+                raise InputError(f"{quantity}: expected {want[0]}x{want[1]}, got "
+                                 f"{m.shape[0]}x{m.shape[1]}")
+            given[quantity] = m
+            continue
         want = _shape(eq, quantity)
         if want[1] == 1 and m.shape == (1, want[0]):
             m = m.T
@@ -362,11 +392,11 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
                              f"({eq.dof} joints), got {m.shape[0]}x{m.shape[1]}")
         given[quantity] = m
     if not given:
-        raise InputError("compare: give at least one of M, C, g, tau, Cqd")
+        raise InputError("compare: give at least one of M, C, g, tau, Cqd, K, U, c_ijk")
 
     model = {s.name for s in eq.params} | {s.name for s in eq.q + eq.qd + eq.qdd + eq.h_e}
     notes: list[str] = []
-    given, inexact = _rationalize(given)
+    given, inexact = rationalize(given)
     if inexact:
         notes.append("decimals " + ", ".join(inexact) + " are not a simple fraction: "
                      f"compared numerically (relative tolerance {NUMERIC_TOLERANCE:g})")
@@ -383,7 +413,8 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
         notes.append("symbols read as " + ", ".join(f"{k} = {v}" for k, v in read)
                      + (" (names only: rows and columns stay in the model's joint order)"
                         if relabelled else ""))
-    idle = sorted(str(k) for k in dict(symbols or {}) if str(k) not in used | rates_of)
+    idle = sorted(str(k) for k in dict(symbols or {})
+                  if transliterate(str(k)) not in used | rates_of)
     if idle:
         notes.append(f"symbols {', '.join(idle)} given but not in the answer (not used)")
     show = student_namer(_inverse_names(table, used, joints, eq))
@@ -393,7 +424,7 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
         mistakes.append(Mistake("symbols", (), "symbol", _unknown_message(name, eq, model),
                                 ex.symbol(name)))
 
-    expected = {k: getattr(eq, k) for k in given}
+    expected = {k: scalars[k][1] if k in scalars else getattr(eq, k) for k in given}
     _check_answer_size(given, expected)
     exprs = [x for k in given for x in list(expected[k]) + list(given[k])]
     if "C" in given:  # its classification needs M and C qd in the same ring
@@ -416,12 +447,18 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
         found = entry_mistakes.setdefault(quantity, [])
         for i in range(m.shape[0]):
             for j in range(m.shape[1]):
-                index = (i, j) if quantity in ("M", "C") else (i,)
-                label = f"{quantity}{entry_label(*index)}"
+                index = (i, j) if quantity in ("M", "C") or m.shape[1] > 1 else () \
+                    if m.shape == (1, 1) and quantity in scalars else (i,)
+                label = entry_name(quantity, index)
                 x, y = m[i, j], want[i, j]
                 a, b = poly(x, label), poly(y, label)
                 if a is not None and b is not None:
                     if a == b:
+                        continue
+                    if quantity == "U" and not (textbook(ring, a - b).free_symbols
+                                                & set(eq.q)):  # another zero of U
+                        notes.append("U differs from the derived one by a constant: right, "
+                                     "with its zero elsewhere")
                         continue
                     many = len(a - b) > MAX_PRINTED_TERMS  # printing it would take long
                     diff = None if many or not reveal else textbook(ring, a - b)
@@ -430,7 +467,10 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
                     if diff == 0:
                         continue
                     many = False
-                if x.has(sp.Float) and _numerically_equal(x, y):
+                if (x.has(sp.Float) or fractional_angles(x, eq.q)) \
+                        and numerically_equal(x, y):
+                    if not x.has(sp.Float) and HALF_ANGLE_NOTE not in notes:
+                        notes.append(HALF_ANGLE_NOTE)
                     continue
                 if x.free_symbols & unknown_symbols:
                     names = ", ".join(sorted(show(s) for s in x.free_symbols & unknown_symbols))
@@ -453,63 +493,16 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None,
             notes.append(note)
         if c_form == "valid":  # another factorisation of the same C qd: right
             entry_mistakes["C"] = []
+        elif entry_mistakes["C"] and all(
+                poly(given["C"][j, i], "C") == poly(eq.C[i, j], "C") is not None
+                for i in range(eq.dof) for j in range(eq.dof)):
+            entry_mistakes["C"] = [Mistake(
+                "C", (), "transposed", "C is transposed: each C_ij of the answer is the "
+                "right C_ji (the row is the torque's joint i: C_ij = sum_k c_ijk qd_k)",
+                given["C"], eq.C if reveal else None, None, reveal)]
     for found in entry_mistakes.values():
         mistakes += found
     return Comparison(eq.name, tuple(given), tuple(mistakes), tuple(notes), c_form, reveal)
-
-
-#: A decimal within this (relative) distance of a fraction with a denominator of at most
-#: :data:`MAX_DENOMINATOR` is that fraction (``1.0`` is 1, ``0.5`` is 1/2, ``0.333333333333``
-#: is not 1/3: it is 3e-13 away, inside, so it is; ``0.3333`` is not).
-RATIONAL_TOLERANCE = 1e-12
-MAX_DENOMINATOR = 10**6
-#: A decimal that is no such fraction is compared numerically: the entry is right when
-#: ``|given - expected| <= NUMERIC_TOLERANCE * max(1, |expected|)`` at several random points.
-NUMERIC_TOLERANCE = 1e-9
-NUMERIC_POINTS = 5
-
-
-def _as_fraction(value: float) -> sp.Rational | None:
-    from fractions import Fraction
-    f = Fraction(value).limit_denominator(MAX_DENOMINATOR)
-    if abs(float(f) - value) <= RATIONAL_TOLERANCE * max(1.0, abs(value)):
-        return sp.Rational(f.numerator, f.denominator)
-    return None
-
-
-def _rationalize(given: dict[str, sp.Matrix]) -> tuple[dict[str, sp.Matrix], list[str]]:
-    """Replace every decimal equal to a fraction (within :data:`RATIONAL_TOLERANCE`) by the
-    fraction, so that ``1.0*m2*c2**2`` is ``m2*c2**2`` and ``0.5*m*g*l`` is ``m*g*l/2``;
-    return the decimals that are no fraction (left as they are)."""
-    inexact: list[str] = []
-    out = {}
-    for quantity, m in given.items():
-        table = {}
-        for x in m.atoms(sp.Float):
-            r = _as_fraction(float(x))
-            if r is None:
-                inexact.append(f"{float(x):g}")
-            else:
-                table[x] = r
-        out[quantity] = m.xreplace(table) if table else m
-    return out, sorted(set(inexact))
-
-
-def _numerically_equal(x: sp.Expr, y: sp.Expr) -> bool:
-    """``x == y`` within :data:`NUMERIC_TOLERANCE` at :data:`NUMERIC_POINTS` random points
-    of all their symbols (values in [0.5, 2], deterministic)."""
-    import random
-    rng = random.Random(0)
-    symbols = sorted(x.free_symbols | y.free_symbols, key=lambda s: s.name)
-    try:
-        for _ in range(NUMERIC_POINTS):
-            point = {s: sp.Float(rng.uniform(0.5, 2.0)) for s in symbols}
-            a, b = complex(x.xreplace(point).evalf()), complex(y.xreplace(point).evalf())
-            if abs(a - b) > NUMERIC_TOLERANCE * max(1.0, abs(b)):
-                return False
-    except (TypeError, ValueError):
-        return False
-    return True
 
 
 #: Most named terms (``define``) one answer may use.

@@ -45,7 +45,7 @@ from .questions import ROUTE_NAMES, questions_of, route_key
 from .sheet import FIGURE_POSE, Sheet
 
 __all__ = ["Exercise", "make_exercise", "MAX_DOF", "generic_pose", "REQUIREMENTS",
-           "collinear_slides"]
+           "collinear_slides", "MODES", "ASSESSMENT_MARK"]
 
 #: Most joints of an exercise arm (the derivation stays a page or two).
 MAX_DOF = 3
@@ -77,9 +77,15 @@ class Exercise:
         return len(self.joints)
 
     def write(self, out: str | Path, option: str = "out", *, route: str = "energy",
-              questions=None, figure=None, force: bool = False) -> list[Path]:
+              questions=None, figure=None, force: bool = False,
+              mode: str = "practice") -> list[Path]:
         """Write ``out/task/`` (model file, figure, task sheet) and ``out/solution/`` (the
         answers and the worked derivation); returns the paths written, in order.
+
+        ``mode="assessment"`` (:data:`MODES`) writes ``out/student/`` instead, with only
+        the sheet and the figure, and ``out/lecturer/`` with the model file (marked
+        :data:`ASSESSMENT_MARK`, so ``robodyn check --reveal`` refuses it), the solution
+        and ``answer.json``: nothing in the student's folder is read by robodyn.
 
         ``route``: how ``M`` is found, one of :data:`~robodyn.teaching.questions.ROUTES`;
         ``questions``: the quantities asked, a subset of
@@ -101,16 +107,28 @@ class Exercise:
 
         route = route_key(route)
         asked = questions_of(questions)
-        task_files = ["arm.yaml", "task.md", "task.tex"] + (["arm.png"] if figure else [])
+        if mode not in MODES:
+            raise InputError(f"mode: {str(mode)[:20]!r} is not one of {', '.join(MODES)}")
+        assessment = mode == "assessment"
+        task_files = ["task.md", "task.tex"] + (["arm.png"] if figure else [])
         solution_files = ["solution.txt", "solution.md", "solution.tex", "derivation.txt",
                           "derivation.md", "derivation.tex", "answer.json"]
-        task, solution = Path(out) / "task", Path(out) / "solution"
+        if assessment:  # the model file stays with the lecturer
+            task, solution = Path(out) / "student", Path(out) / "lecturer"
+            solution_files.insert(0, "arm.yaml")
+            model_yaml = ASSESSMENT_MARK + "\n" + self.model_yaml
+            model_folder = solution
+        else:
+            task, solution = Path(out) / "task", Path(out) / "solution"
+            task_files.insert(0, "arm.yaml")
+            model_yaml, model_folder = self.model_yaml, task
         if Path(out).is_symlink():
             prepare_folder(out, option)  # refuses the link, before anything is written
         check_files(task_files, task, force, option)
         check_files(solution_files, solution, force, option)
         out = prepare_folder(out, option)
-        (model,) = write_files({"arm.yaml": self.model_yaml}, task, force=force, option=option)
+        (model,) = write_files({"arm.yaml": model_yaml}, model_folder, force=force,
+                               option=option)
         robot = load(model)
         method = "newton-euler" if route == "newton-euler" else "lagrange"
         eq = equations(robot, method=method,
@@ -120,12 +138,13 @@ class Exercise:
         if has_figure:
             written += write_files({"arm.png": lambda p: figure(robot, generic_pose(self), p)},
                                    task, force=force, option=option)
-        sheet = Sheet(self, eq, robot, route, asked, has_figure)
+        sheet = Sheet(self, eq, robot, route, asked, has_figure, assessment=assessment)
         written += write_files({"task.md": sheet.task_markdown(),
                                 "task.tex": sheet.task_latex()}, task, force=force,
                                option=option)
         answer = json.loads(eq.json())
-        answer["model_file"] = self.model_yaml  # "model" is the model's name
+        answer["model_file"] = model_yaml  # "model" is the model's name
+        answer["mode"] = mode
         answer["asked"] = list(asked)  # grade: unanswered rows, C must be Christoffel's
         written += write_files({"solution.txt": sheet.solution_text(),
                                 "solution.md": sheet.solution_markdown(),
@@ -137,6 +156,15 @@ class Exercise:
                                solution, force=force, option=option)
         return written
 
+
+#: How an exercise is written: ``practice`` (the student's ``task/`` holds the model file,
+#: so ``robodyn check`` and ``derive`` work on it) or ``assessment`` (the student's
+#: ``student/`` holds only the sheet and the figure; the model file and the solution are in
+#: ``lecturer/``).
+MODES = ("practice", "assessment")
+#: The first line of an assessment's model file; ``robodyn check --reveal`` refuses a model
+#: file that starts with it (a lecturer derives the answer with ``robodyn derive``).
+ASSESSMENT_MARK = "# robodyn exercise --mode assessment: the lecturer's copy, not for students"
 
 #: What ``require`` may ask of a drawn arm: ``g``, ``C``: not identically zero (checked at
 #: random states, :data:`REQUIRE_STATES` of them: the entries are analytic, so zero at

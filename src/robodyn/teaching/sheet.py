@@ -23,8 +23,10 @@ class Sheet:
     (:func:`~robodyn.teaching.questions.questions_of`), ``figure`` whether the sheet shows
     the drawn figure."""
 
-    def __init__(self, ex, eq, robot, route: str, asked: tuple, figure: bool):
+    def __init__(self, ex, eq, robot, route: str, asked: tuple, figure: bool, *,
+                 assessment: bool = False):
         self.ex, self.eq, self.robot = ex, eq, robot
+        self.assessment = assessment  # no model file, no robodyn check on the sheet
         self.route, self.asked, self.figure = route, asked, figure
         self.questions = self._questions()
         self._answers = None
@@ -100,7 +102,7 @@ class Sheet:
                     (f"Link {k}: inertia tensor about C_{k}, axes of DH frame {k}",
                      rf"\mathbf{{I}}_{{{k}}}", inertia)]
             for mass, at in self.ex.point_masses[k - 1]:
-                out.append((f"Link {k}: point mass {mass} at, in DH frame {k}",
+                out.append((f"Link {k}: position of the point mass {mass} in DH frame {k}",
                             rf"\mathbf{{c}}_{{{_tex_name(self.eq, mass)}}}", at))
         out.append(("Gravity (base frame)", r"\mathbf{g}_0", self.ex.gravity))
         return out
@@ -227,8 +229,9 @@ class Sheet:
 
     def _answer_regressor(self):
         reg = self.eq.regressor(parameters=self._pi())
+        # Y is the Jacobian of tau in pi: tau = Y(q, qd, qdd) pi is linear in pi
         return [(r"\pi", "pi", reg.pi, ""), ("Y", "Y", reg.Y,
-                                             r"\tau = Y(q, \dot q, \ddot q)\,\pi")]
+                                             r"\frac{\partial \tau}{\partial \pi}")]
 
     # -- the words around ---------------------------------------------------------------
     def _title(self) -> str:
@@ -266,8 +269,43 @@ class Sheet:
         for name, meaning in self.ex.symbols:
             sym = eq.q[int(name[1:]) - 1] if name.startswith("q") and name[1:].isdigit() \
                 else sp.Symbol(name)
-            out.append((tex(sym), meaning))
+            out.append((name, tex(sym), meaning))
         return out
+
+    def _words(self, escape):
+        """The sheet's prose typeset: its formulas as inline math, each symbol of the arm
+        in its typeset form (:func:`~robodyn.teaching.sheet_words.typeset_words`)."""
+        from ..symbolic.printing.latex import tex_of
+        from .sheet_words import typeset_words
+
+        names = {name: tex for name, tex, _ in self._symbol_lines(
+            lambda s: tex_of(self.eq, s))}
+        return lambda text: typeset_words(text, names, escape)
+
+    def questions_latex(self) -> list[str]:
+        """The questions with every formula in LaTeX, in the order of :attr:`questions`."""
+        from .sheet_words import question_latex
+
+        points = " and of each point mass" if any(self.ex.point_masses) else ""
+        pi_tex = [_tex_name(self.eq, n) for n in self._pi()]
+        return [question_latex(key, self.route, points, pi_tex) for key, _ in self.questions]
+
+    def _hint_words(self) -> str:
+        if self.assessment:
+            return ("Hand in one text file with a line KEY = VALUE per quantity asked, in "
+                    "the typed names above")
+        return ("Check your answer (your own symbol names mapped with --symbols "
+                "theta1=q1)")
+
+    def _hint(self) -> str:
+        if not self.assessment:
+            return _check_hint(self.ex)
+        n = self.ex.dof
+        row = "[" + ", ".join("..." for _ in range(n)) + "]"
+        shapes = {"M": "[" + ", ".join(row for _ in range(n)) + "]", "g": row, "tau": row}
+        shapes["C"] = shapes["M"]
+        return "\n".join(f"{q} = {shapes[q]}" for q in self.asked if q in shapes) or \
+            "M = [[...]]"
 
     # -- Markdown ------------------------------------------------------------------------
     def task_markdown(self) -> str:
@@ -278,18 +316,21 @@ class Sheet:
         out = [f"# {self._title()}", ""]
         if self.figure:
             out += ["![The arm at a generic pose, with its DH frames](arm.png)", ""]
-        out += [self._figure_words(), "", "## Symbols", ""]
-        out += [f"- ${t}$: {meaning}" for t, meaning in self._symbol_lines(
-            lambda s: tex_of(eq, s))]
-        out += ["", "The model file is `arm.yaml` (the same data, for robodyn).", "",
-                "## Given", ""]
+        words = self._words(str)  # robodyn's own prose; Markdown keeps $...$ as math
+        out += [words(self._figure_words()), "", "## Symbols", "",
+                "Type each symbol in an answer by the name in code beside it (the rates of "
+                "`q1` as `q1dot`, `q1ddot`).", ""]
+        out += [f"- ${t}$ (`{name}`): {words(meaning)}"
+                for name, t, meaning in self._symbol_lines(lambda s: tex_of(eq, s))]
+        if not self.assessment:
+            out += ["", "The model file is `arm.yaml` (the same data, for robodyn)."]
+        out += ["", "## Given", ""]
         for title, lhs, value in self.given():
-            out += [f"**{title}**", "", markdown_math(eq, lhs, value), ""]
+            out += [f"**{words(title)}**", "", markdown_math(eq, lhs, value), ""]
         out += ["## Questions", ""]
-        out += [f"{k}. {text}" for k, (_, text) in enumerate(self.questions, start=1)]
-        out += ["", "Check your answer (text as in Python, `^` for powers, your own symbol "
-                "names mapped with `--symbols theta1=q1`):", "", "```", _check_hint(self.ex),
-                "```", ""]
+        out += [f"{k}. {text}" for k, text in enumerate(self.questions_latex(), start=1)]
+        out += ["", self._hint_words() + " (text as in Python, `^` for powers):", "",
+                "```", self._hint(), "```", ""]
         return "\n".join(out)
 
     def solution_markdown(self) -> str:
@@ -300,7 +341,8 @@ class Sheet:
                f"Route: {ROUTES[self.route]}. Every vector of the kinematics is in the DH "
                "frames of the task (the model file's frames); the whole derivation is in "
                "derivation.md.", ""]
-        for k, (text, items) in enumerate(self.answers(), start=1):
+        for k, ((_, items), text) in enumerate(zip(self.answers(), self.questions_latex(),
+                                                   strict=True), start=1):
             out += [f"## Question {k}", "", f"*{text}*", ""]
             for lhs, _, value, formula in items:
                 out += [markdown_math(eq, lhs, value, formula), ""]
@@ -324,19 +366,24 @@ class Sheet:
         if self.figure:
             out += ["\\begin{center}", "\\includegraphics[width=0.7\\textwidth]{arm.png}",
                     "\\end{center}"]
-        out += [tex_escape(self._figure_words()), "\\subsection*{Symbols}",
+        words = self._words(tex_escape)
+        out += [words(self._figure_words()), "\\subsection*{Symbols}",
+                "Type each symbol in an answer by the name in typewriter type beside it (the "
+                "rates of \\texttt{q1} as \\texttt{q1dot}, \\texttt{q1ddot}).",
                 "\\begin{itemize}"]
-        out += [f"  \\item ${t}$: {tex_escape(meaning)}" for t, meaning in
-                self._symbol_lines(lambda s: tex_of(eq, s))]
-        out += ["\\end{itemize}", "The model file is \\texttt{arm.yaml}.",
-                "\\subsection*{Given}"]
+        out += [f"  \\item ${t}$ (\\texttt{{{tex_escape(name)}}}): {words(meaning)}"
+                for name, t, meaning in self._symbol_lines(lambda s: tex_of(eq, s))]
+        out.append("\\end{itemize}")
+        if not self.assessment:
+            out.append("The model file is \\texttt{arm.yaml}.")
+        out.append("\\subsection*{Given}")
         for title, lhs, value in self.given():
-            out.append(f"\\paragraph{{{tex_escape(title)}}}")
+            out.append(f"\\paragraph{{{words(title)}}}")
             out.append(tex_lines(eq, lhs, value))
         out += ["\\subsection*{Questions}", "\\begin{enumerate}"]
-        out += [f"  \\item {tex_escape(text)}" for _, text in self.questions]
-        out += ["\\end{enumerate}", "Check your answer:", "\\begin{verbatim}",
-                _check_hint(self.ex), "\\end{verbatim}", "\\end{document}"]
+        out += [f"  \\item {text}" for text in self.questions_latex()]
+        out += ["\\end{enumerate}", tex_escape(self._hint_words()) + ":",
+                "\\begin{verbatim}", self._hint(), "\\end{verbatim}", "\\end{document}"]
         return "\n".join(out) + "\n"
 
     def solution_latex(self) -> str:
@@ -348,8 +395,9 @@ class Sheet:
         out.append(tex_escape(f"Route: {ROUTES[self.route]}. The kinematics is in the DH "
                               "frames of the task; the whole derivation is in "
                               "derivation.tex."))
-        for k, (text, items) in enumerate(self.answers(), start=1):
-            out += [f"\\subsection*{{Question {k}}}", f"\\emph{{{tex_escape(text)}}}"]
+        for k, ((_, items), text) in enumerate(zip(self.answers(), self.questions_latex(),
+                                                   strict=True), start=1):
+            out += [f"\\subsection*{{Question {k}}}", f"\\emph{{{text}}}"]
             out += [tex_lines(eq, lhs, value, formula) for lhs, _, value, formula in items]
         out.append("\\end{document}")
         return "\n".join(out) + "\n"

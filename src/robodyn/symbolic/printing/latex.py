@@ -83,6 +83,8 @@ def symbol_names(eq: Equations) -> dict:
 
 
 _BOOK_NAME = re.compile(r"^([A-Za-z])([a-z]{1,2})(\d+)$")
+#: A lowercase letter, an uppercase tag and an index: ``mL2``, ``mM2`` (``m_{L_2}``).
+_TAGGED_NAME = re.compile(r"^([a-z])([A-Z]{1,2})(\d*)$")
 #: Subscripts that books write with a comma before the link's index (``I_{zz,1}``).
 _AXIS_SUBSCRIPTS = {"xx", "yy", "zz", "xy", "xz", "yz", "v", "s", "m"}
 
@@ -91,10 +93,15 @@ def book_name(name: str) -> str:
     """A parameter's LaTeX as the books write it, where its name is a letter, a short
     lowercase tag and a link index: ``Izz1`` as ``I_{zz,1}``, ``Fv2`` as ``F_{v,2}``,
     ``Jm1`` as ``J_{m,1}``, ``ml2`` as ``m_{l_2}``, ``Il1`` as ``I_{l_1}`` (Siciliano's
-    ``m_{l_i}``); empty for any other name (SymPy's own LaTeX: ``m1`` as ``m_{1}``)."""
+    ``m_{l_i}``), ``mL2`` as ``m_{L_2}``, ``mE`` as
+    ``m_{E}``; empty for any other name (SymPy's own LaTeX: ``m1`` as ``m_{1}``)."""
     m = _BOOK_NAME.match(name)
     if not m:
-        return ""
+        tagged = _TAGGED_NAME.match(name)  # mL2: link 2's body mass, m_{L_2} (not m L_2)
+        if not tagged:
+            return ""
+        index = f"_{{{tagged[3]}}}" if tagged[3] else ""
+        return f"{tagged[1]}_{{{tagged[2]}{index}}}"
     head, tag, index = m.groups()
     if tag in _AXIS_SUBSCRIPTS:
         return f"{head}_{{{tag},{index}}}"

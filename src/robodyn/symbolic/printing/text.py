@@ -5,6 +5,7 @@ out the same lines."""
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING
 
 import sympy as sp
@@ -163,7 +164,8 @@ def text_steps(eq: Equations, fmt=None, prep=None, words=None) -> list[str]:
             number += 1
             out += ["", f"{number}. {section}", ""]
         count += 1
-        out.append(f"  ({count}) {words(step.title)}")
+        out.append(textwrap.fill(f"  ({count}) {words(step.title)}", width=100,
+                                 subsequent_indent=" " * 6, break_long_words=False))
         lhs = f"      {words(step.lhs)} = "
         pad = " " * (len(lhs) - 2) + "= "
         expr = step.expression if prep is None else prep.step(step)
