@@ -339,3 +339,11 @@ def test_huge_values_name_the_input_that_overflows(tmp_path):
         with pytest.raises(rd.InputError) as info:
             rd.identify(robot, path)
         assert str(info.value).startswith(f"{path}, line 19, column {name}2: {value:g}")
+
+
+def test_the_excitation_says_when_its_iteration_budget_stopped_it():
+    robot = rd.load("planar-2r")
+    with pytest.warns(RuntimeWarning, match=r"used its 2 iterations \(condition number"):
+        ex = rd.excitation.fourier(robot, harmonics=2, period=2.0, iterations=2,
+                                   progress=False)
+    assert ex.condition_after <= ex.condition_before

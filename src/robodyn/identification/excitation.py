@@ -17,6 +17,7 @@ position and velocity limits.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -153,19 +154,35 @@ def fourier(robot: Robot, harmonics: int = 5, period: float = 10.0,
     rng = np.random.default_rng(seed)
     shape = (dof, harmonics)
 
-    def cond_of(a, b):
-        a, b = _fit_to_limits(a, b, q0, period, t, lo, hi, vel)
-        q, qd, qdd = _evaluate(a, b, q0, period, t)
-        W = robot.regressor(q, qd, qdd)[..., base.independent].reshape(-1, base.count)
-        W = W / np.maximum(np.linalg.norm(W, axis=0), 1e-300)  # columns' units aside
+    def conditions(xs):
+        """The condition numbers of the stacked, column-normalised base regressor of the
+        trajectories ``xs`` (rows of coefficients), with one regressor call for all."""
+        motions = []
+        for x in np.atleast_2d(xs):
+            a, b = _fit_to_limits(x[:dof * harmonics].reshape(shape),
+                                  x[dof * harmonics:].reshape(shape), q0, period, t, lo, hi,
+                                  vel)
+            motions.append(_evaluate(a, b, q0, period, t))
+        q, qd, qdd = (np.stack(m) for m in zip(*motions, strict=True))
+        W = robot.regressor(q, qd, qdd)[..., base.independent]
+        W = W.reshape(W.shape[0], -1, base.count)
+        W = W / np.maximum(np.linalg.norm(W, axis=1, keepdims=True), 1e-300)
         sv = np.linalg.svd(W, compute_uv=False)
-        return float(sv[0] / sv[-1]) if sv[-1] > 0 else 1e300
+        with np.errstate(divide="ignore"):
+            return np.where(sv[:, -1] > 0, sv[:, 0] / sv[:, -1], 1e300)
+
+    def cond_of(a, b):
+        return float(conditions(np.concatenate([a.ravel(), b.ravel()]))[0])
 
     import scipy.optimize  # SciPy only when used
 
     def objective(x):
-        a, b = x[:dof * harmonics].reshape(shape), x[dof * harmonics:].reshape(shape)
-        return np.log(min(cond_of(a, b), 1e300))
+        """``log cond`` and its forward-difference gradient, every perturbed trajectory in
+        one batch (the optimiser's own differences would call the regressor once each)."""
+        step = 1e-7 * np.maximum(1.0, np.abs(x))
+        xs = np.vstack([x, x + np.diag(step)])
+        values = np.log(np.minimum(conditions(xs), 1e300))
+        return values[0], (values[1:] - values[0]) / step
 
     # a random start with velocities of the order of the limits
     x0 = rng.normal(size=2 * dof * harmonics) * np.tile(np.repeat(vel, harmonics), 2) / harmonics
@@ -173,11 +190,16 @@ def fourier(robot: Robot, harmonics: int = 5, period: float = 10.0,
     x = x0
     if iterations > 0:
         with tracker(progress, int(iterations), "excitation") as bar:
-            sol = scipy.optimize.minimize(objective, x0, method="L-BFGS-B",
+            sol = scipy.optimize.minimize(objective, x0, method="L-BFGS-B", jac=True,
                                           options={"maxiter": int(iterations)},
                                           callback=lambda _: bar.advance())
-        if sol.fun < objective(x0):
+        if sol.fun < objective(x0)[0]:
             x = sol.x
+        if sol.status == 1:  # the iteration budget ran out: say so, the result still stands
+            warnings.warn(f"rd.excitation.fourier: the optimiser used its {int(iterations)} "
+                          f"iterations (condition number {before:.4g} -> "
+                          f"{np.exp(sol.fun):.4g}) before converging; pass iterations= to "
+                          "go on", RuntimeWarning, stacklevel=2)
     a, b = x[:dof * harmonics].reshape(shape), x[dof * harmonics:].reshape(shape)
     a, b = _fit_to_limits(a, b, q0, period, t, lo, hi, vel)
     q, qd, qdd = _evaluate(a, b, q0, period, t)
