@@ -28,6 +28,7 @@ from numpy.typing import ArrayLike
 from .codegen.coupled import make_runner
 from .codegen.runner import Runner
 from .codegen.wrenches import stacked_wrenches
+from .dynamics.constrained import CALLS, ClosedChain
 from .dynamics.inverse_dynamics import TorqueParts
 from .dynamics.kinematics import frame_names, unknown_frame
 from .dynamics.operational_space import OperationalSpace, operational_space
@@ -411,6 +412,9 @@ class Robot:
 
         return equations(self.model, method=method, **options)
 
+    def closed_chain(self) -> ClosedChain:  # loops: assembly, dynamics (docs/closed-chains.md)
+        return ClosedChain(self.chain.closures, self.joints, *map(self.__getattribute__, CALLS))
+
     # -- kinematics ---------------------------------------------------------------
     @property
     def joints(self) -> tuple[str, ...]:
@@ -648,9 +652,9 @@ def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | 
     the root link); ``tip``, the end-effector link (default: the end of the movable joints,
     or the whole tree where they branch; joints off the chosen chain are locked at zero, in
     ``robot.locked``); ``allow_massless``, moving links without ``<inertial>`` as massless;
-    ``snap_angles``, a tolerance within which ``<origin rpy>`` angles snap to multiples of
-    pi/2; ``floating``, the root body as a free-flying base (a model file says
-    ``floating: true``); ``mimic``, ``"coupled"`` or ``"independent"`` (docs/closed-chains.md).
+    ``snap_angles``, a tolerance for ``<origin rpy>`` angles to snap to multiples of pi/2;
+    ``floating``, the root body as a free-flying base (a model file: ``floating: true``);
+    ``mimic``, ``"coupled"`` (default) or ``"independent"`` (docs/closed-chains.md).
 
     A URDF's ``<dynamics damping friction>`` become the joints' viscous and Coulomb
     friction, so :meth:`Robot.inverse_dynamics` is Pinocchio's ``rnea`` of the same file
