@@ -203,22 +203,25 @@ class ClosedChain:
     def forward_dynamics(self, q, qd, tau_a) -> tuple[np.ndarray, np.ndarray]:
         """``(qdd, lambda)`` of the KKT system (module docstring): the tree's accelerations
         and the loop forces, ``M qdd + h = B tau_a + K^T lambda``, ``K qdd + k = 0``.
-        A singular KKT matrix (redundant loop rows, a singular configuration) is a
-        :class:`ModelError`."""
+        Rows of ``K`` that repeat others (a ``position`` closure of a planar mechanism: its
+        z row is zero) are compressed first, ``K = U S V^T`` kept on its rank: ``lambda`` is
+        then the least-norm loop force."""
         q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
-        n, m = len(self.joints), self.rows
+        n = len(self.joints)
         M, K = self._mass(q), self.constraint_jacobian(q)
         h = self._id(q, qd, np.zeros(n))
-        A = np.zeros((n + m, n + m))
-        A[:n, :n], A[:n, n:], A[n:, :n] = M, K.T, K
-        rhs = np.concatenate([self._tau(tau_a) - h, -self.drift(q, qd)])
+        U, sv, Vt = np.linalg.svd(K, full_matrices=False)
+        r = int(np.sum(sv > SINGULAR * max(sv[0], 1e-300))) if sv.size else 0
+        Kr = sv[:r, None] * Vt[:r]
+        A = np.zeros((n + r, n + r))
+        A[:n, :n], A[:n, n:], A[n:, :n] = M, Kr.T, Kr
+        rhs = np.concatenate([self._tau(tau_a) - h, -U[:, :r].T @ self.drift(q, qd)])
         try:
             x = np.linalg.solve(A, rhs)
         except np.linalg.LinAlgError:
-            raise ModelError("forward_dynamics: the KKT matrix is singular (loop equations "
-                             "that repeat each other, e.g. a 'position' closure of a planar "
-                             "mechanism: use 'planar', or a singular configuration)") from None
-        return x[:n], -x[n:]
+            raise ModelError("forward_dynamics: the KKT matrix is singular (a joint that "
+                             "moves no mass)") from None
+        return x[:n], -(U[:, :r] @ x[n:])
 
     def reduced_forward_dynamics(self, q, yd, tau_a) -> np.ndarray:
         """``ydd`` of the reduced model on the actuated coordinates (module docstring):

@@ -32,9 +32,11 @@ world's bodies or beside other joints, joint springs (``stiffness``, ``springdam
 ``gravcomp``, fluid forces, mocap bodies, composite or attached bodies; a body with
 geoms but no ``<inertial>`` while ``<compiler inertiafromgeom="auto">`` (the default), or
 any moving body's geoms with ``inertiafromgeom="true"`` (MuJoCo would derive its inertia
-from the geometry, robodyn does not: add ``<inertial>``). ``<equality>`` and ``<tendon>``
-are not read: the model is the unconstrained tree and a note in ``provenance.notes`` says
-what was left out.
+from the geometry, robodyn does not: add ``<inertial>``). ``<equality>``: ``<connect>`` and
+``<weld>`` between two sites are loop closures (``Chain.closures``, for
+``robot.closed_chain()``; :mod:`robodyn.model.mjcf_equality`); the rest of ``<equality>``
+and ``<tendon>`` are not read: the robot's own methods are the unconstrained tree's (as
+MuJoCo's ``M`` and bias) and a note in ``provenance.notes`` says what was left out.
 
 Safety: the XML is read with :mod:`xml.parsers.expat` and any document type declaration
 is refused (so no entity is ever defined or expanded, internal or external); only regular
@@ -62,11 +64,13 @@ inertials).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ..core.errors import ModelError
 from ..core.files import file_label, model_name_of
 from .mjcf_bodies import MjcfModel
+from .mjcf_equality import equality_closures
 from .mjcf_xml import MjcfReader
 from .source import ModelSource, Provenance
 
@@ -89,6 +93,9 @@ def load_mjcf(path: str | Path) -> ModelSource:
     reader.expand_includes(root, depth=0)
     model = MjcfModel(source, root)
     chain = model.chain()
+    closures = equality_closures(root, chain, source)  # <connect|weld site1 site2>
+    if closures is not None:
+        chain = replace(chain, closures=closures)
     name = root.attrib.get("model") or model_name_of(path)
     kind = ("tree" if chain.parents else "chain") + (", floating base" if chain.floating
                                                        else "")
