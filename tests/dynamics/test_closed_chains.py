@@ -220,3 +220,32 @@ def test_closure_errors_name_the_loop_and_the_fix(four_bar):
     with pytest.raises(rd.ModelError, match="closure type"):
         checked_closures(robot.chain, Closures((LoopClosure("l", "rocker_tip", "ground",
                                                             "hinge"),)), "m")
+
+
+def test_model_file_fields_are_read_and_checked(tmp_path):
+    """``loops:``, ``couplings:`` and ``actuated:`` of a model file; a wrong entry names its
+    field. A coupling in a file reduces the coordinates as a URDF ``<mimic>`` does: the
+    coupled planar 2R (``q2 = -2 q1 + 0.1``) has ``M_y = G^T M G`` with ``G = [1, -2]^T``."""
+    text = rd.models.path("planar-2r").read_text()
+    good = tmp_path / "coupled.yaml"
+    good.write_text(text + "couplings:\n  - {joint: joint2, source: joint1, multiplier: -2,"
+                    " offset: 0.1}\n")
+    coupled, tree = rd.load(good), rd.load("planar-2r")
+    assert coupled.dof == 1 and coupled.joints == ("joint1",)
+    G = np.array([[1.0], [-2.0]])
+    np.testing.assert_allclose(coupled.mass_matrix([0.3]),
+                               G.T @ tree.mass_matrix([0.3, -0.5]) @ G, rtol=1e-13)
+    np.testing.assert_allclose(coupled.gravity_torques([0.3]),
+                               G.T @ tree.gravity_torques([0.3, -0.5]), rtol=1e-13)
+    for extra, message in (
+            ("loops:\n  - {frames: [link2, nowhere]}\n",
+             r"loops\[0\] \('loop1'\): frame 'nowhere' is not a frame"),
+            ("loops:\n  - {frames: [link1, link2], type: hinge}\n", "type 'hinge' is not a"),
+            ("loops:\n  - {frames: link2}\n", r"loops\[0\]\.frames: expected two frame names"),
+            ("couplings:\n  - {joint: joint2, source: joint1, gain: 2}\n",
+             r"couplings\[0\]: unknown key 'gain'"),
+            ("actuated: [joint7]\n", "actuated: 'joint7' is not a joint")):
+        bad = tmp_path / "bad.yaml"
+        bad.write_text(text + extra)
+        with pytest.raises(rd.ModelError, match=message):
+            rd.load(bad)
