@@ -121,13 +121,16 @@ def test_constraint_jacobian_and_drift_by_finite_differences(four_bar):
     np.testing.assert_allclose(chain.drift(q, qd), drift, atol=1e-7)
 
 
-def test_kkt_and_reduced_forward_dynamics_agree_and_invert_inverse_dynamics(four_bar,
-                                                                            parallelogram):
+@pytest.mark.parametrize("name", ["four-bar", "parallelogram-arm", "five-bar"])
+def test_kkt_and_reduced_forward_dynamics_agree_and_invert_inverse_dynamics(name):
     rng = np.random.default_rng(5)
-    for (robot, chain), guess in ((four_bar, [0.5, 0.5, -1.0]),
-                                  (parallelogram, parallelogram[0].configurations["home"])):
+    robot = rd.load(name)
+    chain = robot.closed_chain()
+    sample, guess = SAMPLES[name]
+    guess = robot.configurations["home"] if guess is None else guess
+    for _ in range(3):
         n_a = len(chain.actuated)
-        q = _assembled(chain, rng.uniform(0.3, 1.0, n_a), guess)
+        q = _assembled(chain, sample(rng), guess)
         yd, tau_a = rng.uniform(-1, 1, (2, n_a))
         qd = chain.velocity_map(q) @ yd
         np.testing.assert_allclose(chain.constraint_jacobian(q) @ qd, 0, atol=1e-13)
@@ -284,7 +287,15 @@ def _pinocchio_closed(robot):
     return pin, model, models, datas
 
 
-@pytest.mark.parametrize("name", ["four-bar", "parallelogram-arm"])
+#: Actuated values of each closed built-in that assemble near its guess (elbows out).
+SAMPLES = {
+    "four-bar": (lambda rng: rng.uniform(0.3, 1.2, 1), [0.5, 0.5, -1.0]),
+    "parallelogram-arm": (lambda rng: rng.uniform(0.3, 1.2, 2) + [0, 0.6], None),
+    "five-bar": (lambda rng: [1.9, 1.2] + rng.uniform(-0.2, 0.2, 2), None),
+}
+
+
+@pytest.mark.parametrize("name", list(SAMPLES))
 def test_forward_dynamics_and_loop_forces_equal_pinocchio_constraint_dynamics(name):
     """``pin.constraintDynamics`` with ``RigidConstraintModel``s of the same loops (point
     contacts between the same frames; a planar loop's z row is redundant, which Pinocchio's
@@ -295,11 +306,12 @@ def test_forward_dynamics_and_loop_forces_equal_pinocchio_constraint_dynamics(na
     pin, model, models, datas = _pinocchio_closed(robot)
     data = model.createData()
     pin.initConstraintDynamics(model, data, models, datas)
-    guess = robot.configurations.get("home", np.array([0.5, 0.5, -1.0]))
+    sample, guess = SAMPLES[name]
+    guess = robot.configurations["home"] if guess is None else guess
     rng = np.random.default_rng(11)
     for _ in range(3):
         n_a = len(chain.actuated)
-        q = chain.assemble(rng.uniform(0.3, 1.2, n_a) + [0, 0.6][:n_a], guess).q
+        q = chain.assemble(sample(rng), guess).q
         qd = chain.velocity_map(q) @ rng.uniform(-1, 1, n_a)
         tau_a = rng.uniform(-1, 1, n_a)
         qdd, lam = chain.forward_dynamics(q, qd, tau_a)
