@@ -25,8 +25,7 @@ import numpy as np
 import sympy as sp
 from numpy.typing import ArrayLike
 
-from .codegen.coupled import make_runner
-from .codegen.runner import Runner
+from .codegen.coupled import Runner, make_runner
 from .codegen.wrenches import stacked_wrenches
 from .dynamics.constrained import CALLS, ClosedChain
 from .dynamics.inverse_dynamics import TorqueParts
@@ -412,7 +411,8 @@ class Robot:
 
         return equations(self.model, method=method, **options)
 
-    def closed_chain(self) -> ClosedChain:  # loops: assembly, dynamics (docs/closed-chains.md)
+    def closed_chain(self) -> ClosedChain:
+        """The closed mechanism of ``chain.closures``: assembly, K, dynamics (closed-chains.md)."""
         return ClosedChain(self.chain.closures, self.joints, *map(self.__getattribute__, CALLS))
 
     # -- kinematics ---------------------------------------------------------------
