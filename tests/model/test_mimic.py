@@ -9,6 +9,7 @@ hand-written files (a multiplier and an offset, a prismatic mimic), to 1e-9 rela
 
 from __future__ import annotations
 
+import pickle
 import warnings
 
 import numpy as np
@@ -119,6 +120,17 @@ def test_hand_written_mimic_with_multiplier_offset_and_a_prismatic_joint(tmp_pat
     assert tree.dof == 4
     np.testing.assert_allclose(robot.forward_kinematics([0.0, 0.0], "c"),
                                tree.forward_kinematics([0, 0, 0.3, 0], "c"), atol=1e-15)
+
+
+def test_a_coupled_robot_pickles_and_refuses_a_tree_kernel_handle(tmp_path):
+    path = tmp_path / "coupled.urdf"
+    path.write_text(HAND_WRITTEN)
+    robot = rd.load(path)
+    again = pickle.loads(pickle.dumps(robot))
+    assert again.dof == 2
+    np.testing.assert_array_equal(again.mass_matrix([0.2, 0.4]), robot.mass_matrix([0.2, 0.4]))
+    with pytest.raises(rd.ModelError, match="robot.kernel.*coupled joints.*mimic='independent'"):
+        robot.kernel("mass_matrix")
 
 
 def test_independent_keeps_the_tree_and_warns(tmp_path):

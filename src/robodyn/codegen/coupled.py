@@ -108,6 +108,12 @@ class CoupledRunner(Runner):
         raise ModelError(f"{self.name}: {base} of a model with coupled joints is not "
                          "computed yet; load it with mimic='independent' for the tree's")
 
+    def handle(self, kind: str):
+        """Refused: a kernel handle runs the tree's kernel on the tree's coordinates."""
+        raise ModelError(f"{self.name}: robot.kernel({kind!r}) of a model with coupled joints "
+                         "is not available yet (it would run the tree's kernel); call the "
+                         "robot's methods, or load with mimic='independent'")
+
     def _lifted(self, name: str, value, kind: str):
         """An input of the independent coordinates as the tree's: ``q = G y + b``,
         velocity-like ``G y``; wrenches unchanged."""
