@@ -171,3 +171,29 @@ def test_couplings_are_checked():
     with pytest.raises(rd.ModelError, match="actuated: joint 'joint2' is coupled"):
         checked_closures(chain, Closures(couplings=(Coupling("joint2", "joint1"),),
                                          actuated=("joint2",)), "m")
+
+
+def test_derivatives_of_a_coupled_robot_are_finite_differences_of_its_dynamics(tmp_path):
+    """``dtau_y/dy = G^T (dtau/dq) G`` and ``dM_y/dy``: central differences of the coupled
+    robot's own ``inverse_dynamics`` and ``mass_matrix`` (on the independent coordinates)."""
+    path = tmp_path / "coupled.urdf"
+    path.write_text(HAND_WRITTEN)
+    robot = rd.load(path).without_friction()
+    y, yd, ydd = np.array([0.3, -0.4]), np.array([0.7, 0.2]), np.array([-0.5, 1.1])
+    d_q, d_qd, d_qdd = robot.inverse_dynamics_derivatives(y, yd, ydd)
+    dm = robot.mass_matrix_derivatives(y)
+    h = 1e-6
+    for k, e in enumerate(np.eye(2)):
+        np.testing.assert_allclose(d_q[:, k], (robot.inverse_dynamics(y + h * e, yd, ydd)
+                                               - robot.inverse_dynamics(y - h * e, yd, ydd))
+                                   / (2 * h), atol=1e-7)
+        np.testing.assert_allclose(d_qd[:, k], (robot.inverse_dynamics(y, yd + h * e, ydd)
+                                                - robot.inverse_dynamics(y, yd - h * e, ydd))
+                                   / (2 * h), atol=1e-7)
+        np.testing.assert_allclose(dm[:, :, k], (robot.mass_matrix(y + h * e)
+                                                 - robot.mass_matrix(y - h * e)) / (2 * h),
+                                   atol=1e-8)
+    np.testing.assert_allclose(d_qdd, robot.mass_matrix(y), atol=1e-13)
+    with pytest.raises(rd.ModelError, match="forward_dynamics_derivatives of a model with "
+                                            "coupled joints"):
+        robot.forward_dynamics_derivatives(y, yd, ydd)
