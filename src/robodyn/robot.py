@@ -25,8 +25,9 @@ import numpy as np
 import sympy as sp
 from numpy.typing import ArrayLike
 
-from .codegen.runner import Runner
+from .codegen.coupled import Runner, make_runner
 from .codegen.wrenches import stacked_wrenches
+from .dynamics.constrained import CALLS, ClosedChain
 from .dynamics.inverse_dynamics import TorqueParts
 from .dynamics.kinematics import frame_names, unknown_frame
 from .dynamics.operational_space import OperationalSpace, operational_space
@@ -66,7 +67,7 @@ class Robot:
 
     def _attach_runner(self) -> None:
         # the compiled kernels and caches, made with the robot (never written later)
-        object.__setattr__(self, "_runner", Runner(self.chain, self._values, self.name))
+        object.__setattr__(self, "_runner", make_runner(self.chain, self._values, self.name))
 
     @classmethod
     def from_dh(cls, rows, joints: str | Sequence[str] | None = None, *, masses,
@@ -98,8 +99,8 @@ class Robot:
     @property
     def dof(self) -> int:
         """The degrees of freedom, ``nv``: one per revolute or prismatic joint, three per ball
-        joint, six for a free-flying base (its free joint)."""
-        return self.chain.nv
+        joint, six for a free-flying base (its free joint); coupled joints not counted."""
+        return self._runner.nv
 
     @property
     def floating(self) -> bool:
@@ -110,12 +111,12 @@ class Robot:
     def nq(self) -> int:
         """Values of a configuration ``q``: one per revolute or prismatic joint, four per ball
         joint (a quaternion), seven per free joint (``[x, y, z, qx, qy, qz, qw]``)."""
-        return self.chain.nq
+        return self._runner.nq
 
     @property
     def nv(self) -> int:
         """Values of a velocity, acceleration or generalised force: :attr:`dof`."""
-        return self.chain.nv
+        return self._runner.nv
 
     def _run(self, kind: str, *, h_e=None, **arrays):
         """The facade's one way to a kernel: registry entry ``kind`` on ``arrays`` (in the
@@ -399,7 +400,7 @@ class Robot:
 
     def neutral(self) -> np.ndarray:
         """The zero configuration ``(nq,)`` (quaternions the identity; Pinocchio's ``neutral``)."""
-        return self.chain.neutral()
+        return self._runner.neutral()
 
     # -- closed forms ---------------------------------------------------------------
     def equations(self, method: str = "lagrange", **options: Any):
@@ -410,12 +411,16 @@ class Robot:
 
         return equations(self.model, method=method, **options)
 
+    def closed_chain(self) -> ClosedChain:
+        """The closed mechanism of ``chain.closures``: assembly, K, dynamics (closed-chains.md)."""
+        return ClosedChain(self.chain.closures, self.joints, *map(self.__getattribute__, CALLS))
+
     # -- kinematics ---------------------------------------------------------------
     @property
     def joints(self) -> tuple[str, ...]:
         """The joint names, in the order of ``q`` (one per link; a joint without a name
         is its link's name)."""
-        return tuple(link.joint.name or link.name for link in self.chain.links)
+        return self._runner.joints
 
     @property
     def frames(self) -> tuple[str, ...]:
@@ -637,7 +642,7 @@ class Robot:
 
 def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | None = None,
          allow_massless: bool = False, snap_angles: float | None = None,
-         floating: bool = False) -> Robot:
+         floating: bool = False, mimic: str = "coupled") -> Robot:
     """Load a robot: a built-in model's name (``rd.models.names()``), a ``.yaml``/``.yml``
     model file, the movable tree (or one chain) of a ``.urdf`` file, or the body tree of a
     MuJoCo ``.xml`` (MJCF) file (:func:`robodyn.model.mjcf.load_mjcf`).
@@ -647,9 +652,9 @@ def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | 
     the root link); ``tip``, the end-effector link (default: the end of the movable joints,
     or the whole tree where they branch; joints off the chosen chain are locked at zero, in
     ``robot.locked``); ``allow_massless``, moving links without ``<inertial>`` as massless;
-    ``snap_angles``, a tolerance within which ``<origin rpy>`` angles snap to multiples of
-    pi/2; ``floating``, the root body as a free-flying base (a model file says
-    ``floating: true``).
+    ``snap_angles``, a tolerance for ``<origin rpy>`` angles to snap to multiples of pi/2;
+    ``floating``, the root body as a free-flying base (a model file: ``floating: true``);
+    ``mimic``, ``"coupled"`` (default) or ``"independent"`` (docs/closed-chains.md).
 
     A URDF's ``<dynamics damping friction>`` become the joints' viscous and Coulomb
     friction, so :meth:`Robot.inverse_dynamics` is Pinocchio's ``rnea`` of the same file
@@ -670,7 +675,7 @@ def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | 
     from .model.load import read_source
 
     return from_source(read_source(source, base=base, tip=tip, allow_massless=allow_massless,
-                                   snap_angles=snap_angles, floating=floating),
+                                   snap_angles=snap_angles, floating=floating, mimic=mimic),
                        source=str(source))
 
 

@@ -719,7 +719,7 @@ def test_example_robot_data_trees_on_a_free_flyer_match_pinocchio(relative):
     path = _example(relative)
     with warnings.catch_warnings():  # the Panda's mimic finger: independent, as Pinocchio's
         warnings.simplefilter("ignore")
-        robot = rd.load(path, floating=True).without_friction()
+        robot = rd.load(path, floating=True, mimic="independent").without_friction()
     model = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
     data = model.createData()
     names = [model.names[j] for j in range(2, model.njoints)]

@@ -311,7 +311,7 @@ def test_every_example_robot_data_urdf_loads_with_default_arguments_or_says_why(
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UrdfWarning)
             try:
-                robot = rd.load(path)
+                robot = rd.load(path, mimic="independent")  # coupled: test_mimic.py
                 robot.numeric_chain  # noqa: B018 - evaluated and checked
             except rd.ModelError as exc:
                 message = str(exc)

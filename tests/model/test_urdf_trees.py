@@ -147,7 +147,7 @@ def test_mimic_joints_of_a_tree_are_independent_with_a_warning_naming_them(tmp_p
     path.write_text(text)
     with pytest.warns(UrdfWarning, match=r"mimic\.urdf: 1 <mimic> joint\(s\) loaded as "
                                          r"independent joints .*: right_joint"):
-        source = load_urdf(path)
+        source = load_urdf(path, mimic="independent")
     assert source.chain.dof == 3
     assert any("right_joint" in note and "independent" in note
                for note in source.provenance.notes)
@@ -297,7 +297,9 @@ def _load_erd(path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UrdfWarning)  # mimic joints, unused bodies
         warnings.simplefilter("ignore", rd.PhysicalConsistencyWarning)
-        return rd.load(path, **OPTIONS.get(path.name, {}))
+        # mimic joints independent, as pin.buildModelFromUrdf(path) without mimic=True
+        # (coupled: tests/model/test_mimic.py)
+        return rd.load(path, mimic="independent", **OPTIONS.get(path.name, {}))
 
 
 def _by_the_functions(robot, q, v, a):
@@ -342,7 +344,7 @@ def _check_against_pinocchio(path, values) -> None:
             rd.load(path)
         return
     robot = _load_erd(path)  # neither side has armature (URDF has none)
-    model = pin.buildModelFromUrdf(str(path))  # mimic joints independent, as robodyn's
+    model = pin.buildModelFromUrdf(str(path))  # mimic joints independent, as _load_erd's
     data = model.createData()
     assert model.nv == robot.dof
     rng = np.random.default_rng(zlib.crc32(path.name.encode()))
@@ -524,7 +526,7 @@ def test_example_robot_data_trees_round_trip(rel, tmp_path):
         pytest.skip(f"example-robot-data has no {rel}")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UrdfWarning)
-        robot = rd.load(path)
+        robot = rd.load(path, mimic="independent")  # URDF export writes no <mimic> yet
         chain = robot.numeric_chain
         assert writable_chain(chain)[1] == {}  # written as it is: no body made physical
         exported = tmp_path / path.name

@@ -73,6 +73,25 @@ class Runner:
         self.hot_inverse_dynamics: tuple | None = None
         self.hot_forward_dynamics: tuple | None = None
 
+    @property
+    def nv(self) -> int:
+        """Values of a velocity of the robot's coordinates (a coupled runner: fewer)."""
+        return self.chain.nv
+
+    @property
+    def nq(self) -> int:
+        """Values of a configuration of the robot's coordinates."""
+        return self.chain.nq
+
+    @property
+    def joints(self) -> tuple[str, ...]:
+        """The names of the robot's coordinates' joints, in ``q`` order."""
+        return tuple(link.joint.name or link.name for link in self.chain.links)
+
+    def neutral(self) -> np.ndarray:
+        """The zero configuration of the robot's coordinates."""
+        return self.chain.neutral()
+
     def __getstate__(self):
         return {"chain": self.chain, "values": self.values, "name": self.name}
 

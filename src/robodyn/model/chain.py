@@ -290,6 +290,9 @@ class Chain:
     planar: bool = False
     parents: tuple[int, ...] = ()
     frames: tuple[Frame, ...] = ()
+    #: Loop closures, joint couplings and actuated joints of a closed mechanism
+    #: (:class:`~robodyn.model.loops.Closures`, docs/closed-chains.md); None: a tree.
+    closures: Any = None
 
     def __post_init__(self):
         if self.parents:
@@ -613,7 +616,7 @@ def _map(f, x):
 
 
 #: Fields of the model that are not numbers of the dynamics.
-_NOT_NUMBERS = ("name", "type", "limits", "planar", "parents", "link")
+_NOT_NUMBERS = ("name", "type", "limits", "planar", "parents", "link", "closures")
 
 
 def _map_dataclass(f, obj):

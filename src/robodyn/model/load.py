@@ -20,7 +20,8 @@ from .yaml_file import parse_model, read_model_file
 
 def read_source(source: str | os.PathLike[str], *, base: str | None = None,
                 tip: str | None = None, allow_massless: bool = False,
-                snap_angles: float | None = None, floating: bool = False) -> ModelSource:
+                snap_angles: float | None = None, floating: bool = False,
+                mimic: str = "coupled") -> ModelSource:
     """The model ``source`` names (:func:`robodyn.load`): a built-in model, a
     ``.yaml``/``.yml`` model file, a ``.urdf`` or an MJCF ``.xml``.
 
@@ -46,6 +47,9 @@ def read_source(source: str | os.PathLike[str], *, base: str | None = None,
       base (a free joint at the root, as Pinocchio's ``JointModelFreeFlyer``;
       :mod:`robodyn.model.joints`), the links hanging from it; a model file says
       ``floating: true`` instead.
+    * ``mimic``: ``"coupled"`` (default): ``<mimic>`` joints follow the joint they name
+      (``robot.dof`` counts the independent joints, docs/closed-chains.md);
+      ``"independent"``: each moves on its own.
     """
     from . import builtin as models
 
@@ -53,6 +57,8 @@ def read_source(source: str | os.PathLike[str], *, base: str | None = None,
         ("base", base, None), ("tip", tip, None), ("allow_massless", allow_massless, False),
         ("snap_angles", snap_angles, None), ("floating", floating, False))
         if value is not default}
+    if mimic != "coupled":
+        options["mimic"] = mimic
     text = str(source)
     path = Path(text)
     if path.suffix.lower() in (".yaml", ".yml"):

@@ -33,10 +33,12 @@ a mesh file is opened only when a geom's mass needs it.
 Errors name the file, line and element: a ``free`` joint below the world's bodies or
 beside other joints, a ball joint with armature, damping or friction, mocap bodies,
 composite or attached bodies, height-field and plane geoms that would give a body its
-inertia, hostile mesh files (:mod:`robodyn.model.mjcf_meshes`). ``<equality>``,
+inertia, hostile mesh files (:mod:`robodyn.model.mjcf_meshes`). ``<equality>``:
+``<connect>`` and ``<weld>`` between two sites are loop closures (``Chain.closures``, for
+``robot.closed_chain()``; :mod:`robodyn.model.mjcf_equality`); the rest of ``<equality>``,
 ``<tendon>`` and ``<deformable>``, joint springs, fluid forces and ``gravcomp`` are not
-read: the model is the unconstrained tree and a note in ``provenance.notes`` says what was
-left out.
+read: the robot's own methods are the unconstrained tree's (as MuJoCo's ``M`` and bias)
+and a note in ``provenance.notes`` says what was left out.
 
 Safety: the XML is read with :mod:`xml.parsers.expat` and any document type declaration
 is refused (so no entity is ever defined or expanded, internal or external); only regular
@@ -64,11 +66,13 @@ inertials).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ..core.errors import ModelError
 from ..core.files import file_label, model_name_of
 from .mjcf_bodies import MjcfModel
+from .mjcf_equality import equality_closures
 from .mjcf_xml import MjcfReader
 from .source import ModelSource, Provenance
 
@@ -91,6 +95,9 @@ def load_mjcf(path: str | Path) -> ModelSource:
     reader.expand_includes(root, depth=0)
     model = MjcfModel(source, root, reader.folder)
     chain = model.chain()
+    closures = equality_closures(root, chain, source)  # <connect|weld site1 site2>
+    if closures is not None:
+        chain = replace(chain, closures=closures)
     name = root.attrib.get("model") or model_name_of(path)
     kind = ("tree" if chain.parents else "chain") + (", floating base" if chain.floating
                                                        else "")

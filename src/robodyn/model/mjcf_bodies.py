@@ -47,6 +47,7 @@ from .mjcf_compiler import (
     translation,
     unit_vector,
 )
+from .mjcf_equality import is_site_closure
 from .mjcf_geoms import PRIMITIVES, check_size, combined, solid, z_to
 from .mjcf_xml import MjcfElement
 
@@ -137,8 +138,9 @@ class MjcfModel:
                     f"{n} <{tag}>" for tag, n in sorted(counts.items())) + "): skins are "
                     "drawn, flexes add passive forces beside M and the bias; the rigid bodies "
                     "are read")
-            elif node.tag in ("equality", "tendon") and node.children:
-                counts = Counter(c.tag for c in node.children)
+            elif node.tag in ("equality", "tendon") and any(
+                    not is_site_closure(c) for c in node.children):
+                counts = Counter(c.tag for c in node.children if not is_site_closure(c))
                 ignored.append(f"<{node.tag}> (" + ", ".join(
                     f"{n} <{tag}>" for tag, n in sorted(counts.items())) + ")")
             elif node.tag == "extension" and node.children:

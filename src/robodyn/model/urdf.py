@@ -86,6 +86,7 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -110,6 +111,7 @@ from .file_values import number as _number
 from .file_values import numbers as _numbers
 from .file_values import quote as _q
 from .file_values import rotation as _rotation
+from .loops import Closures, Coupling, checked_closures
 from .source import ModelSource, Provenance
 from .urdf_tree import (
     MOVING_TYPES,
@@ -141,7 +143,7 @@ MAX_URDF_LINKS = MAX_URDF_JOINTS + 1
 
 def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
               allow_massless: bool = False, snap_angles: float | None = None,
-              floating: bool = False) -> ModelSource:
+              floating: bool = False, mimic: str = "coupled") -> ModelSource:
     """Read the movable tree of a URDF file under ``base``, or its serial chain from
     ``base`` to ``tip`` (``robodyn.load(path, ...)`` makes it a :class:`~robodyn.Robot`).
 
@@ -158,10 +160,18 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
     link's own frame is a named :class:`~robodyn.model.chain.Frame` of ``Chain.frames``.
     See the module docstring for what is merged, locked and checked.
 
+    ``mimic``: ``"coupled"`` (default) reads ``<mimic joint= multiplier= offset=>`` as
+    couplings ``q = multiplier q_joint + offset`` (``Chain.closures``, the joints leave the
+    coordinates as in Pinocchio's ``buildModelFromUrdf(path, mimic=True)``);
+    ``"independent"`` loads them as joints of their own (the tree's dynamics).
+
     Raises :class:`ModelError` naming the link or joint at fault; warns
     (:class:`UrdfWarning`) about non-physical bodies outside the model and about
-    ``<mimic>`` joints of a tree (loaded as independent joints).
+    ``<mimic>`` joints of a tree loaded with ``mimic="independent"``.
     """
+    if mimic not in ("coupled", "independent"):
+        raise ModelError(f"mimic={_q(mimic)}: use 'coupled' (the <mimic> joints follow the "
+                         "joint they name) or 'independent' (each moves on its own)")
     path = Path(path)
     source = file_label(path)
     if not isinstance(floating, bool):
@@ -180,12 +190,22 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
     tip, ends = choose_tip(source, frames, subtree, child_joints, base, tip)
     file_order = {joint.name: i for i, joint in enumerate(joints)}
     notes: list[str] = []
+    couplings: tuple = ()
     if tip is None:  # the movable joints branch: the whole tree
         model_joints = moving_joints_under(source, subtree, child_joints, base, file_order)
-        mimic = [j.name for j in model_joints if j.mimic]
-        if mimic:
-            text = (f"{source}: {len(mimic)} <mimic> joint(s) loaded as independent joints "
-                    f"(as Pinocchio's buildModelFromUrdf does): {_listing(mimic, 5)}")
+        mimics = [j.name for j in model_joints if j.mimic]
+        if mimics and mimic == "coupled" and floating:
+            raise ModelError(f"{source}: <mimic> joint(s) {_listing(mimics, 5)} on a floating "
+                             "base are not coupled yet; pass mimic='independent' to load them "
+                             "as joints of their own")
+        if mimics and mimic == "coupled":
+            couplings = mimic_couplings(source, model_joints)
+            notes.append(f"{len(mimics)} <mimic> joint(s) coupled to the joints they name "
+                         f"(robot.dof counts the others): {_listing(mimics, 5)}")
+        elif mimics:
+            text = (f"{source}: {len(mimics)} <mimic> joint(s) loaded as independent joints "
+                    f"(mimic='independent'; Pinocchio's buildModelFromUrdf without mimic=True): "
+                    f"{_listing(mimics, 5)}")
             notes.append(text.removeprefix(source + ": "))
             warn(UrdfWarning(text))
     else:
@@ -218,6 +238,9 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
         parents=parents,
         frames=tuple(named),
     )
+    if couplings:
+        chain = replace(chain, closures=checked_closures(chain, Closures(couplings=couplings),
+                                                         source))
     if floating:
         mass, com, inertia = _merge([(pose[link], bodies[link]) for link in members_of[-1]
                                      if bodies[link] is not None])
@@ -363,7 +386,7 @@ def _read_joints(root: ET.Element, source: str, frames: list[str],
             origin=_origin(element.find("origin"), where,
                            lambda rpy, name=name: snapper(rpy, "joint", name)),
             axis=axis, limits=_limits(element.find("limit"), kind, where),
-            damping=damping, friction=friction, mimic=element.find("mimic") is not None,
+            damping=damping, friction=friction, mimic=_mimic(element.find("mimic"), where),
         ))
     return joints
 
@@ -376,6 +399,32 @@ def _at_most(root: ET.Element, tag: str, limit: int, source: str) -> list[ET.Ele
                          f"{limit:,} robodyn reads (robodyn.model.urdf.MAX_URDF_{tag.upper()}S); "
                          "a robot has a few hundred at most: load a URDF of the robot alone")
     return elements
+
+
+def _mimic(element: ET.Element | None, where: str) -> tuple | None:
+    """``(joint, multiplier, offset)`` of a ``<mimic>`` (defaults 1 and 0), else None."""
+    if element is None:
+        return None
+    joint = element.get("joint")
+    if not joint:
+        raise ModelError(f"{where} <mimic>: no joint=...; name the joint this one follows")
+    return (joint, _float(element.get("multiplier", "1"), f"{where} <mimic multiplier>"),
+            _float(element.get("offset", "0"), f"{where} <mimic offset>"))
+
+
+def mimic_couplings(source: str, model_joints) -> tuple[Coupling, ...]:
+    """The :class:`Coupling` of each ``<mimic>`` joint of the model; the joint it names must
+    be a moving joint of the model too."""
+    moving = {j.name for j in model_joints}
+    out = []
+    for j in model_joints:
+        if j.mimic:
+            if j.mimic[0] not in moving:
+                raise ModelError(f"{source}: joint {_q(j.name)} <mimic joint={_q(j.mimic[0])}>: "
+                                 "not a moving joint of the model; pass mimic='independent' "
+                                 "to load the mimic joint on its own")
+            out.append(Coupling(j.name, *j.mimic))
+    return tuple(out)
 
 
 def _limits(element: ET.Element | None, kind: str, where: str) -> tuple | None:

@@ -41,7 +41,7 @@ class UrdfJoint:
     """A ``<joint>`` of the file as read: its type, the links it joins, ``origin`` (4x4,
     the child (joint) frame in the parent link frame), unit ``axis``, ``limits``
     ``(lower, upper, velocity, effort)``, ``<dynamics damping friction>`` and whether it
-    has a ``<mimic>``."""
+    its ``<mimic>`` as ``(joint, multiplier, offset)`` (None: none)."""
 
     name: str
     type: str
@@ -52,7 +52,7 @@ class UrdfJoint:
     limits: tuple | None
     damping: float
     friction: float
-    mimic: bool
+    mimic: tuple | None
 
 
 # -- the tree --------------------------------------------------------------------------

@@ -39,6 +39,11 @@ The schema (README, "Model files")::
       home: [0, pi/2]            # the limits (robot.configurations["home"])
     frames:                      # optional: named frames fixed to a link (or the base):
       left_tip: {link: finger1, xyz: [0, 0, l3], rpy: [0, 0, 0]}   # in its DH frame
+    loops:                       # optional: closed chains (docs/closed-chains.md)
+      - {name: close, frames: [tip_a, tip_b], type: planar}   # position | planar | pose
+    couplings:                   # optional: q_joint = multiplier q_source + offset
+      - {joint: link3, source: link2, multiplier: -1, offset: 0}
+    actuated: [link1]            # optional: the driven joints (the others are passive)
 
 Numbers may be expressions (:mod:`robodyn.model.expressions`); omitted ``com``
 and ``inertia`` are zero; ``mass`` is required. Unknown keys are errors (a typo
@@ -83,6 +88,7 @@ from .dh import CONVENTIONS, STANDARD, DHRow, dh_chain, dh_frame_offset
 from .expressions import RESERVED as RESERVED_NAME
 from .expressions import check_parameter_name, parse_expression, symbol
 from .friction import FRICTION_FIELDS
+from .loops import parse_closures
 from .names import display_tex_problem
 from .source import ModelSource, Provenance
 from .yaml_fields import (
@@ -99,7 +105,7 @@ from .yaml_loader import ModelLoader, YamlLimitError
 
 _TOP_KEYS = {"name", "dh", "gravity", "links", "values", "description", "planar", "tool",
              "display", "configurations", "terms", "potential_zero", "floating", "base",
-             "frames"}
+             "frames", "loops", "couplings", "actuated"}
 _BASE_KEYS = {"mass", "com", "inertia"}
 #: A configuration's name: an identifier of at most 40 characters (``qr``, ``home``).
 _CONFIGURATION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
@@ -230,6 +236,9 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
     chain = _floating_base(data, chain, source)
     if "g" not in values and sp.Symbol("g") in chain.free_symbols():
         values = {**values, "g": 9.81}  # standard gravity, as Robot.from_dh, unless given
+    closures = parse_closures(data, chain, source)
+    if closures is not None:
+        chain = replace(chain, closures=closures)
     for s in sorted(chain.free_symbols(), key=str):
         check_parameter_name(str(s), f"{source}: symbol")
     description = data.get("description", "")

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core.display import number
 from ..core.errors import warn
+from ..model.loops import coupling_basis
 from .inputs import wrench_value
 
 if TYPE_CHECKING:
@@ -178,6 +179,10 @@ def crossed_limits(robot, sim: Simulation) -> list[str]:
     ``"<joint> <position|velocity|effort> limit <bound> first crossed at t = ... s"``."""
     crossed = []
     chain = robot.numeric_chain
+    q, qd, efforts = sim.q, sim.qd, None
+    if chain.closures is not None and chain.closures.couplings:  # every joint's, q = G y + b
+        G, b, independent = coupling_basis(chain)
+        q, qd, efforts = sim.q @ G.T + b, sim.qd @ G.T, dict(zip(independent, range(len(b))))
     for j, (link, kq, kv) in enumerate(zip(chain.links, chain.q_offsets(), chain.v_offsets(),
                                            strict=True)):
         limits = link.joint.limits
@@ -185,12 +190,14 @@ def crossed_limits(robot, sim: Simulation) -> list[str]:
             continue
         lower, upper, velocity, effort = limits
         name = link.joint.name or f"joint {j + 1}"
-        checks = [("position", (sim.q[:, kq] < lower) | (sim.q[:, kq] > upper),
+        checks = [("position", (q[:, kq] < lower) | (q[:, kq] > upper),
                    f"[{lower:g}, {upper:g}]")]
         if lower == upper == 0:
             checks = []  # URDF's default when a file gives no position limits
-        checks.append(("velocity", np.abs(sim.qd[:, kv]) > velocity, f"{velocity:g}"))
-        checks.append(("effort", np.abs(sim.tau[:, kv]) > effort, f"{effort:g}"))
+        checks.append(("velocity", np.abs(qd[:, kv]) > velocity, f"{velocity:g}"))
+        if efforts is None or j in efforts:  # a coupled joint's torque is not in sim.tau
+            k = kv if efforts is None else efforts[j]
+            checks.append(("effort", np.abs(sim.tau[:, k]) > effort, f"{effort:g}"))
         for what, mask, bound in checks:
             if mask.any():
                 crossed.append(f"{name} {what} limit {bound} first crossed at t = "

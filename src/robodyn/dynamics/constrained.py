@@ -1,0 +1,300 @@
+"""Closed chains: loop assembly, the constraint Jacobian and its drift, constrained dynamics.
+
+A closed mechanism is its spanning tree (coordinates ``q``, ``n`` of them) and the loop
+closures of :mod:`robodyn.model.loops`, ``phi(q) = 0`` (``m`` equations). Differentiated,
+
+    K(q) qd = 0,        K(q) qdd + k(q, qd) = 0,        k = Kdot qd   (the drift term)
+
+with ``K`` the difference of the two frames' geometric Jacobians (rows ``v`` for a
+``position`` closure, ``v_x, v_y`` for a ``planar`` one, ``v, w`` for a ``pose``). The
+equations of motion of the tree with the loop forces ``lambda`` (Featherstone, "Rigid Body
+Dynamics Algorithms", §8.1-8.3; Siciliano et al., "Robotics", §7.3.3):
+
+    M qdd + h = B tau_a + K^T lambda,      h = tau_tree(q, qd, 0)  (C qd + g + friction)
+
+``B`` selects the actuated joints (``actuated:``). Forward dynamics solves the KKT system
+
+    [M  K^T] [ qdd   ]   [B tau_a - h]
+    [K   0 ] [-lambda] = [    -k     ]
+
+(:meth:`ClosedChain.forward_dynamics`) or, with the passive velocities ``qd_p = -K_p^-1 K_a
+yd`` of the actuated ones ``yd``, the reduced model on the actuated coordinates ``y``
+(Featherstone §8.2, ``qd = S yd``, ``qdd = S ydd + s``):
+
+    M_y ydd = tau_a - S^T (h + M s),   M_y = S^T M S,   s_p = -K_p^-1 k, s_a = 0
+
+(:meth:`ClosedChain.reduced_forward_dynamics`). Inverse dynamics gives the actuator torques
+``tau_a = S^T tau_tree(q, S yd, S ydd + s)`` (``S^T K^T = 0``, ``S^T B = 1``) and the
+loop forces from the passive rows, ``K_p^T lambda = tau_tree_p``.
+
+The closed chain works on the robot's own functions (:data:`CALLS`, its kernels), so it
+runs unchanged on a model with couplings (its independent coordinates).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.errors import InputError, ModelError
+from ..model.loops import CLOSURE_ROWS
+
+#: The robot's methods a :class:`ClosedChain` computes with, in its constructor's order.
+CALLS = ("forward_kinematics", "jacobian", "jacobian_derivative", "mass_matrix",
+         "inverse_dynamics", "kinetic_energy", "potential_energy")
+
+#: Newton steps of :meth:`ClosedChain.assemble`, at most.
+ASSEMBLY_ITERATIONS = 50
+#: Halvings of a Newton step that does not lower the residual, at most.
+BACKTRACKS = 12
+#: The closure residual (m, rad) an assembly must reach.
+ASSEMBLY_TOLERANCE = 1e-12
+#: The smallest singular value of ``K_p`` relative to its largest below which the
+#: configuration is singular (the passive joints cannot follow the actuated ones).
+SINGULAR = 1e-9
+
+
+def _rows(kind: str) -> slice | list:
+    """The rows of a frame's ``(v, w)`` Jacobian that a closure of ``kind`` constrains."""
+    return {"position": slice(0, 3), "planar": slice(0, 2), "pose": slice(0, 6)}[kind]
+
+
+def _rotation_error(ra: np.ndarray, rb: np.ndarray) -> np.ndarray:
+    """``vee(Ra Rb^T - Rb Ra^T) / 2`` (base axes): zero when the frames are aligned, its
+    rate ``w_a - w_b`` there (the angular rows of the closure)."""
+    e = ra @ rb.T
+    e = (e - e.T) / 2
+    return np.array([e[2, 1], e[0, 2], e[1, 0]])
+
+
+@dataclass(frozen=True)
+class Assembly:
+    """The result of :meth:`ClosedChain.assemble`: the tree's ``q``, the residual's norm, the
+    Newton steps taken."""
+
+    q: np.ndarray
+    residual: float
+    iterations: int
+
+
+class ClosedChain:
+    """The closed mechanism of a robot's ``chain.closures`` (docs/closed-chains.md).
+
+    Made by :meth:`robodyn.Robot.closed_chain`; ``closures`` the model's loops and actuated
+    joints, ``joints`` the names of the coordinates, then the robot's functions
+    :data:`CALLS`. One state at a time (``q`` ``(n,)``)."""
+
+    def __init__(self, closures, joints, forward_kinematics, jacobian, jacobian_derivative,
+                 mass_matrix, inverse_dynamics, kinetic_energy, potential_energy):
+        if closures is None or not closures.loops:
+            raise ModelError("closed_chain: the model has no loop closures; list them under "
+                             "'loops:' in the model file (docs/closed-chains.md)")
+        joints = tuple(joints)
+        if not closures.actuated:
+            raise ModelError("closed_chain: the model names no actuated joints; list them "
+                             "under 'actuated:' in the model file")
+        missing = [j for j in closures.actuated if j not in joints]
+        if missing:
+            raise ModelError(f"closed_chain: actuated joint {missing[0]!r} is not a coordinate "
+                             f"of the model ({', '.join(joints)})")
+        self.loops = closures.loops
+        self.joints = joints
+        self.actuated = np.array([joints.index(j) for j in closures.actuated])
+        self.passive = np.array([i for i in range(len(joints)) if i not in self.actuated],
+                                dtype=int)
+        self.rows = sum(CLOSURE_ROWS[loop.kind] for loop in self.loops)
+        self._fk, self._jac, self._jdot = forward_kinematics, jacobian, jacobian_derivative
+        self._mass, self._id = mass_matrix, inverse_dynamics
+        self._kinetic, self._potential = kinetic_energy, potential_energy
+
+    # -- kinematics of the loops ------------------------------------------------------
+    def residual(self, q) -> np.ndarray:
+        """``phi(q)`` ``(m,)``: per loop, ``p_a - p_b`` (position; x, y of it for planar),
+        then for a pose the rotation error ``vee(Ra Rb^T - Rb Ra^T)/2``; base axes."""
+        q = np.asarray(q, dtype=float)
+        out = []
+        for loop in self.loops:
+            ta, tb = self._fk(q, loop.frame_a), self._fk(q, loop.frame_b)
+            d = ta[:3, 3] - tb[:3, 3]
+            out.append(d[:2] if loop.kind == "planar" else d)
+            if loop.kind == "pose":
+                out.append(_rotation_error(ta[:3, :3], tb[:3, :3]))
+        return np.concatenate(out)
+
+    def constraint_jacobian(self, q) -> np.ndarray:
+        """``K(q)`` ``(m, n)``: ``phi``'s rate is ``K qd`` (exact for positions; for a pose's
+        rotation rows at the closure)."""
+        q = np.asarray(q, dtype=float)
+        return np.concatenate([(self._jac(q, loop.frame_a) - self._jac(q, loop.frame_b))
+                               [_rows(loop.kind)] for loop in self.loops])
+
+    def drift(self, q, qd) -> np.ndarray:
+        """``k(q, qd) = Kdot qd`` ``(m,)``, so ``K qdd + k = 0`` on the constraint."""
+        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        return np.concatenate([((self._jdot(q, qd, loop.frame_a)
+                                 - self._jdot(q, qd, loop.frame_b)) @ qd)[_rows(loop.kind)]
+                               for loop in self.loops])
+
+    def assemble(self, y, q_guess, tol: float = ASSEMBLY_TOLERANCE,
+                 max_iterations: int = ASSEMBLY_ITERATIONS) -> Assembly:
+        """The tree's ``q`` with the actuated joints at ``y`` and the passive ones solving
+        ``phi(q) = 0``, by Newton from ``q_guess`` (``dq_p = -K_p^+ phi``, least squares, the
+        step halved up to :data:`BACKTRACKS` times until ``|phi|`` falls), at most
+        ``max_iterations`` steps. A :class:`ModelError` names the loop left open when
+        no assembly is reached (the actuated values put it out of reach) or when ``K_p``
+        loses rank (a singular configuration)."""
+        q = np.array(q_guess, dtype=float)
+        if q.shape != (len(self.joints),):
+            raise InputError(f"assemble: q_guess has shape {q.shape}; expected "
+                             f"({len(self.joints)},)")
+        q[self.actuated] = np.asarray(y, dtype=float)
+        for k in range(max_iterations + 1):
+            phi = self.residual(q)
+            norm = float(np.abs(phi).max())
+            if norm <= tol:
+                return Assembly(q, norm, k)
+            if k == max_iterations:
+                break
+            kp = self.constraint_jacobian(q)[:, self.passive]
+            sv = np.linalg.svd(kp, compute_uv=False)
+            if sv[-1] <= SINGULAR * max(sv[0], 1e-300):
+                raise ModelError(f"assemble: the passive joints cannot close loop "
+                                 f"{self._worst(phi)!r} here (the constraint Jacobian of the "
+                                 f"passive joints is singular: a singular configuration); "
+                                 "move the actuated joints or start from another q_guess")
+            step = np.linalg.lstsq(kp, phi, rcond=None)[0]
+            for _ in range(BACKTRACKS):  # halve the step until the residual falls
+                trial = q.copy()
+                trial[self.passive] -= step
+                if float(np.abs(self.residual(trial)).max()) < norm:
+                    break
+                step = step / 2
+            q = trial
+        raise ModelError(f"assemble: loop {self._worst(phi)!r} stays open (residual "
+                         f"{norm:.3g} after {max_iterations} Newton steps): no assembly near "
+                         "q_guess for these actuated values")
+
+    def _worst(self, phi) -> str:
+        k, best, worst = 0, -1.0, self.loops[0].name
+        for loop in self.loops:
+            r = float(np.abs(phi[k:k + loop.rows]).max())
+            if r > best:
+                best, worst = r, loop.name
+            k += loop.rows
+        return worst
+
+    def velocity_map(self, q) -> np.ndarray:
+        """``S(q)`` ``(n, n_a)``: ``qd = S yd`` keeps ``K qd = 0`` (actuated rows the identity,
+        passive rows ``-K_p^-1 K_a``)."""
+        K = self.constraint_jacobian(q)
+        S = np.zeros((len(self.joints), len(self.actuated)))
+        S[self.actuated] = np.eye(len(self.actuated))
+        S[self.passive] = -np.linalg.lstsq(K[:, self.passive], K[:, self.actuated],
+                                           rcond=None)[0]
+        return S
+
+    def _tau(self, tau_a) -> np.ndarray:
+        tau = np.zeros(len(self.joints))
+        tau[self.actuated] = tau_a
+        return tau
+
+    # -- dynamics -----------------------------------------------------------------------
+    def forward_dynamics(self, q, qd, tau_a) -> tuple[np.ndarray, np.ndarray]:
+        """``(qdd, lambda)`` of the KKT system (module docstring): the tree's accelerations
+        and the loop forces, ``M qdd + h = B tau_a + K^T lambda``, ``K qdd + k = 0``.
+        Rows of ``K`` that repeat others (a ``position`` closure of a planar mechanism: its
+        z row is zero) are compressed first, ``K = U S V^T`` kept on its rank: ``lambda`` is
+        then the least-norm loop force."""
+        q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        n = len(self.joints)
+        M, K = self._mass(q), self.constraint_jacobian(q)
+        h = self._id(q, qd, np.zeros(n))
+        U, sv, Vt = np.linalg.svd(K, full_matrices=False)
+        r = int(np.sum(sv > SINGULAR * max(sv[0], 1e-300))) if sv.size else 0
+        Kr = sv[:r, None] * Vt[:r]
+        A = np.zeros((n + r, n + r))
+        A[:n, :n], A[:n, n:], A[n:, :n] = M, Kr.T, Kr
+        rhs = np.concatenate([self._tau(tau_a) - h, -U[:, :r].T @ self.drift(q, qd)])
+        try:
+            x = np.linalg.solve(A, rhs)
+        except np.linalg.LinAlgError:
+            raise ModelError("forward_dynamics: the KKT matrix is singular (a joint that "
+                             "moves no mass)") from None
+        return x[:n], -(U[:, :r] @ x[n:])
+
+    def reduced_forward_dynamics(self, q, yd, tau_a) -> np.ndarray:
+        """``ydd`` of the reduced model on the actuated coordinates (module docstring):
+        ``(S^T M S) ydd = tau_a - S^T (h + M s)``."""
+        q = np.asarray(q, dtype=float)
+        S, s = self._velocity_terms(q, yd)
+        qd = S @ np.asarray(yd, dtype=float)
+        M = self._mass(q)
+        h = self._id(q, qd, np.zeros(len(self.joints)))
+        return np.linalg.solve(S.T @ M @ S, np.asarray(tau_a, dtype=float) - S.T @ (h + M @ s))
+
+    def reduced_mass_matrix(self, q) -> np.ndarray:
+        """``M_y = S^T M S`` ``(n_a, n_a)`` on the actuated coordinates."""
+        S = self.velocity_map(q)
+        return S.T @ self._mass(np.asarray(q, dtype=float)) @ S
+
+    def _velocity_terms(self, q, yd) -> tuple[np.ndarray, np.ndarray]:
+        """``(S, s)``: ``qd = S yd`` and ``qdd = S ydd + s`` on the constraint."""
+        S = self.velocity_map(q)
+        qd = S @ np.asarray(yd, dtype=float)
+        K = self.constraint_jacobian(q)
+        s = np.zeros(len(self.joints))
+        s[self.passive] = -np.linalg.lstsq(K[:, self.passive], self.drift(q, qd),
+                                           rcond=None)[0]
+        return S, s
+
+    def inverse_dynamics(self, q, yd, ydd) -> tuple[np.ndarray, np.ndarray]:
+        """``(tau_a, lambda)``: the actuator torques that give the actuated coordinates the
+        acceleration ``ydd`` at ``(q, yd)`` (``q`` assembled) and the loop forces."""
+        q = np.asarray(q, dtype=float)
+        S, s = self._velocity_terms(q, yd)
+        tau = self._id(q, S @ np.asarray(yd, dtype=float),
+                       S @ np.asarray(ydd, dtype=float) + s)
+        K = self.constraint_jacobian(q)
+        lam = np.linalg.lstsq(K[:, self.passive].T, tau[self.passive], rcond=None)[0]
+        return S.T @ tau, lam
+
+    def energy(self, q, qd) -> float:
+        """``T + U`` of the tree at ``(q, qd)``."""
+        return float(self._kinetic(q, qd) + self._potential(q))
+
+    def simulate(self, q0, yd0, duration: float, dt: float, tau_a=None) -> dict:
+        """RK4 in the actuated coordinates ``(y, yd)`` with the passive joints assembled at
+        every stage (projection: the loops stay closed to the assembly's tolerance, not
+        drifting as a Baumgarte term lets them); ``tau_a`` constant (default zero).
+        ``q0`` an assembled configuration. Returns ``t``, ``q``, ``qd`` (the tree's),
+        ``residual`` (``max |phi|`` per step) and ``energy``."""
+        steps = int(round(duration / dt))
+        if not 0 < steps <= 1_000_000:
+            raise InputError(f"simulate: duration / dt = {duration / dt:g} steps; 1 to 1e6")
+        tau_a = np.zeros(len(self.actuated)) if tau_a is None else np.asarray(tau_a, float)
+        q = self.assemble(np.asarray(q0, float)[self.actuated], q0).q
+        y, yd = q[self.actuated].copy(), np.asarray(yd0, dtype=float)
+
+        def rate(y, yd, guess):
+            qq = self.assemble(y, guess).q
+            return yd, self.reduced_forward_dynamics(qq, yd, tau_a), qq
+
+        out = {k: [] for k in ("t", "q", "qd", "residual", "energy")}
+        for step in range(steps + 1):
+            qd = self.velocity_map(q) @ yd
+            out["t"].append(step * dt)
+            out["q"].append(q.copy())
+            out["qd"].append(qd)
+            out["residual"].append(float(np.abs(self.residual(q)).max()))
+            out["energy"].append(self.energy(q, qd))
+            if step == steps:
+                break
+            k1y, k1v, _ = rate(y, yd, q)
+            k2y, k2v, _ = rate(y + dt / 2 * k1y, yd + dt / 2 * k1v, q)
+            k3y, k3v, _ = rate(y + dt / 2 * k2y, yd + dt / 2 * k2v, q)
+            k4y, k4v, _ = rate(y + dt * k3y, yd + dt * k3v, q)
+            y = y + dt / 6 * (k1y + 2 * k2y + 2 * k3y + k4y)
+            yd = yd + dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v)
+            q = self.assemble(y, q).q
+        return {k: np.array(v) for k, v in out.items()}
