@@ -508,6 +508,10 @@ class Robot:
 
         return to_code(self._runner, lang, functions, parameters, name, self.provenance)
 
+    def compile(self, kinds: Sequence[str] | None = None) -> dict[str, float]:
+        """Compile ``kinds`` (default ID, M, FD, g, J) now, not in the background: seconds each."""
+        return self._runner.compile(kinds)
+
     def compile_c(self, functions=None, parameters: str = "baked",
                   compiler: str | None = None, flags=("-O2",)):
         """The C kernels of :meth:`to_code` compiled with the C compiler on PATH and loaded

@@ -246,3 +246,23 @@ def test_an_unknown_tier_is_refused_with_the_choices(monkeypatch):
     with pytest.raises(rd.RobodynError, match="ROBODYN_TIER='fast'.*auto, compiled, numpy, "
                                               "generic"):
         rd.load("planar-2r").inverse_dynamics([0, 0], [0, 0], [0, 0])
+
+
+def test_robodyn_compile_builds_ahead_and_the_next_run_starts_compiled(tmp_path, monkeypatch,
+                                                                        capsys):
+    """``robodyn compile`` fills the cache and marks the kernel ready: a later process
+    (auto) runs it compiled from its first call, with no background compiler."""
+    from robodyn.cli.app import main
+
+    monkeypatch.setenv("ROBODYN_CACHE_DIR", str(tmp_path / "c"))
+    assert main(["compile", "planar-2r", "--kinds", "gravity_torques"]) == 0
+    assert capsys.readouterr().out.startswith("planar-2r: gravity_torques ")
+    script = ("import numpy as np, robodyn as rd\n"
+              "from robodyn.codegen import tiers\n"
+              "r = rd.load('planar-2r'); g = r.gravity_torques(np.array([0.3, 0.2]))\n"
+              "print(r.runner._entries['gravity_torques'][0].tier, "
+              "tiers.background_process() is None)\n")
+    done = run_bounded(["-c", script], timeout=60, memory_mb=4096,
+                       env={**os.environ, "ROBODYN_TIER": "auto", "PYTHONPATH": SRC})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["compiled", "True"]

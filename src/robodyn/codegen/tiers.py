@@ -40,7 +40,7 @@ import threading
 from ..core.errors import RobodynError
 
 __all__ = ["tier_setting", "first_tier", "request_compile", "COMPILE_MAX_DOF",
-           "TRACED_MAX_DOF", "POLL_SECONDS", "TIERS"]
+           "TRACED_MAX_DOF", "POLL_SECONDS", "TIERS", "FIRST_KINDS"]
 
 TIERS = ("auto", "compiled", "numpy", "generic")
 #: Above this many degrees of freedom ``auto`` never compiles (a 40-joint chain's mass
@@ -50,6 +50,10 @@ COMPILE_MAX_DOF = 64
 #: Above this many degrees of freedom the no-compile tier is ``generic``, not ``numpy``
 #: (the traced NumPy program of a 150-joint chain's forward dynamics takes 38 s to make).
 TRACED_MAX_DOF = 32
+#: The kernels ``robot.compile()`` and ``robodyn compile`` build by default: a first
+#: hour's calls (inverse and forward dynamics, M, g, the Jacobian).
+FIRST_KINDS = ("inverse_dynamics", "mass_matrix", "forward_dynamics", "gravity_torques",
+               "jacobian")
 #: Seconds between two looks for a finished background compile.
 POLL_SECONDS = 0.25
 
