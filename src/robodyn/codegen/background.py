@@ -2,7 +2,7 @@
 robodyn.codegen.background``.
 
 Reads one JSON job per line on its standard input (``source``: a Numba kernel's text,
-``widths``: its input widths, ``params``, ``width``), and for each, at low priority:
+``widths``: its input widths, ``params``, ``width``), and for each (at low priority: its parent lowered it):
 takes the kernel's lock (:func:`~robodyn.codegen.cache.compile_lock`), and unless another
 process finished it meanwhile (:func:`~robodyn.codegen.cache.is_ready`) compiles it,
 which writes Numba's cache, runs it once on an empty batch, and marks it ready
@@ -12,9 +12,7 @@ that asked keeps its no-compile tier. Exits at the end of its input.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import sys
 
 import numpy as np
@@ -36,8 +34,6 @@ def compile_job(job: dict) -> bool:
 
 
 def main() -> int:
-    with contextlib.suppress(OSError, AttributeError):
-        os.nice(10)  # below the user's own work
     for line in sys.stdin:
         if not line.strip():
             continue

@@ -14,8 +14,10 @@ rebuilds them where it is unpickled (a Dask worker).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
+import threading
 import time
 import weakref
 from collections.abc import Callable, Hashable
@@ -67,7 +69,8 @@ class Runner:
         self._handles: dict[str, KernelHandle] = {}
         self._hits: dict[str, int] = {}  # one-state calls per kind, until HOT_CALLS
         # kinds answered by a no-compile tier while compiled in the background:
-        # ``[Numba source, traced program, time of the next look]`` (:meth:`poll`)
+        # ``[Numba source, traced program, time of the next look, loading thread or None]``
+        # (:meth:`poll`)
         self._pending: dict[str, list] = {}
         # the hot kinds' one-state functions ``(function, parameter values, width, shape or
         # None for a vector)``; ``fixed_hot`` the same for a model without quaternions only,
@@ -156,7 +159,7 @@ class Runner:
                 return self.kernel(kind, traced)
             tiers.request_compile(source, traced[1], len(self.parameter_names),
                                   len(traced[2]))
-            self._pending[kind] = [source, traced, time.monotonic() + tiers.POLL_SECONDS]
+            self._pending[kind] = [source, traced, time.monotonic() + tiers.POLL_SECONDS, None]
             return self._no_compile(kind, first, traced)
         return self._no_compile(kind, first)
 
@@ -186,15 +189,26 @@ class Runner:
 
     def poll(self) -> None:
         """Switch each kernel whose background compile finished to its compiled tier
-        (looked for at most every :data:`~robodyn.codegen.tiers.POLL_SECONDS`)."""
+        (looked for at most every :data:`~robodyn.codegen.tiers.POLL_SECONDS`): a thread
+        loads it from Numba's cache (a tenth of a second to a second: Numba's import, the
+        machine code) while the calls go on in the no-compile tier, then it takes over."""
         now = time.monotonic()
         for kind, pending in list(self._pending.items()):
-            if now >= pending[2]:
-                pending[2] = now + tiers.POLL_SECONDS
-                if cache.is_ready(pending[0]):
-                    del self._pending[kind]
-                    self.kernel(kind, pending[1])
-                    self._entries.pop(kind, None)
+            if now < pending[2]:
+                continue
+            pending[2] = now + tiers.POLL_SECONDS
+            loader = pending[3]
+            if loader is None and cache.is_ready(pending[0]):
+                pending[3] = threading.Thread(target=self._load_compiled,
+                                              args=(kind, pending[1]), daemon=True)
+                pending[3].start()
+            elif loader is not None and not loader.is_alive():
+                del self._pending[kind]
+                self._entries.pop(kind, None)
+
+    def _load_compiled(self, kind: str, traced: tuple) -> None:
+        with contextlib.suppress(Exception):  # a failure leaves the no-compile tier on
+            self.kernel(kind, traced)
 
     def _entry(self, kind: str) -> tuple:
         """``(kernel, parameter values, input names, widths, output shape, one-state

@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import queue
 import subprocess
 import sys
 import threading
@@ -74,6 +75,8 @@ def first_tier(nv: int) -> str:
 
 # -- the background compiler --------------------------------------------------------------
 _process: subprocess.Popen | None = None
+_writer: threading.Thread | None = None
+_jobs: queue.SimpleQueue = queue.SimpleQueue()
 _requested: set[str] = set()
 _lock = threading.Lock()
 
@@ -89,24 +92,37 @@ def _start() -> subprocess.Popen:
 
 def request_compile(source: str, groups: list, n_params: int, width: int) -> None:
     """Have the background compiler build ``source`` (a Numba kernel's text, given through
-    its pipe, never read back from disk), once per process."""
-    global _process
+    its pipe, never read back from disk), once per process. Returns at once: a writer
+    thread feeds the pipe (the compiler reads its next job only when it is done with one,
+    and a kernel's text can exceed the pipe's buffer)."""
+    global _writer
     with _lock:
         if source in _requested:
             return
         _requested.add(source)
-        job = json.dumps({"source": source, "widths": [w for _, w in groups],
-                          "params": n_params, "width": width})
-        for _attempt in range(2):  # a compiler that exited (done, killed) is started again
+        _jobs.put(json.dumps({"source": source, "widths": [w for _, w in groups],
+                              "params": n_params, "width": width}))
+        if _writer is None or not _writer.is_alive():
+            _writer = threading.Thread(target=_feed, daemon=True, name="robodyn-compile-feed")
+            _writer.start()
+
+
+def _feed() -> None:
+    """The writer thread: each queued job to the background compiler's pipe, starting it
+    (again, if it exited) as needed."""
+    global _process
+    while True:
+        job = _jobs.get()
+        for _attempt in range(2):
             if _process is None or _process.poll() is not None:
                 try:
                     _process = _start()
                 except OSError:
-                    return  # no process to be had: the first tier keeps answering
+                    return  # no process to be had: the first tiers keep answering
             try:
                 _process.stdin.write(job + "\n")
                 _process.stdin.flush()
-                return
+                break
             except (BrokenPipeError, OSError, ValueError):
                 _process = None
 
@@ -117,8 +133,8 @@ def background_process() -> subprocess.Popen | None:
 
 
 def _after_fork_in_child() -> None:
-    global _process, _lock
-    _process, _lock = None, threading.Lock()
+    global _process, _lock, _writer, _jobs
+    _process, _lock, _writer, _jobs = None, threading.Lock(), None, queue.SimpleQueue()
     _requested.clear()
 
 
