@@ -283,3 +283,14 @@ def test_two_compilers_given_one_kernel_compile_it_once(tmp_path):
     outputs = [child.communicate(json.dumps(job) + "\n", timeout=240)[0].split()
                for child in children]
     assert sorted(outputs) == [["compiled"], ["ready"]]
+
+
+def test_robodyn_compile_leaves_a_model_above_the_limit_to_the_generic_tier(tmp_path, capsys):
+    from robodyn.cli.app import main
+
+    path = tmp_path / "chain70.urdf"
+    path.write_text(_chain_urdf(tiers.COMPILE_MAX_DOF + 6))
+    assert main(["compile", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"70 degrees of freedom, more than {tiers.COMPILE_MAX_DOF}: not compiled" in out
+    assert "--large" in out
