@@ -15,10 +15,9 @@ import numpy as np
 import pytest
 
 import robodyn as rd
+from conftest import MODEL_NAMES, run_bounded
 from robodyn.codegen import cache, tiers
 from robodyn.codegen.kernel import compiled_source, traced_program
-
-from conftest import MODEL_NAMES, run_bounded
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SRC = os.path.join(ROOT, "src")
@@ -297,3 +296,73 @@ def test_robodyn_compile_leaves_a_model_above_the_limit_to_the_generic_tier(tmp_
     out = capsys.readouterr().out
     assert f"70 degrees of freedom, more than {tiers.COMPILE_MAX_DOF}: not compiled" in out
     assert "--large" in out
+
+
+def _tree_urdf(n: int, seed: int = 0) -> str:
+    """:func:`_chain_urdf` with each body on one of the 5 bodies before it (a deep tree:
+    depth in the hundreds for 1 000 bodies)."""
+    rng = np.random.default_rng(seed)
+    text = _chain_urdf(n)
+    for i in range(1, n + 1):
+        p = int(rng.integers(max(0, i - 5), i))
+        text = text.replace(f'<parent link="l{i - 1}"/><child link="l{i}"/>',
+                            f'<parent link="l{p}"/><child link="l{i}"/>')
+    return text
+
+
+def test_a_200_body_tree_in_the_generic_tier_matches_pinocchio(tmp_path, monkeypatch):
+    """A deep tree above COMPILE_MAX_DOF: the generic tier's ID, M and FD (the
+    articulated-body algorithm) against Pinocchio on the same URDF (Pinocchio's data of a
+    1 000-body tree needs more than 6 GB: 200 bodies, 0.6 GB)."""
+    pin = pytest.importorskip("pinocchio")
+    monkeypatch.setenv("ROBODYN_TIER", "auto")
+    path = tmp_path / "tree200.urdf"
+    path.write_text(_tree_urdf(200))
+    robot = rd.load(path)
+    model = pin.buildModelFromUrdf(str(path))
+    assert robot.dof == model.nv == 200
+    # Pinocchio numbers the joints depth first: robodyn's joint i is its coordinate perm[i]
+    perm = np.array([model.idx_vs[model.getJointId(link.joint.name)] for link in robot.links])
+    model.gravity = pin.Motion(np.array([0.0, 0, -9.81, 0, 0, 0]))
+    data = model.createData()
+    rng = np.random.default_rng(5)
+    q, qd, qdd = rng.uniform(-1, 1, (3, 200))
+
+    def theirs(x):
+        out = np.empty(200)
+        out[perm] = x
+        return out
+
+    tau = robot.inverse_dynamics(q, qd, qdd)
+    expected = pin.rnea(model, data, theirs(q), theirs(qd), theirs(qdd))[perm]
+    np.testing.assert_allclose(tau, expected, rtol=0, atol=1e-9 * np.abs(expected).max())
+    pm = pin.crba(model, data, theirs(q))
+    pm = (np.triu(pm) + np.triu(pm, 1).T)[np.ix_(perm, perm)]
+    np.testing.assert_allclose(robot.mass_matrix(q), pm, rtol=0, atol=1e-9 * np.abs(pm).max())
+    np.testing.assert_allclose(robot.forward_dynamics(q, qd, tau),
+                               pin.aba(model, data, theirs(q), theirs(qd), theirs(tau))[perm],
+                               rtol=0, atol=1e-7)
+    assert robot.runner._entries["forward_dynamics"][0].tier == "generic"
+
+
+@pytest.mark.slow
+def test_a_1000_body_tree_answers_in_the_generic_tier(tmp_path, monkeypatch):
+    """The tree that hit Numba's RecursionError (issue 30): ID, M and FD without a compile;
+    M symmetric positive definite, FD undoes ID, M qdd = ID(q, 0, qdd) - ID(q, 0, 0)."""
+    monkeypatch.setenv("ROBODYN_TIER", "auto")
+    path = tmp_path / "tree1000.urdf"
+    path.write_text(_tree_urdf(1000))
+    robot = rd.load(path)
+    rng = np.random.default_rng(6)
+    q, qd, qdd = rng.uniform(-1, 1, (3, 1000))
+    tau = robot.inverse_dynamics(q, qd, qdd)
+    m = robot.mass_matrix(q)
+    np.testing.assert_array_equal(m, m.T)
+    assert np.linalg.eigvalsh(m).min() > 0
+    zero = np.zeros(1000)
+    np.testing.assert_allclose(m @ qdd, robot.inverse_dynamics(q, zero, qdd)
+                               - robot.inverse_dynamics(q, zero, zero), rtol=0,
+                               atol=1e-9 * np.abs(tau).max())
+    np.testing.assert_allclose(robot.forward_dynamics(q, qd, tau), qdd, rtol=0, atol=1e-6)
+    assert {robot.runner._entries[k][0].tier for k in
+            ("inverse_dynamics", "mass_matrix", "forward_dynamics")} == {"generic"}

@@ -40,8 +40,8 @@ from ..core.version import VERSION
 from ..model import builtin as models
 from ..robot import load
 from .check import add_check_command, add_grade_command
-from .compile import add_compile_command
 from .common import MAX_PRINTED_SAMPLES, load_model, model_options, positive_int, urdf_options
+from .compile import add_compile_command
 from .dataset import add_dataset_command
 from .derive import add_derive_command
 from .energy import add_energy_command

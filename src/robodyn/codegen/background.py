@@ -2,13 +2,13 @@
 robodyn.codegen.background``.
 
 Reads one JSON job per line on its standard input (``source``: a Numba kernel's text,
-``widths``: its input widths, ``params``, ``width``), and for each (at low priority: its parent lowered it):
-takes the kernel's lock (:func:`~robodyn.codegen.cache.compile_lock`), and unless another
-process finished it meanwhile (:func:`~robodyn.codegen.cache.is_ready`) compiles it,
-which writes Numba's cache, runs it once on an empty batch, and marks it ready
-(:func:`~robodyn.codegen.cache.mark_ready`). A job that fails is skipped: the process
-that asked keeps its no-compile tier. Writes one line per job (``compiled``, ``ready`` or ``failed``) and exits at the end of
-its input.
+``widths``: its input widths, ``params``, ``width``), and for each (at low priority: its
+parent lowered it) takes the kernel's lock (:func:`~robodyn.codegen.cache.compile_lock`),
+and unless another process finished it meanwhile (:func:`~robodyn.codegen.cache.is_ready`)
+compiles it, which writes Numba's cache, runs it once on an empty batch, and marks it
+ready (:func:`~robodyn.codegen.cache.mark_ready`). A job that fails is skipped: the
+process that asked keeps its no-compile tier. Writes one line per job (``compiled``,
+``ready`` or ``failed``) and exits at the end of its input.
 """
 
 from __future__ import annotations

@@ -34,7 +34,8 @@ from .emit import BLOCK, live_ops, numba_block_source, numba_source, numpy_sourc
 from .threads import run_in_threads, thread_count
 from .trace import trace
 
-__all__ = ["Kernel", "NonFiniteResult", "backend", "traced_program", "compiled_source", "BLOCKED_MIN_BATCH", "THREAD_MIN_BATCH",
+__all__ = ["Kernel", "NonFiniteResult", "backend", "backend_without_import", "traced_program",
+           "compiled_source", "BLOCKED_MIN_BATCH", "THREAD_MIN_BATCH",
            "BLOCKED_MAX_STATEMENTS", "NUMPY_CHUNK"]
 
 #: Below this many samples a batch runs on one thread.

@@ -31,8 +31,14 @@ from ..model.chain import Chain
 from . import cache, tiers
 from .cache import generated_function
 from .generic import GenericKernel
-from .kernel import (Kernel, NonFiniteResult, backend, backend_without_import, compiled_source,
-                     traced_program)
+from .kernel import (
+    Kernel,
+    NonFiniteResult,
+    backend,
+    backend_without_import,
+    compiled_source,
+    traced_program,
+)
 
 __all__ = ["Runner", "KernelHandle"]
 
