@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 
@@ -9,6 +10,11 @@ import numpy as np
 import pytest
 
 import robodyn as rd
+
+# The suite checks values and the compiled kernels themselves: every kernel compiled in the
+# foreground, as before kernel tiers, with no background compiler beside the tests
+# (robodyn.codegen.tiers); the tests of the tiers set ROBODYN_TIER themselves.
+os.environ.setdefault("ROBODYN_TIER", "compiled")
 
 MODEL_NAMES = rd.models.names()
 

@@ -1,16 +1,11 @@
 """The public robot object: a model, its parameter values, and its dynamics.
 
-A :class:`Robot` is immutable. It holds the symbolic chain (every number a SymPy
-expression of the model's parameters) and default values for the parameters;
-:meth:`Robot.with_values` returns a new robot. Numeric functions run through the
-robot's :attr:`~Robot.runner` (:mod:`robodyn.codegen.runner`), which evaluates the
-chain with the values once, traces each algorithm into a compiled kernel on first
-use (:mod:`robodyn.codegen.kernel`) and runs it over the whole batch.
-
-All numeric functions take arrays of shape ``(..., dof)`` and broadcast their
-leading (batch) axes; a single state is ``(dof,)``, and a single number is that number
-for every joint (``qdd=0.0``; ``q=0.3`` for a one-joint arm). Parameters are named by
-strings: :attr:`Robot.symbols` are the keys of :attr:`Robot.values`.
+A :class:`Robot` is immutable: the symbolic chain (numbers are SymPy expressions of the
+parameters) and default parameter values (:meth:`Robot.with_values` returns a new robot).
+Numeric functions run through :attr:`~Robot.runner` (:mod:`robodyn.codegen.runner`; the
+kernel tiers: docs/tiers.md) over whole batches: arrays ``(..., dof)`` with broadcast
+leading axes, ``(dof,)`` one state, a number the same for every joint. Parameters are
+named by strings, :attr:`Robot.symbols` the keys of :attr:`Robot.values`.
 """
 
 from __future__ import annotations
@@ -512,6 +507,10 @@ class Robot:
         from .codegen.export.traced import to_code
 
         return to_code(self._runner, lang, functions, parameters, name, self.provenance)
+
+    def compile(self, kinds: Sequence[str] | None = None) -> dict[str, float]:
+        """Compile ``kinds`` (default ID, M, FD, g, J) now, not in the background: seconds each."""
+        return self._runner.compile(kinds)
 
     def compile_c(self, functions=None, parameters: str = "baked",
                   compiler: str | None = None, flags=("-O2",)):

@@ -9,6 +9,7 @@ simulation, torques and energy along a motion, identification, code export.
     robodyn torques MODEL ...      joint torques along a motion, term by term
     robodyn energy MODEL ...       the energy a motion costs, and a cheaper motion
     robodyn view MODEL ...         the arm in a browser (needs robodyn[viewer])
+    robodyn compile MODEL ...      build the compiled kernels ahead (else built in background)
 
 A MODEL is a built-in model name, a YAML model file, a URDF file or a MuJoCo MJCF ``.xml``
 file; for a URDF file
@@ -40,6 +41,7 @@ from ..model import builtin as models
 from ..robot import load
 from .check import add_check_command, add_grade_command
 from .common import MAX_PRINTED_SAMPLES, load_model, model_options, positive_int, urdf_options
+from .compile import add_compile_command
 from .dataset import add_dataset_command
 from .derive import add_derive_command
 from .energy import add_energy_command
@@ -176,6 +178,7 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, list[str]]:
     add_dataset_command(sub, parents)
     add_exercise_command(sub)
     add_view_command(sub, parents)
+    add_compile_command(sub, parents)
     return parser, sorted(sub.choices)
 
 

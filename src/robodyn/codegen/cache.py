@@ -39,7 +39,8 @@ import types
 import warnings
 from pathlib import Path
 
-__all__ = ["cache_dir", "load_function", "generated_function", "discard"]
+__all__ = ["cache_dir", "load_function", "generated_function", "discard", "compile_lock",
+           "mark_ready", "is_ready"]
 
 _cache_dirs: dict[str | None, tuple[Path, bool]] = {}
 _cache_lock = threading.Lock()
@@ -49,7 +50,10 @@ _POSIX = hasattr(os, "getuid")
 # of an atomic write of one, and Numba's cache of one (index ``.nbi``, data ``.nbc``, and
 # Numba's own ``.tmp.<hex>`` file while it writes them). Nothing else is ever deleted.
 _KERNEL_NAME = re.compile(r"k_[0-9a-f]{24}\.py")
-_KERNEL_TEMP_NAME = re.compile(r"\.k_[0-9a-f]{24}\.py\.[A-Za-z0-9_]+\.tmp")
+_KERNEL_TEMP_NAME = re.compile(r"\.k_[0-9a-f]{24}\.(py|ok)\.[A-Za-z0-9_]+\.tmp")
+# A kernel's marks: ``.ok`` (written atomically after a compile that succeeded: Numba's
+# cache holds its machine code) and ``.lock`` (the lock a compile holds, across processes).
+_MARK_NAME = re.compile(r"k_[0-9a-f]{24}\.(ok|lock)")
 _NUMBA_NAME = re.compile(r"k_[0-9a-f]{24}\.[A-Za-z0-9_.<>-]+\.nb[ic](\.tmp\.[0-9a-f]+)?")
 
 
@@ -152,7 +156,7 @@ def _remove_own_files(root: Path) -> None:
     left them empty. Anything else, and anything behind a symbolic link, stays."""
     kernels = root / "kernels"
     for folder, names in ((kernels / "__pycache__", (_NUMBA_NAME,)),
-                          (kernels, (_KERNEL_NAME, _KERNEL_TEMP_NAME))):
+                          (kernels, (_KERNEL_NAME, _KERNEL_TEMP_NAME, _MARK_NAME))):
         if _directory(folder, follow=False)[1]:
             continue
         try:
@@ -294,6 +298,46 @@ def discard(source: str, tag: str, attrs=("kernel", "kernel_block")) -> None:
             _loaded.pop((tag, digest, name), None)
         sys.modules.pop(f"robodyn_kernel_{digest}", None)
     _purge_numba_cache(_kernel_file(source, digest))
+    (cache_dir() / "kernels" / f"k_{digest}.ok").unlink(missing_ok=True)
+
+
+# -- compiles across processes: a lock per kernel, a mark when its machine code is cached ----
+def _mark(source: str, suffix: str) -> Path:
+    folder = cache_dir() / "kernels"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    return folder / f"k_{_digest(source)}.{suffix}"
+
+
+@contextlib.contextmanager
+def compile_lock(source: str):
+    """Hold the lock of ``source``'s compile (``k_<digest>.lock``, ``flock``: released by
+    the system when its process dies, so a killed compiler never leaves it held) while
+    the block runs: two processes never compile one kernel at once; the second waits,
+    then loads the first's machine code from Numba's cache."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock, each process compiles its own
+        yield
+        return
+    path = _mark(source, "lock")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock; the file stays (deleting it would race)
+
+
+def mark_ready(source: str) -> None:
+    """Record that ``source`` compiled and Numba cached its machine code (``k_<digest>.ok``,
+    written atomically: a reader sees it whole or not at all)."""
+    _write_atomically(_mark(source, "ok"), "compiled\n")
+
+
+def is_ready(source: str) -> bool:
+    """Whether a compile of ``source`` finished (in this or another process): loading it
+    then reads Numba's cache instead of compiling."""
+    return _mark(source, "ok").is_file()
 
 
 def _after_fork_in_child() -> None:

@@ -94,6 +94,8 @@ def _expression(op: tuple, name, lib: str, packed: bool = False) -> str:
     kind = op[0]
     if kind in _TRIG and lib == "math":  # arithmetic, not a call (robodyn.codegen.trig)
         return f"trig.{kind}{'_packed' if packed else ''}({arg(op[1])})"
+    if kind in _TRIG:  # the same arithmetic on columns (robodyn.codegen.trig_numpy)
+        return f"trig_np.{kind}({arg(op[1])})"
     if kind in _BINARY:
         return f"{arg(op[1])} {_BINARY[kind]} {arg(op[2])}"
     if kind == "neg":
@@ -452,6 +454,7 @@ def numpy_source(
     arrays = {prefix: f"A{k}" for k, (prefix, _) in enumerate(groups)}
     lines = [
         "import numpy as np",
+        f"from robodyn.codegen import trig_numpy as trig_np  # trig {TRIG_DIGEST}",
         "",
         "",
         f"def {fname}({', '.join([*arrays.values(), 'P', 'OUT'])}):",

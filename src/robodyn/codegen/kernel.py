@@ -18,7 +18,9 @@ samples is split over the threads of :mod:`robodyn.codegen.threads`.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
+import sys
 import warnings
 
 import numpy as np
@@ -32,7 +34,8 @@ from .emit import BLOCK, live_ops, numba_block_source, numba_source, numpy_sourc
 from .threads import run_in_threads, thread_count
 from .trace import trace
 
-__all__ = ["Kernel", "NonFiniteResult", "backend", "BLOCKED_MIN_BATCH", "THREAD_MIN_BATCH",
+__all__ = ["Kernel", "NonFiniteResult", "backend", "backend_without_import", "traced_program",
+           "compiled_source", "BLOCKED_MIN_BATCH", "THREAD_MIN_BATCH",
            "BLOCKED_MAX_STATEMENTS", "NUMPY_CHUNK"]
 
 #: Below this many samples a batch runs on one thread.
@@ -99,6 +102,34 @@ def backend() -> str:
     return "numba"
 
 
+def traced_program(chain: Chain, kind: str, params: tuple[str, ...]) -> tuple:
+    """``(tape, input groups, outputs)`` of registry entry ``kind`` traced on ``chain``."""
+    try:
+        spec = lookup(kind)
+    except KeyError:
+        raise ValueError(f"unknown kernel {kind!r}; known: {', '.join(KERNELS)}") from None
+    return trace(chain, spec, params)
+
+
+def compiled_source(tape, groups, outputs, n_params: int) -> str:
+    """The Numba source of a traced program: the per-sample kernel, and the blocked one
+    when the program has at most :data:`BLOCKED_MAX_STATEMENTS` statements."""
+    source = numba_source(tape, groups, outputs, n_params)
+    if sum(live_ops(tape, outputs)) <= BLOCKED_MAX_STATEMENTS:
+        source += numba_block_source(tape, groups, outputs, n_params, header=False)
+    return source
+
+
+def backend_without_import() -> str:
+    """:func:`backend`, without importing Numba (0.4 s) when it is not yet imported: an
+    installed Numba is taken to work until it is imported (for the kernel tiers, whose
+    first answers need no Numba)."""
+    wanted = os.environ.get("ROBODYN_BACKEND", "").strip().lower()
+    if wanted in ("", "numba") and "numba" not in sys.modules:
+        return "numba" if importlib.util.find_spec("numba") is not None else "numpy"
+    return backend()
+
+
 # -- kernels ---------------------------------------------------------------------------------
 class NonFiniteResult(Exception):
     """Internal: sample ``row`` has finite inputs and a non-finite result."""
@@ -120,31 +151,33 @@ class Kernel:
     """
 
     def __init__(self, chain: Chain, kind: str, params: tuple[str, ...] = (),
-                 which: str | None = None):
-        try:
-            spec = lookup(kind)
-        except KeyError:
-            raise ValueError(f"unknown kernel {kind!r}; known: {', '.join(KERNELS)}") from None
+                 which: str | None = None, traced: tuple | None = None):
         self.kind = kind
         self.params = tuple(params)
         self.backend = which or backend()
-        tape, groups, outputs = trace(chain, spec, self.params)
+        tape, groups, outputs = traced or traced_program(chain, kind, self.params)
         self.groups = groups
         self.width = len(outputs)
         self._block_fn = None  # the blocked kernel, compiled on the first large batch
         if self.backend == "numba":
-            self.source = numba_source(tape, groups, outputs, len(self.params))
-            if sum(live_ops(tape, outputs)) <= BLOCKED_MAX_STATEMENTS:
-                self.source += numba_block_source(tape, groups, outputs, len(self.params),
-                                                  header=False)
-            # Numba reports nothing while it compiles: the default bar shows the time spent
-            with tracker(None, 1, f"compiling {kind}"):
+            self.source = compiled_source(tape, groups, outputs, len(self.params))
+            # Numba reports nothing while it compiles: the default bar shows the time spent;
+            # one compile of a kernel at a time across processes (a background one included)
+            with tracker(None, 1, f"compiling {kind}"), cache.compile_lock(self.source):
                 compiled = self._compile(self.source)
             if not compiled:
                 self.backend = "numpy"
+            else:
+                cache.mark_ready(self.source)
         if self.backend == "numpy":
             self.source = numpy_source(tape, groups, outputs, len(self.params))
             self.fn = self._load(self.source)
+
+    @property
+    def tier(self) -> str:
+        """``compiled`` (Numba) or ``numpy`` (the traced program in NumPy); a
+        :class:`~robodyn.codegen.generic.GenericKernel` is ``generic``."""
+        return "compiled" if self.backend == "numba" else "numpy"
 
     def _load(self, source: str, attr: str = "kernel"):
         return cache.load_function(source, attr, self.backend)

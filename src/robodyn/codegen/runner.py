@@ -14,8 +14,11 @@ rebuilds them where it is unpickled (a Dask worker).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
+import threading
+import time
 import weakref
 from collections.abc import Callable, Hashable
 from functools import cached_property
@@ -25,8 +28,17 @@ import numpy as np
 from ..core.errors import InputError, ModelError, RobodynError
 from ..dynamics.registry import KERNELS, input_width, kernel_spec, lookup, output_shape
 from ..model.chain import Chain
+from . import cache, tiers
 from .cache import generated_function
-from .kernel import Kernel, NonFiniteResult, backend
+from .generic import GenericKernel
+from .kernel import (
+    Kernel,
+    NonFiniteResult,
+    backend,
+    backend_without_import,
+    compiled_source,
+    traced_program,
+)
 
 __all__ = ["Runner", "KernelHandle"]
 
@@ -62,6 +74,10 @@ class Runner:
         self._results: dict[Hashable, object] = {}
         self._handles: dict[str, KernelHandle] = {}
         self._hits: dict[str, int] = {}  # one-state calls per kind, until HOT_CALLS
+        # kinds answered by a no-compile tier while compiled in the background:
+        # ``[Numba source, traced program, time of the next look, loading thread or None]``
+        # (:meth:`poll`)
+        self._pending: dict[str, list] = {}
         # the hot kinds' one-state functions ``(function, parameter values, width, shape or
         # None for a vector)``; ``fixed_hot`` the same for a model without quaternions only,
         # which Robot.inverse_dynamics and forward_dynamics call first (a quaternion joint's
@@ -115,29 +131,109 @@ class Runner:
         values = dict(self.values)
         return np.array([values[name] for name in self.parameter_names], dtype=float)
 
-    def kernel(self, kind: str) -> Kernel:
+    def kernel(self, kind: str, traced: tuple | None = None) -> Kernel:
         """The compiled ``kind`` algorithm (an entry of
         :data:`~robodyn.dynamics.registry.KERNELS`) of this chain, on the backend chosen
-        when this runner first needs it (``ROBODYN_BACKEND``). Every runner of an equal
-        chain (any ``with_values``) shares one kernel."""
+        when this runner first needs it (``ROBODYN_BACKEND``), compiled now if it is not
+        yet (``traced``: its program, if already traced). Every runner of an equal chain
+        (any ``with_values``) shares one kernel."""
         kernel = self._kernels.get(kind)
         if kernel is None:
-            try:
-                known = isinstance(kind, str) and lookup(kind, self.chain) is not None
-            except (KeyError, TypeError):
-                known = False
-            if not known:
-                raise InputError(f"kind: {str(kind)[:80]!r} is not an entry of the kernel "
-                                 f"registry; the entries are {', '.join(KERNELS)} (and "
-                                 "'<entry>@<frame number>' for this model's frames)")
-            self.parameter_values  # noqa: B018 - fail on bad values before compiling
+            self._check_kind(kind)
             shared = _SHARED_KERNELS.setdefault(self.chain, {})
             key = (kind, backend())
             kernel = shared.get(key)
             if kernel is None:
-                kernel = shared[key] = Kernel(self.chain, kind, self.parameter_names)
+                kernel = shared[key] = Kernel(self.chain, kind, self.parameter_names,
+                                              traced=traced)
             self._kernels[kind] = kernel
         return kernel
+
+    def _check_kind(self, kind) -> None:
+        try:
+            known = isinstance(kind, str) and lookup(kind, self.chain) is not None
+        except (KeyError, TypeError):
+            known = False
+        if not known:
+            raise InputError(f"kind: {str(kind)[:80]!r} is not an entry of the kernel "
+                             f"registry; the entries are {', '.join(KERNELS)} (and "
+                             "'<entry>@<frame number>' for this model's frames)")
+        self.parameter_values  # noqa: B018 - fail on bad values before compiling
+
+    def tiered_kernel(self, kind: str) -> Kernel:
+        """The kernel a call of ``kind`` runs now, by the tier rules of
+        :mod:`~robodyn.codegen.tiers`: the compiled one when it is built (or
+        ``ROBODYN_TIER=compiled``), else a no-compile tier while a background process
+        builds it (:meth:`poll` switches)."""
+        kernel = self._kernels.get(kind)
+        if kernel is not None:
+            return kernel
+        self._check_kind(kind)
+        setting, nv = tiers.tier_setting(), self.chain.nv
+        first = setting if setting in ("numpy", "generic") else tiers.first_tier(nv)
+        wanted = backend_without_import()
+        if setting == "compiled" or (setting == "auto" and first == "numpy"
+                                     and wanted == "numpy"):
+            return self.kernel(kind)
+        if setting == "auto" and nv <= tiers.COMPILE_MAX_DOF and wanted == "numba":
+            if (kind, "numba") in _SHARED_KERNELS.get(self.chain, {}):
+                return self.kernel(kind)
+            traced = traced_program(self.chain, kind, self.parameter_names)
+            source = compiled_source(*traced, len(self.parameter_names))
+            if cache.is_ready(source):  # compiled before: Numba's cache loads it at once
+                return self.kernel(kind, traced)
+            tiers.request_compile(source, traced[1], len(self.parameter_names),
+                                  len(traced[2]))
+            self._pending[kind] = [source, traced, time.monotonic() + tiers.POLL_SECONDS, None]
+            return self._no_compile(kind, first, traced)
+        return self._no_compile(kind, first)
+
+    def _no_compile(self, kind: str, tier: str, traced: tuple | None = None) -> Kernel:
+        if tier == "generic":  # the numeric chain in it: one per runner, not shared
+            return GenericKernel(self.numeric_chain, kind, self.parameter_names)
+        shared = _SHARED_KERNELS.setdefault(self.chain, {})
+        kernel = shared.get((kind, "numpy"))
+        if kernel is None:
+            kernel = shared[(kind, "numpy")] = Kernel(self.chain, kind, self.parameter_names,
+                                                      which="numpy", traced=traced)
+        return kernel
+
+    def compile(self, kinds=None) -> dict[str, float]:
+        """Compile the kernels ``kinds`` (default :data:`~robodyn.codegen.tiers.FIRST_KINDS`)
+        now, in this process, into the kernel cache, and run them from now on; the seconds
+        each took (a kernel compiled before loads from the cache in a fraction of one)."""
+        seconds = {}
+        for kind in tiers.FIRST_KINDS if kinds is None else kinds:
+            start = time.perf_counter()
+            pending = self._pending.pop(kind, None)
+            self.kernel(kind, pending[1] if pending else None)
+            self._entries.pop(kind, None)
+            self._handles.pop(kind, None)
+            seconds[kind] = time.perf_counter() - start
+        return seconds
+
+    def poll(self) -> None:
+        """Switch each kernel whose background compile finished to its compiled tier
+        (looked for at most every :data:`~robodyn.codegen.tiers.POLL_SECONDS`): a thread
+        loads it from Numba's cache (a tenth of a second to a second: Numba's import, the
+        machine code) while the calls go on in the no-compile tier, then it takes over."""
+        now = time.monotonic()
+        for kind, pending in list(self._pending.items()):
+            if now < pending[2]:
+                continue
+            pending[2] = now + tiers.POLL_SECONDS
+            loader = pending[3]
+            if loader is None and cache.is_ready(pending[0]):
+                pending[3] = threading.Thread(target=self._load_compiled,
+                                              args=(kind, pending[1]), daemon=True)
+                pending[3].start()
+            elif loader is not None and not loader.is_alive():
+                del self._pending[kind]
+                self._entries.pop(kind, None)
+
+    def _load_compiled(self, kind: str, traced: tuple) -> None:
+        with contextlib.suppress(Exception):  # a failure leaves the no-compile tier on
+            self.kernel(kind, traced)
 
     def _entry(self, kind: str) -> tuple:
         """``(kernel, parameter values, input names, widths, output shape, one-state
@@ -145,7 +241,7 @@ class Runner:
         controllers call :meth:`run` often)."""
         entry = self._entries.get(kind)
         if entry is None:
-            kernel = self.kernel(kind)
+            kernel = self.tiered_kernel(kind)
             spec = kernel_spec(kind, self.chain)
             widths = tuple(input_width(name, self.chain, spec.wrenches) for name in spec.inputs)
             entry = self._entries[kind] = (kernel, self.parameter_values, spec.inputs, widths,
@@ -168,6 +264,8 @@ class Runner:
                     return out if shape is None else out.reshape(shape)
             except TypeError:
                 pass
+        if self._pending:
+            self.poll()
         kernel, p, names, widths, out_shape, direct = (self._entries.get(kind)
                                                        or self._entry(kind))
         if hot is None and direct is not None and len(arrays) == len(widths):
@@ -366,6 +464,9 @@ class KernelHandle:
         flat = out.reshape(n, self.kernel.width)
         if self.direct is None:
             flat[...] = self.runner.run(self.kind, *rows).reshape(n, -1)
+            entry = self.runner._entries.get(self.kind)
+            if entry is not None and entry[0] is not self.kernel:  # compiled by now
+                KernelHandle.__init__(self, self.runner, self.kind, entry)
             return out
         try:  # a batch as the robot's methods run it: blocked, on every core
             self.kernel(self.p, *rows, batch_shape=() if batch is None else (n,), out=flat)

@@ -16,6 +16,7 @@ from ..model.expansion import describe_terms, largest_expression
 from ..model.source import ModelSource
 from .derivation import Derivation, make_ring, tidy_chain
 from .equations import Equations, value_table
+from .estimate import check_derivable
 from .hamel import boltzmann_hamel
 from .lagrange import lagrange_euler
 from .newton_euler import newton_euler
@@ -58,6 +59,7 @@ def chain_of(model, values) -> tuple[Chain, str, dict]:
         chain, name, defaults = model, "chain", {}
     else:
         chain, name, defaults = model.chain, model.name, model.values
+    check_derivable(chain, name)  # before tidy_chain and subs, which expand already
     if values is None or values is False:
         return tidy_chain(chain), name, defaults
     if values is True or values == "defaults":
@@ -84,6 +86,7 @@ def _derivation(chain: Chain, method: str, h_e: bool, name: str, ring,
     frames the steps are then written in (:mod:`.dh_frames`)."""
     method = _method(method)
     route = route_of(route, method)
+    check_derivable(chain, name)  # before tidy_chain: that already expands
     chain = tidy_chain(chain)
     ring = ring or make_ring(chain, wrench=h_e)
     if method == "newton-euler":
