@@ -366,3 +366,23 @@ def test_a_1000_body_tree_answers_in_the_generic_tier(tmp_path, monkeypatch):
     np.testing.assert_allclose(robot.forward_dynamics(q, qd, tau), qdd, rtol=0, atol=1e-6)
     assert {robot.runner._entries[k][0].tier for k in
             ("inverse_dynamics", "mass_matrix", "forward_dynamics")} == {"generic"}
+
+
+def test_a_big_model_simulates_without_compiling(tmp_path, monkeypatch):
+    """A simulation's compiled loop would compile the 100-joint forward dynamics (many
+    minutes): above COMPILE_MAX_DOF the loop steps in Python on the generic tier. An
+    unforced chain without gravity from rest stays at rest; one pushed keeps its energy
+    (RK4's error)."""
+    monkeypatch.setenv("ROBODYN_TIER", "auto")
+    path = tmp_path / "chain100.urdf"
+    path.write_text(_chain_urdf(100))
+    robot = rd.load(path)
+    assert robot.dof == 100 > tiers.COMPILE_MAX_DOF
+    q0 = np.random.default_rng(1).uniform(-0.5, 0.5, 100)
+    qd0 = np.zeros(100)
+    qd0[:3] = 0.3
+    sim = rd.simulate(robot, q0, qd0=qd0, duration=0.02, dt=0.005)
+    energy = (robot.kinetic_energy(sim.q, sim.qd) + robot.potential_energy(sim.q))
+    assert np.abs(energy - energy[0]).max() < 1e-6 * max(1.0, abs(energy[0]))
+    assert robot.runner._entries["forward_dynamics"][0].tier == "generic"
+    assert not robot.runner._pending and tiers.background_process() is None

@@ -40,7 +40,7 @@ import threading
 
 from ..core.errors import RobodynError
 
-__all__ = ["tier_setting", "first_tier", "request_compile", "COMPILE_MAX_DOF",
+__all__ = ["tier_setting", "first_tier", "loops_compile", "request_compile", "COMPILE_MAX_DOF",
            "TRACED_MAX_DOF", "POLL_SECONDS", "TIERS", "FIRST_KINDS"]
 
 TIERS = ("auto", "compiled", "numpy", "generic")
@@ -66,6 +66,15 @@ def tier_setting() -> str:
         raise RobodynError(f"ROBODYN_TIER={wanted!r} is not a kernel tier; use one of "
                            f"{', '.join(TIERS)} (or unset it: auto)")
     return wanted
+
+
+def loops_compile(nv: int) -> bool:
+    """Whether a long job (a simulation's or a rollout's fixed-step loop) of a model of
+    ``nv`` degrees of freedom may compile its kernels: ``ROBODYN_TIER=compiled``, or
+    ``auto`` up to :data:`COMPILE_MAX_DOF` (a bigger model's loop steps in Python on the
+    no-compile tiers, in bounded time)."""
+    setting = tier_setting()
+    return setting == "compiled" or (setting == "auto" and nv <= COMPILE_MAX_DOF)
 
 
 def first_tier(nv: int) -> str:

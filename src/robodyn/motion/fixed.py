@@ -14,6 +14,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..codegen.cache import generated_function
+from ..codegen.tiers import loops_compile
 from ..core.errors import InputError, RobodynError
 from .adaptive import fastest_rate, state_rate, state_words
 from .inputs import MAX_MAGNITUDE, Problem, TorqueTable, torque_value, wrench_value
@@ -155,6 +156,8 @@ def _compiled_loop(robot, torque, wrench, times):
         if kind not in ("pd_gravity", "computed_torque"):
             return None
     contact = wrench is not None
+    if not loops_compile(robot.dof):  # a big model: the Python loop, nothing compiles
+        return None
     fd = robot.runner.kernel("forward_dynamics_contact" if contact else "forward_dynamics")
     if fd.backend != "numba":
         return None

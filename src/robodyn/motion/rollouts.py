@@ -42,6 +42,7 @@ from numpy.typing import ArrayLike
 from ..codegen import kernel as kernel_module
 from ..codegen.cache import generated_function
 from ..codegen.threads import run_in_threads, thread_count
+from ..codegen.tiers import loops_compile
 from ..core.errors import InputError, ModelError, RobodynError, excerpt, warn
 from ..core.progress import ProgressOption, check_progress, tracker
 from ..model.configuration import checked_arrays
@@ -408,6 +409,8 @@ def _compiled(models, torques, wrenches, times):
             return None
     robot = models.base
     dof = robot.dof
+    if not loops_compile(dof):  # a big model: the Python loop, nothing compiles
+        return None
     fd = robot.runner.kernel("forward_dynamics_contact" if contact else "forward_dynamics")
     if fd.backend != "numba":
         return None
