@@ -12,13 +12,13 @@ from ..motion.dataset import write_dataset
 from ..motion.dataset_files import MAX_SEED
 from .common import integer_between, model_command
 
-#: The most states ``--samples`` asks for (a count written as 1e15 is still exact).
-MAX_SAMPLES = 10**15
-
-
 def _count(text: str) -> int:
-    """An argparse type: a count ``1 <= n <= MAX_SAMPLES``, ``1e6`` read as 1000000."""
-    return integer_between(text, 1, MAX_SAMPLES)
+    """An argparse type: a whole number, ``1e6`` read as 1000000 (the job checks the
+    range and names the option)."""
+    try:
+        return int(text)
+    except ValueError:
+        return integer_between(text, -(10**18), 10**18)
 
 
 def add_dataset_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.ArgumentParser:
