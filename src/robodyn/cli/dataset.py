@@ -12,6 +12,7 @@ from ..motion.dataset import write_dataset
 from ..motion.dataset_files import MAX_SEED
 from .common import integer_between, model_command
 
+
 def _count(text: str) -> int:
     """An argparse type: a whole number, ``1e6`` read as 1000000 (the job checks the
     range and names the option)."""
