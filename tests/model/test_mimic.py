@@ -197,3 +197,24 @@ def test_derivatives_of_a_coupled_robot_are_finite_differences_of_its_dynamics(t
     with pytest.raises(rd.ModelError, match="forward_dynamics_derivatives of a model with "
                                             "coupled joints"):
         robot.forward_dynamics_derivatives(y, yd, ydd)
+
+
+def test_a_coupled_robot_writes_its_mimic_joints_to_urdf(tmp_path):
+    """``to_urdf`` of a robot with coupled joints writes ``<mimic>``: read back, the same
+    independent coordinates and the same mass matrix."""
+    try:
+        urdf = rd.models.example_robot_data("panda_description/urdf/panda.urdf")
+    except rd.ModelError as exc:
+        pytest.skip(str(exc))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        panda = rd.load(urdf)
+        path = tmp_path / "panda.urdf"
+        path.write_text(panda.to_urdf())
+        again = rd.load(path)
+    assert '<mimic joint="panda_finger_joint1" multiplier="1" offset="0"' in path.read_text()
+    assert again.dof == panda.dof == 8
+    q = np.random.default_rng(0).uniform(-1, 1, 8)
+    np.testing.assert_allclose(again.mass_matrix(q), panda.mass_matrix(q), rtol=1e-12)

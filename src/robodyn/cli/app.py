@@ -138,7 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     return _parser_and_commands()[0]
 
 
-def _parser_and_commands() -> tuple[argparse.ArgumentParser, list[str]]:
+def _parser_and_commands() -> tuple[argparse.ArgumentParser, dict]:
     # the help opens with the docstring's first paragraph: what robodyn does
     parser = argparse.ArgumentParser(prog="robodyn", description=__doc__.split("\n\n")[0])
     parser.add_argument("--version", action="version", version=f"robodyn {VERSION}")
@@ -179,7 +179,7 @@ def _parser_and_commands() -> tuple[argparse.ArgumentParser, list[str]]:
     add_exercise_command(sub)
     add_view_command(sub, parents)
     add_compile_command(sub, parents)
-    return parser, sorted(sub.choices)
+    return parser, dict(sorted(sub.choices.items()))  # command name -> its parser
 
 
 def prepare_argv(argv: list[str] | None = None) -> list[str]:
@@ -209,38 +209,39 @@ def _unknown_command(commands, words: list[str]) -> str | None:
     return f"unknown command {first[:80]!r}; did you mean {close[0]!r}? (robodyn --help lists them)"
 
 
-def _misspelled_option(parser, words: list[str]) -> tuple | None:
+def _misspelled_option(commands: dict, words: list[str]) -> tuple | None:
     """``(command parser, message)`` for the first ``--option`` the command does not have
     (before a ``--`` that ends the options), with the closest one it has; None if all
     are known. Checked before parsing, so that ``--duratoin 1`` is named as a misspelling
     rather than reported as the missing ``--duration``."""
-    commands = next((a.choices for a in parser._actions  # noqa: SLF001 (argparse's own)
-                     if isinstance(a, argparse._SubParsersAction)), {})  # noqa: SLF001
-    sub = next((commands[w] for w in words if w in commands), None)
-    if sub is None:
+    name = next((w for w in words if w in commands), None)
+    if name is None:
         return None
-    known = [o for a in sub._actions for o in a.option_strings]  # noqa: SLF001
-    for word in words[words.index(sub.prog.split()[-1]) + 1:]:
+    sub = commands[name]
+    # every option string of the command's parser, those its help leaves out too (argparse
+    # keeps them in this table; it has no public one)
+    known = sorted(o for o in sub._option_string_actions if o.startswith("--"))  # noqa: SLF001
+    for word in words[words.index(name) + 1:]:
         if word == "--":
             break
-        name = word.split("=", 1)[0]
-        if not name.startswith("--") or name in known:
+        option = word.split("=", 1)[0]
+        if not option.startswith("--") or option in known:
             continue
-        if any(o.startswith(name) for o in known):
+        if any(o.startswith(option) for o in known):
             continue  # an abbreviation argparse accepts (or names as ambiguous)
-        close = difflib.get_close_matches(name, known, n=1)
+        close = difflib.get_close_matches(option, known, n=1)
         hint = f"; did you mean {close[0]}?" if close else ""
-        return sub, f"unrecognized option {name[:60]!r}{hint} ({sub.prog} --help lists them)"
+        return sub, f"unrecognized option {option[:60]!r}{hint} ({sub.prog} --help lists them)"
     return None
 
 
 def main(argv: list[str] | None = None) -> int:
     parser, commands = _parser_and_commands()
     words = prepare_argv(argv)
-    unknown = _unknown_command(commands, words)
+    unknown = _unknown_command(list(commands), words)
     if unknown:
         parser.error(unknown)  # exits with status 2
-    misspelled = _misspelled_option(parser, words)
+    misspelled = _misspelled_option(commands, words)
     if misspelled:
         misspelled[0].error(misspelled[1])  # exits with status 2
     args = parser.parse_args(words)

@@ -22,7 +22,7 @@ def _kinds(text: str) -> tuple[str, ...]:
 
 def _cmd_compile(args: argparse.Namespace) -> int:
     for name in args.models:
-        robot = load_model(name, args, quaternions=True)
+        robot = load_model(name, args)
         if robot.dof > COMPILE_MAX_DOF and not args.large:
             print(f"{robot.name}: {robot.dof} degrees of freedom, more than {COMPILE_MAX_DOF}: "
                   "not compiled (its kernels run the generic tier, docs/kernels.md); "

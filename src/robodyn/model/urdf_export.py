@@ -128,9 +128,11 @@ def chain_to_urdf(chain: Chain, name: str, comment: str = "",
     parent = base
     felt = []
     link_names: list[str] = []
+    written = {}  # the model's joint names -> their <joint> elements
     for i, link in enumerate(chain.links):
         parent = base if chain.parent(i) < 0 else link_names[chain.parent(i)]
         joint, child = _joint(root, link, i, parent, names, notes, unlimited)
+        written[link.joint.name or link.name] = root.findall("joint")[-1]
         link_names.append(child)
         _link(root, link, child)
         if i in changes:
@@ -139,6 +141,15 @@ def chain_to_urdf(chain: Chain, name: str, comment: str = "",
             if effect > 1e3 * MIN_INERTIA:  # the floors change M by 1e-12 at most: not said
                 felt.append((child, effect))
         armature += [link.joint.name or joint] if float(link.motor.armature) != 0 else []
+    closures = getattr(chain, "closures", None)
+    for coupling in (closures.couplings if closures is not None else ()):
+        # q_joint = multiplier q_source + offset: URDF's <mimic>, read back coupled
+        source = written[coupling.source].get("name")
+        ET.SubElement(written[coupling.joint], "mimic", joint=source,
+                      multiplier=number_text(coupling.multiplier),
+                      offset=number_text(coupling.offset))
+    if closures is not None and closures.loops:
+        notes.append(f"{len(closures.loops)} loop closure(s) left out: URDF describes trees")
     last = chain.dof - 1
     left_out = [f.name for f in frames if chain.is_serial and f.link == last]
     for frame in frames:
