@@ -37,12 +37,14 @@ _PACKED = {"add", "sub", "mul", "div", "neg", "sqrt", "sign"}
 #: Sine and cosine: arithmetic of :mod:`robodyn.codegen.trig` in the compiled flavours (the
 #: blocked one runs them packed, then the C library for the arguments they do not cover).
 _TRIG = ("sin", "cos")
-#: The first 12 hex digits of the SHA-256 of :mod:`robodyn.codegen.trig`'s source, in every
+#: The first 12 hex digits of the SHA-256 of :mod:`robodyn.codegen.trig`'s source (and of
+#: :mod:`~robodyn.codegen.trig_numpy`'s, whose reduction and polynomials it compiles), in every
 #: compiled kernel's text (the key of the kernel cache): an edit of trig.py is a new
 #: kernel, not a stale cache entry, with no version to raise by hand. Read as a file of the
 #: package, not imported: trig imports Numba, this module does not.
-TRIG_DIGEST = hashlib.sha256(
-    resources.files(__package__).joinpath("trig.py").read_bytes()).hexdigest()[:12]
+TRIG_DIGEST = hashlib.sha256(b"".join(
+    resources.files(__package__).joinpath(name).read_bytes()
+    for name in ("trig.py", "trig_numpy.py"))).hexdigest()[:12]
 #: Arguments at most this large in magnitude take :mod:`~robodyn.codegen.trig`'s reduction
 #: (``2^20 pi/2`` is fdlibm's bound for its three-part ``pi/2``; 1.5 * 2^20 is below it);
 #: larger ones, infinity and NaN the C library's ``sin`` and ``cos``.

@@ -27,71 +27,21 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
 from .emit import TRIG_LIMIT as LIMIT
+from .trig_numpy import reduce_argument, sin_cos_polynomials
 
 # Every compiled kernel's text carries a hash of this file (robodyn.codegen.emit.TRIG_DIGEST,
 # the kernels' cache key): an edit here recompiles them, no version to raise.
 __all__ = ["LIMIT", "sin", "cos", "sincos", "sin_packed", "cos_packed", "sincos_packed"]
 
-_INVPIO2 = 6.36619772367581382433e-01
-_TOINT = 6755399441055744.0  # 1.5 * 2^52
-_PIO2_1 = 1.57079632673412561417e+00  # first 33 bits of pi/2
-_PIO2_2 = 6.07710050630396597660e-11  # next 33 bits
-_PIO2_2T = 2.02226624879595063154e-21  # pi/2 - (_PIO2_1 + _PIO2_2)
-_PIO2_3 = 2.02226624871116645580e-21  # next 33 bits
-_PIO2_3T = 8.47842766036889956997e-32  # pi/2 - (_PIO2_1 + _PIO2_2 + _PIO2_3)
-
-_S1 = -1.66666666666666324348e-01
-_S2 = 8.33333333332248946124e-03
-_S3 = -1.98412698298579493134e-04
-_S4 = 2.75573137070700676789e-06
-_S5 = -2.50507602534068634195e-08
-_S6 = 1.58969099521155010221e-10
-_C1 = 4.16666666666666019037e-02
-_C2 = -1.38888888888741095749e-03
-_C3 = 2.48015872894767294178e-05
-_C4 = -2.75573143513906633035e-07
-_C5 = 2.08757232129817482790e-09
-_C6 = -1.13596475577881948265e-11
-
 _INLINE = {"nogil": True, "cache": True, "error_model": "numpy", "inline": "always"}
 
-
-@njit(**_INLINE)
-def _reduced(x):
-    """``(y0, y1, q)``: ``x = n pi/2 + y0 + y1`` and ``q = n mod 4``, for ``|x| < LIMIT``."""
-    fn = x * _INVPIO2 + _TOINT - _TOINT
-    r = x - fn * _PIO2_1
-    t = r
-    w = fn * _PIO2_2
-    r = t - w
-    w = fn * _PIO2_2T - ((t - r) - w)
-    t = r
-    w = fn * _PIO2_3
-    r = t - w
-    w = fn * _PIO2_3T - ((t - r) - w)
-    y0 = r - w
-    y1 = (r - y0) - w
-    q = fn - 4.0 * np.floor(fn * 0.25)
-    return y0, y1, q
-
-
-@njit(**_INLINE)
-def _kernels(y0, y1):
-    """``(sin y, cos y)`` of ``y = y0 + y1``, ``|y| <= pi/4`` (musl's ``__sin``, ``__cos``)."""
-    z = y0 * y0
-    w = z * z
-    r = _S2 + z * (_S3 + z * _S4) + z * w * (_S5 + z * _S6)
-    v = z * y0
-    s = y0 - ((z * (0.5 * y1 - v * r) - y1) - v * _S1)
-    rc = z * (_C1 + z * (_C2 + z * _C3)) + w * w * (_C4 + z * (_C5 + z * _C6))
-    hz = 0.5 * z
-    wc = 1.0 - hz
-    c = wc + (((1.0 - wc) - hz) + (z * rc - y0 * y1))
-    return s, c
+# the reduction and the polynomials are robodyn.codegen.trig_numpy's functions, compiled:
+# one text of them for every tier (a change there changes TRIG_DIGEST too)
+_reduced = njit(**_INLINE)(reduce_argument)
+_kernels = njit(**_INLINE)(sin_cos_polynomials)
 
 
 @njit(**_INLINE)

@@ -17,16 +17,16 @@ import numpy as np
 
 from .emit import TRIG_LIMIT as LIMIT
 
-__all__ = ["sin", "cos", "sincos"]
+__all__ = ["sin", "cos", "sincos", "reduce_argument", "sin_cos_polynomials"]
 
-# the constants of robodyn.codegen.trig (fdlibm's), the same doubles
-_INVPIO2 = 6.36619772367581382433e-01
-_TOINT = 6755399441055744.0
-_PIO2_1 = 1.57079632673412561417e+00
-_PIO2_2 = 6.07710050630396597660e-11
-_PIO2_2T = 2.02226624879595063154e-21
-_PIO2_3 = 2.02226624871116645580e-21
-_PIO2_3T = 8.47842766036889956997e-32
+# fdlibm's constants (musl's __rem_pio2 and __sin/__cos)
+_INVPIO2 = 6.36619772367581382433e-01  # 2/pi
+_TOINT = 6755399441055744.0  # 1.5 * 2^52
+_PIO2_1 = 1.57079632673412561417e+00  # first 33 bits of pi/2
+_PIO2_2 = 6.07710050630396597660e-11  # next 33 bits
+_PIO2_2T = 2.02226624879595063154e-21  # pi/2 - (_PIO2_1 + _PIO2_2)
+_PIO2_3 = 2.02226624871116645580e-21  # next 33 bits
+_PIO2_3T = 8.47842766036889956997e-32  # pi/2 - (_PIO2_1 + _PIO2_2 + _PIO2_3)
 _S1 = -1.66666666666666324348e-01
 _S2 = 8.33333333332248946124e-03
 _S3 = -1.98412698298579493134e-04
@@ -41,33 +41,48 @@ _C5 = 2.08757232129817482790e-09
 _C6 = -1.13596475577881948265e-11
 
 
+def reduce_argument(x):
+    """``(y0, y1, q)``: ``x = n pi/2 + y0 + y1`` and ``q = n mod 4``, for ``|x| < LIMIT``
+    (on a number or elementwise on an array; :mod:`robodyn.codegen.trig` compiles this
+    very function)."""
+    fn = x * _INVPIO2 + _TOINT - _TOINT
+    r = x - fn * _PIO2_1
+    t = r
+    w = fn * _PIO2_2
+    r = t - w
+    w = fn * _PIO2_2T - ((t - r) - w)
+    t = r
+    w = fn * _PIO2_3
+    r = t - w
+    w = fn * _PIO2_3T - ((t - r) - w)
+    y0 = r - w
+    y1 = (r - y0) - w
+    q = fn - 4.0 * np.floor(fn * 0.25)
+    return y0, y1, q
+
+
+def sin_cos_polynomials(y0, y1):
+    """``(sin y, cos y)`` of ``y = y0 + y1``, ``|y| <= pi/4`` (musl's ``__sin``, ``__cos``;
+    compiled by :mod:`robodyn.codegen.trig` too)."""
+    z = y0 * y0
+    w = z * z
+    r = _S2 + z * (_S3 + z * _S4) + z * w * (_S5 + z * _S6)
+    v = z * y0
+    s = y0 - ((z * (0.5 * y1 - v * r) - y1) - v * _S1)
+    rc = z * (_C1 + z * (_C2 + z * _C3)) + w * w * (_C4 + z * (_C5 + z * _C6))
+    hz = 0.5 * z
+    wc = 1.0 - hz
+    c = wc + (((1.0 - wc) - hz) + (z * rc - y0 * y1))
+    return s, c
+
+
 def sincos(x):
     """``(sin x, cos x)`` of an array (or number) ``x``: trig's ``sincos`` statement by
     statement (reduction ``x = n pi/2 + y0 + y1``, the polynomials of ``y``, the quadrant)."""
     x = np.asarray(x, dtype=np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
-        fn = x * _INVPIO2 + _TOINT - _TOINT
-        r = x - fn * _PIO2_1
-        t = r
-        w = fn * _PIO2_2
-        r = t - w
-        w = fn * _PIO2_2T - ((t - r) - w)
-        t = r
-        w = fn * _PIO2_3
-        r = t - w
-        w = fn * _PIO2_3T - ((t - r) - w)
-        y0 = r - w
-        y1 = (r - y0) - w
-        q = fn - 4.0 * np.floor(fn * 0.25)
-        z = y0 * y0
-        w = z * z
-        r = _S2 + z * (_S3 + z * _S4) + z * w * (_S5 + z * _S6)
-        v = z * y0
-        s = y0 - ((z * (0.5 * y1 - v * r) - y1) - v * _S1)
-        rc = z * (_C1 + z * (_C2 + z * _C3)) + w * w * (_C4 + z * (_C5 + z * _C6))
-        hz = 0.5 * z
-        wc = 1.0 - hz
-        c = wc + (((1.0 - wc) - hz) + (z * rc - y0 * y1))
+        y0, y1, q = reduce_argument(x)
+        s, c = sin_cos_polynomials(y0, y1)
     odd = (q == 1.0) | (q == 3.0)
     sine = np.where(odd, c, s)
     cosine = np.where(odd, s, c)
