@@ -257,11 +257,15 @@ def test_robodyn_compile_builds_ahead_and_the_next_run_starts_compiled(tmp_path,
                                                                         capsys):
     """``robodyn compile`` fills the cache and marks the kernel ready: a later process
     (auto) runs it compiled from its first call, with no background compiler."""
-    from robodyn.cli.app import main
 
     monkeypatch.setenv("ROBODYN_CACHE_DIR", str(tmp_path / "c"))
-    assert main(["compile", "planar-2r", "--kinds", "gravity_torques"]) == 0
-    assert capsys.readouterr().out.startswith("planar-2r: gravity_torques ")
+    # in a process of its own: this one may hold planar-2r's kernel already (compiled by
+    # an earlier test into another cache), which compile would not write again
+    compiled = run_bounded(["-m", "robodyn", "compile", "planar-2r", "--kinds",
+                            "gravity_torques"], timeout=120, memory_mb=4096,
+                           env={**os.environ, "PYTHONPATH": SRC})
+    assert compiled.returncode == 0, compiled.stderr
+    assert compiled.stdout.startswith("planar-2r: gravity_torques ")
     script = ("import numpy as np, robodyn as rd\n"
               "from robodyn.codegen import tiers\n"
               "r = rd.load('planar-2r'); g = r.gravity_torques(np.array([0.3, 0.2]))\n"
