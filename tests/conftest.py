@@ -92,3 +92,32 @@ def write_model(tmp_path, text, name="arm.yaml"):
     path = tmp_path / name
     path.write_text(textwrap.dedent(text))
     return path
+
+
+#: A spatial 2R arm whose joints take friction fields ``{f1}``, ``{f2}`` (and ``{name}``):
+#: the model of the friction tests (tests/dynamics/test_friction_models.py,
+#: tests/identification/test_friction_fit.py).
+FRICTION_ARM = """\
+name: {name}
+dh: standard
+gravity: [0, 0, -9.81]
+links:
+  - joint: revolute
+    a: 0.4
+    alpha: pi/2
+    d: 0.1
+    theta: 0
+    mass: 2.0
+    com: [-0.2, 0, 0.01]
+    inertia: [0.02, 0.03, 0.04, 0.001, 0, 0.002]
+    friction: {f1}
+  - joint: revolute
+    a: 0.3
+    alpha: 0
+    d: 0
+    theta: 0
+    mass: 1.2
+    com: [-0.15, 0.01, 0]
+    inertia: [0.01, 0.012, 0.015, 0, 0.001, 0]
+    friction: {f2}
+"""

@@ -14,35 +14,11 @@ import numpy as np
 import pytest
 
 import robodyn as rd
+from conftest import FRICTION_ARM as ARM
 from robodyn.codegen.emit import live_ops
 from robodyn.codegen.tape import Tape
 from robodyn.dynamics.friction import joint_friction
 from robodyn.model.friction import Friction
-
-ARM = """\
-name: {name}
-dh: standard
-gravity: [0, 0, -9.81]
-links:
-  - joint: revolute
-    a: 0.4
-    alpha: pi/2
-    d: 0.1
-    theta: 0
-    mass: 2.0
-    com: [-0.2, 0, 0.01]
-    inertia: [0.02, 0.03, 0.04, 0.001, 0, 0.002]
-    friction: {f1}
-  - joint: revolute
-    a: 0.3
-    alpha: 0
-    d: 0
-    theta: 0
-    mass: 1.2
-    com: [-0.15, 0.01, 0]
-    inertia: [0.01, 0.012, 0.015, 0, 0.001, 0]
-    friction: {f2}
-"""
 
 
 def arm(tmp_path, f1: dict, f2: dict | None = None, name: str = "farm") -> rd.Robot:

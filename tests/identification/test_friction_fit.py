@@ -9,31 +9,8 @@ import numpy as np
 import pytest
 
 import robodyn as rd
+from conftest import FRICTION_ARM
 
-ARM = """\
-name: fitarm
-dh: standard
-gravity: [0, 0, -9.81]
-links:
-  - joint: revolute
-    a: 0.4
-    alpha: pi/2
-    d: 0.1
-    theta: 0
-    mass: 2.0
-    com: [-0.2, 0, 0.01]
-    inertia: [0.02, 0.03, 0.04, 0.001, 0, 0.002]
-    friction: {f1}
-  - joint: revolute
-    a: 0.3
-    alpha: 0
-    d: 0
-    theta: 0
-    mass: 1.2
-    com: [-0.15, 0.01, 0]
-    inertia: [0.01, 0.012, 0.015, 0, 0.001, 0]
-    friction: {f2}
-"""
 TRUE = ({"viscous": 0.3, "coulomb": 0.5, "coulomb_negative": 0.35, "offset": 0.08,
          "static": 0.7, "stribeck_velocity": 0.1, "stribeck_exponent": 2},
         {"viscous": 0.15, "coulomb": 0.2, "coulomb_negative": 0.28, "offset": -0.04,
@@ -45,7 +22,8 @@ def _robot(tmp_path, fields):
         return "{" + ", ".join(f"{k}: {v}" for k, v in f.items()) + "}"
 
     path = tmp_path / "fitarm.yaml"
-    path.write_text(ARM.format(f1=text(fields[0]), f2=text(fields[1])))
+    path.write_text(FRICTION_ARM.format(name="fitarm", f1=text(fields[0]),
+                                        f2=text(fields[1])))
     return rd.load(path)
 
 
