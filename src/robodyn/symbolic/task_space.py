@@ -99,6 +99,16 @@ class TaskSpaceEquations:
         return self.text()
 
 
+def _expr(x) -> sp.Expr:
+    """A chain's number or SymPy expression as an expression; never text (nothing is
+    parsed: the chain holds what the model reader checked)."""
+    if isinstance(x, sp.Basic):
+        return x
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        raise TypeError(f"expected a number or a SymPy expression, got {type(x).__name__}")
+    return sp.Integer(x) if isinstance(x, int) else sp.Float(x)
+
+
 def task_space(eq, rows: Sequence[int] = (0, 1), simplify: bool = True) -> TaskSpaceEquations:
     """The closed-form operational space model of equations ``eq``
     (:class:`~robodyn.symbolic.equations.Equations`) at the end effector (module docstring):
@@ -134,7 +144,7 @@ def task_space(eq, rows: Sequence[int] = (0, 1), simplify: bool = True) -> TaskS
     coords = []
     for r in rows:
         if r < 3:
-            coords.append(sp.expand_trig(sp.sympify(pos[r])))
+            coords.append(sp.expand_trig(_expr(pos[r])))
         else:
             coords.append(_yaw(chain, q, rot, eq.name))
     x = sp.Matrix(coords)
@@ -176,10 +186,10 @@ def _yaw(chain, q, rot, name: str) -> sp.Expr:
     phi = sp.Integer(0)
     for link, s in zip(chain.links, q, strict=True):
         joint = link.joint
-        axis = tuple(sp.nsimplify(a) for a in joint.axis)
+        axis = tuple(sp.nsimplify(_expr(a)) for a in joint.axis)
         if joint.type == "revolute" and axis[:2] == (0, 0) and axis[2] in (1, -1):
-            phi += axis[2] * (s + sp.sympify(joint.offset))
-    R = sp.Matrix(3, 3, lambda i, j: sp.sympify(rot[i][j]))
+            phi += axis[2] * (s + _expr(joint.offset))
+    R = sp.Matrix(3, 3, lambda i, j: _expr(rot[i][j]))
     Rz = sp.Matrix([[sp.cos(phi), -sp.sin(phi), 0], [sp.sin(phi), sp.cos(phi), 0], [0, 0, 1]])
     residual = (R - Rz).applyfunc(lambda e: sp.simplify(sp.expand_trig(e)))
     if residual != sp.zeros(3, 3):
