@@ -13,20 +13,30 @@ from .core.errors import (
     RobodynError,
     UrdfWarning,
 )
+from .core.provided import provide
 from .core.version import VERSION
-from .identification import excitation
-from .identification.estimate import identify
-from .identification.friction_fit import identify_friction
 from .model import builtin as models
-from .motion import control, energy, trajectory
-from .motion.checks import EnergyBalanceWarning, JointLimitWarning
-from .motion.dataset import dataset
-from .motion.result import Simulation
-from .motion.rollouts import rollout
-from .motion.simulation import simulate
-from .motion.time_scaling import scale_trajectory
 from .robot import Robot, TorqueParts, load
-from .symbolic.equations import Equations as _Equations
+
+# The rest loads on first use (PEP 562): ``import robodyn`` brings NumPy and robodyn's own
+# model and numeric layers, not SymPy, SciPy, Numba or Matplotlib (issue 32: 0.5 s -> 0.2 s).
+_LAZY = {
+    "dataset": (".motion.dataset", "dataset"),
+    "Simulation": (".motion.result", "Simulation"),
+    "rollout": (".motion.rollouts", "rollout"),
+    "simulate": (".motion.simulation", "simulate"),
+    "scale_trajectory": (".motion.time_scaling", "scale_trajectory"),
+    "identify": (".identification.estimate", "identify"),
+    "identify_friction": (".identification.friction_fit", "identify_friction"),
+    "excitation": (".identification.excitation", None),
+    "control": (".motion.control", None),
+    "energy": (".motion.energy", None),
+    "trajectory": (".motion.trajectory", None),
+    "JointLimitWarning": (".motion.checks", "JointLimitWarning"),
+    "EnergyBalanceWarning": (".motion.checks", "EnergyBalanceWarning"),
+    "plot": (".plot", None),
+    "view": (".plot.viewer", "show"),  # rd.view(robot, q): the 3D viewer
+}
 
 __version__ = VERSION
 __all__ = ["load", "Robot", "dataset", "TorqueParts", "models", "trajectory", "energy", "control",
@@ -75,23 +85,22 @@ def _compare(self, *, M=None, C=None, g=None, tau=None, Cqd=None, K=None, U=None
 
 
 # eq.compare(...): the symbolic layer cannot import the teaching layer (the checker), so the
-# facade attaches it
-_compare.__name__, _compare.__qualname__ = "compare", "Equations.compare"
-_Equations.compare = _compare
+# facade provides it; Equations.compare calls it (robodyn.core.provided)
+provide("Equations.compare", _compare)
 
 
 def __getattr__(name: str):
-    # rd.plot imports Matplotlib, so it loads on first use, not with ``import robodyn``
-    if name == "plot":
-        import importlib
+    if name not in _LAZY:
+        raise AttributeError(f"module 'robodyn' has no attribute {name!r}")
+    import importlib
 
-        return importlib.import_module(".plot", __name__)
-    if name == "view":  # rd.view(robot, q): the 3D viewer, rd.plot.show
-        from .plot.viewer import show
-
-        return show
-    raise AttributeError(f"module 'robodyn' has no attribute {name!r}")
+    module, attribute = _LAZY[name]
+    value = importlib.import_module(module, __name__)
+    if attribute is not None:
+        value = getattr(value, attribute)
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | {"plot", "view"})
+    return sorted(set(globals()) | set(_LAZY))

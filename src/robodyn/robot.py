@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import sympy as sp
+from .core.lazy import sp
 from numpy.typing import ArrayLike
 
 from .codegen.coupled import Runner, make_runner

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..codegen import threads, tiers
 from ..core.errors import PhysicalConsistencyWarning, RobodynError
 from ..core.progress import clear_line, silenced
 from ..core.version import VERSION
@@ -250,6 +251,10 @@ def main(argv: list[str] | None = None) -> int:
         if problem:
             args.command_parser.error(problem)  # exits with status 2
     try:
+        # the environment's settings, checked before any work (a tier that never reaches
+        # the threaded kernels would never read a bad thread count)
+        tiers.tier_setting()
+        threads.thread_count()
         with warnings.catch_warnings(), (silenced() if args.quiet else nullcontext()):
             warnings.simplefilter("ignore" if args.quiet else "once")
             warnings.showwarning = _show_warning

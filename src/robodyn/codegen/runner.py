@@ -180,8 +180,13 @@ class Runner:
                 return self.kernel(kind)
             traced = traced_program(self.chain, kind, self.parameter_names)
             source = compiled_source(*traced, len(self.parameter_names))
-            if cache.is_ready(source):  # compiled before: Numba's cache loads it at once
-                return self.kernel(kind, traced)
+            if cache.is_ready(source):
+                # compiled before: loading it costs Numba's import (0.3-0.5 s), which pays
+                # only for a process that goes on calling; the first calls answer from the
+                # NumPy tier and a thread loads it after LOAD_AFTER seconds (poll)
+                self._pending[kind] = [source, traced, time.monotonic() + tiers.LOAD_AFTER,
+                                       None]
+                return self._no_compile(kind, first, traced)
             tiers.request_compile(source, traced[1], len(self.parameter_names),
                                   len(traced[2]))
             self._pending[kind] = [source, traced, time.monotonic() + tiers.POLL_SECONDS, None]

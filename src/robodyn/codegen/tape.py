@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from numbers import Real
 
-import sympy as sp
+from ..core.lazy import sp
 
 _COMMUTATIVE = {"add", "mul"}
 

@@ -16,8 +16,10 @@ benchmarks of steady-state speed), ``numpy`` or ``generic`` (never compile).
 
 In ``auto``, a model of more than :data:`COMPILE_MAX_DOF` degrees of freedom is never
 compiled: it runs the generic tier. Otherwise a kernel whose compile finished before (the
-``k_<digest>.ok`` mark in the kernel cache, :func:`~robodyn.codegen.cache.mark_ready`) is
-loaded from Numba's cache at once; any other starts in the ``numpy`` tier (``generic``
+``k_<digest>.ok`` mark in the kernel cache, :func:`~robodyn.codegen.cache.mark_ready`)
+answers from the ``numpy`` tier too, until the process has called it for
+:data:`LOAD_AFTER` seconds: then a thread loads it from Numba's cache (Numba's import costs
+more than a short script's whole work); any other starts in the ``numpy`` tier (``generic``
 above :data:`TRACED_MAX_DOF`) and is handed to a background process
 (``python -m robodyn.codegen.background``, one per process, at low priority) that compiles
 it under the kernel's lock (:func:`~robodyn.codegen.cache.compile_lock`: never two compiles
@@ -41,7 +43,7 @@ import threading
 from ..core.errors import RobodynError
 
 __all__ = ["tier_setting", "first_tier", "loops_compile", "request_compile", "COMPILE_MAX_DOF",
-           "TRACED_MAX_DOF", "POLL_SECONDS", "TIERS", "FIRST_KINDS"]
+           "TRACED_MAX_DOF", "POLL_SECONDS", "LOAD_AFTER", "TIERS", "FIRST_KINDS"]
 
 TIERS = ("auto", "compiled", "numpy", "generic")
 #: Above this many degrees of freedom ``auto`` never compiles (a 40-joint chain's mass
@@ -57,6 +59,10 @@ FIRST_KINDS = ("inverse_dynamics", "mass_matrix", "forward_dynamics", "gravity_t
                "jacobian")
 #: Seconds between two looks for a finished background compile.
 POLL_SECONDS = 0.25
+#: Seconds a process calls a kernel compiled before (ready in the cache) from the NumPy tier
+#: before a thread loads the compiled one: loading imports Numba (0.3-0.5 s), more than a
+#: short script's whole work (the Panda's first ID, M, FD and Jacobian: 0.05 s in NumPy).
+LOAD_AFTER = 0.5
 
 
 def tier_setting() -> str:

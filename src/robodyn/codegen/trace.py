@@ -11,8 +11,8 @@ its plain numbers are folded in as constants.
 from __future__ import annotations
 
 import numpy as np
-import sympy as sp
 
+from ..core.lazy import sp
 from ..dynamics.registry import KernelSpec, input_width, output_shape
 from ..model.chain import Chain, snap_rotations
 from .tape import Tape

@@ -38,10 +38,10 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import numpy as np
-import sympy as sp
 
 from ..core import linalg3 as la
 from ..core.errors import ModelError, excerpt
+from ..core.lazy import sp
 from .checks import as_float, check_physical, labelled_numbers
 from .friction import Friction  # noqa: F401  (re-exported: the readers import it from here)
 from .joints import (

@@ -15,10 +15,10 @@ import math
 import warnings
 
 import numpy as np
-import sympy as sp
 
 from ..core import linalg3 as la
 from ..core.errors import ModelError, PhysicalConsistencyWarning, excerpt, warn
+from ..core.lazy import sp
 from .friction import FRICTION_FIELDS, check_friction
 from .joints import REVOLUTE
 

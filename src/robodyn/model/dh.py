@@ -28,9 +28,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import sympy as sp
 
 from ..core import linalg3 as la
+from ..core.lazy import sp
 from .chain import (
     PRISMATIC,
     REVOLUTE,

@@ -38,9 +38,8 @@ import dataclasses
 import math
 import re
 
-import sympy as sp
-
 from ..core.errors import ExpansionError, excerpt
+from ..core.lazy import sp
 
 __all__ = ["MAX_EXPANDED_TERMS", "expanded_terms", "check_expansion", "describe_terms",
            "largest_expression"]

@@ -30,14 +30,13 @@ import re
 import types
 from numbers import Real
 
-import sympy as sp
-from sympy.assumptions.ask import AssumptionKeys
-
 from ..core.errors import ModelError, excerpt
+from ..core.lazy import sp
 from .expansion import check_expansion
 
-FUNCTIONS = {"sqrt": sp.sqrt, "sin": sp.sin, "cos": sp.cos}
-CONSTANTS = {"pi": sp.pi}
+FUNCTIONS = {"sqrt": lambda x: sp.sqrt(x), "sin": lambda x: sp.sin(x),
+             "cos": lambda x: sp.cos(x)}
+CONSTANTS = {"pi": lambda: sp.pi}
 #: Names a model may not use for its parameters: the joint variables and torques.
 RESERVED = re.compile(r"^(q|qd|qdd|tau)\d+$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -59,12 +58,16 @@ MAX_NUMBER_BITS = 3400
 MAX_NAME_CHARS = 64
 _ADDITIVE = (ast.Add, ast.Sub)
 _MULTIPLICATIVE = (ast.Mult, ast.Div)
-_NOT_FINITE = {
-    sp.nan: "is not a finite number (0/0 is undefined)",
-    sp.zoo: "is not a finite number (division by zero)",
-    sp.oo: "is not a finite number (infinite)",
-    -sp.oo: "is not a finite number (infinite)",
-}
+
+
+@functools.cache
+def _not_finite() -> dict:
+    """SymPy's non-finite numbers and what to say of each."""
+    return {sp.nan: "is not a finite number (0/0 is undefined)",
+            sp.zoo: "is not a finite number (division by zero)",
+            sp.oo: "is not a finite number (infinite)",
+            -sp.oo: "is not a finite number (infinite)"}
+
 
 _symbol_cache: dict[str, sp.Symbol] = {}
 
@@ -177,8 +180,8 @@ def check_size(root: ast.AST, field: str, text: str) -> None:
 def checked_expression(expr: sp.Expr, field: str, raw: object) -> sp.Expr:
     """``expr`` if it can be a finite real number: else a :class:`ModelError` saying why."""
     for node in sp.preorder_traversal(expr):
-        if node in _NOT_FINITE:
-            raise ModelError(f"{field}: {excerpt(raw)} {_NOT_FINITE[node]}")
+        if node in _not_finite():
+            raise ModelError(f"{field}: {excerpt(raw)} {_not_finite()[node]}")
         if node is sp.I:
             raise ModelError(f"{field}: {excerpt(raw)} is not a real number (it evaluates to "
                              f"{excerpt(expr)})")
@@ -242,7 +245,7 @@ class Translator:
             return number(node.value)
         if isinstance(node, ast.Name):
             if node.id in CONSTANTS:
-                return CONSTANTS[node.id]
+                return CONSTANTS[node.id]()
             if node.id in FUNCTIONS:
                 raise self.fail(f"function {node.id!r} used without arguments")
             if node.id in self.joints:
@@ -326,7 +329,8 @@ def _sympy_meaning(name: str) -> str | None:
     if name not in namespace:
         return None
     meaning = namespace[name]
-    if not (isinstance(meaning, (AssumptionKeys, sp.Basic, type)) or callable(meaning)):
+    keys = sp.assumptions.ask.AssumptionKeys
+    if not (isinstance(meaning, (keys, sp.Basic, type)) or callable(meaning)):
         return None
     if callable(meaning) and not isinstance(meaning, sp.Basic):
         return _SYMPY_MEANINGS.get(name, f"the function {name}() to SymPy's parser")

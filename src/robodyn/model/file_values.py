@@ -12,10 +12,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import sympy as sp
 
 from ..core.csv_table import parse_number
 from ..core.errors import ModelError
+from ..core.lazy import sp
 from .chain import snap
 
 #: Names a message lists at most, and the characters it quotes of one.

@@ -10,10 +10,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-import sympy as sp
 
 from ..core.errors import ModelError, excerpt
 from ..core.files import file_label
+from ..core.lazy import sp
 from .source import ModelSource
 from .yaml_file import parse_model, read_model_file
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import sympy as sp
 
 from ..core.errors import ModelError, excerpt
+from ..core.lazy import sp
 from .chain import Chain
 from .expressions import check_parameter_name
 from .names import check_source_names

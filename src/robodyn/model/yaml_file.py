@@ -71,11 +71,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-import sympy as sp
 import yaml
 
 from ..core.errors import ModelError, excerpt
 from ..core.files import file_label, model_name_of, read_model_bytes
+from ..core.lazy import sp
 from .chain import (
     PRISMATIC,
     REVOLUTE,

@@ -9,7 +9,7 @@ form of :mod:`.simplify`); nothing is recomputed afterwards.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
@@ -21,6 +21,7 @@ from sympy import QQ
 from sympy.polys.rings import PolyElement
 
 from ..core.errors import InputError, ModelError
+from ..core.provided import provided
 from ..model.chain import Chain
 from ..model.expressions import number
 from .derivation import SECTION_GIVEN, Derivation, mass_matrix_rate, n_matrix
@@ -69,12 +70,13 @@ class Equations:
     ``lagrangian``, ``christoffel`` (``c[i][j][k]``, 0-based), ``steps``.
     """
 
-    #: ``eq.compare(M=..., C=..., g=..., tau=..., Cqd=..., symbols=..., define=...,
-    #: reveal=False)``: check a student's answer entry by entry, giving a
-    #: :class:`~robodyn.teaching.compare.Comparison` (:func:`robodyn.teaching.compare.compare`).
-    #: The teaching layer sits above this one, so the package's facade
-    #: (``robodyn/__init__.py``) attaches the method.
-    compare: Callable[..., Any]
+    def compare(self, **answer: Any) -> Any:
+        """Check a student's answer entry by entry: ``eq.compare(M=..., C=..., g=...,
+        tau=..., Cqd=..., K=..., U=..., christoffel=..., steps=..., symbols=...,
+        define=..., reveal=False)`` gives a :class:`~robodyn.teaching.compare.Comparison`
+        (:func:`robodyn.teaching.compare.compare`). The teaching layer sits above this one,
+        so the package's facade provides the checker (:mod:`robodyn.core.provided`)."""
+        return provided("Equations.compare")(self, **answer)
 
     def __init__(self, derivation: Derivation, name: str = "robot",
                  defaults: Mapping[str, float] | None = None, *, dh_rows: tuple = (),

@@ -37,7 +37,7 @@ import random
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import sympy as sp
+from ..core.lazy import sp
 
 from ..core.errors import InputError
 from ..model.expressions import parse_expression

@@ -19,17 +19,31 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-
-import sympy as sp
+from typing import TYPE_CHECKING
 
 from ...core.progress import ProgressOption
-from . import files as files_
-from .languages import LANGUAGES, language
-from .program import FUNCTIONS, MARKER, PARAMETER_MODES, Program, build_program, equation_matrices
+from .languages import LANGUAGES, PARAMETER_MODES, language
+
+if TYPE_CHECKING:
+    import sympy as sp
+
+    from .program import Program
 
 __all__ = ["LANGUAGES", "PARAMETER_MODES", "FUNCTIONS", "export_code", "program_of",
            "write_files", "usage", "language", "build_program", "equation_matrices", "Program",
            "MARKER"]
+
+# The program's builder prints with SymPy: its names load at first use (``robodyn --help``
+# and the file writers of every command need none of it)
+_FROM_PROGRAM = ("FUNCTIONS", "MARKER", "Program", "build_program", "equation_matrices")
+
+
+def __getattr__(name: str):
+    if name in _FROM_PROGRAM:
+        from . import program
+
+        return getattr(program, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def program_of(eq, parameters: str = "baked", name: str | None = None,
@@ -38,6 +52,8 @@ def program_of(eq, parameters: str = "baked", name: str | None = None,
                progress: ProgressOption = None) -> Program:
     """The language-independent :class:`~.program.Program` (see :mod:`.program`); ``q``
     has ``nq`` entries with free or ball joints (:attr:`~.program.Program.nq`)."""
+    from .program import build_program
+
     return build_program(eq, parameters, name, values, matrices, progress=progress)
 
 
@@ -72,4 +88,6 @@ def write_files(files: Mapping[str, str], directory: str | Path, force: bool = F
     """Write ``files`` into ``directory`` (created if missing); the paths written. A file
     there that robodyn did not write is not overwritten unless ``force``, and a symbolic
     link never is (see :mod:`.files`)."""
-    return files_.write_files(files, directory, force=force, option=option)
+    from .files import write_files as write
+
+    return write(files, directory, force=force, option=option)

@@ -29,8 +29,7 @@ from ..emit import live_ops
 from ..runner import Runner
 from ..tape import Tape, Var
 from ..trace import trace
-
-PARAMETER_MODES = ("baked", "argument")
+from .languages import PARAMETER_MODES
 
 #: What a :class:`Program` item is: an index into the traced outputs, or a constant.
 Item = int | float

@@ -24,13 +24,13 @@ from ..runner import Runner
 from ..tape import Var
 from ..trace import trace
 from .base import COMMENTS, comment_line
+from .languages import PARAMETER_MODES
 from .program import IDENTIFIER_CHARS, identifier, reserved
 
 __all__ = ["PARAMETER_MODES", "TracedFunction", "TracedProgram", "Syntax", "build",
            "check_functions", "expression", "shape_text", "c_constant", "ternary_sign", "temp",
            "local_names", "value_text", "unravel"]
 
-PARAMETER_MODES = ("baked", "argument")
 _MAX_MODEL_CHARS = 120
 
 

@@ -10,45 +10,71 @@ writers; :data:`LANGUAGES` lists them, and everything that offers a language (th
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...core.errors import InputError
-from . import c, java, julia, mathematica, matlab, python
-from .kernel_program import TracedProgram
-from .program import Program
 
-__all__ = ["Language", "LANGUAGES", "KERNEL_LANGUAGES", "ALIASES", "language"]
+__all__ = ["Language", "LANGUAGES", "KERNEL_LANGUAGES", "ALIASES", "PARAMETER_MODES",
+           "language"]
+
+#: How the model's parameter values enter exported code: ``baked`` (numbers in the code)
+#: or ``argument`` (a vector ``p`` each function takes first).
+PARAMETER_MODES = ("baked", "argument")
 
 
 @dataclass(frozen=True)
 class Language:
-    """One export language: ``closed_forms(program) -> {file name: text}`` of the closed
-    forms (a :class:`~.program.Program`) and ``closed_forms_usage(program, directory)``;
+    """One export language, its writers named in its module (imported at first use: the
+    writers print with SymPy, and a table of names costs no import):
+    ``closed_forms(program) -> {file name: text}`` of the closed forms (a
+    :class:`~.program.Program`) and ``closed_forms_usage(program, directory)``;
     ``kernels(program) -> {file name: text}`` of the compiled kernels (a
     :class:`~.kernel_program.TracedProgram`; ``None``: this language has the closed forms
     only) and ``kernels_usage(name, argument, directory)``: how to compile or load the
     files written to ``directory`` and call them."""
 
     name: str
-    closed_forms: Callable[[Program], dict[str, str]]
-    closed_forms_usage: Callable[[Program, str], str]
-    kernels: Callable[[TracedProgram], dict[str, str]] | None = None
-    kernels_usage: Callable[[str, bool, str], str] | None = None
+    module: str
+    writers: tuple[str, str, str | None, str | None]
+
+    def _writer(self, k: int) -> Callable | None:
+        name = self.writers[k]
+        if name is None:
+            return None
+        return getattr(importlib.import_module(f".{self.module}", __package__), name)
+
+    @property
+    def closed_forms(self) -> Callable[..., dict[str, str]]:
+        return self._writer(0)
+
+    @property
+    def closed_forms_usage(self) -> Callable[..., str]:
+        return self._writer(1)
+
+    @property
+    def kernels(self) -> Callable[..., dict[str, str]] | None:
+        return self._writer(2)
+
+    @property
+    def kernels_usage(self) -> Callable[..., str] | None:
+        return self._writer(3)
 
 
 #: Every export language, by its canonical name.
 LANGUAGES: dict[str, Language] = {lang.name: lang for lang in (
-    Language("python", python.write, python.usage, python.write_kernels, python.usage_kernels),
-    Language("c", c.write_c, c.usage_c, c.write_c_kernels, c.usage_c_kernels),
-    Language("cpp", c.write_cpp, c.usage_cpp, c.write_cpp_kernels, c.usage_cpp_kernels),
-    Language("matlab", matlab.write, matlab.usage, matlab.write_kernels, matlab.usage_kernels),
-    Language("java", java.write, java.usage, java.write_kernels, java.usage_kernels),
-    Language("julia", julia.write, julia.usage, julia.write_kernels, julia.usage_kernels),
-    Language("mathematica", mathematica.write, mathematica.usage),
+    Language("python", "python", ("write", "usage", "write_kernels", "usage_kernels")),
+    Language("c", "c", ("write_c", "usage_c", "write_c_kernels", "usage_c_kernels")),
+    Language("cpp", "c", ("write_cpp", "usage_cpp", "write_cpp_kernels", "usage_cpp_kernels")),
+    Language("matlab", "matlab", ("write", "usage", "write_kernels", "usage_kernels")),
+    Language("java", "java", ("write", "usage", "write_kernels", "usage_kernels")),
+    Language("julia", "julia", ("write", "usage", "write_kernels", "usage_kernels")),
+    Language("mathematica", "mathematica", ("write", "usage", None, None)),
 )}
 #: The languages of the compiled kernels (those of :data:`LANGUAGES` with a kernel writer).
-KERNEL_LANGUAGES = tuple(name for name, lang in LANGUAGES.items() if lang.kernels is not None)
+KERNEL_LANGUAGES = tuple(name for name, lang in LANGUAGES.items()
+                         if lang.writers[2] is not None)
 #: Other spellings of the languages' names.
 ALIASES = {"c++": "cpp", "cxx": "cpp", "octave": "matlab", "numpy": "python",
            "wolfram": "mathematica", "py": "python", "jl": "julia", "m": "matlab"}

@@ -31,6 +31,7 @@ from ...core.progress import ProgressOption, check_progress, tracker
 from ...dynamics.registry import KERNELS
 from ...model.expressions import to_sympy
 from ...model.names import MARKER, visible
+from .languages import PARAMETER_MODES
 from .printers import RESERVED
 
 #: The functions whose closed form is exported (those of the registry with an ``output``),
@@ -45,7 +46,6 @@ FUNCTIONS = {name: (spec.closed_form.attribute, spec.inputs, spec.closed_form.ou
 DESCRIPTIONS = {name: spec.doc for name, spec in EXPORTED.items()}
 #: The names of the exported functions' results (``tau``, ``M``, ..., ``Y``).
 OUTPUTS = {name: spec.closed_form.output for name, spec in EXPORTED.items()}
-PARAMETER_MODES = ("baked", "argument")
 
 #: The most characters of the model's name a header quotes.
 MODEL_CHARS = 120
