@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from .core.lazy import sp
 from numpy.typing import ArrayLike
 
 from .codegen.coupled import Runner, make_runner
 from .codegen.wrenches import stacked_wrenches
+from .core.lazy import sp
 from .dynamics.constrained import CALLS, ClosedChain
 from .dynamics.inverse_dynamics import TorqueParts
 from .dynamics.kinematics import frame_names, unknown_frame

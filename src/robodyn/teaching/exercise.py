@@ -37,9 +37,8 @@ import random
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..core.lazy import sp
-
 from ..core.errors import InputError
+from ..core.lazy import sp
 from ..model.expressions import parse_expression
 from .questions import ROUTE_NAMES, questions_of, route_key
 from .sheet import FIGURE_POSE, Sheet

@@ -5,7 +5,6 @@ in the DH frames, the questions of the route asked and their answers (:class:`Sh
 from __future__ import annotations
 
 from ..core.lazy import sp
-
 from ..model.dh import dh_matrix
 from .questions import ROUTES
 
