@@ -11,10 +11,13 @@ import pytest
 
 import robodyn as rd
 
-# The suite checks values and the compiled kernels themselves: every kernel compiled in the
-# foreground, as before kernel tiers, with no background compiler beside the tests
-# (robodyn.codegen.tiers); the tests of the tiers set ROBODYN_TIER themselves.
-os.environ.setdefault("ROBODYN_TIER", "compiled")
+# The suite checks values in the NumPy tier: the compiled kernels' own programs, statement
+# for statement, giving the same doubles (tests/codegen/test_kernel_tiers.py checks every
+# built-in, the UR5, the Panda and TALOS), without Numba's compile of each (a second to a
+# minute per kernel: the suite took 29 minutes with an empty cache, most of it compiling).
+# Tests of the compiled kernels themselves (their one-state functions, the compiled
+# simulation loops, Numba's cache) ask for them: the ``compiled_tier`` fixture.
+os.environ.setdefault("ROBODYN_TIER", "numpy")
 
 MODEL_NAMES = rd.models.names()
 
@@ -39,6 +42,13 @@ def random_states(robot, n: int, seed: int = 0):
 @pytest.fixture(scope="session")
 def robots():
     return {name: rd.load(name) for name in MODEL_NAMES}
+
+
+@pytest.fixture
+def compiled_tier(monkeypatch):
+    """Run a test's new kernels compiled by Numba in the foreground (``ROBODYN_TIER=
+    compiled``): for tests of the compiled kernels and loops themselves, not of values."""
+    monkeypatch.setenv("ROBODYN_TIER", "compiled")
 
 
 @pytest.fixture

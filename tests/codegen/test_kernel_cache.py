@@ -32,6 +32,9 @@ from robodyn.codegen import kernel as kernels
 from robodyn.codegen import runner as runner_module
 from robodyn.core.errors import RobodynError
 
+# Numba's cache and the compiled kernels' checks: compiled (the suite's default is NumPy)
+pytestmark = pytest.mark.usefixtures("compiled_tier")
+
 
 def _mode(path: Path) -> int:
     return stat.S_IMODE(os.stat(path).st_mode)

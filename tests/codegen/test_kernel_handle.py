@@ -10,6 +10,9 @@ import pytest
 import robodyn as rd
 from robodyn.core.errors import InputError
 
+# the handles' compiled one-state functions: compiled (the suite's default is NumPy)
+pytestmark = pytest.mark.usefixtures("compiled_tier")
+
 pytest.importorskip("numba")
 
 

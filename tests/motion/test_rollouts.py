@@ -14,6 +14,9 @@ import robodyn as rd
 from robodyn.core.errors import InputError, ModelError
 from robodyn.motion.rollouts import MAX_BATCH_VALUES, RolloutError
 
+# the compiled rollout loops: the kernels compiled (the suite's default tier is NumPy's)
+pytestmark = pytest.mark.usefixtures("compiled_tier")
+
 ARRAYS = ("q", "qd", "qdd", "tau", "kinetic", "potential")
 
 

@@ -129,7 +129,7 @@ def test_pd_plus_gravity_compensation_reaches_its_set_point():
     np.testing.assert_allclose(sim.qd[-1], 0, atol=1e-3)
 
 
-def test_compiled_loop_equals_the_python_loop():
+def test_compiled_loop_equals_the_python_loop(compiled_tier):
     pytest.importorskip("numba")
     robot = rd.load("planar-3r")
     ctrl = rd.control.PDGravity(robot, [0.3, 0.2, 0.1], kp=20.0, kd=5.0)
@@ -146,7 +146,7 @@ def test_compiled_loop_equals_the_python_loop():
         np.testing.assert_allclose(a.q, b.q, rtol=1e-12, atol=1e-13)
 
 
-def test_compiled_computed_torque_equals_the_python_loop_along_a_trajectory():
+def test_compiled_computed_torque_equals_the_python_loop_along_a_trajectory(compiled_tier):
     """Computed torque on a moving reference: both loops evaluate it at the same stage times
     (the compiled one from tables, the Python one by calling the controller), with the
     same step and the same law; what differs is the trajectory's vectorised evaluation."""
@@ -390,7 +390,7 @@ def test_a_duration_not_a_multiple_of_dt_ends_at_it_after_a_shorter_step(method,
     assert fine.q[-1, 0] == pytest.approx(_pendulum_closed_form(robot, 1e-3, 1.0), rel=2e-4)
 
 
-def test_compiled_loop_takes_the_shorter_last_step_as_the_python_loop():
+def test_compiled_loop_takes_the_shorter_last_step_as_the_python_loop(compiled_tier):
     pytest.importorskip("numba")
     robot = rd.load("pendulum").with_values(F=0.0)
     fast = rd.simulate(robot, [1e-3], duration=1.0, dt=0.03, tau=np.zeros((2, 1)))

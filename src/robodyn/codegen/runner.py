@@ -467,8 +467,9 @@ class KernelHandle:
         n = 1 if batch is None else batch
         rows = [a.reshape(n, w) for a, w in zip(arrays, widths)]
         flat = out.reshape(n, self.kernel.width)
-        if self.direct is None:
-            flat[...] = self.runner.run(self.kind, *rows).reshape(n, -1)
+        if self.direct is None:  # the rows of a batch; one state as given (its errors' index)
+            given = rows if batch is not None else arrays
+            flat[...] = self.runner.run(self.kind, *given).reshape(n, -1)
             entry = self.runner._entries.get(self.kind)
             if entry is not None and entry[0] is not self.kernel:  # compiled by now
                 KernelHandle.__init__(self, self.runner, self.kind, entry)
