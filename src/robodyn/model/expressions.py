@@ -329,7 +329,7 @@ def _sympy_meaning(name: str) -> str | None:
     if name not in namespace:
         return None
     meaning = namespace[name]
-    keys = sp.assumptions.ask.AssumptionKeys
+    from sympy.assumptions.ask import AssumptionKeys as keys  # SymPy is loaded by now
     if not (isinstance(meaning, (keys, sp.Basic, type)) or callable(meaning)):
         return None
     if callable(meaning) and not isinstance(meaning, sp.Basic):
