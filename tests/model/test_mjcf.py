@@ -59,10 +59,12 @@ def close(a, b, what: str):
     assert np.abs(a - b).max() <= RTOL * scale, f"{what}: {a} != {b}"
 
 
-def check_against_mujoco(path: Path, samples: int = 3, seed: int = 0):
+def check_against_mujoco(path: Path, samples: int = 3, seed: int = 0,
+                         mimic: str = "coupled"):
     """robodyn's ID (without Coulomb friction), viscous friction, M and frames equal
-    MuJoCo's at random states of a fixed-base model; returns the robot."""
-    robot = rd.load(path)
+    MuJoCo's at random states of a fixed-base model; returns the robot. ``mimic``:
+    ``"independent"`` for a file with ``<equality joint>`` (MuJoCo's M is the tree's)."""
+    robot = rd.load(path, mimic=mimic)
     m = mj_model(path)
     d = mujoco.MjData(m)
     assert robot.dof == m.nv == m.nq
@@ -308,12 +310,12 @@ def test_an_include_in_the_models_folder_is_read(tmp_path):
 
 def test_equality_and_tendons_are_left_out_with_a_note(tmp_path):
     text = _two_links("").replace("</mujoco>", """\
-  <equality><joint joint1="ja" joint2="jb"/></equality>
+  <equality><tendon tendon1="t"/></equality>
   <tendon><fixed name="t"><joint joint="ja" coef="1"/></fixed></tendon>
 </mujoco>""")
     robot = check_against_mujoco(write(tmp_path, text))
     assert robot.provenance.notes == (
-        "not read: <equality> (1 <joint>); <tendon> (1 <fixed>): robodyn's model is the "
+        "not read: <equality> (1 <tendon>); <tendon> (1 <fixed>): robodyn's model is the "
         "unconstrained tree (coupled or tendon-driven joints move independently)",)
 
 
@@ -558,7 +560,9 @@ def mujoco_mjcf(tmp_path: Path, rel: str, floating: bool = False) -> Path:
     ("talos_data/robots/talos_full_v2.urdf", 44),  # a humanoid's whole tree
 ])
 def test_mujocos_mjcf_of_example_robot_data_urdfs_equals_mujoco(tmp_path, rel, dof):
-    robot = check_against_mujoco(mujoco_mjcf(tmp_path, rel), samples=2)
+    # MuJoCo writes a URDF <mimic> as <equality joint>: its M is the tree's (the coupled
+    # robot of such a file is test_mjcf_equality.py's)
+    robot = check_against_mujoco(mujoco_mjcf(tmp_path, rel), samples=2, mimic="independent")
     assert robot.dof == dof
 
 
@@ -753,7 +757,7 @@ def test_free_bodies_beside_other_moving_bodies_are_mujocos(tmp_path, extra):
 
 
 def test_load_of_an_mjcf_file_takes_no_urdf_options(tmp_path):
-    with pytest.raises(TypeError, match="MJCF file takes no options"):
+    with pytest.raises(TypeError, match="MJCF file takes only mimic="):
         rd.load(write(tmp_path, _two_links("")), tip="b")
 
 

@@ -25,8 +25,8 @@ def read_source(source: str | os.PathLike[str], *, base: str | None = None,
     """The model ``source`` names (:func:`robodyn.load`): a built-in model, a
     ``.yaml``/``.yml`` model file, a ``.urdf`` or an MJCF ``.xml``.
 
-    The keyword options are for URDF files only (for a built-in model or a YAML file
-    they are an error):
+    The keyword options are for URDF files only, but ``mimic`` that MJCF files take too (for
+    a built-in model or a YAML file they are an error):
 
     * ``base``: the link fixed to the world; default: the file's root link.
     * ``tip``: the end-effector link; default: the end of the movable joints when they
@@ -49,7 +49,8 @@ def read_source(source: str | os.PathLike[str], *, base: str | None = None,
       ``floating: true`` instead.
     * ``mimic``: ``"coupled"`` (default): ``<mimic>`` joints follow the joint they name
       (``robot.dof`` counts the independent joints, docs/closed-chains.md);
-      ``"independent"``: each moves on its own.
+      ``"independent"``: each moves on its own. For an MJCF file the same for
+      ``<equality joint>`` with a linear ``polycoef``.
     """
     from . import builtin as models
 
@@ -76,9 +77,10 @@ def read_source(source: str | os.PathLike[str], *, base: str | None = None,
     elif path.suffix.lower() == ".xml":
         from .mjcf import load_mjcf  # only MJCF users pay the import
 
+        mimic_option = options.pop("mimic", "coupled")
         if options:
-            raise TypeError(f"load() of an MJCF file takes no options, got {sorted(options)}")
-        parsed = load_mjcf(path)
+            raise TypeError(f"load() of an MJCF file takes only mimic=, got {sorted(options)}")
+        parsed = load_mjcf(path, mimic=mimic_option)
     elif text in models.names():
         if options:
             raise TypeError(f"load() of a built-in model takes no options, got {sorted(options)}")

@@ -35,7 +35,8 @@ beside other joints, a ball joint with armature, damping or friction, mocap bodi
 composite or attached bodies, height-field and plane geoms that would give a body its
 inertia, hostile mesh files (:mod:`robodyn.model.mjcf_meshes`). ``<equality>``:
 ``<connect>`` and ``<weld>`` between two sites are loop closures (``Chain.closures``, for
-``robot.closed_chain()``; :mod:`robodyn.model.mjcf_equality`); the rest of ``<equality>``,
+``robot.closed_chain()``; :mod:`robodyn.model.mjcf_equality`) and ``<joint joint1 joint2>``
+with a linear ``polycoef`` a joint coupling (``Closures.couplings``); the rest of ``<equality>``,
 ``<tendon>`` and ``<deformable>``, joint springs, fluid forces and ``gravcomp`` are not
 read: the robot's own methods are the unconstrained tree's (as MuJoCo's ``M`` and bias)
 and a note in ``provenance.notes`` says what was left out.
@@ -77,14 +78,21 @@ from .mjcf_xml import MjcfReader
 from .source import ModelSource, Provenance
 
 
-def load_mjcf(path: str | Path) -> ModelSource:
+def load_mjcf(path: str | Path, mimic: str = "coupled") -> ModelSource:
     """Read the body tree of an MJCF file (``robodyn.load("model.xml")`` makes it a
     :class:`~robodyn.Robot`): links for the bodies with hinge and slide joints, named
     frames for sites and welded bodies, a floating base for a free joint. See the module
     docstring for what is read, merged and refused.
 
+    ``mimic``: ``"coupled"`` (default) reads ``<equality joint>`` with a linear ``polycoef``
+    as a joint coupling (``robot.dof`` counts the independent joints);
+    ``"independent"`` keeps MuJoCo's tree (its ``mj_fullM``), the coupling in a note.
+
     Raises :class:`ModelError` naming the file, line and element at fault.
     """
+    if mimic not in ("coupled", "independent"):
+        raise ModelError(f"mimic={str(mimic)[:40]!r}: use 'coupled' (<equality joint> couples "
+                         "the joints) or 'independent' (MuJoCo's tree)")
     path = Path(path)
     source = file_label(path)
     reader = MjcfReader(path)
@@ -93,9 +101,11 @@ def load_mjcf(path: str | Path) -> ModelSource:
         raise ModelError(f"{root.where()}: the root element is <{root.tag}>, not <mujoco>; "
                          "not an MJCF file")
     reader.expand_includes(root, depth=0)
-    model = MjcfModel(source, root, reader.folder)
+    model = MjcfModel(source, root, reader.folder, mimic)
     chain = model.chain()
-    closures = equality_closures(root, chain, source)  # <connect|weld site1 site2>
+    # <connect|weld site1 site2>, <joint joint1 joint2 polycoef>
+    closures, notes = equality_closures(root, chain, source, model.defaults, mimic)
+    model.notes.extend(notes)
     if closures is not None:
         chain = replace(chain, closures=closures)
     name = root.attrib.get("model") or model_name_of(path)

@@ -47,7 +47,7 @@ from .mjcf_compiler import (
     translation,
     unit_vector,
 )
-from .mjcf_equality import is_site_closure
+from .mjcf_equality import is_read
 from .mjcf_geoms import PRIMITIVES, check_size, combined, solid, z_to
 from .mjcf_xml import MjcfElement
 
@@ -90,8 +90,10 @@ class _LinkDraft:
 class MjcfModel:
     """The semantic pass over the parsed (and include-expanded) ``<mujoco>`` tree."""
 
-    def __init__(self, source: str, root: MjcfElement, folder: Path | None = None):
+    def __init__(self, source: str, root: MjcfElement, folder: Path | None = None,
+                 mimic: str = "coupled"):
         self.source = source
+        self.mimic = mimic  # "coupled": <equality joint> read (mjcf_equality)
         self.root = root
         self.compiler = Compiler()
         self.meshes = MeshAssets(folder if folder is not None else Path.cwd(), source)
@@ -139,8 +141,8 @@ class MjcfModel:
                     "drawn, flexes add passive forces beside M and the bias; the rigid bodies "
                     "are read")
             elif node.tag in ("equality", "tendon") and any(
-                    not is_site_closure(c) for c in node.children):
-                counts = Counter(c.tag for c in node.children if not is_site_closure(c))
+                    not is_read(c, self.mimic) for c in node.children):
+                counts = Counter(c.tag for c in node.children if not is_read(c, self.mimic))
                 ignored.append(f"<{node.tag}> (" + ", ".join(
                     f"{n} <{tag}>" for tag, n in sorted(counts.items())) + ")")
             elif node.tag == "extension" and node.children:
