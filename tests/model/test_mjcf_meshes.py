@@ -230,3 +230,14 @@ def test_a_visual_mesh_beside_an_inertial_is_never_opened(tmp_path):
     (tmp_path / "model.xml").write_text(text)
     robot = rd.load(str(tmp_path / "model.xml"))
     assert float(robot.numeric_chain.links[0].inertial.mass) == 1.0
+
+
+@pytest.mark.parametrize("mode", ["", "legacy", "exact", "shell"])
+def test_a_mesh_of_vertices_alone_is_its_convex_hull_in_every_mode(tmp_path, mode):
+    """``<mesh vertex=...>`` without ``face``: MuJoCo makes the faces from the convex hull
+    whatever the inertia mode (``mujoco/testdata/model.xml``'s icosahedron, under the default
+    ``legacy``), so the body's mass and inertia equal MuJoCo's."""
+    vertices, _ = _l_prism()
+    vertex = " ".join(f"{x:.6g}" for x in np.ravel(vertices))
+    _compare(tmp_path, _model(f'vertex="{vertex}"' + (f' inertia="{mode}"' if mode else ""),
+                              'density="300" euler="10 20 30"'))
