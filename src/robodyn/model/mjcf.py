@@ -31,7 +31,7 @@ a mesh file is opened only when a geom's mass needs it.
   ``range`` of a limited joint is kept in ``Joint.limits``.
 
 Errors name the file, line and element: a ``free`` joint below the world's bodies or
-beside other joints, a ball joint with armature, damping or friction, mocap bodies,
+beside other joints, a ball joint with frictionloss or stiffness, mocap bodies,
 composite or attached bodies, height-field and plane geoms that would give a body its
 inertia, hostile mesh files (:mod:`robodyn.model.mjcf_meshes`). ``<equality>``:
 ``<connect>`` and ``<weld>`` between two sites are loop closures (``Chain.closures``, for

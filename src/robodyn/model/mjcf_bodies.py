@@ -382,17 +382,25 @@ class MjcfModel:
               placement: np.ndarray) -> _LinkDraft:
         """A ``ball`` joint: a spherical joint about its ``pos`` (``q`` its quaternion, stored
         ``(x, y, z, w)`` as Pinocchio does, where MuJoCo's ``qpos`` is ``(w, x, y, z)``; ``v``
-        the angular velocity in the body frame, as MuJoCo's ``qvel``)."""
-        for key in ("armature", "damping", "frictionloss", "stiffness"):
+        the angular velocity in the body frame, as MuJoCo's ``qvel``). ``armature`` and
+        ``damping`` act on each of its 3 dofs, as in MuJoCo (``dof_armature``,
+        ``dof_damping``)."""
+        for key in ("frictionloss", "stiffness"):
             if key in attrs and _float(attrs[key], joint.where(key)) != 0:
                 raise ModelError(f"{joint.where(key)}: {key} on a ball joint is not modelled by "
                                  "robodyn yet; set it to 0 (or override it in this joint: the "
                                  "default class may set it)")
+        values = {}
+        for key in ("armature", "damping"):
+            values[key] = _float(attrs.get(key, "0"), joint.where(key))
+            if values[key] < 0:
+                raise ModelError(f"{joint.where(key)}: {values[key]:g} is negative; it must "
+                                 "be >= 0")
         return _LinkDraft(
             name=name,
             joint=Joint(type=SPHERICAL, placement=as_transform(placement),
                         name=joint.attrib.get("name") or f"joint{self.joints}"),
-            parent=parent, friction=(0.0, 0.0), armature=0.0)
+            parent=parent, friction=(values["damping"], 0.0), armature=values["armature"])
 
     def _link(self, joint: MjcfElement, attrs, kind: str, name: str, parent: int,
               placement: np.ndarray) -> _LinkDraft:
