@@ -241,3 +241,45 @@ def test_a_mesh_of_vertices_alone_is_its_convex_hull_in_every_mode(tmp_path, mod
     vertex = " ".join(f"{x:.6g}" for x in np.ravel(vertices))
     _compare(tmp_path, _model(f'vertex="{vertex}"' + (f' inertia="{mode}"' if mode else ""),
                               'density="300" euler="10 20 30"'))
+
+
+def test_asset_root_lets_meshes_above_the_model_be_read_and_nothing_else(tmp_path):
+    """``asset_root`` (a folder holding the model) widens where meshes are read: a mesh in
+    the package above the model loads and equals MuJoCo; a mesh outside ``asset_root``, a
+    link inside it that leads out, an ``asset_root`` that does not hold the model or is not
+    a folder are refused naming the file or the option."""
+    vertices, faces = _l_prism()
+    package = tmp_path / "package"
+    (package / "assets").mkdir(parents=True)
+    (package / "models" / "dog").mkdir(parents=True)
+    _write_stl(package / "assets" / "l.stl", vertices, faces)
+    path = package / "models" / "dog" / "model.xml"
+    path.write_text(_model('file="l.stl"').replace('meshdir="parts"',
+                                                   'meshdir="../../assets"'))
+    with pytest.raises(rd.ModelError, match=r"outside the folder of.*or load with "
+                                            r"asset_root='.*package'"):
+        rd.load(str(path))
+    model = mujoco.MjModel.from_xml_path(str(path))
+    robot = rd.load(str(path), asset_root=package)
+    assert float(robot.numeric_chain.links[0].inertial.mass) == pytest.approx(
+        model.body_mass[1], rel=1e-12)
+    # outside asset_root: refused, whatever the file says
+    _write_stl(tmp_path / "secret.stl", vertices, faces)
+    path.write_text(_model('file="../secret.stl"').replace('meshdir="parts"',
+                                                           'meshdir="../../"'))
+    with pytest.raises(rd.ModelError, match=r"secret.stl.*is outside asset_root"):
+        rd.load(str(path), asset_root=package)
+    (package / "assets" / "link.stl").symlink_to(tmp_path / "secret.stl")
+    path.write_text(_model('file="link.stl"').replace('meshdir="parts"',
+                                                      'meshdir="../../assets"'))
+    with pytest.raises(rd.ModelError, match=r"link.stl.*is outside asset_root"):
+        rd.load(str(path), asset_root=package)
+    other = tmp_path / "other"
+    other.mkdir()
+    with pytest.raises(rd.ModelError, match=r"asset_root=.*does not hold the model's folder"):
+        rd.load(str(path), asset_root=other)
+    with pytest.raises(rd.ModelError, match=r"asset_root=.*not a folder"):
+        rd.load(str(path), asset_root=tmp_path / "secret.stl")
+    with pytest.raises(TypeError, match="asset_root"):
+        rd.load(rd.models.example_robot_data("ur_description/urdf/ur5_robot.urdf"),
+                asset_root=package)

@@ -72,13 +72,15 @@ from pathlib import Path
 
 from ..core.errors import ModelError
 from ..core.files import file_label, model_name_of
+from .mjcf_assets import checked_asset_root
 from .mjcf_bodies import MjcfModel
 from .mjcf_equality import equality_closures
 from .mjcf_xml import MjcfReader
 from .source import ModelSource, Provenance
 
 
-def load_mjcf(path: str | Path, mimic: str = "coupled") -> ModelSource:
+def load_mjcf(path: str | Path, mimic: str = "coupled",
+              asset_root: str | Path | None = None) -> ModelSource:
     """Read the body tree of an MJCF file (``robodyn.load("model.xml")`` makes it a
     :class:`~robodyn.Robot`): links for the bodies with hinge and slide joints, named
     frames for sites and welded bodies, a floating base for a free joint. See the module
@@ -87,6 +89,8 @@ def load_mjcf(path: str | Path, mimic: str = "coupled") -> ModelSource:
     ``mimic``: ``"coupled"`` (default) reads ``<equality joint>`` with a linear ``polycoef``
     as a joint coupling (``robot.dof`` counts the independent joints);
     ``"independent"`` keeps MuJoCo's tree (its ``mj_fullM``), the coupling in a note.
+    ``asset_root``: a folder holding the model file under which its meshes may be read
+    (default: the model's folder); it widens where meshes are looked for, never includes.
 
     Raises :class:`ModelError` naming the file, line and element at fault.
     """
@@ -102,6 +106,8 @@ def load_mjcf(path: str | Path, mimic: str = "coupled") -> ModelSource:
                          "not an MJCF file")
     reader.expand_includes(root, depth=0)
     model = MjcfModel(source, root, reader.folder, mimic)
+    if asset_root is not None:
+        model.meshes.root = checked_asset_root(asset_root, reader.folder)
     chain = model.chain()
     # <connect|weld site1 site2>, <joint joint1 joint2 polycoef>
     closures, notes = equality_closures(root, chain, source, model.defaults, mimic)

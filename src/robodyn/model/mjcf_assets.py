@@ -5,14 +5,17 @@ them (:mod:`robodyn.model.mjcf_meshes` reads the file and computes the integrals
 A mesh is named by ``name`` (default: its file's name without the extension); its file is
 found under ``<compiler meshdir>`` (else ``assetdir``, else the model's folder), relative
 to the main file's folder, and, as ``<include>`` files are, read only if it lies in that
-folder or below it (after resolving links). A mesh may also give its ``vertex`` (and
-``face``) numbers inline. ``scale`` stretches the vertices; ``inertia`` is MuJoCo's mode
-(``legacy`` by default, as MuJoCo 4.0.1 compiles it). A mesh file is read at most once,
+folder or below it (after resolving links), or below the ``asset_root`` the caller names
+(:func:`checked_asset_root`: a folder that holds the model file, e.g. the package a model
+ships in, as dm_control's ``dog_v2`` names its meshes in ``../../../../suite/dog_assets``).
+A mesh may also give its ``vertex`` (and ``face``) numbers inline. ``scale`` stretches the
+vertices; ``inertia`` is MuJoCo's mode (``legacy`` by default, as MuJoCo 4.0.1 compiles it). A mesh file is read at most once,
 and only when a geom's mass needs it (a visual mesh of a body with ``<inertial>`` is never opened).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +38,7 @@ class MeshAssets:
 
     def __init__(self, folder: Path, main: str):
         self.folder = folder
+        self.root = folder  # meshes are read only below it (checked_asset_root widens it)
         self.main = main
         self.meshdir = ""
         self.strippath = False
@@ -109,12 +113,32 @@ class MeshAssets:
         if self.strippath:
             name = Path(name).name
         target = (self.folder / self.meshdir / name).resolve()
-        if not target.is_relative_to(self.folder):
+        if not target.is_relative_to(self.root):
+            common = Path(os.path.commonpath([self.folder, target]))
+            hint = (f", or load with asset_root={_q(str(common))} if you trust that folder"
+                    if self.root == self.folder and len(common.parts) > 2 else "")
             raise ModelError(f"{node.where('file')}: {_q(name)} (under meshdir "
-                             f"{_q(self.meshdir)}) is outside the folder of {self.main} "
-                             f"({self.folder}); robodyn reads meshes only in the model's "
-                             "folder or below it: copy the mesh there")
+                             f"{_q(self.meshdir)}) is outside "
+                             + (f"the folder of {self.main} ({self.folder}); robodyn reads "
+                                "meshes only in the model's folder or below it"
+                                if self.root == self.folder else
+                                f"asset_root ({self.root})")
+                             + f": copy the mesh there{hint}")
         return target
 
 
-__all__ = ["MeshAssets"]
+def checked_asset_root(asset_root, folder: Path) -> Path:
+    """``asset_root`` resolved (links followed): an existing folder that holds ``folder``
+    (the model's), else a :class:`ModelError` naming the option."""
+    root = Path(asset_root).expanduser().resolve()
+    if not root.is_dir():
+        raise ModelError(f"asset_root={_q(str(asset_root))}: not a folder; name the folder "
+                         "that holds the model and its meshes")
+    if not folder.is_relative_to(root):
+        raise ModelError(f"asset_root={_q(str(asset_root))}: does not hold the model's folder "
+                         f"({folder}); asset_root widens the model's own folder to one above "
+                         "it (the package it ships in), nothing else")
+    return root
+
+
+__all__ = ["MeshAssets", "checked_asset_root"]
