@@ -9,8 +9,9 @@ folder or below it (after resolving links), or below the ``asset_root`` the call
 (:func:`checked_asset_root`: a folder that holds the model file, e.g. the package a model
 ships in, as dm_control's ``dog_v2`` names its meshes in ``../../../../suite/dog_assets``).
 A mesh may also give its ``vertex`` (and ``face``) numbers inline. ``scale`` stretches the
-vertices; ``inertia`` is MuJoCo's mode (``legacy`` by default, as MuJoCo 4.0.1 compiles it). A mesh file is read at most once,
-and only when a geom's mass needs it (a visual mesh of a body with ``<inertial>`` is never opened).
+vertices; ``inertia`` is MuJoCo's mode (``legacy`` by default, as MuJoCo 4.0.1 compiles
+it). A mesh file is read at most once, and only when a geom's mass needs it (a visual mesh
+of a body with ``<inertial>`` is never opened).
 """
 
 from __future__ import annotations
