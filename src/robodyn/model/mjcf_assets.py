@@ -12,11 +12,18 @@ A mesh may also give its ``vertex`` (and ``face``) numbers inline. ``scale`` str
 vertices; ``inertia`` is MuJoCo's mode (``legacy`` by default, as MuJoCo 4.0.1 compiles
 it). A mesh file is read at most once, and only when a geom's mass needs it (a visual mesh
 of a body with ``<inertial>`` is never opened).
+
+A mesh file's solid is kept for the process (:data:`MAX_CACHED_SOLIDS` of them, the oldest
+dropped first), keyed by the file's resolved path, device, inode, size and modification
+time, its ``scale`` and ``inertia`` mode, as MuJoCo keeps its compiled assets (``mjCache``):
+loading a model again reads none of its meshes, and a changed file is read afresh.
 """
 
 from __future__ import annotations
 
 import os
+import stat
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +39,11 @@ from .mjcf_xml import MjcfElement
 _MESH_ATTRS = {"name", "class", "file", "vertex", "face", "scale", "inertia",
                "content_type", "normal", "texcoord", "smoothnormal", "maxhullvert",
                "material", "refpos", "refquat"}
+
+
+#: How many mesh files' solids the process keeps (each a few numbers: no mesh is kept).
+MAX_CACHED_SOLIDS = 4096
+_CACHE: OrderedDict[tuple, tuple[float, np.ndarray, np.ndarray]] = OrderedDict()
 
 
 class MeshAssets:
@@ -80,19 +92,41 @@ class MeshAssets:
             raise ModelError(f"{node.where('inertia')}: {_q(mode)} is not one of "
                              f"{', '.join(MODES)}")
         if name not in self._solids:
-            vertices, faces = self._geometry(node, attrs)
+            scale = None
             if "scale" in attrs:
                 scale = [_float(x, node.where("scale")) for x in attrs["scale"].split()]
                 if len(scale) != 3:
                     raise ModelError(f"{node.where('scale')}: expected 3 numbers")
-                vertices = vertices * np.array(scale)
-            self._solids[name] = mesh_inertia(vertices, faces, mode,
-                                              f"{node.where()} (for {geom.where()})")
+            key = path = None
+            if "file" in attrs:
+                path = self._path(node, attrs["file"])
+                try:
+                    st = os.stat(path)
+                except OSError:  # read_mesh names the problem
+                    st = None
+                if st is not None and stat.S_ISREG(st.st_mode):
+                    key = (str(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns,
+                           None if scale is None else tuple(scale), mode)
+            if key is not None and key in _CACHE:
+                _CACHE.move_to_end(key)
+                self._solids[name] = _CACHE[key]
+            else:
+                vertices, faces = self._geometry(node, attrs, path)
+                if scale is not None:
+                    vertices = vertices * np.array(scale)
+                solid = mesh_inertia(vertices, faces, mode, f"{node.where()} (for {geom.where()})")
+                for array in solid[1:]:
+                    array.flags.writeable = False  # shared by every load of the file
+                self._solids[name] = solid
+                if key is not None:
+                    _CACHE[key] = self._solids[name]
+                    while len(_CACHE) > MAX_CACHED_SOLIDS:
+                        _CACHE.popitem(last=False)
         return (*self._solids[name], mode)
 
-    def _geometry(self, node: MjcfElement, attrs: dict[str, str]):
+    def _geometry(self, node: MjcfElement, attrs: dict[str, str], path: Path | None = None):
         if "file" in attrs:
-            return read_mesh(self._path(node, attrs["file"]), node.where(
+            return read_mesh(path or self._path(node, attrs["file"]), node.where(
                 f"file={_q(attrs['file'])}"))
         if "vertex" not in attrs:
             raise ModelError(f"{node.where()}: a mesh needs file= or vertex=")
@@ -142,4 +176,4 @@ def checked_asset_root(asset_root, folder: Path) -> Path:
     return root
 
 
-__all__ = ["MeshAssets", "checked_asset_root"]
+__all__ = ["MeshAssets", "checked_asset_root", "MAX_CACHED_SOLIDS"]
