@@ -152,8 +152,16 @@ def test_mimic_independent_keeps_mujocos_tree_with_a_note(tmp_path):
     np.testing.assert_allclose(robot.mass_matrix(d.qpos), full, rtol=0, atol=1e-12)
 
 
-def test_an_inactive_equality_is_left_out_with_a_note(tmp_path):
-    robot = rd.load(write(tmp_path, ARM.replace("EXTRA", 'active="false"')))
+@pytest.mark.parametrize("where", ["element", "default"])
+def test_an_inactive_equality_is_left_out_with_a_note(tmp_path, where):
+    """``active="false"`` on the element or in the ``<default>`` (MuJoCo's ``eq_active0``
+    False either way): the joints move independently, with a note."""
+    text = ARM.replace("EXTRA", 'active="false"') if where == "element" else ARM.replace(
+        "EXTRA", "").replace("<worldbody>", '<default><equality active="false"/></default>'
+                             "<worldbody>", 1)
+    path = write(tmp_path, text)
+    assert not mujoco.MjModel.from_xml_path(str(path)).eq_active0[0]
+    robot = rd.load(path)
     assert robot.dof == 4
     assert any('active="false"' in n for n in robot.provenance.notes)
 
