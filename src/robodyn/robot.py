@@ -641,7 +641,7 @@ class Robot:
 
 def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | None = None,
          allow_massless: bool = False, snap_angles: float | None = None,
-         floating: bool = False, mimic: str = "coupled") -> Robot:
+         floating: bool = False, mimic: str = "coupled", asset_root: str | None = None) -> Robot:
     """Load a robot: a built-in model's name (``rd.models.names()``), a ``.yaml``/``.yml``
     model file, the movable tree (or one chain) of a ``.urdf`` file, or the body tree of a
     MuJoCo ``.xml`` (MJCF) file (:func:`robodyn.model.mjcf.load_mjcf`).
@@ -653,7 +653,7 @@ def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | 
     ``robot.locked``); ``allow_massless``, moving links without ``<inertial>`` as massless;
     ``snap_angles``, a tolerance for ``<origin rpy>`` angles to snap to multiples of pi/2;
     ``floating``, the root body as a free-flying base (a model file: ``floating: true``);
-    ``mimic``, ``"coupled"`` (default) or ``"independent"`` (docs/closed-chains.md).
+    ``mimic``, ``"coupled"`` (default) or ``"independent"`` (also MJCF); MJCF: ``asset_root``.
 
     A URDF's ``<dynamics damping friction>`` become the joints' viscous and Coulomb
     friction, so :meth:`Robot.inverse_dynamics` is Pinocchio's ``rnea`` of the same file
@@ -674,7 +674,8 @@ def load(source: str | os.PathLike[str], *, base: str | None = None, tip: str | 
     from .model.load import read_source
 
     return from_source(read_source(source, base=base, tip=tip, allow_massless=allow_massless,
-                                   snap_angles=snap_angles, floating=floating, mimic=mimic),
+                                   snap_angles=snap_angles, floating=floating, mimic=mimic,
+                                   asset_root=asset_root),
                        source=str(source))
 
 

@@ -59,10 +59,12 @@ def close(a, b, what: str):
     assert np.abs(a - b).max() <= RTOL * scale, f"{what}: {a} != {b}"
 
 
-def check_against_mujoco(path: Path, samples: int = 3, seed: int = 0):
+def check_against_mujoco(path: Path, samples: int = 3, seed: int = 0,
+                         mimic: str = "coupled"):
     """robodyn's ID (without Coulomb friction), viscous friction, M and frames equal
-    MuJoCo's at random states of a fixed-base model; returns the robot."""
-    robot = rd.load(path)
+    MuJoCo's at random states of a fixed-base model; returns the robot. ``mimic``:
+    ``"independent"`` for a file with ``<equality joint>`` (MuJoCo's M is the tree's)."""
+    robot = rd.load(path, mimic=mimic)
     m = mj_model(path)
     d = mujoco.MjData(m)
     assert robot.dof == m.nv == m.nq
@@ -308,12 +310,12 @@ def test_an_include_in_the_models_folder_is_read(tmp_path):
 
 def test_equality_and_tendons_are_left_out_with_a_note(tmp_path):
     text = _two_links("").replace("</mujoco>", """\
-  <equality><joint joint1="ja" joint2="jb"/></equality>
+  <equality><tendon tendon1="t"/></equality>
   <tendon><fixed name="t"><joint joint="ja" coef="1"/></fixed></tendon>
 </mujoco>""")
     robot = check_against_mujoco(write(tmp_path, text))
     assert robot.provenance.notes == (
-        "not read: <equality> (1 <joint>); <tendon> (1 <fixed>): robodyn's model is the "
+        "not read: <equality> (1 <tendon>); <tendon> (1 <fixed>): robodyn's model is the "
         "unconstrained tree (coupled or tendon-driven joints move independently)",)
 
 
@@ -558,7 +560,9 @@ def mujoco_mjcf(tmp_path: Path, rel: str, floating: bool = False) -> Path:
     ("talos_data/robots/talos_full_v2.urdf", 44),  # a humanoid's whole tree
 ])
 def test_mujocos_mjcf_of_example_robot_data_urdfs_equals_mujoco(tmp_path, rel, dof):
-    robot = check_against_mujoco(mujoco_mjcf(tmp_path, rel), samples=2)
+    # MuJoCo writes a URDF <mimic> as <equality joint>: its M is the tree's (the coupled
+    # robot of such a file is test_mjcf_equality.py's)
+    robot = check_against_mujoco(mujoco_mjcf(tmp_path, rel), samples=2, mimic="independent")
     assert robot.dof == dof
 
 
@@ -601,9 +605,10 @@ def _one_body(inside: str, compiler: str = "") -> str:
 
 INERTIAL = '<inertial pos="0 0 0" mass="1" diaginertia="0.1 0.1 0.1"/>'
 REFUSED = {
-    "ball damping": (_one_body(f'{INERTIAL}<joint name="j" type="ball" damping="1"/>'),
-                     "model.xml:5: <joint name='j'> damping: damping on a ball joint is not "
-                     "modelled by robodyn yet"),
+    "ball frictionloss": (_one_body(f'{INERTIAL}<joint name="j" type="ball" '
+                                    'frictionloss="1"/>'),
+                          "model.xml:5: <joint name='j'> frictionloss: frictionloss on a ball "
+                          "joint is not modelled by robodyn yet"),
     "mesh unknown": (_one_body('<joint/><geom type="mesh" mesh="m"/>'),
                      "model.xml:5: <geom> mesh: no <mesh name='m'> in <asset>; meshes: none"),
     "no size": (_one_body('<joint/><geom type="box" size="0.1 0.2"/>'),
@@ -753,7 +758,7 @@ def test_free_bodies_beside_other_moving_bodies_are_mujocos(tmp_path, extra):
 
 
 def test_load_of_an_mjcf_file_takes_no_urdf_options(tmp_path):
-    with pytest.raises(TypeError, match="MJCF file takes no options"):
+    with pytest.raises(TypeError, match="MJCF file takes only mimic="):
         rd.load(write(tmp_path, _two_links("")), tip="b")
 
 
@@ -877,10 +882,10 @@ def test_the_command_line_reads_mjcf_and_reports_its_errors_in_one_line(tmp_path
 
     assert main(["demo", str(write(tmp_path, FEATURES)), "--samples", "2"]) == 0
     assert "features: 5 DOF" in capsys.readouterr().out
-    bad = write(tmp_path, _one_body('<joint type="ball" armature="0.1"/>'), "bad.xml")
+    bad = write(tmp_path, _one_body('<joint type="ball" stiffness="0.1"/>'), "bad.xml")
     assert main(["demo", str(bad)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"robodyn: error: {bad}:5: <joint> armature: armature on a ball joint is "
+    assert err == [f"robodyn: error: {bad}:5: <joint> stiffness: stiffness on a ball joint is "
                    "not modelled by robodyn yet; set it to 0 (or override it in this joint: "
                    "the default class may set it)"]
 
@@ -951,3 +956,58 @@ def test_ball_joints_equal_mujoco(tmp_path):
     step = robot.integrate(q, d.qvel, 0.01)
     mujoco.mj_integratePos(m, d.qpos, d.qvel, 0.01)
     close(step, _from_mujoco_qpos(m, d.qpos), "q + v dt")
+
+
+def test_armature_and_damping_on_ball_joints_equal_mujoco(tmp_path):
+    """MuJoCo applies a ball joint's ``armature`` and ``damping`` to each of its 3 dofs
+    (``dof_armature``, ``dof_damping``): robodyn's ``M`` equals ``mj_fullM``, its friction
+    torques ``-qfrc_passive``, its inverse dynamics ``mj_inverse``'s ``qfrc_inverse``, its
+    forward dynamics MuJoCo's ``qacc`` under ``qfrc_applied``, its kinetic energy MuJoCo's
+    (``energy`` flag), and ``dtau/dqd`` central differences of ``mj_inverse`` in ``qvel``
+    (exact: ID is quadratic in ``qvel``), all to 1e-9; the regressor and the closed forms
+    refuse such a model with the joint's name."""
+    text = BALLS.replace('type="ball" pos="0 0 0.02"/>',
+                        'type="ball" pos="0 0 0.02" armature="0.05" damping="0.7"/>')
+    text = text.replace('<joint name="wrist" type="ball"/>',
+                        '<joint name="wrist" type="ball" armature="0.003" damping="0.2"/>')
+    text = text.replace('<option gravity="0.3 -0.2 -9.81"/>',
+                        '<option gravity="0.3 -0.2 -9.81"><flag energy="enable"/></option>')
+    path = write(tmp_path, text)
+    robot = rd.load(path)
+    m = mj_model(path)
+    np.testing.assert_array_equal(m.dof_armature, [0.05] * 3 + [0.02] + [0.003] * 3 + [0])
+    d = mujoco.MjData(m)
+    rng = np.random.default_rng(17)
+    for _ in range(3):
+        mujoco.mj_resetData(m, d)
+        mujoco.mj_integratePos(m, d.qpos, rng.normal(size=m.nv), 1.0)
+        d.qvel[:] = v = rng.normal(size=m.nv)
+        d.qfrc_applied[:] = tau = rng.normal(size=m.nv)
+        mujoco.mj_forward(m, d)
+        q = _from_mujoco_qpos(m, d.qpos)
+        full = np.zeros((m.nv, m.nv))
+        mujoco.mj_fullM(m, d, full)
+        close(robot.mass_matrix(q), full, "M with the balls' armature")
+        close(robot.friction_torques(v), -d.qfrc_passive, "damping = -qfrc_passive")
+        close(robot.forward_dynamics(q, v, tau), d.qacc, "FD")
+        close(robot.kinetic_energy(q, v), d.energy[1], "kinetic energy")
+        a = rng.normal(size=m.nv)
+        d.qacc[:] = a
+        mujoco.mj_inverse(m, d)
+        close(robot.inverse_dynamics(q, v, a), d.qfrc_inverse, "ID")
+        h, rate = 1e-3, np.zeros((m.nv, m.nv))
+        for k in range(m.nv):
+            ends = []
+            for sign in (1, -1):
+                d.qvel[:] = v + sign * h * np.eye(m.nv)[k]
+                d.qacc[:] = a
+                mujoco.mj_inverse(m, d)
+                ends.append(d.qfrc_inverse.copy())
+            rate[:, k] = (ends[0] - ends[1]) / (2 * h)
+        _, d_qd, d_qdd = robot.inverse_dynamics_derivatives(q, v, a)
+        assert np.abs(d_qd - rate).max() <= 1e-8 * max(1.0, np.abs(rate).max())
+        close(d_qdd, full, "dtau/dqdd = M")
+    with pytest.raises(rd.ModelError, match="shoulder, wrist: armature or damping"):
+        robot.regressor(q, v, a)
+    with pytest.raises(rd.InputError, match="ball or free joint.*shoulder, wrist"):
+        robot.equations()

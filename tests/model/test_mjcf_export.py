@@ -188,3 +188,68 @@ def test_hostile_names_are_escaped_and_mujoco_loads_the_file():
     assert "--" not in "".join(c.text for c in root.iter(ET.Comment))
     model = mujoco.MjModel.from_xml_string(text)
     assert model.nbody == 3
+
+
+def test_a_ball_joints_armature_and_damping_are_written_and_mujoco_applies_them(tmp_path):
+    """A ball joint's ``armature`` and ``damping`` are written on it; MuJoCo puts them on
+    each of its 3 dofs as robodyn does: ``mj_fullM`` (armature included) and ``qfrc_bias``
+    equal robodyn's, ``qfrc_passive = -damping v``, and the file reads back the same."""
+    from robodyn.model.chain import Motor
+    from robodyn.model.friction import Friction
+
+    chain = random_chain(np.random.default_rng(9), ("spherical", "revolute", "spherical"),
+                         (-1, 0, 1))
+    extra = {0: (0.04, 0.5), 2: (0.002, 0.1)}
+    links = tuple(replace(link, motor=Motor(inertia=extra[i][0], gear_ratio=1),
+                          friction=Friction(viscous=extra[i][1])) if i in extra else link
+                  for i, link in enumerate(chain.links))
+    robot = rd.Robot("balls", writable_chain(replace(chain, links=links))[0])
+    text = robot.to_mjcf()
+    model = mujoco.MjModel.from_xml_string(text)
+    np.testing.assert_array_equal(model.dof_armature, [0.04] * 3 + [0] + [0.002] * 3)
+    np.testing.assert_array_equal(model.dof_damping, [0.5] * 3 + [0] + [0.1] * 3)
+    _check_against_mujoco(robot, text, 2, "balls with armature")
+    data = mujoco.MjData(model)
+    q, v, a = _states(robot, 6)
+    data.qpos[:], data.qvel[:], _, _ = _to_mujoco(robot, q[0], v[0])
+    mujoco.mj_forward(model, data)
+    _close(data.qfrc_passive, -robot.friction_torques(v[0]), "damping = -qfrc_passive")
+    path = tmp_path / "balls.xml"
+    path.write_text(text, encoding="utf-8")
+    back = rd.load(str(path))
+    _close(back.mass_matrix(q), robot.mass_matrix(q), "read back", rtol=1e-12)
+    _close(back.inverse_dynamics(q, v, a), robot.inverse_dynamics(q, v, a), "read back",
+           rtol=1e-12)
+
+
+def test_a_coupled_robot_is_written_with_equality_joints_and_reads_back_coupled(tmp_path):
+    """The Panda's finger mimic is written as ``<equality><joint polycoef="0 1 0 0 0">``:
+    MuJoCo reads it (its tree's ``mj_fullM`` reduced by the coupling written out by hand,
+    ``finger2 = finger1``, is robodyn's ``M``) and robodyn reads the file back coupled,
+    the same robot to 1e-12."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        robot = rd.load(rd.models.example_robot_data("panda_description/urdf/panda.urdf"))
+    assert robot.dof == 8
+    text = robot.to_mjcf()
+    model = mujoco.MjModel.from_xml_string(text)
+    assert model.neq == 1 and model.eq_type[0] == mujoco.mjtEq.mjEQ_JOINT
+    np.testing.assert_array_equal(model.eq_data[0][:5], [0, 1, 0, 0, 0])
+    assert [model.joint(model.eq_obj1id[0]).name, model.joint(model.eq_obj2id[0]).name] == \
+        ["panda_finger_joint2", "panda_finger_joint1"]
+    G = np.vstack([np.eye(8), np.eye(8)[7]])  # the tree's 9 joints from the 8 independent
+    data = mujoco.MjData(model)
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        y = rng.uniform(-1, 1, 8)
+        data.qpos[:] = G @ y
+        mujoco.mj_forward(model, data)
+        _close(robot.mass_matrix(y), G.T @ _full_mass_matrix(model, data) @ G, "G^T M G")
+    path = tmp_path / "panda.xml"
+    path.write_text(text, encoding="utf-8")
+    back = rd.load(str(path))
+    assert back.dof == 8 and back.joints == robot.joints
+    y, yd, ydd = rng.uniform(-1, 1, (3, 8))
+    _close(back.mass_matrix(y), robot.mass_matrix(y), "read back", rtol=1e-12)
+    _close(back.inverse_dynamics(y, yd, ydd), robot.inverse_dynamics(y, yd, ydd), "read back",
+           rtol=1e-12)

@@ -230,3 +230,86 @@ def test_a_visual_mesh_beside_an_inertial_is_never_opened(tmp_path):
     (tmp_path / "model.xml").write_text(text)
     robot = rd.load(str(tmp_path / "model.xml"))
     assert float(robot.numeric_chain.links[0].inertial.mass) == 1.0
+
+
+@pytest.mark.parametrize("mode", ["", "legacy", "exact", "shell"])
+def test_a_mesh_of_vertices_alone_is_its_convex_hull_in_every_mode(tmp_path, mode):
+    """``<mesh vertex=...>`` without ``face``: MuJoCo makes the faces from the convex hull
+    whatever the inertia mode (``mujoco/testdata/model.xml``'s icosahedron, under the default
+    ``legacy``), so the body's mass and inertia equal MuJoCo's."""
+    vertices, _ = _l_prism()
+    vertex = " ".join(f"{x:.6g}" for x in np.ravel(vertices))
+    _compare(tmp_path, _model(f'vertex="{vertex}"' + (f' inertia="{mode}"' if mode else ""),
+                              'density="300" euler="10 20 30"'))
+
+
+def test_asset_root_lets_meshes_above_the_model_be_read_and_nothing_else(tmp_path):
+    """``asset_root`` (a folder holding the model) widens where meshes are read: a mesh in
+    the package above the model loads and equals MuJoCo; a mesh outside ``asset_root``, a
+    link inside it that leads out, an ``asset_root`` that does not hold the model or is not
+    a folder are refused naming the file or the option."""
+    vertices, faces = _l_prism()
+    package = tmp_path / "package"
+    (package / "assets").mkdir(parents=True)
+    (package / "models" / "dog").mkdir(parents=True)
+    _write_stl(package / "assets" / "l.stl", vertices, faces)
+    path = package / "models" / "dog" / "model.xml"
+    path.write_text(_model('file="l.stl"').replace('meshdir="parts"',
+                                                   'meshdir="../../assets"'))
+    with pytest.raises(rd.ModelError, match=r"outside the folder of.*or load with "
+                                            r"asset_root='.*package'"):
+        rd.load(str(path))
+    model = mujoco.MjModel.from_xml_path(str(path))
+    robot = rd.load(str(path), asset_root=package)
+    assert float(robot.numeric_chain.links[0].inertial.mass) == pytest.approx(
+        model.body_mass[1], rel=1e-12)
+    # outside asset_root: refused, whatever the file says
+    _write_stl(tmp_path / "secret.stl", vertices, faces)
+    path.write_text(_model('file="../secret.stl"').replace('meshdir="parts"',
+                                                           'meshdir="../../"'))
+    with pytest.raises(rd.ModelError, match=r"secret.stl.*is outside asset_root"):
+        rd.load(str(path), asset_root=package)
+    (package / "assets" / "link.stl").symlink_to(tmp_path / "secret.stl")
+    path.write_text(_model('file="link.stl"').replace('meshdir="parts"',
+                                                      'meshdir="../../assets"'))
+    with pytest.raises(rd.ModelError, match=r"link.stl.*is outside asset_root"):
+        rd.load(str(path), asset_root=package)
+    other = tmp_path / "other"
+    other.mkdir()
+    with pytest.raises(rd.ModelError, match=r"asset_root=.*does not hold the model's folder"):
+        rd.load(str(path), asset_root=other)
+    with pytest.raises(rd.ModelError, match=r"asset_root=.*not a folder"):
+        rd.load(str(path), asset_root=tmp_path / "secret.stl")
+    with pytest.raises(TypeError, match="asset_root"):
+        rd.load(rd.models.example_robot_data("ur_description/urdf/ur5_robot.urdf"),
+                asset_root=package)
+
+
+def test_a_mesh_files_solid_is_kept_for_the_process_and_a_changed_file_is_read_again(
+        tmp_path, monkeypatch):
+    """The second load of a model reads none of its mesh files (their solids are kept, keyed
+    by the file's identity, as MuJoCo's ``mjCache``); a file rewritten with another mesh is
+    read afresh (its mass the box's, by hand: MuJoCo 4.0.1's own cache, in this process,
+    still gives the L it read first)."""
+    from robodyn.model import mjcf_assets, mjcf_meshes
+
+    vertices, faces = _l_prism()
+    (tmp_path / "parts").mkdir()
+    _write_stl(tmp_path / "parts" / "l.stl", vertices, faces)
+    text = _model('file="l.stl"', 'density="700"')
+    _, first = _compare(tmp_path, text)
+    reads = []
+    monkeypatch.setattr(mjcf_assets, "read_mesh",
+                        lambda *a: reads.append(a) or mjcf_meshes.read_mesh(*a))
+    _, again = _compare(tmp_path, text)
+    assert reads == []
+    assert again.numeric_chain.links[0].inertial.mass == first.numeric_chain.links[0].inertial.mass
+    box = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0],
+                    [0, 0, 2], [1, 0, 2], [1, 1, 2], [0, 1, 2]], float) * 0.3
+    quads = [(0, 3, 2, 1), (4, 5, 6, 7), (0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (3, 0, 4, 7)]
+    _write_stl(tmp_path / "parts" / "l.stl", box,
+               [t for a, b, c, d in quads for t in ((a, b, c), (a, c, d))])
+    changed = rd.load(str(tmp_path / "model.xml"))  # MuJoCo's own cache still holds the L
+    assert len(reads) == 1
+    assert float(changed.numeric_chain.links[0].inertial.mass) == pytest.approx(
+        700 * 0.3 * 0.3 * 0.6, rel=1e-6)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from ..core import linalg3 as la
 from ..model.chain import Chain, origin_inertia
+from ..model.friction import is_zero
 from ..model.joints import joint_columns
 from .kinematics import joint_transform
 from .spatial import add_inertia, inertia_times, pair
@@ -87,8 +88,9 @@ def mass_matrix(chain: Chain, q, ops) -> list[list]:
             force = inertia_times(composite[j], axis)
             for b in range(a + 1):  # the joint's own block, mirrored
                 m[offsets[j] + b][col] = m[col][offsets[j] + b] = pair(columns[j][b], force)
-            if len(columns[j]) == 1:
-                m[col][col] = m[col][col] + chain.links[j].motor.armature
+            armature = chain.links[j].motor.armature
+            if len(columns[j]) == 1 or not is_zero(armature):  # a ball's: on each dof
+                m[col][col] = m[col][col] + armature
             child, i = j, chain.parent(j)
             while i >= 0:
                 force = to_parent_force(force, *frames[child])

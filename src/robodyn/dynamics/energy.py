@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from ..core import linalg3 as la
 from ..model.chain import Chain, link_bodies
+from ..model.friction import is_zero
 from ..model.joints import PRISMATIC, REVOLUTE, joint_twist
 from .kinematics import joint_transform, link_poses
 
@@ -50,6 +51,8 @@ def kinetic_energy(chain: Chain, q: Sequence, qd: Sequence, ops):
                              + la.dot(w, la.matvec(body.inertia, w))) / 2
         if link.joint.model.single:
             total = total + link.motor.armature * qd[i] * qd[i] / 2
+        elif not is_zero(link.motor.armature):  # a ball's armature: each of its dofs
+            total = total + link.motor.armature * sum(x * x for x in qd[i]) / 2
     return total
 
 

@@ -54,11 +54,23 @@ def joint_friction_rate(fr: Friction, v, ops):
 
 def friction_torques(chain: Chain, qd: Sequence, ops) -> list:
     """``tau_f`` per joint (``nv`` values, module docstring); a multi-value joint
-    (spherical, free) has none."""
+    (spherical, free) has the viscous term ``F_v qd_k`` on each of its velocity values (a
+    ball joint's damping as MuJoCo's ``qfrc_passive = -damping qvel`` for each of its 3 dofs,
+    MuJoCo's documentation of ``joint/damping``), none when its ``F_v`` is 0."""
     out: list = []
     for link, v in zip(chain.links, chain.per_joint(qd), strict=True):
         if not link.joint.model.single:
-            out += [0] * link.joint.nv
+            viscous = link.friction.viscous
+            out += [0] * link.joint.nv if is_zero(viscous) else [viscous * x for x in v]
             continue
         out.append(joint_friction(link.friction, v, ops))
     return out
+
+
+def multi_value_extras(chain: Chain) -> list[str]:
+    """The multi-value joints (ball, free) with an armature or damping, which the numeric
+    algorithms model on each of their velocity values (MuJoCo's semantics) but the
+    regressor and the closed forms do not yet."""
+    return [link.joint.name or link.name for link in chain.links
+            if not link.joint.model.single and not (
+                is_zero(link.motor.armature) and is_zero(link.friction.viscous))]

@@ -45,6 +45,7 @@ from ..core.errors import ModelError
 from ..model.chain import REVOLUTE, Chain, origin_inertia
 from ..model.friction import is_zero
 from ..model.joints import joint_forces
+from .friction import multi_value_extras
 from .rnea import outward_step
 
 #: The ten standard parameters of a link, in order (``h = m c``; ``XX..ZZ`` about the origin).
@@ -189,7 +190,9 @@ def parameter_columns(chain: Chain) -> tuple[list[int], list[str]]:
     """The columns of :func:`regressor_full` a model has, and their names: ``m1, mx1, ...,
     ZZ1, ..., Fv1, Fs1, ..., Ia_j, ..., Fd_j, Fo_j`` (armature only for joints with a
     motor, ``Fd_j`` and ``Fo_j`` only for joints whose friction has them:
-    :func:`extra_friction`)."""
+    :func:`extra_friction`). A ball or free joint with armature or damping: a
+    :class:`ModelError` (no column for them yet)."""
+    _refuse_multi_value_extras(chain)
     n = chain.dof
     cols = list(range(armature_column(n, 0)))
     names = [f"{p}{k + 1}" for k in range(n) for p in LINK_PARAMETERS]
@@ -206,6 +209,14 @@ def parameter_columns(chain: Chain) -> tuple[list[int], list[str]]:
     return cols, names
 
 
+def _refuse_multi_value_extras(chain: Chain) -> None:
+    extras = multi_value_extras(chain)
+    if extras:
+        raise ModelError(f"joint(s) {', '.join(extras[:5])}: armature or damping on a ball or "
+                         "free joint has no regressor column yet (the regressor would not "
+                         "equal the inverse dynamics); use a model without them")
+
+
 def standard_columns(chain: Chain, full):
     """The columns of ``chain``'s standard parameters (:func:`parameter_columns`) of a
     regressor ``full`` ``(..., dof, all columns)``: ``Y`` with ``Y @ pi = tau``."""
@@ -218,6 +229,7 @@ def standard_columns(chain: Chain, full):
 def standard_parameters(chain: Chain) -> list:
     """The values of the standard parameters of ``chain`` (floats or SymPy), in the order
     of :func:`parameter_columns`."""
+    _refuse_multi_value_extras(chain)
     out = []
     for link in chain.links:
         m, h, io = origin_inertia(link)  # the point masses of a link are part of its ten

@@ -48,6 +48,7 @@ from collections.abc import Callable, Sequence
 
 from ..core import linalg3 as la
 from ..model.chain import Chain
+from ..model.friction import is_zero
 from ..model.joints import PRISMATIC, REVOLUTE, joint_forces, joint_twist
 from .kinematics import joint_transform
 
@@ -151,6 +152,8 @@ def rnea(
             tau[i] = tuple(joint_forces(link.joint, nm, f))
         if link.joint.model.single:
             tau[i] = tau[i] + link.motor.armature * qdd[i]  # the rotor's reflected inertia
+        elif not is_zero(link.motor.armature):  # MuJoCo's armature of a ball: each dof
+            tau[i] = tuple(t + link.motor.armature * a for t, a in zip(tau[i], qdd[i]))
         if record is not None:
             record("f", i + 1, f)
             record("n", i + 1, nm)

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from ..core import linalg3 as la
 from ..model.chain import Chain
+from ..model.friction import is_zero
 from .friction import joint_friction_rate
 from .kinematics import link_poses
 from .spatial import (
@@ -157,4 +158,10 @@ def rnea_derivatives(chain: Chain, q, qd, qdd, ops) -> list:
             k = offsets[i]
             d_qd[k][k] = d_qd[k][k] + joint_friction_rate(link.friction, qd[k], ops)
             m[k][k] = m[k][k] + link.motor.armature
+        else:  # a ball's damping and armature, on each of its dofs (friction_torques)
+            for k in range(offsets[i], offsets[i] + len(columns[i])):
+                if not is_zero(link.friction.viscous):
+                    d_qd[k][k] = d_qd[k][k] + link.friction.viscous
+                if not is_zero(link.motor.armature):
+                    m[k][k] = m[k][k] + link.motor.armature
     return [d_q, d_qd, m]

@@ -21,12 +21,13 @@ from .yaml_file import parse_model, read_model_file
 def read_source(source: str | os.PathLike[str], *, base: str | None = None,
                 tip: str | None = None, allow_massless: bool = False,
                 snap_angles: float | None = None, floating: bool = False,
-                mimic: str = "coupled") -> ModelSource:
+                mimic: str = "coupled", asset_root: str | os.PathLike[str] | None = None
+                ) -> ModelSource:
     """The model ``source`` names (:func:`robodyn.load`): a built-in model, a
     ``.yaml``/``.yml`` model file, a ``.urdf`` or an MJCF ``.xml``.
 
-    The keyword options are for URDF files only (for a built-in model or a YAML file
-    they are an error):
+    The keyword options are for URDF files only, but ``mimic`` that MJCF files take too (for
+    a built-in model or a YAML file they are an error):
 
     * ``base``: the link fixed to the world; default: the file's root link.
     * ``tip``: the end-effector link; default: the end of the movable joints when they
@@ -49,7 +50,12 @@ def read_source(source: str | os.PathLike[str], *, base: str | None = None,
       ``floating: true`` instead.
     * ``mimic``: ``"coupled"`` (default): ``<mimic>`` joints follow the joint they name
       (``robot.dof`` counts the independent joints, docs/closed-chains.md);
-      ``"independent"``: each moves on its own.
+      ``"independent"``: each moves on its own. For an MJCF file the same for
+      ``<equality joint>`` with a linear ``polycoef``.
+    * ``asset_root`` (MJCF only): a folder that holds the model file, under which its mesh
+      files may be read (default: the model's own folder; dm_control's ``dog_v2`` names
+      meshes four folders up, ``asset_root`` its package folder). Meshes outside it are
+      refused, whatever the file says.
     """
     from . import builtin as models
 
@@ -59,6 +65,8 @@ def read_source(source: str | os.PathLike[str], *, base: str | None = None,
         if value is not default}
     if mimic != "coupled":
         options["mimic"] = mimic
+    if asset_root is not None:
+        options["asset_root"] = asset_root
     text = str(source)
     path = Path(text)
     if path.suffix.lower() in (".yaml", ".yml"):
@@ -72,13 +80,18 @@ def read_source(source: str | os.PathLike[str], *, base: str | None = None,
     elif path.suffix.lower() == ".urdf":
         from .urdf import load_urdf  # only URDF users pay the import
 
+        if "asset_root" in options:
+            raise TypeError("load() of a URDF file takes no asset_root= (robodyn reads no "
+                            "URDF meshes); it is an MJCF option")
         parsed = load_urdf(path, **options)
     elif path.suffix.lower() == ".xml":
         from .mjcf import load_mjcf  # only MJCF users pay the import
 
+        mjcf_options = {k: options.pop(k) for k in ("mimic", "asset_root") if k in options}
         if options:
-            raise TypeError(f"load() of an MJCF file takes no options, got {sorted(options)}")
-        parsed = load_mjcf(path)
+            raise TypeError(f"load() of an MJCF file takes only mimic= and asset_root=, got "
+                            f"{sorted(options)}")
+        parsed = load_mjcf(path, **mjcf_options)
     elif text in models.names():
         if options:
             raise TypeError(f"load() of a built-in model takes no options, got {sorted(options)}")

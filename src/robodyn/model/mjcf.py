@@ -31,11 +31,12 @@ a mesh file is opened only when a geom's mass needs it.
   ``range`` of a limited joint is kept in ``Joint.limits``.
 
 Errors name the file, line and element: a ``free`` joint below the world's bodies or
-beside other joints, a ball joint with armature, damping or friction, mocap bodies,
+beside other joints, a ball joint with frictionloss or stiffness, mocap bodies,
 composite or attached bodies, height-field and plane geoms that would give a body its
 inertia, hostile mesh files (:mod:`robodyn.model.mjcf_meshes`). ``<equality>``:
 ``<connect>`` and ``<weld>`` between two sites are loop closures (``Chain.closures``, for
-``robot.closed_chain()``; :mod:`robodyn.model.mjcf_equality`); the rest of ``<equality>``,
+``robot.closed_chain()``; :mod:`robodyn.model.mjcf_equality`) and ``<joint joint1 joint2>``
+with a linear ``polycoef`` a joint coupling (``Closures.couplings``); the rest of ``<equality>``,
 ``<tendon>`` and ``<deformable>``, joint springs, fluid forces and ``gravcomp`` are not
 read: the robot's own methods are the unconstrained tree's (as MuJoCo's ``M`` and bias)
 and a note in ``provenance.notes`` says what was left out.
@@ -71,20 +72,31 @@ from pathlib import Path
 
 from ..core.errors import ModelError
 from ..core.files import file_label, model_name_of
+from .mjcf_assets import checked_asset_root
 from .mjcf_bodies import MjcfModel
 from .mjcf_equality import equality_closures
 from .mjcf_xml import MjcfReader
 from .source import ModelSource, Provenance
 
 
-def load_mjcf(path: str | Path) -> ModelSource:
+def load_mjcf(path: str | Path, mimic: str = "coupled",
+              asset_root: str | Path | None = None) -> ModelSource:
     """Read the body tree of an MJCF file (``robodyn.load("model.xml")`` makes it a
     :class:`~robodyn.Robot`): links for the bodies with hinge and slide joints, named
     frames for sites and welded bodies, a floating base for a free joint. See the module
     docstring for what is read, merged and refused.
 
+    ``mimic``: ``"coupled"`` (default) reads ``<equality joint>`` with a linear ``polycoef``
+    as a joint coupling (``robot.dof`` counts the independent joints);
+    ``"independent"`` keeps MuJoCo's tree (its ``mj_fullM``), the coupling in a note.
+    ``asset_root``: a folder holding the model file under which its meshes may be read
+    (default: the model's folder); it widens where meshes are looked for, never includes.
+
     Raises :class:`ModelError` naming the file, line and element at fault.
     """
+    if mimic not in ("coupled", "independent"):
+        raise ModelError(f"mimic={str(mimic)[:40]!r}: use 'coupled' (<equality joint> couples "
+                         "the joints) or 'independent' (MuJoCo's tree)")
     path = Path(path)
     source = file_label(path)
     reader = MjcfReader(path)
@@ -93,9 +105,13 @@ def load_mjcf(path: str | Path) -> ModelSource:
         raise ModelError(f"{root.where()}: the root element is <{root.tag}>, not <mujoco>; "
                          "not an MJCF file")
     reader.expand_includes(root, depth=0)
-    model = MjcfModel(source, root, reader.folder)
+    model = MjcfModel(source, root, reader.folder, mimic)
+    if asset_root is not None:
+        model.meshes.root = checked_asset_root(asset_root, reader.folder)
     chain = model.chain()
-    closures = equality_closures(root, chain, source)  # <connect|weld site1 site2>
+    # <connect|weld site1 site2>, <joint joint1 joint2 polycoef>
+    closures, notes = equality_closures(root, chain, source, model.defaults, mimic)
+    model.notes.extend(notes)
     if closures is not None:
         chain = replace(chain, closures=closures)
     name = root.attrib.get("model") or model_name_of(path)

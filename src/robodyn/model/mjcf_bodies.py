@@ -47,7 +47,7 @@ from .mjcf_compiler import (
     translation,
     unit_vector,
 )
-from .mjcf_equality import is_site_closure
+from .mjcf_equality import is_read
 from .mjcf_geoms import PRIMITIVES, check_size, combined, solid, z_to
 from .mjcf_xml import MjcfElement
 
@@ -90,8 +90,10 @@ class _LinkDraft:
 class MjcfModel:
     """The semantic pass over the parsed (and include-expanded) ``<mujoco>`` tree."""
 
-    def __init__(self, source: str, root: MjcfElement, folder: Path | None = None):
+    def __init__(self, source: str, root: MjcfElement, folder: Path | None = None,
+                 mimic: str = "coupled"):
         self.source = source
+        self.mimic = mimic  # "coupled": <equality joint> read (mjcf_equality)
         self.root = root
         self.compiler = Compiler()
         self.meshes = MeshAssets(folder if folder is not None else Path.cwd(), source)
@@ -139,8 +141,8 @@ class MjcfModel:
                     "drawn, flexes add passive forces beside M and the bias; the rigid bodies "
                     "are read")
             elif node.tag in ("equality", "tendon") and any(
-                    not is_site_closure(c) for c in node.children):
-                counts = Counter(c.tag for c in node.children if not is_site_closure(c))
+                    not is_read(c, self.mimic) for c in node.children):
+                counts = Counter(c.tag for c in node.children if not is_read(c, self.mimic))
                 ignored.append(f"<{node.tag}> (" + ", ".join(
                     f"{n} <{tag}>" for tag, n in sorted(counts.items())) + ")")
             elif node.tag == "extension" and node.children:
@@ -380,17 +382,25 @@ class MjcfModel:
               placement: np.ndarray) -> _LinkDraft:
         """A ``ball`` joint: a spherical joint about its ``pos`` (``q`` its quaternion, stored
         ``(x, y, z, w)`` as Pinocchio does, where MuJoCo's ``qpos`` is ``(w, x, y, z)``; ``v``
-        the angular velocity in the body frame, as MuJoCo's ``qvel``)."""
-        for key in ("armature", "damping", "frictionloss", "stiffness"):
+        the angular velocity in the body frame, as MuJoCo's ``qvel``). ``armature`` and
+        ``damping`` act on each of its 3 dofs, as in MuJoCo (``dof_armature``,
+        ``dof_damping``)."""
+        for key in ("frictionloss", "stiffness"):
             if key in attrs and _float(attrs[key], joint.where(key)) != 0:
                 raise ModelError(f"{joint.where(key)}: {key} on a ball joint is not modelled by "
                                  "robodyn yet; set it to 0 (or override it in this joint: the "
                                  "default class may set it)")
+        values = {}
+        for key in ("armature", "damping"):
+            values[key] = _float(attrs.get(key, "0"), joint.where(key))
+            if values[key] < 0:
+                raise ModelError(f"{joint.where(key)}: {values[key]:g} is negative; it must "
+                                 "be >= 0")
         return _LinkDraft(
             name=name,
             joint=Joint(type=SPHERICAL, placement=as_transform(placement),
                         name=joint.attrib.get("name") or f"joint{self.joints}"),
-            parent=parent, friction=(0.0, 0.0), armature=0.0)
+            parent=parent, friction=(values["damping"], 0.0), armature=values["armature"])
 
     def _link(self, joint: MjcfElement, attrs, kind: str, name: str, parent: int,
               placement: np.ndarray) -> _LinkDraft:

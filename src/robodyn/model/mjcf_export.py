@@ -13,7 +13,8 @@ The file holds the chain with every parameter value bound, as MuJoCo's compiler 
   friction), ``frictionloss`` (the Coulomb friction) and ``armature`` (the motor inertia
   ``G^2 J_m``: MuJoCo adds it to the diagonal of ``M`` as robodyn does); ``ball``
   (spherical: MuJoCo's ``qpos`` is the quaternion ``w x y z`` where robodyn stores
-  ``x y z w``, ``qvel`` the angular velocity in the body frame as robodyn's); ``free``
+  ``x y z w``, ``qvel`` the angular velocity in the body frame as robodyn's; its
+  ``damping`` and ``armature`` act on each of its 3 dofs, in both); ``free``
   (a free-flying body: MJCF puts free joints on bodies of ``<worldbody>`` only; MuJoCo's
   ``qpos`` is ``x y z`` and the quaternion ``w x y z``, its ``qvel`` the linear velocity in
   the world frame and the angular velocity in the body frame, where robodyn's ``v`` has
@@ -24,7 +25,12 @@ The file holds the chain with every parameter value bound, as MuJoCo's compiler 
   nearest one that is, said in a comment);
 * every named frame (``chain.frames``) and the end-effector frame (``tool``, when
   ``chain.tip`` is not the identity) as a ``<site>`` on its body;
-* ``<option gravity>``: the chain's gravity, in the world (base) frame.
+* ``<option gravity>``: the chain's gravity, in the world (base) frame;
+* each joint coupling ``q_j = multiplier q_s + offset`` (URDF ``<mimic>``, MJCF
+  ``<equality joint>``) as ``<equality><joint joint1=j joint2=s polycoef="offset multiplier
+  0 0 0">`` (the file's joints have ``ref`` 0, so MuJoCo's ``y - y0 = c0 + c1 (x - x0)`` is
+  the coupling), read back coupled by :func:`~robodyn.model.mjcf.load_mjcf`; loop closures
+  are left out, said in a comment.
 
 A body changed where the dynamics feel it (the PUMA 560's link 3) is also said in a
 :class:`~robodyn.core.errors.UrdfWarning`, as ``to_urdf`` says it.
@@ -73,11 +79,12 @@ def chain_to_mjcf(chain: Chain, name: str, comment: str = "") -> str:
     ET.SubElement(root, "option", gravity=vector_text(chain.gravity))
     world = ET.SubElement(root, "worldbody")
     bodies: list[ET.Element] = []
-    rate_limits, felt = [], []
+    rate_limits, felt, written = [], [], {}
     for i, link in enumerate(chain.links):
         parent = world if chain.parent(i) < 0 else bodies[chain.parent(i)]
         body = _body(parent, link, i, chain.parent(i), names)
         bodies.append(body)
+        written[link.joint.name or link.name] = body.find("joint").get("name")
         if i in changes:
             notes.append(f"body {body.get('name')}: {changes[i][0]}")
             if changes[i][1] > 1e3 * MIN_INERTIA:  # the floors change M by 1e-12 at most
@@ -90,6 +97,15 @@ def chain_to_mjcf(chain: Chain, name: str, comment: str = "") -> str:
               frame.placement)
     if chain.links and not is_identity(chain.tip):
         _site(bodies[-1], names, "tool", chain.tip)
+    closures = chain.closures
+    if closures is not None and closures.couplings:
+        equality = ET.SubElement(root, "equality")
+        for c in closures.couplings:  # q_joint = multiplier q_source + offset
+            ET.SubElement(equality, "joint", joint1=written[c.joint], joint2=written[c.source],
+                          polycoef=f"{number_text(c.offset)} {number_text(c.multiplier)} 0 0 0")
+    if closures is not None and closures.loops:
+        notes.append(f"{len(closures.loops)} loop closure(s) left out (MJCF's <equality connect> "
+                     "and <weld> join sites; robodyn writes none yet)")
     if rate_limits:
         notes.append("velocity and effort limits (MJCF: actuators' ctrlrange, forcerange) of "
                      f"{', '.join(rate_limits[:10])}{' ...' if len(rate_limits) > 10 else ''} "
@@ -138,10 +154,11 @@ def _body(parent: ET.Element, link, i: int, parent_index: int, names) -> ET.Elem
     check_plain(link.friction, f"to_mjcf: joint {label!r}", "MJCF")
     viscous, coulomb = float(link.friction.viscous), float(link.friction.coulomb)
     armature = float(link.motor.armature)
-    if kind in ("ball", "free") and (viscous or coulomb or armature):
-        raise ModelError(f"to_mjcf: joint {label!r} ({joint.type}) has friction or motor "
-                         "inertia, which robodyn models for one-value joints only; remove "
-                         "them (robot.without_friction(), with_values(Jm...=0))")
+    if (kind == "free" and (viscous or coulomb or armature)) or (kind == "ball" and coulomb):
+        raise ModelError(f"to_mjcf: joint {label!r} ({joint.type}) has "
+                         f"{'Coulomb friction' if kind == 'ball' else 'friction or armature'}, "
+                         "which robodyn does not model on it; remove it "
+                         "(robot.without_friction())")
     for key, value in (("damping", viscous), ("frictionloss", coulomb),
                        ("armature", armature)):
         if value:

@@ -202,18 +202,24 @@ def _moments(a, b, c, weights, per) -> np.ndarray:
 
 
 def hull_faces(vertices: np.ndarray, where: str) -> np.ndarray:
-    """The triangles of the convex hull of ``vertices`` (scipy's Qhull, imported here: only
-    ``convex`` meshes need it)."""
+    """The triangles of the convex hull of ``vertices``, turned outward (their normal
+    ``(b - a) x (c - a)`` along the facet's outer normal) so that ``exact`` reads them too
+    (scipy's Qhull, imported here: only ``convex`` meshes and meshes without faces need it)."""
     try:
         from scipy.spatial import ConvexHull, QhullError
     except ImportError:  # pragma: no cover - SciPy is a core dependency
         raise ModelError(f"{where}: the convex hull needs SciPy") from None
     try:
-        return ConvexHull(vertices).simplices
+        hull = ConvexHull(vertices)
     except (QhullError, ValueError):
         raise ModelError(f"{where}: the vertices span no volume (all on one plane or line), so "
                          "their convex hull is no solid; fix the mesh or give the body an "
                          "<inertial>") from None
+    faces = hull.simplices.copy()
+    a, b, c = (vertices[faces[:, k]] for k in range(3))
+    inward = np.einsum("ij,ij->i", np.cross(b - a, c - a), hull.equations[:, :3]) < 0
+    faces[inward] = faces[inward][:, [0, 2, 1]]
+    return faces
 
 
 def _check_orientation(vertices: np.ndarray, faces: np.ndarray, where: str) -> None:
@@ -232,8 +238,8 @@ def mesh_inertia(vertices: np.ndarray, faces: np.ndarray, mode: str,
                  where: str) -> tuple[float, np.ndarray, np.ndarray]:
     """``(volume (area for shell), centre of mass, inertia about it per unit density
     (3, 3))`` of the mesh under MuJoCo's ``inertia`` mode (module docstring)."""
-    if mode == "convex":
-        faces = hull_faces(vertices, where)
+    if mode == "convex" or len(faces) == 0:  # a mesh given by vertices alone: MuJoCo
+        faces = hull_faces(vertices, where)     # makes its faces from the convex hull
     if len(faces) == 0:
         raise ModelError(f"{where}: the mesh has no faces; give it faces (or use the default "
                          "inertia=\"convex\")")

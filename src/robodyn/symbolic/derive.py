@@ -11,6 +11,7 @@ import sympy as sp
 
 from ..core.errors import ExpansionError, InputError, excerpt
 from ..core.progress import ProgressOption, check_progress, tracker
+from ..dynamics.friction import multi_value_extras
 from ..model.chain import Chain
 from ..model.expansion import describe_terms, largest_expression
 from ..model.source import ModelSource
@@ -87,6 +88,12 @@ def _derivation(chain: Chain, method: str, h_e: bool, name: str, ring,
     method = _method(method)
     route = route_of(route, method)
     check_derivable(chain, name)  # before tidy_chain: that already expands
+    extras = multi_value_extras(chain)
+    if extras:
+        raise InputError(f"{name}: armature or damping on ball or free joint(s) "
+                         f"{', '.join(extras[:5])} is in the numeric methods (robot.mass_matrix, "
+                         "robot.inverse_dynamics, ...) but not in the closed forms yet; derive "
+                         "a model without it")
     chain = tidy_chain(chain)
     ring = ring or make_ring(chain, wrench=h_e)
     if method == "newton-euler":
