@@ -32,8 +32,10 @@ def _results(source, tier, monkeypatch, rng_seed=0):
         pytest.skip("a quaternion joint")
     qd, qdd = rng.normal(size=(2, 16, robot.nv))
     tau = robot.inverse_dynamics(q, qd, qdd)
+    # batches, and one state (the NumPy tier runs it on Python floats: the same doubles)
     out = (tau, robot.mass_matrix(q), robot.forward_dynamics(q, qd, tau),
-           robot.inverse_dynamics(q[0], qd[0], qdd[0]), robot.jacobian(q))
+           robot.inverse_dynamics(q[0], qd[0], qdd[0]), robot.jacobian(q),
+           robot.mass_matrix(q[1]), robot.forward_dynamics(q[2], qd[2], tau[2]))
     assert robot.runner._entries["mass_matrix"][0].tier == tier
     return out
 
