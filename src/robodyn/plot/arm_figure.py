@@ -360,6 +360,10 @@ def animate(robot: Robot, sim: Simulation | Motion | Trajectory, path: str | os.
     else:
         clock = ax.text2D(0.02, 0.97, "", transform=ax.transAxes, va="top")
     writer = writer_class(fps=play_fps)
+    # the layout of the first frame serves every frame: constrained layout solved once, not
+    # again for each of them (it was half of each frame's drawing)
+    fig.canvas.draw()
+    fig.set_layout_engine("none")
     with writer.saving(fig, str(path), dpi), tracker(progress, count, "animating") as bar:
         for k in range(count):
             drawing.update(origins[k], rotations[k])
