@@ -570,3 +570,46 @@ def test_demo_of_a_free_body_prints_its_newton_euler_wrench(tmp_path, capsys):
     force = 1.5 * (a[:, :3] + np.cross(v[:, 3:], v[:, :3]) - g)
     torque = a[:, 3:] @ inertia + np.cross(v[:, 3:], v[:, 3:] @ inertia)
     np.testing.assert_allclose(tau, np.hstack([force, torque]), atol=1e-4)
+
+
+def test_the_file_options_reach_the_mjcf_and_urdf_loaders(tmp_path, capsys):
+    """``--mimic independent`` keeps a URDF <mimic> joint (and an MJCF <equality joint>)
+    a coordinate of its own; ``--asset-root`` widens an MJCF file's mesh folder; each is
+    refused, by name, for a file it does not apply to."""
+    panda = str(rd.models.example_robot_data("panda_description/urdf/panda.urdf")) \
+        if _has_erd() else None
+    if panda is None:
+        pytest.skip("example-robot-data is not installed")
+    for flags, dof in (([], 8), (["--mimic", "independent"], 9)):
+        assert main(["demo", panda, "--samples", "2", *flags]) == 0
+        assert f": {dof} DOF," in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["demo", panda, "--asset-root", str(tmp_path), "--samples", "2"])
+    assert "--asset-root applies to MJCF files only" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["demo", "planar-2r", "--mimic", "independent"])
+    assert "--mimic applies to URDF and MJCF files only" in capsys.readouterr().err
+    # an MJCF file whose mesh lies above its folder: refused, then read with --asset-root
+    (tmp_path / "meshes").mkdir()
+    (tmp_path / "meshes" / "box.obj").write_text(
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
+    (tmp_path / "model").mkdir()
+    model = tmp_path / "model" / "arm.xml"
+    model.write_text(
+        '<mujoco><compiler meshdir="../meshes"/><asset><mesh name="m" file="box.obj"/>'
+        '</asset><worldbody><body><joint type="hinge" axis="0 0 1"/>'
+        '<geom type="mesh" mesh="m" mass="1"/></body></worldbody></mujoco>')
+    assert main(["demo", str(model), "--samples", "2"]) == 2
+    assert "--asset-root" in capsys.readouterr().err
+    assert main(["demo", str(model), "--samples", "2", "--asset-root", str(tmp_path)]) == 0
+    assert ": 1 DOF," in capsys.readouterr().out
+
+
+def _has_erd() -> bool:
+    import importlib.metadata
+
+    try:
+        importlib.metadata.distribution("example-robot-data")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True

@@ -92,21 +92,44 @@ def model_options() -> argparse.ArgumentParser:
     group.add_argument("--floating", action="store_true",
                        help="the root link's body is a free-flying base (a free joint: q "
                             "gains x, y, z and a quaternion; robodyn export takes it)")
+    files = parent.add_argument_group("URDF and MJCF files")
+    files.add_argument("--mimic", choices=("coupled", "independent"), default=None,
+                       help="coupled (default): a URDF <mimic> or MJCF <equality joint> joint "
+                            "follows the joint it names (fewer degrees of freedom); "
+                            "independent: every joint its own coordinate")
+    files.add_argument("--asset-root", metavar="DIR",
+                       help="MJCF: a folder holding the model file under which its meshes may "
+                            "be read (default: the model's own folder), e.g. dm_control's "
+                            "dog_v2, whose meshes lie beside its folder")
     return parent
 
 
 _URDF_OPTIONS = ("base", "tip", "allow_massless", "snap_angles", "floating")
+#: The options of files of both formats (URDF and MJCF: ``mimic``), of MJCF files only.
+_FILE_OPTIONS = ("mimic",)
+_MJCF_OPTIONS = ("asset_root",)
+
+
+def _is_urdf(name: str) -> bool:
+    return name.lower().endswith(".urdf")
+
+
+def _is_mjcf(name: str) -> bool:
+    return name.lower().endswith(".xml")
 
 
 def urdf_options(args: argparse.Namespace, models: list[str]) -> str | None:
-    """What is wrong with the URDF options given for ``models``, or ``None``."""
-    given = [name for name in _URDF_OPTIONS if getattr(args, name, None) not in (None, False)]
-    others = [m for m in models if not m.lower().endswith(".urdf")]
-    if given and others:
-        flags = ", ".join("--" + name.replace("_", "-") for name in given)
-        verb = "applies" if len(given) == 1 else "apply"
-        return (f"{flags} {verb} to URDF files only; {others[0][:80]!r} is a built-in model, "
-                "a YAML or an MJCF file, whose chain is fixed")
+    """What is wrong with the file options given for ``models``, or ``None``."""
+    for names, fits, kind in ((_URDF_OPTIONS, _is_urdf, "URDF files"),
+                              (_FILE_OPTIONS, lambda m: _is_urdf(m) or _is_mjcf(m),
+                               "URDF and MJCF files"),
+                              (_MJCF_OPTIONS, _is_mjcf, "MJCF files")):
+        given = [name for name in names if getattr(args, name, None) not in (None, False)]
+        others = [m for m in models if not fits(m)]
+        if given and others:
+            flags = ", ".join("--" + name.replace("_", "-") for name in given)
+            verb = "applies" if len(given) == 1 else "apply"
+            return f"{flags} {verb} to {kind} only, not to {others[0][:80]!r}"
     return None
 
 
@@ -114,7 +137,9 @@ def urdf_options(args: argparse.Namespace, models: list[str]) -> str | None:
 _OPTION_SPELLING = ((re.compile(r"\ballow_massless=True\b"), "--allow-massless"),
                     (re.compile(r"\bfloating=True\b"), "--floating"),
                     (re.compile(r"\b(base|tip)=(\.\.\.)?"), r"--\1 "),
-                    (re.compile(r"\bsnap_angles=(\S+)"), r"--snap-angles \1"))
+                    (re.compile(r"\bsnap_angles=(\S+)"), r"--snap-angles \1"),
+                    (re.compile(r"\basset_root=(\S+)?"), r"--asset-root \1"),
+                    (re.compile(r"\bmimic=(['\"]?)(\w+)\1"), r"--mimic \2"))
 
 
 def _as_options(message: str) -> str:
@@ -128,9 +153,10 @@ def load_model(name: str, args: argparse.Namespace):
     """``robodyn.load(name)`` with the command's URDF options; notes (angles snapped)
     go to stderr. Every command takes every joint type (``q`` of ``nq`` values with ball and
     free joints: the quaternions ``x y z w``)."""
-    if not name.lower().endswith(".urdf"):
+    if not (_is_urdf(name) or _is_mjcf(name)):
         return load(name)
-    options = {key: getattr(args, key) for key in _URDF_OPTIONS
+    keys = _FILE_OPTIONS + (_URDF_OPTIONS if _is_urdf(name) else _MJCF_OPTIONS)
+    options = {key: getattr(args, key) for key in keys
                if getattr(args, key, None) not in (None, False)}
     try:
         robot = load(name, **options)
