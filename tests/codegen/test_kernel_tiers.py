@@ -399,3 +399,27 @@ def test_a_big_model_simulates_without_compiling(tmp_path, monkeypatch):
     assert np.abs(energy - energy[0]).max() < 1e-6 * max(1.0, abs(energy[0]))
     assert robot.runner._entries["forward_dynamics"][0].tier == "generic"
     assert not robot.runner._pending and tiers.background_process() is None
+
+
+@pytest.mark.slow
+def test_auto_steps_a_short_first_simulation_in_python_and_compiles_a_long_one(tmp_path):
+    """auto with an empty cache: a short simulation steps in Python on the NumPy tier
+    (Numba not even imported) while the background compiler builds its kernels; one whose
+    Python steps would take longer than compiling (LOOP_COMPILE_SECONDS) compiles its loop
+    at once. Both loops give the same motion."""
+    script = (
+        "import sys, numpy as np, robodyn as rd\n"
+        "from robodyn.codegen import tiers\n"
+        "r = rd.load('planar-3r')\n"
+        "run = lambda: rd.simulate(r, [0.3, -0.2, 0.1], duration=0.2, dt=1e-3,\n"
+        "                          progress=False, check_limits=False)\n"
+        "a = run()\n"
+        "first = a.info['compiled'], 'numba' in sys.modules\n"
+        "tiers.LOOP_COMPILE_SECONDS = 0.0  # every estimate exceeds it\n"
+        "b = run()\n"
+        "print(*first, b.info['compiled'], np.abs(a.q - b.q).max() < 1e-10)\n")
+    env = {**os.environ, "ROBODYN_TIER": "auto", "ROBODYN_CACHE_DIR": str(tmp_path / "c"),
+           "PYTHONPATH": SRC}
+    done = run_bounded(["-c", script], timeout=240, memory_mb=4096, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False", "True", "True"]

@@ -193,6 +193,18 @@ class Runner:
             return self._no_compile(kind, first, traced)
         return self._no_compile(kind, first)
 
+    def compiled_ready(self, kind: str) -> bool:
+        """Whether the compiled ``kind`` kernel is at hand without compiling: built in this
+        process, or marked ready in the kernel cache (loading it reads Numba's cache)."""
+        kernel = self._kernels.get(kind) or _SHARED_KERNELS.get(self.chain, {}).get(
+            (kind, "numba"))
+        if kernel is not None and kernel.backend == "numba":
+            return True
+        if backend_without_import() != "numba":
+            return False
+        traced = traced_program(self.chain, kind, self.parameter_names)
+        return cache.is_ready(compiled_source(*traced, len(self.parameter_names)))
+
     def _no_compile(self, kind: str, tier: str, traced: tuple | None = None) -> Kernel:
         if tier == "generic":  # the numeric chain in it: one per runner, not shared
             return GenericKernel(self.numeric_chain, kind, self.parameter_names)
@@ -211,7 +223,11 @@ class Runner:
         for kind in tiers.FIRST_KINDS if kinds is None else kinds:
             start = time.perf_counter()
             pending = self._pending.pop(kind, None)
-            self.kernel(kind, pending[1] if pending else None)
+            kernel = self.kernel(kind, pending[1] if pending else None)
+            spec = kernel_spec(kind, self.chain)
+            if len(output_shape(spec, self.chain)) == 1:  # and its one-state function
+                one_state_function(kernel, tuple(input_width(name, self.chain, spec.wrenches)
+                                                 for name in spec.inputs))
             self._entries.pop(kind, None)
             self._handles.pop(kind, None)
             seconds[kind] = time.perf_counter() - start
@@ -286,7 +302,8 @@ class Runner:
                 if direct(*rows, p, out, 0, 1) < 0:
                     hits = self._hits[kind] = self._hits.get(kind, 0) + 1
                     if hits == HOT_CALLS:
-                        one = one_state_function(kernel, widths)
+                        one = one_state_function(
+                            kernel, widths, tiers.tier_setting() == "compiled")
                         if one is not None:
                             self.hot[kind] = (one, p, kernel.width, None if len(out_shape)
                                               == 1 else out_shape)
@@ -557,12 +574,14 @@ def _described(value) -> str:
     return type(value).__name__
 
 
-def one_state_function(kernel: Kernel, widths: tuple[int, ...]):
+def one_state_function(kernel: Kernel, widths: tuple[int, ...], compile_now: bool = True):
     """``one(A0, ..., P, OUT) -> int``: ``kernel`` on one state, compiled for 1-D
     C-contiguous float64 arrays only (Numba raises ``TypeError`` for anything else and
     compiles nothing new); -2 when a length is not ``widths`` (or ``OUT`` not the
     kernel's width), else the kernel's result (-1, or 0 for a value that is not finite).
-    None where it cannot be made (the NumPy backend, a compiler failure)."""
+    None where it cannot be made (the NumPy backend, a compiler failure), or where it was
+    never compiled before and not ``compile_now`` (it costs a second to several: the
+    ``auto`` tier's calls never wait for it)."""
     if kernel.backend != "numba":
         return None
     module = kernel.fn.py_func.__module__
@@ -578,6 +597,8 @@ def one_state_function(kernel: Kernel, widths: tuple[int, ...]):
               f"def one({', '.join(args)}, P, OUT):\n"
               f"    if {lengths}:\n        return -2\n"
               f"    return k({rows}, P, OUT.reshape(1, {kernel.width}), 0, 1)\n")
+    if not compile_now and not cache.is_ready(source):
+        return None
     try:
         fn = generated_function(source, "one")
         # compiled (or loaded from Numba's cache) once the module is registered, for these
@@ -585,6 +606,7 @@ def one_state_function(kernel: Kernel, widths: tuple[int, ...]):
         if not fn.signatures:  # not yet made by another runner or handle of this kernel
             fn.compile(signature)
             fn.disable_compile()
+            cache.mark_ready(source)
         return fn
     except Exception:  # a compiler failure: the entry-point path stays
         return None

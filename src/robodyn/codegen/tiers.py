@@ -39,11 +39,13 @@ import queue
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 
 from ..core.errors import RobodynError
 
 __all__ = ["tier_setting", "first_tier", "loops_compile", "request_compile", "COMPILE_MAX_DOF",
-           "TRACED_MAX_DOF", "POLL_SECONDS", "LOAD_AFTER", "TIERS", "FIRST_KINDS"]
+           "TRACED_MAX_DOF", "POLL_SECONDS", "LOAD_AFTER", "LOOP_COMPILE_SECONDS", "TIERS",
+           "FIRST_KINDS"]
 
 TIERS = ("auto", "compiled", "numpy", "generic")
 #: Above this many degrees of freedom ``auto`` never compiles (a 40-joint chain's mass
@@ -57,6 +59,9 @@ TRACED_MAX_DOF = 32
 #: hour's calls (inverse and forward dynamics, M, g, the Jacobian).
 FIRST_KINDS = ("inverse_dynamics", "mass_matrix", "forward_dynamics", "gravity_torques",
                "jacobian")
+#: About what compiling a fixed-step loop of an arm costs (its forward dynamics inlined):
+#: a job whose Python steps would take longer compiles its loop at once.
+LOOP_COMPILE_SECONDS = 15.0
 #: Seconds between two looks for a finished background compile.
 POLL_SECONDS = 0.25
 #: Seconds a process calls a kernel compiled before (ready in the cache) from the NumPy tier
@@ -74,13 +79,24 @@ def tier_setting() -> str:
     return wanted
 
 
-def loops_compile(nv: int) -> bool:
+def loops_compile(nv: int, ready: Callable[[], bool] | None = None,
+                  python_seconds: Callable[[], float] | None = None) -> bool:
     """Whether a long job (a simulation's or a rollout's fixed-step loop) of a model of
-    ``nv`` degrees of freedom may compile its kernels: ``ROBODYN_TIER=compiled``, or
-    ``auto`` up to :data:`COMPILE_MAX_DOF` (a bigger model's loop steps in Python on the
-    no-compile tiers, in bounded time)."""
+    ``nv`` degrees of freedom compiles its loop: always with ``ROBODYN_TIER=compiled``; in
+    ``auto`` up to :data:`COMPILE_MAX_DOF`, once the kernels it calls are compiled
+    (``ready()``: by the background compiler the first run's calls started, or earlier),
+    or when stepping in Python would take longer than compiling (``python_seconds()``, the
+    estimate, above :data:`LOOP_COMPILE_SECONDS`). Otherwise, and for a bigger model, the
+    loop steps in Python on the no-compile tiers: an unseen 6-DOF arm's first second at
+    1 kHz takes about 2 s instead of the loop's compile (10-25 s)."""
     setting = tier_setting()
-    return setting == "compiled" or (setting == "auto" and nv <= COMPILE_MAX_DOF)
+    if setting == "compiled":
+        return True
+    if setting != "auto" or nv > COMPILE_MAX_DOF:
+        return False
+    if ready is None or ready():
+        return True
+    return python_seconds is not None and python_seconds() > LOOP_COMPILE_SECONDS
 
 
 def first_tier(nv: int) -> str:

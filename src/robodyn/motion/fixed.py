@@ -9,6 +9,8 @@ error, which names the likely cause."""
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Mapping
 
 import numpy as np
@@ -145,6 +147,31 @@ def stage_grid(times):
     return stage_times
 
 
+def loop_kernels_ready(runner, fd_kind: str, controller, kind: str) -> bool:
+    """Whether the compiled kernels a loop calls (the forward dynamics ``fd_kind`` of
+    ``runner``, and a built-in ``controller``'s model kernel for ``kind``) are at hand
+    without compiling (:meth:`~robodyn.codegen.runner.Runner.compiled_ready`)."""
+    if not runner.compiled_ready(fd_kind):
+        return False
+    if kind in ("pd_gravity", "computed_torque"):
+        need = "gravity_torques" if kind == "pd_gravity" else "inverse_dynamics"
+        return controller.model.runner.compiled_ready(need)
+    return True
+
+
+def python_loop_seconds(robot, kind: str, stages: int) -> float:
+    """About how long ``stages`` evaluations of a loop's stage take in Python (RK4: 4 a
+    step): each a forward dynamics (timed here on the tier that answers now, the best of
+    three calls), and for a computed-torque controller an inverse dynamics too."""
+    q, v = robot.neutral(), np.zeros(robot.dof)
+    best = math.inf
+    for _ in range(3):
+        start = time.perf_counter()
+        robot.forward_dynamics(q, v, v)
+        best = min(best, time.perf_counter() - start)
+    return stages * best * (2 if kind == "computed_torque" else 1)
+
+
 def _compiled_loop(robot, torque, wrench, times):
     """The compiled fixed-step loop when everything it needs is compiled: a torque table or
     a built-in controller, a constant (or no) wrench, the Numba backend. Else None."""
@@ -156,9 +183,12 @@ def _compiled_loop(robot, torque, wrench, times):
         if kind not in ("pd_gravity", "computed_torque"):
             return None
     contact = wrench is not None
-    if not loops_compile(robot.dof):  # a big model: the Python loop, nothing compiles
-        return None
-    fd = robot.runner.kernel("forward_dynamics_contact" if contact else "forward_dynamics")
+    fd_kind = "forward_dynamics_contact" if contact else "forward_dynamics"
+    if not loops_compile(robot.dof,
+                         lambda: loop_kernels_ready(robot.runner, fd_kind, torque, kind),
+                         lambda: python_loop_seconds(robot, kind, 4 * len(times))):
+        return None  # a big model, or kernels still compiling: the Python loop
+    fd = robot.runner.kernel(fd_kind)
     if fd.backend != "numba":
         return None
     dof = robot.dof

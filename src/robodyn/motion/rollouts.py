@@ -54,7 +54,13 @@ from .checks import (
     crossed_limits,
     energy_advice,
 )
-from .fixed import PROGRESS_CHUNKS, raise_diverged, stage_grid
+from .fixed import (
+    PROGRESS_CHUNKS,
+    loop_kernels_ready,
+    python_loop_seconds,
+    raise_diverged,
+    stage_grid,
+)
 from .inputs import (
     MAX_MAGNITUDE,
     TorqueTable,
@@ -409,9 +415,12 @@ def _compiled(models, torques, wrenches, times):
             return None
     robot = models.base
     dof = robot.dof
-    if not loops_compile(dof):  # a big model: the Python loop, nothing compiles
-        return None
-    fd = robot.runner.kernel("forward_dynamics_contact" if contact else "forward_dynamics")
+    fd_kind = "forward_dynamics_contact" if contact else "forward_dynamics"
+    if not loops_compile(dof, lambda: loop_kernels_ready(robot.runner, fd_kind, first, kind),
+                         lambda: len(torques) * python_loop_seconds(robot, kind,
+                                                                    4 * len(times))):
+        return None  # a big model, or kernels still compiling: the Python loop
+    fd = robot.runner.kernel(fd_kind)
     if fd.backend != "numba":
         return None
     stage_times = stage_grid(times)
