@@ -66,14 +66,14 @@ class Sheet:
             "tau": "Write the equations of motion M(q) qdd + C(q, qd) qd + g(q) = tau, joint "
                    "by joint.",
             "regressor": "Write the torques as tau = Y(q, qd, qdd) pi, linear in the masses "
-                         "and moments of inertia pi = [" + ", ".join(self._pi()) + "].",
+                         "and moments of inertia pi = [" + ", ".join(self.pi()) + "].",
         }
         for key in self.asked:
             text = texts[key]
             out.append((key, text[route] if isinstance(text, dict) else text))
         return out
 
-    def _pi(self) -> list[str]:
+    def pi(self) -> list[str]:
         """The masses and moments of inertia of the arm that its torques depend on."""
         present = {str(s) for s in self.eq.params}
         names = [n for n, _ in self.ex.symbols if n in present
@@ -228,7 +228,7 @@ class Sheet:
         return [(r"\tau", "tau", self.eq.tau, r"M\,\ddot q + C\,\dot q + g")]
 
     def _answer_regressor(self):
-        reg = self.eq.regressor(parameters=self._pi())
+        reg = self.eq.regressor(parameters=self.pi())
         # Y is the Jacobian of tau in pi: tau = Y(q, qd, qdd) pi is linear in pi
         return [(r"\pi", "pi", reg.pi, ""), ("Y", "Y", reg.Y,
                                              r"\frac{\partial \tau}{\partial \pi}")]
@@ -287,7 +287,7 @@ class Sheet:
         from .sheet_words import question_latex
 
         points = " and of each point mass" if any(self.ex.point_masses) else ""
-        pi_tex = [_tex_name(self.eq, n) for n in self._pi()]
+        pi_tex = [_tex_name(self.eq, n) for n in self.pi()]
         return [question_latex(key, self.route, points, pi_tex) for key, _ in self.questions]
 
     def _hint_words(self) -> str:
