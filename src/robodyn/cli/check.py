@@ -248,6 +248,12 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     from ..teaching import grade as grading
     from .common import load_model
 
+    key = _identification_key(args.answer)
+    if key is not None:  # robodyn exercise --identification: base parameters, no equations
+        from ..teaching.identification import grade_identification
+
+        return _write_grades(args, grade_identification(
+            key, [(path, path) for path in args.submissions]))
     solution = grading.read_solution(args.answer)
     embedded = solution.get("model_file")
     if args.model is None and isinstance(embedded, str):
@@ -277,6 +283,38 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     rows = grading.grade(eq, [(path, path) for path in args.submissions], asked=asked or None,
                          pi=pi if isinstance(pi, list) and all(isinstance(p, str) for p in pi)
                          else None)
+    return _write_grades(args, rows)
+
+
+def _identification_key(path: str) -> dict | None:
+    """The answer.json of an identification exercise (``"kind": "identification"``), else
+    None (the equations' answer.json, read by :func:`.grade.read_solution`)."""
+    import json
+
+    from ..core.errors import InputError
+    from ..teaching import grade as grading
+
+    try:
+        data = json.loads(grading._read_bytes(Path(path), grading.MAX_SOLUTION_BYTES,
+                                              "answer"))
+    except (ValueError, RecursionError, InputError):
+        return None  # read_solution says what is wrong
+    if not isinstance(data, dict) or data.get("kind") != "identification":
+        return None
+    ok = all(isinstance(data.get(k), list) for k in ("names", "values", "sigma")) and \
+        len(data["names"]) == len(data["values"]) == len(data["sigma"]) and \
+        all(isinstance(v, (int, float)) and not isinstance(v, bool)
+            for v in data["values"] + data["sigma"])
+    if not ok:
+        raise InputError(f"answer {path[:80]!r}: an identification answer needs names, "
+                         "values and sigma of one length; give the answer.json that "
+                         "robodyn exercise --identification wrote")
+    return data
+
+
+def _write_grades(args: argparse.Namespace, rows) -> int:
+    from ..teaching import grade as grading
+
     text = grading.rows_csv(rows)
     if args.out:
         from ..codegen.export.files import MARKER, write_file
