@@ -295,7 +295,7 @@ def _identification_key(path: str) -> dict | None:
     from ..teaching import grade as grading
 
     try:
-        data = json.loads(grading._read_bytes(Path(path), grading.MAX_SOLUTION_BYTES,
+        data = json.loads(grading.read_limited(Path(path), grading.MAX_SOLUTION_BYTES,
                                               "answer"))
     except (ValueError, RecursionError, InputError):
         return None  # read_solution says what is wrong

@@ -49,7 +49,7 @@ from pathlib import Path
 from ..core.errors import InputError, RobodynError, excerpt
 from ..core.files import LinkRefused, NotRegularFile, read_regular_file
 
-__all__ = ["Row", "grade", "read_solution", "read_submission", "rows_csv",
+__all__ = ["Row", "grade", "read_limited", "read_solution", "read_submission", "rows_csv",
            "MAX_SUBMISSION_BYTES", "MAX_SOLUTION_BYTES", "MAX_SUBMISSIONS", "QUANTITIES"]
 
 #: The quantities a submission may answer, in the order of the rows.
@@ -82,7 +82,7 @@ class Row:
     error: str = ""
 
 
-def _read_bytes(path: Path, limit: int, what: str, follow_links: bool = True) -> str:
+def read_limited(path: Path, limit: int, what: str, follow_links: bool = True) -> str:
     """The UTF-8 text of the regular file ``path``; ``follow_links=False`` (a student's
     submission) refuses a symbolic link, so no one reads a file through the grader."""
     try:
@@ -105,7 +105,7 @@ def read_solution(path: str | Path) -> dict:
     ``g``, ``tau``, ...), checked for the keys :func:`grade` needs; an
     :class:`~robodyn.core.errors.InputError` naming the file and the key otherwise."""
     path = Path(path)
-    text = _read_bytes(path, MAX_SOLUTION_BYTES, "answer")
+    text = read_limited(path, MAX_SOLUTION_BYTES, "answer")
     where = f"answer {excerpt(str(path), 80)}"
     try:
         data = json.loads(text)
@@ -312,7 +312,7 @@ def grade(eq, submissions: Iterable[tuple[str, str | Path]], *,
                 raise InputError(f"{excerpt(str(name), 80)}: a submission name that starts "
                                  "with '-' (an option's look); rename the file, or give it as "
                                  f"./{excerpt(str(name), 80)}")
-            answer = read_submission(_read_bytes(Path(path), MAX_SUBMISSION_BYTES,
+            answer = read_submission(read_limited(Path(path), MAX_SUBMISSION_BYTES,
                                                  "submission", follow_links=False), name)
             answer["intermediate"] = names.rename(answer.get("intermediate", {}))
             given = {k: answer[k] for k in QUANTITIES if k in answer}
@@ -524,7 +524,7 @@ def find_model(solution: Mapping, answer_path: str | Path) -> str | None:
         return name
     task = Path(answer_path).resolve().parent.parent / "task" / "arm.yaml"
     try:
-        head = _read_bytes(task, 1_000_000, "model") if task.is_file() else ""
+        head = read_limited(task, 1_000_000, "model") if task.is_file() else ""
     except InputError:
         return None
     m = re.search(r"^name:\s*(\S+)\s*$", head, re.M)

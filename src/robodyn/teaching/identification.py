@@ -157,13 +157,13 @@ def grade_identification(key: Mapping, submissions: Iterable[tuple[str, str | Pa
     """Rows (:class:`~.grade.Row`) of each submission: ``base parameters``, right and in
     all, the wrong ones named (``ZZ1R off by 7.2 sigma``), an unknown name as an error,
     a missing one ``unanswered``; a ``total`` row per file."""
-    from .grade import MAX_SUBMISSION_BYTES, Row, _read_bytes
+    from .grade import MAX_SUBMISSION_BYTES, Row, read_limited
 
     names, values, sigma = key["names"], key["values"], key["sigma"]
     rows = []
     for name, path in submissions:
         try:
-            given = read_identification(_read_bytes(Path(path), MAX_SUBMISSION_BYTES,
+            given = read_identification(read_limited(Path(path), MAX_SUBMISSION_BYTES,
                                                     "submission", follow_links=False), name)
         except InputError as exc:
             rows += [Row(name, "base parameters", 0, len(names), error=str(exc)[:300]),

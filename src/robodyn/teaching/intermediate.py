@@ -87,6 +87,9 @@ def step_answers(eq: Equations, steps, pi=None) -> dict[str, tuple[Any, sp.Matri
         if str(key) == "Y" and pi:
             out["Y"] = (value, sp.Matrix(eq.regressor(parameters=list(pi)).Y))
             continue
+        if str(key) in ("B_A", "tau_s"):  # the sheet's questions beyond the derivation
+            out[str(key)] = (value, _beyond(eq, str(key)))
+            continue
         name = str(key) if str(key) in found else plain.get(str(key).replace("_", ""))
         expr = found.get(name)
         if name is None or not isinstance(expr, (sp.Expr, sp.MatrixBase)):
@@ -98,3 +101,16 @@ def step_answers(eq: Equations, steps, pi=None) -> dict[str, tuple[Any, sp.Matri
         out[name] = (value, sp.Matrix(expr) if isinstance(expr, sp.MatrixBase)
                      else sp.Matrix([[expr]]))
     return out
+
+
+def _beyond(eq: Equations, key: str) -> sp.Matrix:
+    """The expected ``B_A`` (tip x, y; :mod:`robodyn.symbolic.task_space`) or ``tau_s``
+    (:func:`.sheet.scaled_torques`)."""
+    if key == "B_A":
+        from ..symbolic.task_space import task_space
+        from .sheet import task_rows
+
+        return sp.Matrix(task_space(eq, task_rows(eq), simplify=False).B_A)
+    from .sheet import scaled_torques
+
+    return scaled_torques(eq)
