@@ -154,7 +154,7 @@ def test_the_exercise_layout_and_a_wrong_model(tmp_path, capsys):
 
 @pytest.mark.parametrize("text, words", [
     ("M = [[1, 2]]\nM = [[1]]\n", "line 2: M is given twice"),
-    ("X = 1\n", "not one of the keys"),
+    ("K = 1\nc_112 = 0\nK = 2\n", "line 3: K is given twice"),
     ("just words\n", "not KEY = VALUE"),
     ("symbols: theta\n", "is not NAME=NAME"),
     ("define: h\n", "define needs NAME = EXPR"),

@@ -233,6 +233,10 @@ def add_grade_command(sub, parents: list[argparse.ArgumentParser]) -> argparse.A
                         "it is a built-in, or the exercise's task/arm.yaml beside it)")
     p.add_argument("--out", metavar="FILE", action=_Once,
                    help="write the CSV there (default: print it)")
+    p.add_argument("--ask", metavar="NAMES", action=_Once,
+                   help="intermediate answers asked besides the answer's own (counted in "
+                        "each total; unanswered ones score 0), comma separated: K,U,c112,"
+                        "omega_2,f_2,J_P^(l1),Y")
     p.add_argument("--force", action=_OnceFlag, nargs=0, default=False,
                    help="overwrite --out even when robodyn did not write it")
     p.set_defaults(func=_cmd_grade, command_parser=p, models_of=lambda a: [a.model or ""])
@@ -244,6 +248,12 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     from ..teaching import grade as grading
     from .common import load_model
 
+    key = _identification_key(args.answer)
+    if key is not None:  # robodyn exercise --identification: base parameters, no equations
+        from ..teaching.identification import grade_identification
+
+        return _write_grades(args, grade_identification(
+            key, [(path, path) for path in args.submissions]))
     solution = grading.read_solution(args.answer)
     embedded = solution.get("model_file")
     if args.model is None and isinstance(embedded, str):
@@ -263,11 +273,48 @@ def _cmd_grade(args: argparse.Namespace) -> int:
                 f"the answer's model {str(solution.get('model'))[:60]!r} is not a built-in "
                 "and no task/arm.yaml of that name is beside it; give the model with --model")
         robot = load_model(model, args)
-    eq = equations(robot, method=solution["method"])
+    route = solution.get("route") if solution["method"] == "lagrange" else None
+    eq = equations(robot, method=solution["method"],
+                   **({"route": route} if isinstance(route, str) else {}))
     grading.check_solution(eq, solution, f"answer {args.answer[:80]!r}")
-    asked = solution.get("asked")
-    rows = grading.grade(eq, [(path, path) for path in args.submissions],
-                         asked=asked if isinstance(asked, list) else None)
+    asked = solution.get("asked") if isinstance(solution.get("asked"), list) else []
+    asked = asked + [a.strip() for a in (args.ask or "").split(",") if a.strip()]
+    pi = solution.get("pi")
+    rows = grading.grade(eq, [(path, path) for path in args.submissions], asked=asked or None,
+                         pi=pi if isinstance(pi, list) and all(isinstance(p, str) for p in pi)
+                         else None)
+    return _write_grades(args, rows)
+
+
+def _identification_key(path: str) -> dict | None:
+    """The answer.json of an identification exercise (``"kind": "identification"``), else
+    None (the equations' answer.json, read by :func:`.grade.read_solution`)."""
+    import json
+
+    from ..core.errors import InputError
+    from ..teaching import grade as grading
+
+    try:
+        data = json.loads(grading.read_limited(Path(path), grading.MAX_SOLUTION_BYTES,
+                                              "answer"))
+    except (ValueError, RecursionError, InputError):
+        return None  # read_solution says what is wrong
+    if not isinstance(data, dict) or data.get("kind") != "identification":
+        return None
+    ok = all(isinstance(data.get(k), list) for k in ("names", "values", "sigma")) and \
+        len(data["names"]) == len(data["values"]) == len(data["sigma"]) and \
+        all(isinstance(v, (int, float)) and not isinstance(v, bool)
+            for v in data["values"] + data["sigma"])
+    if not ok:
+        raise InputError(f"answer {path[:80]!r}: an identification answer needs names, "
+                         "values and sigma of one length; give the answer.json that "
+                         "robodyn exercise --identification wrote")
+    return data
+
+
+def _write_grades(args: argparse.Namespace, rows) -> int:
+    from ..teaching import grade as grading
+
     text = grading.rows_csv(rows)
     if args.out:
         from ..codegen.export.files import MARKER, write_file

@@ -14,6 +14,8 @@
     robodyn derive satellite.yaml --verify         a free-flying base (floating: true)
     robodyn derive arm.urdf --floating --values    the root body on a free joint
     robodyn derive planar-2r --task-space x,y --steps   B_A, C_A x', g_A (Siciliano 7.8)
+    robodyn derive planar-2r --forward --state "q=0.3,-0.5;qd=0.2,0.1;tau=1,0.5" --integrator rk4
+                                                   tau -> q'' and one simulation step
 """
 
 from __future__ import annotations
@@ -94,6 +96,36 @@ def _task_space(eq, args: argparse.Namespace) -> int:
     return 0
 
 
+def _state(text: str) -> dict[str, list[float]]:
+    """An argparse type for ``--state "q=0.3,-0.5;qd=0.2,0.1;tau=1,0.5"``."""
+    out: dict[str, list[float]] = {}
+    for part in text.split(";"):
+        name, sep, numbers = (x.strip() for x in part.partition("="))
+        if not sep or name not in ("q", "qd", "tau") or name in out:
+            raise argparse.ArgumentTypeError(f"{part.strip()[:40]!r}: give q=..;qd=..;tau=.., "
+                                             "each once (e.g. --state \"q=0.3,-0.5;qd=0,0;"
+                                             "tau=1,0\")")
+        values = [parse_number(x.strip()) for x in numbers.split(",")]
+        bad = [v for v in values if isinstance(v, str)]
+        if bad:
+            raise argparse.ArgumentTypeError(f"--state {name}: {bad[0]}")
+        out[name] = values
+    return out
+
+
+def _forward(eq, args: argparse.Namespace) -> int:
+    """``--forward``: from tau to q'' and, with ``--state``, a worked simulation step."""
+    from ..symbolic.forward_steps import forward_steps
+
+    if args.format not in (None, "pretty", "text", "latex", "markdown", "html"):
+        args.command_parser.error("--forward prints text, LaTeX, Markdown or HTML")
+    fs = forward_steps(eq, args.state, dt=args.dt, integrator=args.integrator)
+    fmt = {"latex": fs.latex, "markdown": fs.markdown, "html": fs.html}.get(args.format,
+                                                                            fs.text)
+    sys.stdout.write(fmt())
+    return 0
+
+
 def _cmd_derive(args: argparse.Namespace) -> int:
     from ..symbolic import equations, verify
     from .common import load_model
@@ -108,6 +140,8 @@ def _cmd_derive(args: argparse.Namespace) -> int:
         eq = eq.plain_names()
     if getattr(args, "task_space", None):
         return _task_space(eq, args)
+    if getattr(args, "forward", False) or getattr(args, "state", None):
+        return _forward(eq, args)
     fmt = args.format
     if fmt is None:  # math on a terminal, the plain form that reads back in a pipe
         fmt = "pretty" if sys.stdout.isatty() else "text"
@@ -304,6 +338,15 @@ def add_derive_command(subparsers, parents=()) -> argparse.ArgumentParser:
                    help="the operational space model B_A, C_A x', g_A of the end effector in "
                         "closed form (Siciliano 7.8; as many coordinates as joints, at most "
                         "3), with --steps its steps")
+    p.add_argument("--forward", action="store_true",
+                   help="forward dynamics step by step: from tau to q'' (the solve with M); "
+                        "with --state, the numbers and one simulation step")
+    p.add_argument("--state", type=_state, default=None, metavar="q=..;qd=..;tau=..",
+                   help="the numeric state of --forward, one number per joint each")
+    p.add_argument("--dt", type=float, default=0.01, help="--forward's step length in s "
+                   "(default 0.01)")
+    p.add_argument("--integrator", choices=("euler", "rk4"), default="euler",
+                   help="--forward's simulation step: explicit Euler (default) or RK4")
     p.add_argument("--regressor", action="store_true",
                    help="also print tau = Y(q, qd, qdd) pi with the standard parameters pi")
     p.add_argument("--parameters", default=None, metavar="NAME,..",

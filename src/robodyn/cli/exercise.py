@@ -74,6 +74,16 @@ def add_exercise_command(sub, parents=()) -> argparse.ArgumentParser:
                         "students can check their answers; assessment: DIR/student/ holds "
                         "only the sheet and the figure, DIR/lecturer/ the model file, the "
                         "solution and answer.json (check --reveal refuses that model file)")
+    p.add_argument("--identification", action="store_true",
+                   help="an identification exercise: task/data.csv (q, qd, qdd, tau with "
+                        "noise) from a hidden arm, task/arm.yaml without its inertial values; "
+                        "the student finds the base parameters; robodyn grade scores them "
+                        "within 4 standard deviations of least squares' error")
+    p.add_argument("--samples", type=int, default=200,
+                   help="--identification's number of measured states (default 200)")
+    p.add_argument("--noise", type=float, default=0.05,
+                   help="--identification's torque noise, standard deviation in N or N m "
+                        "(default 0.05)")
     p.add_argument("--no-figure", dest="figure", action="store_false",
                    help="write no figure (arm.png; it needs Matplotlib)")
     p.set_defaults(func=_cmd_exercise, command_parser=p)
@@ -86,6 +96,18 @@ def _cmd_exercise(args: argparse.Namespace) -> int:
     from ..teaching.questions import questions_of
 
     dof = args.dof if args.dof is not None else (len(args.joints) if args.joints else 2)
+    if args.identification:
+        from ..teaching.identification import write_identification
+
+        try:
+            written = write_identification(args.out, dof=dof, joints=args.joints,
+                                           seed=args.seed, samples=args.samples,
+                                           noise=args.noise, force=args.force)
+        except InputError as exc:
+            args.command_parser.error(str(exc).replace("samples:", "--samples:", 1)
+                                      .replace("noise:", "--noise:", 1))
+        print("\n".join(map(str, written)))
+        return 0
     try:
         ex = make_exercise(dof, args.joints, args.seed, planar=args.planar,
                            point_masses=args.point_masses, require=args.require)

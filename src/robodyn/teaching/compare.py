@@ -338,7 +338,7 @@ def _shape(eq: Equations, quantity: str) -> tuple[int, int]:
 
 
 def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None, K=None, U=None,
-            christoffel: Mapping | None = None, steps: Mapping | None = None,
+            christoffel: Mapping | None = None, steps: Mapping | None = None, pi=None,
             symbols: Mapping | None = None,
             define: Mapping | None = None, reveal: bool = False) -> Comparison:
     """Compare a student's ``M``, ``C``, ``g``, ``tau`` (or ``Cqd``, the vector ``C qd`` of
@@ -362,14 +362,15 @@ def compare(eq: Equations, *, M=None, C=None, g=None, tau=None, Cqd=None, K=None
     indices ``c_ijk``, :attr:`.Equations.christoffel`); ``steps``, any step of the
     derivation by its left side (``{"w_2": "[0, 0, qd1 + qd2]"}``: Newton-Euler's
     ``w_i``, ``wd_i``, ``pddc_i``, ``f_i``, ``mu_i`` in the frames of ``eq.steps``, the
-    Jacobians ``J_P^(l1)``, a link's ``K_1``).
+    Jacobians ``J_P^(l1)``, a link's ``K_1``; ``Y``, the regressor in the parameters
+    ``pi``, a list of the model's names, when ``pi`` is given).
 
     Nothing of the derived answer is in the result unless ``reveal`` (the teacher's
     view): then each mistake has ``expected`` and ``difference`` too.
     """
     given: dict[str, sp.Matrix] = {}
     scalars = scalar_answers(eq, K, U, christoffel)
-    scalars.update(step_answers(eq, steps))
+    scalars.update(step_answers(eq, steps, pi))
     for quantity, value in (("M", M), ("C", C), ("g", g), ("tau", tau), ("Cqd", Cqd),
                             *((k, v) for k, (v, _) in scalars.items())):
         if value is None:

@@ -145,6 +145,7 @@ class Exercise:
         answer["model_file"] = model_yaml  # "model" is the model's name
         answer["mode"] = mode
         answer["asked"] = list(asked)  # grade: unanswered rows, C must be Christoffel's
+        answer["pi"] = sheet.pi()  # grade: the regressor Y's parameters
         written += write_files({"solution.txt": sheet.solution_text(),
                                 "solution.md": sheet.solution_markdown(),
                                 "solution.tex": sheet.solution_latex(),

@@ -18,7 +18,13 @@ A submission is one text file per student (:func:`read_submission`)::
     g = [..., ...]
 
 ``KEY = VALUE`` for ``M``, ``C``, ``g``, ``tau``, ``Cqd`` (or ``V``, lecture 15's name); a value
-goes on over the next lines until its brackets close. ``symbols:`` (``NAME=NAME`` pairs,
+goes on over the next lines until its brackets close. Intermediate answers too, as
+``robodyn check`` takes them: ``K``, ``U``, a Christoffel symbol ``c112`` (or ``c_112``), the
+regressor ``Y`` (in the exercise's ``pi``, answer.json's ``"pi"``), and any step of the
+derivation by its left side as ``derive --steps`` prints it: a link's Jacobians
+``J_P^(l1)``, ``J_O^(l1)`` (the Jacobian route), Newton-Euler's ``omega_2`` (``w_2``),
+``vdot_c2`` (``pddc_2``), ``f_2``, ``n_2`` (``mu_2``), ... (:func:`.intermediate.canonical`).
+``symbols:`` (``NAME=NAME`` pairs,
 comma separated) and ``define:`` (one ``NAME = EXPR`` each, repeatable) are optional. A
 file that starts with ``{`` is read as JSON with the same keys (``"symbols"`` and
 ``"define"`` as objects).
@@ -36,14 +42,14 @@ import io
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import InputError, RobodynError, excerpt
 from ..core.files import LinkRefused, NotRegularFile, read_regular_file
 
-__all__ = ["Row", "grade", "read_solution", "read_submission", "rows_csv",
+__all__ = ["Row", "grade", "read_limited", "read_solution", "read_submission", "rows_csv",
            "MAX_SUBMISSION_BYTES", "MAX_SOLUTION_BYTES", "MAX_SUBMISSIONS", "QUANTITIES"]
 
 #: The quantities a submission may answer, in the order of the rows.
@@ -56,7 +62,9 @@ MAX_SUBMISSIONS = 2_000
 MAX_ERROR_CHARS = 300
 #: Most lines of one submission.
 MAX_LINES = 2_000
-_KEY = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(=|:)\s*(.*)$", re.S)
+_KEY = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_^()]*)\s*(=|:)\s*(.*)$", re.S)
+#: Most intermediate answers in one file.
+MAX_INTERMEDIATE = 64
 _COLUMNS = ("file", "quantity", "right", "total", "mistakes", "error")
 
 
@@ -74,7 +82,7 @@ class Row:
     error: str = ""
 
 
-def _read_bytes(path: Path, limit: int, what: str, follow_links: bool = True) -> str:
+def read_limited(path: Path, limit: int, what: str, follow_links: bool = True) -> str:
     """The UTF-8 text of the regular file ``path``; ``follow_links=False`` (a student's
     submission) refuses a symbolic link, so no one reads a file through the grader."""
     try:
@@ -97,7 +105,7 @@ def read_solution(path: str | Path) -> dict:
     ``g``, ``tau``, ...), checked for the keys :func:`grade` needs; an
     :class:`~robodyn.core.errors.InputError` naming the file and the key otherwise."""
     path = Path(path)
-    text = _read_bytes(path, MAX_SOLUTION_BYTES, "answer")
+    text = read_limited(path, MAX_SOLUTION_BYTES, "answer")
     where = f"answer {excerpt(str(path), 80)}"
     try:
         data = json.loads(text)
@@ -170,6 +178,10 @@ def read_submission(text: str, source: str = "submission") -> dict:
             raise InputError(f"{source}, line {start + 1}: not KEY = VALUE (M = [[...]], C, g, "
                              "tau, Cqd, symbols:, define:)")
         key, value = m.group(1), m.group(3)
+        if m.group(2) == ":" and key not in QUANTITIES + ("symbols", "define", "V"):
+            # an intermediate answer is NAME = VALUE: "user:x:0" is no answer, never quoted
+            raise InputError(f"{source}, line {start + 1}: not KEY = VALUE (M = [[...]], C, g, "
+                             "tau, Cqd, K, c112, omega_2, ..., symbols:, define:)")
         while _depth(value) > 0 and k < len(lines):  # the brackets go on over lines
             value += " " + lines[k].split("#", 1)[0]
             k += 1
@@ -185,7 +197,9 @@ def _depth(text: str) -> int:
 
 def _store(out: dict, key: str, value: str, where: str) -> None:
     key = "Cqd" if key == "V" else key  # lecture 15's name for C qd
-    if key in QUANTITIES:
+    if key not in QUANTITIES and key not in ("symbols", "define"):
+        _store_intermediate(out, key, value, where)
+    elif key in QUANTITIES:
         if key in out:
             raise InputError(f"{where}: {key} is given twice")
         out[key] = value
@@ -204,10 +218,26 @@ def _store(out: dict, key: str, value: str, where: str) -> None:
         if not eq or not name.strip() or not expr.strip():
             raise InputError(f"{where}: define needs NAME = EXPR (define: h = m2*l1*c2*sin(q2))")
         out.setdefault("define", {})[name.strip()] = expr.strip()
-    else:
-        # the key is not quoted: an error row shows only what was written as an answer
-        raise InputError(f"{where}: not one of the keys {', '.join(QUANTITIES)}, symbols, "
-                         "define")
+
+
+def _store_intermediate(out: dict, key: str, value: str, where: str) -> None:
+    """An intermediate answer (``K``, ``c112``, ``w_2``, ``Y``, ...) under its canonical name;
+    which names the derivation has is checked when it is graded (a row with the error)."""
+    from .intermediate import canonical
+
+    table = out.setdefault("intermediate", {})
+    name = canonical(key)
+    if name in table:
+        raise InputError(f"{where}: {_key_name(key)} is given twice")
+    if len(table) >= MAX_INTERMEDIATE:
+        raise InputError(f"{where}: more than {MAX_INTERMEDIATE} intermediate answers")
+    table[name] = value
+
+
+def _key_name(key) -> str:
+    """A key as an error names it: as written when it is a name, else quoted and cut."""
+    key = str(key)
+    return key if re.fullmatch(r"[A-Za-z_][\w^()]{0,29}", key) else excerpt(key, 30)
 
 
 class _DuplicateKey(Exception):
@@ -236,39 +266,45 @@ def _json_submission(text: str, source: str) -> dict:
         raise InputError(f"{source}: expected a JSON object with M, C, g, tau")
     out: dict = {}
     for key, value in data.items():
-        if key in QUANTITIES:
+        if key not in ("symbols", "define"):
             if not isinstance(value, (str, list)):
-                raise InputError(f"{source}: {key} must be text or a list of rows")
-            out[key] = value if isinstance(value, str) else json.dumps(value).replace('"', "")
+                raise InputError(f"{source}: {_key_name(key)} must be text or a list of "
+                                 "rows")
+            text = value if isinstance(value, str) else json.dumps(value).replace('"', "")
+            if key in QUANTITIES:
+                out[key] = text
+            else:
+                _store_intermediate(out, str(key), text, source)
         elif key in ("symbols", "define"):
             if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str)
                                                       for k, v in value.items()):
                 raise InputError(f"{source}: {key} must be an object of names to text")
             out[key] = dict(value)
-        else:
-            raise InputError(f"{source}: unknown key {excerpt(str(key), 40)}; the keys are "
-                             f"{', '.join(QUANTITIES)}, symbols, define")
     return out
 
 
 def grade(eq, submissions: Iterable[tuple[str, str | Path]], *,
-          asked: Iterable[str] | None = None) -> list[Row]:
+          asked: Iterable[str] | None = None, pi: Sequence[str] | None = None) -> list[Row]:
     """Grade each ``(name, path)`` against ``eq`` (the solution's equations): rows as the
     module docstring says, in the order given, a file's quantities in the order of
-    :data:`QUANTITIES`. At most :data:`MAX_SUBMISSIONS` files.
+    :data:`QUANTITIES`, then its intermediate answers in the file's order (named as the
+    derivation names them: ``w_2`` for ``omega_2``). At most :data:`MAX_SUBMISSIONS` files.
 
     ``asked``: the quantities the exercise asked (``answer.json``'s ``asked``, written by
-    ``robodyn exercise``). Then an asked quantity the file does not answer is a row
-    ``0/N`` with ``unanswered``, and a ``C`` that is a valid factorisation of ``C qd`` but
-    not the Christoffel ``C`` the sheet asked for scores 0 with ``not the Christoffel C``
-    (the checker alone calls it right)."""
+    ``robodyn exercise``, and intermediate ones a lecturer adds: ``K``, ``c112``, ``w_2``;
+    ``regressor`` is ``Y`` when ``pi`` is given). Then an asked quantity the file does not
+    answer is a row ``0/N`` with ``unanswered``, each file gets a ``total`` row, and a ``C``
+    that is a valid factorisation of ``C qd`` but not the Christoffel ``C`` the sheet asked
+    for scores 0 with ``not the Christoffel C`` (the checker alone calls it right).
+    ``pi``: the parameters of the regressor ``Y`` (answer.json's ``"pi"``)."""
     from .compare import compare
 
     submissions = list(submissions)
     if len(submissions) > MAX_SUBMISSIONS:
         raise InputError(f"grade: more than {MAX_SUBMISSIONS:,} submissions; grade them in "
                          "groups")
-    asked = tuple(q for q in QUANTITIES if q in set(asked or ()))
+    names = _Names(eq, pi)
+    asked = names.asked(asked)
     rows: list[Row] = []
     for name, path in submissions:
         try:
@@ -276,24 +312,27 @@ def grade(eq, submissions: Iterable[tuple[str, str | Path]], *,
                 raise InputError(f"{excerpt(str(name), 80)}: a submission name that starts "
                                  "with '-' (an option's look); rename the file, or give it as "
                                  f"./{excerpt(str(name), 80)}")
-            answer = read_submission(_read_bytes(Path(path), MAX_SUBMISSION_BYTES,
+            answer = read_submission(read_limited(Path(path), MAX_SUBMISSION_BYTES,
                                                  "submission", follow_links=False), name)
+            answer["intermediate"] = names.rename(answer.get("intermediate", {}))
             given = {k: answer[k] for k in QUANTITIES if k in answer}
+            given.update(answer["intermediate"])
             if not given:
                 raise InputError(f"{name}: no {', '.join(QUANTITIES)} in the file")
             try:
-                result = compare(eq, symbols=answer.get("symbols"),
-                                 define=answer.get("define"), **given)
+                result = compare(eq, symbols=answer.get("symbols"), pi=pi,
+                                 define=answer.get("define"), **_compare_args(given))
             except InputError:
                 if len(given) == 1:
                     raise
                 # one quantity that cannot be read must not discard the others: grade each
                 # on its own, the unreadable ones as rows with their error
-                for quantity in QUANTITIES:
+                for quantity in names.order(given, asked):
                     if quantity in given:
-                        rows += grade_one(eq, name, answer, quantity, asked)
+                        rows += grade_one(eq, name, answer, quantity, asked, names)
                     elif quantity in asked:
-                        rows.append(Row(name, quantity, 0, _total(eq, quantity), "unanswered"))
+                        rows.append(Row(name, quantity, 0, names.total(quantity),
+                                        "unanswered"))
                 continue
         except (RobodynError, RecursionError, MemoryError) as exc:
             text = str(exc) if isinstance(exc, RobodynError) else \
@@ -301,13 +340,88 @@ def grade(eq, submissions: Iterable[tuple[str, str | Path]], *,
             rows.append(Row(name, "", error=text if len(text) <= MAX_ERROR_CHARS
                             else text[:MAX_ERROR_CHARS] + "…"))
             continue
-        rows += grade_result(eq, name, result, tuple(given), asked)
+        rows += grade_result(eq, name, result, tuple(given), asked, names)
     if not asked:  # an answer.json of old: the rows as before
         return rows
-    return _with_totals(rows, [name for name, _ in submissions], eq, asked)
+    return _with_totals(rows, [name for name, _ in submissions], names, asked)
 
 
-def _with_totals(rows: list[Row], names: list[str], eq, asked: tuple) -> list[Row]:
+def _compare_args(given: Mapping[str, str]) -> dict:
+    """``compare``'s keywords for answers by name: ``M`` ... ``Cqd``, ``K``, ``U``,
+    ``christoffel`` (``c112``), ``steps`` (the rest: ``w_2``, ``J_P^(l1)``, ``Y``)."""
+    args: dict = {}
+    for key, value in given.items():
+        if key in QUANTITIES or key in ("K", "U"):
+            args[key] = value
+        elif re.fullmatch(r"c\d\d\d", key):
+            args.setdefault("christoffel", {})[key] = value
+        else:
+            args.setdefault("steps", {})[key] = value
+    return args
+
+
+class _Names:
+    """The intermediate answers of ``eq`` by the derivation's names, and their sizes."""
+
+    def __init__(self, eq, pi):
+        self.eq, self.pi = eq, list(pi) if pi else None
+        self.names: dict[str, str] = {}                  # a key -> the derivation's name
+        self.shapes: dict[str, tuple[int, int]] = {}     # the derivation's name -> shape
+
+    def resolve(self, key: str) -> str:
+        """The derivation's name of the answer ``key`` (``w2`` -> ``w_2``), its shape kept;
+        an :class:`InputError` naming the derivation's steps when it has no such one."""
+        from .intermediate import scalar_answers, step_answers
+
+        if key in QUANTITIES:
+            return key
+        if key not in self.names:
+            if key in ("K", "U") or re.fullmatch(r"c\d\d\d", key):
+                found = scalar_answers(self.eq, *(("0" if key == k else None) for k in "KU"),
+                                       {key: "0"} if key[0] == "c" else None)
+            elif key == "Y" and not self.pi:
+                raise InputError("Y: the answer.json names no pi (the regressor's "
+                                 "parameters); write the exercise again with robodyn "
+                                 "exercise --questions regressor")
+            else:
+                found = step_answers(self.eq, {key: "0"}, self.pi)
+            (name, (_, value)), = found.items()
+            self.names[key] = self.names[name] = name
+            self.shapes[name] = value.shape
+        return self.names[key]
+
+    def rename(self, answers: Mapping[str, str]) -> dict:
+        """``answers`` under the derivation's names; a name it has not stays (its row says
+        why when it is graded)."""
+        out: dict = {}
+        for key, value in answers.items():
+            try:
+                out[self.resolve(key)] = value
+            except InputError:
+                out[key] = value
+        return out
+
+    def asked(self, asked) -> tuple:
+        """The quantities asked: :data:`QUANTITIES`' first, then intermediate ones by the
+        derivation's names; an :class:`InputError` for one the derivation does not have."""
+        from .intermediate import canonical
+
+        asked = [str(a) for a in (asked or ())]
+        asked = ["Y" if a == "regressor" else a for a in asked
+                 if a != "regressor" or self.pi]
+        extra = [self.resolve(canonical(a)) for a in asked if a not in QUANTITIES]
+        return tuple(q for q in QUANTITIES if q in asked) + tuple(dict.fromkeys(extra))
+
+    def order(self, given, asked) -> tuple:
+        return tuple(dict.fromkeys([*QUANTITIES, *given, *asked]))
+
+    def total(self, quantity: str) -> int:
+        if quantity in QUANTITIES:
+            return _total(self.eq, quantity)
+        return math.prod(self.shapes[self.resolve(quantity)])
+
+
+def _with_totals(rows: list[Row], names: list[str], table: _Names, asked: tuple) -> list[Row]:
     """After each file's rows a row ``total``: the entries right and in all over the asked
     quantities (per-entry partial credit; an unanswered or unreadable one counts 0 of its
     entries, a file that could not be read 0 of all)."""
@@ -320,18 +434,19 @@ def _with_totals(rows: list[Row], names: list[str], eq, asked: tuple) -> list[Ro
         out += mine
         right = {r.quantity: r.right or 0 for r in mine if r.quantity in asked}
         out.append(Row(name, "total", sum(right.values()),
-                       sum(_total(eq, q) for q in asked)))
+                       sum(table.total(q) for q in asked)))
     return out
 
 
-def grade_result(eq, name: str, result, given: tuple, asked: tuple) -> list[Row]:
+def grade_result(eq, name: str, result, given: tuple, asked: tuple,
+                 names: _Names | None = None) -> list[Row]:
     """The rows of one checked submission: its answered quantities, the asked ones it left
     out (``unanswered``), its unknown symbols."""
+    names = names or _Names(eq, None)
     rows: list[Row] = []
-    names = [m for m in result.mistakes if m.quantity == "symbols"]
-    for quantity in QUANTITIES:
-        shape = (eq.dof, eq.dof) if quantity in ("M", "C") else (eq.dof, 1)
-        total = math.prod(shape)
+    unknown = [m for m in result.mistakes if m.quantity == "symbols"]
+    for quantity in names.order(given, asked):
+        total = names.total(quantity)
         if quantity not in given:
             if quantity in asked:
                 rows.append(Row(name, quantity, 0, total, "unanswered"))
@@ -344,9 +459,9 @@ def grade_result(eq, name: str, result, given: tuple, asked: tuple) -> list[Row]
                             "(a valid factorisation: C qd is right)"))
             continue
         rows.append(Row(name, quantity, total - len(wrong), total, kinds))
-    if names:
+    if unknown:
         rows.append(Row(name, "symbols", None, None,
-                        "; ".join(f"{m.given} unknown" for m in names)))
+                        "; ".join(f"{m.given} unknown" for m in unknown)))
     return rows
 
 
@@ -355,20 +470,26 @@ def _total(eq, quantity: str) -> int:
 
 
 def grade_one(eq, name: str, answer: Mapping, quantity: str,
-              asked: tuple = ()) -> list[Row]:
+              asked: tuple = (), names: _Names | None = None) -> list[Row]:
     """The rows of one quantity of a submission graded alone (used when another quantity
     of the same file cannot be read): its row, or a row with its error."""
     from .compare import compare
 
+    names = names or _Names(eq, None)
+    value = answer[quantity] if quantity in QUANTITIES else answer["intermediate"][quantity]
     try:
-        rows = grade_result(eq, name, compare(eq, symbols=answer.get("symbols"),
+        rows = grade_result(eq, name, compare(eq, symbols=answer.get("symbols"), pi=names.pi,
                                              define=answer.get("define"),
-                                             **{quantity: answer[quantity]}), (quantity,),
-                            tuple(q for q in asked if q == quantity))
+                                             **_compare_args({quantity: value})),
+                            (quantity,), tuple(q for q in asked if q == quantity), names)
     except (RobodynError, RecursionError, MemoryError) as exc:
         text = str(exc) if isinstance(exc, RobodynError) else \
             "too large or nested too deeply to check"
-        return [Row(name, quantity, 0, _total(eq, quantity),
+        try:
+            total = names.total(quantity)
+        except InputError:
+            total = None
+        return [Row(name, quantity, 0 if total is not None else None, total,
                     error=text if len(text) <= MAX_ERROR_CHARS
                     else text[:MAX_ERROR_CHARS] + "…")]
     return rows
@@ -403,7 +524,7 @@ def find_model(solution: Mapping, answer_path: str | Path) -> str | None:
         return name
     task = Path(answer_path).resolve().parent.parent / "task" / "arm.yaml"
     try:
-        head = _read_bytes(task, 1_000_000, "model") if task.is_file() else ""
+        head = read_limited(task, 1_000_000, "model") if task.is_file() else ""
     except InputError:
         return None
     m = re.search(r"^name:\s*(\S+)\s*$", head, re.M)

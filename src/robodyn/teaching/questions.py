@@ -21,7 +21,11 @@ ROUTES = {
 ROUTE_NAMES = {"energy": "energy", "lagrange": "euler-lagrange", "jacobian": "jacobian",
                "newton-euler": None}
 #: The quantities a sheet can ask for (``--questions``), in the order they are asked.
-QUANTITIES = ("M", "C", "g", "tau", "regressor")
+QUANTITIES = ("M", "C", "g", "tau", "regressor", "B_A", "tau_s")
+#: The slow-down of the ``tau_s`` question: the path run ``SCALE`` times slower, ``q_s(t) =
+#: q(t / SCALE)``, needs ``tau_s = (tau - g) / SCALE^2 + g`` (Siciliano et al. §7.6,
+#: dynamic scaling; ``rd.scale_trajectory``'s uniform scaling), friction left out.
+SCALE = 2
 DEFAULT_QUESTIONS = ("M", "C", "g", "tau")
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..core.lazy import sp
 from ..model.dh import dh_matrix
-from .questions import ROUTES
+from .questions import ROUTES, SCALE
 
 __all__ = ["Sheet", "FIGURE_POSE"]
 
@@ -65,14 +65,20 @@ class Sheet:
             "tau": "Write the equations of motion M(q) qdd + C(q, qd) qd + g(q) = tau, joint "
                    "by joint.",
             "regressor": "Write the torques as tau = Y(q, qd, qdd) pi, linear in the masses "
-                         "and moments of inertia pi = [" + ", ".join(self._pi()) + "].",
+                         "and moments of inertia pi = [" + ", ".join(self.pi()) + "].",
+            "B_A": "Compute the operational-space inertia B_A = J_A^-T M J_A^-1 of the tip "
+                   "position ({xy}) in the base frame (Siciliano 7.120), J_A = d({xy})/dq.",
+            "tau_s": f"The same path is run {SCALE} times slower, q_s(t) = q(t/{SCALE}). Give "
+                     "the torques tau_s it needs, in terms of q, qd, qdd of the original "
+                     "motion (friction left out).",
         }
         for key in self.asked:
             text = texts[key]
-            out.append((key, text[route] if isinstance(text, dict) else text))
+            text = text[route] if isinstance(text, dict) else text
+            out.append((key, text.format(xy=self.task_words()) if key == "B_A" else text))
         return out
 
-    def _pi(self) -> list[str]:
+    def pi(self) -> list[str]:
         """The masses and moments of inertia of the arm that its torques depend on."""
         present = {str(s) for s in self.eq.params}
         names = [n for n, _ in self.ex.symbols if n in present
@@ -227,10 +233,23 @@ class Sheet:
         return [(r"\tau", "tau", self.eq.tau, r"M\,\ddot q + C\,\dot q + g")]
 
     def _answer_regressor(self):
-        reg = self.eq.regressor(parameters=self._pi())
+        reg = self.eq.regressor(parameters=self.pi())
         # Y is the Jacobian of tau in pi: tau = Y(q, qd, qdd) pi is linear in pi
         return [(r"\pi", "pi", reg.pi, ""), ("Y", "Y", reg.Y,
                                              r"\frac{\partial \tau}{\partial \pi}")]
+
+    def _answer_B_A(self):
+        from ..symbolic.task_space import task_space
+
+        return [("B_A", "B_A", task_space(self.eq, task_rows(self.eq)).B_A,
+                 r"J_A^{-T} M J_A^{-1}")]
+
+    def task_words(self) -> str:
+        return ", ".join("xyz"[r] for r in task_rows(self.eq))
+
+    def _answer_tau_s(self):
+        return [(r"\tau_s", "tau_s", scaled_torques(self.eq),
+                 rf"(\tau - g)/{SCALE}^2 + g")]
 
     # -- the words around ---------------------------------------------------------------
     def _title(self) -> str:
@@ -286,8 +305,10 @@ class Sheet:
         from .sheet_words import question_latex
 
         points = " and of each point mass" if any(self.ex.point_masses) else ""
-        pi_tex = [_tex_name(self.eq, n) for n in self._pi()]
-        return [question_latex(key, self.route, points, pi_tex) for key, _ in self.questions]
+        pi_tex = [_tex_name(self.eq, n) for n in self.pi()]
+        return [question_latex(key, self.route, points, pi_tex,
+                               self.task_words() if key == "B_A" else "")
+                for key, _ in self.questions]
 
     def _hint_words(self) -> str:
         if self.assessment:
@@ -302,7 +323,8 @@ class Sheet:
         n = self.ex.dof
         row = "[" + ", ".join("..." for _ in range(n)) + "]"
         shapes = {"M": "[" + ", ".join(row for _ in range(n)) + "]", "g": row, "tau": row}
-        shapes["C"] = shapes["M"]
+        shapes["C"] = shapes["B_A"] = shapes["M"]
+        shapes["tau_s"] = row
         return "\n".join(f"{q} = {shapes[q]}" for q in self.asked if q in shapes) or \
             "M = [[...]]"
 
@@ -435,6 +457,31 @@ def _tex_name(eq, name) -> str:
 def _plain_name(eq, symbol) -> str:
     display = dict(getattr(eq, "display", {}) or {})
     return display.get(str(symbol), str(symbol)).replace("\\", "")
+
+
+def task_rows(eq) -> tuple[int, int]:
+    """The two tip coordinates of the base frame (``(0, 1)``: x, y) whose Jacobian is not
+    singular everywhere: the plane a planar arm moves in; an :class:`InputError` else."""
+    from ..core.errors import InputError, ModelError
+    from ..symbolic.task_space import task_space
+
+    if eq.dof != 2:
+        raise InputError(f"questions: B_A is asked of a 2-joint arm (this one has {eq.dof})")
+    for rows in ((0, 1), (0, 2), (1, 2)):
+        try:
+            task_space(eq, rows, simplify=False)
+        except (InputError, ModelError):
+            continue
+        return rows
+    raise InputError("questions: B_A: the tip of this arm moves in no plane of the base "
+                     "frame's axes; draw a --planar arm")
+
+
+def scaled_torques(eq) -> sp.Matrix:
+    """``tau_s = (M qdd + C qd) / SCALE^2 + g``: the torques of the path run SCALE times
+    slower (``q_s' = q' / k``, ``q_s'' = q'' / k^2``, so the velocity and inertia terms shrink
+    by ``k^2``; Siciliano et al. §7.6), friction left out."""
+    return (eq.M * sp.Matrix(eq.qdd) + eq.Cqd) / SCALE ** 2 + eq.g
 
 
 def _check_hint(ex) -> str:

@@ -45,7 +45,8 @@ def typeset_words(text: str, names: dict[str, str], escape: Callable[[str], str]
                      joined)
 
 
-def question_latex(key: str, route: str, points: str, pi_tex: list[str]) -> str:
+def question_latex(key: str, route: str, points: str, pi_tex: list[str],
+                   task: str = "x, y") -> str:
     """The question ``key`` (a quantity of :data:`~robodyn.teaching.questions.QUANTITIES`,
     or ``"kinematics"``) of ``route`` with its formulas in LaTeX; the same question as the
     sheet's plain text asks."""
@@ -91,4 +92,12 @@ def question_latex(key: str, route: str, points: str, pi_tex: list[str]) -> str:
     if key == "regressor":
         return (r"Write the torques as $\tau = Y(q, \dot q, \ddot q)\,\pi$, linear in the "
                 r"masses and moments of inertia $\pi = [" + ", ".join(pi_tex) + "]$.")
+    if key == "B_A":
+        return (r"Compute the operational-space inertia $B_A = J_A^{-T} M J_A^{-1}$ of the tip "
+                r"position $(" + task + r")$ in the base frame (Siciliano 7.120), "
+                r"$J_A = \partial (" + task + r") / \partial q$.")
+    if key == "tau_s":
+        return (r"The same path is run 2 times slower, $q_s(t) = q(t/2)$. Give the torques "
+                r"$\tau_s$ it needs, in terms of $q, \dot q, \ddot q$ of the original motion "
+                r"(friction left out).")
     raise KeyError(key)
