@@ -50,6 +50,11 @@ ASSEMBLY_ITERATIONS = 50
 BACKTRACKS = 12
 #: The closure residual (m, rad) an assembly must reach.
 ASSEMBLY_TOLERANCE = 1e-12
+#: The closure residual (m, rad) of :meth:`ClosedChain.rk4_step`'s assemblies: near a
+#: singular configuration a residual ``r`` moves the passive joints by ``r / sigma_min``
+#: and their velocities by about ``r / sigma_min^2``, so the steps close the loops to
+#: rounding (1e-12 left an energy error of 1e-6 of the energy through a flat parallelogram).
+STEP_TOLERANCE = 1e-15
 #: The smallest singular value of ``K_p`` relative to its largest below which the
 #: configuration is singular (the passive joints cannot follow the actuated ones).
 SINGULAR = 1e-9
@@ -226,19 +231,25 @@ class ClosedChain:
     def reduced_forward_dynamics(self, q, yd, tau_a) -> np.ndarray:
         """``ydd`` of the reduced model on the actuated coordinates (module docstring):
         ``(S^T M S) ydd = tau_a - S^T (h + M s)``."""
+        return self.reduced_acceleration(q, yd, self._tau(tau_a))
+
+    def reduced_acceleration(self, q, yd, tau) -> np.ndarray:
+        """``ydd`` with torques ``tau`` ``(n,)`` at every joint of the tree, passive ones
+        too: ``(S^T M S) ydd = S^T (tau - h - M s)`` (the generalized force on ``y`` is
+        ``S^T tau``, by virtual work; ``S^T B tau_a = tau_a``)."""
         q = np.asarray(q, dtype=float)
-        S, s = self._velocity_terms(q, yd)
+        S, s = self.velocity_terms(q, yd)
         qd = S @ np.asarray(yd, dtype=float)
         M = self._mass(q)
         h = self._id(q, qd, np.zeros(len(self.joints)))
-        return np.linalg.solve(S.T @ M @ S, np.asarray(tau_a, dtype=float) - S.T @ (h + M @ s))
+        return np.linalg.solve(S.T @ M @ S, S.T @ (np.asarray(tau, dtype=float) - h - M @ s))
 
     def reduced_mass_matrix(self, q) -> np.ndarray:
         """``M_y = S^T M S`` ``(n_a, n_a)`` on the actuated coordinates."""
         S = self.velocity_map(q)
         return S.T @ self._mass(np.asarray(q, dtype=float)) @ S
 
-    def _velocity_terms(self, q, yd) -> tuple[np.ndarray, np.ndarray]:
+    def velocity_terms(self, q, yd) -> tuple[np.ndarray, np.ndarray]:
         """``(S, s)``: ``qd = S yd`` and ``qdd = S ydd + s`` on the constraint."""
         S = self.velocity_map(q)
         qd = S @ np.asarray(yd, dtype=float)
@@ -252,7 +263,7 @@ class ClosedChain:
         """``(tau_a, lambda)``: the actuator torques that give the actuated coordinates the
         acceleration ``ydd`` at ``(q, yd)`` (``q`` assembled) and the loop forces."""
         q = np.asarray(q, dtype=float)
-        S, s = self._velocity_terms(q, yd)
+        S, s = self.velocity_terms(q, yd)
         tau = self._id(q, S @ np.asarray(yd, dtype=float),
                        S @ np.asarray(ydd, dtype=float) + s)
         K = self.constraint_jacobian(q)
@@ -263,23 +274,45 @@ class ClosedChain:
         """``T + U`` of the tree at ``(q, qd)``."""
         return float(self._kinetic(q, qd) + self._potential(q))
 
+    def rk4_step(self, q, yd, t: float, dt: float, torque) -> tuple[np.ndarray, np.ndarray]:
+        """One classic RK4 step of ``dt`` from time ``t`` in the actuated coordinates ``(y,
+        yd)`` (:meth:`reduced_acceleration`), the passive joints assembled at every stage
+        (projection onto ``phi(q) = 0``: the loops stay closed to the assembly's tolerance,
+        no drift accumulates as it does, damped, with a Baumgarte term). Each stage's
+        Newton starts from the second-order prediction ``q + S (y_s - y) + h^2/2 s`` (``h``
+        the stage's time offset), so that near a singular configuration, where two
+        assemblies meet (a flat parallelogram), it stays on the mechanism's own branch.
+        ``torque(t, q, qd)`` the tree's torques ``(n,)``, passive joints' too. ``q``
+        assembled; returns the new ``(q, yd)``."""
+        q = np.asarray(q, dtype=float)
+        y, yd = q[self.actuated], np.asarray(yd, dtype=float)
+        S, s = self.velocity_terms(q, yd)
+
+        def rate(h, ys, yds):
+            qq = self.assemble(ys, q + S @ (ys - y) + h * h / 2 * s, tol=STEP_TOLERANCE).q
+            tau = torque(t + h, qq, self.velocity_map(qq) @ yds)
+            return yds, self.reduced_acceleration(qq, yds, tau)
+
+        k1y, k1v = rate(0.0, y, yd)
+        k2y, k2v = rate(dt / 2, y + dt / 2 * k1y, yd + dt / 2 * k1v)
+        k3y, k3v = rate(dt / 2, y + dt / 2 * k2y, yd + dt / 2 * k2v)
+        k4y, k4v = rate(dt, y + dt * k3y, yd + dt * k3v)
+        step = dt / 6 * (k1y + 2 * k2y + 2 * k3y + k4y)
+        yd = yd + dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v)
+        return self.assemble(y + step, q + S @ step + dt * dt / 2 * s, tol=STEP_TOLERANCE).q, yd
+
     def simulate(self, q0, yd0, duration: float, dt: float, tau_a=None) -> dict:
-        """RK4 in the actuated coordinates ``(y, yd)`` with the passive joints assembled at
-        every stage (projection: the loops stay closed to the assembly's tolerance, not
-        drifting as a Baumgarte term lets them); ``tau_a`` constant (default zero).
-        ``q0`` an assembled configuration. Returns ``t``, ``q``, ``qd`` (the tree's),
-        ``residual`` (``max |phi|`` per step) and ``energy``."""
+        """:meth:`rk4_step` after step, ``tau_a`` constant (default zero); ``q0`` assembled
+        from its actuated values (its passive ones the guess). Returns ``t``, ``q``, ``qd``
+        (the tree's), ``residual`` (``max |phi|`` per step) and ``energy``. For torques that
+        vary, friction and a :class:`~robodyn.motion.result.Simulation`, use
+        :func:`robodyn.simulate` (the same steps)."""
         steps = int(round(duration / dt))
         if not 0 < steps <= 1_000_000:
             raise InputError(f"simulate: duration / dt = {duration / dt:g} steps; 1 to 1e6")
-        tau_a = np.zeros(len(self.actuated)) if tau_a is None else np.asarray(tau_a, float)
+        tau = self._tau(np.zeros(len(self.actuated)) if tau_a is None else tau_a)
         q = self.assemble(np.asarray(q0, float)[self.actuated], q0).q
-        y, yd = q[self.actuated].copy(), np.asarray(yd0, dtype=float)
-
-        def rate(y, yd, guess):
-            qq = self.assemble(y, guess).q
-            return yd, self.reduced_forward_dynamics(qq, yd, tau_a), qq
-
+        yd = np.asarray(yd0, dtype=float)
         out = {k: [] for k in ("t", "q", "qd", "residual", "energy")}
         for step in range(steps + 1):
             qd = self.velocity_map(q) @ yd
@@ -288,13 +321,6 @@ class ClosedChain:
             out["qd"].append(qd)
             out["residual"].append(float(np.abs(self.residual(q)).max()))
             out["energy"].append(self.energy(q, qd))
-            if step == steps:
-                break
-            k1y, k1v, _ = rate(y, yd, q)
-            k2y, k2v, _ = rate(y + dt / 2 * k1y, yd + dt / 2 * k1v, q)
-            k3y, k3v, _ = rate(y + dt / 2 * k2y, yd + dt / 2 * k2v, q)
-            k4y, k4v, _ = rate(y + dt * k3y, yd + dt * k3v, q)
-            y = y + dt / 6 * (k1y + 2 * k2y + 2 * k3y + k4y)
-            yd = yd + dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v)
-            q = self.assemble(y, q).q
+            if step < steps:
+                q, yd = self.rk4_step(q, yd, step * dt, dt, lambda t, q, qd: tau)
         return {k: np.array(v) for k, v in out.items()}
