@@ -128,18 +128,18 @@ class ClosedChain:
         return np.concatenate(out)
 
     def constraint_jacobian(self, q) -> np.ndarray:
-        """``K(q)`` ``(m, n)``: ``phi``'s rate is ``K qd`` (exact for positions; for a pose's
+        """``K(q)`` ``(m, n)`` (``(N, m, n)`` for ``q`` ``(N, n)``): ``phi``'s rate is ``K qd`` (exact for positions; for a pose's
         rotation rows at the closure)."""
         q = np.asarray(q, dtype=float)
         return np.concatenate([(self._jac(q, loop.frame_a) - self._jac(q, loop.frame_b))
-                               [_rows(loop.kind)] for loop in self.loops])
+                               [..., _rows(loop.kind), :] for loop in self.loops], axis=-2)
 
     def drift(self, q, qd) -> np.ndarray:
-        """``k(q, qd) = Kdot qd`` ``(m,)``, so ``K qdd + k = 0`` on the constraint."""
+        """``k(q, qd) = Kdot qd`` ``(m,)`` (batched: ``(N, m)``), so ``K qdd + k = 0`` on the constraint."""
         q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
-        return np.concatenate([((self._jdot(q, qd, loop.frame_a)
-                                 - self._jdot(q, qd, loop.frame_b)) @ qd)[_rows(loop.kind)]
-                               for loop in self.loops])
+        return np.concatenate([np.einsum("...ij,...j->...i", self._jdot(q, qd, loop.frame_a)
+                                         - self._jdot(q, qd, loop.frame_b), qd)
+                               [..., _rows(loop.kind)] for loop in self.loops], axis=-1)
 
     def assemble(self, y, q_guess, tol: float = ASSEMBLY_TOLERANCE,
                  max_iterations: int = ASSEMBLY_ITERATIONS) -> Assembly:
@@ -210,23 +210,33 @@ class ClosedChain:
         and the loop forces, ``M qdd + h = B tau_a + K^T lambda``, ``K qdd + k = 0``.
         Rows of ``K`` that repeat others (a ``position`` closure of a planar mechanism: its
         z row is zero) are compressed first, ``K = U S V^T`` kept on its rank: ``lambda`` is
-        then the least-norm loop force."""
+        then the least-norm loop force. Batched: ``q``, ``qd`` ``(N, n)`` and ``tau_a``
+        ``(N, n_a)`` (or one for all) give ``(N, n)`` and ``(N, m)``, the robot's functions
+        called once for the batch and the systems solved together per rank."""
         q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
-        n = len(self.joints)
-        M, K = self._mass(q), self.constraint_jacobian(q)
-        h = self._id(q, qd, np.zeros(n))
+        n, one = len(self.joints), q.ndim == 1
+        M, K, k = self._mass(q), self.constraint_jacobian(q), self.drift(q, qd)
+        h = self._id(q, qd, np.zeros_like(qd))
+        tau = np.zeros(h.shape)
+        tau[..., self.actuated] = tau_a
+        if one:
+            M, K, k, h, tau = (a[None] for a in (M, K, k, h, tau))
         U, sv, Vt = np.linalg.svd(K, full_matrices=False)
-        r = int(np.sum(sv > SINGULAR * max(sv[0], 1e-300))) if sv.size else 0
-        Kr = sv[:r, None] * Vt[:r]
-        A = np.zeros((n + r, n + r))
-        A[:n, :n], A[:n, n:], A[n:, :n] = M, Kr.T, Kr
-        rhs = np.concatenate([self._tau(tau_a) - h, -U[:, :r].T @ self.drift(q, qd)])
-        try:
-            x = np.linalg.solve(A, rhs)
-        except np.linalg.LinAlgError:
-            raise ModelError("forward_dynamics: the KKT matrix is singular (a joint that "
-                             "moves no mass)") from None
-        return x[:n], -(U[:, :r] @ x[n:])
+        ranks = (sv > SINGULAR * np.maximum(sv[:, :1], 1e-300)).sum(axis=1)
+        qdd, lam = np.empty(h.shape), np.empty(k.shape)
+        for r in np.unique(ranks):
+            i = ranks == r
+            Kr, Ur = sv[i, :r, None] * Vt[i, :r], U[i, :, :r]
+            A = np.zeros((int(i.sum()), n + r, n + r))
+            A[:, :n, :n], A[:, :n, n:], A[:, n:, :n] = M[i], Kr.transpose(0, 2, 1), Kr
+            rhs = np.concatenate([tau[i] - h[i], -np.einsum("kji,kj->ki", Ur, k[i])], axis=1)
+            try:
+                x = np.linalg.solve(A, rhs[..., None])[..., 0]
+            except np.linalg.LinAlgError:
+                raise ModelError("forward_dynamics: the KKT matrix is singular (a joint that "
+                                 "moves no mass)") from None
+            qdd[i], lam[i] = x[:, :n], -np.einsum("kij,kj->ki", Ur, x[:, n:])
+        return (qdd[0], lam[0]) if one else (qdd, lam)
 
     def reduced_forward_dynamics(self, q, yd, tau_a) -> np.ndarray:
         """``ydd`` of the reduced model on the actuated coordinates (module docstring):
