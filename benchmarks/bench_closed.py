@@ -45,9 +45,9 @@ def main() -> None:
         batched = chain.forward_dynamics(Q, QD, TAU)[0]
         one = np.stack([chain.forward_dynamics(q, qd, t)[0] for q, qd, t in zip(Q, QD, TAU)])
         err = float(np.abs(batched - one).max() / max(np.abs(one).max(), 1e-300))
-        t_batch = median_time(lambda: chain.forward_dynamics(Q, QD, TAU), 5) / args.n
-        loop = Q[:100], QD[:100], TAU[:100]
-        t_one = median_time(lambda: [chain.forward_dynamics(*s) for s in zip(*loop)], 5) / 100
+        fd, loop = chain.forward_dynamics, list(zip(Q[:100], QD[:100], TAU[:100]))
+        t_batch = median_time(lambda fd=fd, s=(Q, QD, TAU): fd(*s), 5) / args.n
+        t_one = median_time(lambda fd=fd, loop=loop: [fd(*s) for s in loop], 5) / 100
         print(f"{name:18s} batched {t_batch * 1e6:8.2f} us/state   one at a time "
               f"{t_one * 1e6:8.2f} us/state   x{t_one / t_batch:5.1f}   max rel diff {err:.1e}")
 

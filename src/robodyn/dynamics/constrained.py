@@ -128,14 +128,15 @@ class ClosedChain:
         return np.concatenate(out)
 
     def constraint_jacobian(self, q) -> np.ndarray:
-        """``K(q)`` ``(m, n)`` (``(N, m, n)`` for ``q`` ``(N, n)``): ``phi``'s rate is ``K qd`` (exact for positions; for a pose's
-        rotation rows at the closure)."""
+        """``K(q)`` ``(m, n)`` (``(N, m, n)`` for ``q`` ``(N, n)``): ``phi``'s rate is
+        ``K qd`` (exact for positions; for a pose's rotation rows at the closure)."""
         q = np.asarray(q, dtype=float)
         return np.concatenate([(self._jac(q, loop.frame_a) - self._jac(q, loop.frame_b))
                                [..., _rows(loop.kind), :] for loop in self.loops], axis=-2)
 
     def drift(self, q, qd) -> np.ndarray:
-        """``k(q, qd) = Kdot qd`` ``(m,)`` (batched: ``(N, m)``), so ``K qdd + k = 0`` on the constraint."""
+        """``k(q, qd) = Kdot qd`` ``(m,)`` (batched: ``(N, m)``), so ``K qdd + k = 0`` on
+        the constraint."""
         q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
         return np.concatenate([np.einsum("...ij,...j->...i", self._jdot(q, qd, loop.frame_a)
                                          - self._jdot(q, qd, loop.frame_b), qd)
