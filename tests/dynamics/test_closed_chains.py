@@ -328,3 +328,27 @@ def test_forward_dynamics_and_loop_forces_equal_pinocchio_constraint_dynamics(na
             np.testing.assert_allclose(force[:loop.rows], lam[k:k + loop.rows], rtol=1e-10,
                                        atol=1e-10)
             k += loop.rows
+
+
+@pytest.mark.parametrize("name", ["four-bar", "parallelogram-arm", "five-bar"])
+def test_batched_forward_dynamics_equals_one_state_at_a_time(name):
+    """``forward_dynamics`` of ``(N, n)`` states (the robot's functions called once for the
+    batch) equals N calls of one state, and its accelerations keep ``K qdd + k = 0``."""
+    robot = rd.load(name)
+    chain = robot.closed_chain()
+    rng = np.random.default_rng(7)
+    guess = np.asarray(robot.configurations.get("home", np.full(robot.dof, 0.3)), float)
+    base = chain.assemble(guess[chain.actuated], guess).q
+    Q = np.stack([chain.assemble(base[chain.actuated] + rng.uniform(-0.05, 0.05,
+                                                                    len(chain.actuated)),
+                                 base).q for _ in range(6)])
+    QD = np.stack([chain.velocity_map(q) @ rng.normal(size=len(chain.actuated)) for q in Q])
+    TAU = rng.normal(size=(6, len(chain.actuated)))
+    qdd, lam = chain.forward_dynamics(Q, QD, TAU)
+    assert qdd.shape == Q.shape and lam.shape == (6, chain.rows)
+    for k in range(6):
+        one_qdd, one_lam = chain.forward_dynamics(Q[k], QD[k], TAU[k])
+        np.testing.assert_allclose(qdd[k], one_qdd, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(lam[k], one_lam, rtol=1e-12, atol=1e-10)
+        K = chain.constraint_jacobian(Q[k])
+        np.testing.assert_allclose(K @ qdd[k] + chain.drift(Q[k], QD[k]), 0, atol=1e-9)

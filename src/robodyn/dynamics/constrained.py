@@ -50,6 +50,11 @@ ASSEMBLY_ITERATIONS = 50
 BACKTRACKS = 12
 #: The closure residual (m, rad) an assembly must reach.
 ASSEMBLY_TOLERANCE = 1e-12
+#: The closure residual (m, rad) of :meth:`ClosedChain.rk4_step`'s assemblies: near a
+#: singular configuration a residual ``r`` moves the passive joints by ``r / sigma_min``
+#: and their velocities by about ``r / sigma_min^2``, so the steps close the loops to
+#: rounding (1e-12 left an energy error of 1e-6 of the energy through a flat parallelogram).
+STEP_TOLERANCE = 1e-15
 #: The smallest singular value of ``K_p`` relative to its largest below which the
 #: configuration is singular (the passive joints cannot follow the actuated ones).
 SINGULAR = 1e-9
@@ -123,18 +128,19 @@ class ClosedChain:
         return np.concatenate(out)
 
     def constraint_jacobian(self, q) -> np.ndarray:
-        """``K(q)`` ``(m, n)``: ``phi``'s rate is ``K qd`` (exact for positions; for a pose's
-        rotation rows at the closure)."""
+        """``K(q)`` ``(m, n)`` (``(N, m, n)`` for ``q`` ``(N, n)``): ``phi``'s rate is
+        ``K qd`` (exact for positions; for a pose's rotation rows at the closure)."""
         q = np.asarray(q, dtype=float)
         return np.concatenate([(self._jac(q, loop.frame_a) - self._jac(q, loop.frame_b))
-                               [_rows(loop.kind)] for loop in self.loops])
+                               [..., _rows(loop.kind), :] for loop in self.loops], axis=-2)
 
     def drift(self, q, qd) -> np.ndarray:
-        """``k(q, qd) = Kdot qd`` ``(m,)``, so ``K qdd + k = 0`` on the constraint."""
+        """``k(q, qd) = Kdot qd`` ``(m,)`` (batched: ``(N, m)``), so ``K qdd + k = 0`` on
+        the constraint."""
         q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
-        return np.concatenate([((self._jdot(q, qd, loop.frame_a)
-                                 - self._jdot(q, qd, loop.frame_b)) @ qd)[_rows(loop.kind)]
-                               for loop in self.loops])
+        return np.concatenate([np.einsum("...ij,...j->...i", self._jdot(q, qd, loop.frame_a)
+                                         - self._jdot(q, qd, loop.frame_b), qd)
+                               [..., _rows(loop.kind)] for loop in self.loops], axis=-1)
 
     def assemble(self, y, q_guess, tol: float = ASSEMBLY_TOLERANCE,
                  max_iterations: int = ASSEMBLY_ITERATIONS) -> Assembly:
@@ -205,40 +211,56 @@ class ClosedChain:
         and the loop forces, ``M qdd + h = B tau_a + K^T lambda``, ``K qdd + k = 0``.
         Rows of ``K`` that repeat others (a ``position`` closure of a planar mechanism: its
         z row is zero) are compressed first, ``K = U S V^T`` kept on its rank: ``lambda`` is
-        then the least-norm loop force."""
+        then the least-norm loop force. Batched: ``q``, ``qd`` ``(N, n)`` and ``tau_a``
+        ``(N, n_a)`` (or one for all) give ``(N, n)`` and ``(N, m)``, the robot's functions
+        called once for the batch and the systems solved together per rank."""
         q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
-        n = len(self.joints)
-        M, K = self._mass(q), self.constraint_jacobian(q)
-        h = self._id(q, qd, np.zeros(n))
+        n, one = len(self.joints), q.ndim == 1
+        M, K, k = self._mass(q), self.constraint_jacobian(q), self.drift(q, qd)
+        h = self._id(q, qd, np.zeros_like(qd))
+        tau = np.zeros(h.shape)
+        tau[..., self.actuated] = tau_a
+        if one:
+            M, K, k, h, tau = (a[None] for a in (M, K, k, h, tau))
         U, sv, Vt = np.linalg.svd(K, full_matrices=False)
-        r = int(np.sum(sv > SINGULAR * max(sv[0], 1e-300))) if sv.size else 0
-        Kr = sv[:r, None] * Vt[:r]
-        A = np.zeros((n + r, n + r))
-        A[:n, :n], A[:n, n:], A[n:, :n] = M, Kr.T, Kr
-        rhs = np.concatenate([self._tau(tau_a) - h, -U[:, :r].T @ self.drift(q, qd)])
-        try:
-            x = np.linalg.solve(A, rhs)
-        except np.linalg.LinAlgError:
-            raise ModelError("forward_dynamics: the KKT matrix is singular (a joint that "
-                             "moves no mass)") from None
-        return x[:n], -(U[:, :r] @ x[n:])
+        ranks = (sv > SINGULAR * np.maximum(sv[:, :1], 1e-300)).sum(axis=1)
+        qdd, lam = np.empty(h.shape), np.empty(k.shape)
+        for r in np.unique(ranks):
+            i = ranks == r
+            Kr, Ur = sv[i, :r, None] * Vt[i, :r], U[i, :, :r]
+            A = np.zeros((int(i.sum()), n + r, n + r))
+            A[:, :n, :n], A[:, :n, n:], A[:, n:, :n] = M[i], Kr.transpose(0, 2, 1), Kr
+            rhs = np.concatenate([tau[i] - h[i], -np.einsum("kji,kj->ki", Ur, k[i])], axis=1)
+            try:
+                x = np.linalg.solve(A, rhs[..., None])[..., 0]
+            except np.linalg.LinAlgError:
+                raise ModelError("forward_dynamics: the KKT matrix is singular (a joint that "
+                                 "moves no mass)") from None
+            qdd[i], lam[i] = x[:, :n], -np.einsum("kij,kj->ki", Ur, x[:, n:])
+        return (qdd[0], lam[0]) if one else (qdd, lam)
 
     def reduced_forward_dynamics(self, q, yd, tau_a) -> np.ndarray:
         """``ydd`` of the reduced model on the actuated coordinates (module docstring):
         ``(S^T M S) ydd = tau_a - S^T (h + M s)``."""
+        return self.reduced_acceleration(q, yd, self._tau(tau_a))
+
+    def reduced_acceleration(self, q, yd, tau) -> np.ndarray:
+        """``ydd`` with torques ``tau`` ``(n,)`` at every joint of the tree, passive ones
+        too: ``(S^T M S) ydd = S^T (tau - h - M s)`` (the generalized force on ``y`` is
+        ``S^T tau``, by virtual work; ``S^T B tau_a = tau_a``)."""
         q = np.asarray(q, dtype=float)
-        S, s = self._velocity_terms(q, yd)
+        S, s = self.velocity_terms(q, yd)
         qd = S @ np.asarray(yd, dtype=float)
         M = self._mass(q)
         h = self._id(q, qd, np.zeros(len(self.joints)))
-        return np.linalg.solve(S.T @ M @ S, np.asarray(tau_a, dtype=float) - S.T @ (h + M @ s))
+        return np.linalg.solve(S.T @ M @ S, S.T @ (np.asarray(tau, dtype=float) - h - M @ s))
 
     def reduced_mass_matrix(self, q) -> np.ndarray:
         """``M_y = S^T M S`` ``(n_a, n_a)`` on the actuated coordinates."""
         S = self.velocity_map(q)
         return S.T @ self._mass(np.asarray(q, dtype=float)) @ S
 
-    def _velocity_terms(self, q, yd) -> tuple[np.ndarray, np.ndarray]:
+    def velocity_terms(self, q, yd) -> tuple[np.ndarray, np.ndarray]:
         """``(S, s)``: ``qd = S yd`` and ``qdd = S ydd + s`` on the constraint."""
         S = self.velocity_map(q)
         qd = S @ np.asarray(yd, dtype=float)
@@ -252,7 +274,7 @@ class ClosedChain:
         """``(tau_a, lambda)``: the actuator torques that give the actuated coordinates the
         acceleration ``ydd`` at ``(q, yd)`` (``q`` assembled) and the loop forces."""
         q = np.asarray(q, dtype=float)
-        S, s = self._velocity_terms(q, yd)
+        S, s = self.velocity_terms(q, yd)
         tau = self._id(q, S @ np.asarray(yd, dtype=float),
                        S @ np.asarray(ydd, dtype=float) + s)
         K = self.constraint_jacobian(q)
@@ -263,23 +285,45 @@ class ClosedChain:
         """``T + U`` of the tree at ``(q, qd)``."""
         return float(self._kinetic(q, qd) + self._potential(q))
 
+    def rk4_step(self, q, yd, t: float, dt: float, torque) -> tuple[np.ndarray, np.ndarray]:
+        """One classic RK4 step of ``dt`` from time ``t`` in the actuated coordinates ``(y,
+        yd)`` (:meth:`reduced_acceleration`), the passive joints assembled at every stage
+        (projection onto ``phi(q) = 0``: the loops stay closed to the assembly's tolerance,
+        no drift accumulates as it does, damped, with a Baumgarte term). Each stage's
+        Newton starts from the second-order prediction ``q + S (y_s - y) + h^2/2 s`` (``h``
+        the stage's time offset), so that near a singular configuration, where two
+        assemblies meet (a flat parallelogram), it stays on the mechanism's own branch.
+        ``torque(t, q, qd)`` the tree's torques ``(n,)``, passive joints' too. ``q``
+        assembled; returns the new ``(q, yd)``."""
+        q = np.asarray(q, dtype=float)
+        y, yd = q[self.actuated], np.asarray(yd, dtype=float)
+        S, s = self.velocity_terms(q, yd)
+
+        def rate(h, ys, yds):
+            qq = self.assemble(ys, q + S @ (ys - y) + h * h / 2 * s, tol=STEP_TOLERANCE).q
+            tau = torque(t + h, qq, self.velocity_map(qq) @ yds)
+            return yds, self.reduced_acceleration(qq, yds, tau)
+
+        k1y, k1v = rate(0.0, y, yd)
+        k2y, k2v = rate(dt / 2, y + dt / 2 * k1y, yd + dt / 2 * k1v)
+        k3y, k3v = rate(dt / 2, y + dt / 2 * k2y, yd + dt / 2 * k2v)
+        k4y, k4v = rate(dt, y + dt * k3y, yd + dt * k3v)
+        step = dt / 6 * (k1y + 2 * k2y + 2 * k3y + k4y)
+        yd = yd + dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v)
+        return self.assemble(y + step, q + S @ step + dt * dt / 2 * s, tol=STEP_TOLERANCE).q, yd
+
     def simulate(self, q0, yd0, duration: float, dt: float, tau_a=None) -> dict:
-        """RK4 in the actuated coordinates ``(y, yd)`` with the passive joints assembled at
-        every stage (projection: the loops stay closed to the assembly's tolerance, not
-        drifting as a Baumgarte term lets them); ``tau_a`` constant (default zero).
-        ``q0`` an assembled configuration. Returns ``t``, ``q``, ``qd`` (the tree's),
-        ``residual`` (``max |phi|`` per step) and ``energy``."""
+        """:meth:`rk4_step` after step, ``tau_a`` constant (default zero); ``q0`` assembled
+        from its actuated values (its passive ones the guess). Returns ``t``, ``q``, ``qd``
+        (the tree's), ``residual`` (``max |phi|`` per step) and ``energy``. For torques that
+        vary, friction and a :class:`~robodyn.motion.result.Simulation`, use
+        :func:`robodyn.simulate` (the same steps)."""
         steps = int(round(duration / dt))
         if not 0 < steps <= 1_000_000:
             raise InputError(f"simulate: duration / dt = {duration / dt:g} steps; 1 to 1e6")
-        tau_a = np.zeros(len(self.actuated)) if tau_a is None else np.asarray(tau_a, float)
+        tau = self._tau(np.zeros(len(self.actuated)) if tau_a is None else tau_a)
         q = self.assemble(np.asarray(q0, float)[self.actuated], q0).q
-        y, yd = q[self.actuated].copy(), np.asarray(yd0, dtype=float)
-
-        def rate(y, yd, guess):
-            qq = self.assemble(y, guess).q
-            return yd, self.reduced_forward_dynamics(qq, yd, tau_a), qq
-
+        yd = np.asarray(yd0, dtype=float)
         out = {k: [] for k in ("t", "q", "qd", "residual", "energy")}
         for step in range(steps + 1):
             qd = self.velocity_map(q) @ yd
@@ -288,13 +332,6 @@ class ClosedChain:
             out["qd"].append(qd)
             out["residual"].append(float(np.abs(self.residual(q)).max()))
             out["energy"].append(self.energy(q, qd))
-            if step == steps:
-                break
-            k1y, k1v, _ = rate(y, yd, q)
-            k2y, k2v, _ = rate(y + dt / 2 * k1y, yd + dt / 2 * k1v, q)
-            k3y, k3v, _ = rate(y + dt / 2 * k2y, yd + dt / 2 * k2v, q)
-            k4y, k4v, _ = rate(y + dt * k3y, yd + dt * k3v, q)
-            y = y + dt / 6 * (k1y + 2 * k2y + 2 * k3y + k4y)
-            yd = yd + dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v)
-            q = self.assemble(y, q).q
+            if step < steps:
+                q, yd = self.rk4_step(q, yd, step * dt, dt, lambda t, q, qd: tau)
         return {k: np.array(v) for k, v in out.items()}

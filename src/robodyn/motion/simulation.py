@@ -75,6 +75,7 @@ from .checks import (
     JointLimitWarning,
     energy_balance,
 )
+from .closed import check_closed_options, closed
 from .inputs import MAX_MAGNITUDE, check_magnitude, manifold_options, start_state, state_vector
 from .options import (
     DEFAULT_MAX_STEPS,
@@ -141,6 +142,8 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
                                         atol=atol, max_step=max_step, max_steps=max_steps,
                                         sample_dt=sample_dt, progress=progress,
                                         check_limits=check_limits)
+    if closed(robot):
+        check_closed_options(options, h_e, count is not None)
     if count is None:
         return simulate_one(robot, q0, qd0, tau, tau_times, h_e, options)
     return simulate_many(robot, q0, qd0, tau, tau_times, h_e, values, options)

@@ -14,6 +14,7 @@ import numpy as np
 from ..core.progress import tracker
 from .adaptive import run_adaptive
 from .checks import check_energy, report_limits
+from .closed import closed, run_closed
 from .fixed import run_fixed
 from .implicit import run_implicit
 from .inputs import Problem, checked_wrench, torque_input
@@ -34,7 +35,9 @@ def simulate_one(robot, q0: np.ndarray, qd0: np.ndarray, tau, tau_times, h_e,
                       wrench=checked_wrench(h_e, robot))
     start = time.perf_counter()
     with tracker(options.progress, options.duration, "simulating") as bar:
-        if options.method in ("implicit-euler", "radau"):
+        if closed(robot):  # loops: projected RK4 on the actuated coordinates
+            sim = run_closed(problem, options, bar)
+        elif options.method in ("implicit-euler", "radau"):
             sim = run_implicit(problem, options, bar)
         elif options.method in ("rk45", "dop853"):
             sim = run_adaptive(problem, options, bar)
