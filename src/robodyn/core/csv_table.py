@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import InputError, excerpt
+from .errors import PATH_CHARS, InputError, excerpt, excerpt_path
 from .files import NotRegularFile, open_regular_file
 
 __all__ = ["NumberTable", "read_number_table", "parse_number", "MAX_TABLE_BYTES"]
@@ -70,9 +70,9 @@ def _label(path: Path) -> str:
     """The file as the messages name it: as given, quoted only where it holds odd
     characters (a newline in a file name must not break the one-line error)."""
     text = str(path)
-    if text.isprintable() and len(text) <= 80 and "'" not in text and "," not in text:
+    if text.isprintable() and len(text) <= PATH_CHARS and "'" not in text and "," not in text:
         return text
-    return excerpt(text)
+    return excerpt_path(text)
 
 
 @dataclass(frozen=True, eq=False)

@@ -55,6 +55,21 @@ EXCERPT_CHARS = 80
 _COUNT_CAP = 100_000
 
 
+#: Longest file path an error message quotes whole (a path is bounded by the system, 4096).
+PATH_CHARS = 300
+
+
+def excerpt_path(path: object, limit: int = PATH_CHARS) -> str:
+    """A file path quoted for an error message: whole up to ``limit`` characters, else its
+    end (the file's name and the folders nearest it, which tell the file apart) after an
+    ellipsis, with its length: ``'…/work/run.csv' (5,000 characters)``. Control
+    characters are escaped (``repr``), never sent to the terminal raw."""
+    text = str(path)
+    if len(text) <= limit:
+        return repr(text)
+    return f"{'…' + text[-limit:]!r} ({len(text):,} characters)"
+
+
 def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:
     """A bounded quote of a user's value for an error message.
 

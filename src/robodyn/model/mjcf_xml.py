@@ -17,7 +17,7 @@ import xml.parsers.expat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.errors import ModelError
+from ..core.errors import ModelError, excerpt_path
 from ..core.files import NotRegularFile, file_label, read_regular_file
 from .file_values import quote as _q
 
@@ -148,7 +148,7 @@ class MjcfReader:
                              "deep")
         target = (self.folder / name).resolve()
         if not target.is_relative_to(self.folder):
-            raise ModelError(f"{node.where()}: file={_q(name)} is outside the folder of "
+            raise ModelError(f"{node.where()}: file={excerpt_path(name)} is outside the folder of "
                              f"{self.main.name} ({self.folder}); robodyn includes only files "
                              "in the model's folder or below it: copy the file there")
         if target in self.included or target == self.main.resolve():

@@ -40,7 +40,7 @@ import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from ...core.errors import InputError
+from ...core.errors import InputError, excerpt_path
 from ...model.names import MARKER
 
 #: Bytes of an existing file read to find :data:`MARKER`.
@@ -65,8 +65,7 @@ def is_ours(head: bytes) -> bool:
 
 
 def _quoted(path) -> str:
-    text = str(path)
-    return repr(text if len(text) <= 80 else text[:80] + "...")
+    return excerpt_path(path)
 
 
 def _plain_name(fname: str, option: str, directory) -> str:
