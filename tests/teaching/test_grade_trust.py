@@ -77,7 +77,7 @@ def test_a_synthetic_class_with_planted_mistakes_gets_the_planted_totals(eq, tmp
     m_wrong = ("[[I1 + I2 + m2*(l1^2 + c2^2 + 2*l1*c2*cos(q2)), I2 + m2*(c2^2 + l1*c2*cos(q2))],"
                " [I2 + m2*(c2^2 + l1*c2*cos(q2)), I2 + m2*c2^2]]")  # M11 lacks m1*c1^2
     texts, planted = {}, {}
-    for k in range(12):
+    for k in range(100):  # a class of 100, as a lecturer grades it
         lines = [f"M = {m_wrong if k % 3 == 0 else M_SEED}", f"C = {C_SEED}"]
         if k % 2:
             lines.append(f"g = {G_SEED}")
