@@ -83,8 +83,8 @@ def test_blocked_kernels_split_over_threads_equal_the_per_sample_ones():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["builtins", "ur5", "panda"])
-def test_blocked_kernels_of_builtins_of_every_shape_the_ur5_and_the_panda(name):
+@pytest.mark.parametrize("name", ["builtins", "ur5"])
+def test_blocked_kernels_of_builtins_of_every_shape_and_the_ur5(name):
     if name == "builtins":
         # the blocked loop wraps each model's program the same way: built-ins of every
         # shape it meets (1 DOF, a prismatic joint, a branching tree, a loop's open tree,
@@ -97,8 +97,9 @@ def test_blocked_kernels_of_builtins_of_every_shape_the_ur5_and_the_panda(name):
             importlib.metadata.distribution("example-robot-data")
         except importlib.metadata.PackageNotFoundError:
             pytest.skip("example-robot-data is not installed")
-        file, tip = {"ur5": ("ur_description/urdf/ur5_robot.urdf", "tool0"),
-                     "panda": ("panda_description/urdf/panda.urdf", "panda_hand")}[name]
+        # a real arm's six joints (the Panda's seven were one more 40 s compile, the same
+        # loop: the branching tree is among the built-ins)
+        file, tip = {"ur5": ("ur_description/urdf/ur5_robot.urdf", "tool0")}[name]
         robots = [rd.load(rd.models.example_robot_data(file), tip=tip)]
     for robot in robots:
         for kind in KINDS:
