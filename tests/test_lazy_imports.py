@@ -11,12 +11,15 @@ import sys
 HEAVY = ("sympy", "scipy", "matplotlib", "numba", "dask", "jax", "casadi")
 
 
+def _heavy_after(code: str) -> str:
+    """The heavy packages loaded once ``code`` ran in a fresh interpreter."""
+    code += f"\nimport sys\nprint(sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=True).stdout.strip()
+
+
 def test_importing_robodyn_loads_none_of_the_heavy_packages():
-    code = ("import sys, robodyn as rd\n"
-            f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120, check=True).stdout
-    assert out.strip() == "[]"
+    assert _heavy_after("import robodyn as rd") == "[]"
 
 
 def test_identification_loads_scipy_when_it_runs():
@@ -33,13 +36,8 @@ def test_identification_loads_scipy_when_it_runs():
 def test_the_command_line_help_loads_none_of_the_heavy_packages():
     """``robodyn --help`` builds every command's parser (their choices: the export
     languages, the exercise sizes) from tables, not from the modules that do the work."""
-    code = ("import sys\n"
-            "from robodyn.cli.app import build_parser\n"
-            "build_parser().format_help()\n"
-            f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120, check=True).stdout
-    assert out.strip() == "[]"
+    assert _heavy_after("from robodyn.cli.app import build_parser\n"
+                        "build_parser().format_help()") == "[]"
 
 
 def test_a_first_result_from_a_compiled_kernel_needs_no_numba(tmp_path):

@@ -173,6 +173,15 @@ def _job(robot, kind="inverse_dynamics"):
                     "params": len(robot.runner.parameter_names), "width": len(traced[2])}
 
 
+def _auto_run(script: str, tmp_path, timeout: float) -> list[str]:
+    """The words ``script`` prints, run in the ``auto`` tier with an empty kernel cache."""
+    env = {**os.environ, "ROBODYN_TIER": "auto", "ROBODYN_CACHE_DIR": str(tmp_path / "c"),
+           "PYTHONPATH": SRC}
+    done = run_bounded(["-c", script], timeout=timeout, memory_mb=4096, env=env)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
 @pytest.mark.slow
 def test_a_background_compile_is_picked_up_and_answers_the_same(tmp_path):
     """auto with an empty cache: the first call answers from the NumPy tier, the process
@@ -191,12 +200,9 @@ def test_a_background_compile_is_picked_up_and_answers_the_same(tmp_path):
         "    tiers.append(handle.kernel.tier)\n"
         "print(tiers[0], tiers[1], tiers[-1], handle.one is not None, (first == last).all(),\n"
         "      (first == r.inverse_dynamics(q, qd, qdd)).all())\n")
-    env = {**os.environ, "ROBODYN_TIER": "auto", "ROBODYN_CACHE_DIR": str(tmp_path / "c"),
-           "PYTHONPATH": SRC}
-    done = run_bounded(["-c", script], timeout=280, memory_mb=4096, env=env)
-    assert done.returncode == 0, done.stderr
     # the handle made in the NumPy tier switches too, to the one-state compiled function
-    assert done.stdout.split() == ["numpy", "numpy", "compiled", "True", "True", "True"]
+    assert _auto_run(script, tmp_path, 280) == ["numpy", "numpy", "compiled", "True", "True",
+                                                "True"]
 
 
 @pytest.mark.slow
@@ -418,8 +424,4 @@ def test_auto_steps_a_short_first_simulation_in_python_and_compiles_a_long_one(t
         "tiers.LOOP_COMPILE_SECONDS = 0.0  # every estimate exceeds it\n"
         "b = run()\n"
         "print(*first, b.info['compiled'], np.abs(a.q - b.q).max() < 1e-10)\n")
-    env = {**os.environ, "ROBODYN_TIER": "auto", "ROBODYN_CACHE_DIR": str(tmp_path / "c"),
-           "PYTHONPATH": SRC}
-    done = run_bounded(["-c", script], timeout=240, memory_mb=4096, env=env)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["False", "False", "True", "True"]
+    assert _auto_run(script, tmp_path, 240) == ["False", "False", "True", "True"]
