@@ -30,6 +30,10 @@ what model error does:
   posture torque does, which on a redundant arm moves the joints in the null space of
   ``J`` only (undamped without ``kp_null``, ``kd_null``).
 
+* :class:`Saturated` — any of them (or any ``tau(t, q, qd)``) behind drives with torque
+  limits: ``clip(tau, -tau_max, tau_max)``, what was asked beyond reported
+  (:mod:`robodyn.motion.saturation`).
+
 The joint-space control laws themselves are :func:`robodyn.motion.steps.pd_gravity` and
 :func:`~robodyn.motion.steps.computed_torque_acceleration`: the simulator runs the
 same two inside its compiled fixed-step loop.
@@ -47,13 +51,14 @@ from ..core.display import number, numbers
 from ..core.errors import InputError, excerpt
 from ..dynamics.operational_space import zyx_angles
 from ..model.configuration import checked_arrays
+from .saturation import Saturated
 from .steps import computed_torque_acceleration, pd_gravity
 from .trajectory import Trajectory
 
 if TYPE_CHECKING:
     from ..robot import Robot
 
-__all__ = ["PDGravity", "ComputedTorque", "OperationalSpaceControl"]
+__all__ = ["PDGravity", "ComputedTorque", "OperationalSpaceControl", "Saturated"]
 
 
 def checked_gains(value, name: str, dof: int) -> np.ndarray:

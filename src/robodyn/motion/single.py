@@ -20,6 +20,7 @@ from .implicit import run_implicit
 from .inputs import Problem, checked_wrench, torque_input
 from .options import SimulationOptions
 from .result import Simulation
+from .saturation import Saturated
 from .stick_slip import run_stick_slip
 
 __all__ = ["simulate_one"]
@@ -48,6 +49,8 @@ def simulate_one(robot, q0: np.ndarray, qd0: np.ndarray, tau, tau_times, h_e,
     wall = time.perf_counter() - start
     sim.info.update(method=options.method, wall_time=wall,
                     realtime_factor=(sim.t[-1] / wall) if wall > 0 else np.inf)
+    if isinstance(tau, Saturated):  # the drives' limits: what was asked beyond them
+        sim.info["saturation"] = tau.report()
     check_energy(robot, sim, problem.wrench)
     if options.check_limits:
         report_limits(robot, sim)
