@@ -54,6 +54,7 @@ from .checks import (
     crossed_limits,
     energy_advice,
 )
+from .closed import closed
 from .fixed import (
     PROGRESS_CHUNKS,
     loop_kernels_ready,
@@ -122,6 +123,10 @@ def rollout(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float =
     method) or ``sample_dt``. Rollouts that fail raise :class:`RolloutError`, which holds
     the others."""
     check_progress(progress)
+    if closed(robot):  # the batch loops integrate the open tree: its loops would open
+        raise InputError("robot: a closed mechanism (loops:) is simulated one run at a time "
+                         "with rd.simulate (projected RK4, docs/closed-chains.md); loop over "
+                         "the rollouts")
     if not robot.chain.single_valued:  # quaternion joints (a free base, ball joints)
         manifold_options(method, tau, values)
     count = batch_size(robot, q0, qd0, tau, h_e, values) or 1
