@@ -379,3 +379,37 @@ def test_the_view_opens_within_the_joint_limits(numpy_backend):
         assert lower <= view.q[3] <= upper
         others = [j for j in range(7) if j != 3]
         np.testing.assert_array_equal(view.q[others], 0.0)
+
+
+@needs_viser
+def test_a_coupled_panda_opens_with_a_slider_per_independent_joint_and_its_meshes(tmp_path):
+    """The Panda's second finger mimics the first (URDF <mimic>, coupled by default): the
+    view has a slider per independent joint (8), draws the mimic finger where the mimic
+    relation puts it (finger2 = 1 * finger1 + 0: the uncoupled tree's pose there), and
+    draws every visual mesh of the file (its .dae meshes need pycollada)."""
+    import importlib.metadata
+
+    try:
+        importlib.metadata.distribution("example-robot-data")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("example-robot-data is not installed")
+    path = rd.models.example_robot_data("panda_description/urdf/panda.urdf")
+    coupled, tree = rd.load(path), rd.load(path, mimic="independent")
+    q = np.array([0.1, -0.4, 0.2, -1.8, 0.3, 1.2, 0.5, 0.03])
+    with V.show(coupled, q, port=free_port()) as view:
+        assert len(view._sliders) == coupled.dof == 8
+        assert [s.value for s in view._sliders] == pytest.approx(q)
+        drawn = view._poses(q)
+        meshes, notes = len(view._meshes), view.notes
+    with V.show(tree, np.r_[q, q[-1]], port=free_port()) as view:
+        expected = view._poses(np.r_[q, q[-1]])
+    for (r1, o1), (r2, o2) in zip(drawn, expected, strict=True):
+        np.testing.assert_allclose(r1, r2, atol=1e-14)
+        np.testing.assert_allclose(o1, o2, atol=1e-14)
+    visuals = len(V.urdf_meshes(coupled)[0])
+    try:
+        import collada  # noqa: F401  (trimesh reads .dae through it)
+    except ImportError:
+        assert any(".dae" in note or "not drawn" in note for note in notes)
+    else:
+        assert meshes == visuals > 0 and notes == []

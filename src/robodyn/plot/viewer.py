@@ -344,7 +344,8 @@ class Viewer:
     # -- the scene ----------------------------------------------------------------------
     def _poses(self, q: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         """``(R, o)`` of the base frame, every link frame and the end effector at ``q``."""
-        poses = link_poses(self.chain, [float(x) for x in _unit(self.chain, q)], _OPS)
+        tree_q = _unit(self.chain, _lifted(self.robot, np.asarray(q, dtype=float)))
+        poses = link_poses(self.chain, [float(x) for x in tree_q], _OPS)
         poses = [(np.eye(3), np.zeros(3)), *poses, tip_pose(self.chain, poses)]
         return [(np.array(r, dtype=float), np.array(o, dtype=float)) for r, o in poses]
 
@@ -450,7 +451,7 @@ class Viewer:
                          disabled=True)
         self._sliders = []
         with gui.add_folder("joints"):
-            for j, (low, high, label) in enumerate(_sliders(self.chain, self.q)):
+            for j, (low, high, label) in enumerate(_sliders(self.robot, self.q)):
                 slider = gui.add_slider(label, min=low, max=high, step=(high - low) / 1000,
                                         initial_value=float(self.q[j]))
                 slider.on_update(lambda _: self._from_sliders())
@@ -545,8 +546,7 @@ def _home(robot) -> np.ndarray:
     one-value joint whose limits exclude 0 at the middle of its limits (the Panda's elbow
     cannot be at 0)."""
     q = robot.neutral()
-    chain = robot.numeric_chain
-    for link, k in zip(chain.links, chain.q_offsets(), strict=True):
+    for link, k in _coordinates(robot):
         limits = link.joint.limits
         if link.joint.nq != 1 or limits is None or len(limits) < 2 or None in limits[:2]:
             continue
@@ -554,6 +554,24 @@ def _home(robot) -> np.ndarray:
         if np.isfinite(lo) and np.isfinite(hi) and lo < hi and not lo <= q[k] <= hi:
             q[k] = 0.5 * (lo + hi)
     return q
+
+
+def _coordinates(robot) -> list:
+    """``(link, k)``: each joint that has values in the robot's ``q`` and where they start.
+    A model with coupled joints (URDF mimic, MJCF ``<equality joint>``) has values of its
+    independent joints only; the others follow (:func:`_lifted`)."""
+    chain = robot.numeric_chain
+    independent = getattr(robot.runner, "independent", None)
+    if independent is None:
+        return list(zip(chain.links, chain.q_offsets(), strict=True))
+    return [(chain.links[i], k) for k, i in enumerate(independent)]
+
+
+def _lifted(robot, q: np.ndarray) -> np.ndarray:
+    """The tree's ``q`` of the robot's: ``G y + b`` for coupled joints, else ``q``."""
+    runner = robot.runner
+    G = getattr(runner, "G", None)
+    return q if G is None else G @ q + runner.b
 
 
 def _unit(chain, q) -> np.ndarray:
@@ -568,12 +586,12 @@ def _unit(chain, q) -> np.ndarray:
     return chain.normalized(q)
 
 
-def _sliders(chain, q) -> list[tuple[float, float, str]]:
+def _sliders(robot, q) -> list[tuple[float, float, str]]:
     """``(low, high, label)`` of a slider per value of ``q``: a one-value joint's range
     (:func:`_slider_range`); a free joint's ``x, y, z`` in ``[-1, 1]`` m and a quaternion's
     ``qx .. qw`` in ``[-1, 1]`` (made unit when drawn), each widened to hold its value."""
     out = []
-    for j, (link, k) in enumerate(zip(chain.links, chain.q_offsets(), strict=True)):
+    for j, (link, k) in enumerate(_coordinates(robot)):
         name = _text(link.joint.name)
         label = f"q{j + 1}" + (f" {name}" if name else "")
         if link.joint.nq == 1:
