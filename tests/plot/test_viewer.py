@@ -413,3 +413,37 @@ def test_a_coupled_panda_opens_with_a_slider_per_independent_joint_and_its_meshe
         assert any(".dae" in note or "not drawn" in note for note in notes)
     else:
         assert meshes == visuals > 0 and notes == []
+
+
+@needs_viser
+def test_the_manipulability_ellipsoids_follow_the_arm_with_the_books_axes():
+    """planar-2r, by hand: J = [[-l1 s1 - l2 s12, -l2 s12], [l1 c1 + l2 c12, l2 c12]] in
+    the arm's plane (x, y): the kinematic ellipse's semi-axes are sqrt(eig(J J^T)) along
+    its eigenvectors; the dynamic one's those of J M^-2 J^T (Siciliano eq. 7.128); each
+    drawn at the end effector, its largest semi-axis 0.3 of the reach, and moved by
+    set_q."""
+    robot = rd.load("planar-2r")
+    l1, l2 = robot.values["l1"], robot.values["l2"]
+    for q in (np.array([0.3, 0.9]), np.array([-0.7, 1.6])):
+        s1, c1 = np.sin(q[0]), np.cos(q[0])
+        s12, c12 = np.sin(q.sum()), np.cos(q.sum())
+        J = np.array([[-l1 * s1 - l2 * s12, -l2 * s12], [l1 * c1 + l2 * c12, l2 * c12]])
+        Minv = np.linalg.inv(robot.mass_matrix(q))
+        with V.show(robot, [0.0, 0.0], port=free_port(), manipulability=True) as view:
+            view.set_q(q)
+            drawn = view.manipulability
+            handle = view._manip["kinematic"]
+            np.testing.assert_allclose(handle.position, [l1 * c1 + l2 * c12,
+                                                         l1 * s1 + l2 * s12, 0.0], atol=1e-12)
+            scale = drawn["scale"]["kinematic"]
+            assert max(handle.scale) == pytest.approx(0.3 * view.reach, rel=1e-12)
+        for name, Q in (("kinematic", J @ J.T), ("dynamic", J @ Minv @ Minv.T @ J.T)):
+            values, vectors = np.linalg.eigh(Q)
+            ellipsoid = drawn[name]
+            # the plane's two semi-axes (the normal's is zero), ascending
+            np.testing.assert_allclose(ellipsoid.semi_axes[1:], np.sqrt(values), rtol=1e-10)
+            for k in range(2):  # each axis along its eigenvector (up to sign)
+                axis = ellipsoid.axes[:2, k + 1]
+                assert abs(abs(axis @ vectors[:, k]) - 1) < 1e-10
+        np.testing.assert_allclose(sorted(handle.scale)[1:],
+                                   drawn["kinematic"].semi_axes[1:] * scale, rtol=1e-12)

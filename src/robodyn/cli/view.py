@@ -38,6 +38,9 @@ def add_view_command(sub, parents) -> argparse.ArgumentParser:
                    help="stop after this many seconds (default: run until Ctrl-C)")
     p.add_argument("--no-inertia", action="store_true", help="draw no inertia ellipsoids")
     p.add_argument("--no-frames", action="store_true", help="draw no link frames")
+    p.add_argument("--manipulability", action="store_true",
+                   help="draw the end effector's kinematic (blue) and dynamic (red) "
+                        "manipulability ellipsoids")
     p.set_defaults(func=_cmd_view)
     return p
 
@@ -76,7 +79,7 @@ def _cmd_view(args: argparse.Namespace) -> int:
             raise InputError(f"--q: expected {robot.nq} numbers ({what}), got {len(args.q)}")
         q = args.q
     with show(robot, q, sim=args.sim, port=args.port, frames=not args.no_frames,
-              inertia=not args.no_inertia) as viewer:
+              inertia=not args.no_inertia, manipulability=args.manipulability) as viewer:
         how = f"for {args.timeout:g} s" if args.timeout else "until Ctrl-C"
         for note in viewer.notes:
             print(f"robodyn: note: {note}", file=sys.stderr)

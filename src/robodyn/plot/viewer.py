@@ -53,6 +53,9 @@ __all__ = ["show", "Viewer", "read_motion", "LINK_COLOR", "COM_COLOR", "ELLIPSOI
 LINK_COLOR = (235, 120, 20)
 COM_COLOR = (30, 80, 220)
 ELLIPSOID_COLOR = (120, 180, 255)
+#: Colours of the kinematic and dynamic manipulability ellipsoids (``manipulability=True``).
+KINEMATIC_COLOR = (31, 119, 180)
+DYNAMIC_COLOR = (214, 39, 40)
 #: The only address the viewer listens on.
 HOST = "127.0.0.1"
 DEFAULT_PORT = 8080
@@ -322,7 +325,8 @@ class Viewer:
     not be drawn); :meth:`set_q` moves the arm, :meth:`wait` blocks until ``timeout`` or
     Ctrl-C, :meth:`close` stops the server (a ``with`` block does)."""
 
-    def __init__(self, robot, q, motion, port: int, frames: bool, inertia: bool):
+    def __init__(self, robot, q, motion, port: int, frames: bool, inertia: bool,
+                 manipulability: bool = False):
         viser = _viser()
         self.robot = robot
         self.chain = robot.numeric_chain
@@ -333,6 +337,9 @@ class Viewer:
         self._stop = threading.Event()
         self._player = None
         self.notes: list[str] = []
+        self._manipulability = manipulability and not robot.floating
+        #: the manipulability ellipsoids drawn (``kinematic``, ``dynamic``; ``scale``)
+        self.manipulability: dict = {}
         with _quiet():  # viser prints a banner; robodyn says the URL itself
             self.server = viser.ViserServer(host=HOST, port=self.port, verbose=False)
         try:
@@ -382,6 +389,12 @@ class Viewer:
                 scale=tuple(np.maximum(axes_len, flat)), visible=inertia and mass > 0),
                 axes))
         self._meshes = self._add_meshes()
+        self.reach = reach
+        self._manip = {name: scene.add_icosphere(f"/robot/manipulability_{name}", radius=1.0,
+                                                 color=color, opacity=0.3)
+                       for name, color in (("kinematic", KINEMATIC_COLOR),
+                                           ("dynamic", DYNAMIC_COLOR))
+                       } if self._manipulability else {}
         self._place(poses)
         self._gui(motion)
 
@@ -433,6 +446,8 @@ class Viewer:
             rot, origin = poses[k + 1]
             handle.position = tuple(origin + rot @ T[:3, 3])
             handle.wxyz = tuple(_quaternion(rot @ T[:3, :3]))
+        if self._manip:
+            self._place_manipulability()
         for k, link in enumerate(self.chain.links):
             rot, origin = poses[k + 1]
             centre = origin + rot @ np.array(link.inertial.com, dtype=float)
@@ -440,6 +455,33 @@ class Viewer:
             ellipsoid, axes = self._ellipsoids[k]
             ellipsoid.position = tuple(centre)
             ellipsoid.wxyz = tuple(_quaternion(rot @ axes))
+
+    def _place_manipulability(self) -> None:
+        """The kinematic and dynamic manipulability ellipsoids of the end effector's
+        velocity at ``self.q`` (Siciliano eqs. 3.81, 7.128; the numbers of
+        :func:`robodyn.plot.manipulability`), each scaled so that its largest semi-axis is
+        0.3 of the arm's reach (``self.manipulability["scale"]``)."""
+        from ..dynamics.manipulability import dynamic_ellipsoid, kinematic_ellipsoid
+
+        q = np.asarray(self.q, dtype=float)
+        J = self.robot.jacobian(q)[:3]
+        centre = self.robot.forward_kinematics(q)[:3, 3]
+        ellipsoids = {"kinematic": kinematic_ellipsoid(J),
+                      "dynamic": dynamic_ellipsoid(self.robot.mass_matrix(q), J)}
+        scales = {}
+        for name, ellipsoid in ellipsoids.items():
+            biggest = float(np.max(ellipsoid.semi_axes)) or 1.0
+            scales[name] = 0.3 * self.reach / biggest
+            axes = ellipsoid.axes.copy()
+            if np.linalg.det(axes) < 0:  # eigenvectors as a rotation
+                axes[:, -1] *= -1
+            handle = self._manip[name]
+            handle.position = tuple(centre)
+            handle.wxyz = tuple(_quaternion(axes))
+            # a zero semi-axis (a planar arm's normal) drawn thin, not as nothing
+            handle.scale = tuple(np.maximum(ellipsoid.semi_axes * scales[name],
+                                            0.05 * self.radius))
+        self.manipulability = {**ellipsoids, "scale": scales}
 
     # -- the controls --------------------------------------------------------------------
     def _gui(self, motion) -> None:
@@ -618,7 +660,7 @@ def _slider_range(joint, value: float) -> tuple[float, float]:
 
 
 def show(robot, q=None, sim=None, *, port: int = DEFAULT_PORT, frames: bool = True,
-         inertia: bool = True) -> Viewer:
+         inertia: bool = True, manipulability: bool = False) -> Viewer:
     """Serve a 3D view of ``robot`` at ``q`` (``nq`` values; default the neutral configuration,
     zeros and identity quaternions, a joint whose limits exclude 0 at their middle; the first
     sample of ``sim``)
@@ -626,8 +668,10 @@ def show(robot, q=None, sim=None, *, port: int = DEFAULT_PORT, frames: bool = Tr
     docstring): open its ``url`` in a browser. ``sim``: a motion to replay (anything with
     ``t`` and ``q``, e.g. a :class:`~robodyn.Simulation`, or the path of a CSV with
     columns ``t, q1..``). ``frames``, ``inertia``: draw the link frames and the inertia
-    ellipsoids. The server runs in the background until :meth:`Viewer.close`; a script
-    calls :meth:`Viewer.wait` to keep it up. Needs viser (:data:`INSTALL`)."""
+    ellipsoids; ``manipulability``: the kinematic (blue) and dynamic (red) manipulability
+    ellipsoids of the end effector's velocity, moving with the sliders (a fixed base).
+    The server runs in the background until :meth:`Viewer.close`; a script calls
+    :meth:`Viewer.wait` to keep it up. Needs viser (:data:`INSTALL`)."""
     from ..robot import Robot
 
     if not isinstance(robot, Robot):
@@ -651,4 +695,4 @@ def show(robot, q=None, sim=None, *, port: int = DEFAULT_PORT, frames: bool = Tr
     if q.shape != (dof,) or not np.isfinite(q).all():
         raise InputError(f"q: expected {dof} finite joint values, got {excerpt(q.tolist())}")
     _check_port(port)  # before viser is imported: a bad argument is named first
-    return Viewer(robot, q, motion, port, bool(frames), bool(inertia))
+    return Viewer(robot, q, motion, port, bool(frames), bool(inertia), bool(manipulability))
