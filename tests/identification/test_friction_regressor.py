@@ -10,40 +10,22 @@ import numpy as np
 import pytest
 
 import robodyn as rd
+from conftest import FRICTION_ARM
 from robodyn.dynamics.regressor import parameter_columns
 
-ARM = """\
-name: regarm
-dh: standard
-gravity: [0, 0, -g]
-links:
-  - joint: revolute
-    a: l1
-    alpha: pi/2
-    d: 0.1
-    theta: 0
-    mass: 2.0
-    com: [-0.2, 0, 0.01]
-    inertia: [0.02, 0.03, 0.04, 0.001, 0, 0.002]
-    friction: {f1}
-  - joint: revolute
-    a: 0.3
-    alpha: 0
-    d: 0
-    theta: 0
-    mass: 1.2
-    com: [-0.15, 0.01, 0]
-    inertia: [0.01, 0.012, 0.015, 0, 0.001, 0]
-    friction: {f2}
-values: {{g: 9.81, l1: 0.4, Fv1: 0.3, Fp1: 0.5, Fn1: 0.35, To1: 0.08, Fv2: 0.1, Fc2: 0.2}}
-"""
+#: The friction tests' arm (tests/conftest.py) with a symbolic gravity and first length, so
+#: the symbolic regressor has symbols to group
+VALUES = "values: {g: 9.81, l1: 0.4, Fv1: 0.3, Fp1: 0.5, Fn1: 0.35, To1: 0.08, Fv2: 0.1, " \
+         "Fc2: 0.2}\n"
 ASYMMETRIC = ("{viscous: Fv1, coulomb: Fp1, coulomb_negative: Fn1, offset: To1}",
               "{viscous: Fv2, coulomb: Fc2}")
 
 
 def _robot(tmp_path, f1, f2, name="regarm") -> rd.Robot:
     path = tmp_path / f"{name}.yaml"
-    path.write_text(ARM.format(f1=f1, f2=f2).replace("regarm", name))
+    text = FRICTION_ARM.format(name=name, f1=f1, f2=f2)
+    text = text.replace("gravity: [0, 0, -9.81]", "gravity: [0, 0, -g]")
+    path.write_text(text.replace("a: 0.4", "a: l1", 1) + VALUES)
     return rd.load(path)
 
 
