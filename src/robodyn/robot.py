@@ -137,7 +137,7 @@ class Robot:
     def symbols(self) -> tuple[str, ...]:
         """The names of the model's parameters, sorted: the keys of :attr:`values` (strings;
         the SymPy symbols are :attr:`parameter_symbols`)."""
-        return tuple(str(s) for s in self.parameter_symbols)
+        return tuple(sorted(self.chain.parameter_names()))
 
     @property
     def parameter_symbols(self) -> tuple[sp.Symbol, ...]:
@@ -194,7 +194,7 @@ class Robot:
         """A new robot with another chain (a transformed model: symbolic inertias, a
         payload) and the default ``values`` of its parameters (default: this robot's
         values of the symbols the new chain still has)."""
-        names = {str(s) for s in chain.free_symbols()}
+        names = chain.parameter_names()
         if values is None:
             values = {k: v for k, v in self._values if k in names}
         configurations = self._configurations if chain.dof == self.dof else ()

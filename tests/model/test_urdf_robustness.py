@@ -138,7 +138,8 @@ def test_snap_angles_makes_right_angles_exact_and_reports_the_change():
     # joint2 (roll pi/2) and the tool (yaw -pi/2) have exact rotations, entries 0 and +-1
     assert chain.links[1].joint.placement.rotation == ((1, 0, 0), (0, 0, -1), (0, 1, 0))
     assert chain.tip.rotation == ((0, 1, 0), (-1, 0, 0), (0, 0, 1))
-    assert all(isinstance(x, sp.Integer) for row in chain.tip.rotation for x in row)
+    # exact integers (Python ints, which SymPy takes as Integer), not floats near them
+    assert all(type(x) is int for row in chain.tip.rotation for x in row)
     # link2's inertial frame (pitch pi): R diag(Ixx, Iyy, Izz) R^T is the same diagonal, exact
     assert chain.links[1].inertial.inertia[0][2] == 0
     assert [float(chain.links[1].inertial.inertia[i][i]) for i in range(3)] == [0.01, 0.03, 0.025]

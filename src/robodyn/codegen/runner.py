@@ -30,7 +30,6 @@ from ..dynamics.registry import KERNELS, input_width, kernel_spec, lookup, outpu
 from ..model.chain import Chain
 from . import cache, tiers
 from .cache import generated_function
-from .generic import GenericKernel
 from .kernel import (
     Kernel,
     NonFiniteResult,
@@ -122,7 +121,7 @@ class Runner:
     @cached_property
     def parameter_names(self) -> tuple[str, ...]:
         """The names of the chain's parameters, sorted: the order of the kernels' ``p``."""
-        return tuple(str(s) for s in sorted(self.chain.free_symbols(), key=str))
+        return tuple(sorted(self.chain.parameter_names()))
 
     @cached_property
     def parameter_values(self) -> np.ndarray:
@@ -207,6 +206,8 @@ class Runner:
 
     def _no_compile(self, kind: str, tier: str, traced: tuple | None = None) -> Kernel:
         if tier == "generic":  # the numeric chain in it: one per runner, not shared
+            from .generic import GenericKernel  # big models only
+
             return GenericKernel(self.numeric_chain, kind, self.parameter_names)
         shared = _SHARED_KERNELS.setdefault(self.chain, {})
         kernel = shared.get((kind, "numpy"))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.lazy import sp
+from ..core.lazy import is_parameter, is_sympy, sp
 from ..dynamics.registry import KernelSpec, input_width, output_shape
 from ..model.chain import Chain, snap_rotations
 from .tape import Tape
@@ -24,9 +24,18 @@ def traced_chain(chain: Chain, params: tuple[str, ...], tape: Tape) -> Chain:
     """The chain with each parameter an input ``p0, p1, ...`` of ``tape`` (in the order of
     ``params``) and every other number a float, rotations snapped as in
     :meth:`Chain.evaluate`."""
-    symbols = {sp.Symbol(name): tape.input(f"p{j}") for j, name in enumerate(params)}
-    return snap_rotations(chain.map(
-        lambda x: tape.from_sympy(x, symbols) if isinstance(x, sp.Basic) else float(x)))
+    inputs = {name: tape.input(f"p{j}") for j, name in enumerate(params)}
+    # SymPy's names only for a chain of SymPy expressions (a URDF's numbers are plain)
+    symbols = ({sp.Symbol(name): var for name, var in inputs.items()}
+               if any(is_sympy(x) for x in chain.numbers()) else {})
+
+    def traced(x):
+        if is_parameter(x):  # factor * name, as SymPy's Mul(factor, name) is recorded
+            var = inputs[x.name]
+            return var if x.factor == 1 else tape.mul(float(x.factor), var)
+        return tape.from_sympy(x, symbols) if is_sympy(x) else float(x)
+
+    return snap_rotations(chain.map(traced))
 
 
 def _flatten(value) -> list:

@@ -34,26 +34,61 @@ variant with one wrench per listed frame (``"inverse_dynamics_contact@2,5"``: ``
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
 
 from ..core.errors import ModelError
-from .centroidal import centroidal_matrix, centroidal_momentum
-from .coriolis import coriolis_matrix
 from .crba import mass_matrix
-from .derivatives import (
-    forward_dynamics_derivatives,
-    inverse_dynamics_derivatives,
-    jacobian_derivative,
-    mass_matrix_derivatives,
-)
-from .energy import kinetic_energy, potential_energy
 from .forward_dynamics import forward_dynamics
 from .friction import friction_torques
 from .inverse_dynamics import TORQUE_PARTS, gravity_torques, inverse_dynamics, torque_parts
 from .kinematics import forward_kinematics, frame_names, jacobian
-from .regressor import PARAMETERS_PER_JOINT, regressor_full, regressor_width
+
+
+class _Later:
+    """An algorithm of :mod:`robodyn.dynamics` imported at its first call: ``import
+    robodyn`` reads every entry of the registry, and a first inverse dynamics needs none of
+    the derivatives, centroidal or regressor modules (issue 32: the first number at once)."""
+
+    __slots__ = ("module", "name", "_function")
+
+    def __init__(self, module: str, name: str):
+        self.module, self.name, self._function = module, name, None
+
+    def __call__(self, *args, **kwargs):
+        if self._function is None:
+            module = importlib.import_module(f"{__package__}.{self.module}")
+            self._function = getattr(module, self.name)
+        return self._function(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<{self.module}.{self.name}>"
+
+
+centroidal_matrix = _Later("centroidal", "centroidal_matrix")
+centroidal_momentum = _Later("centroidal", "centroidal_momentum")
+coriolis_matrix = _Later("coriolis", "coriolis_matrix")
+forward_dynamics_derivatives = _Later("derivatives", "forward_dynamics_derivatives")
+inverse_dynamics_derivatives = _Later("derivatives", "inverse_dynamics_derivatives")
+jacobian_derivative = _Later("derivatives", "jacobian_derivative")
+mass_matrix_derivatives = _Later("derivatives", "mass_matrix_derivatives")
+kinetic_energy = _Later("energy", "kinetic_energy")
+potential_energy = _Later("energy", "potential_energy")
+regressor_full = _Later("regressor", "regressor_full")
+
+
+def _regressor_width(chain) -> int:
+    from .regressor import regressor_width
+
+    return regressor_width(chain)
+
+
+def _parameters_per_joint() -> int:
+    from .regressor import PARAMETERS_PER_JOINT
+
+    return PARAMETERS_PER_JOINT
 
 
 @dataclass(frozen=True)
@@ -253,9 +288,9 @@ KERNELS: dict[str, KernelSpec] = _registry(
            "potential energy U(q) = -sum_i m_i g0^T p_ci", closed_form=POTENTIAL_ENERGY,
            output="U"),
     _entry("regressor", regressor_full, ("q", "qd", "qdd"),
-           lambda n, links: (n, PARAMETERS_PER_JOINT * links),
+           lambda n, links: (n, _parameters_per_joint() * links),
            "regressor Y(q, qd, qdd), tau = Y pi",
-           closed_form=REGRESSOR, chain_shape=lambda chain: (chain.nv, regressor_width(chain))),
+           closed_form=REGRESSOR, chain_shape=lambda chain: (chain.nv, _regressor_width(chain))),
     # derivatives (forward-mode over the traced program, dynamics/derivatives.py)
     _entry("inverse_dynamics_derivatives", inverse_dynamics_derivatives, ("q", "qd", "qdd"),
            _derivatives, "dtau/dq, dtau/dqd, dtau/dqdd = M(q)", contact=True,

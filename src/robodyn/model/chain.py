@@ -41,7 +41,7 @@ import numpy as np
 
 from ..core import linalg3 as la
 from ..core.errors import ModelError, excerpt
-from ..core.lazy import sp
+from ..core.lazy import is_parameter, is_sympy, sp
 from .checks import as_float, check_physical, labelled_numbers
 from .friction import Friction  # noqa: F401  (re-exported: the readers import it from here)
 from .joints import (
@@ -467,8 +467,19 @@ class Chain:
     def free_symbols(self) -> set[sp.Symbol]:
         out: set[sp.Symbol] = set()
         for x in self.numbers():
-            if isinstance(x, sp.Basic):
+            if is_sympy(x) or is_parameter(x):
                 out.update(x.free_symbols)
+        return out
+
+    def parameter_names(self) -> set[str]:
+        """The names of :meth:`free_symbols`, without importing SymPy when the chain holds
+        none of its objects (a URDF's plain numbers and its gravity :class:`Parameter`)."""
+        out: set[str] = set()
+        for x in self.numbers():
+            if is_parameter(x):
+                out.add(x.name)
+            elif is_sympy(x):
+                out.update(str(s) for s in x.free_symbols)
         return out
 
     def without_friction(self, viscous: bool = True, coulomb: bool = True) -> Chain:
@@ -491,7 +502,12 @@ class Chain:
 
     def subs(self, values: Mapping[sp.Symbol, Any]) -> Chain:
         """Substitute numbers or expressions for symbols, keeping SymPy types."""
-        return self.map(lambda x: x.xreplace(values) if isinstance(x, sp.Basic) else x)
+        def substituted(x):
+            if is_parameter(x):
+                x = x._sympy_()
+            return x.xreplace(values) if is_sympy(x) else x
+
+        return self.map(substituted)
 
     def evaluate(self, values: Mapping[str, float], source: str = "model") -> Chain:
         """The numeric chain: every number a finite real float, checked for physics.
@@ -509,26 +525,32 @@ class Chain:
                 ok = False
             if not ok:
                 raise ModelError(f"{source}: values.{k}: {excerpt(v)} is not a finite number")
-            table[sp.Symbol(k)] = sp.Float(v)
-        missing = sorted(str(s) for s in self.free_symbols() if s not in table)
+            table[str(k)] = float(v)
+        missing = sorted(name for name in self.parameter_names() if name not in table)
         if missing:
             raise ModelError(
                 f"{source}: no value for symbol(s) {', '.join(missing)}; pass them with "
                 f"robot.with_values({missing[0]}=...) or list them under 'values:' in the "
                 "model file"
             )
+        # SymPy's table only when the chain holds SymPy expressions (a YAML model's)
+        symbols = {sp.Symbol(k): sp.Float(v) for k, v in table.items()} if any(
+            is_sympy(x) for x in self.numbers()) else {}
 
         converted: dict = {}
 
         def to_float(x, path="a number"):
-            if isinstance(x, sp.Basic) and x in converted:
+            if is_parameter(x):
+                return x.value(table)
+            sympy_number = is_sympy(x)
+            if sympy_number and x in converted:
                 return converted[x]
-            value, problem = as_float(x, table)
+            value, problem = as_float(x, symbols)
             if problem:
-                symbolic = isinstance(x, sp.Basic) and x.free_symbols
+                symbolic = sympy_number and x.free_symbols
                 raise ModelError(f"{source}: {path}: {excerpt(x)}"
                                  f"{' with these values' if symbolic else ''} {problem}")
-            if isinstance(x, sp.Basic):
+            if sympy_number:
                 converted[x] = value
             return value
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core import linalg3 as la
 from ..core.errors import ModelError, PhysicalConsistencyWarning, excerpt, warn
-from ..core.lazy import sp
+from ..core.lazy import is_sympy, sp
 from .friction import FRICTION_FIELDS, check_friction
 from .joints import REVOLUTE
 
@@ -26,7 +26,7 @@ from .joints import REVOLUTE
 def as_float(x, table) -> tuple[float, str]:
     """``x`` with the values of ``table`` substituted, as a float; and what is wrong
     with it ("" if it is a finite real number)."""
-    if isinstance(x, sp.Basic):
+    if is_sympy(x):
         x = x.xreplace(table)
         if x is sp.nan:
             return math.nan, "is not a finite number (it is undefined, e.g. 0/0)"

@@ -31,7 +31,7 @@ import types
 from numbers import Real
 
 from ..core.errors import ModelError, excerpt
-from ..core.lazy import sp
+from ..core.lazy import is_parameter, sp
 from .expansion import check_expansion
 
 FUNCTIONS = {"sqrt": lambda x: sp.sqrt(x), "sin": lambda x: sp.sin(x),
@@ -100,6 +100,8 @@ def to_sympy(value: object) -> sp.Basic:
     numbers convert exactly; anything else (a string) is a ``TypeError``."""
     if isinstance(value, (sp.Basic, sp.MatrixBase)):
         return value
+    if is_parameter(value):
+        return value._sympy_()
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return number(value)
     raise TypeError(f"expected a SymPy expression or a number, got {value!r}")

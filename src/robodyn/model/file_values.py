@@ -1,5 +1,5 @@
 """What the model-file readers (URDF, MJCF) share: a file's names quoted for a message, its
-numbers as exact SymPy numbers, and its rigid bodies merged into one.
+numbers as exact Python numbers, and its rigid bodies merged into one.
 
 Merging bodies fixed to each other (parallel-axis theorem; Siciliano et al., Robotics,
 eq. 7.12): ``m = sum m_k``, ``c = sum m_k c_k / m``,
@@ -15,7 +15,6 @@ import numpy as np
 
 from ..core.csv_table import parse_number
 from ..core.errors import ModelError
-from ..core.lazy import sp
 from .chain import snap
 
 #: Names a message lists at most, and the characters it quotes of one.
@@ -66,12 +65,14 @@ def finite(text: str | None, where: str, allow_inf: bool = False) -> float:
 
 
 def number(x: float):
-    """A float of the file as a SymPy number: integers exact (0, 1, -1 keep closed forms
-    clean), others ``sp.Float`` with all 53 bits."""
+    """A float of the file as the model's number: integers exact (``int``: 0, 1, -1 keep
+    closed forms clean), others the ``float`` itself. Plain Python numbers, so that loading
+    a file imports no SymPy; SymPy takes them exactly (an ``int`` as ``Integer``, a
+    ``float`` as a 53-bit ``Float``) when a derivation uses them."""
     x = float(x)
     if x.is_integer() and abs(x) < 2**53:
-        return sp.Integer(int(x))
-    return sp.Float(x)
+        return int(x)
+    return x
 
 
 def numbers(a):

@@ -15,7 +15,6 @@ from ..core.errors import ModelError, excerpt
 from ..core.files import file_label
 from ..core.lazy import sp
 from .source import ModelSource
-from .yaml_file import parse_model, read_model_file
 
 
 def read_source(source: str | os.PathLike[str], *, base: str | None = None,
@@ -76,6 +75,8 @@ def read_source(source: str | os.PathLike[str], *, base: str | None = None,
             hint = " (a model file says 'floating: true' itself)" if "floating" in options else ""
             raise TypeError(f"load() of a YAML file takes no options, got {sorted(options)}"
                             f"{hint}")
+        from .yaml_file import read_model_file  # PyYAML and the expressions: YAML only
+
         parsed = read_model_file(path)
     elif path.suffix.lower() == ".urdf":
         from .urdf import load_urdf  # only URDF users pay the import
@@ -95,6 +96,8 @@ def read_source(source: str | os.PathLike[str], *, base: str | None = None,
     elif text in models.names():
         if options:
             raise TypeError(f"load() of a built-in model takes no options, got {sorted(options)}")
+        from .yaml_file import read_model_file
+
         parsed = read_model_file(models.path(text))
     else:
         close = difflib.get_close_matches(text, models.names(), n=1)
@@ -181,6 +184,8 @@ def dh_source(rows, joints: str | Sequence[str] | None = None, *, masses, com=No
         data["tool"] = _plain(tool)
     if configurations is not None:
         data["configurations"] = _plain(configurations)
+    from .yaml_file import parse_model
+
     parsed = parse_model(data, source=source, default_name="robot")  # g = 9.81 by default
     parsed = replace(parsed, provenance=replace(parsed.provenance, loader="python", path=""))
     return parsed

@@ -28,7 +28,7 @@ from .chain import (
     Motor,
 )
 from .checks import check_inertia
-from .expressions import symbol
+from ..core.lazy import Parameter
 from .file_values import Body as _Body
 from .file_values import finite as _float
 from .file_values import listing as _listing
@@ -650,7 +650,7 @@ class MjcfModel:
         self._name_sites_by_kind()
         if gravity[0] == 0 and gravity[1] == 0 and gravity[2] < 0:
             self.values["g"] = float(-gravity[2])
-            g = (0, 0, -symbol("g"))
+            g = (0, 0, -Parameter("g"))
         else:
             g = _numbers(gravity)
         return Chain(links=tuple(links), gravity=g, tip=as_transform(self.tip),

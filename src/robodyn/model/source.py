@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import ModelError, excerpt
-from ..core.lazy import sp
+from ..core.lazy import is_sympy
 from .chain import Chain
 from .expressions import check_parameter_name
 from .names import check_source_names
@@ -117,7 +117,7 @@ class ParameterValues(dict):
 
 
 def _name(key):
-    return str(key) if isinstance(key, sp.Symbol) else key
+    return str(key) if is_sympy(key) else key  # a Symbol: its name (no SymPy import)
 
 
 __all__ = ["ModelSource", "Provenance", "ParameterValues"]

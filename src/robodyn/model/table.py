@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import sympy as sp
+from ..core.lazy import is_parameter, is_sympy, sp
 
 from ..core.display import degrees, html_table, number, numbers, text_table
 from ..core.errors import ModelError
@@ -56,12 +56,16 @@ class _Values:
     """The model's expressions with its default values substituted."""
 
     def __init__(self, chain, values):
-        by_name = {str(s): s for s in chain.free_symbols()}
+        self.values = dict(values)
+        sympy_numbers = any(is_sympy(x) for x in chain.numbers())
+        by_name = {str(s): s for s in chain.free_symbols()} if sympy_numbers else {}
         self.mapping = {by_name[k]: sp.Float(v) for k, v in values.items() if k in by_name}
 
     def __call__(self, expr):
         """A float, or the expression (text) when symbols without a value remain."""
-        if not isinstance(expr, sp.Basic):
+        if is_parameter(expr):
+            return expr.value(self.values) if expr.name in self.values else str(expr)
+        if not is_sympy(expr):
             return float(expr)
         value = expr.xreplace(self.mapping)
         if value.free_symbols:

@@ -102,7 +102,7 @@ from .chain import (
     snap,
     with_free_base,
 )
-from .expressions import symbol
+from ..core.lazy import Parameter
 from .file_values import Body as _Body
 from .file_values import finite as _float
 from .file_values import listing as _listing
@@ -230,7 +230,7 @@ def load_urdf(path: str | Path, base: str | None = None, tip: str | None = None,
              for link in (base, *(link for link in frames if link != base))
              if link in owner and link not in moving_frames]
     tip_pose = pose[tip] if tip is not None else np.eye(4)
-    g = symbol("g")
+    g = Parameter("g")  # SymPy's symbol g when a derivation asks for it
     chain = Chain(
         links=tuple(links),
         gravity=(0, 0, -g),

@@ -4,6 +4,7 @@ URDFs of the optional ``example-robot-data`` package."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 _HERE = Path(__file__).parent
@@ -36,8 +37,6 @@ def example_robot_data(relative_path: str) -> Path:
     to ask). Raises :class:`~robodyn.ModelError` if the package is not installed or has
     no such file.
     """
-    import importlib.metadata  # lazily: only callers of this function need it
-
     from ...core.errors import ModelError
 
     relative = str(relative_path).replace("\\", "/").strip("/")
@@ -45,6 +44,16 @@ def example_robot_data(relative_path: str) -> Path:
     if not relative or ".." in relative.split("/"):
         raise ModelError(f"example_robot_data: {shown!r} is not a path inside the package's "
                          "robots folder (e.g. 'ur_description/urdf/ur5_robot.urdf')")
+    # where pip puts the package's data in this environment: found without reading its
+    # list of files (importlib.metadata and the RECORD cost 15-30 ms)
+    # (cmeel wheels under site-packages/cmeel.prefix, others under the prefix's share)
+    for root in (*(Path(p, "cmeel.prefix") for p in sys.path if p.endswith("site-packages")),
+                 Path(sys.prefix)):
+        here = root / "share" / _ERD_ROBOTS / relative
+        if here.is_file():
+            return here
+    import importlib.metadata  # lazily: only callers of this function need it
+
     try:
         dist = importlib.metadata.distribution("example-robot-data")
     except importlib.metadata.PackageNotFoundError:
