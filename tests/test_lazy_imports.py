@@ -92,11 +92,12 @@ def test_a_urdf_gravity_is_the_symbol_g_in_its_closed_forms():
     """The URDF's gravity Parameter becomes SymPy's ``g`` when a derivation needs it: the
     planar 2R's gravity torques are linear in ``g`` and equal the numbers at g = 9.81 and
     at the Moon's 1.62 (``with_values``)."""
+    from pathlib import Path
+
     import numpy as np
     import sympy as sp
 
     import robodyn as rd
-    from pathlib import Path
 
     robot = rd.load(Path(__file__).parent / "data" / "urdf" / "planar_2r.urdf")
     q = np.array([0.4, -1.1])

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import sympy as sp
 
 import robodyn as rd
 from conftest import TEST_DATA

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.errors import ModelError
+from ..core.lazy import Parameter
 from .chain import (
     PRISMATIC,
     REVOLUTE,
@@ -28,7 +29,6 @@ from .chain import (
     Motor,
 )
 from .checks import check_inertia
-from ..core.lazy import Parameter
 from .file_values import Body as _Body
 from .file_values import finite as _float
 from .file_values import listing as _listing

@@ -14,10 +14,10 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from ..core.lazy import is_parameter, is_sympy, sp
 
 from ..core.display import degrees, html_table, number, numbers, text_table
 from ..core.errors import ModelError
+from ..core.lazy import is_parameter, is_sympy, sp
 from .chain import split_free_base
 from .dh import dh_frame_offset
 from .source import ModelSource

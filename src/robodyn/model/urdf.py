@@ -93,6 +93,7 @@ import numpy as np
 
 from ..core.errors import ModelError, UrdfWarning, warn
 from ..core.files import file_label, model_name_of, read_model_bytes
+from ..core.lazy import Parameter
 from .chain import (
     Chain,
     Frame,
@@ -102,7 +103,6 @@ from .chain import (
     snap,
     with_free_base,
 )
-from ..core.lazy import Parameter
 from .file_values import Body as _Body
 from .file_values import finite as _float
 from .file_values import listing as _listing
