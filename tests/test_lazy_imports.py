@@ -8,6 +8,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 HEAVY = ("sympy", "scipy", "matplotlib", "numba", "dask", "jax", "casadi")
 
 
@@ -40,6 +42,7 @@ def test_the_command_line_help_loads_none_of_the_heavy_packages():
                         "build_parser().format_help()") == "[]"
 
 
+@pytest.mark.slow
 def test_a_first_result_from_a_compiled_kernel_needs_no_numba(tmp_path):
     """A kernel compiled before (ready in the cache) answers a short script's first calls
     from the NumPy tier: Numba's import (0.3-0.5 s) is paid only by a process that goes on

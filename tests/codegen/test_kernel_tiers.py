@@ -261,6 +261,7 @@ def test_an_unknown_tier_is_refused_with_the_choices(monkeypatch):
         rd.load("planar-2r").inverse_dynamics([0, 0], [0, 0], [0, 0])
 
 
+@pytest.mark.slow
 def test_robodyn_compile_builds_ahead_and_the_next_run_starts_compiled(tmp_path, monkeypatch,
                                                                         capsys):
     """``robodyn compile`` fills the cache and marks the kernel ready: a later process

@@ -76,6 +76,7 @@ def _ball_pendulum() -> rd.Robot:
     return rd.Robot("ball-pendulum", Chain((link,), (0.0, 0.0, -9.81)))
 
 
+@pytest.mark.slow
 def test_pd_with_gravity_compensation_brings_a_ball_joint_to_its_set_point():
     robot = _ball_pendulum()
     tilt = np.array([0.6, -0.4, 0.3])  # a turn of 0.78 rad about a skew axis
@@ -116,6 +117,7 @@ def test_a_geodesic_reaches_its_end_at_rest_with_exact_rates():
     np.testing.assert_allclose(robot.difference(qm, qp) / (2 * h), mid, rtol=1e-8)
 
 
+@pytest.mark.slow
 def test_computed_torque_tracks_a_geodesic_of_a_ball_joint():
     """With the exact model, started on the reference the arm stays on it (the error
     equation has the zero solution); started off it, the error dies out."""

@@ -19,6 +19,7 @@ def _critically_damped(e0, w, t):
     return np.asarray(e0) * ((1 + w * t) * np.exp(-w * t))[:, None]
 
 
+@pytest.mark.slow
 def test_a_planar_arm_tracks_a_line_with_the_error_of_a_second_order_system():
     arm = rd.load("planar-2r")
     q0 = np.array([0.3, 1.2])

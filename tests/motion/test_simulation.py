@@ -44,7 +44,12 @@ PASSIVE = {"planar-2r": [0.5, 0.3], "planar-3r": [0.4, -0.2, 0.9],
            "puma560": [0.1, 0.6, -0.4, 0.8, 0.5, -0.3]}
 
 
-@pytest.mark.parametrize("name", PASSIVE)
+def _passive(*slow):
+    """The PASSIVE models, those named (seconds in the NumPy tier) marked slow."""
+    return [pytest.param(n, marks=pytest.mark.slow) if n in slow else n for n in PASSIVE]
+
+
+@pytest.mark.parametrize("name", _passive("planar-3r"))
 def test_passive_motion_conserves_energy_adaptive(name):
     robot = rd.load(name)
     sim = rd.simulate(robot, PASSIVE[name], duration=10.0, method="dop853", rtol=1e-12,
@@ -54,7 +59,7 @@ def test_passive_motion_conserves_energy_adaptive(name):
     assert np.ptp(sim.kinetic) > 1.0  # it really moved
 
 
-@pytest.mark.parametrize("name", PASSIVE)
+@pytest.mark.parametrize("name", _passive("planar-3r", "puma560"))
 def test_passive_motion_conserves_energy_rk4_at_1khz(name):
     robot = rd.load(name)
     sim = rd.simulate(robot, PASSIVE[name], duration=10.0, dt=1e-3)
@@ -91,6 +96,7 @@ def test_pendulum_large_amplitude_period_is_the_elliptic_integral():
     assert t2 - t1 == pytest.approx(period, rel=1e-6)
 
 
+@pytest.mark.slow
 def test_computed_torque_with_the_exact_model_tracks_a_quintic():
     robot = rd.load("puma560")
     traj = rd.trajectory.quintic(np.zeros(6), [1.0, 0.5, -0.5, 0.3, 0.2, 0.1], 2.0)
@@ -102,6 +108,7 @@ def test_computed_torque_with_the_exact_model_tracks_a_quintic():
                                atol=1e-4)
 
 
+@pytest.mark.slow
 def test_computed_torque_with_a_mass_error_tracks_with_a_bounded_error():
     robot = rd.load("planar-2r")
     model = robot.with_values(m2=1.2 * robot.values["m2"])
@@ -120,6 +127,7 @@ def test_computed_torque_with_a_mass_error_tracks_with_a_bounded_error():
     assert stiff < soft / 8
 
 
+@pytest.mark.slow
 def test_pd_plus_gravity_compensation_reaches_its_set_point():
     robot = rd.load("planar-3r")
     q_ref = np.array([0.8, -0.4, 0.6])

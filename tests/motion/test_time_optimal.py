@@ -13,6 +13,7 @@ import robodyn as rd
 from robodyn.core.errors import InputError
 
 
+@pytest.mark.slow
 def test_a_pushed_mass_takes_the_bang_bang_time():
     """The Cartesian arm's second joint slides link 2 (mass ml2) horizontally; joint 1 holds
     the weight. At most F on joint 2: ``T* = 2 sqrt(D ml2 / F)``."""
