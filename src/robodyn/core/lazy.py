@@ -94,8 +94,8 @@ class Parameter:
     __str__ = __repr__
 
     def __getattr__(self, attribute):  # .free_symbols, .subs, .is_zero: as the expression
-        if attribute.startswith("__"):
-            raise AttributeError(attribute)
+        if attribute.startswith("__") or attribute in Parameter.__slots__:
+            raise AttributeError(attribute)  # (a slot read before unpickling set it)
         return getattr(self._sympy_(), attribute)
 
 
