@@ -32,9 +32,12 @@ physical) are in :mod:`robodyn.model.checks`.
 
 from __future__ import annotations
 
+import functools
 import math
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -460,9 +463,21 @@ class Chain:
 
     def numbers(self) -> list:
         """Every number of the chain (SymPy expressions or floats), in a fixed order."""
+        return list(self._numbers)
+
+    @cached_property
+    def _numbers(self) -> tuple:
+        # walked once per chain (frozen): the parameters, the evaluation and the checks
+        # each read every number, thousands in a humanoid
         out: list = []
         _walk(self, out.append)
-        return out
+        return tuple(out)
+
+    def _holds_sympy(self) -> bool:
+        """Whether a number of the chain is a SymPy expression (a YAML model's)."""
+        sympy = sys.modules.get("sympy")
+        return sympy is not None and any(isinstance(x, sympy.Basic) for x in self._numbers
+                                         if type(x) not in _PLAIN)
 
     def free_symbols(self) -> set[sp.Symbol]:
         out: set[sp.Symbol] = set()
@@ -475,7 +490,9 @@ class Chain:
         """The names of :meth:`free_symbols`, without importing SymPy when the chain holds
         none of its objects (a URDF's plain numbers and its gravity :class:`Parameter`)."""
         out: set[str] = set()
-        for x in self.numbers():
+        for x in self._numbers:
+            if type(x) in _PLAIN:
+                continue
             if is_parameter(x):
                 out.add(x.name)
             elif is_sympy(x):
@@ -534,12 +551,14 @@ class Chain:
                 "model file"
             )
         # SymPy's table only when the chain holds SymPy expressions (a YAML model's)
-        symbols = {sp.Symbol(k): sp.Float(v) for k, v in table.items()} if any(
-            is_sympy(x) for x in self.numbers()) else {}
+        holds_sympy = self._holds_sympy()
+        symbols = {sp.Symbol(k): sp.Float(v) for k, v in table.items()} if holds_sympy else {}
 
         converted: dict = {}
 
         def to_float(x, path="a number"):
+            if type(x) is float and math.isfinite(x):  # a file's number
+                return x
             if is_parameter(x):
                 return x.value(table)
             sympy_number = is_sympy(x)
@@ -554,9 +573,10 @@ class Chain:
                 converted[x] = value
             return value
 
-        for path, x in labelled_numbers(self):  # check each field, to name it
-            to_float(x, path)
-
+        if holds_sympy or not _plain_and_finite(self._numbers):
+            for path, x in labelled_numbers(self):  # check each field, to name it
+                to_float(x, path)
+        # (plain finite numbers: nothing to name; a Parameter's value was checked above)
         numeric = snap_rotations(self.map(to_float))
         check_physical(numeric, source)
         return numeric
@@ -641,18 +661,38 @@ def _map(f, x):
 _NOT_NUMBERS = ("name", "type", "limits", "planar", "parents", "link", "closures")
 
 
+#: Python's own number types, which hold no symbol.
+_PLAIN = (int, float)
+
+
+def _plain_and_finite(numbers) -> bool:
+    """Every number a finite Python ``int`` or ``float`` or a :class:`Parameter` (whose
+    value :meth:`Chain.evaluate` checked): nothing a field's name must explain."""
+    try:
+        return all(math.isfinite(x) if type(x) in _PLAIN else is_parameter(x)
+                   for x in numbers)
+    except OverflowError:  # an int past float's range
+        return False
+
+
+@functools.cache
+def _number_fields(cls) -> tuple[str, ...]:
+    """The fields of a model dataclass that hold numbers (or parts holding them)."""
+    return tuple(fl.name for fl in fields(cls) if fl.name not in _NOT_NUMBERS)
+
+
 def _map_dataclass(f, obj):
     changes = {}
-    for fl in fields(obj):
-        value = getattr(obj, fl.name)
-        if fl.name in _NOT_NUMBERS or value is None:
+    for name in _number_fields(type(obj)):
+        value = getattr(obj, name)
+        if value is None:
             continue
         if hasattr(value, "__dataclass_fields__"):
-            changes[fl.name] = _map_dataclass(f, value)
-        elif fl.name in ("links", "point_masses", "frames"):
-            changes[fl.name] = tuple(_map_dataclass(f, item) for item in value)
+            changes[name] = _map_dataclass(f, value)
+        elif name in ("links", "point_masses", "frames"):
+            changes[name] = tuple(_map_dataclass(f, item) for item in value)
         else:
-            changes[fl.name] = _map(f, value)
+            changes[name] = _map(f, value)
     return replace(obj, **changes)
 
 
@@ -660,9 +700,8 @@ def _walk(obj, f):
     if obj is None:  # an optional part the model does not have (a fixed base's body)
         return
     if hasattr(obj, "__dataclass_fields__"):
-        for fl in fields(obj):
-            if fl.name not in _NOT_NUMBERS:
-                _walk(getattr(obj, fl.name), f)
+        for name in _number_fields(type(obj)):
+            _walk(getattr(obj, name), f)
     elif isinstance(obj, tuple):
         for e in obj:
             _walk(e, f)
