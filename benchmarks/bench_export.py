@@ -32,6 +32,8 @@ from pathlib import Path
 import numpy as np
 
 import robodyn as rd
+
+os.environ.setdefault("ROBODYN_TIER", "compiled")  # the steady state (timing.py)
 from robodyn.dynamics.registry import KERNELS
 
 ROOT = Path(__file__).resolve().parent.parent

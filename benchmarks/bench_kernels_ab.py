@@ -54,6 +54,7 @@ print(json.dumps(result))
 
 def run(tree: str, n: int, repeats: int) -> dict:
     env = dict(os.environ, PYTHONPATH=os.path.join(tree, "src"))
+    env.setdefault("ROBODYN_TIER", "compiled")  # the steady state (benchmarks/timing.py)
     out = subprocess.run([sys.executable, "-c", _CHILD, str(n), str(repeats)], env=env,
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])

@@ -33,6 +33,8 @@ import numpy as np
 
 import robodyn as rd
 
+os.environ.setdefault("ROBODYN_TIER", "compiled")  # the steady state (timing.py)
+
 
 def interleaved(pairs: dict, repeats: int) -> dict:
     """Median wall time of each callable of ``pairs`` (name -> fn), called in turn."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 
@@ -14,3 +15,9 @@ def median_time(fn, repeats: int) -> float:
         fn()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
+
+
+# Steady state is the compiled tier's: a benchmark compiles in the foreground. In the
+# default tier (``auto``) a process's first half second of calls runs the NumPy program
+# (robodyn.codegen.tiers.LOAD_AFTER), which a benchmark of short loops would time instead.
+os.environ.setdefault("ROBODYN_TIER", "compiled")
