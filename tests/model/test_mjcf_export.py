@@ -190,30 +190,36 @@ def test_hostile_names_are_escaped_and_mujoco_loads_the_file():
     assert model.nbody == 3
 
 
-def test_a_ball_joints_armature_and_damping_are_written_and_mujoco_applies_them(tmp_path):
-    """A ball joint's ``armature`` and ``damping`` are written on it; MuJoCo puts them on
-    each of its 3 dofs as robodyn does: ``mj_fullM`` (armature included) and ``qfrc_bias``
-    equal robodyn's, ``qfrc_passive = -damping v``, and the file reads back the same."""
+def test_a_ball_joints_armature_damping_and_friction_are_written_and_mujoco_applies_them(
+        tmp_path):
+    """A ball joint's ``armature``, ``damping`` and Coulomb friction (``frictionloss``) are
+    written on it; MuJoCo puts them on each of its 3 dofs as robodyn does: ``mj_fullM``
+    (armature included) and ``qfrc_bias`` equal robodyn's, ``qfrc_passive = -damping v``,
+    ``dof_frictionloss`` the Coulomb level, and the file reads back the same (inverse
+    dynamics with the friction included)."""
     from robodyn.model.chain import Motor
     from robodyn.model.friction import Friction
 
     chain = random_chain(np.random.default_rng(9), ("spherical", "revolute", "spherical"),
                          (-1, 0, 1))
-    extra = {0: (0.04, 0.5), 2: (0.002, 0.1)}
+    extra = {0: (0.04, 0.5, 0.0), 2: (0.002, 0.1, 0.03)}
     links = tuple(replace(link, motor=Motor(inertia=extra[i][0], gear_ratio=1),
-                          friction=Friction(viscous=extra[i][1])) if i in extra else link
-                  for i, link in enumerate(chain.links))
+                          friction=Friction(viscous=extra[i][1], coulomb=extra[i][2]))
+                  if i in extra else link for i, link in enumerate(chain.links))
     robot = rd.Robot("balls", writable_chain(replace(chain, links=links))[0])
     text = robot.to_mjcf()
     model = mujoco.MjModel.from_xml_string(text)
     np.testing.assert_array_equal(model.dof_armature, [0.04] * 3 + [0] + [0.002] * 3)
     np.testing.assert_array_equal(model.dof_damping, [0.5] * 3 + [0] + [0.1] * 3)
+    np.testing.assert_array_equal(model.dof_frictionloss, [0] * 3 + [0] + [0.03] * 3)
     _check_against_mujoco(robot, text, 2, "balls with armature")
     data = mujoco.MjData(model)
     q, v, a = _states(robot, 6)
     data.qpos[:], data.qvel[:], _, _ = _to_mujoco(robot, q[0], v[0])
     mujoco.mj_forward(model, data)
-    _close(data.qfrc_passive, -robot.friction_torques(v[0]), "damping = -qfrc_passive")
+    _close(data.qfrc_passive, -model.dof_damping * v[0], "damping = -qfrc_passive")
+    dry = robot.friction_torques(v[0]) - model.dof_damping * v[0]
+    _close(dry, model.dof_frictionloss * np.sign(v[0]), "frictionloss sign(v) per dof")
     path = tmp_path / "balls.xml"
     path.write_text(text, encoding="utf-8")
     back = rd.load(str(path))

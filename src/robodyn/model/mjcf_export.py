@@ -14,7 +14,7 @@ The file holds the chain with every parameter value bound, as MuJoCo's compiler 
   ``G^2 J_m``: MuJoCo adds it to the diagonal of ``M`` as robodyn does); ``ball``
   (spherical: MuJoCo's ``qpos`` is the quaternion ``w x y z`` where robodyn stores
   ``x y z w``, ``qvel`` the angular velocity in the body frame as robodyn's; its
-  ``damping`` and ``armature`` act on each of its 3 dofs, in both); ``free``
+  ``damping``, ``frictionloss`` and ``armature`` act on each of its 3 dofs, in both); ``free``
   (a free-flying body: MJCF puts free joints on bodies of ``<worldbody>`` only; MuJoCo's
   ``qpos`` is ``x y z`` and the quaternion ``w x y z``, its ``qvel`` the linear velocity in
   the world frame and the angular velocity in the body frame, where robodyn's ``v`` has
@@ -154,10 +154,9 @@ def _body(parent: ET.Element, link, i: int, parent_index: int, names) -> ET.Elem
     check_plain(link.friction, f"to_mjcf: joint {label!r}", "MJCF")
     viscous, coulomb = float(link.friction.viscous), float(link.friction.coulomb)
     armature = float(link.motor.armature)
-    if (kind == "free" and (viscous or coulomb or armature)) or (kind == "ball" and coulomb):
-        raise ModelError(f"to_mjcf: joint {label!r} ({joint.type}) has "
-                         f"{'Coulomb friction' if kind == 'ball' else 'friction or armature'}, "
-                         "which robodyn does not model on it; remove it "
+    if kind == "free" and (viscous or coulomb or armature):
+        raise ModelError(f"to_mjcf: joint {label!r} ({joint.type}) has friction or armature, "
+                         "which robodyn's floating base does not model; remove it "
                          "(robot.without_friction())")
     for key, value in (("damping", viscous), ("frictionloss", coulomb),
                        ("armature", armature)):
