@@ -49,6 +49,7 @@ from .mjcf_compiler import (
 )
 from .mjcf_equality import is_read
 from .mjcf_geoms import PRIMITIVES, check_size, combined, solid, z_to
+from .mjcf_replicate import expand_replicates
 from .mjcf_xml import MjcfElement
 
 #: Most ``<body>`` elements, and most joints.
@@ -235,6 +236,7 @@ class MjcfModel:
                                      "reads (body, frame, geom, site, camera, light)")
 
         for node in worldbodies:
+            expand_replicates(node, self.compiler)  # copies placed by <frame> elements
             visit(node, np.eye(4), None)
         for node, pose in statics:
             self._site(node, -1, pose, None)
