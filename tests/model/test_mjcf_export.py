@@ -354,3 +354,32 @@ def test_a_closed_mechanism_is_written_with_equality_connect_and_mujoco_moves_it
             _close(again, qdd, f"{name}: read back", rtol=1e-9)
     assert worst[0.9999] < 1e-3, f"{name}: MuJoCo's stiff connect vs robodyn: {worst}"
     assert worst[0.999] > 5 * worst[0.9999], f"{name}: no convergence: {worst}"
+
+
+def test_a_pose_closure_is_written_as_a_weld_and_reads_back_as_one(tmp_path):
+    """A ``pose`` loop closure (a weld) is written as ``<equality weld site1 site2>``, which
+    MuJoCo loads as a weld of those two sites (``eq_type``, ``eq_objtype`` site), and
+    robodyn reads back as the same ``pose`` closure; a loop end at a link's own frame gets a
+    site at its body's origin (read back as the frame ``site:rocker``, a site named like
+    its body, at the link's origin), a ``base`` end one at the world's."""
+    from robodyn.model.loops import LoopClosure
+
+    robot = rd.load("four-bar")
+    chain = robot.numeric_chain
+    closures = replace(chain.closures, loops=(LoopClosure("weld", "rocker", "base", "pose"),))
+    welded = rd.Robot("welded", replace(chain, closures=closures))
+    text = welded.to_mjcf()
+    weld = ET.fromstring(text).find("equality/weld")
+    assert weld is not None and (weld.get("site1"), weld.get("site2")) == ("rocker", "base")
+    model = mujoco.MjModel.from_xml_string(text)
+    assert model.eq_type[0] == mujoco.mjtEq.mjEQ_WELD
+    assert model.eq_objtype[0] == mujoco.mjtObj.mjOBJ_SITE
+    site = model.site("rocker")
+    assert model.site_bodyid[site.id] == model.body("rocker").id
+    np.testing.assert_array_equal(model.site_pos[site.id], 0)
+    assert model.site_bodyid[model.site("base").id] == 0
+    path = tmp_path / "welded.xml"
+    path.write_text(text, encoding="utf-8")
+    back = rd.load(str(path)).chain.closures
+    assert [(loop.frame_a, loop.frame_b, loop.kind) for loop in back.loops] == \
+        [("site:rocker", "base", "pose")]
