@@ -186,8 +186,9 @@ def _loops(chain: Chain, loops, world, bodies, sites: dict, names, equality, not
     """Each loop closure as an ``<equality>`` between two sites: ``<weld>`` for a ``pose``
     closure, ``<connect>`` for a ``position`` one and for a ``planar`` one (MuJoCo has no
     planar connect: its third row, the z of the two frames, is constant in a mechanism
-    whose joints turn about z, so it adds no force). A frame that has no site yet (the
-    ``base``, a link's own frame) gets one at its origin."""
+    whose joints turn about z, and 0 where the two frames are at one height, as in the
+    built-ins; MuJoCo would pull frames at different heights together). A frame that has
+    no site yet (the ``base``, a link's own frame) gets one at its origin."""
     links = {link.name: i for i, link in enumerate(chain.links)}
     for loop in loops:
         ends = []
@@ -200,8 +201,8 @@ def _loops(chain: Chain, loops, world, bodies, sites: dict, names, equality, not
         ET.SubElement(equality, tag, name=visible(loop.name) or tag, site1=ends[0],
                       site2=ends[1])
         if loop.kind == "planar":
-            notes.append(f"loop {visible(loop.name)!r} (planar) written as <connect>: its z "
-                         "row is constant while the joints turn about z")
+            notes.append(f"loop {visible(loop.name)!r} (planar) written as <connect>, which "
+                         "also joins the two frames in z: they must be at one height")
 
 
 def _site(body: ET.Element, names, name: str, placement) -> str:
