@@ -605,10 +605,6 @@ def _one_body(inside: str, compiler: str = "") -> str:
 
 INERTIAL = '<inertial pos="0 0 0" mass="1" diaginertia="0.1 0.1 0.1"/>'
 REFUSED = {
-    "ball frictionloss": (_one_body(f'{INERTIAL}<joint name="j" type="ball" '
-                                    'frictionloss="1"/>'),
-                          "model.xml:5: <joint name='j'> frictionloss: frictionloss on a ball "
-                          "joint is not modelled by robodyn yet"),
     "mesh unknown": (_one_body('<joint/><geom type="mesh" mesh="m"/>'),
                      "model.xml:5: <geom> mesh: no <mesh name='m'> in <asset>; meshes: none"),
     "no size": (_one_body('<joint/><geom type="box" size="0.1 0.2"/>'),
@@ -882,12 +878,12 @@ def test_the_command_line_reads_mjcf_and_reports_its_errors_in_one_line(tmp_path
 
     assert main(["demo", str(write(tmp_path, FEATURES)), "--samples", "2"]) == 0
     assert "features: 5 DOF" in capsys.readouterr().out
-    bad = write(tmp_path, _one_body('<joint type="ball" stiffness="0.1"/>'), "bad.xml")
+    bad = write(tmp_path, _one_body('<joint type="free" damping="0.1"/>'), "bad.xml")
     assert main(["demo", str(bad)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"robodyn: error: {bad}:5: <joint> stiffness: stiffness on a ball joint is "
-                   "not modelled by robodyn yet; set it to 0 (or override it in this joint: "
-                   "the default class may set it)"]
+    assert err == [f"robodyn: error: {bad}:5: <joint> damping: damping on a free joint is "
+                   "not modelled by robodyn's floating base; set it to 0 (or override it in "
+                   "this joint: the default class may set it)"]
 
 
 BALLS = """\
@@ -1007,7 +1003,52 @@ def test_armature_and_damping_on_ball_joints_equal_mujoco(tmp_path):
         _, d_qd, d_qdd = robot.inverse_dynamics_derivatives(q, v, a)
         assert np.abs(d_qd - rate).max() <= 1e-8 * max(1.0, np.abs(rate).max())
         close(d_qdd, full, "dtau/dqdd = M")
-    with pytest.raises(rd.ModelError, match="shoulder, wrist: armature or damping"):
+    with pytest.raises(rd.ModelError, match="shoulder, wrist: armature, damping or dry friction"):
         robot.regressor(q, v, a)
     with pytest.raises(rd.InputError, match="ball or free joint.*shoulder, wrist"):
         robot.equations()
+
+
+def test_frictionloss_and_stiffness_on_ball_joints_read_as_mujoco(tmp_path):
+    """A ball joint's ``frictionloss`` is MuJoCo's dry friction on each of its 3 dofs (one
+    friction row per dof): while every dof slides, MuJoCo's soft friction rows saturate at
+    ``qfrc_constraint = -frictionloss sign(qvel)``, so robodyn's friction torques (Coulomb
+    ``frictionloss sign(v)`` per dof) equal ``-(qfrc_passive + qfrc_constraint)`` and its
+    forward dynamics MuJoCo's ``qacc`` (Newton solver, tolerance 1e-14), to 1e-9. A ball
+    joint's ``stiffness`` is MuJoCo's spring in ``qfrc_spring``, beside ``M`` and the bias:
+    read past (``M``, the bias equal MuJoCo's), named in the springs' note."""
+    text = BALLS.replace('type="ball" pos="0 0 0.02"/>',
+                        'type="ball" pos="0 0 0.02" frictionloss="0.4" damping="0.3"/>')
+    text = text.replace('<joint name="wrist" type="ball"/>',
+                        '<joint name="wrist" type="ball" frictionloss="0.02" stiffness="2"/>')
+    text = text.replace('<option gravity="0.3 -0.2 -9.81"/>',
+                        '<option gravity="0.3 -0.2 -9.81" solver="Newton" tolerance="1e-14" '
+                        'iterations="200"/>')
+    path = write(tmp_path, text)
+    robot = rd.load(path)
+    m = mujoco.MjModel.from_xml_path(str(path))  # with its constraints: the friction rows
+    np.testing.assert_array_equal(m.dof_frictionloss, [0.4] * 3 + [0] + [0.02] * 3 + [0])
+    assert any("springs (stiffness)" in n and "'wrist'" in n for n in robot.provenance.notes)
+    d = mujoco.MjData(m)
+    rng = np.random.default_rng(31)
+    for _ in range(3):
+        mujoco.mj_resetData(m, d)
+        mujoco.mj_integratePos(m, d.qpos, rng.normal(size=m.nv), 1.0)
+        # every dof sliding (MuJoCo's reference acceleration -b v, b ~ 100/s, beyond what
+        # frictionloss can give): the friction rows saturate against the velocity
+        d.qvel[:] = v = rng.choice([-1, 1], size=m.nv) * rng.uniform(1, 2, size=m.nv)
+        tau = 0.01 * rng.normal(size=m.nv)
+        mujoco.mj_forward(m, d)
+        d.qfrc_applied[:] = tau - d.qfrc_spring  # the spring (a function of q) held off
+        mujoco.mj_forward(m, d)
+        q = _from_mujoco_qpos(m, d.qpos)
+        full = np.zeros((m.nv, m.nv))
+        mujoco.mj_fullM(m, d, full)
+        close(robot.mass_matrix(q), full, "M")
+        close(robot.inverse_dynamics(q, v, np.zeros(m.nv)) - robot.friction_torques(v),
+              d.qfrc_bias, "C v + g")
+        assert np.abs(d.qfrc_spring[3:6]).max() > 0.01  # MuJoCo's spring, left out here
+        passive = d.qfrc_passive - d.qfrc_spring  # MuJoCo's damping alone
+        close(robot.friction_torques(v), -(passive + d.qfrc_constraint), "friction")
+        np.testing.assert_allclose(np.abs(d.qfrc_constraint), m.dof_frictionloss, rtol=1e-9)
+        close(robot.forward_dynamics(q, v, tau), d.qacc, "FD")

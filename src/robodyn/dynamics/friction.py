@@ -54,23 +54,36 @@ def joint_friction_rate(fr: Friction, v, ops):
 
 def friction_torques(chain: Chain, qd: Sequence, ops) -> list:
     """``tau_f`` per joint (``nv`` values, module docstring); a multi-value joint
-    (spherical, free) has the viscous term ``F_v qd_k`` on each of its velocity values (a
-    ball joint's damping as MuJoCo's ``qfrc_passive = -damping qvel`` for each of its 3 dofs,
-    MuJoCo's documentation of ``joint/damping``), none when its ``F_v`` is 0."""
+    (spherical, free) has ``F_v qd_k + F_c sign(qd_k)`` on each of its velocity values
+    ``qd_k`` (a ball joint's damping as MuJoCo's ``qfrc_passive = -damping qvel`` for each
+    of its 3 dofs, MuJoCo's documentation of ``joint/damping``; its ``frictionloss`` as the
+    dry friction MuJoCo puts on each of those dofs, one friction row per dof, whose force
+    is ``-frictionloss sign(qvel_k)`` while the dof slides), none when both are 0."""
     out: list = []
     for link, v in zip(chain.links, chain.per_joint(qd), strict=True):
         if not link.joint.model.single:
-            viscous = link.friction.viscous
-            out += [0] * link.joint.nv if is_zero(viscous) else [viscous * x for x in v]
+            out += _per_value(link.friction, v, ops)
             continue
         out.append(joint_friction(link.friction, v, ops))
     return out
 
 
+def _per_value(fr: Friction, v: Sequence, ops) -> list:
+    """``F_v v_k + F_c sign(v_k)`` for each velocity value ``v_k`` of a multi-value joint
+    (:func:`friction_torques`); the terms whose coefficient is exactly 0 left out."""
+    viscous, coulomb = fr.viscous, fr.coulomb
+    if is_zero(coulomb):
+        return [0] * len(v) if is_zero(viscous) else [viscous * x for x in v]
+    if is_zero(viscous):
+        return [coulomb * ops.sign(x) for x in v]
+    return [viscous * x + coulomb * ops.sign(x) for x in v]
+
+
 def multi_value_extras(chain: Chain) -> list[str]:
-    """The multi-value joints (ball, free) with an armature or damping, which the numeric
-    algorithms model on each of their velocity values (MuJoCo's semantics) but the
-    regressor and the closed forms do not yet."""
+    """The multi-value joints (ball, free) with an armature, damping or dry friction, which
+    the numeric algorithms model on each of their velocity values (MuJoCo's semantics) but
+    the regressor and the closed forms do not yet."""
     return [link.joint.name or link.name for link in chain.links
             if not link.joint.model.single and not (
-                is_zero(link.motor.armature) and is_zero(link.friction.viscous))]
+                is_zero(link.motor.armature) and is_zero(link.friction.viscous)
+                and is_zero(link.friction.coulomb))]

@@ -190,7 +190,7 @@ def parameter_columns(chain: Chain) -> tuple[list[int], list[str]]:
     """The columns of :func:`regressor_full` a model has, and their names: ``m1, mx1, ...,
     ZZ1, ..., Fv1, Fs1, ..., Ia_j, ..., Fd_j, Fo_j`` (armature only for joints with a
     motor, ``Fd_j`` and ``Fo_j`` only for joints whose friction has them:
-    :func:`extra_friction`). A ball or free joint with armature or damping: a
+    :func:`extra_friction`). A ball or free joint with armature, damping or dry friction: a
     :class:`ModelError` (no column for them yet)."""
     _refuse_multi_value_extras(chain)
     n = chain.dof
@@ -212,9 +212,10 @@ def parameter_columns(chain: Chain) -> tuple[list[int], list[str]]:
 def _refuse_multi_value_extras(chain: Chain) -> None:
     extras = multi_value_extras(chain)
     if extras:
-        raise ModelError(f"joint(s) {', '.join(extras[:5])}: armature or damping on a ball or "
-                         "free joint has no regressor column yet (the regressor would not "
-                         "equal the inverse dynamics); use a model without them")
+        raise ModelError(f"joint(s) {', '.join(extras[:5])}: armature, damping or dry "
+                         "friction on a ball or free joint has no regressor column yet (the "
+                         "regressor would not equal the inverse dynamics); use a model "
+                         "without them")
 
 
 def standard_columns(chain: Chain, full):

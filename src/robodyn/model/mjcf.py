@@ -26,13 +26,14 @@ a mesh file is opened only when a geom's mass needs it.
   its body frame); then the bodies fixed to the world (a floor) are left out, with a note.
   MuJoCo's free-joint coordinates are ``qpos = [x, y, z, qw, qx, qy, qz]`` and ``qvel =
   [v (world frame), omega (body frame)]``; robodyn's floating base uses Pinocchio's.
-* ``damping`` is viscous friction, ``frictionloss`` Coulomb friction and ``armature`` the
-  motor armature (``Motor(inertia=armature, gear_ratio=1)``, added to ``M[j, j]``); a
-  ``range`` of a limited joint is kept in ``Joint.limits``.
+* ``damping`` is viscous friction, ``frictionloss`` Coulomb friction (a ball joint's on
+  each of its 3 dofs, as MuJoCo's friction rows) and ``armature`` the motor armature
+  (``Motor(inertia=armature, gear_ratio=1)``, added to ``M[j, j]``); a ``range`` of a
+  limited joint is kept in ``Joint.limits``.
+* ``<replicate>`` is expanded into placed copies first (:mod:`robodyn.model.mjcf_replicate`).
 
 Errors name the file, line and element: a ``free`` joint below the world's bodies or
-beside other joints, a ball joint with frictionloss or stiffness, mocap bodies,
-composite or attached bodies, height-field and plane geoms that would give a body its
+beside other joints, mocap bodies, composite or attached bodies, height-field and plane geoms that would give a body its
 inertia, hostile mesh files (:mod:`robodyn.model.mjcf_meshes`). ``<equality>``:
 ``<connect>`` and ``<weld>`` between two sites are loop closures (``Chain.closures``, for
 ``robot.closed_chain()``; :mod:`robodyn.model.mjcf_equality`) and ``<joint joint1 joint2>``

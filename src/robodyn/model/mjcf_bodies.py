@@ -49,6 +49,7 @@ from .mjcf_compiler import (
 )
 from .mjcf_equality import is_read
 from .mjcf_geoms import PRIMITIVES, check_size, combined, solid, z_to
+from .mjcf_replicate import expand_replicates
 from .mjcf_xml import MjcfElement
 
 #: Most ``<body>`` elements, and most joints.
@@ -235,6 +236,7 @@ class MjcfModel:
                                      "reads (body, frame, geom, site, camera, light)")
 
         for node in worldbodies:
+            expand_replicates(node, self.compiler)  # copies placed by <frame> elements
             visit(node, np.eye(4), None)
         for node, pose in statics:
             self._site(node, -1, pose, None)
@@ -384,14 +386,15 @@ class MjcfModel:
         ``(x, y, z, w)`` as Pinocchio does, where MuJoCo's ``qpos`` is ``(w, x, y, z)``; ``v``
         the angular velocity in the body frame, as MuJoCo's ``qvel``). ``armature`` and
         ``damping`` act on each of its 3 dofs, as in MuJoCo (``dof_armature``,
-        ``dof_damping``)."""
-        for key in ("frictionloss", "stiffness"):
-            if key in attrs and _float(attrs[key], joint.where(key)) != 0:
-                raise ModelError(f"{joint.where(key)}: {key} on a ball joint is not modelled by "
-                                 "robodyn yet; set it to 0 (or override it in this joint: the "
-                                 "default class may set it)")
+        ``dof_damping``), and so does ``frictionloss`` (MuJoCo's ``dof_frictionloss``: a
+        friction row per dof, ``-frictionloss sign(qvel_k)`` while it slides), robodyn's
+        Coulomb friction on each dof. ``stiffness`` is a spring MuJoCo adds to
+        ``qfrc_passive`` (``qfrc_spring``), beside ``M`` and the bias: read past with the
+        hinges' springs, in one note."""
+        if "stiffness" in attrs and _float(attrs["stiffness"], joint.where("stiffness")) != 0:
+            self.springs.append(joint.attrib.get("name") or name)
         values = {}
-        for key in ("armature", "damping"):
+        for key in ("armature", "damping", "frictionloss"):
             values[key] = _float(attrs.get(key, "0"), joint.where(key))
             if values[key] < 0:
                 raise ModelError(f"{joint.where(key)}: {values[key]:g} is negative; it must "
@@ -400,7 +403,8 @@ class MjcfModel:
             name=name,
             joint=Joint(type=SPHERICAL, placement=as_transform(placement),
                         name=joint.attrib.get("name") or f"joint{self.joints}"),
-            parent=parent, friction=(values["damping"], 0.0), armature=values["armature"])
+            parent=parent, friction=(values["damping"], values["frictionloss"]),
+            armature=values["armature"])
 
     def _link(self, joint: MjcfElement, attrs, kind: str, name: str, parent: int,
               placement: np.ndarray) -> _LinkDraft:

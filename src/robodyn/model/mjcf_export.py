@@ -14,7 +14,7 @@ The file holds the chain with every parameter value bound, as MuJoCo's compiler 
   ``G^2 J_m``: MuJoCo adds it to the diagonal of ``M`` as robodyn does); ``ball``
   (spherical: MuJoCo's ``qpos`` is the quaternion ``w x y z`` where robodyn stores
   ``x y z w``, ``qvel`` the angular velocity in the body frame as robodyn's; its
-  ``damping`` and ``armature`` act on each of its 3 dofs, in both); ``free``
+  ``damping``, ``frictionloss`` and ``armature`` act on each of its 3 dofs, in both); ``free``
   (a free-flying body: MJCF puts free joints on bodies of ``<worldbody>`` only; MuJoCo's
   ``qpos`` is ``x y z`` and the quaternion ``w x y z``, its ``qvel`` the linear velocity in
   the world frame and the angular velocity in the body frame, where robodyn's ``v`` has
@@ -29,8 +29,14 @@ The file holds the chain with every parameter value bound, as MuJoCo's compiler 
 * each joint coupling ``q_j = multiplier q_s + offset`` (URDF ``<mimic>``, MJCF
   ``<equality joint>``) as ``<equality><joint joint1=j joint2=s polycoef="offset multiplier
   0 0 0">`` (the file's joints have ``ref`` 0, so MuJoCo's ``y - y0 = c0 + c1 (x - x0)`` is
-  the coupling), read back coupled by :func:`~robodyn.model.mjcf.load_mjcf`; loop closures
-  are left out, said in a comment.
+  the coupling), read back coupled by :func:`~robodyn.model.mjcf.load_mjcf`;
+* each loop closure (``chain.closures.loops``) as ``<equality><connect site1 site2>``
+  (``position``; also ``planar``, whose third row a planar mechanism keeps constant) or
+  ``<weld site1 site2>`` (``pose``) between sites at its two frames (``base``: the world's
+  origin; a link: its body's origin), MuJoCo's default ``solref``/``solimp`` (a soft
+  constraint: make it stiffer in MuJoCo to approach robodyn's rigid closure), read back as
+  the same closures by :func:`~robodyn.model.mjcf.load_mjcf`; the actuated joints of a
+  closed mechanism as ``<actuator><motor joint>`` (how the reader knows them).
 
 A body changed where the dynamics feel it (the PUMA 560's link 3) is also said in a
 :class:`~robodyn.core.errors.UrdfWarning`, as ``to_urdf`` says it.
@@ -49,7 +55,7 @@ import xml.etree.ElementTree as ET
 import numpy as np
 
 from ..core.errors import ModelError, UrdfWarning, warn
-from .chain import PRISMATIC, REVOLUTE, Chain
+from .chain import PRISMATIC, REVOLUTE, Chain, Transform
 from .friction import check_plain
 from .joints import FREE, SPHERICAL
 from .names import MARKER, visible
@@ -92,9 +98,8 @@ def chain_to_mjcf(chain: Chain, name: str, comment: str = "") -> str:
         limits = link.joint.limits
         if limits is not None and any(math.isfinite(float(x)) for x in limits[2:4]):
             rate_limits.append(link.joint.name or body.get("name"))
-    for frame in chain.frames:
-        _site(world if frame.link < 0 else bodies[frame.link], names, frame.name,
-              frame.placement)
+    sites = {frame.name: _site(world if frame.link < 0 else bodies[frame.link], names,
+                               frame.name, frame.placement) for frame in chain.frames}
     if chain.links and not is_identity(chain.tip):
         _site(bodies[-1], names, "tool", chain.tip)
     closures = chain.closures
@@ -104,8 +109,13 @@ def chain_to_mjcf(chain: Chain, name: str, comment: str = "") -> str:
             ET.SubElement(equality, "joint", joint1=written[c.joint], joint2=written[c.source],
                           polycoef=f"{number_text(c.offset)} {number_text(c.multiplier)} 0 0 0")
     if closures is not None and closures.loops:
-        notes.append(f"{len(closures.loops)} loop closure(s) left out (MJCF's <equality connect> "
-                     "and <weld> join sites; robodyn writes none yet)")
+        equality = root.find("equality")
+        equality = ET.SubElement(root, "equality") if equality is None else equality
+        _loops(chain, closures.loops, world, bodies, sites, names, equality, notes)
+    if closures is not None and closures.actuated:  # read back as the actuated joints
+        actuator = ET.SubElement(root, "actuator")
+        for joint in closures.actuated:
+            ET.SubElement(actuator, "motor", joint=written[joint])
     if rate_limits:
         notes.append("velocity and effort limits (MJCF: actuators' ctrlrange, forcerange) of "
                      f"{', '.join(rate_limits[:10])}{' ...' if len(rate_limits) > 10 else ''} "
@@ -154,10 +164,9 @@ def _body(parent: ET.Element, link, i: int, parent_index: int, names) -> ET.Elem
     check_plain(link.friction, f"to_mjcf: joint {label!r}", "MJCF")
     viscous, coulomb = float(link.friction.viscous), float(link.friction.coulomb)
     armature = float(link.motor.armature)
-    if (kind == "free" and (viscous or coulomb or armature)) or (kind == "ball" and coulomb):
-        raise ModelError(f"to_mjcf: joint {label!r} ({joint.type}) has "
-                         f"{'Coulomb friction' if kind == 'ball' else 'friction or armature'}, "
-                         "which robodyn does not model on it; remove it "
+    if kind == "free" and (viscous or coulomb or armature):
+        raise ModelError(f"to_mjcf: joint {label!r} ({joint.type}) has friction or armature, "
+                         "which robodyn's floating base does not model; remove it "
                          "(robot.without_friction())")
     for key, value in (("damping", viscous), ("frictionloss", coulomb),
                        ("armature", armature)):
@@ -173,7 +182,30 @@ def _body(parent: ET.Element, link, i: int, parent_index: int, names) -> ET.Elem
     return body
 
 
-def _site(body: ET.Element, names, name: str, placement) -> None:
+def _loops(chain: Chain, loops, world, bodies, sites: dict, names, equality, notes) -> None:
+    """Each loop closure as an ``<equality>`` between two sites: ``<weld>`` for a ``pose``
+    closure, ``<connect>`` for a ``position`` one and for a ``planar`` one (MuJoCo has no
+    planar connect: its third row, the z of the two frames, is constant in a mechanism
+    whose joints turn about z, and 0 where the two frames are at one height, as in the
+    built-ins; MuJoCo would pull frames at different heights together). A frame that has
+    no site yet (the ``base``, a link's own frame) gets one at its origin."""
+    links = {link.name: i for i, link in enumerate(chain.links)}
+    for loop in loops:
+        ends = []
+        for end in (loop.frame_a, loop.frame_b):
+            if end not in sites:
+                body = bodies[links[end]] if end in links else world  # else: "base"
+                sites[end] = _site(body, names, end, Transform())
+            ends.append(sites[end])
+        tag = "weld" if loop.kind == "pose" else "connect"
+        ET.SubElement(equality, tag, name=visible(loop.name) or tag, site1=ends[0],
+                      site2=ends[1])
+        if loop.kind == "planar":
+            notes.append(f"loop {visible(loop.name)!r} (planar) written as <connect>, which "
+                         "also joins the two frames in z: they must be at one height")
+
+
+def _site(body: ET.Element, names, name: str, placement) -> str:
     attributes = {"name": names.site(name)}
     translation = np.array(placement.translation, dtype=float)
     rotation = np.array(placement.rotation, dtype=float)
@@ -182,6 +214,7 @@ def _site(body: ET.Element, names, name: str, placement) -> None:
     if not np.array_equal(rotation, np.eye(3)):
         attributes["quat"] = vector_text(_quaternion(rotation))
     ET.SubElement(body, "site", **attributes)
+    return attributes["name"]
 
 
 def _quaternion(rotation: np.ndarray) -> np.ndarray:

@@ -90,10 +90,10 @@ def _derivation(chain: Chain, method: str, h_e: bool, name: str, ring,
     check_derivable(chain, name)  # before tidy_chain: that already expands
     extras = multi_value_extras(chain)
     if extras:
-        raise InputError(f"{name}: armature or damping on ball or free joint(s) "
-                         f"{', '.join(extras[:5])} is in the numeric methods (robot.mass_matrix, "
-                         "robot.inverse_dynamics, ...) but not in the closed forms yet; derive "
-                         "a model without it")
+        raise InputError(f"{name}: armature, damping or dry friction on ball or free "
+                         f"joint(s) {', '.join(extras[:5])} is in the numeric methods "
+                         "(robot.mass_matrix, robot.inverse_dynamics, ...) but not in the "
+                         "closed forms yet; derive a model without it")
     chain = tidy_chain(chain)
     ring = ring or make_ring(chain, wrench=h_e)
     if method == "newton-euler":
