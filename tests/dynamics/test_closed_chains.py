@@ -352,3 +352,16 @@ def test_batched_forward_dynamics_equals_one_state_at_a_time(name):
         np.testing.assert_allclose(lam[k], one_lam, rtol=1e-12, atol=1e-10)
         K = chain.constraint_jacobian(Q[k])
         np.testing.assert_allclose(K @ qdd[k] + chain.drift(Q[k], QD[k]), 0, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["four-bar", "five-bar", "parallelogram-arm"])
+def test_a_closed_chain_says_what_it_is(name):
+    """Its repr (what a notebook shows) names every loop's frames and kind and the actuated
+    joints the model file lists, not an object address."""
+    robot = rd.load(name)
+    text = repr(robot.closed_chain())
+    closures = robot.chain.closures
+    assert " at 0x" not in text
+    for loop in closures.loops:
+        assert f"{loop.kind} {loop.frame_a}={loop.frame_b}" in text
+    assert text.endswith(f"actuated: {', '.join(closures.actuated)})")

@@ -113,6 +113,12 @@ class ClosedChain:
         self._mass, self._id = mass_matrix, inverse_dynamics
         self._kinetic, self._potential = kinetic_energy, potential_energy
 
+    def __repr__(self) -> str:
+        loops = ", ".join(f"{loop.kind} {loop.frame_a}={loop.frame_b}" for loop in self.loops)
+        actuated = ", ".join(self.joints[i] for i in self.actuated)
+        return (f"ClosedChain({len(self.joints)} joints, {len(self.loops)} loop(s): {loops}; "
+                f"{self.rows} constraint rows; actuated: {actuated})")
+
     # -- kinematics of the loops ------------------------------------------------------
     def residual(self, q) -> np.ndarray:
         """``phi(q)`` ``(m,)``: per loop, ``p_a - p_b`` (position; x, y of it for planar),
