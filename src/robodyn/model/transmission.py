@@ -1,0 +1,116 @@
+"""A coupled transmission: the matrix from joint to motor angles and the motors behind it.
+
+Convention (Spong, Hutchinson & Vidyasagar, *Robot Modeling and Control*, §6.4 and §7.5;
+Siciliano et al., *Robotics*, §8.3 for the diagonal case)::
+
+    theta = N q          (motor angles from joint angles; N = diag(G) for independent gears)
+
+so a diagonal ``N`` is today's per-joint ``motor: {gear_ratio: G}``. A wrist whose last
+motor's gear train runs through the joint before it (the PUMA 560's joints 4-6, Corke,
+*Robotics, Vision and Control*, §9.1, and the differential wrists of many arms) has
+off-diagonal entries. The model here is the data and its checks only; what it does to the
+equations of motion is :mod:`robodyn.dynamics.transmission`.
+
+Model files: a model-level key ::
+
+    transmission:
+      matrix: [[G1, 0], [c, G2]]     # N, dof x dof, non-singular
+      motor_inertia: [Jm1, Jm2]      # rotor inertias, kg m^2, >= 0
+      motor_viscous: [Bm1, Bm2]      # optional: motor-side viscous friction, N m s/rad, >= 0
+      motor_coulomb: [Fm1, Fm2]      # optional: motor-side Coulomb friction, N m, >= 0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.errors import ModelError
+
+#: Keys under ``transmission:`` in a model file.
+TRANSMISSION_KEYS = ("matrix", "motor_inertia", "motor_viscous", "motor_coulomb")
+#: ``N`` is refused as singular when its condition number passes this (``1/eps`` of a float
+#: is about 4.5e15; beyond 1e12 the motor torques ``N^-T tau`` have no correct digits left).
+MAX_CONDITION = 1e12
+
+
+@dataclass(frozen=True)
+class Transmission:
+    """``theta = N q`` with motors of inertia ``motor_inertia`` (``J_m``, one per motor)
+    and motor-side friction ``motor_viscous`` (``B_m``) and ``motor_coulomb`` (``F_m``).
+    Tuples of floats, so the model stays hashable and comparable; build it with
+    :func:`transmission_of` (checked)."""
+
+    matrix: tuple[tuple[float, ...], ...]
+    motor_inertia: tuple[float, ...]
+    motor_viscous: tuple[float, ...]
+    motor_coulomb: tuple[float, ...]
+
+    @property
+    def N(self) -> np.ndarray:  # noqa: N802 (the books' letter)
+        """The matrix ``N`` (``theta = N q``), ``(n, n)``."""
+        return np.array(self.matrix, dtype=float)
+
+    @property
+    def diagonal(self) -> bool:
+        """True when ``N`` is diagonal: independent gears, today's per-joint motors."""
+        n = self.N
+        return bool(np.all(n == np.diag(np.diag(n))))
+
+
+def _numbers(value: object, field: str, n: int, nonnegative: bool) -> tuple[float, ...]:
+    """``value`` as ``n`` finite floats (``>= 0`` when ``nonnegative``), or a ModelError."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
+        raise ModelError(f"{field}: expected a list of {n} numbers, got {type(value).__name__}")
+    out = []
+    for k, x in enumerate(value):
+        if isinstance(x, bool) or not isinstance(x, (int, float, np.floating, np.integer)):
+            raise ModelError(f"{field}[{k}]: expected a number, got {type(x).__name__}")
+        x = float(x)
+        if not np.isfinite(x):
+            raise ModelError(f"{field}[{k}]: {x} is not finite; give a finite number")
+        if nonnegative and x < 0:
+            raise ModelError(f"{field}[{k}]: {x:g} is negative; a motor's inertia or friction "
+                             "is >= 0")
+        out.append(x)
+    if len(out) != n:
+        raise ModelError(f"{field}: {len(out)} entries for {n} joints; give one per joint")
+    return tuple(out)
+
+
+def transmission_of(data: object, dof: int, field: str = "transmission") -> Transmission:
+    """The checked :class:`Transmission` of a mapping ``{matrix, motor_inertia,
+    motor_viscous?, motor_coulomb?}`` for a model of ``dof`` joints: ``matrix`` square,
+    ``dof x dof``, finite and non-singular (condition number below :data:`MAX_CONDITION`),
+    the motor lists ``dof`` numbers ``>= 0``. A :class:`ModelError` naming the field
+    otherwise."""
+    if not isinstance(data, Mapping):
+        raise ModelError(f"{field}: expected a mapping {{matrix: [[...]], motor_inertia: [...]}}"
+                         f", got {type(data).__name__}")
+    unknown = sorted(str(k) for k in data if k not in TRANSMISSION_KEYS)
+    if unknown:
+        raise ModelError(f"{field}: unknown key(s) {', '.join(unknown)}; the keys are "
+                         f"{', '.join(TRANSMISSION_KEYS)}")
+    for key in ("matrix", "motor_inertia"):
+        if key not in data:
+            raise ModelError(f"{field}: missing {key}; give the joint-to-motor matrix N "
+                             "(theta = N q) and the motors' inertias")
+    rows = data["matrix"]
+    if isinstance(rows, (str, bytes)) or not isinstance(rows, (Sequence, np.ndarray)):
+        raise ModelError(f"{field}.matrix: expected a list of {dof} rows")
+    if len(rows) != dof:
+        raise ModelError(f"{field}.matrix: {len(rows)} rows for {dof} joints; N is "
+                         f"{dof} x {dof} (theta = N q)")
+    matrix = tuple(_numbers(row, f"{field}.matrix[{i}]", dof, False)
+                   for i, row in enumerate(rows))
+    cond = np.linalg.cond(np.array(matrix, dtype=float)) if dof else 1.0
+    if not cond < MAX_CONDITION:
+        raise ModelError(f"{field}.matrix: singular (condition number {cond:.3g}); each motor "
+                         "must move a different combination of joints, so N must be invertible")
+    zeros = (0.0,) * dof
+    return Transmission(
+        matrix, _numbers(data["motor_inertia"], f"{field}.motor_inertia", dof, True),
+        _numbers(data.get("motor_viscous", zeros), f"{field}.motor_viscous", dof, True),
+        _numbers(data.get("motor_coulomb", zeros), f"{field}.motor_coulomb", dof, True))

@@ -1,0 +1,128 @@
+"""Coupled transmissions (theta = N q): the reflected inertia N^T Jm N, the motor torques
+N^-T tau and the motors' friction, against a hand derivation of a two-joint coupled wrist
+and against today's per-joint motors (G^2 Jm) for a diagonal N."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import robodyn as rd
+from robodyn.core.errors import ModelError
+from robodyn.dynamics import transmission as drives
+from robodyn.model.transmission import transmission_of
+
+# A coupled wrist (Spong §6.4): motor 2's gear train passes through joint 1, so
+# theta1 = G1 q1, theta2 = G2 (q2 + c q1).
+G1, G2, C, J1, J2 = 50.0, 30.0, 0.8, 2.0e-4, 1.0e-4
+WRIST = {"matrix": [[G1, 0.0], [C * G2, G2]], "motor_inertia": [J1, J2]}
+
+
+def test_coupled_wrist_reflected_inertia_equals_the_hand_derivation():
+    # T_m = 1/2 J1 (G1 q1')^2 + 1/2 J2 G2^2 (q2' + c q1')^2, so d2T/dqd2 is
+    tr = transmission_of(WRIST, 2)
+    hand = np.array([[G1**2 * J1 + C**2 * G2**2 * J2, C * G2**2 * J2],
+                     [C * G2**2 * J2, G2**2 * J2]])
+    np.testing.assert_allclose(drives.reflected_inertia(tr), hand, rtol=1e-14)
+
+
+def test_coupled_wrist_motor_torques_equal_the_hand_derivation():
+    # power: tau1 q1' + tau2 q2' = tm1 G1 q1' + tm2 G2 (q2' + c q1') for all qd, so
+    # tau2 = G2 tm2 and tau1 = G1 tm1 + c G2 tm2: tm2 = tau2 / G2, tm1 = (tau1 - c tau2) / G1
+    tr = transmission_of(WRIST, 2)
+    tau = np.random.default_rng(1).normal(size=(5, 2))
+    hand = np.stack([(tau[:, 0] - C * tau[:, 1]) / G1, tau[:, 1] / G2], axis=-1)
+    np.testing.assert_allclose(drives.motor_torques(tr, tau), hand, rtol=1e-13)
+    np.testing.assert_allclose(drives.joint_torques(tr, hand), tau, rtol=1e-13, atol=1e-15)
+
+
+def test_motor_power_equals_joint_power():
+    tr = transmission_of(WRIST, 2)
+    rng = np.random.default_rng(2)
+    tau, qd = rng.normal(size=(2, 7, 2))
+    p_motor = np.sum(drives.motor_torques(tr, tau) * drives.motor_angles(tr, qd), axis=-1)
+    np.testing.assert_allclose(p_motor, np.sum(tau * qd, axis=-1), rtol=1e-12)
+
+
+def test_motor_friction_reflects_and_dissipates():
+    tr = transmission_of({**WRIST, "motor_viscous": [1e-3, 2e-3],
+                          "motor_coulomb": [0.01, 0.02]}, 2)
+    qd = np.array([0.3, -0.5])
+    thetad = np.array([G1 * 0.3, G2 * (-0.5 + C * 0.3)])
+    tm = np.array([1e-3, 2e-3]) * thetad + np.array([0.01, 0.02]) * np.sign(thetad)
+    hand = np.array([G1 * tm[0] + C * G2 * tm[1], G2 * tm[1]])
+    np.testing.assert_allclose(drives.motor_friction(tr, qd), hand, rtol=1e-14)
+    qds = np.random.default_rng(3).normal(size=(50, 2))
+    assert np.all(np.sum(drives.motor_friction(tr, qds) * qds, axis=-1) >= 0)
+
+
+MODEL = """
+name: 2r
+dh: standard
+gravity: [0, -9.81, 0]
+links:
+  - joint: revolute
+    a: 0.7
+    mass: 2
+    com: [0.35, 0, 0]
+    inertia: [0.01, 0.08, 0.08, 0, 0, 0]
+    {m1}
+  - joint: revolute
+    a: 0.5
+    mass: 1.2
+    com: [0.25, 0, 0]
+    inertia: [0.02, 0.03, 0.04, 0, 0, 0]
+    {m2}
+"""
+
+
+def _robot(tmp_path, motors):
+    m1, m2 = ((f"motor: {{inertia: {J1}, gear_ratio: {G1}}}",
+               f"motor: {{inertia: {J2}, gear_ratio: {G2}}}") if motors else ("", ""))
+    path = tmp_path / f"m{motors}.yaml"
+    path.write_text(MODEL.format(m1=m1, m2=m2))
+    return rd.load(path)
+
+
+def test_diagonal_matrix_equals_todays_per_joint_motors(tmp_path):
+    motors, plain = _robot(tmp_path, True), _robot(tmp_path, False)
+    tr = transmission_of({"matrix": [[G1, 0], [0, G2]], "motor_inertia": [J1, J2]}, 2)
+    rng = np.random.default_rng(4)
+    q, qd, qdd = rng.normal(size=(3, 6, 2))
+    np.testing.assert_allclose(drives.mass_matrix(tr, plain.mass_matrix(q)),
+                               motors.mass_matrix(q), rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(drives.inverse_dynamics(tr, plain.inverse_dynamics(q, qd, qdd),
+                                                       qd, qdd),
+                               motors.inverse_dynamics(q, qd, qdd), rtol=1e-13, atol=1e-13)
+    tau = motors.inverse_dynamics(q, qd, qdd)
+    bias = plain.inverse_dynamics(q, qd, np.zeros_like(qdd))
+    np.testing.assert_allclose(drives.forward_dynamics(tr, plain.mass_matrix(q), bias, qd, tau),
+                               qdd, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(drives.motor_torques(tr, tau), tau / np.array([G1, G2]),
+                               rtol=1e-14)
+
+
+def test_coupled_forward_dynamics_inverts_inverse_dynamics(tmp_path):
+    plain = _robot(tmp_path, False)
+    tr = transmission_of({**WRIST, "motor_viscous": [1e-3, 2e-3]}, 2)
+    rng = np.random.default_rng(5)
+    q, qd, qdd = rng.normal(size=(3, 6, 2))
+    tau = drives.inverse_dynamics(tr, plain.inverse_dynamics(q, qd, qdd), qd, qdd)
+    bias = plain.inverse_dynamics(q, qd, np.zeros_like(qdd))
+    np.testing.assert_allclose(drives.forward_dynamics(tr, plain.mass_matrix(q), bias, qd, tau),
+                               qdd, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize(("data", "field"), [
+    ({"matrix": [[1, 2], [2, 4]], "motor_inertia": [1, 1]}, "transmission.matrix: singular"),
+    ({"matrix": [[1, 0]], "motor_inertia": [1, 1]}, "transmission.matrix: 1 rows"),
+    ({"matrix": [[1, 0], [0]], "motor_inertia": [1, 1]}, "transmission.matrix[1]: 1 entries"),
+    ({"matrix": [[1, 0], [0, 1]], "motor_inertia": [1, -1]}, "transmission.motor_inertia[1]"),
+    ({"matrix": [[1, 0], [0, 1]]}, "missing motor_inertia"),
+    ({"matrix": [[1, 0], [0, "x"]], "motor_inertia": [1, 1]}, "transmission.matrix[1][1]"),
+    ({"matrix": [[1, 0], [0, 1]], "motor_inertia": [1, 1], "gear": 2}, "unknown key"),
+    ({"matrix": [[1, 0], [0, float("nan")]], "motor_inertia": [1, 1]}, "not finite"),
+])
+def test_bad_transmissions_are_refused_naming_the_field(data, field):
+    with pytest.raises(ModelError, match=field.replace("[", r"\[").replace("]", r"\]")):
+        transmission_of(data, 2)
