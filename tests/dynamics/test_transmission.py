@@ -126,3 +126,61 @@ def test_coupled_forward_dynamics_inverts_inverse_dynamics(tmp_path):
 def test_bad_transmissions_are_refused_naming_the_field(data, field):
     with pytest.raises(ModelError, match=field.replace("[", r"\[").replace("]", r"\]")):
         transmission_of(data, 2)
+
+
+def _with_transmission(tmp_path, matrix, extra=""):
+    path = tmp_path / "t.yaml"
+    path.write_text(MODEL.format(m1="", m2="") + f"transmission:\n  matrix: {matrix}\n"
+                    f"  motor_inertia: [{J1}, {J2}]\n{extra}")
+    return rd.load(path)
+
+
+def test_model_file_diagonal_transmission_is_todays_motors_in_every_function(tmp_path):
+    motors = _robot(tmp_path, True)
+    robot = _with_transmission(tmp_path, f"[[{G1}, 0], [0, {G2}]]",
+                               "  motor_viscous: [1.0e-3, 2.0e-3]\n  motor_coulomb: [0.01, 0]\n")
+    assert robot.chain.transmission is None  # folded into the links' motors
+    rng = np.random.default_rng(6)
+    q, qd, qdd = rng.normal(size=(3, 6, 2))
+    # the motors' friction reflected by hand: G^2 Bm qd + |G| Fm sign(qd)
+    friction = (np.array([G1**2 * 1e-3, G2**2 * 2e-3]) * qd
+                + np.array([G1 * 0.01, 0.0]) * np.sign(qd))
+    np.testing.assert_allclose(robot.mass_matrix(q), motors.mass_matrix(q), rtol=1e-14)
+    np.testing.assert_allclose(robot.inverse_dynamics(q, qd, qdd),
+                               motors.inverse_dynamics(q, qd, qdd) + friction,
+                               rtol=1e-12, atol=1e-12)
+    tau = rng.normal(size=(6, 2))
+    np.testing.assert_allclose(robot.forward_dynamics(q, qd, tau),
+                               motors.forward_dynamics(q, qd, tau - friction),
+                               rtol=1e-10, atol=1e-10)
+
+
+def test_model_file_coupled_transmission_is_kept_and_warned_about(tmp_path):
+    from robodyn.model.transmission import TransmissionWarning
+
+    with pytest.warns(TransmissionWarning, match="chain.transmission"):
+        robot = _with_transmission(tmp_path, f"[[{G1}, 0], [{C * G2}, {G2}]]")
+    tr = robot.chain.transmission
+    np.testing.assert_array_equal(tr.N, np.array(WRIST["matrix"]))
+    q = np.array([0.3, -0.2])
+    plain = _robot(tmp_path, False)
+    np.testing.assert_array_equal(robot.mass_matrix(q), plain.mass_matrix(q))
+
+
+@pytest.mark.parametrize(("matrix", "extra", "match"), [
+    ("[[1, 2], [2, 4]]", "", "transmission.matrix: singular"),
+    ("[[1, 0], [0, 1], [0, 0]]", "", "transmission.matrix: 3 rows for 2 joints"),
+    ("[[1, 0], [0, 1]]", "  motor_coulomb: [0, -1]\n", r"motor_coulomb\[1\]: -1 is negative"),
+    ("[[1, 0], [0, 1]]", "  motor_viscous: [a, 1]\n", r"motor_viscous\[0\]: expected a number"),
+])
+def test_model_file_bad_transmission_names_the_field(tmp_path, matrix, extra, match):
+    with pytest.raises(ModelError, match=match):
+        _with_transmission(tmp_path, matrix, extra)
+
+
+def test_model_file_motor_and_transmission_together_are_refused(tmp_path):
+    path = tmp_path / "both.yaml"
+    path.write_text(MODEL.format(m1="motor: {inertia: 1.0e-4, gear_ratio: 10}", m2="")
+                    + "transmission: {matrix: [[1, 0], [0, 1]], motor_inertia: [0, 0]}\n")
+    with pytest.raises(ModelError, match=r"links\[0\] already has a motor"):
+        rd.load(path)

@@ -293,6 +293,9 @@ class Chain:
     #: Loop closures, joint couplings and actuated joints of a closed mechanism
     #: (:class:`~robodyn.model.loops.Closures`, docs/closed-chains.md); None: a tree.
     closures: Any = None
+    #: A coupled transmission ``theta = N q`` (:class:`~robodyn.model.transmission.Transmission`;
+    #: a diagonal one is folded into the links' motors instead); None: none.
+    transmission: Any = None
 
     def __post_init__(self):
         if self.parents:

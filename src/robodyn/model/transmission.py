@@ -114,3 +114,50 @@ def transmission_of(data: object, dof: int, field: str = "transmission") -> Tran
         matrix, _numbers(data["motor_inertia"], f"{field}.motor_inertia", dof, True),
         _numbers(data.get("motor_viscous", zeros), f"{field}.motor_viscous", dof, True),
         _numbers(data.get("motor_coulomb", zeros), f"{field}.motor_coulomb", dof, True))
+
+
+class TransmissionWarning(UserWarning):
+    """A coupled (non-diagonal) transmission was read: it rides on ``chain.transmission``
+    and the Robot's numeric functions do not include it yet (docs/friction-and-drives.md)."""
+
+
+def with_transmission(chain, tr: Transmission, field: str = "transmission"):
+    """``chain`` with the drives of ``tr``. A diagonal ``N`` is exactly today's per-joint
+    motors, so it is folded into them (``Motor(inertia=J_m, gear_ratio=N_ii)``, the motor
+    friction into the joint's: ``F_v += N_ii^2 B_m``, ``F_c+-  += |N_ii| F_m``) and every
+    numeric function, closed form and exported code includes it. A coupled ``N`` is kept
+    as ``chain.transmission`` (for :mod:`robodyn.dynamics.transmission`) with a
+    :class:`TransmissionWarning`. Joints that already have a ``motor`` are refused."""
+    import warnings
+    from dataclasses import replace
+
+    from .friction import is_zero
+    from .joints import JOINT_MODELS
+
+    if any(not JOINT_MODELS[link.joint.type].single for link in chain.links):
+        raise ModelError(f"{field}: every joint must be revolute or prismatic (one motor per "
+                         "joint); remove the free or ball joint or the transmission")
+    for i, link in enumerate(chain.links):
+        if not (is_zero(link.motor.inertia) and link.motor.gear_ratio == 1):
+            raise ModelError(f"{field}: links[{i}] already has a motor (inertia or gear_ratio); "
+                             "give the drives either per joint or in transmission, not both")
+    if not tr.diagonal:
+        warnings.warn(TransmissionWarning(
+            f"{field}: a coupled matrix is kept as chain.transmission; the model's own "
+            "mass_matrix, inverse_dynamics and simulate do not include it yet: add it with "
+            "robodyn.dynamics.transmission"), stacklevel=3)
+        return replace(chain, transmission=tr)
+    links = []
+    for i, link in enumerate(chain.links):
+        g = tr.matrix[i][i]
+        fr = link.friction
+        extra_c = abs(g) * tr.motor_coulomb[i]
+        if tr.motor_viscous[i] or extra_c:
+            fr = replace(fr, viscous=fr.viscous + g * g * tr.motor_viscous[i],
+                         coulomb=fr.coulomb + extra_c,
+                         coulomb_negative=(None if fr.coulomb_negative is None
+                                           else fr.coulomb_negative + extra_c))
+        links.append(replace(link, friction=fr,
+                             motor=replace(link.motor, inertia=tr.motor_inertia[i],
+                                           gear_ratio=g)))
+    return replace(chain, links=tuple(links))

@@ -101,11 +101,12 @@ from .yaml_fields import (
     parse_tool,
     parse_vector,
 )
+from .transmission import transmission_of, with_transmission
 from .yaml_loader import ModelLoader, YamlLimitError
 
 _TOP_KEYS = {"name", "dh", "gravity", "links", "values", "description", "planar", "tool",
              "display", "configurations", "terms", "potential_zero", "floating", "base",
-             "frames", "loops", "couplings", "actuated"}
+             "frames", "loops", "couplings", "actuated", "transmission"}
 _BASE_KEYS = {"mass", "com", "inertia"}
 #: A configuration's name: an identifier of at most 40 characters (``qr``, ``home``).
 _CONFIGURATION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
@@ -239,6 +240,10 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
     closures = parse_closures(data, chain, source)
     if closures is not None:
         chain = replace(chain, closures=closures)
+    if "transmission" in data:
+        field = f"{source}: transmission"
+        chain = with_transmission(chain, transmission_of(data["transmission"], chain.dof, field),
+                                  field)
     for s in sorted(chain.free_symbols(), key=str):
         check_parameter_name(str(s), f"{source}: symbol")
     description = data.get("description", "")
