@@ -155,16 +155,71 @@ def test_model_file_diagonal_transmission_is_todays_motors_in_every_function(tmp
                                rtol=1e-10, atol=1e-10)
 
 
-def test_model_file_coupled_transmission_is_kept_and_warned_about(tmp_path):
+def _coupled(tmp_path, extra=""):
     from robodyn.model.transmission import TransmissionWarning
 
     with pytest.warns(TransmissionWarning, match="chain.transmission"):
-        robot = _with_transmission(tmp_path, f"[[{G1}, 0], [{C * G2}, {G2}]]")
-    tr = robot.chain.transmission
-    np.testing.assert_array_equal(tr.N, np.array(WRIST["matrix"]))
-    q = np.array([0.3, -0.2])
+        return _with_transmission(tmp_path, f"[[{G1}, 0], [{C * G2}, {G2}]]", extra)
+
+
+def test_model_file_coupled_transmission_enters_the_robots_methods(tmp_path):
+    robot = _coupled(tmp_path, "  motor_viscous: [1.0e-3, 2.0e-3]\n")
     plain = _robot(tmp_path, False)
-    np.testing.assert_array_equal(robot.mass_matrix(q), plain.mass_matrix(q))
+    np.testing.assert_array_equal(robot.chain.transmission.N, np.array(WRIST["matrix"]))
+    R = np.array([[G1**2 * J1 + C**2 * G2**2 * J2, C * G2**2 * J2],
+                  [C * G2**2 * J2, G2**2 * J2]])  # the hand derivation above
+    N = np.array(WRIST["matrix"])
+    BR = N.T @ np.diag([1e-3, 2e-3]) @ N
+    rng = np.random.default_rng(7)
+    q, qd, qdd = rng.normal(size=(3, 4, 2))
+    np.testing.assert_allclose(robot.mass_matrix(q), plain.mass_matrix(q) + R, rtol=1e-13)
+    tau = plain.inverse_dynamics(q, qd, qdd) + qdd @ R + qd @ BR
+    np.testing.assert_allclose(robot.inverse_dynamics(q, qd, qdd), tau, rtol=1e-12, atol=1e-12)
+    for k in range(len(q)):  # one state at a time too (the robot's one-state shortcut)
+        for _ in range(3):
+            np.testing.assert_allclose(robot.inverse_dynamics(q[k], qd[k], qdd[k]), tau[k],
+                                       rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(robot.forward_dynamics(q[k], qd[k], tau[k]), qdd[k],
+                                       rtol=1e-9, atol=1e-9)
+    parts = robot.torque_parts(q, qd, qdd)
+    np.testing.assert_allclose(parts.total, tau, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(parts.inertial, plain.torque_parts(q, qd, qdd).inertial + qdd @ R,
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(robot.kinetic_energy(q, qd),
+                               0.5 * np.einsum("...i,...ij,...j", qd, robot.mass_matrix(q), qd),
+                               rtol=1e-12)
+    d_q, d_qd, d_qdd = robot.inverse_dynamics_derivatives(q, qd, qdd)
+    np.testing.assert_allclose(d_qdd, robot.mass_matrix(q), rtol=1e-12)
+    eps = 1e-6  # central differences of the driven inverse dynamics in qd
+    fd = np.stack([(robot.inverse_dynamics(q, qd + eps * e, qdd)
+                    - robot.inverse_dynamics(q, qd - eps * e, qdd)) / (2 * eps)
+                   for e in np.eye(2)], axis=-1)
+    np.testing.assert_allclose(d_qd, fd, rtol=1e-6, atol=1e-6)
+    f_q, f_qd, f_tau = robot.forward_dynamics_derivatives(q, qd, tau)
+    np.testing.assert_allclose(f_tau @ robot.mass_matrix(q), np.broadcast_to(np.eye(2), f_tau.shape),
+                               atol=1e-9)
+    fd = np.stack([(robot.forward_dynamics(q + eps * e, qd, tau)
+                    - robot.forward_dynamics(q - eps * e, qd, tau)) / (2 * eps)
+                   for e in np.eye(2)], axis=-1)
+    np.testing.assert_allclose(f_q, fd, rtol=1e-5, atol=1e-5)
+
+
+def test_coupled_transmission_simulation_keeps_its_energy(tmp_path):
+    # no friction, no torque: T + U of links and rotors is constant (the rotors' T included)
+    robot = _coupled(tmp_path)
+    sim = rd.simulate(robot, q0=[0.4, -0.3], qd0=[0.0, 0.0], duration=1.0)
+    energy = robot.kinetic_energy(sim.q, sim.qd) + robot.potential_energy(sim.q)
+    assert np.ptp(energy) < 1e-6 * max(1.0, np.abs(energy).max())
+    # and it is not the rigid arm's motion: the rotors slow the fall
+    plain = rd.simulate(_robot(tmp_path, False), q0=[0.4, -0.3], qd0=[0.0, 0.0],
+                        duration=1.0)
+    assert np.abs(sim.q[-1] - plain.q[-1]).max() > 1e-2
+
+
+def test_coupled_transmission_refuses_the_raw_kernels(tmp_path):
+    robot = _coupled(tmp_path)
+    with pytest.raises(ModelError, match="coupled transmission"):
+        robot.kernel("inverse_dynamics")
 
 
 @pytest.mark.parametrize(("matrix", "extra", "match"), [

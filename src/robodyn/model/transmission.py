@@ -117,8 +117,9 @@ def transmission_of(data: object, dof: int, field: str = "transmission") -> Tran
 
 
 class TransmissionWarning(UserWarning):
-    """A coupled (non-diagonal) transmission was read: it rides on ``chain.transmission``
-    and the Robot's numeric functions do not include it yet (docs/friction-and-drives.md)."""
+    """A coupled (non-diagonal) transmission was read: the robot's numeric methods include
+    it (:mod:`robodyn.codegen.driven`), its closed forms and exported code do not yet
+    (docs/friction-and-drives.md)."""
 
 
 def with_transmission(chain, tr: Transmission, field: str = "transmission"):
@@ -126,8 +127,9 @@ def with_transmission(chain, tr: Transmission, field: str = "transmission"):
     motors, so it is folded into them (``Motor(inertia=J_m, gear_ratio=N_ii)``, the motor
     friction into the joint's: ``F_v += N_ii^2 B_m``, ``F_c+-  += |N_ii| F_m``) and every
     numeric function, closed form and exported code includes it. A coupled ``N`` is kept
-    as ``chain.transmission`` (for :mod:`robodyn.dynamics.transmission`) with a
-    :class:`TransmissionWarning`. Joints that already have a ``motor`` are refused."""
+    as ``chain.transmission``: the robot's numeric methods add it
+    (:mod:`robodyn.codegen.driven`), the closed forms and exported code do not yet, said
+    by a :class:`TransmissionWarning`. Joints that already have a ``motor`` are refused."""
     import warnings
     from dataclasses import replace
 
@@ -143,9 +145,9 @@ def with_transmission(chain, tr: Transmission, field: str = "transmission"):
                              "give the drives either per joint or in transmission, not both")
     if not tr.diagonal:
         warnings.warn(TransmissionWarning(
-            f"{field}: a coupled matrix is kept as chain.transmission; the model's own "
-            "mass_matrix, inverse_dynamics and simulate do not include it yet: add it with "
-            "robodyn.dynamics.transmission"), stacklevel=3)
+            f"{field}: a coupled matrix (chain.transmission) is in the robot's numeric "
+            "methods and simulate, not yet in its closed forms (equations) or exported code"),
+            stacklevel=3)
         return replace(chain, transmission=tr)
     links = []
     for i, link in enumerate(chain.links):
