@@ -1,0 +1,105 @@
+"""LuGre friction (Canudas de Wit et al. 1995): its steady state is the Stribeck curve, a
+torque below the static level deflects the bristles by F / sigma0, a pendulum held by it
+stays, and the mechanical plus bristle energy only decreases."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+import robodyn as rd
+from robodyn.core.errors import ModelError
+from robodyn.motion.lugre import LuGre, lugre_rates, simulate_lugre, steady_friction
+
+PARAMS = {"sigma0": 1.0e4, "sigma1": 100.0, "sigma2": 0.1, "Fc": 3.0, "Fs": 4.0, "vs": 0.1}
+M, L, G0 = 1.0, 0.5, 9.81
+
+PENDULUM = """
+name: pendulum
+dh: standard
+gravity: {gravity}
+links:
+  - joint: revolute
+    a: {L}
+    mass: {M}
+    com: [0, 0, 0]
+    inertia: [1.0e-6, 1.0e-6, 1.0e-6, 0, 0, 0]
+"""
+
+
+def _pendulum(tmp_path, gravity=f"[0, -{G0}, 0]"):
+    path = tmp_path / "p.yaml"
+    path.write_text(PENDULUM.format(gravity=gravity, L=L, M=M))
+    return rd.load(path)
+
+
+@pytest.mark.parametrize("v", [-1.0, -0.05, 0.02, 0.1, 0.5, 2.0])
+def test_steady_state_is_the_stribeck_curve(v):
+    lugre = LuGre.of(PARAMS, 1)
+    # closed form: g(v) sign v + sigma2 v with g = Fc + (Fs - Fc) exp(-(v/vs)^2)
+    g = 3.0 + 1.0 * np.exp(-((v / 0.1) ** 2))
+    np.testing.assert_allclose(steady_friction(lugre, [v]), [g * np.sign(v) + 0.1 * v],
+                               rtol=1e-15)
+    # the bristle equation at constant v, integrated, settles there
+    sol = solve_ivp(lambda t, z: lugre_rates(lugre, [v], z)[0], (0, 0.5), [0.0],
+                    method="Radau", rtol=1e-10, atol=1e-14)
+    force = lugre_rates(lugre, [v], sol.y[:, -1])[1]
+    np.testing.assert_allclose(force, [g * np.sign(v) + 0.1 * v], rtol=1e-7)
+
+
+def _presliding(F):
+    """The rest displacement of a load F < F_s applied slowly from rest: while sliding
+    forward at v ~ 0 (g ~ F_s), dz/dq = 1 - sigma0 z / F_s, so z = (F_s / sigma0)(1 - exp(
+    -sigma0 q / F_s)), and at rest sigma0 z = F: q = -(F_s / sigma0) ln(1 - F / F_s), the
+    spring F / sigma0 for small F."""
+    return -(PARAMS["Fs"] / PARAMS["sigma0"]) * np.log(1 - F / PARAMS["Fs"])
+
+
+@pytest.mark.parametrize("F", [0.02, 1.0, 2.0])
+def test_presliding_is_a_bounded_spring(tmp_path, F):
+    robot = _pendulum(tmp_path, gravity="[0, 0, -9.81]")  # gravity along the axis: no torque
+    sim = simulate_lugre(robot, PARAMS, q0=[0.0], duration=0.5, tau=lambda t, q, qd: [F])
+    # at rest the bristles carry the load: sigma0 z = F
+    np.testing.assert_allclose(sim.z[-1], [F / PARAMS["sigma0"]], rtol=1e-4)
+    np.testing.assert_allclose(sim.friction[-1], [F], rtol=1e-4)
+    # the displacement: the closed form (the load is a step, so a little more slips)
+    np.testing.assert_allclose(sim.q[-1], [_presliding(F)], rtol=3e-2)
+    if F < 0.1:
+        np.testing.assert_allclose(sim.q[-1], [F / PARAMS["sigma0"]], rtol=1e-2)
+    assert np.abs(sim.q).max() <= 2 * _presliding(F)  # bounded: it never slides away
+    np.testing.assert_allclose(sim.q[250], sim.q[-1], rtol=1e-4)  # and it does not creep
+
+
+def test_pendulum_released_inside_the_static_level_stays(tmp_path):
+    robot = _pendulum(tmp_path)
+    hold = 3.5  # gravity torque m g l cos q0 = 3.5 N m < Fs = 4
+    q0 = np.arccos(hold / (M * G0 * L))
+    sim = simulate_lugre(robot, PARAMS, q0=[q0], duration=1.0)
+    assert np.abs(sim.q - q0).max() <= 2 * _presliding(hold)  # about 1e-3 rad: at rest
+    np.testing.assert_allclose(sim.q[500], sim.q[-1], rtol=1e-6)  # no creep
+    assert abs(sim.qd[-1, 0]) < 1e-6
+    # the friction holds the gravity torque there: F = -g(q) = -m g l cos q
+    np.testing.assert_allclose(sim.friction[-1], -M * G0 * L * np.cos(sim.q[-1]), rtol=1e-4)
+
+
+def test_energy_dissipated_is_non_negative(tmp_path):
+    robot = _pendulum(tmp_path)
+    sim = simulate_lugre(robot, PARAMS, q0=[0.0], duration=1.0)  # 4.9 N m > Fs: it falls
+    assert sim.q[-1, 0] < -0.5  # it did move
+    energy = (robot.kinetic_energy(sim.q, sim.qd) + robot.potential_energy(sim.q)
+              + 0.5 * PARAMS["sigma0"] * sim.z[:, 0] ** 2)
+    dissipated = energy[0] - energy
+    assert dissipated.min() >= -1e-6
+    assert np.all(np.diff(energy) <= 1e-6)
+
+
+@pytest.mark.parametrize(("key", "value", "match"), [
+    ("sigma0", 0.0, r"lugre.sigma0\[0\]: 0 must be finite and > 0"),
+    ("vs", -1.0, r"lugre.vs\[0\]"),
+    ("Fs", 2.0, r"lugre.Fs\[0\]: the static level 2 is below"),
+    ("sigma1", float("nan"), r"lugre.sigma1\[0\]"),
+])
+def test_bad_lugre_parameters_name_the_field(key, value, match):
+    with pytest.raises(ModelError, match=match):
+        LuGre.of({**PARAMS, key: value}, 1)
