@@ -27,7 +27,7 @@ _LAZY = {
     "simulate": (".motion.simulation", "simulate"),
     "scale_trajectory": (".motion.time_scaling", "scale_trajectory"),
     "identify": (".identification.estimate", "identify"),
-    "identify_friction": (".identification.friction_fit", "identify_friction"),
+    "identify_friction": (".identification.friction_shape", "identify_friction"),
     "simulate_lugre": (".motion.lugre", "simulate_lugre"),
     "excitation": (".identification.excitation", None),
     "control": (".motion.control", None),
