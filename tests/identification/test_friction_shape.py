@@ -87,3 +87,25 @@ def test_the_fit_has_a_budget(tmp_path):
         rd.identify_friction(start, *_data(truth, 3), shape=True, max_nfev=100_000)
     with pytest.raises(InputError, match="evaluations without converging"):
         rd.identify_friction(start, *_data(truth, 3), shape=True, max_nfev=1)
+
+
+def test_plot_of_predicted_against_measured_torque(tmp_path):
+    truth = _robot(tmp_path, "truth", "{viscous: 0.3, coulomb: 1.0, static: 1.6, "
+                   "stribeck_velocity: 0.15, stribeck_exponent: 2}")
+    start = _robot(tmp_path, "start", "{viscous: 0.1, coulomb: 0.5, static: 1.0, "
+                   "stribeck_velocity: 0.05}")
+    fit = rd.identify_friction(start, *_data(truth, 4), shape=True)
+    held = _data(truth, 5, n=800)
+    path = tmp_path / "friction-fit.png"
+    fig = rd.plot.friction_fit(fit, *held, t=np.linspace(0, 20, 800), path=path,
+                               title="held-out trajectory")
+    assert path.stat().st_size > 10_000
+    left, right = fig.axes[:2]
+    predicted = left.get_lines()[1].get_ydata()
+    np.testing.assert_allclose(predicted, truth.inverse_dynamics(*held[:3])[:, 0],
+                               atol=5 * NOISE)
+    assert f"{np.sqrt(np.mean((held[3][:, 0] - predicted) ** 2)):.3g}" in left.get_title()
+    # the fitted curve is the Stribeck curve: at rest-side speeds near F_st, far out F_c + F_v v
+    v, f = right.get_lines()[1].get_data()
+    far = v > 1.0
+    np.testing.assert_allclose(f[far], 1.0 + 0.3 * v[far], atol=5 * NOISE)
