@@ -103,3 +103,20 @@ def test_energy_dissipated_is_non_negative(tmp_path):
 def test_bad_lugre_parameters_name_the_field(key, value, match):
     with pytest.raises(ModelError, match=match):
         LuGre.of({**PARAMS, key: value}, 1)
+
+
+def test_model_file_lugre_key(tmp_path):
+    path = tmp_path / "lugre.yaml"
+    path.write_text(PENDULUM.format(gravity=f"[0, -{G0}, 0]", L=L, M=M)
+                    + "lugre: {sigma0: 1.0e4, sigma1: 100, sigma2: 0.1, Fc: 3, Fs: [4], "
+                      "vs: 0.1}\n")
+    robot = rd.load(path)
+    assert robot.chain.lugre == LuGre.of(PARAMS, 1)
+    a = simulate_lugre(robot, None, q0=[0.0], duration=0.2)
+    b = simulate_lugre(_pendulum(tmp_path), PARAMS, q0=[0.0], duration=0.2)
+    np.testing.assert_array_equal(a.q, b.q)
+    path.write_text(path.read_text().replace("Fs: [4]", "Fs: [4, 5]"))
+    with pytest.raises(ModelError, match="lugre.Fs: expected a number or 1 numbers"):
+        rd.load(path)
+    with pytest.raises(rd.InputError, match="has no lugre parameters"):
+        simulate_lugre(_pendulum(tmp_path), None, q0=[0.0])

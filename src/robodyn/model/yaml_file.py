@@ -101,12 +101,13 @@ from .yaml_fields import (
     parse_tool,
     parse_vector,
 )
+from .lugre import LuGre
 from .transmission import transmission_of, with_transmission
 from .yaml_loader import ModelLoader, YamlLimitError
 
 _TOP_KEYS = {"name", "dh", "gravity", "links", "values", "description", "planar", "tool",
              "display", "configurations", "terms", "potential_zero", "floating", "base",
-             "frames", "loops", "couplings", "actuated", "transmission"}
+             "frames", "loops", "couplings", "actuated", "transmission", "lugre"}
 _BASE_KEYS = {"mass", "com", "inertia"}
 #: A configuration's name: an identifier of at most 40 characters (``qr``, ``home``).
 _CONFIGURATION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
@@ -244,6 +245,8 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
         field = f"{source}: transmission"
         chain = with_transmission(chain, transmission_of(data["transmission"], chain.dof, field),
                                   field)
+    if "lugre" in data:
+        chain = replace(chain, lugre=LuGre.of(data["lugre"], chain.dof, f"{source}: lugre"))
     for s in sorted(chain.free_symbols(), key=str):
         check_parameter_name(str(s), f"{source}: symbol")
     description = data.get("description", "")

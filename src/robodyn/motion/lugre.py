@@ -25,70 +25,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.errors import InputError, ModelError
+from ..core.errors import InputError
+from ..model.lugre import LuGre
 
 __all__ = ["LuGre", "LuGreSimulation", "simulate_lugre", "steady_friction", "lugre_rates"]
 
-#: The parameters, in order: bristle stiffness, bristle damping, viscous, Coulomb level,
-#: static level, Stribeck velocity.
-LUGRE_FIELDS = ("sigma0", "sigma1", "sigma2", "Fc", "Fs", "vs")
 #: Most right-hand-side evaluations of one run (each is one forward dynamics).
 MAX_EVALUATIONS = 2_000_000
-
-
-@dataclass(frozen=True)
-class LuGre:
-    """LuGre parameters, one value per joint each (module docstring); build with
-    :meth:`of` (checked)."""
-
-    sigma0: np.ndarray
-    sigma1: np.ndarray
-    sigma2: np.ndarray
-    Fc: np.ndarray  # noqa: N815 (the paper's names)
-    Fs: np.ndarray  # noqa: N815
-    vs: np.ndarray
-
-    @classmethod
-    def of(cls, params: Mapping, dof: int, field: str = "lugre") -> LuGre:
-        """Checked parameters from ``{sigma0, sigma1, sigma2, Fc, Fs, vs}`` (each a number
-        for every joint or a list of ``dof``): ``sigma0 > 0``, ``vs > 0``, ``sigma1, sigma2,
-        Fc >= 0``, ``Fs >= Fc``. A :class:`ModelError` naming the field otherwise."""
-        if not isinstance(params, Mapping):
-            raise ModelError(f"{field}: expected a mapping of {', '.join(LUGRE_FIELDS)}")
-        unknown = sorted(str(k) for k in params if k not in LUGRE_FIELDS)
-        missing = [k for k in LUGRE_FIELDS if k not in params]
-        if unknown or missing:
-            raise ModelError(f"{field}: unknown {unknown} / missing {missing}; give exactly "
-                             f"{', '.join(LUGRE_FIELDS)}")
-        out = {}
-        for key in LUGRE_FIELDS:
-            try:
-                value = np.broadcast_to(np.asarray(params[key], dtype=float), (dof,)).copy()
-            except (TypeError, ValueError):
-                raise ModelError(f"{field}.{key}: expected a number or {dof} numbers") from None
-            positive = key in ("sigma0", "vs")
-            bad = ~np.isfinite(value) | ((value <= 0) if positive else (value < 0))
-            if bad.any():
-                j = int(np.argmax(bad))
-                raise ModelError(f"{field}.{key}[{j}]: {value[j]:g} must be finite and "
-                                 f"{'> 0' if positive else '>= 0'}")
-            out[key] = value
-        low = out["Fs"] < out["Fc"]
-        if low.any():
-            j = int(np.argmax(low))
-            raise ModelError(f"{field}.Fs[{j}]: the static level {out['Fs'][j]:g} is below the "
-                             f"Coulomb level Fc = {out['Fc'][j]:g}; give Fs >= Fc")
-        return cls(**out)
-
-    def g(self, v) -> np.ndarray:
-        """``g(v) = F_c + (F_s - F_c) exp(-(v / v_s)^2)``, the Stribeck curve's level."""
-        return self.Fc + (self.Fs - self.Fc) * np.exp(-(np.asarray(v) / self.vs) ** 2)
 
 
 def steady_friction(lugre: LuGre, v) -> np.ndarray:
     """The friction at constant velocity ``v``: ``g(v) sign(v) + sigma2 v``."""
     v = np.asarray(v, dtype=float)
-    return lugre.g(v) * np.sign(v) + lugre.sigma2 * v
+    return lugre.g(v) * np.sign(v) + lugre.array("sigma2") * v
 
 
 def lugre_rates(lugre: LuGre, v, z) -> tuple[np.ndarray, np.ndarray]:
@@ -97,8 +46,9 @@ def lugre_rates(lugre: LuGre, v, z) -> tuple[np.ndarray, np.ndarray]:
     g = lugre.g(v)
     if np.any(g <= 0):  # Fs = Fc = 0: no dry friction, the bristles follow nothing
         g = np.where(g > 0, g, np.inf)
-    dz = v - lugre.sigma0 * np.abs(v) * z / g
-    return dz, lugre.sigma0 * z + lugre.sigma1 * dz + lugre.sigma2 * v
+    sigma0 = lugre.array("sigma0")
+    dz = v - sigma0 * np.abs(v) * z / g
+    return dz, sigma0 * z + lugre.array("sigma1") * dz + lugre.array("sigma2") * v
 
 
 @dataclass
@@ -114,18 +64,26 @@ class LuGreSimulation:
     info: dict
 
 
-def simulate_lugre(robot, lugre: LuGre | Mapping, q0, qd0=0.0, duration: float = 1.0,
+def simulate_lugre(robot, lugre: LuGre | Mapping | None, q0, qd0=0.0, duration: float = 1.0,
                    tau: Callable | None = None, z0=0.0, rtol: float = 1e-8, atol: float = 1e-10,
                    sample_dt: float = 1e-3,
                    max_evaluations: int = 200_000) -> LuGreSimulation:
     """Integrate the arm with LuGre friction from ``q0, qd0`` and bristle state ``z0`` for
     ``duration`` s under ``tau(t, q, qd)`` (``None``: no torque) with ``Radau`` (module
-    docstring for why), sampled every ``sample_dt``. ``max_evaluations`` (at most
+    docstring for why), sampled every ``sample_dt``. ``lugre``: the parameters (a
+    :class:`~robodyn.model.lugre.LuGre` or a mapping), or ``None`` for the model's own
+    (a model file's ``lugre:``). ``max_evaluations`` (at most
     :data:`MAX_EVALUATIONS`) bounds the right-hand side's evaluations: past it an
     :class:`InputError` says so (loosen ``rtol`` or shorten the run)."""
     from scipy.integrate import solve_ivp
 
     n = robot.dof
+    if lugre is None:
+        lugre = robot.chain.lugre
+        if lugre is None:
+            raise InputError(f"simulate_lugre: {robot.name} has no lugre parameters; give "
+                             "them (lugre={sigma0, sigma1, sigma2, Fc, Fs, vs}) or add a "
+                             "lugre: key to its model file")
     if not isinstance(lugre, LuGre):
         lugre = LuGre.of(lugre, n)
     if not (np.isfinite(duration) and duration > 0):
