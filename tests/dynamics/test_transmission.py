@@ -239,3 +239,10 @@ def test_model_file_motor_and_transmission_together_are_refused(tmp_path):
                     + "transmission: {matrix: [[1, 0], [0, 1]], motor_inertia: [0, 0]}\n")
     with pytest.raises(ModelError, match=r"links\[0\] already has a motor"):
         rd.load(path)
+
+
+def test_urdf_and_mjcf_exports_say_the_coupled_transmission_is_left_out(tmp_path):
+    robot = _coupled(tmp_path)
+    assert "coupled transmission (theta = N q, N^T Jm N) is left out" in robot.to_urdf()
+    assert "coupled transmission (theta = N q, N^T Jm N) is left out" in robot.to_mjcf()
+    assert "coupled transmission" not in _robot(tmp_path, False).to_urdf()

@@ -53,6 +53,7 @@ from .chain import PRISMATIC, REVOLUTE, Chain
 from .friction import check_plain
 from .joints import FREE, SPHERICAL
 from .names import MARKER, visible
+from .transmission import drive_notes
 from .urdf_export import (
     MIN_INERTIA,
     axis_rotation,
@@ -106,6 +107,7 @@ def chain_to_mjcf(chain: Chain, name: str, comment: str = "") -> str:
     if closures is not None and closures.loops:
         notes.append(f"{len(closures.loops)} loop closure(s) left out (MJCF's <equality connect> "
                      "and <weld> join sites; robodyn writes none yet)")
+    notes.extend(drive_notes(chain))
     if rate_limits:
         notes.append("velocity and effort limits (MJCF: actuators' ctrlrange, forcerange) of "
                      f"{', '.join(rate_limits[:10])}{' ...' if len(rate_limits) > 10 else ''} "

@@ -163,3 +163,16 @@ def with_transmission(chain, tr: Transmission, field: str = "transmission"):
                              motor=replace(link.motor, inertia=tr.motor_inertia[i],
                                            gear_ratio=g)))
     return replace(chain, links=tuple(links))
+
+
+def drive_notes(chain) -> list[str]:
+    """What an export to URDF or MJCF leaves out of ``chain``'s drives: a coupled
+    transmission (neither format has one; a diagonal one is the links' motors) and LuGre
+    parameters (a note each for the written file)."""
+    notes = []
+    if getattr(chain, "transmission", None) is not None:
+        notes.append("the coupled transmission (theta = N q, N^T Jm N) is left out: the "
+                     "format has per-joint armature only")
+    if getattr(chain, "lugre", None) is not None:
+        notes.append("the LuGre friction parameters are left out")
+    return notes
