@@ -196,8 +196,8 @@ def test_model_file_coupled_transmission_enters_the_robots_methods(tmp_path):
                    for e in np.eye(2)], axis=-1)
     np.testing.assert_allclose(d_qd, fd, rtol=1e-6, atol=1e-6)
     f_q, f_qd, f_tau = robot.forward_dynamics_derivatives(q, qd, tau)
-    np.testing.assert_allclose(f_tau @ robot.mass_matrix(q), np.broadcast_to(np.eye(2), f_tau.shape),
-                               atol=1e-9)
+    eye = np.broadcast_to(np.eye(2), f_tau.shape)
+    np.testing.assert_allclose(f_tau @ robot.mass_matrix(q), eye, atol=1e-9)
     fd = np.stack([(robot.forward_dynamics(q + eps * e, qd, tau)
                     - robot.forward_dynamics(q - eps * e, qd, tau)) / (2 * eps)
                    for e in np.eye(2)], axis=-1)

@@ -81,7 +81,8 @@ def test_smooth_sign_velocity_is_recovered(tmp_path):
 
 
 def test_the_fit_has_a_budget(tmp_path):
-    truth = _robot(tmp_path, "truth", "{viscous: 0.3, coulomb: 1.0, static: 1.6, stribeck_velocity: 0.15}")
+    truth = _robot(tmp_path, "truth",
+                   "{viscous: 0.3, coulomb: 1.0, static: 1.6, stribeck_velocity: 0.15}")
     start = _robot(tmp_path, "start", "{coulomb: 0.5, static: 1.0, stribeck_velocity: 0.05}")
     with pytest.raises(InputError, match="max_nfev"):
         rd.identify_friction(start, *_data(truth, 3), shape=True, max_nfev=100_000)

@@ -89,8 +89,10 @@ from .expressions import RESERVED as RESERVED_NAME
 from .expressions import check_parameter_name, parse_expression, symbol
 from .friction import FRICTION_FIELDS
 from .loops import parse_closures
+from .lugre import LuGre
 from .names import display_tex_problem
 from .source import ModelSource, Provenance
+from .transmission import transmission_of, with_transmission
 from .yaml_fields import (
     check_keys,
     parse_frames,
@@ -101,8 +103,6 @@ from .yaml_fields import (
     parse_tool,
     parse_vector,
 )
-from .lugre import LuGre
-from .transmission import transmission_of, with_transmission
 from .yaml_loader import ModelLoader, YamlLimitError
 
 _TOP_KEYS = {"name", "dh", "gravity", "links", "values", "description", "planar", "tool",

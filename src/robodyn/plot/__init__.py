@@ -37,6 +37,6 @@ from .identification import friction_fit
 from .manipulability import manipulability
 from .viewer import Viewer, show
 
-__all__ = ["motion", "torques", "energy", "tracking", "energy_comparison", "friction_fit", "arm", "animate",
-           "animation_writer", "manipulability", "MAX_FRAMES", "TRAJECTORY_SAMPLES", "show",
-           "Viewer"]
+__all__ = ["motion", "torques", "energy", "tracking", "energy_comparison", "friction_fit", "arm",
+           "animate", "animation_writer", "manipulability", "MAX_FRAMES", "TRAJECTORY_SAMPLES",
+           "show", "Viewer"]
