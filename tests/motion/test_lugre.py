@@ -120,3 +120,22 @@ def test_model_file_lugre_key(tmp_path):
         rd.load(path)
     with pytest.raises(rd.InputError, match="has no lugre parameters"):
         simulate_lugre(_pendulum(tmp_path), None, q0=[0.0])
+
+
+def test_rd_simulate_method_lugre(tmp_path):
+    path = tmp_path / "lugre.yaml"
+    path.write_text(PENDULUM.format(gravity=f"[0, -{G0}, 0]", L=L, M=M)
+                    + "lugre: {sigma0: 1.0e4, sigma1: 100, sigma2: 0.1, Fc: 3, Fs: 4, vs: 0.1}\n")
+    robot = rd.load(path)
+    sim = rd.simulate(robot, q0=[0.0], duration=1.0, method="lugre", sample_dt=1e-3)
+    ref = simulate_lugre(robot, None, q0=[0.0], duration=1.0)
+    np.testing.assert_allclose(sim.q, ref.q, atol=1e-6)  # two runs of the same equations
+    np.testing.assert_allclose(sim.info["lugre_friction"], ref.friction, atol=1e-3)
+    assert sim.info["method"] == "lugre"
+    # the arm's energy balance with the LuGre friction as a torque on it closes
+    assert abs(sim.info["energy_balance"].error) < 1e-4 * sim.info["energy_balance"].scale
+    held = rd.simulate(robot, q0=[np.arccos(3.5 / (M * G0 * L))], duration=0.5,
+                       method="lugre")
+    assert np.abs(held.qd).max() < 0.05 and abs(held.qd[-1, 0]) < 1e-6
+    with pytest.raises(rd.InputError, match="has no lugre parameters"):
+        rd.simulate(_pendulum(tmp_path), q0=[0.0], method="lugre")

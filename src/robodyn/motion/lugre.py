@@ -27,8 +27,12 @@ import numpy as np
 
 from ..core.errors import InputError
 from ..model.lugre import LuGre
+from .adaptive import drive
+from .inputs import torque_value
+from .result import Simulation, finished
 
-__all__ = ["LuGre", "LuGreSimulation", "simulate_lugre", "steady_friction", "lugre_rates"]
+__all__ = ["LuGre", "LuGreSimulation", "simulate_lugre", "run_lugre", "steady_friction",
+           "lugre_rates"]
 
 #: Most right-hand-side evaluations of one run (each is one forward dynamics).
 MAX_EVALUATIONS = 2_000_000
@@ -64,6 +68,57 @@ class LuGreSimulation:
     info: dict
 
 
+def _arm(robot, lugre: LuGre, applied: Callable):
+    """The right-hand side ``(qd, qdd, dz/dt)`` of the state ``(q, qd, z)`` under the
+    torque ``applied(t, q, qd)`` (module docstring)."""
+    n = robot.dof
+
+    def rhs(t, x):
+        q, qd, z = x[:n], x[n:2 * n], x[2 * n:]
+        dz, friction = lugre_rates(lugre, qd, z)
+        qdd = robot.forward_dynamics(q, qd, applied(t, q, qd) - friction)
+        return np.concatenate([qd, qdd, dz])
+
+    return rhs
+
+
+def run_lugre(problem, options, bar) -> Simulation:
+    """``rd.simulate(robot, ..., method="lugre")``: the model's own LuGre parameters (a
+    model file's ``lugre:``), the bristles starting relaxed (``z = 0``), ``Radau`` steps
+    within ``options.max_steps`` (:func:`robodyn.motion.adaptive.drive`). ``sim.tau`` is the
+    applied torque less the LuGre friction (what acts on the arm besides its model
+    friction, so the energy balance holds); ``info``: ``applied_torque``,
+    ``lugre_friction`` and ``lugre_z`` ``(T, n)``."""
+    from scipy.integrate import Radau  # SciPy only when used
+
+    robot = problem.robot
+    lugre, n = robot.chain.lugre, robot.dof
+    if lugre is None:
+        raise InputError(f"method 'lugre': {robot.name} has no lugre parameters; add a lugre: "
+                         "key to its model file, or call rd.simulate_lugre with them")
+    if problem.wrench is not None:
+        raise InputError("method 'lugre' takes no h_e yet; leave it out")
+
+    def applied(t, q, qd):
+        return torque_value(problem.torque, t, q, qd, n)
+
+    rhs = _arm(robot, lugre, applied)
+    y0 = np.concatenate([problem.q0, problem.qd0, np.zeros(n)])
+
+    def make():
+        return Radau(rhs, 0.0, y0, options.duration, rtol=options.rtol, atol=options.atol,
+                     max_step=options.max_step)
+
+    t, y, solution, steps, _ = drive(make, rhs, y0, options.duration, options.times,
+                                     options.max_steps, "radau", n, bar)
+    q, qd, z = y[:n].T, y[n:2 * n].T, y[2 * n:].T
+    friction = lugre_rates(lugre, qd, z)[1]
+    tau = np.stack([applied(tk, qk, qdk) for tk, qk, qdk in zip(t, q, qd, strict=True)])
+    net = tau - friction
+    info = {"steps": steps, "applied_torque": tau, "lugre_friction": friction, "lugre_z": z}
+    return finished(robot, t, q, qd, robot.forward_dynamics(q, qd, net), net, info, solution)
+
+
 def simulate_lugre(robot, lugre: LuGre | Mapping | None, q0, qd0=0.0, duration: float = 1.0,
                    tau: Callable | None = None, z0=0.0, rtol: float = 1e-8, atol: float = 1e-10,
                    sample_dt: float = 1e-3,
@@ -96,16 +151,15 @@ def simulate_lugre(robot, lugre: LuGre | Mapping | None, q0, qd0=0.0, duration: 
                          for a in (q0, qd0, z0)])
     count = [0]
 
+    arm = _arm(robot, lugre, lambda t, q, qd: np.zeros(n) if tau is None
+               else np.asarray(tau(t, q, qd), dtype=float))
+
     def rhs(t, x):
         count[0] += 1
         if count[0] > max_evaluations:
             raise InputError(f"simulate_lugre: more than {max_evaluations} evaluations before "
                              f"t = {t:.6g} s; raise max_evaluations or loosen rtol")
-        q, qd, z = x[:n], x[n:2 * n], x[2 * n:]
-        dz, friction = lugre_rates(lugre, qd, z)
-        torque = np.zeros(n) if tau is None else np.asarray(tau(t, q, qd), dtype=float)
-        qdd = robot.forward_dynamics(q, qd, torque - friction)
-        return np.concatenate([qd, qdd, dz])
+        return arm(t, x)
 
     steps = int(np.floor(duration / sample_dt + 1e-9))
     t_eval = np.minimum(np.arange(steps + 1) * sample_dt, duration)
