@@ -139,3 +139,15 @@ def test_rd_simulate_method_lugre(tmp_path):
     assert np.abs(held.qd).max() < 0.05 and abs(held.qd[-1, 0]) < 1e-6
     with pytest.raises(rd.InputError, match="has no lugre parameters"):
         rd.simulate(_pendulum(tmp_path), q0=[0.0], method="lugre")
+
+
+def test_cli_simulate_method_lugre(tmp_path, capsys):
+    from robodyn.cli import main
+
+    path = tmp_path / "lugre.yaml"
+    path.write_text(PENDULUM.format(gravity=f"[0, -{G0}, 0]", L=L, M=M)
+                    + "lugre: {sigma0: 1.0e4, sigma1: 100, sigma2: 0.1, Fc: 3, Fs: 4, vs: 0.1}\n")
+    assert main(["simulate", str(path), "--method", "lugre", "--duration", "0.3",
+                 "--q0", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "(lugre, rtol = 1e-09" in out and "balance" in out

@@ -109,13 +109,15 @@ def run_lugre(problem, options, bar) -> Simulation:
         return Radau(rhs, 0.0, y0, options.duration, rtol=options.rtol, atol=options.atol,
                      max_step=options.max_step)
 
-    t, y, solution, steps, _ = drive(make, rhs, y0, options.duration, options.times,
-                                     options.max_steps, "radau", n, bar)
+    t, y, solution, steps, solver = drive(make, rhs, y0, options.duration, options.times,
+                                          options.max_steps, "radau", n, bar)
     q, qd, z = y[:n].T, y[n:2 * n].T, y[2 * n:].T
     friction = lugre_rates(lugre, qd, z)[1]
     tau = np.stack([applied(tk, qk, qdk) for tk, qk, qdk in zip(t, q, qd, strict=True)])
     net = tau - friction
-    info = {"steps": steps, "applied_torque": tau, "lugre_friction": friction, "lugre_z": z}
+    info = {"steps": steps, "evaluations": int(solver.nfev), "rtol": options.rtol,
+            "atol": options.atol, "applied_torque": tau, "lugre_friction": friction,
+            "lugre_z": z}
     return finished(robot, t, q, qd, robot.forward_dynamics(q, qd, net), net, info, solution)
 
 
