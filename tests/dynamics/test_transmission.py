@@ -246,3 +246,16 @@ def test_urdf_and_mjcf_exports_say_the_coupled_transmission_is_left_out(tmp_path
     assert "coupled transmission (theta = N q, N^T Jm N) is left out" in robot.to_urdf()
     assert "coupled transmission (theta = N q, N^T Jm N) is left out" in robot.to_mjcf()
     assert "coupled transmission" not in _robot(tmp_path, False).to_urdf()
+
+
+def test_coupled_transmission_with_an_end_effector_wrench(tmp_path):
+    robot, plain = _coupled(tmp_path), _robot(tmp_path, False)
+    rng = np.random.default_rng(8)
+    q, qd, qdd = rng.normal(size=(3, 2))
+    h = rng.normal(size=6)
+    tau = robot.inverse_dynamics(q, qd, qdd, h_e=h)
+    R = drives.reflected_inertia(transmission_of(WRIST, 2))
+    np.testing.assert_allclose(tau, plain.inverse_dynamics(q, qd, qdd, h_e=h) + R @ qdd,
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(robot.forward_dynamics(q, qd, tau, h_e=h), qdd, rtol=1e-9,
+                               atol=1e-9)
