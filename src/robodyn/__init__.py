@@ -27,7 +27,8 @@ _LAZY = {
     "simulate": (".motion.simulation", "simulate"),
     "scale_trajectory": (".motion.time_scaling", "scale_trajectory"),
     "identify": (".identification.estimate", "identify"),
-    "identify_friction": (".identification.friction_fit", "identify_friction"),
+    "identify_friction": (".identification.friction_shape", "identify_friction"),
+    "simulate_lugre": (".motion.lugre", "simulate_lugre"),
     "excitation": (".identification.excitation", None),
     "control": (".motion.control", None),
     "energy": (".motion.energy", None),
@@ -41,7 +42,7 @@ _LAZY = {
 __version__ = VERSION
 __all__ = ["load", "Robot", "dataset", "TorqueParts", "models", "trajectory", "energy", "control",
            "simulate", "rollout", "scale_trajectory", "Simulation", "identify", "excitation",
-           "identify_friction",
+           "identify_friction", "simulate_lugre",
            "JointLimitWarning",
            "ModelError", "InputError", "RobodynError", "UrdfWarning",
            "PhysicalConsistencyWarning", "EnergyBalanceWarning", "__version__"]

@@ -24,6 +24,7 @@ import numpy as np
 from ..core.errors import InputError, ModelError
 from ..dynamics.registry import kernel_spec
 from ..model.loops import coupling_basis, joint_names
+from .driven import DrivenRunner
 from .runner import Runner
 
 __all__ = ["CoupledRunner", "make_runner"]
@@ -37,9 +38,17 @@ _SAME = ("kinetic_energy", "potential_energy", "forward_kinematics", "centroidal
 
 
 def make_runner(chain, values, name: str) -> Runner:
-    """A :class:`CoupledRunner` for a chain with couplings, else a plain :class:`Runner`."""
+    """A :class:`CoupledRunner` for a chain with couplings, a
+    :class:`~robodyn.codegen.driven.DrivenRunner` for one with a coupled transmission,
+    else a plain :class:`Runner`."""
     closures = chain.closures
-    if closures is not None and closures.couplings:
+    coupled = closures is not None and closures.couplings
+    if getattr(chain, "transmission", None) is not None:
+        if coupled:
+            raise ModelError(f"{name}: a coupled transmission and joint couplings together "
+                             "are not supported yet; drop one of them")
+        return DrivenRunner(chain, values, name)
+    if coupled:
         return CoupledRunner(chain, values, name)
     return Runner(chain, values, name)
 

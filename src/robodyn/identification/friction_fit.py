@@ -26,7 +26,7 @@ offset column is left out, the offset folded into the two levels (``F_c+ + tau_0
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -69,7 +69,8 @@ class FrictionFit:
     ``intervals[j]``, the 95 % confidence intervals ``{level: (low, high)}``; ``rms``, the
     residual's RMS per joint; ``robot``, the robot with these friction levels; ``folded``,
     the (0-based) joints whose offset is folded into their Coulomb levels (module
-    docstring)."""
+    docstring); ``info``, the shape fit's evaluations and linear start
+    (:mod:`~robodyn.identification.friction_shape`), empty for a linear fit."""
 
     values: tuple[dict[str, float], ...]
     errors: tuple[dict[str, float], ...]
@@ -77,6 +78,7 @@ class FrictionFit:
     rms: np.ndarray
     robot: object
     folded: tuple[int, ...] = ()
+    info: dict = field(default_factory=dict)
 
     def __str__(self) -> str:
         lines = ["friction identified (value +- standard error):"]
@@ -94,7 +96,8 @@ def identify_friction(robot: Robot, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike,
     """The friction levels of every one-value joint of ``robot`` (module docstring) from
     samples ``q, qd, qdd, tau`` ``(N, dof)``, the links' inertial parameters and the
     friction's shape (``smooth_velocity``, ``stribeck_velocity``, ``stribeck_exponent``;
-    a Stribeck column where ``static`` is not 0) taken from ``robot``."""
+    a Stribeck column where ``static`` is not 0) taken from ``robot`` (``rd.identify_friction``
+    with ``shape=True`` fits the shape too: :mod:`~robodyn.identification.friction_shape`)."""
     dof = robot.dof
     if not robot.chain.single_valued:
         raise InputError("identify_friction: joints of one value only (revolute, prismatic)")

@@ -296,6 +296,12 @@ class Chain:
     #: Loop closures, joint couplings and actuated joints of a closed mechanism
     #: (:class:`~robodyn.model.loops.Closures`, docs/closed-chains.md); None: a tree.
     closures: Any = None
+    #: A coupled transmission ``theta = N q`` (:class:`~robodyn.model.transmission.Transmission`;
+    #: a diagonal one is folded into the links' motors instead); None: none.
+    transmission: Any = None
+    #: LuGre friction parameters (:class:`~robodyn.model.lugre.LuGre`) for
+    #: :func:`robodyn.motion.lugre.simulate_lugre`; None: none.
+    lugre: Any = None
 
     def __post_init__(self):
         if self.parents:

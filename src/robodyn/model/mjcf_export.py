@@ -59,6 +59,7 @@ from .chain import PRISMATIC, REVOLUTE, Chain, Transform
 from .friction import check_plain
 from .joints import FREE, SPHERICAL
 from .names import MARKER, visible
+from .transmission import drive_notes
 from .urdf_export import (
     MIN_INERTIA,
     axis_rotation,
@@ -116,6 +117,7 @@ def chain_to_mjcf(chain: Chain, name: str, comment: str = "") -> str:
         actuator = ET.SubElement(root, "actuator")
         for joint in closures.actuated:
             ET.SubElement(actuator, "motor", joint=written[joint])
+    notes.extend(drive_notes(chain))
     if rate_limits:
         notes.append("velocity and effort limits (MJCF: actuators' ctrlrange, forcerange) of "
                      f"{', '.join(rate_limits[:10])}{' ...' if len(rate_limits) > 10 else ''} "

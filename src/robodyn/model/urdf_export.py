@@ -70,6 +70,7 @@ from ..core.errors import InputError, ModelError, UrdfWarning, excerpt, warn
 from .chain import PRISMATIC, REVOLUTE, Chain, folded, split_free_base
 from .friction import check_plain
 from .names import MARKER, visible
+from .transmission import drive_notes
 from .urdf import GRAVITY
 
 #: Stand-in for a limit URDF requires and the model does not know (m, rad, m/s, N, N m).
@@ -150,6 +151,7 @@ def chain_to_urdf(chain: Chain, name: str, comment: str = "",
                       offset=number_text(coupling.offset))
     if closures is not None and closures.loops:
         notes.append(f"{len(closures.loops)} loop closure(s) left out: URDF describes trees")
+    notes.extend(drive_notes(chain))
     last = chain.dof - 1
     left_out = [f.name for f in frames if chain.is_serial and f.link == last]
     for frame in frames:

@@ -89,8 +89,10 @@ from .expressions import RESERVED as RESERVED_NAME
 from .expressions import check_parameter_name, parse_expression, symbol
 from .friction import FRICTION_FIELDS
 from .loops import parse_closures
+from .lugre import LuGre
 from .names import display_tex_problem
 from .source import ModelSource, Provenance
+from .transmission import transmission_of, with_transmission
 from .yaml_fields import (
     check_keys,
     parse_frames,
@@ -105,7 +107,7 @@ from .yaml_loader import ModelLoader, YamlLimitError
 
 _TOP_KEYS = {"name", "dh", "gravity", "links", "values", "description", "planar", "tool",
              "display", "configurations", "terms", "potential_zero", "floating", "base",
-             "frames", "loops", "couplings", "actuated"}
+             "frames", "loops", "couplings", "actuated", "transmission", "lugre"}
 _BASE_KEYS = {"mass", "com", "inertia"}
 #: A configuration's name: an identifier of at most 40 characters (``qr``, ``home``).
 _CONFIGURATION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
@@ -239,6 +241,12 @@ def parse_model(data: object, source: str = "model", default_name: str = "robot"
     closures = parse_closures(data, chain, source)
     if closures is not None:
         chain = replace(chain, closures=closures)
+    if "transmission" in data:
+        field = f"{source}: transmission"
+        chain = with_transmission(chain, transmission_of(data["transmission"], chain.dof, field),
+                                  field)
+    if "lugre" in data:
+        chain = replace(chain, lugre=LuGre.of(data["lugre"], chain.dof, f"{source}: lugre"))
     for s in sorted(chain.free_symbols(), key=str):
         check_parameter_name(str(s), f"{source}: symbol")
     description = data.get("description", "")

@@ -23,7 +23,7 @@ __all__ = ["SimulationOptions", "time_grid", "shorter_last_step", "METHODS", "MA
            "MAX_STEPS", "DEFAULT_MAX_STEPS", "MIN_RTOL"]
 
 METHODS = ("rk45", "dop853", "rk4", "semi-implicit-euler", "implicit-euler", "radau",
-           "stick-slip")
+           "stick-slip", "lugre")
 #: Longest motion one run simulates, in seconds (``robodyn simulate --duration`` too).
 MAX_DURATION = 1.0e5
 #: Most fixed steps (and samples) one run takes: the run is kept in memory.

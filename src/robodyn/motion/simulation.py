@@ -15,6 +15,8 @@
   stiction for dry (Coulomb, Stribeck) friction: a joint held by static friction stays
   exactly at rest, and friction does not chatter about zero velocity
   (:mod:`robodyn.motion.stick_slip`);
+* LuGre friction: ``"lugre"``, the model's LuGre parameters (``lugre:`` in its file) with
+  a bristle state per joint, SciPy's Radau on ``(q, qd, z)`` (:mod:`robodyn.motion.lugre`);
 * fixed step (``dt`` given): classic ``"rk4"`` or ``"semi-implicit-euler"``
   (symplectic: velocity first, then position with the new velocity), as a
   control loop at ``1/dt`` Hz would run. With Numba, torque tables and the

@@ -18,6 +18,7 @@ from .closed import closed, run_closed
 from .fixed import run_fixed
 from .implicit import run_implicit
 from .inputs import Problem, checked_wrench, torque_input
+from .lugre import run_lugre
 from .options import SimulationOptions
 from .result import Simulation
 from .saturation import Saturated
@@ -44,6 +45,8 @@ def simulate_one(robot, q0: np.ndarray, qd0: np.ndarray, tau, tau_times, h_e,
             sim = run_adaptive(problem, options, bar)
         elif options.method == "stick-slip":
             sim = run_stick_slip(problem, options, bar)
+        elif options.method == "lugre":
+            sim = run_lugre(problem, options, bar)
         else:
             sim = run_fixed(problem, options, bar)
     wall = time.perf_counter() - start

@@ -10,6 +10,8 @@ the arm in a browser (:func:`show`, viser).
   error;
 * :func:`energy_comparison` — motions between the same end points overlaid: ``q``, ``qd``,
   power and cumulative positive work;
+* :func:`friction_fit` — a friction fit's predicted torque against the measured one, and
+  the fitted friction curve against the measured friction, per joint;
 * :func:`arm` — a stick figure through the link frames, 2D for planar arms, 3D otherwise;
 * :func:`manipulability` — the kinematic and dynamic manipulability ellipsoids on the arm;
 * :func:`animate` — that stick figure along a simulation, written as a GIF (Pillow) or MP4
@@ -31,9 +33,10 @@ loads this package (and Matplotlib) on first use.
 from .arm_figure import MAX_FRAMES, animate, animation_writer, arm
 from .common import TRAJECTORY_SAMPLES
 from .figures import energy, energy_comparison, motion, torques, tracking
+from .identification import friction_fit
 from .manipulability import manipulability
 from .viewer import Viewer, show
 
-__all__ = ["motion", "torques", "energy", "tracking", "energy_comparison", "arm", "animate",
-           "animation_writer", "manipulability", "MAX_FRAMES", "TRAJECTORY_SAMPLES", "show",
-           "Viewer"]
+__all__ = ["motion", "torques", "energy", "tracking", "energy_comparison", "friction_fit", "arm",
+           "animate", "animation_writer", "manipulability", "MAX_FRAMES", "TRAJECTORY_SAMPLES",
+           "show", "Viewer"]

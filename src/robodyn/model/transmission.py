@@ -1,0 +1,178 @@
+"""A coupled transmission: the matrix from joint to motor angles and the motors behind it.
+
+Convention (Spong, Hutchinson & Vidyasagar, *Robot Modeling and Control*, §6.4 and §7.5;
+Siciliano et al., *Robotics*, §8.3 for the diagonal case)::
+
+    theta = N q          (motor angles from joint angles; N = diag(G) for independent gears)
+
+so a diagonal ``N`` is today's per-joint ``motor: {gear_ratio: G}``. A wrist whose last
+motor's gear train runs through the joint before it (the PUMA 560's joints 4-6, Corke,
+*Robotics, Vision and Control*, §9.1, and the differential wrists of many arms) has
+off-diagonal entries. The model here is the data and its checks only; what it does to the
+equations of motion is :mod:`robodyn.dynamics.transmission`.
+
+Model files: a model-level key ::
+
+    transmission:
+      matrix: [[G1, 0], [c, G2]]     # N, dof x dof, non-singular
+      motor_inertia: [Jm1, Jm2]      # rotor inertias, kg m^2, >= 0
+      motor_viscous: [Bm1, Bm2]      # optional: motor-side viscous friction, N m s/rad, >= 0
+      motor_coulomb: [Fm1, Fm2]      # optional: motor-side Coulomb friction, N m, >= 0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.errors import ModelError
+
+#: Keys under ``transmission:`` in a model file.
+TRANSMISSION_KEYS = ("matrix", "motor_inertia", "motor_viscous", "motor_coulomb")
+#: ``N`` is refused as singular when its condition number passes this (``1/eps`` of a float
+#: is about 4.5e15; beyond 1e12 the motor torques ``N^-T tau`` have no correct digits left).
+MAX_CONDITION = 1e12
+
+
+@dataclass(frozen=True)
+class Transmission:
+    """``theta = N q`` with motors of inertia ``motor_inertia`` (``J_m``, one per motor)
+    and motor-side friction ``motor_viscous`` (``B_m``) and ``motor_coulomb`` (``F_m``).
+    Tuples of floats, so the model stays hashable and comparable; build it with
+    :func:`transmission_of` (checked)."""
+
+    matrix: tuple[tuple[float, ...], ...]
+    motor_inertia: tuple[float, ...]
+    motor_viscous: tuple[float, ...]
+    motor_coulomb: tuple[float, ...]
+
+    @property
+    def N(self) -> np.ndarray:  # noqa: N802 (the books' letter)
+        """The matrix ``N`` (``theta = N q``), ``(n, n)``."""
+        return np.array(self.matrix, dtype=float)
+
+    @property
+    def diagonal(self) -> bool:
+        """True when ``N`` is diagonal: independent gears, today's per-joint motors."""
+        n = self.N
+        return bool(np.all(n == np.diag(np.diag(n))))
+
+
+def _numbers(value: object, field: str, n: int, nonnegative: bool) -> tuple[float, ...]:
+    """``value`` as ``n`` finite floats (``>= 0`` when ``nonnegative``), or a ModelError."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
+        raise ModelError(f"{field}: expected a list of {n} numbers, got {type(value).__name__}")
+    out = []
+    for k, x in enumerate(value):
+        if isinstance(x, bool) or not isinstance(x, (int, float, np.floating, np.integer)):
+            raise ModelError(f"{field}[{k}]: expected a number, got {type(x).__name__}")
+        x = float(x)
+        if not np.isfinite(x):
+            raise ModelError(f"{field}[{k}]: {x} is not finite; give a finite number")
+        if nonnegative and x < 0:
+            raise ModelError(f"{field}[{k}]: {x:g} is negative; a motor's inertia or friction "
+                             "is >= 0")
+        out.append(x)
+    if len(out) != n:
+        raise ModelError(f"{field}: {len(out)} entries for {n} joints; give one per joint")
+    return tuple(out)
+
+
+def transmission_of(data: object, dof: int, field: str = "transmission") -> Transmission:
+    """The checked :class:`Transmission` of a mapping ``{matrix, motor_inertia,
+    motor_viscous?, motor_coulomb?}`` for a model of ``dof`` joints: ``matrix`` square,
+    ``dof x dof``, finite and non-singular (condition number below :data:`MAX_CONDITION`),
+    the motor lists ``dof`` numbers ``>= 0``. A :class:`ModelError` naming the field
+    otherwise."""
+    if not isinstance(data, Mapping):
+        raise ModelError(f"{field}: expected a mapping {{matrix: [[...]], motor_inertia: [...]}}"
+                         f", got {type(data).__name__}")
+    unknown = sorted(str(k) for k in data if k not in TRANSMISSION_KEYS)
+    if unknown:
+        raise ModelError(f"{field}: unknown key(s) {', '.join(unknown)}; the keys are "
+                         f"{', '.join(TRANSMISSION_KEYS)}")
+    for key in ("matrix", "motor_inertia"):
+        if key not in data:
+            raise ModelError(f"{field}: missing {key}; give the joint-to-motor matrix N "
+                             "(theta = N q) and the motors' inertias")
+    rows = data["matrix"]
+    if isinstance(rows, (str, bytes)) or not isinstance(rows, (Sequence, np.ndarray)):
+        raise ModelError(f"{field}.matrix: expected a list of {dof} rows")
+    if len(rows) != dof:
+        raise ModelError(f"{field}.matrix: {len(rows)} rows for {dof} joints; N is "
+                         f"{dof} x {dof} (theta = N q)")
+    matrix = tuple(_numbers(row, f"{field}.matrix[{i}]", dof, False)
+                   for i, row in enumerate(rows))
+    cond = np.linalg.cond(np.array(matrix, dtype=float)) if dof else 1.0
+    if not cond < MAX_CONDITION:
+        raise ModelError(f"{field}.matrix: singular (condition number {cond:.3g}); each motor "
+                         "must move a different combination of joints, so N must be invertible")
+    zeros = (0.0,) * dof
+    return Transmission(
+        matrix, _numbers(data["motor_inertia"], f"{field}.motor_inertia", dof, True),
+        _numbers(data.get("motor_viscous", zeros), f"{field}.motor_viscous", dof, True),
+        _numbers(data.get("motor_coulomb", zeros), f"{field}.motor_coulomb", dof, True))
+
+
+class TransmissionWarning(UserWarning):
+    """A coupled (non-diagonal) transmission was read: the robot's numeric methods include
+    it (:mod:`robodyn.codegen.driven`), its closed forms and exported code do not yet
+    (docs/friction-and-drives.md)."""
+
+
+def with_transmission(chain, tr: Transmission, field: str = "transmission"):
+    """``chain`` with the drives of ``tr``. A diagonal ``N`` is exactly today's per-joint
+    motors, so it is folded into them (``Motor(inertia=J_m, gear_ratio=N_ii)``, the motor
+    friction into the joint's: ``F_v += N_ii^2 B_m``, ``F_c+-  += |N_ii| F_m``) and every
+    numeric function, closed form and exported code includes it. A coupled ``N`` is kept
+    as ``chain.transmission``: the robot's numeric methods add it
+    (:mod:`robodyn.codegen.driven`), the closed forms and exported code do not yet, said
+    by a :class:`TransmissionWarning`. Joints that already have a ``motor`` are refused."""
+    import warnings
+    from dataclasses import replace
+
+    from .friction import is_zero
+    from .joints import JOINT_MODELS
+
+    if any(not JOINT_MODELS[link.joint.type].single for link in chain.links):
+        raise ModelError(f"{field}: every joint must be revolute or prismatic (one motor per "
+                         "joint); remove the free or ball joint or the transmission")
+    for i, link in enumerate(chain.links):
+        if not (is_zero(link.motor.inertia) and link.motor.gear_ratio == 1):
+            raise ModelError(f"{field}: links[{i}] already has a motor (inertia or gear_ratio); "
+                             "give the drives either per joint or in transmission, not both")
+    if not tr.diagonal:
+        warnings.warn(TransmissionWarning(
+            f"{field}: a coupled matrix (chain.transmission) is in the robot's numeric "
+            "methods and simulate, not yet in its closed forms (equations) or exported code"),
+            stacklevel=3)
+        return replace(chain, transmission=tr)
+    links = []
+    for i, link in enumerate(chain.links):
+        g = tr.matrix[i][i]
+        fr = link.friction
+        extra_c = abs(g) * tr.motor_coulomb[i]
+        if tr.motor_viscous[i] or extra_c:
+            fr = replace(fr, viscous=fr.viscous + g * g * tr.motor_viscous[i],
+                         coulomb=fr.coulomb + extra_c,
+                         coulomb_negative=(None if fr.coulomb_negative is None
+                                           else fr.coulomb_negative + extra_c))
+        links.append(replace(link, friction=fr,
+                             motor=replace(link.motor, inertia=tr.motor_inertia[i],
+                                           gear_ratio=g)))
+    return replace(chain, links=tuple(links))
+
+
+def drive_notes(chain) -> list[str]:
+    """What an export to URDF or MJCF leaves out of ``chain``'s drives: a coupled
+    transmission (neither format has one; a diagonal one is the links' motors) and LuGre
+    parameters (a note each for the written file)."""
+    notes = []
+    if getattr(chain, "transmission", None) is not None:
+        notes.append("the coupled transmission (theta = N q, N^T Jm N) is left out: the "
+                     "format has per-joint armature only")
+    if getattr(chain, "lugre", None) is not None:
+        notes.append("the LuGre friction parameters are left out")
+    return notes
