@@ -35,10 +35,10 @@ a mesh file is opened only when a geom's mass needs it.
 Errors name the file, line and element: a ``free`` joint below the world's bodies or
 beside other joints, mocap bodies, composite or attached bodies, height-field and plane
 geoms that would give a body its inertia, hostile mesh files
-(:mod:`robodyn.model.mjcf_meshes`). ``<equality>``: ``<connect>`` and ``<weld>`` between two sites are loop closures (``Chain.closures``, for
-``robot.closed_chain()``; :mod:`robodyn.model.mjcf_equality`) and ``<joint joint1 joint2>``
-with a linear ``polycoef`` a joint coupling (``Closures.couplings``); the rest of ``<equality>``,
-``<tendon>`` and ``<deformable>``, joint springs, fluid forces and ``gravcomp`` are not
+(:mod:`robodyn.model.mjcf_meshes`). ``<equality>``: ``<connect>`` and ``<weld>`` between
+two sites are loop closures (``Chain.closures``, for ``robot.closed_chain()``;
+:mod:`robodyn.model.mjcf_equality`) and ``<joint joint1 joint2>`` with a linear ``polycoef``
+a joint coupling (``Closures.couplings``); the rest of ``<equality>``, ``<tendon>`` and ``<deformable>``, joint springs, fluid forces and ``gravcomp`` are not
 read: the robot's own methods are the unconstrained tree's (as MuJoCo's ``M`` and bias)
 and a note in ``provenance.notes`` says what was left out.
 
