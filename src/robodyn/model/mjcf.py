@@ -40,7 +40,8 @@ two sites are loop closures (``Chain.closures``, for ``robot.closed_chain()``;
 :mod:`robodyn.model.mjcf_equality`) and ``<joint joint1 joint2>`` with a linear ``polycoef``
 a joint coupling (``Closures.couplings``); the rest of ``<equality>``, ``<tendon>`` and
 ``<deformable>``, joint springs, fluid forces and ``gravcomp`` are not read: the robot's own
-methods are the unconstrained tree's (as MuJoCo's ``M`` and bias) and a note in ``provenance.notes`` says what was left out.
+methods are the unconstrained tree's (as MuJoCo's ``M`` and bias) and a note in
+``provenance.notes`` says what was left out.
 
 Safety: the XML is read with :mod:`xml.parsers.expat` and any document type declaration
 is refused (so no entity is ever defined or expanded, internal or external); only regular
