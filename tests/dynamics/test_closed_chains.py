@@ -365,3 +365,16 @@ def test_a_closed_chain_says_what_it_is(name):
     for loop in closures.loops:
         assert f"{loop.kind} {loop.frame_a}={loop.frame_b}" in text
     assert text.endswith(f"actuated: {', '.join(closures.actuated)})")
+
+
+@pytest.mark.parametrize("name, y", [("four-bar", [0.6]), ("five-bar", [0.6, 2.4]),
+                                     ("parallelogram-arm", [0.6, -0.4])])
+def test_assembly_lands_within_half_a_turn_of_its_guess(name, y):
+    """Newton may reach the assembly whole turns away from the guess (-6.33 rad for a guess
+    of 0.3 on the four-bar): the same closed loop, returned at the turn nearest the guess."""
+    robot = rd.load(name)
+    cc = robot.closed_chain()
+    guess = np.full(robot.nq, 0.3)
+    q = cc.assemble(y, guess).q
+    assert np.abs(cc.residual(q)).max() <= 1e-12
+    assert np.all(np.abs(q[cc.passive] - guess[cc.passive]) <= np.pi + 1e-12)

@@ -165,7 +165,7 @@ class ClosedChain:
             phi = self.residual(q)
             norm = float(np.abs(phi).max())
             if norm <= tol:
-                return Assembly(q, norm, k)
+                return Assembly(self._near(q, q_guess, tol), norm, k)
             if k == max_iterations:
                 break
             kp = self.constraint_jacobian(q)[:, self.passive]
@@ -186,6 +186,23 @@ class ClosedChain:
         raise ModelError(f"assemble: loop {self._worst(phi)!r} stays open (residual "
                          f"{norm:.3g} after {max_iterations} Newton steps): no assembly near "
                          "q_guess for these actuated values")
+
+    def _near(self, q, q_guess, tol: float) -> np.ndarray:
+        """``q`` with each passive joint that turns (a full turn changes no closure) moved by
+        whole turns to the value nearest its guess: Newton may land a revolute joint turns
+        away (-6.33 rad for 0.3), the same assembly; a simulation's next step stays
+        continuous (its guess is the last step)."""
+        guess = np.asarray(q_guess, dtype=float)
+        out = q.copy()
+        for j in self.passive:
+            turns = np.round((guess[j] - q[j]) / (2 * np.pi))
+            if turns == 0:
+                continue
+            trial = out.copy()
+            trial[j] += 2 * np.pi * turns
+            if float(np.abs(self.residual(trial)).max()) <= tol:
+                out = trial
+        return out
 
     def _worst(self, phi) -> str:
         k, best, worst = 0, -1.0, self.loops[0].name
