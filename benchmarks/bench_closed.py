@@ -1,9 +1,17 @@
-"""Closed-chain forward dynamics (KKT, ``ClosedChain.forward_dynamics``): one call of ``N``
-states (batched) against ``N`` calls of one state, per state, on the built-in closed
-mechanisms. A spot check first: the batched accelerations equal the per-state ones.
+"""Closed-chain forward dynamics, per state, on the built-in closed mechanisms, in one run:
 
-Not yet here (issue 34): the Delta robot and Pinocchio's ``constraintDynamics`` in a
-Python loop and in C++ (``/work/shared/bench/pinocchio_cpp``).
+* robodyn's KKT solve (``ClosedChain.forward_dynamics``) on ``N`` states at once (batched)
+  and one state at a time;
+* robodyn's exported program (``functions=["closed_forward_dynamics"]``, the Schur
+  complement written out) compiled by ``robot.compile_c``, batched;
+* Pinocchio's ``constraintDynamics`` with ``RigidConstraintModel``s of the same loops
+  (``CONTACT_3D`` between the same frames, its proximal solver), one call per state from a
+  Python loop (Pinocchio has no batched call); skipped without ``pin``.
+
+Spot checks first: the batched accelerations equal the per-state ones, the compiled
+program's and Pinocchio's equal the KKT solve's. Not here: the Delta robot, and Pinocchio's
+``constraintDynamics`` in native C++ (``/work/shared/bench/pinocchio_cpp`` times the
+unconstrained algorithms only).
 
     python benchmarks/bench_closed.py [--n 1000] [--robots four-bar parallelogram-arm]
 """
@@ -33,6 +41,37 @@ def states(robot, chain, n: int, seed: int = 0):
     return Q, QD, rng.normal(size=(n, na))
 
 
+def pinocchio_closed(robot):
+    """``(pin, model, data, constraint models, their datas)`` of the robot's tree (its URDF
+    export) with a ``CONTACT_3D`` constraint per loop between the same frames; ``None``
+    without Pinocchio."""
+    try:
+        import pinocchio as pin
+    except ImportError:
+        return None
+    model = pin.buildModelFromXML(robot.to_urdf(unlimited="revolute"))
+    base = model.frames[model.getFrameId("base_link")].placement
+    named = {f.name: f for f in robot.numeric_chain.frames}
+
+    def anchor(name):  # (joint id, placement in that joint's frame)
+        f = named.get(name)
+        link = f.link if f else robot.frames.index(name) - 1
+        at = pin.SE3(np.array(f.placement.rotation, float),
+                     np.array(f.placement.translation, float)) if f else pin.SE3.Identity()
+        return (0, base * at) if link < 0 else (model.getJointId(robot.joints[link]), at)
+
+    models, datas = pin.StdVec_RigidConstraintModel(), pin.StdVec_RigidConstraintData()
+    for loop in robot.chain.closures.loops:
+        c = pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, model,
+                                     *anchor(loop.frame_a), *anchor(loop.frame_b),
+                                     pin.ReferenceFrame.LOCAL)
+        models.append(c)
+        datas.append(c.createData())
+    data = model.createData()
+    pin.initConstraintDynamics(model, data, models, datas)
+    return pin, model, data, models, datas
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1000)
@@ -48,8 +87,32 @@ def main() -> None:
         fd, loop = chain.forward_dynamics, list(zip(Q[:100], QD[:100], TAU[:100]))
         t_batch = median_time(lambda fd=fd, s=(Q, QD, TAU): fd(*s), 5) / args.n
         t_one = median_time(lambda fd=fd, loop=loop: [fd(*s) for s in loop], 5) / 100
-        print(f"{name:18s} batched {t_batch * 1e6:8.2f} us/state   one at a time "
+        print(f"{name:18s} KKT batched {t_batch * 1e6:8.2f} us/state   one at a time "
               f"{t_one * 1e6:8.2f} us/state   x{t_one / t_batch:5.1f}   max rel diff {err:.1e}")
+        tau = np.zeros(Q.shape)
+        tau[:, chain.actuated] = TAU
+        c = robot.compile_c(["closed_forward_dynamics"]).closed_forward_dynamics
+        err_c = float(np.abs(c(Q, QD, tau)[:, :robot.nv] - one).max() / np.abs(one).max())
+        t_c = median_time(lambda c=c, s=(Q, QD, tau): c(*s), 5) / args.n
+        print(f"{'':18s} compiled C {t_c * 1e6:8.3f} us/state (x{t_batch / t_c:6.1f} the "
+              f"KKT batch)   max rel diff {err_c:.1e}")
+        pinocchio = pinocchio_closed(robot)
+        if pinocchio is None:
+            print(f"{'':18s} Pinocchio: not installed (pip install pin)")
+            continue
+        pin = pinocchio[0]
+        prox = pin.ProximalSettings(1e-14, 1e-10, 50)
+
+        def pin_loop(s=(Q[:100], QD[:100], tau[:100]), p=(*pinocchio, prox)):
+            pin, model, data, models, datas, prox = p
+            return [pin.constraintDynamics(model, data, q, qd, t, models, datas, prox).copy()
+                    for q, qd, t in zip(*s)]
+
+        err_p = float(np.abs(np.array(pin_loop()) - one[:100]).max() / np.abs(one).max())
+        t_pin = median_time(pin_loop, 5) / 100
+        print(f"{'':18s} Pinocchio constraintDynamics {t_pin * 1e6:8.2f} us/state (Python "
+              f"loop)   robodyn: KKT batch {t_batch / t_pin:.2f}x, compiled C "
+              f"{t_c / t_pin:.3f}x its time   max rel diff {err_p:.1e}")
 
 
 if __name__ == "__main__":
