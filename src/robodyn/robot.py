@@ -22,10 +22,8 @@ from numpy.typing import ArrayLike
 from .codegen.coupled import Runner, make_runner
 from .codegen.wrenches import stacked_wrenches
 from .core.lazy import sp
-from .dynamics.constrained import CALLS, ClosedChain
 from .dynamics.inverse_dynamics import TorqueParts
 from .dynamics.kinematics import frame_names, unknown_frame
-from .dynamics.operational_space import OperationalSpace, operational_space
 from .dynamics.registry import TORQUE_PARTS
 from .model import configuration
 from .model.chain import Chain
@@ -406,8 +404,9 @@ class Robot:
 
         return equations(self.model, method=method, **options)
 
-    def closed_chain(self) -> ClosedChain:
+    def closed_chain(self):
         """The closed mechanism of ``chain.closures``: assembly, K, dynamics (closed-chains.md)."""
+        from .dynamics.constrained import CALLS, ClosedChain  # mechanisms with loops only
         return ClosedChain(self.chain.closures, self.joints, *map(self.__getattribute__, CALLS))
 
     # -- kinematics ---------------------------------------------------------------
@@ -558,11 +557,12 @@ class Robot:
         return self._run(self._frame_kind("jacobian_derivative", frame), q=q, qd=qd)
 
     def operational_space(self, q: ArrayLike, qd: ArrayLike, frame: str | None = None,
-                          jacobian: str = "geometric", **options: Any) -> OperationalSpace:
+                          jacobian: str = "geometric", **options: Any):
         """Khatib's task-space ``Lambda``, ``mu``, ``p``, ``J_bar`` of ``frame`` (``angles``,
         ``rows``, ``damping``): :func:`robodyn.dynamics.operational_space.operational_space`."""
         parts, pose = self.torque_parts(q, qd, 0.0), self.forward_kinematics(q, frame)
         J, Jdot = self.jacobian(q, frame), self.jacobian_derivative(q, qd, frame)
+        from .dynamics.operational_space import operational_space  # task space only
         return operational_space(self.mass_matrix(q), J, Jdot, parts.coriolis, parts.gravity,
                                  qd, pose, jacobian=jacobian, **options)
 

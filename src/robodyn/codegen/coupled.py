@@ -23,7 +23,6 @@ import numpy as np
 
 from ..core.errors import InputError, ModelError
 from ..dynamics.registry import kernel_spec
-from ..model.loops import coupling_basis, joint_names
 from .driven import DrivenRunner
 from .runner import Runner
 
@@ -57,6 +56,8 @@ class CoupledRunner(Runner):
     """A runner on the independent coordinates ``y`` of a chain with couplings."""
 
     def __init__(self, chain, values, name: str):
+        from ..model.loops import coupling_basis  # coupled models only (import robodyn)
+
         super().__init__(chain, values, name)
         self.G, self.b, self.independent = coupling_basis(chain)
         self.GT = np.ascontiguousarray(self.G.T)
@@ -73,6 +74,8 @@ class CoupledRunner(Runner):
 
     @property
     def joints(self) -> tuple[str, ...]:
+        from ..model.loops import joint_names
+
         names = joint_names(self.chain)
         return tuple(names[i] for i in self.independent)
 
