@@ -1,0 +1,171 @@
+"""The closed form of a closed mechanism whose loop closure is linear in the joint angles
+(Siciliano's parallelogram arm): the open tree's Lagrangian, the closure, and the reduced
+model on the actuated coordinates, with steps.
+
+The tree has coordinates ``q`` (``n``), the actuated ones ``y`` (``n_a``). A closure linear in
+the angles is ``q = G y + c`` with ``G`` constant (integer entries) and ``c`` a constant
+(multiples of pi), so ``qd = G yd``, ``qdd = G ydd`` and ``Gdot = 0``. The virtual work
+``tau_y . dy = tau . dq`` gives the reduced model (Siciliano et al., "Robotics", §7.3.3,
+eqs. (7.90)-(7.91); Featherstone, "Rigid Body Dynamics Algorithms", §8.2):
+
+    B_y(y) ydd + C_y(y, yd) yd + g_y(y) = tau_y,
+    B_y = G^T B(q(y)) G,   C_y = G^T C(q(y), G yd) G   (G^T (B Gdot + C G), Gdot = 0),
+    g_y = G^T g(q(y)).
+
+``C_y`` is the Christoffel matrix of ``B_y`` (the tree's ``C`` is that of ``B``, and a
+constant linear change of coordinates carries Christoffel symbols to Christoffel
+symbols), so ``dB_y/dt - 2 C_y`` is skew-symmetric.
+
+``G`` and ``c`` come from the numeric mechanism (:class:`~robodyn.dynamics.constrained.
+ClosedChain`): its velocity map ``S(q)`` at assembled states must be the same integer matrix
+everywhere; ``c`` is read at an assembled state and rounded to a multiple of pi/12; the
+closure residual of ``q = G y + c`` is then checked at random ``y``. A closure that is not
+linear (a four-bar, a five-bar) is refused with a clear error: its passive angles are
+implicit functions of ``y`` (their closed form is not built yet; the numeric reduced model
+of :mod:`robodyn.dynamics.constrained` handles it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sp
+
+from ..core.errors import ModelError
+from .steps import Step
+
+SECTION_GIVEN = "Given"
+SECTION_TREE = "Open-tree Lagrangian"
+SECTION_CONSTRAINT = "Loop constraint"
+SECTION_REDUCTION = "Reduction to the actuated coordinates"
+SECTION_RESULT = "Result"
+#: Random assembled states at which the velocity map must be the same integer matrix.
+SAMPLES = 6
+#: How far from an integer an entry of the velocity map (or c / (pi/12)) may be.
+INTEGER_TOLERANCE = 1e-8
+#: The largest closure residual (m) of ``q = G y + c`` at a random ``y``.
+RESIDUAL_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class LinearClosure:
+    """``q = G y + c`` (``G`` ``(n, n_a)`` of integers, ``c`` multiples of pi)."""
+
+    G: sp.Matrix
+    c: sp.Matrix
+    actuated: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ReducedEquations:
+    """The reduced closed form: ``B ydd + C yd + g = tau`` on the actuated coordinates ``y``
+    (the tree's symbols of the actuated joints), with the steps that lead to it."""
+
+    y: tuple[sp.Symbol, ...]
+    yd: tuple[sp.Symbol, ...]
+    B: sp.Matrix
+    C: sp.Matrix
+    g: sp.Matrix
+    closure: LinearClosure
+    steps: tuple[Step, ...]
+
+    def text(self) -> str:
+        """The steps as plain text, ``lhs = formula = expression`` under their sections."""
+        out, section = [], None
+        for s in self.steps:
+            if s.section != section:
+                section = s.section
+                out.append(f"\n{section}\n{'-' * len(section)}")
+            middle = f" = {s.formula}" if s.formula else ""
+            out.append(f"{s.title}:\n  {s.lhs}{middle} = {sp.sstr(s.expression)}")
+        return "\n".join(out).lstrip("\n") + "\n"
+
+    def markdown(self) -> str:
+        """The steps as markdown with LaTeX (``$...$``), one paragraph each."""
+        out, section = [], None
+        for s in self.steps:
+            if s.section != section:
+                section = s.section
+                out.append(f"### {section}")
+            out.append(f"**{s.title}.** {s._repr_latex_()}")
+        return "\n\n".join(out) + "\n"
+
+
+def linear_closure(mechanism, q_home, rng=None) -> LinearClosure:
+    """``q = G y + c`` of ``mechanism`` (a :class:`~robodyn.dynamics.constrained.ClosedChain`)
+    assembled from ``q_home``; raises :class:`ModelError` when the closure is not linear in
+    the angles. ``rng``: the random states' generator (a seeded one by default)."""
+    rng = rng or np.random.default_rng(0)
+    q_home = np.asarray(q_home, dtype=float)
+    a = mechanism.actuated
+    S0 = mechanism.velocity_map(q_home)
+    states = [q_home]
+    for _ in range(SAMPLES):  # a bounded number of nearby assembled states
+        y = q_home[a] + rng.uniform(-0.3, 0.3, len(a))
+        guess = q_home + S0 @ (y - q_home[a])  # a predictor step: stay on the home branch
+        states.append(mechanism.assemble(y, guess).q)
+    for q in states:
+        if not np.allclose(mechanism.velocity_map(q), S0, atol=1e-7):
+            raise ModelError("derive: the loop closure is not linear in the joint angles (its "
+                             "velocity map changes with q), so its passive angles have no "
+                             "closed form here; use robot.closed_chain() for its numeric "
+                             "reduced model (docs/closed-chains.md)")
+    G = np.rint(S0)
+    if np.abs(S0 - G).max() > INTEGER_TOLERANCE:
+        raise ModelError("derive: the loop closure's velocity map is constant but not of "
+                         "integers; write the closure as q = G y + c by hand")
+    step = np.pi / 12
+    c_num = q_home - G @ q_home[a]
+    k = np.rint(c_num / step)
+    if np.abs(c_num / step - k).max() > 1e-6:
+        raise ModelError("derive: the closure's offset c in q = G y + c is not a multiple of "
+                         "pi/12; write the closure by hand")
+    for _ in range(SAMPLES):  # check the closure at random actuated angles, not only nearby
+        y = rng.uniform(-np.pi, np.pi, len(a))
+        r = mechanism.residual(G @ y + k * step)
+        if np.abs(r).max() > RESIDUAL_TOLERANCE:
+            raise ModelError(f"derive: q = G y + c does not close the loop at y = {y} "
+                             f"(residual {np.abs(r).max():.1e})")
+    c = sp.Matrix([sp.pi * sp.Rational(int(x), 12) for x in k])
+    return LinearClosure(sp.Matrix(G.astype(int)), c, tuple(int(i) for i in a))
+
+
+def _tidy(expr):
+    """Trigonometric simplification of one entry (angle differences kept as such)."""
+    return sp.factor_terms(sp.trigsimp(sp.expand_trig(sp.expand(expr))))
+
+
+def reduce(eq, closure: LinearClosure) -> ReducedEquations:
+    """The reduced model of the open tree ``eq`` (:class:`~.equations.Equations`) under the
+    linear ``closure`` (module docstring), with its steps."""
+    q, qd = list(eq.q), list(eq.qd)
+    G, c = closure.G, closure.c
+    y = tuple(q[i] for i in closure.actuated)
+    yd = tuple(qd[i] for i in closure.actuated)
+    q_of_y = G * sp.Matrix(y) + c
+    qd_of_y = G * sp.Matrix(yd)
+    subs = dict(zip(q + qd, list(q_of_y) + list(qd_of_y)))
+    B = (G.T * eq.M.subs(subs, simultaneous=True) * G).applyfunc(_tidy)
+    g = (G.T * eq.g.subs(subs, simultaneous=True)).applyfunc(_tidy)
+    C = (G.T * eq.C.subs(subs, simultaneous=True) * G).applyfunc(_tidy)
+    Y, Yd = sp.Matrix(y), sp.Matrix(yd)
+    Ydd = sp.Matrix([eq.qdd[i] for i in closure.actuated])
+    steps = [
+        Step(SECTION_GIVEN, "Tree coordinates", "q", sp.Matrix(q)),
+        Step(SECTION_GIVEN, "Actuated (independent) coordinates", "y", Y),
+        Step(SECTION_TREE, "Lagrangian of the open tree", "L", eq.lagrangian, "T - U"),
+        Step(SECTION_TREE, "Inertia matrix of the tree", "B", eq.M),
+        Step(SECTION_TREE, "Gravity of the tree", "g", eq.g, "dU/dq"),
+        Step(SECTION_CONSTRAINT, "The loop closure, linear in the angles", "q",
+             q_of_y, "G y + c"),
+        Step(SECTION_CONSTRAINT, "Velocity map (constant)", "G", G, "dq/dy"),
+        Step(SECTION_REDUCTION, "Reduced inertia", "B_y", B, "G^T B(q(y)) G"),
+        Step(SECTION_REDUCTION, "Reduced Coriolis matrix", "C_y", C,
+             "G^T (B Gdot + C G) = G^T C G"),
+        Step(SECTION_REDUCTION, "Reduced gravity", "g_y", g, "G^T g(q(y))"),
+        Step(SECTION_RESULT, "Equations of motion on y", "tau_y",
+             (B * Ydd + C * Yd + g).applyfunc(_tidy),
+             "B_y ydd + C_y yd + g_y"),
+    ]
+    return ReducedEquations(y, yd, B, C, g, closure, tuple(steps))
