@@ -129,3 +129,30 @@ def test_nonlinear_closure_is_refused_with_a_clear_error():
     q0 = mech.assemble([0.7], [0.5, 0.5, -1.0]).q  # the crank-rocker's branch
     with pytest.raises(ModelError, match="not linear in the joint angles"):
         linear_closure(mech, q0)
+
+
+def test_cli_derive_closed_chain_steps_and_verify(capsys):
+    from robodyn.cli import main
+
+    assert main(["derive", "parallelogram-arm", "--steps", "--verify"]) == 0
+    out = capsys.readouterr().out
+    for section in ("Given", "Open-tree Lagrangian", "Loop constraint",
+                    "Reduction to the actuated coordinates", "Result"):
+        assert section in out
+    assert "verify: agree to 1e-10" in out
+    assert main(["derive", "parallelogram-arm", "--format", "latex"]) == 0
+    assert "\\subsection*{Result}" in capsys.readouterr().out
+    assert main(["derive", "parallelogram-arm", "--tree", "--format", "text"]) == 0
+    assert "tau4" in capsys.readouterr().out  # the open tree: every joint
+
+
+def test_verify_routes_agree(arm):
+    robot, mech, red = arm
+    from robodyn.symbolic.closed_chain import verify
+
+    worst = verify(red, mech, robot.model.values, robot.configurations["home"])
+    assert max(worst.values()) < 1e-10
+    # a wrong closed form is caught: B_y with m1pp added to B22
+    wrong = red.__class__(red.y, red.yd, red.B + sp.diag(0, sp.Symbol("m1pp")), red.C,
+                          red.g, red.closure, red.steps)
+    assert verify(wrong, mech, robot.model.values, robot.configurations["home"])["B_y"] > 0.1

@@ -132,7 +132,7 @@ def _forward(eq, args: argparse.Namespace) -> int:
 def _closed(eq, robot, args: argparse.Namespace) -> int:
     """A model with ``loops:``: the reduced closed form on its actuated joints (steps with
     ``--steps``), ``--verify`` against the numeric reduced and multiplier routes."""
-    from ..symbolic.closed_chain import linear_closure, reduce, verify
+    from ..symbolic.closed_chain import assembled_state, linear_closure, reduce, verify
 
     if args.format not in (None, "pretty", "text", "latex", "markdown"):
         args.command_parser.error("a closed mechanism prints text, LaTeX or Markdown "
@@ -140,7 +140,7 @@ def _closed(eq, robot, args: argparse.Namespace) -> int:
     mech = robot.closed_chain()
     configs = robot.configurations
     q0 = configs.get("home", next(iter(configs.values()), np.zeros(len(robot.joints))))
-    q0 = mech.assemble(q0[mech.actuated], q0).q
+    q0 = assembled_state(mech, q0)
     red = reduce(eq, linear_closure(mech, q0))
     if args.format == "latex":
         out = red.latex()

@@ -104,6 +104,25 @@ class ReducedEquations:
         return "\n".join(out) + "\n"
 
 
+#: Random starting points :func:`assembled_state` tries, at most.
+ASSEMBLY_TRIES = 20
+
+
+def assembled_state(mechanism, q0) -> np.ndarray:
+    """An assembled ``q`` of ``mechanism``: from ``q0`` (a named configuration), else from
+    up to :data:`ASSEMBLY_TRIES` seeded random guesses (a model without one)."""
+    rng = np.random.default_rng(1)
+    guesses = [np.asarray(q0, dtype=float)] + [rng.uniform(-np.pi, np.pi, len(q0))
+                                               for _ in range(ASSEMBLY_TRIES)]
+    for q in guesses:
+        try:
+            return mechanism.assemble(q[mechanism.actuated], q).q
+        except ModelError:
+            continue
+    raise ModelError(f"derive: no assembly of the loops from {ASSEMBLY_TRIES} guesses; add "
+                     "an assembled 'configurations: {home: [...]}' to the model file")
+
+
 def linear_closure(mechanism, q_home, rng=None) -> LinearClosure:
     """``q = G y + c`` of ``mechanism`` (a :class:`~robodyn.dynamics.constrained.ClosedChain`)
     assembled from ``q_home``; raises :class:`ModelError` when the closure is not linear in
