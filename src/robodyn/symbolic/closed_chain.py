@@ -232,3 +232,104 @@ def verify(red: ReducedEquations, mechanism, values, q_home, samples: int = 5,
         worst["ydd (multipliers)"] = max(worst["ydd (multipliers)"],
                                          np.abs(ydd - qdd[a]).max())
     return worst
+
+
+# -- a closure that is not linear: the reduction in the implicit passive angles -------------
+SECTION_MULTIPLIERS = "Lagrange multipliers"
+
+
+@dataclass(frozen=True)
+class ImplicitReduction:
+    """The reduced inertia and gravity of a nonlinear closure, ``B_y = G^T B G``,
+    ``g_y = G^T g`` with ``G = [1; -K_p^-1 K_a]`` (rows in the tree's order), functions of
+    every tree angle ``q``: the passive ones are the implicit solution of ``phi(q) = 0``
+    at the actuated ``y``. ``phi`` the closure, ``K = dphi/dq``."""
+
+    y: tuple[sp.Symbol, ...]
+    phi: sp.Matrix
+    K: sp.Matrix
+    G: sp.Matrix
+    B: sp.Matrix
+    g: sp.Matrix
+    steps: tuple[Step, ...]
+
+
+def _link_poses(chain, q) -> list:
+    """The links' frames (SymPy :class:`~robodyn.model.chain.Transform`), revolute joints
+    about their z axes only (planar closed mechanisms)."""
+    from ..model.chain import Transform
+
+    poses = []
+    for i, link in enumerate(chain.links):
+        j = link.joint
+        if j.type != "revolute" or tuple(j.axis) != (0, 0, 1):
+            raise ModelError(f"derive: joint {i + 1} ({link.name}) is not revolute about "
+                             "its z axis; the closed form of a nonlinear closure takes "
+                             "planar revolute mechanisms only")
+        parent = poses[chain.parent(i)] if chain.parent(i) >= 0 else Transform()
+        poses.append(parent @ j.placement @ Transform.rot_z(q[i] + j.offset))
+    return poses
+
+
+def closure_of(chain, q) -> sp.Matrix:
+    """``phi(q)``: per loop, ``p_a - p_b`` (x, y for a planar loop; position loops only)."""
+    from ..model.chain import Transform
+
+    poses = _link_poses(chain, q)
+    frames = {f.name: f for f in chain.frames}
+    rows = []
+    for loop in chain.closures.loops:
+        if loop.kind == "pose":
+            raise ModelError(f"derive: loop {loop.name!r} is a pose closure; the closed form "
+                             "takes position and planar loops")
+        p = []
+        for name in (loop.frame_a, loop.frame_b):
+            f = frames[name]
+            base = poses[f.link] if f.link >= 0 else Transform()
+            p.append((base @ f.placement).translation)
+        d = [sp.expand(a - b) for a, b in zip(*p)]
+        rows += d[:2] if loop.kind == "planar" else d
+    return sp.Matrix(rows)
+
+
+def implicit_reduction(eq, chain, actuated) -> ImplicitReduction:
+    """The reduction of ``eq`` (the open tree of ``chain``) on the ``actuated`` coordinates
+    (indices) when the closure is nonlinear (a four-bar, a five-bar)."""
+    q, qd = list(eq.q), list(eq.qd)
+    n = len(q)
+    a = list(actuated)
+    p = [i for i in range(n) if i not in a]
+    phi = closure_of(chain, q)
+    K = phi.jacobian(q)
+    Kp, Ka = K[:, p], K[:, a]
+    if Kp.shape[0] != Kp.shape[1]:
+        raise ModelError(f"derive: {Kp.shape[0]} closure equations for {len(p)} passive "
+                         "joints; the implicit reduction needs as many as there are")
+    Gp = -(Kp.adjugate() * Ka) / Kp.det()  # K_p^-1 K_a by the adjugate: no pivots on symbols
+    G = sp.zeros(n, len(a))
+    for k, i in enumerate(a):
+        G[i, k] = 1
+    for k, i in enumerate(p):
+        G[i, :] = Gp[k, :].applyfunc(sp.trigsimp)
+    B, g = G.T * eq.M * G, G.T * eq.g
+    y = tuple(q[i] for i in a)
+    lam = sp.Matrix(sp.symbols(f"lambda1:{K.shape[0] + 1}"))
+    steps = (
+        Step(SECTION_GIVEN, "Tree coordinates", "q", sp.Matrix(q)),
+        Step(SECTION_GIVEN, "Actuated (independent) coordinates", "y", sp.Matrix(y)),
+        Step(SECTION_TREE, "Lagrangian of the open tree", "L", eq.lagrangian, "T - U"),
+        Step(SECTION_CONSTRAINT, "The loop closure (nonlinear: the passive angles are "
+             "implicit functions of y)", "phi", phi, "p_a(q) - p_b(q) = 0"),
+        Step(SECTION_CONSTRAINT, "Constraint Jacobian", "A", K, "dphi/dq"),
+        Step(SECTION_MULTIPLIERS, "Equations of the tree with the loop forces", "B qdd + C qd "
+             "+ g - A^T lambda", eq.M * sp.Matrix(eq.qdd) + eq.Cqd + eq.g - K.T * lam,
+             "tau, with A qd = 0"),
+        Step(SECTION_REDUCTION, "Velocity map, in the implicit passive angles", "G", G,
+             "[1; -A_p^-1 A_a]"),
+        Step(SECTION_REDUCTION, "Reduced inertia", "B_y", B, "G^T B G"),
+        Step(SECTION_REDUCTION, "Reduced gravity", "g_y", g, "G^T g"),
+        Step(SECTION_RESULT, "Equations of motion on y without the velocity terms "
+             "(q_p solving phi = 0)", "tau_y - G^T (B Gdot + C G) yd",
+             B * sp.Matrix([eq.qdd[i] for i in a]) + g, "B_y ydd + g_y"),
+    )
+    return ImplicitReduction(y, phi, K, G, B, g, steps)
