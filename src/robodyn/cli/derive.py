@@ -132,7 +132,9 @@ def _forward(eq, args: argparse.Namespace) -> int:
 def _closed(eq, robot, args: argparse.Namespace) -> int:
     """A model with ``loops:``: the reduced closed form on its actuated joints (steps with
     ``--steps``), ``--verify`` against the numeric reduced and multiplier routes."""
-    from ..symbolic.closed_chain import assembled_state, linear_closure, reduce, verify
+    from ..core.errors import ModelError
+    from ..symbolic.closed_chain import (assembled_state, implicit_reduction, linear_closure,
+                                         reduce, verify)
 
     if args.format not in (None, "pretty", "text", "latex", "markdown"):
         args.command_parser.error("a closed mechanism prints text, LaTeX or Markdown "
@@ -141,7 +143,15 @@ def _closed(eq, robot, args: argparse.Namespace) -> int:
     configs = robot.configurations
     q0 = configs.get("home", next(iter(configs.values()), np.zeros(len(robot.joints))))
     q0 = assembled_state(mech, q0)
-    red = reduce(eq, linear_closure(mech, q0))
+    try:
+        red = reduce(eq, linear_closure(mech, q0))
+    except ModelError as exc:
+        if "not linear" not in str(exc):
+            raise
+        if args.verify:  # the implicit form has no C_y to verify yet
+            args.command_parser.error("--verify of a nonlinear closure (four-bar, five-bar) "
+                                      "is not built yet; derive it without --verify")
+        red = implicit_reduction(eq, robot.chain, mech.actuated)
     if args.format == "latex":
         out = red.latex()
     elif args.format == "markdown":

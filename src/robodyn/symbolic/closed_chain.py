@@ -57,17 +57,9 @@ class LinearClosure:
     actuated: tuple[int, ...]
 
 
-@dataclass(frozen=True)
-class ReducedEquations:
-    """The reduced closed form: ``B ydd + C yd + g = tau`` on the actuated coordinates ``y``
-    (the tree's symbols of the actuated joints), with the steps that lead to it."""
+class _Printed:
+    """Printing of a reduction's ``steps``."""
 
-    y: tuple[sp.Symbol, ...]
-    yd: tuple[sp.Symbol, ...]
-    B: sp.Matrix
-    C: sp.Matrix
-    g: sp.Matrix
-    closure: LinearClosure
     steps: tuple[Step, ...]
 
     def text(self) -> str:
@@ -102,6 +94,20 @@ class ReducedEquations:
             out.append(f"% {s.title}\n\\[ \\text{{{s.lhs}{middle}}} = "
                        f"{sp.latex(s.expression)} \\]")
         return "\n".join(out) + "\n"
+
+
+@dataclass(frozen=True)
+class ReducedEquations(_Printed):
+    """The reduced closed form: ``B ydd + C yd + g = tau`` on the actuated coordinates ``y``
+    (the tree's symbols of the actuated joints), with the steps that lead to it."""
+
+    y: tuple[sp.Symbol, ...]
+    yd: tuple[sp.Symbol, ...]
+    B: sp.Matrix
+    C: sp.Matrix
+    g: sp.Matrix
+    closure: LinearClosure
+    steps: tuple[Step, ...]
 
 
 #: Random starting points :func:`assembled_state` tries, at most.
@@ -239,7 +245,7 @@ SECTION_MULTIPLIERS = "Lagrange multipliers"
 
 
 @dataclass(frozen=True)
-class ImplicitReduction:
+class ImplicitReduction(_Printed):
     """The reduced inertia and gravity of a nonlinear closure, ``B_y = G^T B G``,
     ``g_y = G^T g`` with ``G = [1; -K_p^-1 K_a]`` (rows in the tree's order), functions of
     every tree angle ``q``: the passive ones are the implicit solution of ``phi(q) = 0``
@@ -289,7 +295,7 @@ def closure_of(chain, q) -> sp.Matrix:
             p.append((base @ f.placement).translation)
         d = [sp.expand(a - b) for a, b in zip(*p)]
         rows += d[:2] if loop.kind == "planar" else d
-    return sp.Matrix(rows)
+    return sp.Matrix(rows).applyfunc(sp.trigsimp)
 
 
 def implicit_reduction(eq, chain, actuated) -> ImplicitReduction:
@@ -319,7 +325,7 @@ def implicit_reduction(eq, chain, actuated) -> ImplicitReduction:
         Step(SECTION_GIVEN, "Actuated (independent) coordinates", "y", sp.Matrix(y)),
         Step(SECTION_TREE, "Lagrangian of the open tree", "L", eq.lagrangian, "T - U"),
         Step(SECTION_CONSTRAINT, "The loop closure (nonlinear: the passive angles are "
-             "implicit functions of y)", "phi", phi, "p_a(q) - p_b(q) = 0"),
+             "implicit functions of y, phi = 0)", "phi", phi, "p_a(q) - p_b(q)"),
         Step(SECTION_CONSTRAINT, "Constraint Jacobian", "A", K, "dphi/dq"),
         Step(SECTION_MULTIPLIERS, "Equations of the tree with the loop forces", "B qdd + C qd "
              "+ g - A^T lambda", eq.M * sp.Matrix(eq.qdd) + eq.Cqd + eq.g - K.T * lam,
