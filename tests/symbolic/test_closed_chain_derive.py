@@ -1,7 +1,8 @@
 """The closed form of a closed mechanism (robodyn.symbolic.closed_chain): Siciliano's
 parallelogram arm reduced to its actuated joints.
 
-Oracles: the reduced B and g derived by hand below (Siciliano et al., Robotics, §7.3.3);
+Oracles: the reduced B and g derived by hand below (Siciliano et al., Robotics, §7.3.3),
+and a crank-rocker's effective inertia with the velocity ratios of its loop equation;
 the numeric reduced model of robodyn.dynamics.constrained (S^T M S, KKT-free) at random
 assembled states; the skew-symmetry of dB/dt - 2C with dB/dt by finite differences.
 """
@@ -144,6 +145,10 @@ def test_cli_derive_closed_chain_steps_and_verify(capsys):
     assert "\\subsection*{Result}" in capsys.readouterr().out
     assert main(["derive", "parallelogram-arm", "--tree", "--format", "text"]) == 0
     assert "tau4" in capsys.readouterr().out  # the open tree: every joint
+    assert main(["derive", "four-bar", "--steps", "--format", "text"]) == 0
+    out = capsys.readouterr().out
+    assert "implicit functions of y" in out and "Lagrange multipliers" in out
+    assert "a1*cos(q1) + a2*cos(q1 + q2) + a3*cos(q1 + q2 + q3) - d" in out  # the loop
 
 
 def test_verify_routes_agree(arm):
@@ -156,3 +161,55 @@ def test_verify_routes_agree(arm):
     wrong = red.__class__(red.y, red.yd, red.B + sp.diag(0, sp.Symbol("m1pp")), red.C,
                           red.g, red.closure, red.steps)
     assert verify(wrong, mech, robot.model.values, robot.configurations["home"])["B_y"] > 0.1
+
+
+def _four_bar_inertia(v, q):
+    """The crank-rocker's effective inertia about the crank, by hand.
+
+    Absolute angles f1 = q1 (crank), f2 = q1 + q2 (coupler), f3 = q1 + q2 + q3 (rocker),
+    u(f) = (cos f, sin f), u'(f) = (-sin f, cos f). The loop a1 u(f1) + a2 u(f2) + a3 u(f3)
+    = (d, 0) differentiated: a1 w1 u'(f1) + a2 w2 u'(f2) + a3 w3 u'(f3) = 0. With
+    u'(a).u(b) = sin(b - a), dotting with u(f3) and with u(f2) gives the velocity ratios
+        w2 / w1 = -a1 sin(f3 - f1) / (a2 sin(f3 - f2)),
+        w3 / w1 = -a1 sin(f2 - f1) / (a3 sin(f2 - f3)).
+    Kinetic energy with w1 = 1 (centres of mass c_i from each link's joint):
+        crank:   (I1 + m1 c1^2)
+        coupler: m2 |a1 u'(f1) + c2 w2 u'(f2)|^2 + I2 w2^2
+                 = m2 (a1^2 + c2^2 w2^2 + 2 a1 c2 w2 cos(f1 - f2)) + I2 w2^2
+        rocker:  turns about the ground pivot (its tip), its centre of mass a3 - c3 from it:
+                 (I3 + m3 (a3 - c3)^2) w3^2
+    and the effective inertia is their sum."""
+    f1, f2, f3 = q[0], q[0] + q[1], q[0] + q[1] + q[2]
+    w2 = -v["a1"] * np.sin(f3 - f1) / (v["a2"] * np.sin(f3 - f2))
+    w3 = -v["a1"] * np.sin(f2 - f1) / (v["a3"] * np.sin(f2 - f3))
+    crank = v["I1"] + v["m1"] * v["c1"] ** 2
+    coupler = v["m2"] * (v["a1"] ** 2 + v["c2"] ** 2 * w2**2
+                         + 2 * v["a1"] * v["c2"] * w2 * np.cos(f1 - f2)) + v["I2"] * w2**2
+    rocker = (v["I3"] + v["m3"] * (v["a3"] - v["c3"]) ** 2) * w3**2
+    return crank + coupler + rocker
+
+
+def test_four_bar_reduced_inertia_equals_hand_derivation():
+    from robodyn.symbolic.closed_chain import implicit_reduction
+
+    robot = rd.load("four-bar")
+    mech = robot.closed_chain()
+    red = implicit_reduction(robot.equations(), robot.model.chain, mech.actuated)
+    v = robot.model.values
+    # the built-in's c3 = a3 / 2 would not tell c3 from a3 - c3: other centres of mass
+    # (kinematics unchanged, so the same assembled q) for the closed form against the hand
+    w = dict(v, c2=0.31, c3=0.13)
+    q_ = sp.symbols("q1:4")
+    B = sp.lambdify(q_, red.B.subs({sp.Symbol(k): x for k, x in w.items()}))
+    B_default = sp.lambdify(q_, red.B.subs({sp.Symbol(k): x for k, x in v.items()}))
+    table = {sp.Symbol(k): x for k, x in v.items()}
+    phi = sp.lambdify(sp.symbols("q1:4"), red.phi.subs(table))
+    q = mech.assemble([0.7], [0.5, 0.5, -1.0]).q
+    for crank in (0.7, 1.3, 2.2, -0.4):  # around the crank's turn, on one branch
+        q = mech.assemble([crank], q).q
+        assert np.abs(np.array(phi(*q), dtype=float)).max() < 1e-12
+        hand = _four_bar_inertia(w, q)
+        assert abs(float(np.array(B(*q), dtype=float)[0, 0]) - hand) < 1e-10 * max(1, hand)
+        numeric = mech.reduced_mass_matrix(q)[0, 0]  # S^T M S of dynamics/constrained.py
+        assert abs(float(np.array(B_default(*q), dtype=float)[0, 0]) - numeric) < 1e-10
+        assert abs(numeric - _four_bar_inertia(v, q)) < 1e-10

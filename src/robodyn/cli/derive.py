@@ -133,8 +133,13 @@ def _closed(eq, robot, args: argparse.Namespace) -> int:
     """A model with ``loops:``: the reduced closed form on its actuated joints (steps with
     ``--steps``), ``--verify`` against the numeric reduced and multiplier routes."""
     from ..core.errors import ModelError
-    from ..symbolic.closed_chain import (assembled_state, implicit_reduction, linear_closure,
-                                         reduce, verify)
+    from ..symbolic.closed_chain import (
+        assembled_state,
+        implicit_reduction,
+        linear_closure,
+        reduce,
+        verify,
+    )
 
     if args.format not in (None, "pretty", "text", "latex", "markdown"):
         args.command_parser.error("a closed mechanism prints text, LaTeX or Markdown "

@@ -301,7 +301,7 @@ def closure_of(chain, q) -> sp.Matrix:
 def implicit_reduction(eq, chain, actuated) -> ImplicitReduction:
     """The reduction of ``eq`` (the open tree of ``chain``) on the ``actuated`` coordinates
     (indices) when the closure is nonlinear (a four-bar, a five-bar)."""
-    q, qd = list(eq.q), list(eq.qd)
+    q = list(eq.q)
     n = len(q)
     a = list(actuated)
     p = [i for i in range(n) if i not in a]
