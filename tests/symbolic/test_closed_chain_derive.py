@@ -213,3 +213,17 @@ def test_four_bar_reduced_inertia_equals_hand_derivation():
         numeric = mech.reduced_mass_matrix(q)[0, 0]  # S^T M S of dynamics/constrained.py
         assert abs(float(np.array(B_default(*q), dtype=float)[0, 0]) - numeric) < 1e-10
         assert abs(numeric - _four_bar_inertia(v, q)) < 1e-10
+
+
+def test_verify_implicit_five_bar_and_catches_a_wrong_gravity():
+    from robodyn.symbolic.closed_chain import assembled_state, implicit_reduction, verify_implicit
+
+    robot = rd.load("five-bar")
+    mech = robot.closed_chain()
+    eq = robot.equations()
+    red = implicit_reduction(eq, robot.model.chain, mech.actuated)
+    q0 = assembled_state(mech, np.full(len(eq.q), 0.5))
+    worst = verify_implicit(red, mech, robot.model.values, q0, eq.q)
+    assert max(worst.values()) < 1e-10
+    wrong = red.__class__(red.y, red.phi, red.K, red.G, red.B, 2 * red.g, red.steps)
+    assert verify_implicit(wrong, mech, robot.model.values, q0, eq.q)["ydd (multipliers)"] > 1e-3
