@@ -9,6 +9,8 @@ assembled states; the skew-symmetry of dB/dt - 2C with dB/dt by finite differenc
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -215,7 +217,7 @@ def test_four_bar_reduced_inertia_equals_hand_derivation():
         assert abs(numeric - _four_bar_inertia(v, q)) < 1e-10
 
 
-def test_verify_implicit_five_bar_and_catches_a_wrong_gravity():
+def test_verify_implicit_five_bar_and_catches_a_wrong_gravity_or_velocity_term():
     from robodyn.symbolic.closed_chain import assembled_state, implicit_reduction, verify_implicit
 
     robot = rd.load("five-bar")
@@ -225,5 +227,6 @@ def test_verify_implicit_five_bar_and_catches_a_wrong_gravity():
     q0 = assembled_state(mech, np.full(len(eq.q), 0.5))
     worst = verify_implicit(red, mech, robot.model.values, q0, eq.q)
     assert max(worst.values()) < 1e-10
-    wrong = red.__class__(red.y, red.phi, red.K, red.G, red.B, 2 * red.g, red.steps)
-    assert verify_implicit(wrong, mech, robot.model.values, q0, eq.q)["ydd (multipliers)"] > 1e-3
+    for wrong in (replace(red, g=2 * red.g), replace(red, h=2 * red.h)):
+        assert verify_implicit(wrong, mech, robot.model.values, q0,
+                               eq.q)["ydd (multipliers)"] > 1e-3

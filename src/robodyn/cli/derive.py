@@ -167,10 +167,8 @@ def _closed(eq, robot, args: argparse.Namespace) -> int:
     if args.verify:
         if hasattr(red, "closure"):
             worst = verify(red, mech, robot.values, q0)
-        else:  # a nonlinear closure: at rest (its C_y is not built)
+        else:  # a nonlinear closure: G in the implicit passive angles
             worst = verify_implicit(red, mech, robot.values, q0, eq.q)
-            sys.stdout.write("verify: a nonlinear closure, at rest (yd = 0): C_y is not "
-                             "built\n")
         ok = all(v < 1e-10 for v in worst.values())
         for name, v in worst.items():
             sys.stdout.write(f"verify: closed form vs numeric {name}: max difference {v:.1e}\n")

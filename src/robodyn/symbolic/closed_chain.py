@@ -258,6 +258,10 @@ class ImplicitReduction(_Printed):
     B: sp.Matrix
     g: sp.Matrix
     steps: tuple[Step, ...]
+    #: ``yd`` and the velocity terms ``h_y = G^T (B Gdot + C G) yd`` (a vector),
+    #: ``Gdot = sum_k dG/dq_k qd_k``, ``qd = G yd``
+    yd: tuple[sp.Symbol, ...] = ()
+    h: sp.Matrix | None = None
 
 
 def _link_poses(chain, q) -> list:
@@ -319,6 +323,12 @@ def implicit_reduction(eq, chain, actuated) -> ImplicitReduction:
         G[i, :] = Gp[k, :].applyfunc(sp.trigsimp)
     B, g = G.T * eq.M * G, G.T * eq.g
     y = tuple(q[i] for i in a)
+    yd = sp.Matrix([eq.qd[i] for i in a])
+    qd = G * yd
+    Gdot = sp.zeros(*G.shape)
+    for k, qk in enumerate(q):
+        Gdot += G.diff(qk) * qd[k]
+    h = G.T * (eq.M * Gdot * yd + eq.C.subs(dict(zip(eq.qd, qd)), simultaneous=True) * qd)
     lam = sp.Matrix(sp.symbols(f"lambda1:{K.shape[0] + 1}"))
     steps = (
         Step(SECTION_GIVEN, "Tree coordinates", "q", sp.Matrix(q)),
@@ -334,22 +344,24 @@ def implicit_reduction(eq, chain, actuated) -> ImplicitReduction:
              "[1; -A_p^-1 A_a]"),
         Step(SECTION_REDUCTION, "Reduced inertia", "B_y", B, "G^T B G"),
         Step(SECTION_REDUCTION, "Reduced gravity", "g_y", g, "G^T g"),
-        Step(SECTION_RESULT, "Equations of motion on y without the velocity terms "
-             "(q_p solving phi = 0)", "tau_y - G^T (B Gdot + C G) yd",
-             B * sp.Matrix([eq.qdd[i] for i in a]) + g, "B_y ydd + g_y"),
+        Step(SECTION_REDUCTION, "Reduced velocity terms (qd = G yd)", "h_y", h,
+             "G^T (B Gdot + C G) yd"),
+        Step(SECTION_RESULT, "Equations of motion on y (q_p solving phi = 0)", "tau_y",
+             B * sp.Matrix([eq.qdd[i] for i in a]) + h + g, "B_y ydd + h_y + g_y"),
     )
-    return ImplicitReduction(y, phi, K, G, B, g, steps)
+    return ImplicitReduction(y, phi, K, G, B, g, steps, tuple(yd), h)
 
 
 def verify_implicit(red: ImplicitReduction, mechanism, values, q0, q_symbols,
                     samples: int = 5, seed: int = 0) -> dict[str, float]:
-    """:func:`verify` of a nonlinear closure, at rest (``yd = 0``: its ``C_y`` is not built):
-    ``B_y`` against ``S^T M S`` and ``ydd = B_y^-1 (tau - g_y)`` against the numeric reduced
+    """:func:`verify` of a nonlinear closure: ``B_y`` against ``S^T M S`` and
+    ``ydd = B_y^-1 (tau - h_y - g_y)`` at random ``yd`` against the numeric reduced
     model and the Lagrange-multiplier (KKT) route, at ``samples`` assembled states near
     ``q0`` (each from the one before, by the velocity map's predictor)."""
     table = {sp.Symbol(str(k)): v for k, v in dict(values or {}).items()}
-    B_f = sp.lambdify(list(q_symbols), red.B.subs(table), "numpy")
-    g_f = sp.lambdify(list(q_symbols), red.g.subs(table), "numpy")
+    args = list(q_symbols) + list(red.yd)
+    B_f = sp.lambdify(args, red.B.subs(table), "numpy")
+    g_f = sp.lambdify(args, (red.h + red.g).subs(table), "numpy")
     rng = np.random.default_rng(seed)
     a = mechanism.actuated
     q = np.asarray(q0, dtype=float)
@@ -357,13 +369,13 @@ def verify_implicit(red: ImplicitReduction, mechanism, values, q0, q_symbols,
     for _ in range(samples):
         dy = rng.uniform(-0.2, 0.2, len(a))
         q = mechanism.assemble(q[a] + dy, q + mechanism.velocity_map(q) @ dy).q
-        tau, zero = rng.uniform(-5, 5, len(a)), np.zeros(len(a))
-        B = np.array(B_f(*q), dtype=float)
-        ydd = np.linalg.solve(B, tau - np.array(g_f(*q), dtype=float).ravel())
+        tau, yd = rng.uniform(-5, 5, len(a)), rng.uniform(-2, 2, len(a))
+        B = np.array(B_f(*q, *yd), dtype=float)
+        ydd = np.linalg.solve(B, tau - np.array(g_f(*q, *yd), dtype=float).ravel())
         worst["B_y"] = max(worst["B_y"], np.abs(B - mechanism.reduced_mass_matrix(q)).max())
         worst["ydd (reduced)"] = max(worst["ydd (reduced)"], np.abs(
-            ydd - mechanism.reduced_forward_dynamics(q, zero, tau)).max())
-        qdd = mechanism.forward_dynamics(q, np.zeros(len(q)), tau)[0]
+            ydd - mechanism.reduced_forward_dynamics(q, yd, tau)).max())
+        qdd = mechanism.forward_dynamics(q, mechanism.velocity_map(q) @ yd, tau)[0]
         worst["ydd (multipliers)"] = max(worst["ydd (multipliers)"],
                                          np.abs(ydd - qdd[a]).max())
     return worst
