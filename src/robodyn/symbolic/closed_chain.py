@@ -84,8 +84,10 @@ class _Printed:
         return "\n\n".join(out) + "\n"
 
     def latex(self) -> str:
-        """The steps as LaTeX, one displayed equation per step under its section."""
-        out, section = [], None
+        """The steps as a LaTeX document, one displayed equation per step under its section
+        (long entries are not broken across lines yet)."""
+        out, section = [r"\documentclass[10pt]{article}", r"\usepackage{amsmath}",
+                        r"\allowdisplaybreaks", r"\begin{document}"], None
         for s in self.steps:
             if s.section != section:
                 section = s.section
@@ -93,7 +95,7 @@ class _Printed:
             middle = f" = {s.formula}" if s.formula else ""
             out.append(f"% {s.title}\n\\[ \\text{{{s.lhs}{middle}}} = "
                        f"{sp.latex(s.expression)} \\]")
-        return "\n".join(out) + "\n"
+        return "\n".join(out + [r"\end{document}"]) + "\n"
 
 
 @dataclass(frozen=True)
