@@ -13,6 +13,7 @@
     robodyn derive ur5.urdf --tip tool0            a URDF chain up to a chosen link
     robodyn derive satellite.yaml --verify         a free-flying base (floating: true)
     robodyn derive arm.urdf --floating --values    the root body on a free joint
+    robodyn derive parallelogram-arm --steps --verify   a closed chain, on its actuated joints
     robodyn derive planar-2r --task-space x,y --steps   B_A, C_A x', g_A (Siciliano 7.8)
     robodyn derive planar-2r --forward --state "q=0.3,-0.5;qd=0.2,0.1;tau=1,0.5" --integrator rk4
                                                    tau -> q'' and one simulation step
@@ -23,6 +24,8 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+
+import numpy as np
 
 from ..core.csv_table import parse_number
 from .common import model_command
@@ -126,6 +129,54 @@ def _forward(eq, args: argparse.Namespace) -> int:
     return 0
 
 
+def _closed(eq, robot, args: argparse.Namespace) -> int:
+    """A model with ``loops:``: the reduced closed form on its actuated joints (steps with
+    ``--steps``), ``--verify`` against the numeric reduced and multiplier routes."""
+    from ..core.errors import ModelError
+    from ..symbolic.closed_chain import (
+        assembled_state,
+        implicit_reduction,
+        linear_closure,
+        reduce,
+        verify,
+        verify_implicit,
+    )
+
+    if args.format not in (None, "pretty", "text", "latex", "markdown"):
+        args.command_parser.error("a closed mechanism prints text, LaTeX or Markdown "
+                                  "(--format text|latex|markdown); --tree for the open tree")
+    mech = robot.closed_chain()
+    configs = robot.configurations
+    q0 = configs.get("home", next(iter(configs.values()), np.zeros(len(robot.joints))))
+    q0 = assembled_state(mech, q0)
+    try:
+        red = reduce(eq, linear_closure(mech, q0))
+    except ModelError as exc:
+        if "not linear" not in str(exc):
+            raise
+        red = implicit_reduction(eq, robot.chain, mech.actuated)
+    if args.format == "latex":
+        out = red.latex()
+    elif args.format == "markdown":
+        out = red.markdown()
+    elif args.steps:
+        out = red.text()
+    else:
+        out = red.text().split("Result\n------\n")[-1]
+    sys.stdout.write(out)
+    if args.verify:
+        if hasattr(red, "closure"):
+            worst = verify(red, mech, robot.values, q0)
+        else:  # a nonlinear closure: G in the implicit passive angles
+            worst = verify_implicit(red, mech, robot.values, q0, eq.q)
+        ok = all(v < 1e-10 for v in worst.values())
+        for name, v in worst.items():
+            sys.stdout.write(f"verify: closed form vs numeric {name}: max difference {v:.1e}\n")
+        sys.stdout.write("verify: " + ("agree to 1e-10\n" if ok else "DISAGREE\n"))
+        return 0 if ok else 1
+    return 0
+
+
 def _cmd_derive(args: argparse.Namespace) -> int:
     from ..symbolic import equations, verify
     from .common import load_model
@@ -138,6 +189,9 @@ def _cmd_derive(args: argparse.Namespace) -> int:
         eq = eq.brief()
     if getattr(args, "plain_names", False):
         eq = eq.plain_names()
+    closures = getattr(robot.chain, "closures", None)
+    if closures is not None and closures.loops and not getattr(args, "tree", False):
+        return _closed(eq, robot, args)
     if getattr(args, "task_space", None):
         return _task_space(eq, args)
     if getattr(args, "forward", False) or getattr(args, "state", None):
@@ -304,6 +358,9 @@ def add_derive_command(subparsers, parents=()) -> argparse.ArgumentParser:
                    default=None,
                    help="energy: read M off K = 1/2 qd^T M qd (the same as --route energy); "
                         "tau: the coefficients of qdd in tau (the default)")
+    p.add_argument("--tree", action="store_true",
+                   help="a model with loops: derive its open tree (every joint), not the "
+                        "reduced model on its actuated joints")
     p.add_argument("--steps", action="store_true",
                    help="print the whole derivation, step by step")
     p.add_argument("--brief", action="store_true",
