@@ -33,6 +33,7 @@ import numpy as np
 import sympy as sp
 
 from ..core.errors import ModelError
+from .printing.text import wrap_line
 from .steps import Step
 
 SECTION_GIVEN = "Given"
@@ -57,6 +58,21 @@ class LinearClosure:
     actuated: tuple[int, ...]
 
 
+def _text_step(lhs: str, middle: str, expression) -> str:
+    """One step as text lines of at most :data:`~.printing.text.TEXT_WIDTH` characters: an
+    expression on its line, a matrix entry by entry (``B_y[1,2] = ...``; a vector's
+    ``tau_y[2] = ...``)."""
+    if not isinstance(expression, sp.MatrixBase):
+        return wrap_line(f"  {lhs}{middle} = {sp.sstr(expression)}")
+    rows, cols = expression.shape
+    lines = [f"  {lhs}{middle}, {rows} x {cols}:"]
+    for i in range(rows):
+        for j in range(cols):
+            at = f"{i + 1}" if cols == 1 else f"{i + 1},{j + 1}"
+            lines.append(wrap_line(f"    {lhs}[{at}] = {sp.sstr(expression[i, j])}"))
+    return "\n".join(lines)
+
+
 class _Printed:
     """Printing of a reduction's ``steps``."""
 
@@ -70,7 +86,7 @@ class _Printed:
                 section = s.section
                 out.append(f"\n{section}\n{'-' * len(section)}")
             middle = f" = {s.formula}" if s.formula else ""
-            out.append(f"{s.title}:\n  {s.lhs}{middle} = {sp.sstr(s.expression)}")
+            out.append(f"{s.title}:\n" + _text_step(s.lhs, middle, s.expression))
         return "\n".join(out).lstrip("\n") + "\n"
 
     def markdown(self) -> str:
