@@ -23,7 +23,6 @@ import numpy as np
 
 from ..core.errors import InputError, ModelError
 from ..dynamics.registry import kernel_spec
-from .driven import DrivenRunner
 from .runner import Runner
 
 __all__ = ["CoupledRunner", "make_runner"]
@@ -46,6 +45,8 @@ def make_runner(chain, values, name: str) -> Runner:
         if coupled:
             raise ModelError(f"{name}: a coupled transmission and joint couplings together "
                              "are not supported yet; drop one of them")
+        from .driven import DrivenRunner  # a coupled transmission's models only
+
         return DrivenRunner(chain, values, name)
     if coupled:
         return CoupledRunner(chain, values, name)
