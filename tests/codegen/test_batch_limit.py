@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from robodyn.codegen.runner import MAX_BATCH_VALUES, check_batch_size
+from robodyn.codegen.batch_inputs import MAX_BATCH_VALUES, check_batch_size
 from robodyn.core.errors import InputError
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from ..core.errors import InputError
-from .runner import as_real_array
+from .batch_inputs import as_real_array
 
 
 def stacked_wrenches(name: str, kind: str, h_e, frames: Sequence[str],

@@ -32,11 +32,10 @@ physical) are in :mod:`robodyn.model.checks`.
 
 from __future__ import annotations
 
-import functools
 import math
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -57,6 +56,13 @@ from .joints import (
     integrate_joint,
     joint_rate,
     neutral_joint,
+)
+from .number_walk import (
+    PLAIN,
+    map_dataclass,
+    map_numbers,
+    plain_and_finite,
+    walk_numbers,
 )
 
 
@@ -82,7 +88,7 @@ class Transform:
         return Transform(rt, la.neg(la.matvec(rt, self.translation)))
 
     def map(self, f) -> Transform:
-        return Transform(_map(f, self.rotation), _map(f, self.translation))
+        return Transform(map_numbers(f, self.rotation), map_numbers(f, self.translation))
 
     @staticmethod
     def rot_x(angle) -> Transform:
@@ -476,14 +482,14 @@ class Chain:
         # walked once per chain (frozen): the parameters, the evaluation and the checks
         # each read every number, thousands in a humanoid
         out: list = []
-        _walk(self, out.append)
+        walk_numbers(self, out.append)
         return tuple(out)
 
     def _holds_sympy(self) -> bool:
         """Whether a number of the chain is a SymPy expression (a YAML model's)."""
         sympy = sys.modules.get("sympy")
         return sympy is not None and any(isinstance(x, sympy.Basic) for x in self._numbers
-                                         if type(x) not in _PLAIN)
+                                         if type(x) not in PLAIN)
 
     def free_symbols(self) -> set[sp.Symbol]:
         out: set[sp.Symbol] = set()
@@ -497,7 +503,7 @@ class Chain:
         none of its objects (a URDF's plain numbers and its gravity :class:`Parameter`)."""
         out: set[str] = set()
         for x in self._numbers:
-            if type(x) in _PLAIN:
+            if type(x) in PLAIN:
                 continue
             if is_parameter(x):
                 out.add(x.name)
@@ -521,7 +527,7 @@ class Chain:
 
     def map(self, f) -> Chain:
         """A copy with ``f`` applied to every number (not to names and types)."""
-        return _map_dataclass(f, self)
+        return map_dataclass(f, self)
 
     def subs(self, values: Mapping[sp.Symbol, Any]) -> Chain:
         """Substitute numbers or expressions for symbols, keeping SymPy types."""
@@ -579,7 +585,7 @@ class Chain:
                 converted[x] = value
             return value
 
-        if holds_sympy or not _plain_and_finite(self._numbers):
+        if holds_sympy or not plain_and_finite(self._numbers):
             for path, x in labelled_numbers(self):  # check each field, to name it
                 to_float(x, path)
         # (plain finite numbers: nothing to name; a Parameter's value was checked above)
@@ -647,69 +653,11 @@ def snap(x):
 def snap_rotations(chain: Chain) -> Chain:
     """Rotation entries and axes snapped with :func:`snap`."""
     def snapped(t: Transform) -> Transform:
-        return Transform(_map(snap, t.rotation), t.translation)
+        return Transform(map_numbers(snap, t.rotation), t.translation)
 
     links = tuple(
         replace(link, joint=replace(link.joint, placement=snapped(link.joint.placement),
-                                    axis=_map(snap, link.joint.axis)))
+                                    axis=map_numbers(snap, link.joint.axis)))
         for link in chain.links
     )
     return replace(chain, links=links, tip=snapped(chain.tip))
-
-
-def _map(f, x):
-    if isinstance(x, tuple):
-        return tuple(_map(f, e) for e in x)
-    return f(x)
-
-
-#: Fields of the model that are not numbers of the dynamics.
-_NOT_NUMBERS = ("name", "type", "limits", "planar", "parents", "link", "closures")
-
-
-#: Python's own number types, which hold no symbol.
-_PLAIN = (int, float)
-
-
-def _plain_and_finite(numbers) -> bool:
-    """Every number a finite Python ``int`` or ``float`` or a :class:`Parameter` (whose
-    value :meth:`Chain.evaluate` checked): nothing a field's name must explain."""
-    try:
-        return all(math.isfinite(x) if type(x) in _PLAIN else is_parameter(x)
-                   for x in numbers)
-    except OverflowError:  # an int past float's range
-        return False
-
-
-@functools.cache
-def _number_fields(cls) -> tuple[str, ...]:
-    """The fields of a model dataclass that hold numbers (or parts holding them)."""
-    return tuple(fl.name for fl in fields(cls) if fl.name not in _NOT_NUMBERS)
-
-
-def _map_dataclass(f, obj):
-    changes = {}
-    for name in _number_fields(type(obj)):
-        value = getattr(obj, name)
-        if value is None:
-            continue
-        if hasattr(value, "__dataclass_fields__"):
-            changes[name] = _map_dataclass(f, value)
-        elif name in ("links", "point_masses", "frames"):
-            changes[name] = tuple(_map_dataclass(f, item) for item in value)
-        else:
-            changes[name] = _map(f, value)
-    return replace(obj, **changes)
-
-
-def _walk(obj, f):
-    if obj is None:  # an optional part the model does not have (a fixed base's body)
-        return
-    if hasattr(obj, "__dataclass_fields__"):
-        for name in _number_fields(type(obj)):
-            _walk(getattr(obj, name), f)
-    elif isinstance(obj, tuple):
-        for e in obj:
-            _walk(e, f)
-    else:
-        f(obj)

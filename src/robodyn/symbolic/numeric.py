@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import sympy as sp
 
+from ..codegen.batch_inputs import broadcast_scalar
 from ..codegen.emit import live_ops, numpy_function
-from ..codegen.runner import broadcast_scalar
 from ..codegen.tape import Tape
 from ..core.errors import InputError
 

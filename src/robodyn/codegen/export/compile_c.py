@@ -24,7 +24,8 @@ import numpy as np
 
 from ...core.errors import InputError, RobodynError
 from ...model.source import Provenance
-from ..runner import Runner, as_real_array
+from ..batch_inputs import as_real_array
+from ..runner import Runner
 from .c import write_c_kernels
 from .kernel_program import TracedProgram, build
 
