@@ -27,7 +27,7 @@ def traced_chain(chain: Chain, params: tuple[str, ...], tape: Tape) -> Chain:
     inputs = {name: tape.input(f"p{j}") for j, name in enumerate(params)}
     # SymPy's names only for a chain of SymPy expressions (a URDF's numbers are plain)
     symbols = ({sp.Symbol(name): var for name, var in inputs.items()}
-               if any(is_sympy(x) for x in chain.numbers()) else {})
+               if chain.holds_sympy() else {})
 
     def traced(x):
         if is_parameter(x):  # factor * name, as SymPy's Mul(factor, name) is recorded

@@ -485,7 +485,7 @@ class Chain:
         walk_numbers(self, out.append)
         return tuple(out)
 
-    def _holds_sympy(self) -> bool:
+    def holds_sympy(self) -> bool:
         """Whether a number of the chain is a SymPy expression (a YAML model's)."""
         sympy = sys.modules.get("sympy")
         return sympy is not None and any(isinstance(x, sympy.Basic) for x in self._numbers
@@ -563,7 +563,7 @@ class Chain:
                 "model file"
             )
         # SymPy's table only when the chain holds SymPy expressions (a YAML model's)
-        holds_sympy = self._holds_sympy()
+        holds_sympy = self.holds_sympy()
         symbols = {sp.Symbol(k): sp.Float(v) for k, v in table.items()} if holds_sympy else {}
 
         converted: dict = {}

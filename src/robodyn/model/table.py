@@ -57,7 +57,7 @@ class _Values:
 
     def __init__(self, chain, values):
         self.values = dict(values)
-        sympy_numbers = any(is_sympy(x) for x in chain.numbers())
+        sympy_numbers = chain.holds_sympy()
         by_name = {str(s): s for s in chain.free_symbols()} if sympy_numbers else {}
         self.mapping = {by_name[k]: sp.Float(v) for k, v in values.items() if k in by_name}
 
