@@ -5,34 +5,45 @@
 * robodyn's exported program (``functions=["closed_forward_dynamics"]``, the Schur
   complement written out) compiled by ``robot.compile_c``, batched;
 * Pinocchio's ``constraintDynamics`` with ``RigidConstraintModel``s of the same loops
-  (``CONTACT_3D`` between the same frames, its proximal solver), one call per state from a
-  Python loop (Pinocchio has no batched call); skipped without ``pin``.
+  (``CONTACT_3D`` between the same frames, ``CONTACT_6D`` for a pose, its proximal solver),
+  one call per state from a Python loop (Pinocchio has no batched call), and the same calls
+  in native C++ (``native/pinocchio_constraint_dynamics.cpp``, built here with ``g++``
+  against the ``pin`` wheel's headers and Eigen's, as ``/work/shared/bench/pinocchio_cpp``
+  builds its benchmark); skipped without ``pin`` (or without ``g++`` and Eigen for C++).
 
 Spot checks first: the batched accelerations equal the per-state ones, the compiled
-program's and Pinocchio's equal the KKT solve's. Not here: the Delta robot, and Pinocchio's
-``constraintDynamics`` in native C++ (``/work/shared/bench/pinocchio_cpp`` times the
-unconstrained algorithms only).
+program's and Pinocchio's (Python and C++) equal the KKT solve's.
 
-    python benchmarks/bench_closed.py [--n 1000] [--robots four-bar parallelogram-arm]
+    python benchmarks/bench_closed.py [--n 1000] [--robots delta four-bar]
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
+import subprocess
+import tempfile
+from importlib.metadata import PackageNotFoundError, distribution
+from pathlib import Path
 
 import numpy as np
 from timing import median_time  # benchmarks/timing.py, beside this script
 
 import robodyn as rd
 
-ROBOTS = ("four-bar", "parallelogram-arm", "five-bar")
+ROBOTS = ("four-bar", "parallelogram-arm", "five-bar", "delta")
+#: Each robot's assembly guess where it has no ``home`` configuration (the Delta's home is
+#: q = 0).
+GUESS = {"delta": 0.0}
+NATIVE = Path(__file__).resolve().parent / "native" / "pinocchio_constraint_dynamics.cpp"
 
 
 def states(robot, chain, n: int, seed: int = 0):
     """``n`` consistent states near the model's home configuration: assembled ``q``,
     ``qd = S yd``, random actuator torques."""
     rng = np.random.default_rng(seed)
-    guess = np.asarray(robot.configurations.get("home", np.full(robot.dof, 0.3)), float)
+    guess = np.asarray(robot.configurations.get(
+        "home", np.full(robot.dof, GUESS.get(robot.name, 0.3))), float)
     base = chain.assemble(guess[chain.actuated], guess).q
     na = len(chain.actuated)
     Q = np.stack([chain.assemble(base[chain.actuated] + rng.uniform(-0.05, 0.05, na),
@@ -62,8 +73,8 @@ def pinocchio_closed(robot):
 
     models, datas = pin.StdVec_RigidConstraintModel(), pin.StdVec_RigidConstraintData()
     for loop in robot.chain.closures.loops:
-        c = pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, model,
-                                     *anchor(loop.frame_a), *anchor(loop.frame_b),
+        kind = pin.ContactType.CONTACT_6D if loop.kind == "pose" else pin.ContactType.CONTACT_3D
+        c = pin.RigidConstraintModel(kind, model, *anchor(loop.frame_a), *anchor(loop.frame_b),
                                      pin.ReferenceFrame.LOCAL)
         models.append(c)
         datas.append(c.createData())
@@ -72,11 +83,54 @@ def pinocchio_closed(robot):
     return pin, model, data, models, datas
 
 
+def native_binary(folder: Path) -> Path | None:
+    """``native/pinocchio_constraint_dynamics.cpp`` built in ``folder`` (None, with the
+    reason printed, without ``g++``, Eigen's headers or the ``pin`` wheel's)."""
+    eigen = Path("/usr/include/eigen3")
+    try:
+        prefix = Path(distribution("libpinocchio").locate_file("cmeel.prefix"))
+    except PackageNotFoundError:
+        print("native C++: the pin wheel (libpinocchio) is not installed")
+        return None
+    if shutil.which("g++") is None or not eigen.is_dir():
+        print("native C++: needs g++ and Eigen's headers (apt-get install g++ libeigen3-dev)")
+        return None
+    binary = folder / "constraint_dynamics"
+    subprocess.run(["g++", "-O3", "-march=native", "-DNDEBUG", "-std=c++17", "-w",
+                    "-DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS", "-DBOOST_MPL_LIMIT_LIST_SIZE=30",
+                    "-DBOOST_MPL_LIMIT_VECTOR_SIZE=30", f"-I{prefix / 'include'}", f"-I{eigen}",
+                    str(NATIVE), f"-L{prefix / 'lib'}", "-lpinocchio_default",
+                    "-lboost_serialization", f"-Wl,-rpath,{prefix / 'lib'}", "-o", str(binary)],
+                   check=True)
+    return binary
+
+
+def native_time(binary: Path, folder: Path, pinocchio, Q, QD, tau):
+    """Microseconds per ``constraintDynamics`` call in C++ over the states, and its
+    accelerations."""
+    pin, model, _, models, _ = pinocchio
+    model.saveToBinary(str(folder / "model.bin"))
+    with open(folder / "loops.txt", "w") as f:
+        for c in models:
+            rows = 6 if c.type == pin.ContactType.CONTACT_6D else 3
+            numbers = [*c.joint1_placement.rotation.ravel(), *c.joint1_placement.translation,
+                       *c.joint2_placement.rotation.ravel(), *c.joint2_placement.translation]
+            f.write(f"{rows} {c.joint1_id} {c.joint2_id} "
+                    + " ".join(repr(float(x)) for x in numbers) + "\n")
+    np.savetxt(folder / "states.txt", np.hstack([Q, QD, tau]), fmt="%.17g")
+    out = subprocess.run([str(binary), *(str(folder / n) for n in
+                                         ("model.bin", "loops.txt", "states.txt", "acc.txt"))],
+                         check=True, capture_output=True, text=True).stdout
+    return float(out.split()[-1]), np.loadtxt(folder / "acc.txt", ndmin=2)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--robots", nargs="+", default=list(ROBOTS))
     args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="bench_closed_"))
+    binary = native_binary(folder)
     for name in args.robots:
         robot = rd.load(name)
         chain = robot.closed_chain()
@@ -113,6 +167,13 @@ def main() -> None:
         print(f"{'':18s} Pinocchio constraintDynamics {t_pin * 1e6:8.2f} us/state (Python "
               f"loop)   robodyn: KKT batch {t_batch / t_pin:.2f}x, compiled C "
               f"{t_c / t_pin:.3f}x its time   max rel diff {err_p:.1e}")
+        if binary is not None:
+            t_cpp, acc = native_time(binary, folder, pinocchio, Q, QD, tau)
+            err_cpp = float(np.abs(acc - one).max() / np.abs(one).max())
+            print(f"{'':18s} Pinocchio constraintDynamics C++ {t_cpp:8.3f} us/call   robodyn: "
+                  f"compiled C {t_c * 1e6 / t_cpp:.3f}x, KKT batch {t_batch * 1e6 / t_cpp:.2f}x "
+                  f"its time   max rel diff {err_cpp:.1e}")
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":

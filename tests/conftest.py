@@ -20,6 +20,9 @@ import robodyn as rd
 os.environ.setdefault("ROBODYN_TIER", "numpy")
 
 MODEL_NAMES = rd.models.names()
+#: The built-ins the symbolic tests derive in closed form: the YAML models (the Delta robot,
+#: an MJCF file, is a 15-joint tree whose closed forms are out of a test's time).
+SYMBOLIC_MODELS = [m for m in MODEL_NAMES if rd.models.path(m).suffix == ".yaml"]
 
 #: The tests folder (it mirrors src/robodyn: tests/model/, tests/dynamics/, ...), the
 #: repository root, and the test data (URDF files).

@@ -63,7 +63,7 @@ def test_the_wheel_holds_the_models_the_license_and_no_tests(built):
     assert f"{info}/licenses/LICENSE" in names
     assert "robodyn/py.typed" not in names
     models = sorted(Path(n).stem for n in names if n.startswith("robodyn/model/builtin/")
-                    and n.endswith(".yaml"))
+                    and n.endswith((".yaml", ".xml")))
     assert models == rd.models.names() and "puma560" in models
     assert not [n for n in names if n.split("/")[0] in ("tests", "docs", "benchmarks")
                 or "conftest" in n or "/test_" in n]

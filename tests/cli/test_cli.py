@@ -198,8 +198,16 @@ def test_models_is_one_short_line_per_model_and_no_warning(capsys):
     assert all(len(line) <= 100 for line in lines)
     for line in lines:  # the DOF and joint letters are the model's own
         robot = rd.load(line.split()[0])
-        assert line.split()[1:4] == [str(robot.dof), "DOF",
-                                     "".join(j.joint.type[0].upper() for j in robot.links)]
+        letters = "".join(j.joint.type[0].upper() for j in robot.links)
+        closures = robot.chain.closures
+        if closures is None or not closures.loops:
+            assert line.split()[1:4] == [str(robot.dof), "DOF", letters]
+            continue
+        # a closed mechanism: its actuated joints move it; a long run of joints counted
+        letters = f"{len(letters)}R" if letters == "R" * 15 else letters
+        loops = len(closures.loops)
+        assert line.split()[1:6] == [str(len(closures.actuated)), "DOF", letters + ",",
+                                     str(loops), "loop" + ("s" if loops > 1 else "")]
 
 
 def test_models_name_prints_the_details(capsys):

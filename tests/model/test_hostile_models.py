@@ -18,6 +18,7 @@ import sympy as sp
 
 import robodyn as rd
 from conftest import GOOD_MODEL as GOOD
+from conftest import SYMBOLIC_MODELS
 from conftest import write_model as write
 from robodyn.core.errors import ModelError, excerpt
 from robodyn.model import expressions, yaml_file
@@ -341,7 +342,7 @@ def _parse_doubles(text: str):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", rd.models.names())
+@pytest.mark.parametrize("name", SYMBOLIC_MODELS)
 def test_derived_json_parses_back_exactly(name):
     eq = rd.load(name).equations()
     data = json.loads(eq.json())

@@ -1052,3 +1052,19 @@ def test_frictionloss_and_stiffness_on_ball_joints_read_as_mujoco(tmp_path):
         close(robot.friction_torques(v), -(passive + d.qfrc_constraint), "friction")
         np.testing.assert_allclose(np.abs(d.qfrc_constraint), m.dof_frictionloss, rtol=1e-9)
         close(robot.forward_dynamics(q, v, tau), d.qacc, "FD")
+
+
+def test_custom_text_description_is_the_models_description(tmp_path):
+    """MuJoCo's place for a model's text, ``<custom><text name="description" data=...>``,
+    white space collapsed; without it the description says what the file is."""
+    body = ('<worldbody><body name="b"><joint name="j" axis="0 0 1"/>'
+            '<inertial pos="0.1 0 0" mass="1" diaginertia="0.01 0.01 0.01"/></body>'
+            '</worldbody>')
+    described = tmp_path / "described.xml"
+    described.write_text('<mujoco><custom><text name="description" data="A one-link\n'
+                         '   arm."/><text name="other" data="x"/></custom>' + body
+                         + '</mujoco>')
+    assert rd.load(described).description == "A one-link arm."
+    plain = tmp_path / "plain.xml"
+    plain.write_text(f"<mujoco>{body}</mujoco>")
+    assert rd.load(plain).description.startswith("MJCF plain.xml: 1 joint (chain)")

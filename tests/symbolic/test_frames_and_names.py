@@ -9,6 +9,7 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
+from conftest import SYMBOLIC_MODELS
 from robodyn.cli import main
 from robodyn.model.yaml_file import parse_model
 from robodyn.robot import from_source
@@ -136,7 +137,7 @@ def test_brief_leaves_out_given_and_zero_christoffel_symbols(capsys):
 
 @pytest.mark.parametrize("method", ["lagrange", "newton-euler"])
 @pytest.mark.parametrize("model", [pytest.param(m, marks=pytest.mark.slow)
-                                   if m == "puma560" else m for m in rd.models.names()])
+                                   if m == "puma560" else m for m in SYMBOLIC_MODELS])
 def test_steps_text_lines_fit_in_100_columns(capsys, model, method):
     out = derive(capsys, model, "--steps", "--method", method, "--format", "text")
     long = [line for line in out.splitlines() if len(line) > 100]

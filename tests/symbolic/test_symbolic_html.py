@@ -21,7 +21,7 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
-from conftest import GOOD_MODEL, MODEL_NAMES, write_model
+from conftest import GOOD_MODEL, SYMBOLIC_MODELS, write_model
 from robodyn.cli import main
 from robodyn.symbolic import derive
 from robodyn.symbolic.equations import Equations
@@ -397,7 +397,7 @@ SCREENSHOTS = ("rp-arm", "planar-2r", "cartesian-2p")
 
 @needs_browser
 @pytest.mark.slow
-@pytest.mark.parametrize("name", MODEL_NAMES)
+@pytest.mark.parametrize("name", SYMBOLIC_MODELS)
 def test_every_builtin_page_renders_in_chromium(tmp_path, name):
     """Every built-in's page with its steps (puma560's without: its derivation alone
     takes half a minute, its steps as long again), parsed by the browser; a planar, a

@@ -25,7 +25,7 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
-from conftest import TEST_DATA
+from conftest import SYMBOLIC_MODELS, TEST_DATA
 from robodyn.symbolic import equations, verify
 from robodyn.symbolic.printing.json import is_double
 
@@ -34,7 +34,7 @@ try:
 except ImportError:  # tests/ collected as a package
     from .conftest import random_states
 
-MODELS = rd.models.names()
+MODELS = SYMBOLIC_MODELS
 METHODS = ("lagrange", "newton-euler")
 URDF_DIR = TEST_DATA / "urdf"
 URDF_MODELS = ("planar_2r.urdf", "planar_2r_rotated.urdf", "payload_2r_merged.urdf")

@@ -18,7 +18,7 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
-from conftest import TESTS
+from conftest import SYMBOLIC_MODELS, TESTS
 from robodyn.cli import main
 from robodyn.symbolic import Step, equations
 from robodyn.symbolic.printing.json import exact_str
@@ -366,7 +366,7 @@ def _small(diff) -> bool:
 
 
 @pytest.mark.parametrize("name", [pytest.param(m, marks=pytest.mark.slow) if m == "puma560"
-                                  else m for m in rd.models.names()])
+                                  else m for m in SYMBOLIC_MODELS])
 def test_given_data_of_every_builtin_equal_its_model_file(name):
     """The Given section lists each link's mass, COM vector and inertia tensor in the
     frames of the model file (standard DH: DH frame i, at the distal end of link i), and
@@ -412,7 +412,7 @@ def test_given_data_of_every_builtin_equal_its_model_file(name):
         assert _small(sp.Matrix(given[f"A_{k}"]) - A), (name, k)
 
 
-@pytest.mark.parametrize("name", [m for m in rd.models.names()
+@pytest.mark.parametrize("name", [m for m in SYMBOLIC_MODELS
                                   if _file_inertials(m)[0] == "standard"])
 def test_siciliano_recursion_gives_the_cores_torques(name):
     """The steps of a standard-DH model follow Siciliano §7.5 in the DH frames; the
@@ -430,7 +430,7 @@ def test_siciliano_recursion_gives_the_cores_torques(name):
         == [ring.zero] * eq.dof
 
 
-@pytest.mark.parametrize("model", rd.models.names())
+@pytest.mark.parametrize("model", SYMBOLIC_MODELS)
 def test_every_builtin_derivation_compiles_without_overfull_lines(tmp_path, capsys, model):
     """Issue 12: each built-in model's derivation (the PUMA without steps) compiles with
     pdflatex, and no line runs more than 20 pt into the margin."""

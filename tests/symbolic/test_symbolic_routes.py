@@ -16,6 +16,7 @@ import pytest
 import sympy as sp
 
 import robodyn as rd
+from conftest import SYMBOLIC_MODELS
 from robodyn.cli import main
 from robodyn.core.errors import InputError
 from robodyn.symbolic import derive, equations
@@ -32,7 +33,7 @@ def _ring_derivations(name: str, h_e: bool = False):
             for route in ("euler-lagrange", "energy", "jacobian")}
 
 
-@pytest.mark.parametrize("name", rd.models.names())
+@pytest.mark.parametrize("name", SYMBOLIC_MODELS)
 def test_routes_give_identical_M_and_g(name):
     """M and g of the energy route and the Jacobian route equal those of
     tau = d/dt dL/dqd - dL/dq as polynomials in normal form (identical for all q and all

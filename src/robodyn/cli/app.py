@@ -73,11 +73,23 @@ def _cmd_models(args: argparse.Namespace) -> int:
     if args.name:
         return _model_details(args.name)
     width = max(len(n) for n in models.names())
+    rows = []
     for name in models.names():
         robot = _quietly_loaded(name)
         joints = "".join("R" if link.joint.type == "revolute" else "P" for link in robot.links)
-        head = f"{name:<{width}}  {robot.dof} DOF  {joints:<6} "
+        if len(joints) > 6:  # a run of one kind counted: 15R
+            joints = (f"{len(joints)}{joints[0]}" if len(set(joints)) == 1
+                      else f"{len(joints)} joints")
+        dof, closures = robot.dof, robot.chain.closures
+        if closures is not None and closures.loops:  # a mechanism moves its actuated joints
+            dof = len(closures.actuated)
+            loops = len(closures.loops)
+            joints += f", {loops} loop{'s' if loops > 1 else ''}"
         summary = robot.description.split(". ")[0].split(" (")[0].split(":")[0].rstrip(".")
+        rows.append((name, dof, joints, summary))
+    column = max(6, *(len(row[2]) for row in rows))
+    for name, dof, joints, summary in rows:
+        head = f"{name:<{width}}  {dof} DOF  {joints:<{column}} "
         room = MODELS_LINE_WIDTH - len(head)
         if len(summary) > room:
             summary = summary[:room - 3].rstrip(" ,;") + "..."

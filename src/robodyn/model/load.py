@@ -96,9 +96,15 @@ def read_source(source: str | os.PathLike[str], *, base: str | None = None,
     elif text in models.names():
         if options:
             raise TypeError(f"load() of a built-in model takes no options, got {sorted(options)}")
-        from .yaml_file import read_model_file
+        builtin = models.path(text)
+        if builtin.suffix == ".xml":
+            from .mjcf import load_mjcf
 
-        parsed = read_model_file(models.path(text))
+            parsed = load_mjcf(builtin)
+        else:
+            from .yaml_file import read_model_file
+
+            parsed = read_model_file(builtin)
     else:
         close = difflib.get_close_matches(text, models.names(), n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""

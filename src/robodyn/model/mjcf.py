@@ -7,8 +7,10 @@ sequence, how inertia is found), ``<option gravity>``, ``<default>`` classes (ne
 and ``<frame>``, and the geoms (and ``<mesh>`` assets, :mod:`robodyn.model.mjcf_assets`)
 whose solids give a body its inertia where MuJoCo's compiler derives it from them
 (``boundmass``, ``boundinertia``, ``balanceinertia`` and ``settotalmass`` applied as MuJoCo
-applies them). Actuators, sensors, contacts, keyframes and visual settings are never read;
-a mesh file is opened only when a geom's mass needs it.
+applies them). Sensors, contacts, keyframes and visual settings are never read (actuators
+only for the joints they drive, ``actuated:`` of a closed mechanism); a mesh file is opened
+only when a geom's mass needs it. ``<custom><text name="description" data="...">`` is the
+model's description (``robot.description``).
 
 * A body with ``hinge`` or ``slide`` joints is a link of the tree (its parent: the
   nearest moving body above it); a body with several such joints becomes one link per
@@ -119,9 +121,29 @@ def load_mjcf(path: str | Path, mimic: str = "coupled",
     name = root.attrib.get("model") or model_name_of(path)
     kind = ("tree" if chain.parents else "chain") + (", floating base" if chain.floating
                                                        else "")
-    description = f"MJCF {file_label(path.name)}: {chain.dof} joints ({kind})"
+    description = (_custom_description(root)
+                   or f"MJCF {file_label(path.name)}: {chain.dof} joint"
+                   f"{'' if chain.dof == 1 else 's'} ({kind})")
     provenance = Provenance(loader="mjcf", path=str(path), notes=tuple(model.notes))
     return ModelSource(name, chain, model.values, description, provenance)
 
 
 __all__ = ["load_mjcf"]
+
+
+#: Longest description read from ``<custom><text name="description">``, in characters.
+MAX_DESCRIPTION = 2000
+
+
+def _custom_description(root) -> str | None:
+    """The model's description in MuJoCo's own place for a model's text data,
+    ``<custom><text name="description" data="..."/></custom>`` (None: none), its white
+    space collapsed, at most :data:`MAX_DESCRIPTION` characters."""
+    for section in root.children:
+        if section.tag != "custom":
+            continue
+        for node in section.children:
+            if node.tag == "text" and node.attrib.get("name") == "description":
+                text = " ".join(node.attrib.get("data", "").split())
+                return text[:MAX_DESCRIPTION] or None
+    return None

@@ -228,6 +228,15 @@ def robot_table(model: ModelSource) -> RobotTable:
         named = [f.name for f in chain.frames]
         notes.append(f"frames: {', '.join(_cut(n) for n in named[:8])}"
                      + (f", ... ({len(named)} in all)" if len(named) > 8 else ""))
+    closures = chain.closures
+    if closures is not None and closures.loops:
+        loops = [f"{loop.kind} {_cut(loop.frame_a)} = {_cut(loop.frame_b)}"
+                 for loop in closures.loops[:4]]
+        actuated = ", ".join(_cut(n) for n in closures.actuated[:8]) or "none"
+        notes.append(f"loops: {'; '.join(loops)}"
+                     + (f"; ... ({len(closures.loops)} in all)" if len(closures.loops) > 4
+                        else "")
+                     + f" (robot.closed_chain()); actuated: {actuated}")
     extras = []
     if any(value(link.friction.viscous) != 0 or value(link.friction.coulomb) != 0
            for link in links):

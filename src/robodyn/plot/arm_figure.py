@@ -203,9 +203,14 @@ class _ArmDrawing:
                 self._set(line, np.stack([origins[k], end]))
 
 
-def _frame_length(origins: np.ndarray) -> float:
-    """A tenth of the arm's length along its links (at least 1 mm; 0.1 m for a point)."""
-    reach = float(np.max(np.sum(np.linalg.norm(np.diff(origins, axis=-2), axis=-1), axis=-1)))
+def _frame_length(origins: np.ndarray, tree: bool = False) -> float:
+    """A tenth of the arm's length along its links (at least 1 mm; 0.1 m for a point); of a
+    tree's largest extent (consecutive frames of a tree may lie on different branches)."""
+    if tree:
+        reach = float(np.max(np.ptp(origins, axis=-2)))
+    else:
+        reach = float(np.max(np.sum(np.linalg.norm(np.diff(origins, axis=-2), axis=-1),
+                                    axis=-1)))
     return 0.1 * reach if reach > 1e-2 else 0.1
 
 
@@ -284,7 +289,7 @@ def arm(robot: Robot, q: ArrayLike, ax: Axes | None = None, frames: bool = True,
             want = "a 2D Axes" if geometry.plane is not None else "a 3D Axes (projection='3d')"
             raise InputError(f"ax: {robot.name} is drawn on {want}, got a {ax.name!r} Axes")
     origins, rotations = geometry.frames(q[None, :])
-    length = _frame_length(origins)
+    length = _frame_length(origins, bool(robot.chain.parents))
     drawing = _ArmDrawing(ax, geometry, frames, length)
     drawing.update(origins[0], rotations[0])
     loops = _draw_loops(drawing, robot, q)
@@ -385,7 +390,7 @@ def animate(robot: Robot, sim: Simulation | Motion | Trajectory, path: str | os.
     geometry = _Geometry(robot)
     origins, rotations = geometry.frames(Q)
     fig, ax = _new_axes(geometry, (5.0, 5.0))
-    length = _frame_length(origins)
+    length = _frame_length(origins, bool(robot.chain.parents))
     drawing = _ArmDrawing(ax, geometry, frames, length)
     _limits(ax, geometry, np.concatenate([origins, _frame_ends(origins, rotations, length)],
                                          axis=1) if frames else origins)

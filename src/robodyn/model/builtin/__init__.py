@@ -1,6 +1,7 @@
 """Built-in models: worked examples of textbooks and lecture notes, and classic arms, as YAML files
-shipped inside the package (``robodyn models`` lists them), and the lookup of the
-URDFs of the optional ``example-robot-data`` package."""
+(and MJCF files, for mechanisms a DH table cannot place, such as the Delta robot) shipped
+inside the package (``robodyn models`` lists them), and the lookup of the URDFs of the
+optional ``example-robot-data`` package."""
 
 from __future__ import annotations
 
@@ -9,23 +10,26 @@ from pathlib import Path
 
 _HERE = Path(__file__).parent
 
+#: The file types of built-in models, in the order a name is looked up.
+_SUFFIXES = (".yaml", ".xml")
 #: Where the example-robot-data package keeps its robots, below its install prefix.
 _ERD_ROBOTS = "example-robot-data/robots"
 
 
 def names() -> list[str]:
     """Names of the built-in models, sorted."""
-    return sorted(p.stem for p in _HERE.glob("*.yaml"))
+    return sorted(p.stem for suffix in _SUFFIXES for p in _HERE.glob(f"*{suffix}"))
 
 
 def path(name: str) -> Path:
-    """The YAML file of a built-in model."""
-    file = _HERE / f"{name}.yaml"
-    if not file.is_file():
-        from ...core.errors import ModelError
+    """The file of a built-in model (YAML, or MJCF for the Delta robot)."""
+    for suffix in _SUFFIXES:
+        file = _HERE / f"{name}{suffix}"
+        if name in names() and file.is_file():
+            return file
+    from ...core.errors import ModelError
 
-        raise ModelError(f"no built-in model {name!r}; built-in models: {', '.join(names())}")
-    return file
+    raise ModelError(f"no built-in model {name!r}; built-in models: {', '.join(names())}")
 
 
 def example_robot_data(relative_path: str) -> Path:
