@@ -252,7 +252,12 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                             f", rtol = {info['rtol']:g}, atol = {info['atol']:g}")
     if "last_step" in info:
         how += f", the last step {info['last_step']:.6g} s"
-    print(f"{robot.name}: {robot.dof} DOF simulated for {sim.t[-1]:g} s ({how}) from "
+    closures = robot.chain.closures
+    what = f"{robot.dof} DOF"
+    if closures is not None and closures.loops:  # the tree's joints, its loops kept closed
+        what = (f"{robot.dof} joints ({len(closures.actuated)} actuated, loops closed to "
+                f"{float(np.max(info['closure'])):.1e})")
+    print(f"{robot.name}: {what} simulated for {sim.t[-1]:g} s ({how}) from "
           f"q0 = {format_vector(q0)}, qd0 = {format_vector(qd0)}, {tau_words}")
     evaluations = f" ({info['evaluations']:,} evaluations)" if "evaluations" in info else ""
     compiled = " in a compiled loop" if info.get("compiled") else ""
