@@ -20,6 +20,7 @@ from scipy.spatial.transform import Rotation
 import robodyn as rd
 from robodyn.core.errors import InputError, RobodynError
 from robodyn.plot import viewer as V
+from robodyn.plot.viewer_meshes import NAME_CHARS
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -172,7 +173,7 @@ def test_names_are_shown_as_plain_text():
     robot = dataclasses.replace(rd.load("planar-2r"), name=hostile)
     with V.show(robot, port=free_port()) as view:
         # a read-only text field holds the name as its value: text, never markup
-        assert view._name_field.value == hostile[:V.NAME_CHARS - 1] + "…"
+        assert view._name_field.value == hostile[:NAME_CHARS - 1] + "…"
         assert type(view._name_field).__name__ == "GuiTextHandle"
     assert V._text("tab\there\x07") == "tab here"
 

@@ -5,7 +5,7 @@ viser nor trimesh: :func:`urdf_meshes` only finds the files."""
 from __future__ import annotations
 
 import robodyn as rd
-from robodyn.plot.viewer import urdf_meshes
+from robodyn.plot.viewer_meshes import urdf_meshes
 
 URDF = """<robot name="r"><link name="base"/>
 <link name="l1"><inertial><mass value="1"/>
