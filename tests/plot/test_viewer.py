@@ -448,3 +448,33 @@ def test_the_manipulability_ellipsoids_follow_the_arm_with_the_books_axes():
                 assert abs(abs(axis @ vectors[:, k]) - 1) < 1e-10
         np.testing.assert_allclose(sorted(handle.scale)[1:],
                                    drawn["kinematic"].semi_axes[1:] * scale, rtol=1e-12)
+
+
+@needs_viser
+@pytest.mark.parametrize("name", ["four-bar", "delta"])
+def test_a_closed_mechanism_opens_assembled_and_its_actuated_sliders_keep_the_loops(name):
+    """The view of a model with loops opens on an assembled pose, draws each loop's two
+    frames (together where closed), and moves by its actuated sliders: the passive joints
+    are solved for them (their sliders disabled), so the loops stay closed."""
+    robot = rd.load(name)
+    chain = robot.closed_chain()
+    with V.show(robot, port=free_port()) as view:
+        assert np.abs(chain.residual(view.q)).max() < 1e-9
+        assert [s.disabled for s in view._sliders] == [
+            j not in chain.actuated for j in range(robot.dof)]
+        k = chain.actuated[0]
+        slider = view._sliders[k]
+        slider.value = float(view.q[k] + 0.1)
+        view._from_sliders()
+        assert view.q[k] == pytest.approx(slider.value)
+        assert np.abs(chain.residual(view.q)).max() < 1e-9
+        for loop, (a, b) in enumerate(zip(view._loop_ends[::2], view._loop_ends[1::2])):
+            frame = chain.loops[loop].frame_a
+            np.testing.assert_allclose(a.position, robot.forward_kinematics(view.q, frame)[:3, 3],
+                                       atol=1e-12)
+            np.testing.assert_allclose(a.position, b.position, atol=1e-9)
+        # a value no assembly reaches leaves the last pose and says why
+        before = view.q.copy()
+        slider.value = float(slider.max)
+        view._from_sliders()
+        assert np.array_equal(view.q, before) or np.abs(chain.residual(view.q)).max() < 1e-9

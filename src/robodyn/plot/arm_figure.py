@@ -19,10 +19,11 @@ from numpy.typing import ArrayLike
 
 from ..core.errors import InputError, excerpt, positive_number
 from ..core.progress import ProgressOption, check_progress, tracker
-from ..dynamics.kinematics import frame_table, link_poses, tip_pose
+from ..dynamics.kinematics import link_poses, tip_pose
 from ..model.checks import PARALLEL_TOL, parallel
 from ..motion.trajectory import whole_steps
 from .common import finite_array, new_figure, sampled, save_figure
+from .loop_geometry import loop_picture
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -303,36 +304,25 @@ def arm(robot: Robot, q: ArrayLike, ax: Axes | None = None, frames: bool = True,
 
 
 def _draw_loops(drawing: _ArmDrawing, robot, q: np.ndarray) -> np.ndarray:
-    """A closed mechanism's loop closures (``chain.closures``): the two frames each joins,
-    the part of a link from its frame to a closure frame it carries (the side of a
-    parallelogram the link frames leave out), a triangle where a frame is fixed to the base
-    (a ground pivot), and a dashed line between them (a point where the loop is closed, the
-    gap where it is not)."""
-    closures = robot.chain.closures
-    drawn: list = []
-    if closures is None or not closures.loops:
+    """A closed mechanism's loop closures (:func:`~robodyn.plot.loop_geometry.loop_picture`):
+    the parts of links that carry a closure frame, a triangle where a frame is fixed to the
+    base (a ground pivot), and a dashed line between the two frames of each loop (a point
+    where the loop is closed, the gap where it is not)."""
+    picture = loop_picture(robot, q)
+    if picture is None:
         return np.zeros((0, 3))
-    table = robot.numeric_chain
-    owner = {name: link for name, link, _ in frame_table(table)}
-    on_base = {name: link < 0 for name, link in owner.items()}
-    for k, loop in enumerate(closures.loops):
-        ends = np.stack([robot.forward_kinematics(q, f)[:3, 3]
-                         for f in (loop.frame_a, loop.frame_b)])
-        drawn.extend(ends)
-        for name, point in zip((loop.frame_a, loop.frame_b), ends, strict=True):
-            link = owner.get(name, -1)
-            if link >= 0 and name != table.links[link].name:  # a frame on a moving link
-                start = robot.forward_kinematics(q, table.links[link].name)[:3, 3]
-                drawing._set(drawing._line("-", color="0.25", lw=3.0, zorder=3,
-                                           label="_link part"), np.stack([start, point]))
+    for start, point in picture.parts:
+        drawing._set(drawing._line("-", color="0.25", lw=3.0, zorder=3, label="_link part"),
+                     np.stack([start, point]))
+    for k, (ends, grounded) in enumerate(zip(picture.ends, picture.on_base, strict=True)):
         drawing._set(drawing._line("--", color="tab:purple", lw=1.4, zorder=6,
                                    label="loop closure" if k == 0 else "_loop"), ends)
-        for name, point in zip((loop.frame_a, loop.frame_b), ends, strict=True):
-            style = "^" if on_base.get(name) else "o"
+        for point, on_base in zip(ends, grounded, strict=True):
+            style = "^" if on_base else "o"
             drawing._set(drawing._line(style, color="tab:purple", ms=10 if style == "^" else 8,
                                        mfc="none", mew=1.6, zorder=6, label="_end"),
                          point[None, :])
-    return np.array(drawn)
+    return np.concatenate(picture.ends)
 
 
 def animation_writer(path: str | os.PathLike[str], option: str = "path"):

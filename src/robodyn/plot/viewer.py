@@ -43,6 +43,7 @@ from ..core.csv_table import read_number_table
 from ..core.errors import InputError, RobodynError, excerpt
 from ..core.files import read_regular_file
 from ..dynamics.kinematics import link_poses, tip_pose
+from .loop_geometry import loop_picture
 from .viewer_meshes import MAX_MESH_BYTES, urdf_meshes
 from .viewer_meshes import plain_text as _text
 
@@ -53,6 +54,8 @@ __all__ = ["show", "Viewer", "read_motion", "LINK_COLOR", "COM_COLOR", "ELLIPSOI
 LINK_COLOR = (235, 120, 20)
 COM_COLOR = (30, 80, 220)
 ELLIPSOID_COLOR = (120, 180, 255)
+#: Colour of a closed mechanism's loop closures (the two frames each joins, the gap).
+LOOP_COLOR = (150, 60, 180)
 #: Colours of the kinematic and dynamic manipulability ellipsoids (``manipulability=True``).
 KINEMATIC_COLOR = (31, 119, 180)
 DYNAMIC_COLOR = (214, 39, 40)
@@ -103,6 +106,17 @@ def _z_to(direction: np.ndarray) -> np.ndarray:
     x = np.cross(helper, z)
     x /= np.linalg.norm(x)
     return np.column_stack([x, np.cross(z, x), z])
+
+
+def _bar(handle, a: np.ndarray, b: np.ndarray) -> None:
+    """Place a unit-height cylinder ``handle`` between the points ``a`` and ``b`` (hidden
+    where they coincide)."""
+    length = float(np.linalg.norm(b - a))
+    handle.visible = length > 1e-9
+    if length > 1e-9:
+        handle.position = tuple((a + b) / 2)
+        handle.wxyz = tuple(_quaternion(_z_to(b - a)))
+        handle.scale = (1.0, 1.0, length)
 
 
 def inertia_ellipsoid(mass: float, inertia) -> tuple[np.ndarray, np.ndarray]:
@@ -209,10 +223,13 @@ class Viewer:
         scene = self.server.scene
         self.q = np.array(q, dtype=float)
         poses = self._poses(self.q)
-        reach = max(sum(np.linalg.norm(b[1] - a[1]) for a, b in zip(poses, poses[1:])), 0.1)
+        points = np.array([o for _, o in poses])
+        if self.chain.parents:  # consecutive frames of a tree may sit on different branches
+            reach = max(float(np.ptp(points, axis=0).max()), 0.1)
+        else:
+            reach = max(sum(np.linalg.norm(b[1] - a[1]) for a, b in zip(poses, poses[1:])), 0.1)
         self.radius = 0.025 * reach
         scene.set_up_direction("+z")
-        points = np.array([o for _, o in poses])
         centre = (points.min(axis=0) + points.max(axis=0)) / 2
         self.server.initial_camera.look_at = tuple(centre)
         self.server.initial_camera.position = tuple(centre + reach * np.array([1.1, -1.3, 0.7]))
@@ -238,6 +255,7 @@ class Viewer:
                 scale=tuple(np.maximum(axes_len, flat)), visible=inertia and mass > 0),
                 axes))
         self._meshes = self._add_meshes()
+        self._add_loops()
         self.reach = reach
         self._manip = {name: scene.add_icosphere(f"/robot/manipulability_{name}", radius=1.0,
                                                  color=color, opacity=0.3)
@@ -246,6 +264,38 @@ class Viewer:
                        } if self._manipulability else {}
         self._place(poses)
         self._gui(motion)
+
+    def _add_loops(self) -> None:
+        """A closed mechanism's loops (:func:`~robodyn.plot.loop_geometry.loop_picture`):
+        the link parts that carry closure frames (as links), a sphere at each loop's two
+        frames and a thin bar between them (the gap, where a loop is open)."""
+        self._closed = None
+        picture = loop_picture(self.robot, self.q)
+        if picture is None:
+            self._loop_parts, self._loop_ends, self._loop_gaps = [], [], []
+            return
+        scene, r = self.server.scene, self.radius
+        self._closed = self.robot.closed_chain()
+        self._loop_parts = [scene.add_cylinder(f"/robot/loop_part_{k}", radius=r, height=1.0,
+                                               color=LINK_COLOR, radial_segments=16)
+                            for k in range(len(picture.parts))]
+        self._loop_ends = [scene.add_icosphere(f"/robot/loop_{k}_{side}", radius=1.4 * r,
+                                               color=LOOP_COLOR)
+                           for k in range(len(picture.ends)) for side in (0, 1)]
+        self._loop_gaps = [scene.add_cylinder(f"/robot/loop_gap_{k}", radius=0.4 * r,
+                                              height=1.0, color=LOOP_COLOR)
+                           for k in range(len(picture.ends))]
+
+    def _place_loops(self) -> None:
+        picture = loop_picture(self.robot, self.q)
+        if picture is None:
+            return
+        for handle, (a, b) in zip(self._loop_parts, picture.parts, strict=True):
+            _bar(handle, a, b)
+        for k, ends in enumerate(picture.ends):
+            for side in (0, 1):
+                self._loop_ends[2 * k + side].position = tuple(ends[side])
+            _bar(self._loop_gaps[k], ends[0], ends[1])
 
     def _add_meshes(self) -> list:
         """The URDF file's visual meshes, as ``(k, T, handle)``; notes for the rest."""
@@ -280,14 +330,8 @@ class Viewer:
         dof = self.chain.dof
         for k, handle in enumerate(self._links):
             # link k from its parent's origin (a tree's branches), the tip from the last link
-            a = poses[self.chain.parent(k) + 1 if k < dof else dof][1]
-            b = poses[k + 1][1]
-            length = float(np.linalg.norm(b - a))
-            handle.visible = length > 1e-9
-            if length > 1e-9:
-                handle.position = tuple((a + b) / 2)
-                handle.wxyz = tuple(_quaternion(_z_to(b - a)))
-                handle.scale = (1.0, 1.0, length)
+            _bar(handle, poses[self.chain.parent(k) + 1 if k < dof else dof][1], poses[k + 1][1])
+        self._place_loops()
         for handle, (rot, origin) in zip(self._frames, poses):
             handle.position = tuple(origin)
             handle.wxyz = tuple(_quaternion(rot))
@@ -341,10 +385,15 @@ class Viewer:
             gui.add_text("not drawn", initial_value=_text("; ".join(self.notes)),
                          disabled=True)
         self._sliders = []
+        # a closed mechanism moves by its actuated joints; the passive ones follow the loops
+        passive = set() if self._closed is None else set(self._closed.passive.tolist())
+        if passive:
+            self._loop_note = gui.add_text("loops", initial_value="the passive joints follow "
+                                           "the actuated ones", disabled=True)
         with gui.add_folder("joints"):
             for j, (low, high, label) in enumerate(_sliders(self.robot, self.q)):
                 slider = gui.add_slider(label, min=low, max=high, step=(high - low) / 1000,
-                                        initial_value=float(self.q[j]))
+                                        initial_value=float(self.q[j]), disabled=j in passive)
                 slider.on_update(lambda _: self._from_sliders())
                 self._sliders.append(slider)
         self._motion = motion
@@ -362,7 +411,19 @@ class Viewer:
             self._player.start()
 
     def _from_sliders(self) -> None:
-        self.q = np.array([s.value for s in self._sliders], dtype=float)
+        q = np.array([s.value for s in self._sliders], dtype=float)
+        if self._closed is not None:
+            if np.array_equal(q[self._closed.actuated], self.q[self._closed.actuated]):
+                return  # a passive slider set by the assembly below
+            try:  # Newton from the last pose: the branch the mechanism is on
+                q = self._closed.assemble(q[self._closed.actuated], self.q).q
+            except RobodynError as exc:
+                self._loop_note.value = _text(f"not assembled: {exc}", 200)
+                return
+            self._loop_note.value = "the passive joints follow the actuated ones"
+            self.set_q(q)
+            return
+        self.q = q
         self._place(self._poses(self.q))
 
     def _at_time(self, when: float) -> None:
@@ -435,7 +496,11 @@ def _quiet():
 def _home(robot) -> np.ndarray:
     """Where the view opens: the neutral configuration (zeros, identity quaternions), each
     one-value joint whose limits exclude 0 at the middle of its limits (the Panda's elbow
-    cannot be at 0)."""
+    cannot be at 0); a closed mechanism's ``home`` configuration where its model has one
+    (assembled by :func:`_assembled`)."""
+    closures = robot.chain.closures
+    if closures is not None and closures.loops and "home" in robot.configurations:
+        return np.array(robot.configurations["home"], dtype=float)
     q = robot.neutral()
     for link, k in _coordinates(robot):
         limits = link.joint.limits
@@ -445,6 +510,22 @@ def _home(robot) -> np.ndarray:
         if np.isfinite(lo) and np.isfinite(hi) and lo < hi and not lo <= q[k] <= hi:
             q[k] = 0.5 * (lo + hi)
     return q
+
+
+def _assembled(robot, q: np.ndarray) -> np.ndarray:
+    """``q`` of a closed mechanism with its loops closed (its passive joints solved for its
+    actuated ones, from ``q``); unchanged where it is closed already, or where no assembly
+    is found (the view then shows the loops' gaps)."""
+    closures = robot.chain.closures
+    if closures is None or not closures.loops:
+        return q
+    chain = robot.closed_chain()
+    if np.abs(chain.residual(q)).max() <= 1e-9:
+        return q
+    try:
+        return chain.assemble(q[chain.actuated], q).q
+    except RobodynError:
+        return q
 
 
 def _coordinates(robot) -> list:
@@ -543,5 +624,6 @@ def show(robot, q=None, sim=None, *, port: int = DEFAULT_PORT, frames: bool = Tr
         q = np.full(dof, float(q))
     if q.shape != (dof,) or not np.isfinite(q).all():
         raise InputError(f"q: expected {dof} finite joint values, got {excerpt(q.tolist())}")
+    q = _assembled(robot, q)
     _check_port(port)  # before viser is imported: a bad argument is named first
     return Viewer(robot, q, motion, port, bool(frames), bool(inertia), bool(manipulability))

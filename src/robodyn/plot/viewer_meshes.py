@@ -26,11 +26,11 @@ MAX_MESHES = 200
 MAX_URDF_BYTES = 10_000_000
 
 
-def plain_text(value) -> str:
-    """A user's name as one line of plain text: printable characters, at most
-    :data:`NAME_CHARS`."""
+def plain_text(value, limit: int = NAME_CHARS) -> str:
+    """A user's name (or a message naming one) as one line of plain text: printable
+    characters, at most ``limit``."""
     text = "".join(c if c.isprintable() else " " for c in str(value)).strip()
-    return text if len(text) <= NAME_CHARS else text[:NAME_CHARS - 1] + "…"
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _origin(element) -> np.ndarray:
