@@ -243,3 +243,83 @@ def test_mujocos_mjcf_of_a_mimic_urdf_equals_pinocchio_mimic_true(tmp_path, rel)
                               pin.rnea(model, data, qp, vp, ap)[index])):
             worst = max(worst, np.abs(ours - theirs).max() / max(1.0, np.abs(theirs).max()))
     assert worst <= 1e-5, worst  # measured: Panda 1.7e-6
+
+
+# -- the body forms of <connect> and <weld> ---------------------------------------------------
+#: A planar four-bar opened at the rocker's tip (hinges about z), the bodies turned as written
+#: (MuJoCo's qpos0 is this pose), the loop closed by the equality put in EQ; stiff constraints.
+BODY_FORMS = """<mujoco><compiler angle="radian"/><option gravity="0 -9.81 0" timestep="1e-6"/>
+<worldbody>
+<body name="crank"><joint name="crank" axis="0 0 1"/>
+ <inertial pos="0.1 0 0" mass="1" diaginertia="0.004 0.004 0.004"/>
+ <body name="coupler" pos="0.2 0 0" euler="0 0 1.2"><joint name="coupler" axis="0 0 1"/>
+  <inertial pos="0.25 0 0" mass="2" diaginertia="0.04 0.04 0.04"/>
+  <body name="rocker" pos="0.5 0 0" euler="0 0 -1.0"><joint name="rocker" axis="0 0 1"/>
+   <inertial pos="0.2 0 0" mass="1.5" diaginertia="0.02 0.02 0.02"/></body></body></body>
+<body name="ground" pos="0.45 0.1 0"/>
+</worldbody><equality>EQ</equality><actuator><motor joint="crank"/></actuator></mujoco>"""
+STIFF = 'solref="2e-6 1" solimp="0.9999 0.9999 0.001"'
+CONNECTS = [f'<connect body1="rocker" body2="ground" anchor="0.4 0 0" {STIFF}/>',
+            f'<connect body1="rocker" anchor="0.4 0 0" {STIFF}/>']  # body2: the world
+WELDS = [f'<weld body1="rocker" body2="coupler" {STIFF}/>',  # held at qpos0's relative pose
+         f'<weld name="w" body1="crank" body2="rocker" anchor="0.1 0.05 0" '
+         f'relpose="0.3 0.2 0.1 0.9 0.1 0.2 0.3" {STIFF}/>']
+
+
+def _body_form(tmp_path, eq):
+    mujoco = pytest.importorskip("mujoco")
+    text = BODY_FORMS.replace("EQ", eq)
+    path = tmp_path / "body_form.xml"
+    path.write_text(text)
+    model = mujoco.MjModel.from_xml_string(text)
+    return mujoco, model, mujoco.MjData(model), rd.load(path)
+
+
+@pytest.mark.parametrize("eq", CONNECTS + WELDS)
+def test_body_forms_close_between_the_points_mujoco_compiles(tmp_path, eq):
+    """MuJoCo places the second point of a body-form constraint at the model's reference
+    pose (qpos0) and reports the violation as ``efc_pos``: robodyn's closure residual has
+    the same position rows (1e-12) at random poses; the rotation rows of a weld measure the
+    same turn (MuJoCo's the sine of half the angle, robodyn's the sine of the angle)."""
+    mujoco, model, data, robot = _body_form(tmp_path, eq)
+    chain = robot.closed_chain()
+    loop = chain.loops[0]
+    assert loop.kind == ("position" if "connect" in eq else "pose")
+    assert loop.frame_a.endswith(":body1") and loop.frame_b.endswith(":body2")
+    for q in np.random.default_rng(4).uniform(-1.5, 1.5, (5, 3)):
+        data.qpos[:] = q
+        mujoco.mj_forward(model, data)
+        ours = chain.residual(q)
+        np.testing.assert_allclose(ours[:3], data.efc_pos[:3], atol=1e-12)
+        if loop.kind == "pose":
+            half = np.linalg.norm(data.efc_pos[3:6])
+            np.testing.assert_allclose(np.linalg.norm(ours[3:]),
+                                       2 * half * np.sqrt(1 - half * half), atol=1e-12)
+    if "relpose" not in eq:  # closed at qpos0, where MuJoCo's compiler put the points
+        assert np.abs(chain.residual(np.zeros(3))).max() < 1e-15
+
+
+def test_a_body_form_connect_moves_as_mujocos_stiff_constraint(tmp_path):
+    """The four-bar closed by ``<connect body1 body2 anchor>``: robodyn's rigid closure and
+    MuJoCo's stiffest soft one agree to the error ``1 - d = 1e-4`` leaves (7.7e-6 measured)."""
+    mujoco, model, data, robot = _body_form(tmp_path, CONNECTS[0])
+    chain = robot.closed_chain()
+    assert list(chain.actuated) == [0]
+    q = chain.assemble([0.3], np.zeros(3)).q
+    for yd, tau in ((0.0, 0.0), (1.5, 0.4)):
+        qd = chain.velocity_map(q) @ [yd]
+        qdd, _ = chain.forward_dynamics(q, qd, [tau])
+        data.qpos[:], data.qvel[:], data.ctrl[:] = q, qd, [tau]
+        mujoco.mj_forward(model, data)
+        assert np.abs(data.qacc - qdd).max() < 1e-3 * np.abs(qdd).max()
+
+
+@pytest.mark.parametrize("eq, message", [
+    ('<connect body1="rocker" body2="nowhere" anchor="0 0 0"/>', "no body named 'nowhere'"),
+    ('<connect body1="rocker" anchor="0 0"/>', "anchor"),
+    ('<weld body1="rocker" relpose="0 0 0 0 0 0 nan"/>', "relpose")])
+def test_a_bad_body_form_is_refused_naming_the_attribute(tmp_path, eq, message):
+    path = tmp_path / "bad.xml"
+    path.write_text(BODY_FORMS.replace("EQ", eq))
+    with pytest.raises(rd.ModelError, match=message):
+        rd.load(path)

@@ -114,10 +114,11 @@ def load_mjcf(path: str | Path, mimic: str = "coupled",
         model.meshes.root = checked_asset_root(asset_root, reader.folder)
     chain = model.chain()
     # <connect|weld site1 site2>, <joint joint1 joint2 polycoef>
-    closures, notes = equality_closures(root, chain, source, model.defaults, mimic)
+    closures, notes, frames = equality_closures(root, chain, source, model.defaults, mimic,
+                                                model.body_frames)
     model.notes.extend(notes)
     if closures is not None:
-        chain = replace(chain, closures=closures)
+        chain = replace(chain, frames=(*chain.frames, *frames), closures=closures)
     name = root.attrib.get("model") or model_name_of(path)
     kind = ("tree" if chain.parents else "chain") + (", floating base" if chain.floating
                                                        else "")

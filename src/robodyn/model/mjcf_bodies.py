@@ -112,6 +112,9 @@ class MjcfModel:
         self.site_names: dict[str, str] = {}
         self.joint_names: dict[str, str] = {}
         self.site_frames: set[int] = set()  # positions in frames that are sites
+        #: each named body: its link (-1: the base), its frame in that link's frame, and its
+        #: pose in the world as written (MuJoCo's qpos0), for <connect|weld body1 body2>
+        self.body_frames: dict[str, tuple[int, np.ndarray, np.ndarray]] = {}
 
     def chain(self) -> Chain:
         """The model's chain, from the sections of ``<mujoco>``; fills :attr:`notes` (what
@@ -254,9 +257,11 @@ class MjcfModel:
                 raise ModelError(f"{node.where(key)}: not an attribute of <{node.tag}> robodyn "
                                  f"knows; known: {_listing(sorted(allowed), 40)}")
 
-    def _body(self, node: MjcfElement, owner: int, pose: np.ndarray, cls, root: bool = False):
+    def _body(self, node: MjcfElement, owner: int, pose: np.ndarray, cls, root: bool = False,
+              world: np.ndarray | None = None):
         """Add the body ``node``, placed by ``pose`` in link ``owner``'s frame (-1: the
-        base), and its subtree."""
+        base; ``world``: where that places it in the world as written, default ``pose``),
+        and its subtree."""
         self.bodies += 1
         if self.bodies > MAX_MJCF_BODIES:
             raise ModelError(f"{node.where()}: more than {MAX_MJCF_BODIES:,} bodies")
@@ -341,11 +346,14 @@ class MjcfModel:
             self.frames.append(Frame(a["name"], owner, as_transform(frame)))
         if joints:
             self.tip = frame
+        world = (pose if world is None else world) @ self.compiler.pose(node)
+        if a.get("name"):
+            self.body_frames[a["name"]] = (owner, frame, world)
         for item, item_pose, item_cls in items:
             if item.tag == "site":
                 self._site(item, owner, frame @ item_pose, item_cls)
             else:
-                self._body(item, owner, frame @ item_pose, item_cls)
+                self._body(item, owner, frame @ item_pose, item_cls, world=world @ item_pose)
 
     def _gather(self, node, cls, pose, joints, inertial, geoms, items):
         """Sort the children of a body (and of its ``<frame>`` elements, which only place

@@ -67,6 +67,16 @@ def _quat_matrix(w, x, y, z) -> np.ndarray:
     ])
 
 
+def quaternion_matrix(values, where: str) -> np.ndarray:
+    """The rotation of MuJoCo's quaternion ``w x y z`` ``values``, made unit; a
+    :class:`ModelError` naming ``where`` for a zero one."""
+    q = np.asarray(values, dtype=float)
+    norm = float(np.linalg.norm(q))
+    if not norm > 1e-14:
+        raise ModelError(f"{where}: the quaternion is zero; give w x y z, e.g. 1 0 0 0")
+    return _quat_matrix(*(q / norm))
+
+
 def _quat_mul(a, b):
     aw, ax, ay, az = a
     bw, bx, by, bz = b

@@ -26,15 +26,32 @@ made stiff. ``mimic="independent"`` keeps the tree (MuJoCo's own ``mj_fullM``) w
 A higher polynomial, a joint held fixed (no ``joint2``) or a joint of several values is
 refused naming the element and its line; ``active="false"`` constraints are left out with a
 note, as is a coupling in a model with ball or free joints (couplings join the joints of
-models of revolute and prismatic joints). The body forms of ``connect``/``weld`` (``body1``/
-``anchor``, whose second point MuJoCo places at ``qpos0``) and tendons are not read yet (a
-note names them).
+models of revolute and prismatic joints). Tendons are not read (a note names them).
+
+The body forms close the same loops between two new frames, named ``NAME:body1`` and
+``NAME:body2`` (``NAME`` the element's ``name``, else ``connect1``, ``weld2``, ...), placed as
+MuJoCo's compiler places its two points (its documentation of ``<equality>``; the model's
+reference pose ``qpos0`` is the one written, every joint at its ``ref``):
+
+* ``<connect body1= body2= anchor=>``: the point ``anchor`` of body1 and the point of body2
+  that coincides with it at ``qpos0`` (body2 omitted: the world);
+* ``<weld body1= body2= anchor= relpose=>``: the frame at body2's point ``anchor`` and the
+  frame of body1 that coincides with it at ``qpos0``; with a ``relpose`` (position,
+  quaternion ``w x y z``, not all zero) body2's pose in body1's, the frame of body1 at the
+  ``relpose`` position turned by its quaternion. ``torquescale`` weighs MuJoCo's soft
+  rotation rows; the rigid closure has none.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import numpy as np
+
 from ..core.errors import ModelError
+from .chain import Frame
 from .loops import Closures, Coupling, LoopClosure, checked_closures, joint_names
+from .mjcf_compiler import as_transform, attribute_floats, quaternion_matrix, translation
 from .mjcf_xml import MjcfElement
 
 #: The equality elements read, and the closure each makes.
@@ -48,25 +65,40 @@ def is_site_closure(node: MjcfElement) -> bool:
     return node.tag in _KINDS and "site1" in node.attrib and "site2" in node.attrib
 
 
+def is_body_closure(node: MjcfElement) -> bool:
+    """``node`` is a ``<connect>`` or ``<weld>`` between bodies (``body1=``)."""
+    return node.tag in _KINDS and "body1" in node.attrib and "site1" not in node.attrib
+
+
 def is_read(node: MjcfElement, mimic: str = "coupled") -> bool:
-    """``node`` (a child of ``<equality>``) is read here: a site closure, or a joint
-    equality when couplings are read (``mimic="coupled"``)."""
-    return is_site_closure(node) or (node.tag == "joint" and mimic == "coupled")
+    """``node`` (a child of ``<equality>``) is read here: a site or body closure, or a
+    joint equality when couplings are read (``mimic="coupled"``)."""
+    return (is_site_closure(node) or is_body_closure(node)
+            or (node.tag == "joint" and mimic == "coupled"))
 
 
 def equality_closures(root: MjcfElement, chain, source: str, defaults=None,
-                      mimic: str = "coupled") -> tuple[Closures | None, list[str]]:
+                      mimic: str = "coupled", bodies=None
+                      ) -> tuple[Closures | None, list[str], tuple[Frame, ...]]:
     """The closures of ``root``'s ``<equality>`` sections (None: none), checked against
     ``chain``, and notes on what was left out; a site named like a body is the frame
     ``site:NAME``. ``defaults``: the model's ``<default>`` classes (class -> tag ->
-    attributes), for an equality's ``active``."""
+    attributes), for an equality's ``active``. ``bodies``: each body's ``(link, frame in
+    the link, pose as written)`` (``MjcfModel.body_frames``), for the body forms; the frames
+    they add to the chain are returned third."""
     names = {f.name for f in chain.frames}
-    loops, couplings, notes, actuated = [], [], [], []
+    loops, couplings, notes, actuated, frames = [], [], [], [], []
     for section in root.children:
         if section.tag != "equality":
             continue
         for node in section.children:
-            if is_site_closure(node):
+            if is_body_closure(node):
+                name = node.attrib.get("name") or f"{node.tag}{len(loops) + 1}"
+                pair = _body_frames(node, name, bodies or {}, names)
+                frames.extend(pair)
+                names.update(f.name for f in pair)
+                loops.append(LoopClosure(name, pair[0].name, pair[1].name, _KINDS[node.tag]))
+            elif is_site_closure(node):
                 a, b = (f"site:{s}" if f"site:{s}" in names else s
                         for s in (node.attrib["site1"], node.attrib["site2"]))
                 loops.append(LoopClosure(node.attrib.get("name") or
@@ -77,7 +109,7 @@ def equality_closures(root: MjcfElement, chain, source: str, defaults=None,
                 if coupling is not None:
                     couplings.append(coupling)
     if not (loops or couplings):
-        return None, notes
+        return None, notes, ()
     joints = set(joint_names(chain))
     for section in root.children:
         if section.tag == "actuator":
@@ -93,7 +125,49 @@ def equality_closures(root: MjcfElement, chain, source: str, defaults=None,
                      ", ".join(f"{c.joint} = {c.multiplier:g} {c.source} + {c.offset:g}"
                                for c in couplings[:5]) + (" ..." if len(couplings) > 5 else ""))
     closures = Closures(tuple(loops), tuple(couplings), tuple(actuated))
-    return checked_closures(chain, closures, source), notes
+    if frames:
+        chain = replace(chain, frames=(*chain.frames, *frames))
+    return checked_closures(chain, closures, source), notes, tuple(frames)
+
+
+def _body_frames(node: MjcfElement, name: str, bodies, taken: set[str]) -> tuple[Frame, Frame]:
+    """The two frames a body-form ``<connect>``/``<weld>`` joins (module docstring)."""
+    ends = []
+    for key in ("body1", "body2"):
+        body = node.attrib.get(key, "world")
+        if body == "world":
+            ends.append((-1, np.eye(4), np.eye(4)))
+        elif body in bodies:
+            ends.append(bodies[body])
+        else:
+            known = ", ".join(sorted(bodies))[:300]
+            raise ModelError(f"{node.where(key)}: no body named {body[:40]!r} (bodies: "
+                             f"{known or 'none'})")
+    (link1, frame1, world1), (link2, frame2, world2) = ends
+    anchor = (attribute_floats(node, "anchor", 3) if "anchor" in node.attrib
+              else np.zeros(3))
+    if node.tag == "connect":  # the anchor on body1; body2's point where it is at qpos0
+        on1 = translation(anchor)
+        on2 = np.linalg.inv(world2) @ world1 @ on1
+        on2[:3, :3] = np.eye(3)
+    else:  # weld: the anchor on body2; body1's frame there at qpos0, or relpose's
+        on2 = translation(anchor)
+        relpose = (attribute_floats(node, "relpose", 7) if "relpose" in node.attrib
+                   else np.zeros(7))
+        if np.any(relpose[3:] != 0):
+            on1 = translation(relpose[:3])
+            on1[:3, :3] = quaternion_matrix(relpose[3:], node.where("relpose"))
+        else:
+            on1 = np.linalg.inv(world1) @ world2 @ on2
+    out = []
+    for side, link, frame, placement in (("body1", link1, frame1, on1),
+                                         ("body2", link2, frame2, on2)):
+        label = f"{name}:{side}"
+        while label in taken:
+            label += "'"
+        taken = taken | {label}
+        out.append(Frame(label, link, as_transform(frame @ placement)))
+    return out[0], out[1]
 
 
 def _coupling(node: MjcfElement, chain, defaults, notes: list[str]) -> Coupling | None:
