@@ -242,6 +242,10 @@ def robot_table(model: ModelSource) -> RobotTable:
         extras.append(f"friction model ({', '.join(kinds)})")
     if any(value(link.motor.inertia) != 0 for link in links):
         extras.append("motor inertia")
+    if any(link.motor.stiffness is not None for link in links):
+        extras.append("elastic joints (motor.stiffness: robodyn.motion.elastic)")
+    if any(link.motor.resistance is not None for link in links):
+        extras.append("DC motors (motor.resistance: robodyn.motion.electrics)")
     if extras:
         notes.append("also: " + ", ".join(extras))
     if provenance.locked:
