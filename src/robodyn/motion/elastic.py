@@ -49,7 +49,8 @@ from .control import checked_gains
 
 __all__ = ["ElasticJoints", "elastic_forward_dynamics", "static_deflection",
            "simulate_elastic", "ElasticSimulation", "ElasticComputedTorque", "MAX_EVALUATIONS",
-           "springs_of", "without_springs", "link_accelerations", "refuse_springs"]
+           "springs_of", "without_springs", "link_accelerations", "refuse_springs",
+           "has_springs", "checked_springs", "armature_of"]
 
 def _per_joint(value, name: str, n: int, positive: bool) -> np.ndarray:
     try:
