@@ -123,3 +123,14 @@ def test_springs_and_motors_need_one_value_joints(tmp_path):
     with pytest.raises(ModelError, match=r"links\[0\]\.motor\.stiffness: elastic joints need "
                                          r"revolute or prismatic joints only"):
         rd.load(str(write_model(tmp_path, text))).numeric_chain  # noqa: B018
+
+
+def test_exports_say_that_they_leave_the_springs_and_electrics_out():
+    import warnings
+
+    robot = rd.load(str(FIXTURE))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # URDF's armature warning, said elsewhere
+        for text in (robot.to_urdf(), robot.to_mjcf()):
+            assert "the elastic joints (motor stiffness, spring_damping) are left out" in text
+            assert "the DC motors' electrics (resistance, inductance, torque and back-EMF" in text
