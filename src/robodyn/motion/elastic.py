@@ -30,7 +30,7 @@ A model file gives the springs as its motors' ``stiffness`` and ``spring_damping
 (:class:`~robodyn.model.chain.Motor`, every joint or none); :func:`springs_of` reads them,
 with ``B = G^2 J_m`` the rotor's reflected inertia (the *armature*). The rigid model adds
 that armature to ``M[i, i]``; here the rotor sits behind the spring, on the motor side, so
-the link side's ``M(q)`` is the rigid model's **without** it (:func:`link_accelerations`):
+the link side's ``M(q)`` is the rigid model's **without** it (:func:`link_side`):
 counted once, as ``B``. Springs given by hand (:meth:`ElasticJoints.of`) to a robot whose
 motors have an armature must give it as their ``motor_inertia``. ``rd.simulate`` refuses a
 model with springs (its state is ``n``, not ``2n``) and points here; the rigid limit
@@ -49,7 +49,7 @@ from .control import checked_gains
 
 __all__ = ["ElasticJoints", "elastic_forward_dynamics", "static_deflection",
            "simulate_elastic", "ElasticSimulation", "ElasticComputedTorque", "MAX_EVALUATIONS",
-           "springs_of", "without_springs", "link_accelerations", "refuse_springs",
+           "springs_of", "without_springs", "link_side", "refuse_springs",
            "has_springs", "checked_springs", "armature_of"]
 
 def _per_joint(value, name: str, n: int, positive: bool) -> np.ndarray:
@@ -136,33 +136,37 @@ def refuse_springs(robot, what: str) -> None:
                          "without_springs(robot), ...)")
 
 
+def _rigid_chain(robot, rotors: bool):
+    """``robot``'s chain without springs (``rotors=False``: without the rotors' inertia too)."""
+    from dataclasses import replace
+
+    def motor(m):
+        return replace(m, stiffness=None, spring_damping=None,
+                       **({} if rotors else {"inertia": 0}))
+
+    links = tuple(replace(link, motor=motor(link.motor)) for link in robot.chain.links)
+    return replace(robot.chain, links=links)
+
+
 def without_springs(robot):
     """``robot`` with its joints rigid: the model's ``stiffness`` and ``spring_damping``
     removed (the limit ``K -> inf``: the rotor's armature ``G^2 J_m`` on ``M[i, i]``)."""
-    from dataclasses import replace
+    return robot.with_chain(_rigid_chain(robot, rotors=True))
 
-    links = tuple(replace(link, motor=replace(link.motor, stiffness=None, spring_damping=None))
-                  for link in robot.chain.links)
-    return robot.with_chain(replace(robot.chain, links=links))
+
+def link_side(robot):
+    """The link side of ``robot``'s elastic-joint model: the rigid arm without its rotors
+    (``motor.inertia`` 0: the armature ``G^2 J_m`` is the motor side's ``B``) and without
+    springs, ``M(q) q'' + C q' + F + g = tau`` (module docstring); ``robot`` itself when it
+    has no armature. Made once per simulation (a new robot: about 0.02 s)."""
+    if not armature_of(robot).any():
+        return robot
+    return robot.with_chain(_rigid_chain(robot, rotors=False))
 
 
 def armature_of(robot) -> np.ndarray:
     """Each joint's rotor inertia reflected through its gear, ``G^2 J_m`` (0 without one)."""
     return np.array([float(link.motor.armature) for link in robot.numeric_chain.links])
-
-
-def link_accelerations(robot, q, qd, spring) -> np.ndarray:
-    """The link side's ``q'' = M(q)^-1 (K (theta - q) + D (theta' - q') - C q' - F - g)``
-    under the ``spring`` torques, with ``M`` the rigid model's mass matrix less the rotors'
-    armature ``G^2 J_m`` (module docstring: the rotor is on the motor side); the robot's
-    forward dynamics where it has no armature."""
-    armature = armature_of(robot)
-    if not armature.any():
-        return robot.forward_dynamics(q, qd, spring)
-    q = np.asarray(q, dtype=float)
-    mass = robot.mass_matrix(q) - np.diag(armature)
-    bias = robot.inverse_dynamics(q, qd, np.zeros_like(q))
-    return np.linalg.solve(mass, (np.asarray(spring) - bias)[..., None])[..., 0]
 
 
 def checked_springs(robot, springs) -> ElasticJoints:
@@ -196,11 +200,16 @@ def checked_springs(robot, springs) -> ElasticJoints:
 def elastic_forward_dynamics(robot, elastic: ElasticJoints, q, theta, qd, thetad,
                              tau) -> tuple[np.ndarray, np.ndarray]:
     """``(q'', theta'')`` of the elastic-joint model (module docstring) at one state or a
-    batch: the link side by :func:`link_accelerations` under the spring torques (the
-    rigid model without the rotors' armature), the motor side
-    ``theta'' = B^-1 (tau - K (theta - q) - D (theta' - q'))``."""
+    batch: the link side (:func:`link_side`: the rigid model without the rotors' armature)
+    by its forward dynamics under the spring torques, the motor side
+    ``theta'' = B^-1 (tau - K (theta - q) - D (theta' - q'))``. (A robot with an armature
+    makes its link side at each call: :func:`simulate_elastic` makes it once.)"""
+    return _accelerations(link_side(robot), elastic, q, theta, qd, thetad, tau)
+
+
+def _accelerations(side, elastic, q, theta, qd, thetad, tau):
     spring = elastic.spring_torques(q, theta, qd, thetad)
-    qdd = link_accelerations(robot, q, qd, spring)
+    qdd = side.forward_dynamics(q, qd, spring)
     thetadd = (np.asarray(tau, dtype=float) - spring) / elastic.motor_inertia
     return qdd, thetadd
 
@@ -280,14 +289,15 @@ def simulate_elastic(robot, springs: ElasticJoints | None = None, q0: ArrayLike 
             return constant
 
     count = [0]
+    side = link_side(robot)
 
     def rhs(t, x):
         count[0] += 1
         if count[0] > max_evaluations:
             raise _Budget
         q, th, qd, thd = x[:n], x[n:2 * n], x[2 * n:3 * n], x[3 * n:]
-        qdd, thdd = elastic_forward_dynamics(robot, elastic, q, th, qd, thd,
-                                             torque(t, q, th, qd, thd))
+        qdd, thdd = _accelerations(side, elastic, q, th, qd, thd,
+                                   torque(t, q, th, qd, thd))
         return np.concatenate([qd, thd, qdd, thdd])
 
     times = np.arange(0.0, duration + 0.5 * dt, dt)
