@@ -241,3 +241,35 @@ def test_the_energy_drawn_is_the_joints_work_plus_the_copper_loss(tmp_path):
     copper = trapezoid(np.sum(np.array([1.2, 2.0]) * i * i, axis=1))
     assert out.drawn == pytest.approx(work + copper, rel=1e-10)
     assert out.copper_loss.sum() == pytest.approx(copper, rel=1e-10)
+
+
+SYMBOLIC = """\
+name: elastic-pendulum-symbols
+gravity: [0, -g, 0]
+links:
+  - {joint: revolute, a: l, mass: m, com: [0, 0, 0],
+     motor: {inertia: Jm, gear_ratio: G, stiffness: K, spring_damping: D}}
+values: {l: 0.5, m: 2.0, Jm: 1.0e-4, G: 60, K: 400, D: 0.1}
+"""
+
+
+def test_the_closed_forms_of_a_files_springs_count_the_rotor_once(tmp_path):
+    """A point mass ``m`` at ``l`` on an elastic joint, by hand: link side ``m l^2 q'' +
+    m g l cos q - K (theta - q) - D (theta' - q') = 0``, motor side ``G^2 J_m theta'' +
+    K (theta - q) + D (theta' - q') = tau`` (the rigid model's ``M = m l^2 + G^2 J_m``
+    loses its armature to the motor side)."""
+    import sympy as sp
+
+    from robodyn.symbolic.elastic import elastic_equations
+
+    robot = rd.load(str(write_model(tmp_path, SYMBOLIC)))
+    eq = robot.equations()
+    el = elastic_equations(eq, chain=robot.chain)
+    (q,), (qd,), (qdd,) = eq.q, eq.qd, eq.qdd
+    m, l, g, G, Jm, K, D = sp.symbols("m l g G Jm K D")
+    th, thd, thdd = sp.symbols("theta1 thetad1 thetadd1")
+    spring = K * (th - q) + D * (thd - qd)
+    assert sp.simplify(el.link[0] - (m * l**2 * qdd + m * g * l * sp.cos(q) - spring)) == 0
+    assert sp.simplify(el.motor[0] - (G**2 * Jm * thdd + spring)) == 0
+    with pytest.raises(ValueError, match="every joint's motor needs a stiffness"):
+        elastic_equations(rd.load("pendulum").equations(), chain=rd.load("pendulum").chain)
