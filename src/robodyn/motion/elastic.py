@@ -40,12 +40,17 @@ model with springs (its state is ``n``, not ``2n``) and points here; the rigid l
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ..core.errors import InputError
 from .control import checked_gains
+
+if TYPE_CHECKING:
+    from ..model.chain import Chain
+    from ..robot import Robot
 
 __all__ = ["ElasticJoints", "elastic_forward_dynamics", "static_deflection",
            "simulate_elastic", "ElasticSimulation", "ElasticComputedTorque", "MAX_EVALUATIONS",
@@ -100,7 +105,7 @@ class ElasticJoints:
                                                                           - qd)
 
 
-def springs_of(chain) -> ElasticJoints | None:
+def springs_of(chain: Chain) -> ElasticJoints | None:
     """The springs a model gives its joints, or ``None`` when it gives none: ``K`` its
     motors' ``stiffness``, ``D`` their ``spring_damping`` (default 0) and ``B = G^2 J_m``
     their armature (:class:`~robodyn.model.chain.Motor`). ``chain``: a numeric chain
@@ -120,12 +125,12 @@ def springs_of(chain) -> ElasticJoints | None:
                    n, False))
 
 
-def has_springs(robot) -> bool:
+def has_springs(robot: Robot) -> bool:
     """Whether ``robot``'s model gives its joints springs (``motor.stiffness``)."""
     return any(link.motor.stiffness is not None for link in robot.chain.links)
 
 
-def refuse_springs(robot, what: str) -> None:
+def refuse_springs(robot: Robot, what: str) -> None:
     """An :class:`~robodyn.InputError` for ``what`` (``"rd.simulate"``) of a robot with
     elastic joints, which moves on the ``2n`` state of :func:`simulate_elastic`."""
     if has_springs(robot):
@@ -136,7 +141,7 @@ def refuse_springs(robot, what: str) -> None:
                          "without_springs(robot), ...)")
 
 
-def _rigid_chain(robot, rotors: bool):
+def _rigid_chain(robot: Robot, rotors: bool) -> Chain:
     """``robot``'s chain without springs (``rotors=False``: without the rotors' inertia too)."""
     from dataclasses import replace
 
@@ -148,13 +153,13 @@ def _rigid_chain(robot, rotors: bool):
     return replace(robot.chain, links=links)
 
 
-def without_springs(robot):
+def without_springs(robot: Robot) -> Robot:
     """``robot`` with its joints rigid: the model's ``stiffness`` and ``spring_damping``
     removed (the limit ``K -> inf``: the rotor's armature ``G^2 J_m`` on ``M[i, i]``)."""
     return robot.with_chain(_rigid_chain(robot, rotors=True))
 
 
-def link_side(robot):
+def link_side(robot: Robot) -> Robot:
     """The link side of ``robot``'s elastic-joint model: the rigid arm without its rotors
     (``motor.inertia`` 0: the armature ``G^2 J_m`` is the motor side's ``B``) and without
     springs, ``M(q) q'' + C q' + F + g = tau`` (module docstring); ``robot`` itself when it
@@ -164,12 +169,12 @@ def link_side(robot):
     return robot.with_chain(_rigid_chain(robot, rotors=False))
 
 
-def armature_of(robot) -> np.ndarray:
+def armature_of(robot: Robot) -> np.ndarray:
     """Each joint's rotor inertia reflected through its gear, ``G^2 J_m`` (0 without one)."""
     return np.array([float(link.motor.armature) for link in robot.numeric_chain.links])
 
 
-def checked_springs(robot, springs) -> ElasticJoints:
+def checked_springs(robot: Robot, springs: ElasticJoints | None) -> ElasticJoints:
     """``springs``, or the model's (:func:`springs_of`) when ``None``; an
     :class:`~robodyn.InputError` when there are none, when they are for another number of
     joints, or when the robot's motors have an armature ``G^2 J_m`` that the springs'

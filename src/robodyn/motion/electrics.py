@@ -31,10 +31,14 @@ inductance, back_emf_constant}``, :class:`~robodyn.model.chain.Motor`, every joi
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..core.errors import InputError
+
+if TYPE_CHECKING:
+    from ..model.chain import Chain
 
 __all__ = ["DCMotor", "Electrics", "electrics", "motors_of"]
 
@@ -86,7 +90,7 @@ class Electrics:
     drawn_without_regeneration: float
 
 
-def motors_of(chain) -> tuple[DCMotor, ...] | None:
+def motors_of(chain: Chain) -> tuple[DCMotor, ...] | None:
     """The DC motors a model gives its joints (one per joint, from each
     :class:`~robodyn.model.chain.Motor`'s ``resistance``, ``torque_constant``,
     ``inductance`` (default 0) and ``back_emf_constant`` (default ``k_t``)), or ``None``

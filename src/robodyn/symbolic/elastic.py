@@ -16,8 +16,12 @@ is ``eq.tau - B_i q''_i`` (counted once, as :mod:`robodyn.motion.elastic` does).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sympy as sp
+
+if TYPE_CHECKING:
+    from ..model.chain import Chain
 
 __all__ = ["ElasticEquations", "elastic_equations"]
 
@@ -53,7 +57,7 @@ class ElasticEquations:
         return self.text()
 
 
-def elastic_equations(eq, damping: bool = True, chain=None) -> ElasticEquations:
+def elastic_equations(eq, damping: bool = True, chain: Chain | None = None) -> ElasticEquations:
     """The elastic-joint equations of the rigid equations ``eq`` (module docstring), with
     the new symbols ``K1..Kn``, ``B1..Bn`` (and ``D1..Dn`` with ``damping``) and the motor
     coordinates ``theta1..thetan``, their rates ``thetad1..``, ``thetadd1..``. With
