@@ -57,7 +57,8 @@ def test_the_fixture_reads_back_as_written():
     stiffer = springs_of(robot.with_values(K1=8000.0).numeric_chain)
     assert stiffer.stiffness[0] == 8000.0
     text = str(robot)
-    assert "elastic joints" in text and "DC motors" in text
+    assert ("elastic joints K = [5000, 3000] N m/rad, DC motors R = [1.2, 2] ohm, "
+            "k_t = [0.05, 0.04] N m/A") in text
 
 
 def test_a_model_without_them_has_none(tmp_path):
