@@ -118,3 +118,9 @@ def test_energy_of_a_model_without_dc_motors_says_nothing_of_them(capsys):
     out = _run(["energy", "planar-2r", "--from", "0", "0", "--to", "1", "0.5", "--duration",
                 "1"], capsys)
     assert "DC motors" not in out
+
+
+def test_a_sample_count_past_the_budget_is_refused_before_the_work(capsys):
+    assert main(["simulate", FIXTURE, "--q0", "0", "0", "--duration", "1000", "--dt",
+                 "1e-5"]) == 2
+    assert "--duration / --dt: 100,000,000 steps; at most 2,000,000" in capsys.readouterr().err

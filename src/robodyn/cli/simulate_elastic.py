@@ -17,6 +17,7 @@ import numpy as np
 from ..core.errors import InputError
 from ..motion import trajectory as rd_trajectory
 from ..motion.elastic import ElasticComputedTorque, simulate_elastic, springs_of
+from ..motion.options import time_grid
 from .output import format_vector
 
 #: Options of ``simulate`` a run of elastic joints does not take yet, with what to do.
@@ -54,8 +55,7 @@ def simulate_elastic_command(args, robot, q0, qd0, tau, words, goal=None, kp=Non
     check_elastic_options(args)
     springs = springs_of(robot.numeric_chain)
     dt = args.dt if args.dt is not None else default_sample_step(args.duration)
-    if dt > args.duration:
-        raise InputError(f"--dt: {dt:g} s is longer than the duration {args.duration:g} s")
+    time_grid(args.duration, dt, ("--duration", "--dt"))   # the checks simulate_elastic makes
     units = ", ".join(dict.fromkeys(link.joint.unit for link in robot.links))
     controller = None
     if args.controller is not None:

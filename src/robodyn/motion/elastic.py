@@ -47,6 +47,7 @@ from numpy.typing import ArrayLike
 
 from ..core.errors import InputError
 from .control import checked_gains
+from .options import time_grid
 
 if TYPE_CHECKING:
     from ..model.chain import Chain
@@ -264,11 +265,7 @@ def simulate_elastic(robot, springs: ElasticJoints | None = None, q0: ArrayLike 
 
     elastic = checked_springs(robot, springs)
     n = robot.dof
-    for name, value in (("duration", duration), ("dt", dt)):
-        if not (isinstance(value, int | float) and np.isfinite(value) and value > 0):
-            raise InputError(f"{name}: expected a positive number of seconds, got {value!r:.40}")
-    if dt > duration:
-        raise InputError(f"dt: {dt:g} s is longer than the duration {duration:g} s")
+    times = time_grid(duration, dt)   # checked: positive, dt <= duration, a bounded count
 
     def vector(value, name, default):
         arr = default if value is None else np.asarray(value, dtype=float).reshape(-1)
@@ -305,8 +302,6 @@ def simulate_elastic(robot, springs: ElasticJoints | None = None, q0: ArrayLike 
                                    torque(t, q, th, qd, thd))
         return np.concatenate([qd, thd, qdd, thdd])
 
-    times = np.arange(0.0, duration + 0.5 * dt, dt)
-    times[-1] = min(times[-1], duration)
     try:
         sol = solve_ivp(rhs, (0.0, float(times[-1])),
                         np.concatenate([q0, theta0, qd0, thetad0]), method="Radau",
