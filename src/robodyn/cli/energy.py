@@ -8,8 +8,12 @@ import argparse
 import warnings
 from types import SimpleNamespace
 
+import numpy as np
+
 from ..motion import energy as rd_energy
 from ..motion import trajectory as rd_trajectory
+from ..motion.elastic import has_springs
+from ..motion.electrics import electrics, motors_of
 from .motion import motion_command, motion_options, profiled_motion, via_count, with_values
 from .output import format_vector, picture_option, report_warnings, writing
 
@@ -31,6 +35,27 @@ def energy_table(robot, report, title: str) -> list[str]:
     if report.gear_loss:
         lines.append(f"  drawn by the motors: {report.motor_energy:.6g} J (gear loss "
                      f"{report.gear_loss:.6g} J)")
+    return lines
+
+
+def electrics_lines(robot, motion) -> list[str]:
+    """Lines on the model's DC motors along ``motion`` (none without them,
+    :func:`robodyn.motion.electrics.motors_of`): the energy drawn from the supply
+    ``∫ V i dt`` (with and without regeneration), the copper loss ``∫ R i^2 dt`` per joint,
+    and the peak current and voltage."""
+    if motors_of(robot.numeric_chain) is None:
+        return []
+    out = electrics(robot, motion)
+    lines = [f"  DC motors: drawn from the supply {out.drawn:.6g} J "
+             f"({out.drawn_without_regeneration:.6g} J without regeneration)",
+             f"  {'copper loss [J]':<24}" + "".join(f"{x:13.6g}" for x in out.copper_loss)
+             + f"{out.copper_loss.sum():13.6g}",
+             f"  {'peak |current| [A]':<24}"
+             + "".join(f"{x:13.6g}" for x in np.abs(out.current).max(axis=0)),
+             f"  {'peak |voltage| [V]':<24}"
+             + "".join(f"{x:13.6g}" for x in np.abs(out.voltage).max(axis=0))]
+    if has_springs(robot):
+        lines.append("  (the rigid limit of the elastic joints: the torques of the rigid model)")
     return lines
 
 
@@ -62,7 +87,8 @@ def _cmd_energy(args: argparse.Namespace) -> int:
     print("\n".join(energy_table(
         robot, base, f"{robot.name}: energy of the quintic from {format_vector(traj.q0)} to "
                      f"{format_vector(traj.q1)} in {args.duration:g} s (trapezoidal rule on "
-                     f"{args.samples} samples)")))
+                     f"{args.samples} samples)")
+        + electrics_lines(robot, motion)))
     pictures = []
     if picture is not None:
         pictures.append((picture, motion, base, "quintic"))
@@ -77,7 +103,8 @@ def _cmd_energy(args: argparse.Namespace) -> int:
         opt = rd_energy.consumed(robot, opt_motion)
         how = (f"a spline through {args.via_points} via points" if best.kind == "optimized"
                else "no spline beat the quintic: the quintic itself")
-        print("\n".join(energy_table(robot, opt, f"optimised for {args.objective} ({how}):")))
+        print("\n".join(energy_table(robot, opt, f"optimised for {args.objective} ({how}):")
+                        + electrics_lines(robot, opt_motion)))
         before, after = base.value(args.objective), opt.value(args.objective)
         saving = (1 - after / before) if before > 0 else 0.0
         print(f"{args.objective.replace('_', ' ')}: {before:.6g} -> {after:.6g} "

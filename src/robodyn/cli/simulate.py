@@ -16,6 +16,7 @@ from ..core.errors import InputError, excerpt
 from ..motion import energy as rd_energy
 from ..motion import simulation as rd_simulation
 from ..motion import trajectory as rd_trajectory
+from ..motion.elastic import has_springs, without_springs
 from ..motion.simulation import (
     DEFAULT_MAX_STEPS,
     MAX_STEPS,
@@ -46,6 +47,7 @@ from .output import (
     report_warnings,
     writing,
 )
+from .simulate_elastic import check_elastic_options, simulate_elastic_command
 
 #: Largest ``--tau`` CSV file read, in bytes.
 MAX_TAU_FILE = 100_000_000
@@ -229,6 +231,10 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                       robot.nq)
     qd0 = state_vector(joint_vector(args.qd0, "--qd0", robot), "--qd0", robot.dof) \
         if args.qd0 else np.zeros(robot.dof)
+    if has_springs(robot) and not args.rigid:  # Spong's model on the 2n state
+        return _elastic(args, robot, q0, qd0)
+    if args.rigid:
+        robot = without_springs(robot)
     if args.method in ("rk4", "semi-implicit-euler", "implicit-euler") and args.dt is None:
         raise InputError(f"--method {args.method} is a fixed-step method: give --dt (e.g. "
                          "0.001)")
@@ -292,6 +298,20 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _elastic(args, robot, q0, qd0) -> int:
+    """``simulate`` of a model with elastic joints (:mod:`robodyn.cli.simulate_elastic`)."""
+    check_elastic_options(args)
+    goal = kp = kd = None
+    if args.controller is not None:
+        goal, kp = _goal(args.goal, robot), _gains(args.kp, "--kp", robot, DEFAULT_KP)
+        kd = _gains(args.kd, "--kd", robot, DEFAULT_KD)
+        tau, words = None, ""
+    else:
+        tau, _, words = _torques(args, robot)
+        tau = None if tau is None else tau[0]
+    return simulate_elastic_command(args, robot, q0, qd0, tau, words, goal, kp, kd)
+
+
 def energy_balance(robot, sim) -> str:
     """One line on ``E = K + U`` along ``sim``: its drift when nothing adds or removes energy,
     else the balance ``E(end) - E(0) - W_tau + L_friction`` (trapezoidal rule on the samples),
@@ -352,6 +372,10 @@ def add_simulate_command(sub, parents=()) -> None:
                                   f"{DEFAULT_KP:g})")
     vector_option(p, "--kd", help=f"derivative gain, one number or one per joint (default "
                                   f"{DEFAULT_KD:g})")
+    p.add_argument("--rigid", action="store_true",
+                   help="a model with elastic joints (motor.stiffness): simulate the rigid "
+                        "limit K -> inf instead of the springs (default: the springs, on the "
+                        "2n state, Radau IIA; --dt is then the samples' step)")
     p.add_argument("--force", action="store_true",
                    help="overwrite the output files even when robodyn did not write them or "
                         "they were changed since")

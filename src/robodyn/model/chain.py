@@ -203,12 +203,25 @@ class Motor:
     the motor drives the joint (``tau qd > 0``: the motor supplies ``tau qd / eta``) and
     ``efficiency_back`` ``eta_b`` when the joint drives the motor (it receives
     ``eta_b tau qd``; ``None``: ``eta``): the losses of :func:`robodyn.energy.consumed`;
-    they do not enter the dynamics."""
+    they do not enter the dynamics.
+
+    Optional, ``None`` when absent (all joints or none, :mod:`robodyn.model.checks`):
+    ``stiffness`` ``K`` (> 0) and ``spring_damping`` ``D`` of an elastic joint, link side
+    (Spong's model, :func:`robodyn.motion.elastic.springs_of`: the rotor, ``B = G^2 J_m``,
+    sits behind the spring); a DC motor's ``resistance`` ``R``, ``inductance`` ``L``,
+    ``torque_constant`` ``k_t`` and ``back_emf_constant`` ``k_b``
+    (:func:`robodyn.motion.electrics.motors_of`)."""
 
     inertia: Any = 0
     gear_ratio: Any = 1
     efficiency: Any = 1
     efficiency_back: Any = None
+    stiffness: Any = None
+    spring_damping: Any = None
+    resistance: Any = None
+    inductance: Any = None
+    torque_constant: Any = None
+    back_emf_constant: Any = None
 
     @property
     def back(self):

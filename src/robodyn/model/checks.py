@@ -87,8 +87,9 @@ def labelled_numbers(chain) -> list[tuple[str, object]]:
         out.append((f"{where}.motor.inertia", link.motor.inertia))
         out.append((f"{where}.motor.gear_ratio", link.motor.gear_ratio))
         out.append((f"{where}.motor.efficiency", link.motor.efficiency))
-        if link.motor.efficiency_back is not None:
-            out.append((f"{where}.motor.efficiency_back", link.motor.efficiency_back))
+        for name in MOTOR_OPTIONAL:  # None: the model has none (not a number)
+            if getattr(link.motor, name) is not None:
+                out.append((f"{where}.motor.{name}", getattr(link.motor, name)))
         for k, point in enumerate(link.point_masses):
             out.append((f"{where}.point_masses[{k}].mass", point.mass))
             vector(f"{where}.point_masses[{k}].at", point.at)
@@ -141,6 +142,57 @@ def check_physical(chain, source: str = "model", tol: float = INERTIA_TOL) -> No
         norm = float(np.linalg.norm(link.joint.axis))
         if abs(norm - 1) > 1e-6:
             raise ModelError(f"{where}.joint.axis: {link.joint.axis} is not a unit vector")
+    check_drives(chain, source)
+
+
+#: The optional fields of :class:`~robodyn.model.chain.Motor` (``None``: absent), in its order.
+MOTOR_OPTIONAL = ("efficiency_back", "stiffness", "spring_damping", "resistance", "inductance",
+                  "torque_constant", "back_emf_constant")
+#: A DC motor's fields; the first two are required when any is given.
+ELECTRIC_FIELDS = ("resistance", "torque_constant", "inductance", "back_emf_constant")
+#: Each optional number's bound: > 0 (True) or >= 0 (False).
+_POSITIVE = {"stiffness": True, "spring_damping": False, "resistance": False,
+             "inductance": False, "torque_constant": True, "back_emf_constant": False}
+
+
+def check_drives(chain, source: str = "model") -> None:
+    """The elastic joints and DC motors of a numeric ``chain`` (``Motor``'s optional
+    fields): each value in its range (``stiffness``, ``torque_constant`` > 0; the others
+    >= 0); springs and DC motors on every joint or on none (``links[2].motor.stiffness:
+    missing``), only on revolute and prismatic joints; ``spring_damping`` only with a
+    ``stiffness``; a spring only before a rotor of inertia > 0 (the motor side's
+    ``B = G^2 J_m``); a DC motor only with its ``resistance`` and ``torque_constant``."""
+    links = chain.links
+    for i, link in enumerate(links):
+        where = f"{source}: {link_field(chain, i)}.motor"
+        for name, positive in _POSITIVE.items():
+            value = getattr(link.motor, name)
+            if value is not None and not (value > 0 if positive else value >= 0):
+                raise ModelError(f"{where}.{name}: {value:g}; give a number "
+                                 + ("> 0" if positive else ">= 0"))
+        if link.motor.spring_damping is not None and link.motor.stiffness is None:
+            raise ModelError(f"{where}.spring_damping: a damping without a stiffness; give "
+                             "the joint's spring (stiffness: K) or remove spring_damping")
+        given = [n for n in ELECTRIC_FIELDS if getattr(link.motor, n) is not None]
+        for name in ELECTRIC_FIELDS[:2]:
+            if given and getattr(link.motor, name) is None:
+                raise ModelError(f"{where}.{name}: missing; a DC motor ({', '.join(given)} "
+                                 "given) needs its resistance and torque_constant")
+        if link.motor.stiffness is not None and not link.motor.armature > 0:
+            raise ModelError(f"{where}.inertia: {float(link.motor.inertia):g} (gear_ratio "
+                             f"{float(link.motor.gear_ratio):g}); an elastic joint's motor side "
+                             "needs a rotor inertia > 0 (B = G^2 J_m): give motor.inertia")
+    for name, what in (("stiffness", "elastic joints"), ("resistance", "DC motors")):
+        has = [getattr(link.motor, name) is not None for link in links]
+        if any(has) and not chain.single_valued:
+            raise ModelError(f"{source}: {link_field(chain, has.index(True))}.motor.{name}: "
+                             f"{what} need revolute or prismatic joints only; this model has "
+                             "a free or ball joint")
+        if any(has) and not all(has):
+            i, j = has.index(True), has.index(False)
+            raise ModelError(f"{source}: {link_field(chain, j)}.motor.{name}: missing, and "
+                             f"{link_field(chain, i)}.motor has one; {what} are all or none: "
+                             f"give every joint's motor its {name}, or none")
 
 
 #: Two unit vectors are parallel (or opposite) when ``|a x b|``, the sine of the angle

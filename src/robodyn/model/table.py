@@ -76,6 +76,11 @@ class _Values:
             return _cut(str(value), 32)
 
 
+def _number(value) -> str:
+    """A float in 6 significant digits; an expression's text as it is."""
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
 def _length(value) -> str:
     return number(value)
 
@@ -251,6 +256,16 @@ def robot_table(model: ModelSource) -> RobotTable:
         extras.append(f"friction model ({', '.join(kinds)})")
     if any(value(link.motor.inertia) != 0 for link in links):
         extras.append("motor inertia")
+    types = {link.joint.type for link in links}
+    spring_unit = " N m/rad" if types == {"revolute"} else " N/m" if types == {"prismatic"} \
+        else " N m/rad or N/m"
+    for key, what, unit in (("stiffness", "elastic joints K", spring_unit),
+                            ("resistance", "DC motors R", " ohm"),
+                            ("torque_constant", "k_t", " N m/A")):
+        if any(getattr(link.motor, key) is not None for link in links):
+            shown = ", ".join(str(_number(value(getattr(link.motor, key)))) for link in links
+                              if getattr(link.motor, key) is not None)
+            extras.append(f"{what} = [{_cut(shown, 60)}]{unit}")
     if extras:
         notes.append("also: " + ", ".join(extras))
     if provenance.locked:

@@ -167,12 +167,19 @@ def with_transmission(chain, tr: Transmission, field: str = "transmission"):
 
 def drive_notes(chain) -> list[str]:
     """What an export to URDF or MJCF leaves out of ``chain``'s drives: a coupled
-    transmission (neither format has one; a diagonal one is the links' motors) and LuGre
-    parameters (a note each for the written file)."""
+    transmission (neither format has one; a diagonal one is the links' motors), LuGre
+    parameters, elastic joints and DC motors' electrics (a note each for the written file)."""
     notes = []
     if getattr(chain, "transmission", None) is not None:
         notes.append("the coupled transmission (theta = N q, N^T Jm N) is left out: the "
                      "format has per-joint armature only")
     if getattr(chain, "lugre", None) is not None:
         notes.append("the LuGre friction parameters are left out")
+    motors = [link.motor for link in chain.links]
+    if any(m.stiffness is not None for m in motors):
+        notes.append("the elastic joints (motor stiffness, spring_damping) are left out: the "
+                     "file's joints are rigid")
+    if any(m.resistance is not None for m in motors):
+        notes.append("the DC motors' electrics (resistance, inductance, torque and back-EMF "
+                     "constants) are left out")
     return notes

@@ -30,7 +30,11 @@ The schema (README, "Model files")::
                                  # for sign(qd); 0: sign). docs/friction-and-drives.md
         motor: {inertia: Jm1, gear_ratio: G1}    # optional: adds G^2 Jm to M[i, i];
                                  # efficiency, efficiency_back: the gear's (0, 1], for
-                                 # the energy drawn (rd.energy.consumed)
+                                 # the energy drawn (rd.energy.consumed); stiffness,
+                                 # spring_damping: an elastic joint (every joint or
+                                 # none; needs inertia > 0); resistance, torque_constant
+                                 # (inductance, back_emf_constant): a DC motor (every
+                                 # joint or none). docs/friction-and-drives.md
         point_masses:                            # optional: masses at points of the link
           - {mass: mE, at: [l2, 0, 0]}           # (link frame): a motor, a payload
         limits: {lower: -pi, upper: pi, velocity: 3, effort: 50}   # optional, reported
@@ -115,7 +119,9 @@ _CONFIGURATION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}")
 _DISPLAY = re.compile(r"^[A-Za-z0-9_{}\\ ^']{1,40}$")
 _LINK_KEYS = {"joint", "a", "alpha", "d", "theta", "mass", "com", "inertia", "friction",
               "motor", "limits", "name", "point_masses", "parent"}
-_MOTOR_KEYS = {"inertia", "gear_ratio", "efficiency", "efficiency_back"}
+_MOTOR_KEYS = {"inertia", "gear_ratio", "efficiency", "efficiency_back", "stiffness",
+               "spring_damping", "resistance", "inductance", "torque_constant",
+               "back_emf_constant"}
 #: The keys under ``friction:`` (:class:`~robodyn.model.friction.Friction`'s fields).
 _FRICTION_KEYS = set(FRICTION_FIELDS)
 

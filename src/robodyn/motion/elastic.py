@@ -25,20 +25,38 @@ shorter than the motion's, and an explicit method would need steps shorter still
 ``tau`` is the motor torque: ``None`` (zero), one value per joint (constant), or a callable
 ``tau(t, q, theta, qd, thetad)`` (a controller, e.g.
 :class:`~robodyn.motion.elastic.ElasticComputedTorque`).
+
+A model file gives the springs as its motors' ``stiffness`` and ``spring_damping``
+(:class:`~robodyn.model.chain.Motor`, every joint or none); :func:`springs_of` reads them,
+with ``B = G^2 J_m`` the rotor's reflected inertia (the *armature*). The rigid model adds
+that armature to ``M[i, i]``; here the rotor sits behind the spring, on the motor side, so
+the link side's ``M(q)`` is the rigid model's **without** it (:func:`link_side`):
+counted once, as ``B``. Springs given by hand (:meth:`ElasticJoints.of`) to a robot whose
+motors have an armature must give it as their ``motor_inertia``. ``rd.simulate`` refuses a
+model with springs (its state is ``n``, not ``2n``) and points here; the rigid limit
+``K -> inf`` is :func:`without_springs`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ..core.errors import InputError
 from .control import checked_gains
+from .options import time_grid
+
+if TYPE_CHECKING:
+    from ..model.chain import Chain
+    from ..robot import Robot
 
 __all__ = ["ElasticJoints", "elastic_forward_dynamics", "static_deflection",
-           "simulate_elastic", "ElasticSimulation", "ElasticComputedTorque", "MAX_EVALUATIONS"]
+           "simulate_elastic", "ElasticSimulation", "ElasticComputedTorque", "MAX_EVALUATIONS",
+           "springs_of", "without_springs", "link_side", "refuse_springs",
+           "has_springs", "checked_springs", "armature_of"]
 
 def _per_joint(value, name: str, n: int, positive: bool) -> np.ndarray:
     try:
@@ -88,13 +106,116 @@ class ElasticJoints:
                                                                           - qd)
 
 
+def springs_of(chain: Chain) -> ElasticJoints | None:
+    """The springs a model gives its joints, or ``None`` when it gives none: ``K`` its
+    motors' ``stiffness``, ``D`` their ``spring_damping`` (default 0) and ``B = G^2 J_m``
+    their armature (:class:`~robodyn.model.chain.Motor`). ``chain``: a numeric chain
+    (``robot.numeric_chain``), whose checks (:func:`~robodyn.model.checks.check_drives`)
+    made the springs all or none, ``K > 0``, ``D >= 0``, ``B > 0``."""
+    motors = [link.motor for link in chain.links]
+    if not motors or all(m.stiffness is None for m in motors):
+        return None
+    if getattr(chain, "transmission", None) is not None:
+        raise InputError("motor.stiffness: elastic joints behind a coupled transmission are "
+                         "not modelled; give independent gears (motor: {gear_ratio: G})")
+    n = len(motors)
+    return ElasticJoints(
+        _per_joint([float(m.stiffness) for m in motors], "motor.stiffness", n, True),
+        _per_joint([float(m.armature) for m in motors], "motor.inertia (G^2 J_m)", n, True),
+        _per_joint([float(m.spring_damping or 0.0) for m in motors], "motor.spring_damping",
+                   n, False))
+
+
+def has_springs(robot: Robot) -> bool:
+    """Whether ``robot``'s model gives its joints springs (``motor.stiffness``)."""
+    return any(link.motor.stiffness is not None for link in robot.chain.links)
+
+
+def refuse_springs(robot: Robot, what: str) -> None:
+    """An :class:`~robodyn.InputError` for ``what`` (``"rd.simulate"``) of a robot with
+    elastic joints, which moves on the ``2n`` state of :func:`simulate_elastic`."""
+    if has_springs(robot):
+        raise InputError(f"{what}: {robot.name}'s joints are elastic (motor.stiffness), its "
+                         "state is (q, theta, q', theta'); simulate it with robodyn.motion."
+                         "elastic.simulate_elastic(robot, None, q0, duration=..., dt=...), or "
+                         "the rigid limit (K -> inf) with rd.simulate(robodyn.motion.elastic."
+                         "without_springs(robot), ...)")
+
+
+def _rigid_chain(robot: Robot, rotors: bool) -> Chain:
+    """``robot``'s chain without springs (``rotors=False``: without the rotors' inertia too)."""
+    from dataclasses import replace
+
+    def motor(m):
+        return replace(m, stiffness=None, spring_damping=None,
+                       **({} if rotors else {"inertia": 0}))
+
+    links = tuple(replace(link, motor=motor(link.motor)) for link in robot.chain.links)
+    return replace(robot.chain, links=links)
+
+
+def without_springs(robot: Robot) -> Robot:
+    """``robot`` with its joints rigid: the model's ``stiffness`` and ``spring_damping``
+    removed (the limit ``K -> inf``: the rotor's armature ``G^2 J_m`` on ``M[i, i]``)."""
+    return robot.with_chain(_rigid_chain(robot, rotors=True))
+
+
+def link_side(robot: Robot) -> Robot:
+    """The link side of ``robot``'s elastic-joint model: the rigid arm without its rotors
+    (``motor.inertia`` 0: the armature ``G^2 J_m`` is the motor side's ``B``) and without
+    springs, ``M(q) q'' + C q' + F + g = tau`` (module docstring); ``robot`` itself when it
+    has no armature. Made once per simulation (a new robot: about 0.02 s)."""
+    if not armature_of(robot).any():
+        return robot
+    return robot.with_chain(_rigid_chain(robot, rotors=False))
+
+
+def armature_of(robot: Robot) -> np.ndarray:
+    """Each joint's rotor inertia reflected through its gear, ``G^2 J_m`` (0 without one)."""
+    return np.array([float(link.motor.armature) for link in robot.numeric_chain.links])
+
+
+def checked_springs(robot: Robot, springs: ElasticJoints | None) -> ElasticJoints:
+    """``springs``, or the model's (:func:`springs_of`) when ``None``; an
+    :class:`~robodyn.InputError` when there are none, when they are for another number of
+    joints, or when the robot's motors have an armature ``G^2 J_m`` that the springs'
+    ``motor_inertia`` does not repeat (the rotor must be counted once, on the motor side)."""
+    if springs is None:
+        springs = springs_of(robot.numeric_chain)
+        if springs is None:
+            raise InputError("springs: the model gives its joints no stiffness (motor."
+                             "stiffness); pass ElasticJoints.of(robot, stiffness, "
+                             "motor_inertia) or give the model's motors a stiffness")
+        return springs
+    if not isinstance(springs, ElasticJoints):
+        raise InputError("springs: expected robodyn.motion.elastic.ElasticJoints.of(robot, "
+                         "stiffness, motor_inertia), or None for the model's")
+    if springs.dof != robot.dof:
+        raise InputError(f"springs: for {springs.dof} joints, the robot has {robot.dof}")
+    armature = armature_of(robot)
+    bad = (armature > 0) & ~np.isclose(springs.motor_inertia, armature, rtol=1e-12, atol=0)
+    if bad.any():
+        j = int(np.argmax(bad))
+        raise InputError(f"springs.motor_inertia[{j}]: {springs.motor_inertia[j]:g}, but the "
+                         f"model's rotor gives joint {j + 1} G^2 J_m = {armature[j]:g}; the "
+                         "rotor sits behind the spring (the motor side's B), so give "
+                         "motor_inertia equal to it, or springs=None for the model's")
+    return springs
+
+
 def elastic_forward_dynamics(robot, elastic: ElasticJoints, q, theta, qd, thetad,
                              tau) -> tuple[np.ndarray, np.ndarray]:
     """``(q'', theta'')`` of the elastic-joint model (module docstring) at one state or a
-    batch: the link side by the rigid model's forward dynamics under the spring torques,
-    the motor side ``theta'' = B^-1 (tau - K (theta - q) - D (theta' - q'))``."""
+    batch: the link side (:func:`link_side`: the rigid model without the rotors' armature)
+    by its forward dynamics under the spring torques, the motor side
+    ``theta'' = B^-1 (tau - K (theta - q) - D (theta' - q'))``. (A robot with an armature
+    makes its link side at each call: :func:`simulate_elastic` makes it once.)"""
+    return _accelerations(link_side(robot), elastic, q, theta, qd, thetad, tau)
+
+
+def _accelerations(side, elastic, q, theta, qd, thetad, tau):
     spring = elastic.spring_torques(q, theta, qd, thetad)
-    qdd = robot.forward_dynamics(q, qd, spring)
+    qdd = side.forward_dynamics(q, qd, spring)
     thetadd = (np.asarray(tau, dtype=float) - spring) / elastic.motor_inertia
     return qdd, thetadd
 
@@ -128,29 +249,23 @@ class _Budget(Exception):
     pass
 
 
-def simulate_elastic(robot, elastic: ElasticJoints, q0: ArrayLike, *, duration: float,
+def simulate_elastic(robot, springs: ElasticJoints | None = None, q0: ArrayLike | None = None,
+                     *, duration: float,
                      dt: float, theta0: ArrayLike | None = None, qd0: ArrayLike | None = None,
                      thetad0: ArrayLike | None = None, tau=None, rtol: float = 1e-8,
                      atol: float = 1e-10,
                      max_evaluations: int = MAX_EVALUATIONS) -> ElasticSimulation:
-    """Integrate the elastic-joint model from ``q0`` (motors at ``theta0``, default the
+    """Integrate the elastic-joint model with ``springs`` (``None``: the model's,
+    :func:`springs_of`; :func:`checked_springs`) from ``q0`` (motors at ``theta0``, default the
     static deflection ``q0 + K^-1 g(q0)`` that holds the links at rest; rates ``qd0``,
     ``thetad0``, default 0) for ``duration`` seconds, the state saved every ``dt``. Radau
     IIA with ``rtol``, ``atol``; an :class:`~robodyn.InputError` when the equations were
     evaluated ``max_evaluations`` times (the budget) before the end."""
     from scipy.integrate import solve_ivp  # SciPy only when used
 
-    if not isinstance(elastic, ElasticJoints):
-        raise InputError("elastic: expected robodyn.motion.elastic.ElasticJoints.of(robot, "
-                         "stiffness, motor_inertia)")
+    elastic = checked_springs(robot, springs)
     n = robot.dof
-    if elastic.dof != n:
-        raise InputError(f"elastic: springs for {elastic.dof} joints, the robot has {n}")
-    for name, value in (("duration", duration), ("dt", dt)):
-        if not (isinstance(value, int | float) and np.isfinite(value) and value > 0):
-            raise InputError(f"{name}: expected a positive number of seconds, got {value!r:.40}")
-    if dt > duration:
-        raise InputError(f"dt: {dt:g} s is longer than the duration {duration:g} s")
+    times = time_grid(duration, dt)   # checked: positive, dt <= duration, a bounded count
 
     def vector(value, name, default):
         arr = default if value is None else np.asarray(value, dtype=float).reshape(-1)
@@ -176,18 +291,17 @@ def simulate_elastic(robot, elastic: ElasticJoints, q0: ArrayLike, *, duration: 
             return constant
 
     count = [0]
+    side = link_side(robot)
 
     def rhs(t, x):
         count[0] += 1
         if count[0] > max_evaluations:
             raise _Budget
         q, th, qd, thd = x[:n], x[n:2 * n], x[2 * n:3 * n], x[3 * n:]
-        qdd, thdd = elastic_forward_dynamics(robot, elastic, q, th, qd, thd,
-                                             torque(t, q, th, qd, thd))
+        qdd, thdd = _accelerations(side, elastic, q, th, qd, thd,
+                                   torque(t, q, th, qd, thd))
         return np.concatenate([qd, thd, qdd, thdd])
 
-    times = np.arange(0.0, duration + 0.5 * dt, dt)
-    times[-1] = min(times[-1], duration)
     try:
         sol = solve_ivp(rhs, (0.0, float(times[-1])),
                         np.concatenate([q0, theta0, qd0, thetad0]), method="Radau",
@@ -211,11 +325,15 @@ class ElasticComputedTorque:
     (q'_ref - q') + K_P (q_ref - q)`` — computed torque on the rigid model with the motors'
     inertia, plus the fast damping term of the singular-perturbation (composite) control of
     Spong (1987): the slow system is the rigid arm, and ``K_v`` damps the joints' fast
-    oscillation. The tracking error is ``O(1/K)``: exact as ``K -> inf``.
+    oscillation. ``elastic``: ``None`` for the model's springs (:func:`checked_springs`);
+    a model's armature in ``M`` is counted once, as ``B``. The tracking error is
+    ``O(1/K)``: exact as ``K -> inf``.
     ``trajectory``: a :class:`~robodyn.motion.trajectory.Trajectory` of the links."""
 
-    def __init__(self, robot, elastic: ElasticJoints, trajectory, kp, kd, kv=0.0):
-        self.robot, self.elastic, self.trajectory = robot, elastic, trajectory
+    def __init__(self, robot, elastic: ElasticJoints | None, trajectory, kp, kd, kv=0.0):
+        self.robot, self.trajectory = robot, trajectory
+        self.elastic = checked_springs(robot, elastic)
+        self.armature = armature_of(robot)   # in robot's M already; B replaces it
         n = robot.dof
         self.kp, self.kd = checked_gains(kp, "kp", n), checked_gains(kd, "kd", n)
         self.kv = checked_gains(kv, "kv", n)
@@ -223,5 +341,6 @@ class ElasticComputedTorque:
     def __call__(self, t, q, theta, qd, thetad) -> np.ndarray:
         q_ref, qd_ref, qdd_ref = self.trajectory(t)
         y = qdd_ref + self.kd * (qd_ref - qd) + self.kp * (q_ref - q)
-        rigid = self.robot.inverse_dynamics(q, qd, y) + self.elastic.motor_inertia * y
+        rigid = (self.robot.inverse_dynamics(q, qd, y)
+                 + (self.elastic.motor_inertia - self.armature) * y)
         return rigid + self.kv * (qd - thetad)

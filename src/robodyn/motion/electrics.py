@@ -22,17 +22,25 @@ energy, and (with ``k_b = k_t``) the mechanical power ``tau_m w_m`` at the rotor
 energy drawn is ``∫ P dt`` (negative parts: energy a regenerating supply takes back;
 ``drawn_without_regeneration`` counts only ``P > 0``). Integrals: the trapezoidal rule; ``di/dt``
 by :func:`numpy.gradient` on the samples.
+
+A model file gives each joint's motor its electrics (``motor: {resistance, torque_constant,
+inductance, back_emf_constant}``, :class:`~robodyn.model.chain.Motor`, every joint or none);
+:func:`motors_of` reads them, and :func:`electrics` uses them when given no ``motors``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..core.errors import InputError
 
-__all__ = ["DCMotor", "Electrics", "electrics"]
+if TYPE_CHECKING:
+    from ..model.chain import Chain
+
+__all__ = ["DCMotor", "Electrics", "electrics", "motors_of"]
 
 
 @dataclass(frozen=True)
@@ -82,20 +90,42 @@ class Electrics:
     drawn_without_regeneration: float
 
 
+def motors_of(chain: Chain) -> tuple[DCMotor, ...] | None:
+    """The DC motors a model gives its joints (one per joint, from each
+    :class:`~robodyn.model.chain.Motor`'s ``resistance``, ``torque_constant``,
+    ``inductance`` (default 0) and ``back_emf_constant`` (default ``k_t``)), or ``None``
+    when it gives none. ``chain``: a numeric chain (``robot.numeric_chain``), whose checks
+    (:func:`~robodyn.model.checks.check_drives`) made them all or none."""
+    motors = [link.motor for link in chain.links]
+    if not motors or all(m.resistance is None for m in motors):
+        return None
+    return tuple(DCMotor(float(m.resistance), float(m.torque_constant),
+                         float(m.inductance or 0.0),
+                         None if m.back_emf_constant is None else float(m.back_emf_constant))
+                 for m in motors)
+
+
 def _trapezoid(t, y):
     return 0.5 * np.tensordot(np.diff(t), y[1:] + y[:-1], axes=(0, 0))
 
 
-def electrics(robot, motion, motors) -> Electrics:
+def electrics(robot, motion, motors=None) -> Electrics:
     """The electrical side of ``motion`` (anything with ``t``, ``q``, ``qd``, ``qdd``; the
     torques are ``robot.inverse_dynamics``, or the motion's ``tau`` when it has them) with
-    ``motors`` (one :class:`DCMotor` per joint, or one for all): module docstring. The
+    ``motors`` (one :class:`DCMotor` per joint, or one for all; ``None``: the model's,
+    :func:`motors_of`): module docstring. The
     gear ratio, rotor inertia and efficiencies are the model's
     (:class:`~robodyn.model.chain.Motor`)."""
     if not robot.chain.single_valued:
         raise InputError("electrics: DC motors drive revolute or prismatic joints; this "
                          "robot has free or ball joints")
     n = robot.dof
+    if motors is None:
+        motors = motors_of(robot.numeric_chain)
+        if motors is None:
+            raise InputError("motors: the model gives its joints no DC motors (motor."
+                             "resistance, torque_constant); pass DCMotor(resistance=..., "
+                             "torque_constant=...) or give the model's motors their electrics")
     motors = [motors] * n if isinstance(motors, DCMotor) else list(motors)
     if len(motors) != n or not all(isinstance(m, DCMotor) for m in motors):
         raise InputError(f"motors: expected one DCMotor per joint ({n}) or one for all")

@@ -55,6 +55,7 @@ from .checks import (
     energy_advice,
 )
 from .closed import closed
+from .elastic import refuse_springs
 from .fixed import (
     PROGRESS_CHUNKS,
     loop_kernels_ready,
@@ -123,6 +124,7 @@ def rollout(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float =
     method) or ``sample_dt``. Rollouts that fail raise :class:`RolloutError`, which holds
     the others."""
     check_progress(progress)
+    refuse_springs(robot, "rd.rollout")
     if closed(robot):  # the batch loops integrate the open tree: its loops would open
         raise InputError("robot: a closed mechanism (loops:) is simulated one run at a time "
                          "with rd.simulate (projected RK4, docs/closed-chains.md); loop over "

@@ -78,6 +78,7 @@ from .checks import (
     energy_balance,
 )
 from .closed import check_closed_options, closed
+from .elastic import refuse_springs
 from .inputs import MAX_MAGNITUDE, check_magnitude, manifold_options, start_state, state_vector
 from .options import (
     DEFAULT_MAX_STEPS,
@@ -133,6 +134,7 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
     a :class:`Simulation` whose arrays have a leading ``N`` axis, as
     :func:`~robodyn.rollout` (the explicit entry for batches) does."""
     check_progress(progress)
+    refuse_springs(robot, "rd.simulate")
     if not robot.chain.single_valued:  # quaternion joints (a free base, ball joints)
         manifold_options(method, tau, values)
     count = batch_size(robot, q0, qd0, tau, h_e, values)

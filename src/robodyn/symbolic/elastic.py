@@ -6,13 +6,22 @@ other::
 
     link side:   M(q) q'' + C(q, q') q' + F(q') + g(q) - K (theta - q) - D (theta' - q') = 0
     motor side:  B theta'' + K (theta - q) + D (theta' - q') = tau
+
+With a model's springs (``chain``: its motors' ``stiffness``, ``spring_damping`` and rotor
+``B = G^2 J_m``, :class:`~robodyn.model.chain.Motor`) the rigid equations' ``M`` holds the
+armature ``G^2 J_m`` on its diagonal; the rotor is the motor side's ``B``, so the link side
+is ``eq.tau - B_i q''_i`` (counted once, as :mod:`robodyn.motion.elastic` does).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sympy as sp
+
+if TYPE_CHECKING:
+    from ..model.chain import Chain
 
 __all__ = ["ElasticEquations", "elastic_equations"]
 
@@ -48,10 +57,13 @@ class ElasticEquations:
         return self.text()
 
 
-def elastic_equations(eq, damping: bool = True) -> ElasticEquations:
+def elastic_equations(eq, damping: bool = True, chain: Chain | None = None) -> ElasticEquations:
     """The elastic-joint equations of the rigid equations ``eq`` (module docstring), with
     the new symbols ``K1..Kn``, ``B1..Bn`` (and ``D1..Dn`` with ``damping``) and the motor
-    coordinates ``theta1..thetan``, their rates ``thetad1..``, ``thetadd1..``."""
+    coordinates ``theta1..thetan``, their rates ``thetad1..``, ``thetadd1..``. With
+    ``chain`` (the model's, ``robot.chain``, whose motors have a ``stiffness``): its
+    ``K``, ``D`` (``spring_damping``, 0 when absent) and ``B = G^2 J_m`` as the model
+    writes them, and the armature taken out of the link side (module docstring)."""
     n = len(eq.q)
     if len(eq.qd) != n:
         raise ValueError("elastic_equations: elastic joints are revolute or prismatic; these "
@@ -62,7 +74,18 @@ def elastic_equations(eq, damping: bool = True) -> ElasticEquations:
     K = sp.symbols(f"K1:{n + 1}")
     B = sp.symbols(f"B1:{n + 1}")
     D = sp.symbols(f"D1:{n + 1}") if damping else (sp.Integer(0),) * n
+    rotor = (sp.Integer(0),) * n
+    if chain is not None:
+        motors = [link.motor for link in chain.links]
+        if len(motors) != n or any(m.stiffness is None for m in motors):
+            raise ValueError("elastic_equations: chain: every joint's motor needs a stiffness "
+                             "(motor.stiffness), one motor per joint of the equations")
+        K = tuple(sp.sympify(m.stiffness) for m in motors)
+        B = rotor = tuple(sp.sympify(m.armature) for m in motors)
+        D = tuple(sp.sympify(m.spring_damping or 0) if damping else sp.Integer(0)
+                  for m in motors)
     spring = [K[i] * (th[i] - eq.q[i]) + D[i] * (thd[i] - eq.qd[i]) for i in range(n)]
-    link = sp.Matrix([eq.tau[i] - spring[i] for i in range(n)])
+    link = sp.Matrix([(sp.expand(eq.tau[i] - rotor[i] * eq.qdd[i]) if rotor[i] != 0
+                       else eq.tau[i]) - spring[i] for i in range(n)])
     motor = sp.Matrix([B[i] * thdd[i] + spring[i] for i in range(n)])
     return ElasticEquations(eq.name, tuple(eq.q), th, thd, thdd, K, B, tuple(D), link, motor)
