@@ -109,7 +109,9 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
              dt: float | None = None, method: str | None = None, rtol: float = 1e-9,
              atol: float = 1e-9, max_step: float = np.inf, progress: ProgressOption = None,
              check_limits: bool = True, max_steps: int = DEFAULT_MAX_STEPS,
-             sample_dt: float | None = None, values=None) -> Simulation:
+             sample_dt: float | None = None, values=None,
+             voltage: ArrayLike | Callable[..., ArrayLike] | None = None,
+             voltage_times: ArrayLike | None = None, motors=None) -> Simulation:
     """Integrate the robot's motion from ``q0``, ``qd0`` for ``duration`` seconds (see the
     module docstring for ``tau``, ``h_e``, the methods and the budgets; default method:
     ``"rk45"`` without ``dt``, ``"rk4"`` with it). ``max_steps`` bounds the steps of the
@@ -131,8 +133,21 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
     ``tau`` ``(N, T, dof)`` or a list of ``N`` controllers, ``h_e`` ``(N, 6)``, or
     ``values={name: N values}`` (per-rollout parameter values) run ``N`` rollouts and return
     a :class:`Simulation` whose arrays have a leading ``N`` axis, as
-    :func:`~robodyn.rollout` (the explicit entry for batches) does."""
+    :func:`~robodyn.rollout` (the explicit entry for batches) does.
+
+    Driven by the motors' voltages (:mod:`robodyn.motion.voltage`): ``voltage`` (volts: one
+    number, one per joint, a table ``(T, dof)`` at ``voltage_times``, or a callable
+    ``V(t, q, qd)`` or ``V(t, q, qd, i)``) and ``motors`` (one
+    :class:`~robodyn.motion.electrics.DCMotor` per joint, or one for all) in place of
+    ``tau``; the adaptive methods (``"rk45"``, ``"dop853"``, ``"radau"``); ``sim.tau`` the
+    motors' joint torques, ``sim.info`` the ``current``, ``voltage`` and ``electric_power``."""
     check_progress(progress)
+    if voltage is not None or motors is not None:
+        return _voltage_run(robot, q0, qd0, duration, tau, voltage, voltage_times, motors, h_e,
+                            values, dict(dt=dt, method=method, rtol=rtol, atol=atol,
+                                         max_step=max_step, max_steps=max_steps,
+                                         sample_dt=sample_dt, progress=progress,
+                                         check_limits=check_limits))
     if not robot.chain.single_valued:  # quaternion joints (a free base, ball joints)
         manifold_options(method, tau, values)
     count = batch_size(robot, q0, qd0, tau, h_e, values)
@@ -149,3 +164,27 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
     if count is None:
         return simulate_one(robot, q0, qd0, tau, tau_times, h_e, options)
     return simulate_many(robot, q0, qd0, tau, tau_times, h_e, values, options)
+
+
+def _voltage_run(robot, q0, qd0, duration, tau, voltage, voltage_times, motors, h_e, values,
+                 settings) -> Simulation:
+    """``simulate(..., voltage=..., motors=...)``: one run driven by the motors' voltages."""
+    from ..core.errors import InputError
+    from .voltage import voltage_drives
+
+    if voltage is None:
+        raise InputError("voltage: motors given without a voltage; give voltage= (volts per "
+                         "joint, a table or a callable V(t, q, qd))")
+    if tau is not None:
+        raise InputError("tau: a voltage-driven run takes its torques from the motors; give "
+                         "voltage or tau, not both")
+    if values is not None or closed(robot):
+        raise InputError("voltage: runs one open-chain robot at a time (no values=, no closed "
+                         "loops) for now")
+    if settings["dt"] is not None:
+        raise InputError("dt: a voltage-driven run takes the adaptive methods (rk45, dop853, "
+                         "radau); leave dt out (sample_dt gives a uniform grid)")
+    q0, qd0 = start_state(robot, q0, qd0)
+    options = SimulationOptions.checked(duration=duration, **settings)
+    drives = voltage_drives(robot, motors, voltage, voltage_times, options.duration)
+    return simulate_one(robot, q0, qd0, None, None, h_e, options, drives=drives)
