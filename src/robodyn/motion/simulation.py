@@ -69,6 +69,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..core.errors import InputError
 from ..core.progress import ProgressOption, check_progress
 from .checks import (
     ENERGY_TOLERANCE,
@@ -143,11 +144,17 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
     motors' joint torques, ``sim.info`` the ``current``, ``voltage`` and ``electric_power``."""
     check_progress(progress)
     if voltage is not None or motors is not None:
-        return _voltage_run(robot, q0, qd0, duration, tau, voltage, voltage_times, motors, h_e,
-                            values, dict(dt=dt, method=method, rtol=rtol, atol=atol,
-                                         max_step=max_step, max_steps=max_steps,
-                                         sample_dt=sample_dt, progress=progress,
-                                         check_limits=check_limits))
+        from .voltage import simulate_voltage
+
+        if tau is not None or values is not None:
+            raise InputError(f"{'tau' if tau is not None else 'values'}: a voltage-driven run "
+                             "takes its torques from the motors, one run at a time; give "
+                             "voltage= and motors=, or tau")
+        return simulate_voltage(robot, motors, q0, qd0, duration, voltage=voltage,
+                                voltage_times=voltage_times, h_e=h_e, dt=dt, method=method,
+                                rtol=rtol, atol=atol, max_step=max_step, max_steps=max_steps,
+                                sample_dt=sample_dt, progress=progress,
+                                check_limits=check_limits)
     if not robot.chain.single_valued:  # quaternion joints (a free base, ball joints)
         manifold_options(method, tau, values)
     count = batch_size(robot, q0, qd0, tau, h_e, values)
@@ -165,26 +172,3 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
         return simulate_one(robot, q0, qd0, tau, tau_times, h_e, options)
     return simulate_many(robot, q0, qd0, tau, tau_times, h_e, values, options)
 
-
-def _voltage_run(robot, q0, qd0, duration, tau, voltage, voltage_times, motors, h_e, values,
-                 settings) -> Simulation:
-    """``simulate(..., voltage=..., motors=...)``: one run driven by the motors' voltages."""
-    from ..core.errors import InputError
-    from .voltage import voltage_drives
-
-    if voltage is None:
-        raise InputError("voltage: motors given without a voltage; give voltage= (volts per "
-                         "joint, a table or a callable V(t, q, qd))")
-    if tau is not None:
-        raise InputError("tau: a voltage-driven run takes its torques from the motors; give "
-                         "voltage or tau, not both")
-    if values is not None or closed(robot):
-        raise InputError("voltage: runs one open-chain robot at a time (no values=, no closed "
-                         "loops) for now")
-    if settings["dt"] is not None:
-        raise InputError("dt: a voltage-driven run takes the adaptive methods (rk45, dop853, "
-                         "radau); leave dt out (sample_dt gives a uniform grid)")
-    q0, qd0 = start_state(robot, q0, qd0)
-    options = SimulationOptions.checked(duration=duration, **settings)
-    drives = voltage_drives(robot, motors, voltage, voltage_times, options.duration)
-    return simulate_one(robot, q0, qd0, None, None, h_e, options, drives=drives)

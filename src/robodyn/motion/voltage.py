@@ -20,13 +20,17 @@ braking torque: the motor receives ``eta_b tau qd``). The arm::
 
 on the state ``(q, qd, i_L)`` (``i_L`` the currents of the motors with ``L > 0``).
 
-The efficiency switch is discontinuous at ``qd = 0``; the run blends it smoothly over the
-motor speed ``w_e`` (``efficiency_speed``, rad/s at the rotor)::
+The efficiency switch is discontinuous where ``qd`` changes sign under a current. The run
+takes the motor as driving while ``s = sign(i) G qd >= 0`` (at rest too: the stall torque
+is ``G eta k_t V / R``) and reaches the back-driven efficiency smoothly over the motor speed
+``w_e`` (``efficiency_speed``, rad/s at the rotor)::
 
-    e = c eta + (1 - c) / eta_b,      c = (1 + sign(i) tanh(G qd / w_e)) / 2
+    e = c eta + (1 - c) / eta_b,      c = 1 - tanh(max(-s, 0) / w_e)
 
-so the right-hand side is continuous (``tau`` is 0 where ``sign(i)`` jumps) and the
-adaptive solvers keep their order; with ``eta = eta_b = 1`` (the default) ``e = 1`` exactly.
+so the right-hand side is continuous (``tau`` is 0 where ``sign(i)`` jumps; ``c`` is 1 at
+``s = 0`` from both sides) and a joint held against a load that back-drives it creeps at
+a speed of order ``w_e / G`` instead of chattering between the two efficiencies; beyond a
+few ``w_e`` it is the hard rule. With ``eta = eta_b = 1`` (the default) ``e = 1`` exactly.
 The efficiency is applied to the whole electromagnetic torque ``k_t i`` (the rotor's own
 inertial torque ``G^2 J_m qdd`` passes the gear with it);
 :func:`~robodyn.motion.electrics.electrics` (the inverse problem) keeps the rotor's inertia
@@ -59,7 +63,7 @@ from .electrics import DCMotor
 from .inputs import TorqueTable, check_magnitude, wrench_value
 from .result import Simulation, finished
 
-__all__ = ["Drives", "voltage_drives", "run_voltage", "VOLTAGE_METHODS"]
+__all__ = ["Drives", "simulate_voltage", "voltage_drives", "run_voltage", "VOLTAGE_METHODS"]
 
 #: The methods a voltage-driven run takes.
 VOLTAGE_METHODS = ("rk45", "dop853", "radau")
@@ -98,7 +102,8 @@ class Drives:
     def torque(self, i, qd) -> np.ndarray:
         """``tau = G k_t i e(i, qd)``, the joint torque of the currents ``i``."""
         back = 1.0 / self.eta_b
-        c = 0.5 * (1.0 + np.sign(i) * np.tanh(self.G * qd / self.efficiency_speed))
+        s = np.sign(i) * self.G * qd
+        c = 1.0 - np.tanh(np.maximum(-s, 0.0) / self.efficiency_speed)
         return self.G * self.kt * i * (back + c * (self.eta - back))
 
     def current_rate(self, V, i, qd) -> np.ndarray:
@@ -173,6 +178,8 @@ def _voltage(voltage, voltage_times, duration: float, n: int, inductive) -> Call
                              "a voltage(t, q, qd))")
         return _checked_call(voltage, n, with_current)
     try:
+        if isinstance(voltage, str | bytes):
+            raise TypeError
         arr = np.asarray(voltage, dtype=float)
     except (TypeError, ValueError):
         raise InputError(f"voltage: expected volts (one number, {n} per joint, a table (T, "
@@ -245,10 +252,6 @@ def run_voltage(problem, options, bar) -> Simulation:
     from scipy.integrate import DOP853, RK45, Radau  # SciPy only when used
 
     robot, drives, wrench, n = problem.robot, problem.drives, problem.wrench, problem.robot.dof
-    if options.method not in VOLTAGE_METHODS:
-        raise InputError(f"method: {options.method!r}; a voltage-driven run takes "
-                         f"{', '.join(map(repr, VOLTAGE_METHODS))} (adaptive; leave dt out, "
-                         "sample_dt gives a uniform grid)")
     rhs = _rates(robot, drives, wrench)
     i0 = np.zeros(int(drives.inductive.sum()))
     y0 = np.concatenate([problem.q0, problem.qd0, i0])
@@ -277,3 +280,40 @@ def run_voltage(problem, options, bar) -> Simulation:
             "electric_energy": _trapezoid(t, power),
             "copper_loss": _trapezoid(t, drives.R * i * i)}
     return finished(robot, t, q, qd, qdd, tau, info, solution)
+
+
+def simulate_voltage(robot, motors, q0, qd0=0.0, duration: float = 1.0, *, voltage,
+                     voltage_times=None, efficiency_speed: float = 1.0, h_e=None,
+                     dt: float | None = None, **options) -> Simulation:
+    """One run of ``robot`` from ``(q0, qd0)`` driven by its ``motors``' ``voltage``
+    (module docstring; :func:`robodyn.simulate` with ``voltage=`` and ``motors=`` calls
+    this): ``voltage`` one number, one per joint, a table ``(T, dof)`` at
+    ``voltage_times``, or a callable ``V(t, q, qd)`` (``V(t, q, qd, i)``: the currents too,
+    for motors that all have an inductance); ``efficiency_speed`` ``w_e``, the motor speed
+    (rad/s) over which the gear's efficiency switches; ``options``: those of
+    :func:`robodyn.simulate` (``method``, ``rtol``, ``atol``, ``max_step``, ``max_steps``,
+    ``sample_dt``, ``progress``, ``check_limits``)."""
+    from .closed import closed
+    from .inputs import start_state
+    from .options import SimulationOptions
+    from .single import simulate_one
+
+    if voltage is None:
+        raise InputError("voltage: motors given without a voltage; give voltage= (volts per "
+                         "joint, a table (T, dof) or a callable V(t, q, qd))")
+    if closed(robot):
+        raise InputError("voltage: a robot with closed loops is not driven by voltages yet; "
+                         "give tau")
+    if dt is not None:
+        raise InputError("dt: a voltage-driven run takes the adaptive methods (rk45, dop853, "
+                         "radau); leave dt out (sample_dt gives a uniform grid)")
+    method = options.get("method")
+    if method is not None and method not in VOLTAGE_METHODS:
+        raise InputError(f"method: {excerpt(method)}; a voltage-driven run takes "
+                         f"{', '.join(map(repr, VOLTAGE_METHODS))} (adaptive; leave dt out, "
+                         "sample_dt gives a uniform grid)")
+    settings = SimulationOptions.checked(duration=duration, **options)
+    drives = voltage_drives(robot, motors, voltage, voltage_times, settings.duration,
+                            efficiency_speed)
+    q0, qd0 = start_state(robot, q0, qd0)
+    return simulate_one(robot, q0, qd0, None, None, h_e, settings, drives=drives)
