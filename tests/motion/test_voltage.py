@@ -67,6 +67,7 @@ def test_step_voltage_without_inductance_follows_the_first_order_closed_form(tmp
     assert np.allclose(sim.tau[:, 0], G * kt * i, rtol=1e-13, atol=1e-12)
     assert np.allclose(sim.info["electric_power"][:, 0], V * i, rtol=1e-13, atol=1e-12)
     assert np.all(sim.info["voltage"] == V)
+    assert "motors: peak |i| = [6] A" in str(sim)  # the stall current V / R at t = 0
 
 
 def test_no_load_speed_is_the_voltage_over_the_back_emf(tmp_path):
@@ -268,3 +269,16 @@ def test_bad_efficiency_speed_and_zero_gear_are_named(tmp_path):
         simulate_voltage(robot, DCMotor(2.0, 0.05), [0.0], voltage=1.0, efficiency_speed=0.0)
     with pytest.raises(InputError, match=r"gear_ratio 0"):
         simulate_voltage(wheel(tmp_path, G=0.0), DCMotor(2.0, 0.05), [0.0], voltage=1.0)
+
+
+def test_a_coupled_transmission_is_refused(tmp_path):
+    """Its motors turn through N q, not one gear each: not modelled yet, so refused."""
+    path = tmp_path / "coupled.yaml"
+    path.write_text(rd.models.path("planar-2r").read_text() + "transmission:\n  matrix: "
+                    "[[50, 0], [24, 30]]\n  motor_inertia: [2.0e-4, 1.0e-4]\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the TransmissionWarning of a coupled matrix
+        robot = rd.load(path)
+    assert robot.chain.transmission is not None
+    with pytest.raises(InputError, match=r"voltage: .* coupled transmission"):
+        rd.simulate(robot, [0.0, 0.0], duration=0.1, voltage=1.0, motors=DCMotor(2.0, 0.05))

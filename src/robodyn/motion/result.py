@@ -108,6 +108,10 @@ class Simulation:
             if balance is not None:
                 line += f" (balance off by {balance.relative:.2g} of the scale)"
             lines.append(line)
+        if "electric_energy" in info:  # driven by the motors' voltages
+            lines.append(f"  motors: peak |i| = {numbers(np.abs(info['current']).max(axis=0))} "
+                         f"A, drawn {number(float(info['electric_energy'].sum()), 6)} J "
+                         f"(copper loss {number(float(info['copper_loss'].sum()), 6)} J)")
         if info.get("limits_crossed"):
             lines.append(f"  joint limits crossed: {len(info['limits_crossed'])}")
         return "\n".join(lines)

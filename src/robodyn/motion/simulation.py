@@ -33,7 +33,11 @@ of constant wrenches at named frames ``{frame: 6 values}`` (``robot.frames``; se
 :meth:`~robodyn.Robot.inverse_dynamics`).
 
 Joint limits the model knows (URDF ``<limit>``) are reported, not enforced: a
-:class:`JointLimitWarning` names each limit crossed and when it first was.
+:class:`JointLimitWarning` names each limit crossed and when it first was, and
+``info["velocity_limit"]`` has each joint's peak speed against its velocity limit.
+
+Voltages (``voltage=``, ``motors=``) drive the joints through their DC motors instead of
+torques (:mod:`robodyn.motion.voltage`).
 
 Every run ends, and says when it went wrong:
 

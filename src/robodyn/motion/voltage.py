@@ -59,9 +59,12 @@ import numpy as np
 
 from ..core.errors import InputError, excerpt
 from .adaptive import drive
+from .closed import closed
 from .electrics import DCMotor
-from .inputs import TorqueTable, check_magnitude, wrench_value
+from .inputs import TorqueTable, check_magnitude, start_state, wrench_value
+from .options import SimulationOptions
 from .result import Simulation, finished
+from .single import simulate_one
 
 __all__ = ["Drives", "simulate_voltage", "voltage_drives", "run_voltage", "VOLTAGE_METHODS"]
 
@@ -105,6 +108,10 @@ class Drives:
         s = np.sign(i) * self.G * qd
         c = 1.0 - np.tanh(np.maximum(-s, 0.0) / self.efficiency_speed)
         return self.G * self.kt * i * (back + c * (self.eta - back))
+
+    def run(self, problem, options, bar) -> Simulation:
+        """The run of ``problem`` these drives drive: :func:`run_voltage`."""
+        return run_voltage(problem, options, bar)
 
     def current_rate(self, V, i, qd) -> np.ndarray:
         """``di/dt = (V - R i - k_b G qd) / L`` of the inductive joints."""
@@ -207,6 +214,10 @@ def voltage_drives(robot, motors, voltage, voltage_times, duration: float,
     if not robot.chain.single_valued:
         raise InputError("voltage: DC motors drive revolute or prismatic joints; this robot "
                          "has free or ball joints")
+    if getattr(robot.chain, "transmission", None) is not None:
+        raise InputError("voltage: this robot's motors drive its joints through a coupled "
+                         "transmission (transmission.matrix), which a voltage-driven run does "
+                         "not model yet; give tau")
     n = robot.dof
     motors = _motors(motors, n)
     if not (isinstance(efficiency_speed, int | float) and np.isfinite(efficiency_speed)
@@ -293,11 +304,6 @@ def simulate_voltage(robot, motors, q0, qd0=0.0, duration: float = 1.0, *, volta
     (rad/s) over which the gear's efficiency switches; ``options``: those of
     :func:`robodyn.simulate` (``method``, ``rtol``, ``atol``, ``max_step``, ``max_steps``,
     ``sample_dt``, ``progress``, ``check_limits``)."""
-    from .closed import closed
-    from .inputs import start_state
-    from .options import SimulationOptions
-    from .single import simulate_one
-
     if voltage is None:
         raise InputError("voltage: motors given without a voltage; give voltage= (volts per "
                          "joint, a table (T, dof) or a callable V(t, q, qd))")
