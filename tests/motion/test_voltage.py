@@ -114,6 +114,34 @@ def test_gear_efficiency_when_the_motor_drives_and_when_it_is_driven(tmp_path):
         assert np.allclose(sim.tau[:, 0], G * e * kt * i, rtol=1e-12, atol=1e-12)
 
 
+def test_a_load_that_back_drives_a_holding_motor_creeps_at_the_blend_speed(tmp_path):
+    """Gravity m g l between the driving and back-driven stall torques, G eta k_t V / R <
+    m g l < G k_t V / (R eta_b): the gear holds it but for a creep where the blend's
+    efficiency e(qd) = c eta + (1 - c)/eta_b, c = 1 - tanh(G |qd| / w_e), balances it:
+    G k_t i e = m g l with i = (V - k_b G qd) / R (solved here by brentq). No chattering:
+    qd keeps its sign."""
+    from scipy.optimize import brentq
+
+    m, l, G, R, kt, eta, eta_b, w_e = 1.0, 0.5, 30.0, 2.0, 0.04, 0.8, 0.7, 2.0
+    robot = wheel(tmp_path, G=G, eta=eta, eta_b=eta_b, g=-9.81, c=l, m=m, izz=0.0)
+    V = m * 9.81 * l * R / (G * kt * (eta + 1 / eta_b) / 2)  # midway between the two
+    assert G * eta * kt * V / R < m * 9.81 * l < G * kt * V / (R * eta_b)
+    sim = simulate_voltage(robot, DCMotor(resistance=R, torque_constant=kt), [0.0],
+                           duration=1.0, voltage=V, efficiency_speed=w_e, progress=False,
+                           check_limits=False, sample_dt=1e-2)
+    load = m * 9.81 * l * np.cos(sim.q[-1, 0])  # it has crept 0.035 rad down by now
+
+    def excess(qd):  # motor torque - gravity torque, qd < 0
+        i = (V - kt * G * qd) / R
+        c = 1 - np.tanh(G * abs(qd) / w_e)
+        return G * kt * i * (c * eta + (1 - c) / eta_b) - load
+
+    creep = brentq(excess, -50 * w_e / G, -1e-12, xtol=1e-15)
+    assert sim.qd[-1, 0] == pytest.approx(creep, rel=1e-3)  # quasi-static: q still moves
+    assert np.all(sim.qd[1:, 0] < 0)  # falls slowly, one way
+    assert abs(creep) < w_e / G  # about w_e / G
+
+
 # -- L > 0: the linear 2-state system x' = A x + b V, x = (qd, i) ----------------------------
 def test_step_voltage_with_inductance_equals_the_matrix_exponential(tmp_path):
     """J qdd = G k_t i, L di/dt = V - R i - k_b G qd: x(t) = x_inf + expm(A t) (x0 - x_inf)
@@ -155,8 +183,17 @@ def test_energy_balance_of_a_two_link_arm_with_inductance():
     mechanical = sim.total[-1] - sim.total[0]
     assert abs(drawn - (mechanical + copper + stored)) < 1e-6 * abs(drawn)
     assert abs(drawn) > 0.1  # the balance is not 0 = 0
-    assert sim.info["electric_energy"].sum() == pytest.approx(drawn, rel=1e-5)
-    assert sim.info["copper_loss"].sum() == pytest.approx(copper, rel=1e-5)
+    # the run's own integrals (states of the solver) agree with the quadrature on samples
+    assert sim.info["electric_energy"].sum() == pytest.approx(drawn, rel=1e-8)
+    assert sim.info["copper_loss"].sum() == pytest.approx(copper, rel=1e-8)
+    # and close the balance at the default tolerances, sampled at the solver's steps only
+    run = rd.simulate(robot, [0.2, 0.1], 0.0, 1.5, voltage=voltage, motors=motors,
+                      progress=False)
+    i_end = run.info["current"][-1]
+    balance = (run.info["electric_energy"].sum() - run.info["copper_loss"].sum()
+               - float((Lv * i_end**2).sum() / 2) - (run.total[-1] - run.total[0]))
+    assert abs(balance) < 1e-6 * abs(drawn)
+    assert len(run.t) < 1500  # few samples: the trapezoid on them would be far off
     assert np.allclose(V[:, 0], 4 * np.sin(3 * t), atol=1e-14)
 
 

@@ -45,8 +45,10 @@ The run uses the adaptive methods of :func:`robodyn.simulate` (``"rk45"``, ``"do
 their budgets (``max_steps``), progress and checks (the energy balance of the arm under the
 joint torques, the joint limits). ``sim.tau`` is the joint torque from the motors;
 ``sim.info`` adds ``current``, ``voltage``, ``electric_power`` (``V i``, ``(T, n)``),
-``electric_energy`` (``∫ V i dt`` per joint, trapezoidal rule) and ``copper_loss``
-(``∫ R i^2 dt`` per joint).
+``electric_energy`` (``∫ V i dt`` per joint over the run) and ``copper_loss`` (``∫ R i^2
+dt`` per joint), both integrated with the motion as states of the solver (to its
+tolerance, whatever the samples; ``sim.solution`` is the dense output of the whole state
+``(q, qd, i_L, ∫ V i, ∫ R i^2)``).
 """
 
 from __future__ import annotations
@@ -239,22 +241,21 @@ def voltage_drives(robot, motors, voltage, voltage_times, duration: float,
 
 
 def _rates(robot, drives: Drives, wrench):
-    """``f(t, y)`` of the state ``y = (q, qd, i_L)``."""
-    n = robot.dof
+    """``f(t, y)`` of the state ``y = (q, qd, i_L, E, Q)``: ``E`` and ``Q`` the energy
+    drawn, ``∫ V i dt``, and the copper loss, ``∫ R i^2 dt``, per joint (integrated with the
+    motion, to its tolerance)."""
+    n, k = robot.dof, int(drives.inductive.sum())
 
     def rhs(t, y):
-        q, qd, i_state = y[:n], y[n:2 * n], y[2 * n:]
+        q, qd, i_state = y[:n], y[n:2 * n], y[2 * n:2 * n + k]
         V = drives.voltage(t, q, qd, i_state if drives.inductive.all() else None)
         i = drives.currents(V, qd, i_state)
         qdd = robot.forward_dynamics(q, qd, drives.torque(i, qd),
                                      h_e=wrench_value(wrench, t, q, qd))
-        return np.concatenate([qd, qdd, drives.current_rate(V, i, qd)])
+        return np.concatenate([qd, qdd, drives.current_rate(V, i, qd), V * i,
+                               drives.R * i * i])
 
     return rhs
-
-
-def _trapezoid(t, y) -> np.ndarray:
-    return 0.5 * np.tensordot(np.diff(t), y[1:] + y[:-1], axes=(0, 0))
 
 
 def run_voltage(problem, options, bar) -> Simulation:
@@ -264,8 +265,8 @@ def run_voltage(problem, options, bar) -> Simulation:
 
     robot, drives, wrench, n = problem.robot, problem.drives, problem.wrench, problem.robot.dof
     rhs = _rates(robot, drives, wrench)
-    i0 = np.zeros(int(drives.inductive.sum()))
-    y0 = np.concatenate([problem.q0, problem.qd0, i0])
+    k = int(drives.inductive.sum())
+    y0 = np.concatenate([problem.q0, problem.qd0, np.zeros(k + 2 * n)])
     kind = {"rk45": RK45, "dop853": DOP853, "radau": Radau}[options.method]
 
     def make():
@@ -274,7 +275,8 @@ def run_voltage(problem, options, bar) -> Simulation:
 
     t, y, solution, steps, solver = drive(make, rhs, y0, options.duration, options.times,
                                           options.max_steps, options.method, n, bar)
-    q, qd, i_state = y[:n].T.copy(), y[n:2 * n].T.copy(), y[2 * n:].T
+    q, qd, i_state = y[:n].T.copy(), y[n:2 * n].T.copy(), y[2 * n:2 * n + k].T
+    drawn, copper = y[2 * n + k:3 * n + k, -1], y[3 * n + k:, -1]
     V = np.stack([drives.voltage(tk, qk, qdk, ik if drives.inductive.all() else None)
                   for tk, qk, qdk, ik in zip(t, q, qd, i_state, strict=True)])
     i = drives.currents(V, qd, i_state)
@@ -285,11 +287,9 @@ def run_voltage(problem, options, bar) -> Simulation:
         qdd = np.stack([robot.forward_dynamics(qk, qdk, tk_tau, h_e=wrench_value(wrench, tk, qk,
                                                                              qdk))
                         for tk, qk, qdk, tk_tau in zip(t, q, qd, tau, strict=True)])
-    power = V * i
     info = {"steps": steps, "evaluations": int(solver.nfev), "rtol": options.rtol,
-            "atol": options.atol, "current": i, "voltage": V, "electric_power": power,
-            "electric_energy": _trapezoid(t, power),
-            "copper_loss": _trapezoid(t, drives.R * i * i)}
+            "atol": options.atol, "current": i, "voltage": V, "electric_power": V * i,
+            "electric_energy": drawn.copy(), "copper_loss": copper.copy()}
     return finished(robot, t, q, qd, qdd, tau, info, solution)
 
 
