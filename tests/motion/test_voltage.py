@@ -219,6 +219,11 @@ def test_a_table_of_voltages_is_linear_between_its_times(tmp_path):
                       voltage_times=[0.0, 0.5, 2.0], progress=False, sample_dt=0.01,
                       motors=DCMotor(resistance=2.0, torque_constant=0.05))
     assert np.allclose(sim.info["voltage"][:, 0], np.minimum(20 * sim.t, 10.0), atol=1e-12)
+    saved = np.loadtxt(sim.save(tmp_path / "run.csv"), delimiter=",", skiprows=1)
+    header = (tmp_path / "run.csv").read_text().splitlines()[0].split(",")
+    assert header[5:8] == ["current1", "voltage1", "electric_power1"]
+    np.testing.assert_array_equal(saved[:, 6], sim.info["voltage"][:, 0])
+    np.testing.assert_array_equal(saved[:, 5] * saved[:, 6], saved[:, 7])
 
 
 # -- velocity limits --------------------------------------------------------------------------
