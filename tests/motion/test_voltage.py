@@ -142,6 +142,46 @@ def test_a_load_that_back_drives_a_holding_motor_creeps_at_the_blend_speed(tmp_p
     assert abs(creep) < w_e / G  # about w_e / G
 
 
+ARM2 = """
+  <option timestep="1e-4" integrator="RK4" gravity="0 0 -9.81"/>
+  <worldbody>
+    <body name="l1" pos="0 0 0">
+      <joint name="j1" type="hinge" axis="0 1 0" armature="0.01"/>
+      <inertial pos="0.25 0 0" mass="1.0" diaginertia="0.01 0.02 0.02"/>
+      <body name="l2" pos="0.5 0 0">
+        <joint name="j2" type="hinge" axis="0 1 0" armature="0.005"/>
+        <inertial pos="0.2 0 0.05" mass="0.7" diaginertia="0.005 0.01 0.01"/>
+      </body>
+    </body>
+  </worldbody>"""
+
+
+def test_a_two_link_arm_under_constant_voltages_equals_mujoco(tmp_path):
+    """With L = 0 the motor is an affine actuator, tau = (k_t / R) V - (k_t k_b / R) qd
+    (G = 1, the armature MuJoCo's): MuJoCo's general actuator with that gain and bias, run
+    with RK4 at 0.1 ms, is the oracle for a 2-link arm under gravity."""
+    mujoco = pytest.importorskip("mujoco")
+    R, kt, kb, V = [2.0, 3.0], [0.8, 0.5], [0.9, 0.4], [3.0, -2.0]
+    actuators = "".join(
+        f'<general joint="j{j + 1}" gaintype="fixed" gainprm="{kt[j] / R[j]!r}" '
+        f'biastype="affine" biasprm="0 0 {-kt[j] * kb[j] / R[j]!r}"/>' for j in range(2))
+    model = mujoco.MjModel.from_xml_string(
+        f'<mujoco model="arm2">{ARM2}<actuator>{actuators}</actuator></mujoco>')
+    data = mujoco.MjData(model)
+    data.qpos[:], data.ctrl[:] = [0.3, -0.5], V
+    for _ in range(10_000):  # 1 s
+        mujoco.mj_step(model, data)
+    path = tmp_path / "arm2.xml"
+    path.write_text(f'<mujoco model="arm2">{ARM2}</mujoco>')
+    sim = rd.simulate(rd.load(path), [0.3, -0.5], 0.0, 1.0, voltage=V, method="dop853",
+                      motors=[DCMotor(R[j], kt[j], back_emf_constant=kb[j]) for j in range(2)],
+                      rtol=1e-12, atol=1e-12, progress=False)
+    assert abs(data.time - 1.0) < 1e-12
+    assert np.abs(sim.q[-1] - data.qpos).max() < 1e-10
+    assert np.abs(sim.qd[-1] - data.qvel).max() < 1e-9
+    assert np.abs(data.qpos - [0.3, -0.5]).max() > 0.2  # it moved
+
+
 # -- L > 0: the linear 2-state system x' = A x + b V, x = (qd, i) ----------------------------
 def test_step_voltage_with_inductance_equals_the_matrix_exponential(tmp_path):
     """J qdd = G k_t i, L di/dt = V - R i - k_b G qd: x(t) = x_inf + expm(A t) (x0 - x_inf)
