@@ -266,6 +266,47 @@ def test_a_table_of_voltages_is_linear_between_its_times(tmp_path):
     np.testing.assert_array_equal(saved[:, 5] * saved[:, 6], saved[:, 7])
 
 
+def test_which_voltage_callables_get_the_currents(tmp_path):
+    """V(t, q, qd, i) and V(t, q, qd, i=None) get the currents; V(t, q, qd, gain=2) and
+    V(*args) do not (they are called with three)."""
+    robot = wheel(tmp_path)
+    motor = DCMotor(resistance=2.0, torque_constant=0.05, inductance=1e-3)
+    seen = []
+
+    def with_default(t, q, qd, i=None):
+        seen.append(i is not None)
+        return 1.0
+
+    def with_gain(t, q, qd, gain=2.0):
+        return gain
+
+    def star(*args):
+        seen.append(len(args))
+        return 2.0
+
+    run = dict(duration=0.01, motors=motor, progress=False, method="radau")
+    rd.simulate(robot, [0.0], voltage=with_default, **run)
+    assert seen and all(x is True for x in seen)
+    sim = rd.simulate(robot, [0.0], voltage=with_gain, **run)
+    assert np.all(sim.info["voltage"] == 2.0)
+    seen.clear()
+    rd.simulate(robot, [0.0], voltage=star, **run)
+    assert set(seen) == {3}
+
+
+def test_the_budget_and_progress_of_simulate_apply(tmp_path):
+    robot = wheel(tmp_path)
+    motor = DCMotor(resistance=2.0, torque_constant=0.05)
+    with pytest.raises(rd.RobodynError, match=r"step budget ran out: max_steps = 5"):
+        rd.simulate(robot, [0.0], duration=1.0, voltage=12.0, motors=motor, max_steps=5,
+                    progress=False)
+    reports = []
+    rd.simulate(robot, [0.0], duration=0.2, voltage=12.0, motors=motor,
+                progress=lambda done, total, label: reports.append((done, total)))
+    assert reports and reports[-1] == (pytest.approx(0.2), 0.2)
+    assert all(a[0] <= b[0] for a, b in zip(reports, reports[1:]))
+
+
 # -- velocity limits --------------------------------------------------------------------------
 def test_velocity_limit_report_of_a_voltage_driven_run(tmp_path):
     """qd(t) = w_inf (1 - exp(-t/T)) passes 8 rad/s (w_inf = 12) at t = T ln 3."""

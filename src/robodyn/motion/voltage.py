@@ -165,12 +165,26 @@ def _checked_call(fn, n: int, with_current: bool):
 
 
 def _takes_current(fn) -> bool:
-    """Whether the callable ``fn`` takes a fourth argument (the currents)."""
+    """Whether the callable ``fn`` wants the currents: it cannot be called with three
+    arguments but can with four, or its fourth positional parameter is named ``i`` or
+    ``current`` (``V(t, q, qd, i=None)``). ``V(t, q, qd, gain=2)`` and ``V(*args)`` get
+    three."""
     try:
-        inspect.signature(fn).bind(0.0, None, None, None)
-    except TypeError:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # no signature (a builtin): called with three
         return False
-    except ValueError:  # no signature (a builtin): called with three
+    positional = [p for p in signature.parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(positional) >= 4 and positional[3].name in ("i", "current"):
+        return True
+    try:
+        signature.bind(0.0, None, None)
+        return False
+    except TypeError:
+        pass
+    try:
+        signature.bind(0.0, None, None, None)
+    except TypeError:
         return False
     return True
 
