@@ -82,6 +82,20 @@ def test_no_load_speed_is_the_voltage_over_the_back_emf(tmp_path):
     assert sim.qd[:, 0].max() <= w_inf * (1 + 1e-9)  # approached from below, never passed
 
 
+def test_a_load_moment_lowers_the_steady_speed(tmp_path):
+    """A wrench h_e = (0, 0, 0, 0, 0, m_z) that the rotor exerts (M qdd = tau - J^T h_e,
+    J^T h_e = m_z for a joint about z0 at the origin): the steady state G k_t i = m_z with
+    i = (V - k_b G w) / R, so w = (V - R m_z / (G k_t)) / (k_b G)."""
+    G, R, kt, V, mz = 20.0, 2.0, 0.05, 12.0, 1.5
+    robot = wheel(tmp_path, G=G)
+    T = first_order(V, R, kt, kt, G, 0.02 + G * G * 1e-5)[1]
+    sim = rd.simulate(robot, [0.0], 0.0, 40 * T, voltage=V, progress=False,
+                      motors=DCMotor(resistance=R, torque_constant=kt),
+                      h_e=[0, 0, 0, 0, 0, mz])
+    assert sim.qd[-1, 0] == pytest.approx((V - R * mz / (G * kt)) / (kt * G), rel=1e-9)
+    assert sim.info["current"][-1, 0] == pytest.approx(mz / (G * kt), rel=1e-8)
+
+
 def test_stall_current_and_torque_at_rest(tmp_path):
     """At qd = 0 the back-EMF is 0: i = V / R, tau = G eta k_t V / R. A pendulum whose
     stall torque equals its gravity torque m g l stays at rest."""
