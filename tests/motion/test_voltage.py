@@ -196,6 +196,27 @@ def test_a_two_link_arm_under_constant_voltages_equals_mujoco(tmp_path):
     assert np.abs(data.qpos - [0.3, -0.5]).max() > 0.2  # it moved
 
 
+def test_the_inverse_electrics_of_a_voltage_run_give_its_voltages_back(tmp_path):
+    """robodyn.motion.electrics (the motion -> currents and voltages) inverts the run where
+    the two models agree (module docstring): eta = eta_b = 1, or J_m = 0 with the joint
+    kept out of the efficiency's blend."""
+    from robodyn.motion.electrics import electrics
+
+    arm = rd.load("planar-2r")
+    motors = [DCMotor(resistance=1.0, torque_constant=0.5), DCMotor(2.0, 0.3)]
+    sim = rd.simulate(arm, [0.2, 0.1], 0.0, 1.0, motors=motors, progress=False,
+                      voltage=lambda t, q, qd: [4 * np.sin(3 * t), 2.0 - q[0]], sample_dt=0.01)
+    back = electrics(arm, sim, motors)
+    assert np.abs(back.voltage - sim.info["voltage"]).max() < 1e-10
+    assert np.abs(back.current - sim.info["current"]).max() < 1e-10
+    robot = wheel(tmp_path, jm=0.0, eta=0.8, eta_b=0.6)
+    motor = DCMotor(resistance=2.0, torque_constant=0.05)
+    for qd0 in (24.0, 3.0):  # back-driven from above the no-load speed, driving from below
+        sim = rd.simulate(robot, [0.0], qd0, 0.2, voltage=12.0, motors=motor, progress=False,
+                          sample_dt=0.01)
+        assert np.abs(electrics(robot, sim, motor).voltage - 12.0).max() < 1e-10
+
+
 # -- L > 0: the linear 2-state system x' = A x + b V, x = (qd, i) ----------------------------
 def test_step_voltage_with_inductance_equals_the_matrix_exponential(tmp_path):
     """J qdd = G k_t i, L di/dt = V - R i - k_b G qd: x(t) = x_inf + expm(A t) (x0 - x_inf)
