@@ -414,6 +414,12 @@ def test_bad_voltage_arguments_are_named(tmp_path, kwargs, message):
         rd.simulate(robot, **args)
 
 
+def test_a_batch_of_voltage_runs_is_refused(tmp_path):
+    with pytest.raises(InputError, match=r"voltage: a batch of voltage-driven runs"):
+        rd.rollout(wheel(tmp_path), [0.0], duration=0.1, voltage=1.0,
+                   motors=DCMotor(2.0, 0.05))
+
+
 def test_bad_motor_values_are_named():
     with pytest.raises(InputError, match=r"DCMotor\.resistance: -1\.0; give a finite number"):
         DCMotor(resistance=-1.0, torque_constant=0.1)
