@@ -40,7 +40,7 @@ MAX_VALUES = 64
 COMMANDS = ("simulate", "torques", "energy")
 #: The options of :data:`COMMANDS` that take one or more words (:func:`vector_option`, --tau).
 VECTOR_OPTIONS = frozenset({"--q0", "--qd0", "--tau", "--from", "--to", "--kp", "--kd",
-                            "--limits"})
+                            "--limits", "--voltage"})
 #: A word that starts with a minus and a digit (``-0.5,0.3``, ``-1e-3``, ``-.5``) is a number,
 #: never an option: the rule of Python 3.13's argparse. Those of 3.11 and 3.12 read only ``-1``
 #: and ``-0.5`` as numbers, and ``--q0 -0.5,0.3`` as an unknown option ``-0.5,0.3``.

@@ -101,6 +101,23 @@ def _torques(args, robot):
 
 
 # -- simulate ----------------------------------------------------------------------------------
+def _voltage(args, robot) -> np.ndarray | None:
+    """``--voltage``: constant volts at each joint's DC motor (one number for all, or one
+    per joint), the motors the model file's; None without it."""
+    if args.voltage is None:
+        return None
+    for option, given in (("--tau", args.tau), ("--controller", args.controller),
+                          ("--dt", args.dt)):
+        if given is not None:
+            raise InputError(f"--voltage and {option}: a voltage-driven run takes its torques "
+                             "from the motors, with an adaptive method; leave out " + option)
+    flat = [x for group in args.voltage for x in group]
+    volts = np.full(robot.dof, flat[0]) if len(flat) == 1 else joint_vector(
+        args.voltage, "--voltage", robot)
+    check_magnitude(volts, "--voltage")
+    return volts
+
+
 #: The controllers ``simulate --controller`` runs (:mod:`robodyn.motion.control`).
 CONTROLLERS = ("computed-torque", "pd-gravity")
 #: Gains of ``--controller`` unless ``--kp``/``--kd`` say otherwise (``kd = 2 sqrt(kp)``: the
@@ -246,12 +263,15 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     if args.controller is not None:
         controller, goal, tau_words = _controller(args, robot, q0)
         tau, tau_times = controller, None
+    volts = _voltage(args, robot)
+    if volts is not None:
+        tau_words = f"voltage {format_vector(volts)} V (the model's DC motors)"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", JointLimitWarning)
         warnings.simplefilter("always", EnergyBalanceWarning)
         sim = simulate(robot, q0, qd0, duration=args.duration, tau=tau, tau_times=tau_times,
                        dt=args.dt, method=args.method, max_steps=args.max_steps,
-                       sample_dt=sample_dt)
+                       sample_dt=sample_dt, voltage=volts)
     report_warnings(caught)
     info = sim.info
     how = info["method"] + (f", dt = {args.dt:g} s" if args.dt else
@@ -271,6 +291,11 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
           f"s, real-time factor {info['realtime_factor']:.3g}")
     print(f"  final state: q = {format_vector(sim.q[-1])}, qd = {format_vector(sim.qd[-1])}")
     print("  " + energy_balance(robot, sim))
+    if volts is not None:
+        current = np.abs(info["current"]).max(axis=0)
+        print(f"  motors: peak current {format_vector(current)} A; energy drawn "
+              f"{float(np.sum(info['electric_energy'])):.4g} J, of it copper loss "
+              f"{float(np.sum(info['copper_loss'])):.4g} J")
     if controller is not None:
         units = ", ".join(dict.fromkeys(link.joint.unit for link in robot.links))
         final = float(np.abs(robot.difference(sim.q[-1], goal)).max())
@@ -340,6 +365,10 @@ def add_simulate_command(sub, parents=()) -> None:
     p.add_argument("--tau", nargs="+", metavar="X|FILE",
                    help="applied joint torques: a constant vector, or a CSV file with columns "
                         "t,tau1..taun (default: none, the arm moves freely)")
+    vector_option(p, "--voltage", help="drive the joints by their DC motors' voltages "
+                                       "(volts, one number for all or one per joint; the "
+                                       "motors of the model file: motor: resistance, "
+                                       "torque_constant, ...)")
     p.add_argument("--dt", type=time_step, metavar="SECONDS",
                    help="fixed step (e.g. 0.001 for 1 kHz; default: adaptive steps)")
     p.add_argument("--method", choices=METHODS, default=None,

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EnergyBalance", "EnergyBalanceWarning", "JointLimitWarning", "ENERGY_TOLERANCE",
            "energy_balance", "balance_of_powers", "check_energy", "warn_energy_balance",
-           "energy_advice", "report_limits", "crossed_limits"]
+           "energy_advice", "report_limits", "crossed_limits", "velocity_report"]
 
 #: Fraction of the energy scale the work-energy balance of a run may be off by before
 #: :class:`EnergyBalanceWarning` (see :func:`energy_balance`).
@@ -165,8 +165,12 @@ def energy_advice(info) -> str:
 # -- the joint limits --------------------------------------------------------------------------
 def report_limits(robot, sim: Simulation) -> None:
     """Store the joint limits the (single) run ``sim`` crossed in ``info`` and warn once
-    naming them (:func:`crossed_limits`)."""
+    naming them (:func:`crossed_limits`); ``info["velocity_limit"]`` the joints' speeds
+    against their velocity limits (:func:`velocity_report`) where the model has any."""
     crossed = crossed_limits(robot, sim)
+    speeds = velocity_report(robot, sim)
+    if speeds is not None:
+        sim.info["velocity_limit"] = speeds
     if crossed:
         sim.info["limits_crossed"] = crossed
         shown = "; ".join(crossed[:8]) + (f"; and {len(crossed) - 8} more" if len(crossed) > 8
@@ -174,32 +178,73 @@ def report_limits(robot, sim: Simulation) -> None:
         warn(JointLimitWarning(f"simulate: joint limits crossed (not enforced): {shown}"))
 
 
-def crossed_limits(robot, sim: Simulation) -> list[str]:
-    """The joint limits of ``robot`` that the (single) run ``sim`` crosses, each as
-    ``"<joint> <position|velocity|effort> limit <bound> first crossed at t = ... s"``."""
-    crossed = []
-    chain = robot.numeric_chain
-    q, qd, efforts = sim.q, sim.qd, None
-    if chain.closures is not None and chain.closures.couplings:  # every joint's, q = G y + b
+def _joint_motion(chain, sim: Simulation):
+    """``(q, qd, efforts)`` of every joint of ``chain`` along ``sim``: the run's own, or for
+    coupled loops ``q = G y + b`` (``efforts`` maps the independent joints to ``sim.tau``'s
+    columns; None: every joint has its column)."""
+    if chain.closures is not None and chain.closures.couplings:
         G, b, independent = coupling_basis(chain)
-        q, qd, efforts = sim.q @ G.T + b, sim.qd @ G.T, dict(zip(independent, range(len(b))))
+        return sim.q @ G.T + b, sim.qd @ G.T, dict(zip(independent, range(len(b))))
+    return sim.q, sim.qd, None
+
+
+def _limited_joints(chain):
+    """``(j, name, limits, kq, kv)`` of each single-valued joint of ``chain`` with limits."""
     for j, (link, kq, kv) in enumerate(zip(chain.links, chain.q_offsets(), chain.v_offsets(),
                                            strict=True)):
         limits = link.joint.limits
-        if not limits or not link.joint.model.single:
-            continue
+        if limits and link.joint.model.single:
+            yield j, link.joint.name or f"joint {j + 1}", limits, kq, kv
+
+
+def velocity_report(robot, sim: Simulation) -> dict | None:
+    """Each joint's speed along the (single) run ``sim`` against its velocity limit (URDF
+    ``<limit velocity>``, a model file's ``limits: {velocity}``); None where the model gives
+    no finite one. Per joint of the chain: ``limit`` (``inf``: none), ``peak`` (``max |qd|``),
+    ``ratio`` (``peak / limit``, 0 without a limit); ``exceeded``, the joints (0-based) whose
+    ``|qd|`` passed the limit, with ``first_time`` ``{joint: t}`` and their ``names``."""
+    chain = robot.numeric_chain
+    _, qd, _ = _joint_motion(chain, sim)
+    n = len(chain.links)
+    limit, peak = np.full(n, np.inf), np.zeros(n)
+    exceeded, first, names = [], {}, {}
+    for j, name, limits, _, kv in _limited_joints(chain):
+        limit[j] = np.inf if limits[2] is None else float(limits[2])
+        speed = np.abs(qd[:, kv])
+        peak[j] = float(speed.max()) if speed.size else 0.0
+        over = speed > limit[j]
+        if over.any():
+            exceeded.append(j)
+            first[j], names[j] = float(sim.t[int(np.argmax(over))]), name
+    if not np.isfinite(limit).any():
+        return None
+    ratio = np.where(np.isfinite(limit), peak / limit, 0.0)
+    return {"limit": limit, "peak": peak, "ratio": ratio, "exceeded": exceeded,
+            "first_time": first, "names": names}
+
+
+def crossed_limits(robot, sim: Simulation) -> list[str]:
+    """The joint limits of ``robot`` that the (single) run ``sim`` crosses, each as
+    ``"<joint> <position|velocity|effort> limit <bound> first crossed at t = ... s"`` (a
+    velocity limit with the peak ``|qd|`` as a multiple of it)."""
+    crossed = []
+    chain = robot.numeric_chain
+    q, qd, efforts = _joint_motion(chain, sim)
+    for j, name, limits, kq, kv in _limited_joints(chain):
         lower, upper, velocity, effort = limits
-        name = link.joint.name or f"joint {j + 1}"
         checks = [("position", (q[:, kq] < lower) | (q[:, kq] > upper),
                    f"[{lower:g}, {upper:g}]")]
         if lower == upper == 0:
             checks = []  # URDF's default when a file gives no position limits
-        checks.append(("velocity", np.abs(qd[:, kv]) > velocity, f"{velocity:g}"))
+        speed = np.abs(qd[:, kv])
+        checks.append(("velocity", speed > velocity, f"{velocity:g}"))
         if efforts is None or j in efforts:  # a coupled joint's torque is not in sim.tau
             k = kv if efforts is None else efforts[j]
             checks.append(("effort", np.abs(sim.tau[:, k]) > effort, f"{effort:g}"))
         for what, mask, bound in checks:
             if mask.any():
+                peak = (f" (peak |qd| {speed.max() / velocity:.3g} times the limit)"
+                        if what == "velocity" else "")
                 crossed.append(f"{name} {what} limit {bound} first crossed at t = "
-                               f"{sim.t[int(np.argmax(mask))]:.4g} s")
+                               f"{sim.t[int(np.argmax(mask))]:.4g} s{peak}")
     return crossed

@@ -106,36 +106,38 @@ def manifold_options(method, tau, values) -> None:
 
 class TorqueTable:
     """Torques given at times from ``t = 0`` (or before) on: linear in between, the last
-    value held; a table starting after 0 is refused (it does not say what acts before)."""
+    value held; a table starting after 0 is refused (it does not say what acts before).
+    ``name`` (``"tau"``, ``"voltage"``) is the argument the errors name, and ``name + "_times"``
+    its times."""
 
-    def __init__(self, values, times, duration: float, dof: int):
+    def __init__(self, values, times, duration: float, dof: int, name: str = "tau"):
         try:
             values = np.asarray(values, dtype=float)
         except (TypeError, ValueError):
-            raise InputError(f"tau: expected an array (T, {dof}) of numbers or a callable "
-                             "tau(t, q, qd)") from None
+            raise InputError(f"{name}: expected an array (T, {dof}) of numbers or a callable "
+                             f"{name}(t, q, qd)") from None
         if values.ndim == 1 and dof == 1:
             values = values[:, None]
         if values.ndim != 2 or values.shape[1] != dof:
-            raise InputError(f"tau: expected an array (T, {dof}) or a callable tau(t, q, qd), "
-                             f"got shape {values.shape}")
+            raise InputError(f"{name}: expected an array (T, {dof}) or a callable "
+                             f"{name}(t, q, qd), got shape {values.shape}")
         if not np.isfinite(values).all():
-            raise InputError("tau: every value must be finite")
-        check_magnitude(values, "tau")
+            raise InputError(f"{name}: every value must be finite")
+        check_magnitude(values, name)
         if times is None:
             times = np.linspace(0.0, duration, values.shape[0]) if values.shape[0] > 1 \
                 else np.zeros(1)
         times = np.asarray(times, dtype=float).reshape(-1)
         if times.shape[0] != values.shape[0]:
-            raise InputError(f"tau_times: {times.shape[0]} times for {values.shape[0]} rows of "
-                             "tau")
+            raise InputError(f"{name}_times: {times.shape[0]} times for {values.shape[0]} rows "
+                             f"of {name}")
         if not np.isfinite(times).all():
-            raise InputError("tau_times: every time must be finite")
+            raise InputError(f"{name}_times: every time must be finite")
         if (np.diff(times) <= 0).any():
-            raise InputError("tau_times: must increase strictly")
+            raise InputError(f"{name}_times: must increase strictly")
         if times[0] > 0:  # what acts before the first time is not the table's to say
-            raise InputError(f"tau_times: starts at {times[0]:g}, not 0; give the torques from "
-                             "the start (a first row at t = 0)")
+            raise InputError(f"{name}_times: starts at {times[0]:g}, not 0; give the values "
+                             "from the start (a first row at t = 0)")
         self.values, self.times = values, times
 
     def __call__(self, t, q=None, qd=None) -> np.ndarray:
@@ -207,10 +209,13 @@ class Problem:
     """What one run integrates, checked: the arm, its start ``(q0, qd0)`` and what drives
     it: ``torque`` (None, a :class:`TorqueTable` or a callable ``tau(t, q, qd)``) and
     ``wrench`` (None, 6 values, a dict of them at named frames, or a callable ``h_e(t, q,
-    qd)``). How it is integrated is a :class:`~robodyn.motion.options.SimulationOptions`."""
+    qd)``); or ``drives``, the motors and their voltages
+    (:class:`~robodyn.motion.voltage.Drives`) of a voltage-driven run. How it is integrated
+    is a :class:`~robodyn.motion.options.SimulationOptions`."""
 
     robot: Any
     q0: np.ndarray
     qd0: np.ndarray
     torque: Any
     wrench: Any
+    drives: Any = None

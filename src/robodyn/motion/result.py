@@ -108,6 +108,10 @@ class Simulation:
             if balance is not None:
                 line += f" (balance off by {balance.relative:.2g} of the scale)"
             lines.append(line)
+        if "electric_energy" in info:  # driven by the motors' voltages
+            lines.append(f"  motors: peak |i| = {numbers(np.abs(info['current']).max(axis=0))} "
+                         f"A, drawn {number(float(info['electric_energy'].sum()), 6)} J "
+                         f"(copper loss {number(float(info['copper_loss'].sum()), 6)} J)")
         if info.get("limits_crossed"):
             lines.append(f"  joint limits crossed: {len(info['limits_crossed'])}")
         return "\n".join(lines)
@@ -154,10 +158,14 @@ class Simulation:
 
     def columns(self) -> dict[str, np.ndarray]:
         """Every recorded series by name: ``t``, ``q1..``, ``qd1..``, ``qdd1..``, ``tau1..``,
-        ``kinetic``, ``potential``, ``total``; for a batch, ``(N, T)`` each."""
+        ``kinetic``, ``potential``, ``total``; a run driven by voltages also ``current1..``,
+        ``voltage1..``, ``electric_power1..``; for a batch, ``(N, T)`` each."""
         out = {"t": self.t}
-        for name in ("q", "qd", "qdd", "tau"):  # q: nq values (quaternions), the others nv
-            values = getattr(self, name)
+        series = [(name, getattr(self, name)) for name in ("q", "qd", "qdd", "tau")]
+        for name in ("current", "voltage", "electric_power"):  # the motors' (voltage runs)
+            if isinstance(self.info.get(name), np.ndarray):
+                series.append((name, self.info[name]))
+        for name, values in series:  # q: nq values (quaternions), the others nv
             for j in range(values.shape[-1]):
                 out[f"{name}{j + 1}"] = values[..., j]
         out.update(kinetic=self.kinetic, potential=self.potential, total=self.total)

@@ -112,7 +112,9 @@ def rollout(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float =
             dt: float | None = None, method: str | None = None, rtol: float = 1e-9,
             atol: float = 1e-9, max_step: float = np.inf, progress: ProgressOption = None,
             check_limits: bool = True, max_steps: int = DEFAULT_MAX_STEPS,
-            sample_dt: float | None = None, values=None) -> Simulation:
+            sample_dt: float | None = None, values=None,
+            voltage: ArrayLike | Callable[..., ArrayLike] | None = None,
+            voltage_times: ArrayLike | None = None, motors=None) -> Simulation:
     """``N`` rollouts of ``robot`` in one call, as MuJoCo's ``rollout``: the arguments of
     :func:`~robodyn.simulate` (the same names, defaults and checks), of which any may have
     a leading rollout axis (module docstring): ``q0`` or ``qd0`` ``(N, nq)``, ``(N, nv)``;
@@ -122,9 +124,13 @@ def rollout(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float =
     nq)``, ``qd``, ``qdd``, ``tau`` ``(N, T, nv)``, the energies ``(N, T)``, ``t`` ``(T,)``;
     ``sim.rollout(i)`` is one rollout. A batch needs one time grid: ``dt`` (a fixed-step
     method) or ``sample_dt``. Rollouts that fail raise :class:`RolloutError`, which holds
-    the others."""
+    the others. Voltage-driven runs (``voltage``, ``motors``) are one at a time, with
+    :func:`~robodyn.simulate`."""
     check_progress(progress)
     refuse_springs(robot, "rd.rollout")
+    if voltage is not None or motors is not None or voltage_times is not None:
+        raise InputError("voltage: a batch of voltage-driven runs is not simulated yet; run "
+                         "them one at a time with rd.simulate(..., voltage=, motors=)")
     if closed(robot):  # the batch loops integrate the open tree: its loops would open
         raise InputError("robot: a closed mechanism (loops:) is simulated one run at a time "
                          "with rd.simulate (projected RK4, docs/closed-chains.md); loop over "

@@ -33,7 +33,11 @@ of constant wrenches at named frames ``{frame: 6 values}`` (``robot.frames``; se
 :meth:`~robodyn.Robot.inverse_dynamics`).
 
 Joint limits the model knows (URDF ``<limit>``) are reported, not enforced: a
-:class:`JointLimitWarning` names each limit crossed and when it first was.
+:class:`JointLimitWarning` names each limit crossed and when it first was, and
+``info["velocity_limit"]`` has each joint's peak speed against its velocity limit.
+
+Voltages (``voltage=``, ``motors=``) drive the joints through their DC motors instead of
+torques (:mod:`robodyn.motion.voltage`).
 
 Every run ends, and says when it went wrong:
 
@@ -69,6 +73,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..core.errors import InputError
 from ..core.progress import ProgressOption, check_progress
 from .checks import (
     ENERGY_TOLERANCE,
@@ -110,7 +115,9 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
              dt: float | None = None, method: str | None = None, rtol: float = 1e-9,
              atol: float = 1e-9, max_step: float = np.inf, progress: ProgressOption = None,
              check_limits: bool = True, max_steps: int = DEFAULT_MAX_STEPS,
-             sample_dt: float | None = None, values=None) -> Simulation:
+             sample_dt: float | None = None, values=None,
+             voltage: ArrayLike | Callable[..., ArrayLike] | None = None,
+             voltage_times: ArrayLike | None = None, motors=None) -> Simulation:
     """Integrate the robot's motion from ``q0``, ``qd0`` for ``duration`` seconds (see the
     module docstring for ``tau``, ``h_e``, the methods and the budgets; default method:
     ``"rk45"`` without ``dt``, ``"rk4"`` with it). ``max_steps`` bounds the steps of the
@@ -132,9 +139,29 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
     ``tau`` ``(N, T, dof)`` or a list of ``N`` controllers, ``h_e`` ``(N, 6)``, or
     ``values={name: N values}`` (per-rollout parameter values) run ``N`` rollouts and return
     a :class:`Simulation` whose arrays have a leading ``N`` axis, as
-    :func:`~robodyn.rollout` (the explicit entry for batches) does."""
+    :func:`~robodyn.rollout` (the explicit entry for batches) does.
+
+    Driven by the motors' voltages (:mod:`robodyn.motion.voltage`): ``voltage`` (volts: one
+    number, one per joint, a table ``(T, dof)`` at ``voltage_times``, or a callable
+    ``V(t, q, qd)`` or ``V(t, q, qd, i)``) and ``motors`` (one
+    :class:`~robodyn.motion.electrics.DCMotor` per joint, or one for all; default: the
+    model file's, :func:`~robodyn.motion.electrics.motors_of`) in place of
+    ``tau``; the adaptive methods (``"rk45"``, ``"dop853"``, ``"radau"``); ``sim.tau`` the
+    motors' joint torques, ``sim.info`` the ``current``, ``voltage`` and ``electric_power``."""
     check_progress(progress)
     refuse_springs(robot, "rd.simulate")
+    if voltage is not None or motors is not None:  # motors=None: the model file's
+        from .voltage import simulate_voltage
+
+        if tau is not None or values is not None:
+            raise InputError(f"{'tau' if tau is not None else 'values'}: a voltage-driven run "
+                             "takes its torques from the motors, one run at a time; give "
+                             "voltage= and motors=, or tau")
+        return simulate_voltage(robot, motors, q0, qd0, duration, voltage=voltage,
+                                voltage_times=voltage_times, h_e=h_e, dt=dt, method=method,
+                                rtol=rtol, atol=atol, max_step=max_step, max_steps=max_steps,
+                                sample_dt=sample_dt, progress=progress,
+                                check_limits=check_limits)
     if not robot.chain.single_valued:  # quaternion joints (a free base, ball joints)
         manifold_options(method, tau, values)
     count = batch_size(robot, q0, qd0, tau, h_e, values)
@@ -151,3 +178,4 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
     if count is None:
         return simulate_one(robot, q0, qd0, tau, tau_times, h_e, options)
     return simulate_many(robot, q0, qd0, tau, tau_times, h_e, values, options)
+

@@ -28,16 +28,20 @@ __all__ = ["simulate_one"]
 
 
 def simulate_one(robot, q0: np.ndarray, qd0: np.ndarray, tau, tau_times, h_e,
-                 options: SimulationOptions) -> Simulation:
+                 options: SimulationOptions, drives=None) -> Simulation:
     """The run of ``robot`` from ``(q0, qd0)`` (checked: :func:`~.inputs.start_state`)
     driven by ``tau`` (at ``tau_times``) and ``h_e`` as :func:`~robodyn.simulate` takes them
-    (checked here), integrated as ``options`` say."""
+    (checked here), or by the motors' voltages ``drives``
+    (:func:`~robodyn.motion.voltage.voltage_drives`, whose ``run`` integrates them),
+    integrated as ``options`` say."""
     problem = Problem(robot=robot, q0=q0, qd0=qd0,
                       torque=torque_input(tau, tau_times, options.duration, robot.dof),
-                      wrench=checked_wrench(h_e, robot))
+                      wrench=checked_wrench(h_e, robot), drives=drives)
     start = time.perf_counter()
     with tracker(options.progress, options.duration, "simulating") as bar:
-        if closed(robot):  # loops: projected RK4 on the actuated coordinates
+        if drives is not None:  # the motors' voltages drive the joints
+            sim = drives.run(problem, options, bar)
+        elif closed(robot):  # loops: projected RK4 on the actuated coordinates
             sim = run_closed(problem, options, bar)
         elif options.method in ("implicit-euler", "radau"):
             sim = run_implicit(problem, options, bar)

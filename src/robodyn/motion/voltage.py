@@ -1,0 +1,344 @@
+"""A simulation driven by the motors' voltages: ``rd.simulate(robot, q0, ..., voltage=...,
+motors=...)``.
+
+Each joint ``j`` has a permanent-magnet DC motor (:class:`~robodyn.motion.electrics.DCMotor`:
+armature resistance ``R``, inductance ``L``, torque constant ``k_t``, back-EMF constant
+``k_b``) behind the gear of the model's :class:`~robodyn.model.chain.Motor` (ratio ``G``,
+efficiencies ``eta`` when the motor drives and ``eta_b`` when it is driven; the rotor's
+reflected inertia ``G^2 J_m`` is already in ``M(q)``). The armature circuit (Siciliano,
+Sciavicco, Villani & Oriolo, *Robotics*, Springer 2009, §5.4.1, eq. 5.1-5.3)::
+
+    L di/dt = V - R i - k_b G qd                 (L > 0: the current is a state)
+    i = (V - k_b G qd) / R                       (L = 0: the current follows the voltage)
+
+and the joint torque through the gear, ``tau = G k_t i e(i, qd)``, with the efficiency
+factor ``e = eta`` while the motor drives (``k_t i G qd > 0``: power flows to the joint) and
+``e = 1 / eta_b`` while the load drives it (the gear's loss then adds to the motor's
+braking torque: the motor receives ``eta_b tau qd``). The arm::
+
+    M(q) qdd + C(q, qd) qd + F(qd) + g(q) = tau - J^T h_e
+
+on the state ``(q, qd, i_L)`` (``i_L`` the currents of the motors with ``L > 0``).
+
+The efficiency switch is discontinuous where ``qd`` changes sign under a current. The run
+takes the motor as driving while ``s = sign(i) G qd >= 0`` (at rest too: the stall torque
+is ``G eta k_t V / R``) and reaches the back-driven efficiency smoothly over the motor speed
+``w_e`` (``efficiency_speed``, rad/s at the rotor)::
+
+    e = c eta + (1 - c) / eta_b,      c = 1 - tanh(max(-s, 0) / w_e)
+
+so the right-hand side is continuous (``tau`` is 0 where ``sign(i)`` jumps; ``c`` is 1 at
+``s = 0`` from both sides) and a joint held against a load that back-drives it creeps at
+a speed of order ``w_e / G`` instead of chattering between the two efficiencies; beyond a
+few ``w_e`` it is the hard rule. With ``eta = eta_b = 1`` (the default) ``e = 1`` exactly.
+The efficiency is applied to the whole electromagnetic torque ``k_t i`` (the rotor's own
+inertial torque ``G^2 J_m qdd`` passes the gear with it);
+:func:`~robodyn.motion.electrics.electrics` (the inverse problem) keeps the rotor's inertia
+on the motor side, so the two agree exactly where ``eta = eta_b = 1`` or ``J_m = 0``.
+
+Steady state under a constant voltage ``V`` with no load: ``i = 0`` and the no-load speed
+``qd = V / (k_b G)`` (the back-EMF cancels ``V``), the drive's natural speed limit; at rest
+the stall current ``V / R`` and stall torque ``G eta k_t V / R``.
+
+The run uses the adaptive methods of :func:`robodyn.simulate` (``"rk45"``, ``"dop853"``, or
+``"radau"`` for a small ``L / R``: the electrical time constant makes the system stiff) and
+their budgets (``max_steps``), progress and checks (the energy balance of the arm under the
+joint torques, the joint limits). ``sim.tau`` is the joint torque from the motors;
+``sim.info`` adds ``current``, ``voltage``, ``electric_power`` (``V i``, ``(T, n)``),
+``electric_energy`` (``∫ V i dt`` per joint over the run) and ``copper_loss`` (``∫ R i^2
+dt`` per joint), both integrated with the motion as states of the solver (to its
+tolerance, whatever the samples; ``sim.solution`` is the dense output of the whole state
+``(q, qd, i_L, ∫ V i, ∫ R i^2)``).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.errors import InputError, excerpt
+from .adaptive import drive
+from .closed import closed
+from .electrics import DCMotor, motors_of
+from .inputs import TorqueTable, check_magnitude, start_state, wrench_value
+from .options import SimulationOptions
+from .result import Simulation, finished
+from .single import simulate_one
+
+__all__ = ["Drives", "simulate_voltage", "voltage_drives", "run_voltage", "VOLTAGE_METHODS"]
+
+#: The methods a voltage-driven run takes.
+VOLTAGE_METHODS = ("rk45", "dop853", "radau")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Drives:
+    """The checked motors and voltage of a run: per joint ``R``, ``L``, ``k_t``, ``k_b``
+    (the motors), ``G``, ``eta``, ``eta_b`` (the model's gears); ``voltage(t, q, qd, i)``
+    the joints' voltages; ``efficiency_speed`` ``w_e`` (module docstring)."""
+
+    R: np.ndarray
+    L: np.ndarray
+    kt: np.ndarray
+    kb: np.ndarray
+    G: np.ndarray
+    eta: np.ndarray
+    eta_b: np.ndarray
+    voltage: Callable
+    efficiency_speed: float
+
+    @property
+    def inductive(self) -> np.ndarray:
+        """The joints whose current is a state (``L > 0``)."""
+        return self.L > 0
+
+    def currents(self, V, qd, i_state) -> np.ndarray:
+        """Every joint's current: the state's where ``L > 0``, else ``(V - k_b G qd) / R``."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            i = (V - self.kb * self.G * qd) / self.R
+        i = np.where(self.inductive, 0.0, i)
+        if self.inductive.any():
+            i[..., self.inductive] = i_state
+        return i
+
+    def torque(self, i, qd) -> np.ndarray:
+        """``tau = G k_t i e(i, qd)``, the joint torque of the currents ``i``."""
+        back = 1.0 / self.eta_b
+        s = np.sign(i) * self.G * qd
+        c = 1.0 - np.tanh(np.maximum(-s, 0.0) / self.efficiency_speed)
+        return self.G * self.kt * i * (back + c * (self.eta - back))
+
+    def run(self, problem, options, bar) -> Simulation:
+        """The run of ``problem`` these drives drive: :func:`run_voltage`."""
+        return run_voltage(problem, options, bar)
+
+    def current_rate(self, V, i, qd) -> np.ndarray:
+        """``di/dt = (V - R i - k_b G qd) / L`` of the inductive joints."""
+        k = self.inductive
+        return (V[..., k] - self.R[k] * i[..., k] - self.kb[k] * self.G[k] * qd[..., k]) / \
+            self.L[k]
+
+
+def _motors(motors, n: int, chain) -> list[DCMotor]:
+    """``motors`` checked: one per joint (one given for all is repeated); ``None``: the
+    model file's (:func:`~robodyn.motion.electrics.motors_of`)."""
+    if motors is None:
+        motors = motors_of(chain)
+    if motors is None:
+        raise InputError("motors: a voltage-driven run needs the joints' DC motors; give "
+                         "motors=DCMotor(resistance=..., torque_constant=...) (one for all) or "
+                         f"a list of {n}, or put them in the model file (motor: resistance, "
+                         "torque_constant, ...)")
+    out = [motors] * n if isinstance(motors, DCMotor) else motors
+    if isinstance(out, (str, bytes)) or not hasattr(out, "__len__") or len(out) != n \
+            or not all(isinstance(m, DCMotor) for m in out):
+        raise InputError(f"motors: expected one robodyn.motion.electrics.DCMotor per joint "
+                         f"({n}) or one for all, got {excerpt(motors)}")
+    for j, m in enumerate(out):
+        if m.resistance == 0 and m.inductance == 0:
+            raise InputError(f"motors[{j}]: resistance and inductance both 0: the voltage "
+                             "would fix the speed; give resistance > 0 or inductance > 0")
+    return list(out)
+
+
+def _constant(values: np.ndarray):
+    def voltage(t, q, qd, i=None):
+        return values
+
+    return voltage
+
+
+def _checked_call(fn, n: int, with_current: bool):
+    def voltage(t, q, qd, i=None):
+        raw = fn(t, q, qd, i) if with_current else fn(t, q, qd)
+        try:
+            V = np.asarray(raw, dtype=float)
+        except (TypeError, ValueError):
+            V = np.full(1, np.nan)
+        if V.ndim == 0:
+            V = np.full(n, float(V))
+        if V.shape != (n,) or not np.isfinite(V).all():
+            raise InputError(f"voltage(t, q, qd): returned {excerpt(raw)} at t = {t:.6g} s; "
+                             f"expected {n} finite numbers (volts, one per joint)")
+        check_magnitude(V, "voltage(t, q, qd)")
+        return V
+
+    return voltage
+
+
+def _takes_current(fn) -> bool:
+    """Whether the callable ``fn`` wants the currents: it cannot be called with three
+    arguments but can with four, or its fourth positional parameter is named ``i`` or
+    ``current`` (``V(t, q, qd, i=None)``). ``V(t, q, qd, gain=2)`` and ``V(*args)`` get
+    three."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # no signature (a builtin): called with three
+        return False
+    positional = [p for p in signature.parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(positional) >= 4 and positional[3].name in ("i", "current"):
+        return True
+    try:
+        signature.bind(0.0, None, None)
+        return False
+    except TypeError:
+        pass
+    try:
+        signature.bind(0.0, None, None, None)
+    except TypeError:
+        return False
+    return True
+
+
+def _voltage(voltage, voltage_times, duration: float, n: int, inductive) -> Callable:
+    if callable(voltage):
+        if voltage_times is not None:
+            raise InputError("voltage_times: given with a callable voltage; times go with a "
+                             "table of voltages (T, dof)")
+        with_current = _takes_current(voltage)
+        if with_current and not inductive.all():
+            raise InputError("voltage(t, q, qd, i): a voltage that feeds back the current needs "
+                             "the current as a state: give every motor an inductance > 0 (or "
+                             "a voltage(t, q, qd))")
+        return _checked_call(voltage, n, with_current)
+    try:
+        if isinstance(voltage, str | bytes):
+            raise TypeError
+        arr = np.asarray(voltage, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"voltage: expected volts (one number, {n} per joint, a table (T, "
+                         f"{n}) or a callable V(t, q, qd)), got {excerpt(voltage)}") from None
+    if voltage_times is None and arr.ndim <= 1:  # constant per joint
+        if arr.ndim == 0:
+            arr = np.full(n, float(arr))
+        if arr.shape != (n,):
+            raise InputError(f"voltage: expected one number or {n} (one per joint), got "
+                             f"shape {arr.shape}; a table of voltages is (T, {n})")
+        if not np.isfinite(arr).all():
+            raise InputError(f"voltage: {excerpt(arr.tolist())} is not finite")
+        check_magnitude(arr, "voltage")
+        return _constant(arr)
+    table = TorqueTable(arr, voltage_times, duration, n, name="voltage")
+    return lambda t, q, qd, i=None: table(t)
+
+
+def voltage_drives(robot, motors, voltage, voltage_times, duration: float,
+                   efficiency_speed: float = 1.0) -> Drives:
+    """The checked :class:`Drives` of ``robot`` (its gears) with ``motors`` (one
+    :class:`DCMotor` per joint or one for all) and ``voltage`` (one number, one per joint, a
+    table ``(T, dof)`` at ``voltage_times``, or a callable ``V(t, q, qd)`` or ``V(t, q, qd,
+    i)``); :class:`InputError` naming the argument otherwise."""
+    if not robot.chain.single_valued:
+        raise InputError("voltage: DC motors drive revolute or prismatic joints; this robot "
+                         "has free or ball joints")
+    if getattr(robot.chain, "transmission", None) is not None:
+        raise InputError("voltage: this robot's motors drive its joints through a coupled "
+                         "transmission (transmission.matrix), which a voltage-driven run does "
+                         "not model yet; give tau")
+    n = robot.dof
+    motors = _motors(motors, n, robot.numeric_chain)
+    if not (isinstance(efficiency_speed, int | float) and np.isfinite(efficiency_speed)
+            and efficiency_speed > 0):
+        raise InputError(f"efficiency_speed: {excerpt(efficiency_speed)}; give a motor speed "
+                         "> 0 (rad/s) over which the gear's efficiency switches")
+    links = robot.numeric_chain.links[:n]
+    G = np.array([float(link.motor.gear_ratio) for link in links])
+    if (G == 0).any():
+        raise InputError(f"voltage: joint {int(np.argmin(np.abs(G))) + 1} has gear_ratio 0; "
+                         "a motor drives its joint through a ratio != 0")
+    R, L, kt, kb = (np.array(v, dtype=float) for v in zip(
+        *[(m.resistance, m.inductance, m.torque_constant, m.k_b) for m in motors], strict=True))
+    return Drives(R=R, L=L, kt=kt, kb=kb, G=G,
+                  eta=np.array([float(link.motor.efficiency) for link in links]),
+                  eta_b=np.array([float(link.motor.back) for link in links]),
+                  voltage=_voltage(voltage, voltage_times, duration, n, L > 0),
+                  efficiency_speed=float(efficiency_speed))
+
+
+def _rates(robot, drives: Drives, wrench):
+    """``f(t, y)`` of the state ``y = (q, qd, i_L, E, Q)``: ``E`` and ``Q`` the energy
+    drawn, ``∫ V i dt``, and the copper loss, ``∫ R i^2 dt``, per joint (integrated with the
+    motion, to its tolerance)."""
+    n, k = robot.dof, int(drives.inductive.sum())
+
+    def rhs(t, y):
+        q, qd, i_state = y[:n], y[n:2 * n], y[2 * n:2 * n + k]
+        V = drives.voltage(t, q, qd, i_state if drives.inductive.all() else None)
+        i = drives.currents(V, qd, i_state)
+        qdd = robot.forward_dynamics(q, qd, drives.torque(i, qd),
+                                     h_e=wrench_value(wrench, t, q, qd))
+        return np.concatenate([qd, qdd, drives.current_rate(V, i, qd), V * i,
+                               drives.R * i * i])
+
+    return rhs
+
+
+def run_voltage(problem, options, bar) -> Simulation:
+    """One voltage-driven run (module docstring) of ``problem`` (its ``drives``, from
+    :func:`voltage_drives`), the currents of the inductive motors starting at 0."""
+    from scipy.integrate import DOP853, RK45, Radau  # SciPy only when used
+
+    robot, drives, wrench, n = problem.robot, problem.drives, problem.wrench, problem.robot.dof
+    rhs = _rates(robot, drives, wrench)
+    k = int(drives.inductive.sum())
+    y0 = np.concatenate([problem.q0, problem.qd0, np.zeros(k + 2 * n)])
+    kind = {"rk45": RK45, "dop853": DOP853, "radau": Radau}[options.method]
+
+    def make():
+        return kind(rhs, 0.0, y0, options.duration, rtol=options.rtol, atol=options.atol,
+                    max_step=options.max_step)
+
+    t, y, solution, steps, solver = drive(make, rhs, y0, options.duration, options.times,
+                                          options.max_steps, options.method, n, bar)
+    q, qd, i_state = y[:n].T.copy(), y[n:2 * n].T.copy(), y[2 * n:2 * n + k].T
+    drawn, copper = y[2 * n + k:3 * n + k, -1], y[3 * n + k:, -1]
+    V = np.stack([drives.voltage(tk, qk, qdk, ik if drives.inductive.all() else None)
+                  for tk, qk, qdk, ik in zip(t, q, qd, i_state, strict=True)])
+    i = drives.currents(V, qd, i_state)
+    tau = drives.torque(i, qd)
+    if wrench is None or not callable(wrench):
+        qdd = robot.forward_dynamics(q, qd, tau, h_e=wrench)
+    else:
+        qdd = np.stack([robot.forward_dynamics(qk, qdk, tk_tau, h_e=wrench_value(wrench, tk, qk,
+                                                                             qdk))
+                        for tk, qk, qdk, tk_tau in zip(t, q, qd, tau, strict=True)])
+    info = {"steps": steps, "evaluations": int(solver.nfev), "rtol": options.rtol,
+            "atol": options.atol, "current": i, "voltage": V, "electric_power": V * i,
+            "electric_energy": drawn.copy(), "copper_loss": copper.copy()}
+    return finished(robot, t, q, qd, qdd, tau, info, solution)
+
+
+def simulate_voltage(robot, motors, q0, qd0=0.0, duration: float = 1.0, *, voltage,
+                     voltage_times=None, efficiency_speed: float = 1.0, h_e=None,
+                     dt: float | None = None, **options) -> Simulation:
+    """One run of ``robot`` from ``(q0, qd0)`` driven by its ``motors``' ``voltage``
+    (module docstring; :func:`robodyn.simulate` with ``voltage=`` and ``motors=`` calls
+    this): ``voltage`` one number, one per joint, a table ``(T, dof)`` at
+    ``voltage_times``, or a callable ``V(t, q, qd)`` (``V(t, q, qd, i)``: the currents too,
+    for motors that all have an inductance); ``efficiency_speed`` ``w_e``, the motor speed
+    (rad/s) over which the gear's efficiency switches; ``options``: those of
+    :func:`robodyn.simulate` (``method``, ``rtol``, ``atol``, ``max_step``, ``max_steps``,
+    ``sample_dt``, ``progress``, ``check_limits``)."""
+    if voltage is None:
+        raise InputError("voltage: motors given without a voltage; give voltage= (volts per "
+                         "joint, a table (T, dof) or a callable V(t, q, qd))")
+    if closed(robot):
+        raise InputError("voltage: a robot with closed loops is not driven by voltages yet; "
+                         "give tau")
+    if dt is not None:
+        raise InputError("dt: a voltage-driven run takes the adaptive methods (rk45, dop853, "
+                         "radau); leave dt out (sample_dt gives a uniform grid)")
+    method = options.get("method")
+    if method is not None and method not in VOLTAGE_METHODS:
+        raise InputError(f"method: {excerpt(method)}; a voltage-driven run takes "
+                         f"{', '.join(map(repr, VOLTAGE_METHODS))} (adaptive; leave dt out, "
+                         "sample_dt gives a uniform grid)")
+    settings = SimulationOptions.checked(duration=duration, **options)
+    drives = voltage_drives(robot, motors, voltage, voltage_times, settings.duration,
+                            efficiency_speed)
+    q0, qd0 = start_state(robot, q0, qd0)
+    return simulate_one(robot, q0, qd0, None, None, h_e, settings, drives=drives)
