@@ -259,3 +259,67 @@ def test_coupled_transmission_with_an_end_effector_wrench(tmp_path):
                                rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(robot.forward_dynamics(q, qd, tau, h_e=h), qdd, rtol=1e-9,
                                atol=1e-9)
+
+
+def test_coupled_regressor_times_the_parameters_is_the_inverse_dynamics(tmp_path):
+    """The regressor of a model with a coupled transmission has the tree's columns, then
+    ``Jm_k, Bm_k, Fm_k`` per motor (columns ``n_k^T (n_k . qdd)``, ``n_k^T (n_k . qd)``,
+    ``n_k^T sign(n_k . qd)``): ``Y pi = tau`` with the drives' torques, whose hand
+    derivation (the coupled wrist above) this checks column by column."""
+    robot = _with_transmission(tmp_path, f"[[{G1}, 0], [{C * G2}, {G2}]]",
+                               "  motor_viscous: [1.0e-3, 2.0e-3]\n"
+                               "  motor_coulomb: [0.01, 0.02]\n")
+    names, values = robot.inertial_parameters()
+    assert names[-6:] == ("Jm1", "Jm2", "Bm1", "Bm2", "Fm1", "Fm2")
+    np.testing.assert_allclose(values[-6:], [J1, J2, 1e-3, 2e-3, 0.01, 0.02], rtol=1e-15)
+    rng = np.random.default_rng(9)
+    q, qd, qdd = rng.normal(size=(3, 8, 2))
+    Y = robot.regressor(q, qd, qdd)
+    np.testing.assert_allclose(Y @ values, robot.inverse_dynamics(q, qd, qdd), rtol=1e-12,
+                               atol=1e-12)
+    # motor 2 (row n_2 = (c G2, G2)): its inertia column is n_2^T (n_2 . qdd)
+    n2 = np.array([C * G2, G2])
+    np.testing.assert_allclose(Y[..., names.index("Jm2")], (qdd @ n2)[:, None] * n2,
+                               rtol=1e-14)
+    np.testing.assert_allclose(Y[..., names.index("Fm2")], np.sign(qd @ n2)[:, None] * n2,
+                               rtol=1e-14)
+
+
+def test_identification_of_a_coupled_wrist_gives_back_its_drives(tmp_path):
+    """Noise-free torques of the coupled arm along random states: the base parameters
+    estimated by least squares give the torques back (1e-9), and the drives' parameters
+    come back (1e-8 relative), motor 1's grouped with joint 1's friction by hand."""
+    robot = _with_transmission(tmp_path, f"[[{G1}, 0], [{C * G2}, {G2}]]",
+                               "  motor_viscous: [1.0e-3, 2.0e-3]\n"
+                               "  motor_coulomb: [0.01, 0.02]\n")
+    rng = np.random.default_rng(10)
+    q, qd, qdd = rng.uniform(-2, 2, size=(3, 400, 2))
+    tau = robot.inverse_dynamics(q, qd, qdd)
+    result = rd.identify(robot, q, qd, qdd, tau, weights=[1.0, 1.0])
+    np.testing.assert_allclose(robot.regressor_base(q, qd, qdd) @ result.estimate, tau,
+                               atol=1e-9)
+    assert result.residual_rms.max() < 1e-9
+    found = dict(zip(result.names, result.estimate, strict=True))
+    # motor 1 drives joint 1 alone (row (G1, 0)): its friction columns are G1^2 qd1 and
+    # G1 sign(qd1) on joint 1, the joint's own viscous and Coulomb columns scaled, so the
+    # base parameters group them (the links have no friction of their own); motor 2's
+    # row (c G2, G2) makes its parameters identifiable on their own
+    for name, want in (("Fv1R", G1**2 * 1e-3), ("Fs1R", G1 * 0.01), ("Jm2", J2),
+                       ("Bm2", 2e-3), ("Fm2", 0.02)):
+        assert found[name] == pytest.approx(want, rel=1e-8), name
+
+
+def test_with_inertial_parameters_sets_the_drives(tmp_path):
+    robot = _with_transmission(tmp_path, f"[[{G1}, 0], [{C * G2}, {G2}]]")
+    names, values = robot.inertial_parameters()
+    changed = values.copy()
+    changed[names.index("Jm2")] = 3e-4
+    other = robot.with_inertial_parameters(changed)
+    assert other.chain.transmission.motor_inertia == (J1, 3e-4)
+    rng = np.random.default_rng(12)
+    q, qd, qdd = rng.normal(size=(3, 4, 2))
+    np.testing.assert_allclose(other.inverse_dynamics(q, qd, qdd),
+                               robot.regressor(q, qd, qdd) @ changed, rtol=1e-12, atol=1e-12)
+    changed[names.index("Fm1")] = -1.0
+    with pytest.raises(rd.ModelError, match="negative"):
+        robot.with_inertial_parameters(changed)

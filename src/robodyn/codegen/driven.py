@@ -69,9 +69,14 @@ class DrivenRunner(Runner):
         tree = super().run
         if base not in CHANGED:
             return tree(kind, *arrays)
-        if base == "regressor":
-            raise ModelError(f"{self.name}: the regressor of a model with a coupled "
-                             "transmission is not computed yet (its N^T J_m N columns)")
+        if base == "regressor":  # the tree's columns, then the drives' (Jm, Bm, Fm)
+            from ..dynamics.regressor import transmission_columns
+
+            full = np.asarray(tree(kind, *arrays), dtype=float)
+            qd, qdd = (np.asarray(a, dtype=float) for a in arrays[1:3])
+            extra = transmission_columns(self.tr, qd, qdd)
+            extra = np.broadcast_to(extra, (*full.shape[:-1], extra.shape[-1]))
+            return np.concatenate([full, extra], axis=-1)
         if base in ("forward_dynamics", "forward_dynamics_derivatives"):
             q, qd, tau, *rest = (np.asarray(a, dtype=float) for a in arrays)
             fd_kind = kind.replace(base, "inverse_dynamics")

@@ -34,6 +34,13 @@ them). A Stribeck term or a smooth sign is not linear in its shape: such a model
 refused here (:func:`robodyn.identify_friction` fits its levels). In a tree the
 outward step starts from each link's parent, and link ``k``'s wrench reaches only the
 joints of its ancestors (the other rows of its columns are zero).
+
+A coupled transmission ``theta = N q`` (:mod:`robodyn.model.transmission`) adds, per motor
+``k`` with row ``n_k`` of ``N``, its rotor inertia ``Jm_k``, viscous ``Bm_k`` and Coulomb
+``Fm_k`` friction (after every other column: all ``Jm``, then ``Bm``, then ``Fm``): the
+drives' torques ``N^T (J_m N qdd + B_m N qd + F_m sign(N qd))`` are linear in them, with
+the columns ``n_k^T (n_k . qdd)``, ``n_k^T (n_k . qd)`` and ``n_k^T sign(n_k . qd)``
+(:func:`transmission_columns`).
 """
 
 from __future__ import annotations
@@ -206,6 +213,10 @@ def parameter_columns(chain: Chain) -> tuple[list[int], list[str]]:
             if present:
                 cols.append(extra_column(n, j) + k)
                 names.append(f"{EXTRA_FRICTION[k]}{j + 1}")
+    if getattr(chain, "transmission", None) is not None:  # after the tree's columns
+        width = regressor_width(chain)
+        cols += range(width, width + len(TRANSMISSION_PARAMETERS) * n)
+        names += [f"{p}{k + 1}" for p in TRANSMISSION_PARAMETERS for k in range(n)]
     return cols, names
 
 
@@ -252,11 +263,31 @@ def standard_parameters(chain: Chain) -> list:
         if offset:
             extras.append(fr.offset)
     out += [link.motor.armature for link in chain.links if has_motor(link)]
+    tr = getattr(chain, "transmission", None)
+    if tr is not None:
+        extras += [*tr.motor_inertia, *tr.motor_viscous, *tr.motor_coulomb]
     return out + extras
 
 
+#: The parameters of each motor of a coupled transmission: rotor inertia, viscous and
+#: Coulomb friction (motor side).
+TRANSMISSION_PARAMETERS = ("Jm", "Bm", "Fm")
+
+
+def transmission_columns(tr, qd, qdd):
+    """The regressor columns ``(..., n, 3 n)`` of a coupled transmission ``tr`` (module
+    docstring): ``Jm_k, ..., Bm_k, ..., Fm_k, ...``."""
+    import numpy as np
+
+    N = tr.N
+    thetad, thetadd = np.asarray(qd) @ N.T, np.asarray(qdd) @ N.T  # motor rates (..., n)
+    # column k of each block: n_k^T times the motor's rate (a broadcast outer product)
+    return np.concatenate([x[..., None, :] * N.T for x in (thetadd, thetad, np.sign(thetad))],
+                          axis=-1)
+
+
 __all__ = ["regressor_full", "body_regressor", "parameter_columns", "standard_columns",
-           "standard_parameters",
+           "standard_parameters", "transmission_columns", "TRANSMISSION_PARAMETERS",
            "has_motor", "friction_column", "armature_column", "extra_column", "extra_friction",
            "regressor_width",
            "LINK_PARAMETERS", "FRICTION_PARAMETERS", "EXTRA_FRICTION", "PER_LINK",

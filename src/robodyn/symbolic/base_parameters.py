@@ -156,7 +156,15 @@ def with_inertial_parameters(runner: Runner, pi) -> Chain:
             friction = replace(friction, offset=named[f"Fo{k + 1}"])
         links.append(replace(link, inertial=inertial, friction=friction,
                              motor=motor, point_masses=()))  # pi holds the point masses
-    return replace(runner.chain, links=tuple(links))
+    tr = getattr(runner.chain, "transmission", None)
+    if tr is None:
+        return replace(runner.chain, links=tuple(links))
+    drives = [tuple(float(named[f"{p}{k + 1}"]) for k in range(n)) for p in ("Jm", "Bm", "Fm")]
+    if min(min(d) for d in drives) < 0:
+        raise ModelError(f"{runner.name}: with_inertial_parameters: a motor inertia or "
+                         "friction (Jm, Bm, Fm) is negative; give values >= 0")
+    tr = replace(tr, motor_inertia=drives[0], motor_viscous=drives[1], motor_coulomb=drives[2])
+    return replace(runner.chain, links=tuple(links), transmission=tr)
 
 
 def _vector(value, size: int, name: str) -> np.ndarray:

@@ -28,6 +28,7 @@ from types import SimpleNamespace
 
 import sympy as sp
 
+from ..core.errors import ModelError
 from ..dynamics.regressor import (
     EXTRA_FRICTION,
     friction_column,
@@ -101,6 +102,10 @@ def regressor_polynomials(eq) -> list[list]:
     """The rows of ``Y`` as polynomials of ``eq``'s ring (``eq.derivation.ring``), in the
     column order of :func:`~robodyn.dynamics.regressor.parameter_columns`; the friction
     entries (``qd_i``, ``sign(qd_i)``: not ring elements) are 0 here."""
+    if getattr(eq.chain, "transmission", None) is not None:
+        raise ModelError("regressor: the closed forms of a model with a coupled transmission "
+                         "leave its drives out (their equations are the links'); the numeric "
+                         "robot.regressor(q, qd, qdd) has the drives' columns Jm, Bm, Fm")
     ring = eq.derivation.ring
     chain_r = ring.chain(eq.chain)
     q, qd, qdd = ring.joint_arguments()
