@@ -407,7 +407,7 @@ class Robot:
     def closed_chain(self):
         """The closed mechanism of ``chain.closures``: assembly, K, dynamics (closed-chains.md)."""
         from .dynamics.constrained import CALLS, ClosedChain  # mechanisms with loops only
-        return ClosedChain(self.chain.closures, self.joints, *map(self.__getattribute__, CALLS))
+        return ClosedChain(self.chain, self.joints, *map(self.__getattribute__, CALLS))
 
     # -- kinematics ---------------------------------------------------------------
     @property

@@ -323,3 +323,27 @@ def test_a_bad_body_form_is_refused_naming_the_attribute(tmp_path, eq, message):
     path.write_text(BODY_FORMS.replace("EQ", eq))
     with pytest.raises(rd.ModelError, match=message):
         rd.load(path)
+
+
+def test_loops_on_a_floating_base_load_as_the_tree_and_the_closed_chain_says_not_yet(tmp_path):
+    """A floating base with a loop (a legged robot's knee linkage): the model loads (its
+    methods are the open tree's, as MuJoCo's M and bias), and ``closed_chain()`` refuses by
+    name instead of failing inside NumPy."""
+    path = tmp_path / "floating_loop.xml"
+    path.write_text("""<mujoco><worldbody><body name="base" pos="0 0 1"><freejoint/>
+      <inertial pos="0 0 0" mass="5" diaginertia="0.1 0.1 0.1"/>
+      <body name="a" pos="0.1 0 0"><joint name="a" axis="0 1 0"/>
+        <inertial pos="0 0 -0.2" mass="1" diaginertia="0.01 0.01 0.01"/>
+        <body name="b" pos="0 0 -0.4"><joint name="b" axis="0 1 0"/>
+          <inertial pos="0.1 0 0" mass="1" diaginertia="0.01 0.01 0.01"/></body></body>
+      <body name="c" pos="-0.1 0 0"><joint name="c" axis="0 1 0"/>
+        <inertial pos="0 0 -0.2" mass="1" diaginertia="0.01 0.01 0.01"/></body>
+    </body></worldbody><equality><connect body1="b" body2="c" anchor="0.2 0 0"/></equality>
+    <actuator><motor joint="a"/></actuator></mujoco>""")
+    robot = rd.load(path)
+    assert (robot.nq, robot.nv) == (10, 9)
+    assert robot.mass_matrix(robot.neutral()).shape == (9, 9)
+    with pytest.raises(rd.ModelError, match="'root_joint' is a free joint; closed mechanisms"):
+        robot.closed_chain()
+    with pytest.raises(rd.ModelError, match="free joint; closed mechanisms"):
+        rd.simulate(robot, robot.neutral(), duration=0.01, dt=1e-3)

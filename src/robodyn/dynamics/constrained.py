@@ -86,15 +86,23 @@ class Assembly:
 class ClosedChain:
     """The closed mechanism of a robot's ``chain.closures`` (docs/closed-chains.md).
 
-    Made by :meth:`robodyn.Robot.closed_chain`; ``closures`` the model's loops and actuated
-    joints, ``joints`` the names of the coordinates, then the robot's functions
-    :data:`CALLS`. One state at a time (``q`` ``(n,)``)."""
+    Made by :meth:`robodyn.Robot.closed_chain`; ``chain`` the model (its ``closures``: the
+    loops and actuated joints), ``joints`` the names of the coordinates, then the robot's
+    functions :data:`CALLS`. One state at a time (``q`` ``(n,)``)."""
 
-    def __init__(self, closures, joints, forward_kinematics, jacobian, jacobian_derivative,
+    def __init__(self, chain, joints, forward_kinematics, jacobian, jacobian_derivative,
                  mass_matrix, inverse_dynamics, kinetic_energy, potential_energy):
+        closures = chain.closures
         if closures is None or not closures.loops:
             raise ModelError("closed_chain: the model has no loop closures; list them under "
                              "'loops:' in the model file (docs/closed-chains.md)")
+        if not chain.single_valued:  # a free base or a ball joint: q is not one per joint
+            link = next(link for link in chain.links if not link.joint.model.single)
+            raise ModelError(f"closed_chain: joint {link.joint.name or link.name!r} is a "
+                             f"{link.joint.type} joint; closed mechanisms are solved for models "
+                             "of revolute and prismatic joints (loops in a model with a "
+                             "floating base or ball joints: not yet). The robot's own methods "
+                             "give its open tree")
         joints = tuple(joints)
         if not closures.actuated:
             raise ModelError("closed_chain: the model names no actuated joints; list them "
