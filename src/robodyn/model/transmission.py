@@ -118,7 +118,8 @@ def transmission_of(data: object, dof: int, field: str = "transmission") -> Tran
 
 class TransmissionWarning(UserWarning):
     """A coupled (non-diagonal) transmission was read: the robot's numeric methods include
-    it (:mod:`robodyn.codegen.driven`), its closed forms and exported code do not yet
+    it (:mod:`robodyn.codegen.driven`) and its exported code the entries the drives change
+    (:mod:`robodyn.dynamics.driven_dynamics`); its closed forms do not yet
     (docs/friction-and-drives.md)."""
 
 
@@ -128,8 +129,9 @@ def with_transmission(chain, tr: Transmission, field: str = "transmission"):
     friction into the joint's: ``F_v += N_ii^2 B_m``, ``F_c+-  += |N_ii| F_m``) and every
     numeric function, closed form and exported code includes it. A coupled ``N`` is kept
     as ``chain.transmission``: the robot's numeric methods add it
-    (:mod:`robodyn.codegen.driven`), the closed forms and exported code do not yet, said
-    by a :class:`TransmissionWarning`. Joints that already have a ``motor`` are refused."""
+    (:mod:`robodyn.codegen.driven`), so does the exported code of ID, M, FD, friction and
+    kinetic energy (:mod:`robodyn.dynamics.driven_dynamics`); the closed forms do not yet,
+    said by a :class:`TransmissionWarning`. Joints that already have a ``motor`` are refused."""
     import warnings
     from dataclasses import replace
 
@@ -146,7 +148,8 @@ def with_transmission(chain, tr: Transmission, field: str = "transmission"):
     if not tr.diagonal:
         warnings.warn(TransmissionWarning(
             f"{field}: a coupled matrix (chain.transmission) is in the robot's numeric "
-            "methods and simulate, not yet in its closed forms (equations) or exported code"),
+            "methods, simulate, identification and exported code (ID, M, FD, friction, kinetic "
+            "energy), not yet in its closed forms (equations)"),
             stacklevel=3)
         return replace(chain, transmission=tr)
     links = []

@@ -18,6 +18,7 @@ from functools import partial
 from ...core.errors import InputError
 from ...core.version import VERSION
 from ...dynamics.closed_forward_dynamics import closed_forward_dynamics, closure_rows
+from ...dynamics.driven_dynamics import driven_spec, has_driven_form
 from ...dynamics.registry import KERNELS, KernelSpec, output_shape
 from ...model.names import MARKER, visible
 from ...model.source import Provenance
@@ -195,6 +196,9 @@ def build(runner: Runner, functions=None, parameters: str = "baked", name: str |
         raise InputError(f"parameters: {str(parameters)[:40]!r} is not a mode; use 'baked' "
                          "(numbers in the code) or 'argument' (a vector p)")
     names = check_functions(functions)
+    drives = getattr(runner.chain, "transmission", None)
+    if drives is not None and functions is None:  # every entry the drives' code has
+        names = tuple(k for k in names if has_driven_form(k))
     cname = identifier(name if name is not None else runner.name)
     if name is not None and cname != str(name):
         what = ("is reserved in a target language" if reserved(str(name))
@@ -207,7 +211,10 @@ def build(runner: Runner, functions=None, parameters: str = "baked", name: str |
     chain = runner.chain if argument else runner.numeric_chain
     traced = []
     for kind in names:
-        spec = KERNELS[kind] if kind != CLOSED else closed_spec(runner.chain)
+        if kind == CLOSED:
+            spec = closed_spec(runner.chain)
+        else:
+            spec = KERNELS[kind] if drives is None else driven_spec(kind, runner.chain)
         tape, groups, outputs = trace(chain, spec, params if argument else ())
         traced.append(TracedFunction(kind, spec.doc, tuple(groups), spec.output,
                                      tuple(output_shape(spec, chain)), tape, tuple(outputs)))
