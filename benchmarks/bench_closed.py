@@ -8,12 +8,15 @@
   (``CONTACT_3D`` between the same frames, its proximal solver), one call per state from a
   Python loop (Pinocchio has no batched call); skipped without ``pin``.
 
+* the simulation of ``--runs`` passive runs of projected RK4 at once (``rd.rollout``) and
+  one run at a time (``rd.simulate``), per step per run.
+
 Spot checks first: the batched accelerations equal the per-state ones, the compiled
 program's and Pinocchio's equal the KKT solve's. Not here: the Delta robot, and Pinocchio's
 ``constraintDynamics`` in native C++ (``/work/shared/bench/pinocchio_cpp`` times the
 unconstrained algorithms only).
 
-    python benchmarks/bench_closed.py [--n 1000] [--robots four-bar parallelogram-arm]
+    python benchmarks/bench_closed.py [--n 1000] [--runs 100] [--robots four-bar ...]
 """
 
 from __future__ import annotations
@@ -72,14 +75,41 @@ def pinocchio_closed(robot):
     return pin, model, data, models, datas
 
 
+def simulation(robot, chain, runs: int, steps: int = 20, dt: float = 5e-3) -> None:
+    """Projected RK4 of ``runs`` passive runs at once (``rd.rollout``, vectorised over the
+    runs) against the same runs one ``rd.simulate`` at a time: time per step per run, and
+    the largest difference of their ``q``."""
+    import time
+
+    Q, QD, _ = states(robot, chain, runs, seed=1)
+    duration = steps * dt
+    rd.rollout(robot, Q[:2], QD[:2], duration=2 * dt, dt=dt, progress=False)  # warm up
+    start = time.perf_counter()
+    sim = rd.rollout(robot, Q, QD, duration=duration, dt=dt, progress=False)
+    t_batch = (time.perf_counter() - start) / (steps * runs)
+    alone = min(runs, 10)
+    start = time.perf_counter()
+    ones = [rd.simulate(robot, q, qd, duration=duration, dt=dt, progress=False)
+            for q, qd in zip(Q[:alone], QD[:alone])]
+    t_one = (time.perf_counter() - start) / (steps * alone)
+    err = max(float(np.abs(one.q - sim.q[r]).max()) for r, one in enumerate(ones))
+    print(f"{'':18s} simulate, {runs} runs x {steps} RK4 steps: batched {t_batch * 1e6:8.1f} "
+          f"us/step/run   one run at a time {t_one * 1e6:8.1f} us/step/run   "
+          f"x{t_one / t_batch:5.1f}   max |q diff| {err:.1e}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=100,
+                        help="runs of the batched simulation case (0: skip it)")
     parser.add_argument("--robots", nargs="+", default=list(ROBOTS))
     args = parser.parse_args()
     for name in args.robots:
         robot = rd.load(name)
         chain = robot.closed_chain()
+        if args.runs:
+            simulation(robot, chain, args.runs)
         Q, QD, TAU = states(robot, chain, args.n)
         batched = chain.forward_dynamics(Q, QD, TAU)[0]
         one = np.stack([chain.forward_dynamics(q, qd, t)[0] for q, qd, t in zip(Q, QD, TAU)])

@@ -97,11 +97,3 @@ def test_cli_simulate_of_a_closed_mechanism(arm, capsys):
     np.testing.assert_allclose([float(x) for x in final.replace(",", " ").split()], sim.q[-1],
                                rtol=1e-5, atol=1e-6)
     assert np.abs(chain.residual(sim.q[-1])).max() < 1e-12
-
-
-def test_rollout_refuses_a_closed_mechanism_instead_of_opening_its_loops():
-    """rd.rollout's batch loops integrate the open tree: on a closed mechanism they would
-    let its loops come apart, so it is refused and rd.simulate named."""
-    robot = rd.load("four-bar")
-    with pytest.raises(rd.InputError, match="closed mechanism.*rd.simulate"):
-        rd.rollout(robot, np.zeros(robot.nq), duration=0.01, dt=1e-3, progress=False)
