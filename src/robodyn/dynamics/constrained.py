@@ -33,6 +33,7 @@ runs unchanged on a model with couplings (its independent coordinates).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -380,6 +381,22 @@ class ClosedChain:
         K = self.constraint_jacobian(q)
         lam = np.linalg.lstsq(K[:, self.passive].T, tau[self.passive], rcond=None)[0]
         return S.T @ tau, lam
+
+    def wrench_torques(self, q, h_e) -> np.ndarray:
+        """``-J(q)^T h_e`` ``(n,)`` (``(N, n)`` for ``q`` ``(N, n)``): the tree's joint
+        torques of a wrench ``h_e`` (force, moment; base axes, about the frame's origin)
+        that the mechanism exerts on its environment at the end effector, 6 values (or
+        ``(N, 6)``), or at named frames, ``{frame: 6 values}`` (Siciliano et al.,
+        "Robotics", (3.111) and (7.42): ``tau = B qdd + C qd + g + J^T h_e``). They enter
+        the closed mechanism's dynamics as any torque: on the actuated coordinates, by
+        virtual work, ``S^T (-J^T h_e)``; the loops take the rest."""
+        q = np.asarray(q, dtype=float)
+        items = h_e.items() if isinstance(h_e, Mapping) else [(None, h_e)]
+        out = np.zeros(q.shape)
+        for frame, h in items:
+            out -= np.einsum("...ij,...i->...j", self._jac(q, frame),
+                             np.asarray(h, dtype=float))
+        return out
 
     def energy(self, q, qd) -> float:
         """``T + U`` of the tree at ``(q, qd)``."""

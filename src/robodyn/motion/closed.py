@@ -31,13 +31,17 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import InputError
-from .closed_batch import VELOCITY_TOLERANCE, run_closed_batch
+from .closed_adaptive import run_closed_adaptive
+from .closed_batch import VELOCITY_TOLERANCE, run_closed_batch, wrench_torques
 from .inputs import Problem
 from .options import SimulationOptions
 from .result import Simulation, finished
 
 __all__ = ["closed", "check_closed_options", "run_closed", "run_closed_many",
-           "VELOCITY_TOLERANCE"]
+           "VELOCITY_TOLERANCE", "ADAPTIVE"]
+
+#: The adaptive methods a closed mechanism takes (:mod:`robodyn.motion.closed_adaptive`).
+ADAPTIVE = ("rk45", "dop853")
 
 
 def closed(robot) -> bool:
@@ -46,15 +50,16 @@ def closed(robot) -> bool:
     return closures is not None and bool(closures.loops)
 
 
-def check_closed_options(options: SimulationOptions, wrench, values) -> None:
+def check_closed_options(options: SimulationOptions, values, wrench=None) -> None:
     """The options a closed mechanism's simulation takes: fixed-step ``"rk4"`` (with
-    ``dt``), no external wrench, no per-run parameter values; else an :class:`InputError`
-    that says what to give instead. One run or a batch (``q0`` ``(N, dof)``, ...)."""
-    if options.method != "rk4" or options.dt is None:
+    ``dt``) or adaptive ``"rk45"``, ``"dop853"`` (:mod:`robodyn.motion.closed_adaptive`),
+    no per-run parameter values; else an :class:`InputError` that says
+    what to give instead. One run or a batch (``q0`` ``(N, dof)``, ...)."""
+    if options.method not in ADAPTIVE + ("rk4",):
         raise InputError(f"method: a closed mechanism (loops:) is simulated with projected RK4 "
-                         f"at a fixed step, not {options.method!r}: give dt (e.g. dt=1e-3) and "
-                         "method='rk4' or none (docs/closed-chains.md)")
-    if wrench is not None:
+                         f"at a fixed step (dt) or with an adaptive 'rk45' or 'dop853' on its "
+                         f"actuated coordinates, not {options.method!r} (docs/closed-chains.md)")
+    if wrench is not None:  # STEP3
         raise InputError("h_e: an external wrench on a closed mechanism is not supported; "
                          "give its joint torques J^T h_e as tau instead")
     if values is not None:
@@ -68,9 +73,13 @@ def run_closed(problem: Problem, options: SimulationOptions, bar) -> Simulation:
     after each step; ``info["closure"]`` is ``max |phi|`` per sample. An error on the way
     (a loop that cannot close, a torque that is not finite) is raised, naming the step."""
     robot, times = problem.robot, options.times
+    chain = robot.closed_chain()
+    extra = wrench_torques(chain, [problem.wrench])
+    if options.method in ADAPTIVE:
+        return run_closed_adaptive(problem, options, bar, chain, extra)
     Q, QD, QDD, TAU, closure, failed = run_closed_batch(
-        robot.closed_chain(), problem.q0[None], problem.qd0[None], [problem.torque], times,
-        bar, single=True)
+        chain, problem.q0[None], problem.qd0[None], [problem.torque], times, bar, extra,
+        single=True)
     if failed:
         raise failed[0]
     info = {"steps": len(times) - 1, "dt": options.dt, "compiled": False,
@@ -78,14 +87,15 @@ def run_closed(problem: Problem, options: SimulationOptions, bar) -> Simulation:
     return finished(robot, times, Q[0], QD[0], QDD[0], TAU[0], info)
 
 
-def run_closed_many(robot, q0: np.ndarray, qd0: np.ndarray, torques: list,
+def run_closed_many(robot, q0: np.ndarray, qd0: np.ndarray, torques: list, wrenches: list,
                     options: SimulationOptions, bar):
     """``N`` runs of a closed mechanism at once (:mod:`robodyn.motion.closed_batch`) from
-    ``q0``, ``qd0`` ``(N, dof)``, ``torques`` one per run: ``((t, Q, QD, QDD, TAU, info),
-    failed)`` for :func:`robodyn.rollout`'s batch, ``failed`` ``{run: reason}``."""
-    times = options.times
-    Q, QD, QDD, TAU, closure, failed = run_closed_batch(robot.closed_chain(), q0, qd0,
-                                                        torques, times, bar)
+    ``q0``, ``qd0`` ``(N, dof)``, ``torques`` and ``wrenches`` one per run: ``((t, Q, QD,
+    QDD, TAU, info), failed)`` for :func:`robodyn.rollout`'s batch, ``failed`` ``{run:
+    reason}``."""
+    times, chain = options.times, robot.closed_chain()
+    Q, QD, QDD, TAU, closure, failed = run_closed_batch(chain, q0, qd0, torques, times, bar,
+                                                        wrench_torques(chain, wrenches))
     info = {"steps": len(times) - 1, "dt": options.dt, "compiled": False,
             "closure": closure, "projection": "assembly at every RK4 stage"}
     reasons = {r: str(error) for r, error in failed.items()}

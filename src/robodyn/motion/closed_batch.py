@@ -24,9 +24,9 @@ import numpy as np
 
 from ..core.errors import InputError, ModelError, RobodynError
 from ..dynamics.constrained import STEP_TOLERANCE, AssemblyError
-from .inputs import TorqueTable, torque_value
+from .inputs import TorqueTable, torque_value, wrench_value
 
-__all__ = ["run_closed_batch", "start_on_loops", "VELOCITY_TOLERANCE"]
+__all__ = ["run_closed_batch", "start_on_loops", "wrench_torques", "VELOCITY_TOLERANCE"]
 
 #: ``|K qd0|`` (m/s, rad/s) above which a start velocity breaks the loops.
 VELOCITY_TOLERANCE = 1e-8
@@ -94,6 +94,37 @@ def _torques_at(torques, extra, dof: int):
         return tau, (tau if extra is None else tau + extra(t, q, qd, rows))
 
     return at
+
+
+def wrench_torques(chain, wrenches: list):
+    """``extra(t, q, qd, rows)``: the tree's torques ``-J^T h_e`` (:meth:`ClosedChain.
+    wrench_torques <robodyn.dynamics.constrained.ClosedChain.wrench_torques>`) of the runs
+    ``rows``' wrenches (one per run: None, 6 values, ``{frame: 6 values}`` or a callable
+    ``h_e(t, q, qd)``) at ``(q, qd)`` ``(R, n)``; None when no run has one. One wrench
+    shared by all is applied at once; a callable's value that is not 6 finite numbers
+    fails its run (:class:`RowsFailed`)."""
+    if all(w is None for w in wrenches):
+        return None
+
+    def extra(t, q, qd, rows):
+        first = wrenches[rows[0]]
+        if all(wrenches[r] is first for r in rows) and not callable(first):
+            return chain.wrench_torques(q, first)
+        out, bad, errors = np.zeros(q.shape), [], []
+        for i, r in enumerate(rows):
+            try:
+                h = wrench_value(wrenches[r], t, q[i], qd[i])
+            except RobodynError as exc:
+                bad.append(i)
+                errors.append(exc)
+                continue
+            if h is not None:
+                out[i] = chain.wrench_torques(q[i], h)
+        if bad:
+            raise RowsFailed(bad, errors)
+        return out
+
+    return extra
 
 
 def _attempt(fn, rows: np.ndarray, failed: dict, where: str):

@@ -134,7 +134,7 @@ def rollout(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float =
                                         sample_dt=sample_dt, progress=progress,
                                         check_limits=check_limits)
     if closed(robot):
-        check_closed_options(options, h_e, values)
+        check_closed_options(options, values, h_e)  # STEP3
     return simulate_many(robot, q0, qd0, tau, tau_times, h_e, values, options)
 
 
@@ -356,7 +356,8 @@ def simulate_many(robot, q0: np.ndarray, qd0: np.ndarray, tau, tau_times, h_e, v
     with tracker(options.progress, duration if compiled or loops else n,
                  f"simulating {n} rollouts") as bar:
         if loops:  # projected RK4, the runs vectorised (motion/closed_batch.py)
-            arrays, failed = run_closed_many(robot, q0, qd0, torques, options, bar)
+            arrays, failed = run_closed_many(robot, q0, qd0, torques, wrenches, options,
+                                             bar)
             sim = _finish(models, *arrays)
         elif compiled is not None:
             sim, failed = _fixed_many(models, q0, qd0, torques, wrenches, options, compiled,
