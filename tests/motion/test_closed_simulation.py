@@ -82,8 +82,6 @@ def test_closed_simulation_refuses_what_it_cannot_do(arm):
         rd.simulate(robot, q0, duration=0.1, dt=1e-3, method="semi-implicit-euler")
     with pytest.raises(InputError, match="qd0 = S yd"):
         rd.simulate(robot, q0, [1.0, 0, 0, 0], duration=0.1, dt=1e-3, progress=False)
-    with pytest.raises(InputError, match="h_e"):
-        rd.simulate(robot, q0, duration=0.1, dt=1e-3, h_e=np.ones(6), progress=False)
 
 
 def test_cli_simulate_of_a_closed_mechanism(arm, capsys):

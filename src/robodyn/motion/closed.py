@@ -3,7 +3,8 @@
 coordinates ``(y, yd)`` with :meth:`ClosedChain.rk4_step
 <robodyn.dynamics.constrained.ClosedChain.rk4_step>`, classic RK4 with the passive joints
 assembled (Newton on ``phi(q) = 0``, to :data:`~robodyn.dynamics.constrained.STEP_TOLERANCE`)
-at every stage.
+at every stage, or with an adaptive ``"rk45"`` / ``"dop853"``
+(:mod:`robodyn.motion.closed_adaptive`).
 
 Projection, not Baumgarte stabilization (``K qdd + k = -2 a K qd - b^2 phi``): the
 integrated state ``(y, yd)`` holds independent coordinates only, so every sample is on the
@@ -17,7 +18,8 @@ of multibody systems", Multibody System Dynamics 7, 2002, on projection vs Baumg
 The energy of a passive, frictionless run is kept to RK4's error, ``O(dt^4)``.
 
 Torques act on the tree's joints (``tau`` ``(T, dof)``, or ``tau(t, q, qd)``); a torque at a
-passive joint enters as its virtual work ``S^T tau`` on the actuated coordinates. The start
+passive joint enters as its virtual work ``S^T tau`` on the actuated coordinates, and so
+does an external wrench ``h_e``, as the tree's torques ``-J^T h_e``. The start
 ``q0`` is assembled from its actuated values (its passive values the Newton guess); ``qd0``
 must satisfy ``K qd0 = 0`` (its actuated values are kept, the passive ones follow).
 
@@ -50,7 +52,7 @@ def closed(robot) -> bool:
     return closures is not None and bool(closures.loops)
 
 
-def check_closed_options(options: SimulationOptions, values, wrench=None) -> None:
+def check_closed_options(options: SimulationOptions, values) -> None:
     """The options a closed mechanism's simulation takes: fixed-step ``"rk4"`` (with
     ``dt``) or adaptive ``"rk45"``, ``"dop853"`` (:mod:`robodyn.motion.closed_adaptive`),
     no per-run parameter values; else an :class:`InputError` that says
@@ -59,9 +61,6 @@ def check_closed_options(options: SimulationOptions, values, wrench=None) -> Non
         raise InputError(f"method: a closed mechanism (loops:) is simulated with projected RK4 "
                          f"at a fixed step (dt) or with an adaptive 'rk45' or 'dop853' on its "
                          f"actuated coordinates, not {options.method!r} (docs/closed-chains.md)")
-    if wrench is not None:  # STEP3
-        raise InputError("h_e: an external wrench on a closed mechanism is not supported; "
-                         "give its joint torques J^T h_e as tau instead")
     if values is not None:
         raise InputError("values: per-run parameter values are not supported for a closed "
                          "mechanism (loops:); simulate robot.with_values({...}) run by run")

@@ -134,7 +134,7 @@ def rollout(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float =
                                         sample_dt=sample_dt, progress=progress,
                                         check_limits=check_limits)
     if closed(robot):
-        check_closed_options(options, values, h_e)  # STEP3
+        check_closed_options(options, values)
     return simulate_many(robot, q0, qd0, tau, tau_times, h_e, values, options)
 
 
