@@ -74,14 +74,6 @@ def _rotation_error(ra: np.ndarray, rb: np.ndarray) -> np.ndarray:
     return np.stack([e[..., 2, 1], e[..., 0, 2], e[..., 1, 0]], axis=-1)
 
 
-def _solve_least_squares(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """The least-norm least-squares ``X = A^+ B`` of stacked ``A`` ``(N, m, k)``, ``B`` ``(N,
-    m, ...)`` (the pseudo-inverse by SVD, singular values below 1e-15 of the largest cut:
-    the zero ``z`` row of a planar mechanism's position closure)."""
-    pinv = np.linalg.pinv(A)
-    return pinv @ B if B.ndim == A.ndim else np.einsum("nkm,nm->nk", pinv, B)
-
-
 class AssemblyError(ModelError):
     """:meth:`ClosedChain.assemble` failed; ``rows``: the states of a batch that failed
     (``[0]`` for one state), ``reasons`` the message of each."""
@@ -210,15 +202,16 @@ class ClosedChain:
             if not len(active):
                 break
             kp = self.constraint_jacobian(q[active])[:, :, self.passive]
-            sv = np.linalg.svd(kp, compute_uv=False)
+            U, sv, Vt = np.linalg.svd(kp, full_matrices=False)
             singular = sv[:, -1] <= SINGULAR * np.maximum(sv[:, 0], 1e-300)
             for r, p in zip(active[singular], phi[singular]):
                 failed[int(r)] = (f"the passive joints cannot close loop {self._worst(p)!r} "
                                   "here (the constraint Jacobian of the passive joints is "
                                   "singular: a singular configuration); move the actuated "
                                   "joints or start from another q_guess")
-            active, phi, norm, kp = (a[~singular] for a in (active, phi, norm, kp))
-            step = _solve_least_squares(kp, phi)
+            active, phi, norm, U, sv, Vt = (a[~singular] for a in (active, phi, norm, U, sv, Vt))
+            # the least-squares step K_p^+ phi = V diag(1/sv) U^T phi (K_p has full rank here)
+            step = np.einsum("nji,nj->ni", Vt, np.einsum("nkj,nk->nj", U, phi) / sv)
             pending = np.ones(len(active), dtype=bool)
             moved = q[active]
             for _ in range(BACKTRACKS):  # halve each step until its residual falls
@@ -234,7 +227,8 @@ class ClosedChain:
             q[active] = moved
         if failed:
             rows = sorted(failed)
-            where = "" if one else f"state {rows[0]}{f' (of {len(rows)})' if len(rows) > 1 else ''}: "
+            more = f" (and {len(rows) - 1} more)" if len(rows) > 1 else ""
+            where = "" if one else f"state {rows[0]}{more}: "
             raise AssemblyError(f"assemble: {where}{failed[rows[0]]}", rows,
                                 [failed[r] for r in rows])
         q = self._near(q, guess, tol)
@@ -271,16 +265,19 @@ class ClosedChain:
     def velocity_map(self, q) -> np.ndarray:
         """``S(q)`` ``(n, n_a)`` (``(N, n, n_a)`` for ``q`` ``(N, n)``): ``qd = S yd`` keeps
         ``K qd = 0`` (actuated rows the identity, passive rows ``-K_p^+ K_a``)."""
-        return self._velocity_map(self.constraint_jacobian(q))
+        K = self.constraint_jacobian(q)
+        if K.ndim == 2:
+            return self._velocity_map(K[None], np.linalg.pinv(K[None][:, :, self.passive]))[0]
+        return self._velocity_map(K, np.linalg.pinv(K[:, :, self.passive]))
 
-    def _velocity_map(self, K) -> np.ndarray:
-        one = K.ndim == 2
-        K = K[None] if one else K
+    def _velocity_map(self, K, pinv) -> np.ndarray:
+        """``S`` ``(N, n, n_a)`` from ``K`` ``(N, m, n)`` and ``K_p^+`` (``pinv``: the
+        least-norm least squares, singular values below 1e-15 of the largest cut, the zero
+        ``z`` row of a planar mechanism's position closure)."""
         S = np.zeros((len(K), len(self.joints), len(self.actuated)))
         S[:, self.actuated] = np.eye(len(self.actuated))
-        S[:, self.passive] = -_solve_least_squares(K[:, :, self.passive],
-                                                   K[:, :, self.actuated])
-        return S[0] if one else S
+        S[:, self.passive] = -pinv @ K[:, :, self.actuated]
+        return S
 
     def _tau(self, tau_a) -> np.ndarray:
         tau = np.zeros(len(self.joints))
@@ -343,10 +340,11 @@ class ClosedChain:
         """``(S, s, qd)`` of states ``q`` ``(N, n)`` with actuated rates ``yd`` ``(N, n_a)``:
         one ``K`` for the velocity map and the drift."""
         K = self.constraint_jacobian(q)
-        S = self._velocity_map(K)
+        pinv = np.linalg.pinv(K[:, :, self.passive])  # once for S and s
+        S = self._velocity_map(K, pinv)
         qd = np.einsum("nia,na->ni", S, yd)
         s = np.zeros(q.shape)
-        s[:, self.passive] = -_solve_least_squares(K[:, :, self.passive], self.drift(q, qd))
+        s[:, self.passive] = -np.einsum("npm,nm->np", pinv, self.drift(q, qd))
         return S, s, qd
 
     def _acceleration(self, q, qd, S, s, tau) -> np.ndarray:
