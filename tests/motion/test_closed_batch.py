@@ -69,6 +69,21 @@ def test_simulate_with_a_batch_of_start_states_runs_them_together():
     assert sim.rollouts == 3
     alone = rd.simulate(robot, q0[1], qd0[1], duration=0.05, dt=1e-2, progress=False)
     np.testing.assert_allclose(sim.rollout(1).q, alone.q, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(sim.rollout(1).info["closure"], alone.info["closure"],
+                               atol=1e-15)
+
+
+def test_a_shared_table_and_a_list_of_controllers_drive_a_closed_batch():
+    robot, chain, q0, qd0 = _starts("five-bar", 2)
+    table = np.array([[0.5, 0.0, -0.3, 0.0], [-0.2, 0.0, 0.4, 0.0]])  # one for both runs
+    laws = [lambda t, q, qd, k=k: -k * qd for k in (0.5, 2.0)]  # damping at every joint
+    for tau, per_run in ((table, [table, table]), (laws, laws)):
+        sim = rd.rollout(robot, q0, qd0, duration=0.05, dt=1e-2, tau=tau, progress=False)
+        for r in range(2):
+            alone = rd.simulate(robot, q0[r], qd0[r], duration=0.05, dt=1e-2, tau=per_run[r],
+                                progress=False)
+            np.testing.assert_allclose(sim.q[r], alone.q, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(sim.tau[r], alone.tau, rtol=0, atol=1e-12)
 
 
 @pytest.mark.slow
