@@ -10,6 +10,8 @@ driven run) and another integrator: the fixed-step projected RK4 at a fine step.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -100,3 +102,21 @@ def test_an_adaptive_batch_runs_its_rollouts_one_by_one(arm):
                         progress=False)
     np.testing.assert_array_equal(sim.q[1], alone.q)
     assert np.abs(chain.residual(sim.q.reshape(-1, robot.dof))).max() < 1e-9
+
+
+def test_cli_simulate_of_a_closed_mechanism_with_rk45(capsys):
+    from robodyn.cli import main
+
+    robot = rd.load("four-bar")
+    chain = robot.closed_chain()
+    q0 = chain.assemble([0.4], np.full(3, 1.0)).q
+    argv = ["simulate", "four-bar", "--q0", ",".join(f"{v:.17g}" for v in q0),
+            "--duration", "0.1", "--method", "rk45"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "rk45" in out
+    final = re.search(r"final state: q = \[(.*?)\]", out)[1]
+    q_end = np.array([float(x) for x in final.replace(",", " ").split()])
+    assert np.abs(chain.residual(q_end)).max() < 1e-5  # printed to 6 digits
+    sim = rd.simulate(robot, q0, duration=0.1, method="rk45", progress=False)
+    np.testing.assert_allclose(q_end, sim.q[-1], rtol=1e-5, atol=1e-6)
