@@ -136,3 +136,28 @@ def test_what_a_closed_batch_does_not_take():
     with pytest.raises(InputError, match="projected RK4"):
         rd.rollout(robot, q0, qd0, duration=0.05, dt=1e-2, method="semi-implicit-euler",
                    progress=False)
+
+
+@pytest.mark.slow  # 9 s: the Newton iterations that fail take all their steps
+def test_a_five_bar_driven_to_the_edge_of_its_workspace_stops_with_a_clear_error():
+    """Cranks driven apart straighten the distal links (falling under gravity alone does too,
+    at 0.32 s): the loop cannot follow (a singular configuration, then no assembly). The run
+    stops there naming the step and the loop; in a batch the run alone fails and the other
+    finishes."""
+    robot = rd.load("five-bar")
+    chain = robot.closed_chain()
+    home = np.asarray(robot.configurations["home"], float)
+    q0 = chain.assemble(home[chain.actuated], home).q
+    apart = np.tile([3.0, 0.0, -3.0, 0.0], (2, 1))
+    with pytest.raises(ModelError, match=r"step \d+ \(t = .*\): .*loop 'effector'"):
+        rd.simulate(robot, q0, 0.0, duration=0.3, dt=1e-2, tau=apart, progress=False)
+    with pytest.raises(ModelError, match="rk45 could not follow the loops at t = .*effector"):
+        rd.simulate(robot, q0, 0.0, duration=0.3, method="rk45", tau=apart, progress=False)
+    along = np.tile([2.0, 0.0, 2.0, 0.0], (2, 1))  # both cranks turn the same way: it stays
+    tau = np.stack([apart, along])
+    with pytest.raises(RolloutError) as info:
+        rd.rollout(robot, q0, 0.0, duration=0.3, dt=1e-2, tau=tau, progress=False)
+    assert list(info.value.failed) == [0] and "effector" in info.value.failed[0]
+    sim = info.value.simulation
+    assert np.isfinite(sim.q[1]).all()
+    assert np.abs(chain.residual(sim.q[1])).max() < 1e-9

@@ -75,7 +75,9 @@ def _rotation_error(ra: np.ndarray, rb: np.ndarray) -> np.ndarray:
 
 
 class AssemblyError(ModelError):
-    """:meth:`ClosedChain.assemble` failed; ``rows``: the states of a batch that failed
+    """The mechanism cannot follow its actuated coordinates here: :meth:`ClosedChain.assemble`
+    found no assembly, or the reduced inertia ``S^T M S`` is singular (a singular
+    configuration, the edge of the workspace). ``rows``: the states of a batch that failed
     (``[0]`` for one state), ``reasons`` the message of each."""
 
     def __init__(self, message: str, rows, reasons):
@@ -353,7 +355,26 @@ class ClosedChain:
         h = self._id(q, qd, np.zeros_like(qd))
         A = np.einsum("nia,nij,njb->nab", S, M, S)
         b = np.einsum("nia,ni->na", S, tau - h - np.einsum("nij,nj->ni", M, s))
-        return np.linalg.solve(A, b[..., None])[..., 0]
+        with np.errstate(all="ignore"):
+            finite = np.isfinite(A).all(axis=(1, 2)) & np.isfinite(b).all(axis=1)
+            try:
+                if finite.all():
+                    return np.linalg.solve(A, b[..., None])[..., 0]
+            except np.linalg.LinAlgError:
+                pass
+            bad = []
+            for k in range(len(A)):  # which states: each solved alone
+                try:
+                    if finite[k]:
+                        np.linalg.solve(A[k], b[k])
+                        continue
+                except np.linalg.LinAlgError:
+                    pass
+                bad.append(k)
+        bad = bad or list(range(len(A)))
+        why = ("the reduced inertia S^T M S is singular here (the passive joints cannot follow "
+               "the actuated ones: a singular configuration, the edge of the workspace)")
+        raise AssemblyError(f"reduced_acceleration: {why}", bad, [why] * len(bad))
 
     def reduced_mass_matrix(self, q) -> np.ndarray:
         """``M_y = S^T M S`` ``(n_a, n_a)`` on the actuated coordinates."""

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dynamics.constrained import STEP_TOLERANCE
+from ..core.errors import ModelError, RobodynError
+from ..dynamics.constrained import STEP_TOLERANCE, AssemblyError
 from .adaptive import drive
 from .closed_batch import start_on_loops
 from .inputs import Problem, torque_value
@@ -81,12 +82,18 @@ def run_closed_adaptive(problem: Problem, options: SimulationOptions, bar, chain
             return tau, tau
         return tau, tau + extra(t, q[None], qd[None], np.zeros(1, dtype=int))[0]
 
+    failure = []  # (t, why) of an evaluation where the mechanism could not follow y
+
     def rhs(t, x):
         y, yd = x[:na], x[na:]
-        q = assembler.assemble(t, y)
-        _, _, _, S, s = assembler.remember(t, q, yd)
-        qd = S @ yd
-        return np.concatenate([yd, chain.reduced_acceleration(q, yd, forces(t, q, qd)[1])])
+        try:
+            q = assembler.assemble(t, y)
+            _, _, _, S, s = assembler.remember(t, q, yd)
+            qd = S @ yd
+            return np.concatenate([yd, chain.reduced_acceleration(q, yd, forces(t, q, qd)[1])])
+        except AssemblyError as exc:
+            failure[:] = [t, exc.reasons[0]]
+            raise
 
     kind = RK45 if options.method == "rk45" else DOP853
     solvers, steps = [], [assembler.last]
@@ -101,8 +108,17 @@ def run_closed_adaptive(problem: Problem, options: SimulationOptions, bar, chain
         steps.append(assembler.remember(t, assembler.assemble(t, x[:na]), x[na:]))
         return x
 
-    t, x, solution, count, solver = drive(make, rhs, x0, duration, options.times,
-                                          options.max_steps, options.method, na, bar, accepted)
+    try:
+        t, x, solution, count, solver = drive(make, rhs, x0, duration, options.times,
+                                              options.max_steps, options.method, na, bar,
+                                              accepted)
+    except RobodynError:
+        if not failure:
+            raise
+        raise ModelError(f"simulate: {options.method} could not follow the loops at t = "
+                         f"{failure[0]:.6g} s: {failure[1]}; the motion reached a singular "
+                         "configuration or the edge of the workspace, or a trial step went "
+                         "past one (a smaller max_step may help)") from None
     starts = np.array([s[0] for s in steps])
     Q = np.empty((len(t), dof))
     for k, tk in enumerate(t):  # each sample from the last step at or before it

@@ -140,6 +140,8 @@ def _attempt(fn, rows: np.ndarray, failed: dict, where: str):
             positions = exc.rows
         except RowsFailed as exc:
             errors, positions = exc.errors, exc.rows
+        if not positions:  # pragma: no cover - a failure names its runs
+            raise RobodynError(f"{where}: a step failed without naming its runs")
         for i, error in zip(positions, errors):
             kind = type(error) if type(error) in (InputError, ModelError) else RobodynError
             failed[int(rows[i])] = kind(f"{where}: {str(error).removeprefix('simulate: ')}")
