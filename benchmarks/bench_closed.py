@@ -11,10 +11,13 @@
   against the ``pin`` wheel's headers and Eigen's, as ``/work/shared/bench/pinocchio_cpp``
   builds its benchmark); skipped without ``pin`` (or without ``g++`` and Eigen for C++).
 
+* the simulation of ``--runs`` passive runs of projected RK4 at once (``rd.rollout``) and
+  one run at a time (``rd.simulate``), per step per run.
+
 Spot checks first: the batched accelerations equal the per-state ones, the compiled
 program's and Pinocchio's (Python and C++) equal the KKT solve's.
 
-    python benchmarks/bench_closed.py [--n 1000] [--robots delta four-bar]
+    python benchmarks/bench_closed.py [--n 1000] [--runs 100] [--robots delta four-bar]
 """
 
 from __future__ import annotations
@@ -124,9 +127,34 @@ def native_time(binary: Path, folder: Path, pinocchio, Q, QD, tau):
     return float(out.split()[-1]), np.loadtxt(folder / "acc.txt", ndmin=2)
 
 
+def simulation(robot, chain, runs: int, steps: int = 20, dt: float = 5e-3) -> None:
+    """Projected RK4 of ``runs`` passive runs at once (``rd.rollout``, vectorised over the
+    runs) against the same runs one ``rd.simulate`` at a time: time per step per run, and
+    the largest difference of their ``q``."""
+    import time
+
+    Q, QD, _ = states(robot, chain, runs, seed=1)
+    duration = steps * dt
+    rd.rollout(robot, Q[:2], QD[:2], duration=2 * dt, dt=dt, progress=False)  # warm up
+    start = time.perf_counter()
+    sim = rd.rollout(robot, Q, QD, duration=duration, dt=dt, progress=False)
+    t_batch = (time.perf_counter() - start) / (steps * runs)
+    alone = min(runs, 10)
+    start = time.perf_counter()
+    ones = [rd.simulate(robot, q, qd, duration=duration, dt=dt, progress=False)
+            for q, qd in zip(Q[:alone], QD[:alone])]
+    t_one = (time.perf_counter() - start) / (steps * alone)
+    err = max(float(np.abs(one.q - sim.q[r]).max()) for r, one in enumerate(ones))
+    print(f"{'':18s} simulate, {runs} runs x {steps} RK4 steps: batched {t_batch * 1e6:8.1f} "
+          f"us/step/run   one run at a time {t_one * 1e6:8.1f} us/step/run   "
+          f"x{t_one / t_batch:5.1f}   max |q diff| {err:.1e}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=100,
+                        help="runs of the batched simulation case (0: skip it)")
     parser.add_argument("--robots", nargs="+", default=list(ROBOTS))
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="bench_closed_"))
@@ -134,6 +162,8 @@ def main() -> None:
     for name in args.robots:
         robot = rd.load(name)
         chain = robot.closed_chain()
+        if args.runs:
+            simulation(robot, chain, args.runs)
         Q, QD, TAU = states(robot, chain, args.n)
         batched = chain.forward_dynamics(Q, QD, TAU)[0]
         one = np.stack([chain.forward_dynamics(q, qd, t)[0] for q, qd, t in zip(Q, QD, TAU)])

@@ -33,6 +33,7 @@ runs unchanged on a model with couplings (its independent coordinates).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -67,10 +68,21 @@ def _rows(kind: str) -> slice | list:
 
 def _rotation_error(ra: np.ndarray, rb: np.ndarray) -> np.ndarray:
     """``vee(Ra Rb^T - Rb Ra^T) / 2`` (base axes): zero when the frames are aligned, its
-    rate ``w_a - w_b`` there (the angular rows of the closure)."""
-    e = ra @ rb.T
-    e = (e - e.T) / 2
-    return np.array([e[2, 1], e[0, 2], e[1, 0]])
+    rate ``w_a - w_b`` there (the angular rows of the closure). Batched over leading axes."""
+    e = ra @ np.swapaxes(rb, -1, -2)
+    e = (e - np.swapaxes(e, -1, -2)) / 2
+    return np.stack([e[..., 2, 1], e[..., 0, 2], e[..., 1, 0]], axis=-1)
+
+
+class AssemblyError(ModelError):
+    """The mechanism cannot follow its actuated coordinates here: :meth:`ClosedChain.assemble`
+    found no assembly, or the reduced inertia ``S^T M S`` is singular (a singular
+    configuration, the edge of the workspace). ``rows``: the states of a batch that failed
+    (``[0]`` for one state), ``reasons`` the message of each."""
+
+    def __init__(self, message: str, rows, reasons):
+        super().__init__(message)
+        self.rows, self.reasons = list(rows), list(reasons)
 
 
 @dataclass(frozen=True)
@@ -129,17 +141,18 @@ class ClosedChain:
 
     # -- kinematics of the loops ------------------------------------------------------
     def residual(self, q) -> np.ndarray:
-        """``phi(q)`` ``(m,)``: per loop, ``p_a - p_b`` (position; x, y of it for planar),
-        then for a pose the rotation error ``vee(Ra Rb^T - Rb Ra^T)/2``; base axes."""
+        """``phi(q)`` ``(m,)`` (``(N, m)`` for ``q`` ``(N, n)``): per loop, ``p_a - p_b``
+        (position; x, y of it for planar), then for a pose the rotation error
+        ``vee(Ra Rb^T - Rb Ra^T)/2``; base axes."""
         q = np.asarray(q, dtype=float)
         out = []
         for loop in self.loops:
             ta, tb = self._fk(q, loop.frame_a), self._fk(q, loop.frame_b)
-            d = ta[:3, 3] - tb[:3, 3]
-            out.append(d[:2] if loop.kind == "planar" else d)
+            d = ta[..., :3, 3] - tb[..., :3, 3]
+            out.append(d[..., :2] if loop.kind == "planar" else d)
             if loop.kind == "pose":
-                out.append(_rotation_error(ta[:3, :3], tb[:3, :3]))
-        return np.concatenate(out)
+                out.append(_rotation_error(ta[..., :3, :3], tb[..., :3, :3]))
+        return np.concatenate(out, axis=-1)
 
     def constraint_jacobian(self, q) -> np.ndarray:
         """``K(q)`` ``(m, n)`` (``(N, m, n)`` for ``q`` ``(N, n)``): ``phi``'s rate is
@@ -161,55 +174,93 @@ class ClosedChain:
         """The tree's ``q`` with the actuated joints at ``y`` and the passive ones solving
         ``phi(q) = 0``, by Newton from ``q_guess`` (``dq_p = -K_p^+ phi``, least squares, the
         step halved up to :data:`BACKTRACKS` times until ``|phi|`` falls), at most
-        ``max_iterations`` steps. A :class:`ModelError` names the loop left open when
-        no assembly is reached (the actuated values put it out of reach) or when ``K_p``
-        loses rank (a singular configuration)."""
-        q = np.array(q_guess, dtype=float)
-        if q.shape != (len(self.joints),):
-            raise InputError(f"assemble: q_guess has shape {q.shape}; expected "
-                             f"({len(self.joints)},)")
-        q[self.actuated] = np.asarray(y, dtype=float)
+        ``max_iterations`` steps. An :class:`AssemblyError` (a :class:`ModelError`) names the
+        loop left open when no assembly is reached (the actuated values put it out of reach)
+        or when ``K_p`` loses rank (a singular configuration).
+
+        Batched: ``y`` ``(N, n_a)`` and ``q_guess`` ``(N, n)`` assemble ``N`` states at once,
+        each with its own Newton steps and halvings (a state that has converged is left
+        as it is, so each equals its assembly alone); ``Assembly.q`` ``(N, n)``,
+        ``residual`` the largest, and the error names the first state that failed
+        (``rows`` all of them)."""
+        guess = np.array(q_guess, dtype=float)
+        one = guess.ndim == 1
+        n = len(self.joints)
+        if guess.shape[-1:] != (n,) or guess.ndim > 2:
+            raise InputError(f"assemble: q_guess has shape {guess.shape}; expected ({n},) or "
+                             f"(N, {n})")
+        q = guess[None] if one else guess
+        guess = q.copy()
+        q[:, self.actuated] = np.asarray(y, dtype=float).reshape(-1, len(self.actuated))
+        active = np.arange(len(q))
+        iterations = np.zeros(len(q), dtype=int)
+        failed, norms = {}, np.zeros(len(q))
         for k in range(max_iterations + 1):
-            phi = self.residual(q)
-            norm = float(np.abs(phi).max())
-            if norm <= tol:
-                return Assembly(self._near(q, q_guess, tol), norm, k)
+            phi = self.residual(q[active])
+            norm = np.abs(phi).max(axis=-1)
+            norms[active] = norm
+            done = norm <= tol
+            iterations[active[done]] = k
+            keep = ~done
             if k == max_iterations:
+                for r, p in zip(active[keep], phi[keep]):
+                    failed[int(r)] = (f"loop {self._worst(p)!r} stays open (residual "
+                                      f"{norms[r]:.3g} after {max_iterations} Newton steps): no "
+                                      "assembly near q_guess for these actuated values")
                 break
-            kp = self.constraint_jacobian(q)[:, self.passive]
-            sv = np.linalg.svd(kp, compute_uv=False)
-            if sv[-1] <= SINGULAR * max(sv[0], 1e-300):
-                raise ModelError(f"assemble: the passive joints cannot close loop "
-                                 f"{self._worst(phi)!r} here (the constraint Jacobian of the "
-                                 f"passive joints is singular: a singular configuration); "
-                                 "move the actuated joints or start from another q_guess")
-            step = np.linalg.lstsq(kp, phi, rcond=None)[0]
-            for _ in range(BACKTRACKS):  # halve the step until the residual falls
-                trial = q.copy()
-                trial[self.passive] -= step
-                if float(np.abs(self.residual(trial)).max()) < norm:
+            active, phi, norm = active[keep], phi[keep], norm[keep]
+            if not len(active):
+                break
+            kp = self.constraint_jacobian(q[active])[:, :, self.passive]
+            U, sv, Vt = np.linalg.svd(kp, full_matrices=False)
+            singular = sv[:, -1] <= SINGULAR * np.maximum(sv[:, 0], 1e-300)
+            for r, p in zip(active[singular], phi[singular]):
+                failed[int(r)] = (f"the passive joints cannot close loop {self._worst(p)!r} "
+                                  "here (the constraint Jacobian of the passive joints is "
+                                  "singular: a singular configuration); move the actuated "
+                                  "joints or start from another q_guess")
+            active, phi, norm, U, sv, Vt = (a[~singular] for a in (active, phi, norm, U, sv, Vt))
+            # the least-squares step K_p^+ phi = V diag(1/sv) U^T phi (K_p has full rank here)
+            step = np.einsum("nji,nj->ni", Vt, np.einsum("nkj,nk->nj", U, phi) / sv)
+            pending = np.ones(len(active), dtype=bool)
+            moved = q[active]
+            for _ in range(BACKTRACKS):  # halve each step until its residual falls
+                trial = moved[pending]
+                trial[:, self.passive] = q[active[pending]][:, self.passive] - step[pending]
+                moved[pending] = trial
+                lower = np.abs(self.residual(trial)).max(axis=-1) < norm[pending]
+                rows = np.flatnonzero(pending)
+                step[rows[~lower]] /= 2
+                pending[rows[lower]] = False
+                if not pending.any():
                     break
-                step = step / 2
-            q = trial
-        raise ModelError(f"assemble: loop {self._worst(phi)!r} stays open (residual "
-                         f"{norm:.3g} after {max_iterations} Newton steps): no assembly near "
-                         "q_guess for these actuated values")
+            q[active] = moved
+        if failed:
+            rows = sorted(failed)
+            more = f" (and {len(rows) - 1} more)" if len(rows) > 1 else ""
+            where = "" if one else f"state {rows[0]}{more}: "
+            raise AssemblyError(f"assemble: {where}{failed[rows[0]]}", rows,
+                                [failed[r] for r in rows])
+        q = self._near(q, guess, tol)
+        if one:
+            return Assembly(q[0], float(norms[0]), int(iterations[0]))
+        return Assembly(q, float(norms.max()), int(iterations.max()))
 
     def _near(self, q, q_guess, tol: float) -> np.ndarray:
-        """``q`` with each passive joint that turns (a full turn changes no closure) moved by
-        whole turns to the value nearest its guess: Newton may land a revolute joint turns
-        away (-6.33 rad for 0.3), the same assembly; a simulation's next step stays
-        continuous (its guess is the last step)."""
-        guess = np.asarray(q_guess, dtype=float)
+        """``q`` ``(N, n)`` with each passive joint that turns (a full turn changes no
+        closure) moved by whole turns to the value nearest its guess: Newton may land a
+        revolute joint turns away (-6.33 rad for 0.3), the same assembly; a simulation's
+        next step stays continuous (its guess is the last step)."""
         out = q.copy()
         for j in self.passive:
-            turns = np.round((guess[j] - q[j]) / (2 * np.pi))
-            if turns == 0:
+            turns = np.round((q_guess[:, j] - q[:, j]) / (2 * np.pi))
+            rows = np.flatnonzero(turns != 0)
+            if not len(rows):
                 continue
-            trial = out.copy()
-            trial[j] += 2 * np.pi * turns
-            if float(np.abs(self.residual(trial)).max()) <= tol:
-                out = trial
+            trial = out[rows]
+            trial[:, j] += 2 * np.pi * turns[rows]
+            ok = np.abs(self.residual(trial)).max(axis=-1) <= tol
+            out[rows[ok]] = trial[ok]
         return out
 
     def _worst(self, phi) -> str:
@@ -222,13 +273,20 @@ class ClosedChain:
         return worst
 
     def velocity_map(self, q) -> np.ndarray:
-        """``S(q)`` ``(n, n_a)``: ``qd = S yd`` keeps ``K qd = 0`` (actuated rows the identity,
-        passive rows ``-K_p^-1 K_a``)."""
+        """``S(q)`` ``(n, n_a)`` (``(N, n, n_a)`` for ``q`` ``(N, n)``): ``qd = S yd`` keeps
+        ``K qd = 0`` (actuated rows the identity, passive rows ``-K_p^+ K_a``)."""
         K = self.constraint_jacobian(q)
-        S = np.zeros((len(self.joints), len(self.actuated)))
-        S[self.actuated] = np.eye(len(self.actuated))
-        S[self.passive] = -np.linalg.lstsq(K[:, self.passive], K[:, self.actuated],
-                                           rcond=None)[0]
+        if K.ndim == 2:
+            return self._velocity_map(K[None], np.linalg.pinv(K[None][:, :, self.passive]))[0]
+        return self._velocity_map(K, np.linalg.pinv(K[:, :, self.passive]))
+
+    def _velocity_map(self, K, pinv) -> np.ndarray:
+        """``S`` ``(N, n, n_a)`` from ``K`` ``(N, m, n)`` and ``K_p^+`` (``pinv``: the
+        least-norm least squares, singular values below 1e-15 of the largest cut, the zero
+        ``z`` row of a planar mechanism's position closure)."""
+        S = np.zeros((len(K), len(self.joints), len(self.actuated)))
+        S[:, self.actuated] = np.eye(len(self.actuated))
+        S[:, self.passive] = -pinv @ K[:, :, self.actuated]
         return S
 
     def _tau(self, tau_a) -> np.ndarray:
@@ -278,13 +336,53 @@ class ClosedChain:
     def reduced_acceleration(self, q, yd, tau) -> np.ndarray:
         """``ydd`` with torques ``tau`` ``(n,)`` at every joint of the tree, passive ones
         too: ``(S^T M S) ydd = S^T (tau - h - M s)`` (the generalized force on ``y`` is
-        ``S^T tau``, by virtual work; ``S^T B tau_a = tau_a``)."""
+        ``S^T tau``, by virtual work; ``S^T B tau_a = tau_a``). Batched: ``q`` ``(N, n)``,
+        ``yd`` ``(N, n_a)``, ``tau`` ``(N, n)`` give ``(N, n_a)``."""
         q = np.asarray(q, dtype=float)
-        S, s = self.velocity_terms(q, yd)
-        qd = S @ np.asarray(yd, dtype=float)
+        one = q.ndim == 1
+        lift = (lambda a: np.asarray(a, dtype=float)[None]) if one else \
+            (lambda a: np.asarray(a, dtype=float))
+        S, s, qd = self._terms(lift(q), lift(yd))
+        ydd = self._acceleration(lift(q), qd, S, s, lift(tau))
+        return ydd[0] if one else ydd
+
+    def _terms(self, q, yd) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(S, s, qd)`` of states ``q`` ``(N, n)`` with actuated rates ``yd`` ``(N, n_a)``:
+        one ``K`` for the velocity map and the drift."""
+        K = self.constraint_jacobian(q)
+        pinv = np.linalg.pinv(K[:, :, self.passive])  # once for S and s
+        S = self._velocity_map(K, pinv)
+        qd = np.einsum("nia,na->ni", S, yd)
+        s = np.zeros(q.shape)
+        s[:, self.passive] = -np.einsum("npm,nm->np", pinv, self.drift(q, qd))
+        return S, s, qd
+
+    def _acceleration(self, q, qd, S, s, tau) -> np.ndarray:
+        """``ydd`` ``(N, n_a)``: ``(S^T M S) ydd = S^T (tau - h - M s)``, all ``(N, ...)``."""
         M = self._mass(q)
-        h = self._id(q, qd, np.zeros(len(self.joints)))
-        return np.linalg.solve(S.T @ M @ S, S.T @ (np.asarray(tau, dtype=float) - h - M @ s))
+        h = self._id(q, qd, np.zeros_like(qd))
+        A = np.einsum("nia,nij,njb->nab", S, M, S)
+        b = np.einsum("nia,ni->na", S, tau - h - np.einsum("nij,nj->ni", M, s))
+        with np.errstate(all="ignore"):
+            finite = np.isfinite(A).all(axis=(1, 2)) & np.isfinite(b).all(axis=1)
+            try:
+                if finite.all():
+                    return np.linalg.solve(A, b[..., None])[..., 0]
+            except np.linalg.LinAlgError:
+                pass
+            bad = []
+            for k in range(len(A)):  # which states: each solved alone
+                try:
+                    if finite[k]:
+                        np.linalg.solve(A[k], b[k])
+                        continue
+                except np.linalg.LinAlgError:
+                    pass
+                bad.append(k)
+        bad = bad or list(range(len(A)))
+        why = ("the reduced inertia S^T M S is singular here (the passive joints cannot follow "
+               "the actuated ones: a singular configuration, the edge of the workspace)")
+        raise AssemblyError(f"reduced_acceleration: {why}", bad, [why] * len(bad))
 
     def reduced_mass_matrix(self, q) -> np.ndarray:
         """``M_y = S^T M S`` ``(n_a, n_a)`` on the actuated coordinates."""
@@ -292,14 +390,13 @@ class ClosedChain:
         return S.T @ self._mass(np.asarray(q, dtype=float)) @ S
 
     def velocity_terms(self, q, yd) -> tuple[np.ndarray, np.ndarray]:
-        """``(S, s)``: ``qd = S yd`` and ``qdd = S ydd + s`` on the constraint."""
-        S = self.velocity_map(q)
-        qd = S @ np.asarray(yd, dtype=float)
-        K = self.constraint_jacobian(q)
-        s = np.zeros(len(self.joints))
-        s[self.passive] = -np.linalg.lstsq(K[:, self.passive], self.drift(q, qd),
-                                           rcond=None)[0]
-        return S, s
+        """``(S, s)``: ``qd = S yd`` and ``qdd = S ydd + s`` on the constraint (batched:
+        ``q`` ``(N, n)``, ``yd`` ``(N, n_a)`` give ``(N, n, n_a)`` and ``(N, n)``)."""
+        q = np.asarray(q, dtype=float)
+        if q.ndim == 1:
+            S, s, _ = self._terms(q[None], np.asarray(yd, dtype=float)[None])
+            return S[0], s[0]
+        return self._terms(q, np.asarray(yd, dtype=float))[:2]
 
     def inverse_dynamics(self, q, yd, ydd) -> tuple[np.ndarray, np.ndarray]:
         """``(tau_a, lambda)``: the actuator torques that give the actuated coordinates the
@@ -311,6 +408,22 @@ class ClosedChain:
         K = self.constraint_jacobian(q)
         lam = np.linalg.lstsq(K[:, self.passive].T, tau[self.passive], rcond=None)[0]
         return S.T @ tau, lam
+
+    def wrench_torques(self, q, h_e) -> np.ndarray:
+        """``-J(q)^T h_e`` ``(n,)`` (``(N, n)`` for ``q`` ``(N, n)``): the tree's joint
+        torques of a wrench ``h_e`` (force, moment; base axes, about the frame's origin)
+        that the mechanism exerts on its environment at the end effector, 6 values (or
+        ``(N, 6)``), or at named frames, ``{frame: 6 values}`` (Siciliano et al.,
+        "Robotics", (3.111) and (7.42): ``tau = B qdd + C qd + g + J^T h_e``). They enter
+        the closed mechanism's dynamics as any torque: on the actuated coordinates, by
+        virtual work, ``S^T (-J^T h_e)``; the loops take the rest."""
+        q = np.asarray(q, dtype=float)
+        items = h_e.items() if isinstance(h_e, Mapping) else [(None, h_e)]
+        out = np.zeros(q.shape)
+        for frame, h in items:
+            out -= np.einsum("...ij,...i->...j", self._jac(q, frame),
+                             np.asarray(h, dtype=float))
+        return out
 
     def energy(self, q, qd) -> float:
         """``T + U`` of the tree at ``(q, qd)``."""
@@ -325,15 +438,30 @@ class ClosedChain:
         the stage's time offset), so that near a singular configuration, where two
         assemblies meet (a flat parallelogram), it stays on the mechanism's own branch.
         ``torque(t, q, qd)`` the tree's torques ``(n,)``, passive joints' too. ``q``
-        assembled; returns the new ``(q, yd)``."""
+        assembled; returns the new ``(q, yd)``.
+
+        Batched: ``q`` ``(N, n)``, ``yd`` ``(N, n_a)`` step ``N`` states at once (the robot's
+        kernels called once a stage for all, each state's Newton its own), ``torque``
+        called with ``(N, n)`` arrays and returning ``(N, n)``; an :class:`AssemblyError`
+        names the states (``rows``) whose loops could not be closed."""
         q = np.asarray(q, dtype=float)
-        y, yd = q[self.actuated], np.asarray(yd, dtype=float)
-        S, s = self.velocity_terms(q, yd)
+        one = q.ndim == 1
+        if one:
+            q, yd = q[None], np.asarray(yd, dtype=float)[None]
+            given = torque
+
+            def torque(t, q, qd):
+                return np.asarray(given(t, q[0], qd[0]), dtype=float)[None]
+        y, yd = q[:, self.actuated], np.asarray(yd, dtype=float)
+        S, s, _ = self._terms(q, yd)
+
+        def predicted(h, dy):
+            return q + np.einsum("nia,na->ni", S, dy) + h * h / 2 * s
 
         def rate(h, ys, yds):
-            qq = self.assemble(ys, q + S @ (ys - y) + h * h / 2 * s, tol=STEP_TOLERANCE).q
-            tau = torque(t + h, qq, self.velocity_map(qq) @ yds)
-            return yds, self.reduced_acceleration(qq, yds, tau)
+            qq = self.assemble(ys, predicted(h, ys - y), tol=STEP_TOLERANCE).q
+            Sq, sq, qd = self._terms(qq, yds)
+            return yds, self._acceleration(qq, qd, Sq, sq, torque(t + h, qq, qd))
 
         k1y, k1v = rate(0.0, y, yd)
         k2y, k2v = rate(dt / 2, y + dt / 2 * k1y, yd + dt / 2 * k1v)
@@ -341,7 +469,8 @@ class ClosedChain:
         k4y, k4v = rate(dt, y + dt * k3y, yd + dt * k3v)
         step = dt / 6 * (k1y + 2 * k2y + 2 * k3y + k4y)
         yd = yd + dt / 6 * (k1v + 2 * k2v + 2 * k3v + k4v)
-        return self.assemble(y + step, q + S @ step + dt * dt / 2 * s, tol=STEP_TOLERANCE).q, yd
+        q = self.assemble(y + step, predicted(dt, step), tol=STEP_TOLERANCE).q
+        return (q[0], yd[0]) if one else (q, yd)
 
     def simulate(self, q0, yd0, duration: float, dt: float, tau_a=None) -> dict:
         """:meth:`rk4_step` after step, ``tau_a`` constant (default zero); ``q0`` assembled

@@ -3,7 +3,8 @@
 coordinates ``(y, yd)`` with :meth:`ClosedChain.rk4_step
 <robodyn.dynamics.constrained.ClosedChain.rk4_step>`, classic RK4 with the passive joints
 assembled (Newton on ``phi(q) = 0``, to :data:`~robodyn.dynamics.constrained.STEP_TOLERANCE`)
-at every stage.
+at every stage, or with an adaptive ``"rk45"`` / ``"dop853"``
+(:mod:`robodyn.motion.closed_adaptive`).
 
 Projection, not Baumgarte stabilization (``K qdd + k = -2 a K qd - b^2 phi``): the
 integrated state ``(y, yd)`` holds independent coordinates only, so every sample is on the
@@ -17,9 +18,14 @@ of multibody systems", Multibody System Dynamics 7, 2002, on projection vs Baumg
 The energy of a passive, frictionless run is kept to RK4's error, ``O(dt^4)``.
 
 Torques act on the tree's joints (``tau`` ``(T, dof)``, or ``tau(t, q, qd)``); a torque at a
-passive joint enters as its virtual work ``S^T tau`` on the actuated coordinates. The start
+passive joint enters as its virtual work ``S^T tau`` on the actuated coordinates, and so
+does an external wrench ``h_e``, as the tree's torques ``-J^T h_e``. The start
 ``q0`` is assembled from its actuated values (its passive values the Newton guess); ``qd0``
 must satisfy ``K qd0 = 0`` (its actuated values are kept, the passive ones follow).
+
+One run is the batch of one of :mod:`robodyn.motion.closed_batch`; a batch (``q0`` ``(N,
+dof)``, per-run torque tables or controllers, :func:`robodyn.rollout`) steps its runs
+together, vectorised over ``N`` (:func:`run_closed_many`).
 """
 
 from __future__ import annotations
@@ -27,15 +33,17 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import InputError
-from ..dynamics.constrained import STEP_TOLERANCE
-from .inputs import Problem, torque_value
+from .closed_adaptive import run_closed_adaptive
+from .closed_batch import VELOCITY_TOLERANCE, run_closed_batch, wrench_torques
+from .inputs import Problem
 from .options import SimulationOptions
 from .result import Simulation, finished
 
-__all__ = ["closed", "run_closed", "VELOCITY_TOLERANCE"]
+__all__ = ["closed", "check_closed_options", "run_closed", "run_closed_many",
+           "VELOCITY_TOLERANCE", "ADAPTIVE"]
 
-#: ``|K qd0|`` (m/s, rad/s) above which a start velocity breaks the loops.
-VELOCITY_TOLERANCE = 1e-8
+#: The adaptive methods a closed mechanism takes (:mod:`robodyn.motion.closed_adaptive`).
+ADAPTIVE = ("rk45", "dop853")
 
 
 def closed(robot) -> bool:
@@ -44,52 +52,50 @@ def closed(robot) -> bool:
     return closures is not None and bool(closures.loops)
 
 
-def check_closed_options(options: SimulationOptions, wrench, batch: bool) -> None:
+def check_closed_options(options: SimulationOptions, values) -> None:
     """The options a closed mechanism's simulation takes: fixed-step ``"rk4"`` (with
-    ``dt``), no external wrench, one run at a time; else an :class:`InputError` that says
-    what to give instead."""
-    if options.method != "rk4" or options.dt is None:
+    ``dt``) or adaptive ``"rk45"``, ``"dop853"`` (:mod:`robodyn.motion.closed_adaptive`),
+    no per-run parameter values; else an :class:`InputError` that says
+    what to give instead. One run or a batch (``q0`` ``(N, dof)``, ...)."""
+    if options.method not in ADAPTIVE + ("rk4",):
         raise InputError(f"method: a closed mechanism (loops:) is simulated with projected RK4 "
-                         f"at a fixed step, not {options.method!r}: give dt (e.g. dt=1e-3) and "
-                         "method='rk4' or none (docs/closed-chains.md)")
-    if wrench is not None:
-        raise InputError("h_e: an external wrench on a closed mechanism is not supported; "
-                         "give its joint torques J^T h_e as tau instead")
-    if batch:
-        raise InputError("q0: a closed mechanism simulates one run at a time; give q0 and "
-                         "qd0 of one state (dof values) and loop over the rollouts")
+                         f"at a fixed step (dt) or with an adaptive 'rk45' or 'dop853' on its "
+                         f"actuated coordinates, not {options.method!r} (docs/closed-chains.md)")
+    if values is not None:
+        raise InputError("values: per-run parameter values are not supported for a closed "
+                         "mechanism (loops:); simulate robot.with_values({...}) run by run")
 
 
 def run_closed(problem: Problem, options: SimulationOptions, bar) -> Simulation:
-    """The fixed steps ``options.times`` of a closed mechanism (module docstring), ``bar``
-    told the time after each step; ``info["closure"]`` is ``max |phi|`` per sample."""
+    """The fixed steps ``options.times`` of a closed mechanism (module docstring): the batch
+    of one of :func:`~robodyn.motion.closed_batch.run_closed_batch`, ``bar`` told the time
+    after each step; ``info["closure"]`` is ``max |phi|`` per sample. An error on the way
+    (a loop that cannot close, a torque that is not finite) is raised, naming the step."""
     robot, times = problem.robot, options.times
     chain = robot.closed_chain()
-    q = chain.assemble(problem.q0[chain.actuated], problem.q0, tol=STEP_TOLERANCE).q
-    K = chain.constraint_jacobian(q)
-    broken = float(np.abs(K @ problem.qd0).max())
-    if broken > VELOCITY_TOLERANCE:
-        raise InputError(f"qd0: the start velocity breaks the loops (|K qd0| = {broken:.3g}); "
-                         "give the actuated velocities and the passive ones that follow, "
-                         "qd0 = S yd with S = robot.closed_chain().velocity_map(q0)")
-    yd = problem.qd0[chain.actuated].copy()
-    dof = robot.dof
+    extra = wrench_torques(chain, [problem.wrench])
+    if options.method in ADAPTIVE:
+        return run_closed_adaptive(problem, options, bar, chain, extra)
+    Q, QD, QDD, TAU, closure, failed = run_closed_batch(
+        chain, problem.q0[None], problem.qd0[None], [problem.torque], times, bar, extra,
+        single=True)
+    if failed:
+        raise failed[0]
+    info = {"steps": len(times) - 1, "dt": options.dt, "compiled": False,
+            "closure": closure[0], "projection": "assembly at every RK4 stage"}
+    return finished(robot, times, Q[0], QD[0], QDD[0], TAU[0], info)
 
-    def torque(t, q, qd):
-        return torque_value(problem.torque, t, q, qd, dof)
 
-    count = len(times)
-    Q, QD, QDD, TAU = (np.empty((count, dof)) for _ in range(4))
-    closure = np.empty(count)
-    for k, t in enumerate(times):
-        S = chain.velocity_map(q)
-        Q[k], QD[k], closure[k] = q, S @ yd, float(np.abs(chain.residual(q)).max())
-        TAU[k] = torque(t, q, QD[k])
-        ydd = chain.reduced_acceleration(q, yd, TAU[k])
-        QDD[k] = S @ ydd + chain.velocity_terms(q, yd)[1]
-        if k + 1 < count:
-            q, yd = chain.rk4_step(q, yd, float(t), float(times[k + 1] - t), torque)
-            bar.update(times[k + 1])
-    info = {"steps": count - 1, "dt": options.dt, "compiled": False, "closure": closure,
-            "projection": "assembly at every RK4 stage"}
-    return finished(robot, times, Q, QD, QDD, TAU, info)
+def run_closed_many(robot, q0: np.ndarray, qd0: np.ndarray, torques: list, wrenches: list,
+                    options: SimulationOptions, bar):
+    """``N`` runs of a closed mechanism at once (:mod:`robodyn.motion.closed_batch`) from
+    ``q0``, ``qd0`` ``(N, dof)``, ``torques`` and ``wrenches`` one per run: ``((t, Q, QD,
+    QDD, TAU, info), failed)`` for :func:`robodyn.rollout`'s batch, ``failed`` ``{run:
+    reason}``."""
+    times, chain = options.times, robot.closed_chain()
+    Q, QD, QDD, TAU, closure, failed = run_closed_batch(chain, q0, qd0, torques, times, bar,
+                                                        wrench_torques(chain, wrenches))
+    info = {"steps": len(times) - 1, "dt": options.dt, "compiled": False,
+            "closure": closure, "projection": "assembly at every RK4 stage"}
+    reasons = {r: str(error) for r, error in failed.items()}
+    return (times, Q, QD, QDD, TAU, info), reasons

@@ -63,6 +63,8 @@ class Simulation:
                 if k not in ("energy_balance", "limits_crossed", "failed", "rollouts")}
         if isinstance(info.get("steps"), list):  # rollouts run one by one: steps of each
             info["steps"] = info["steps"][i]
+        if np.ndim(info.get("closure")) == 2:  # a closed mechanism's batch: |phi| per run
+            info["closure"] = info["closure"][i]
         if self.info.get("energy_balance") is not None:
             info["energy_balance"] = self.info["energy_balance"][i]
         if i in self.info.get("limits_crossed", {}):

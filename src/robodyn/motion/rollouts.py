@@ -17,6 +17,8 @@ batched); :func:`~robodyn.simulate` returns a batch when an argument is batched.
   core). Rollouts that share the parameter values step in lockstep, 16 at a time through
   the blocked kernels (one SIMD lane each, :mod:`robodyn.motion.loops`), others one by
   one; either way each rollout's numbers are the single run's, bit for bit.
+* a closed mechanism (``loops:``) with ``"rk4"``: projected RK4, the runs vectorised over
+  ``N`` with NumPy (:mod:`robodyn.motion.closed_batch`).
 * ``"implicit-euler"``, the adaptive methods (``"rk45"``, ``"dop853"``, ``"radau"``),
   Python callables and the NumPy backend run rollout after rollout, each a single run;
   an adaptive batch needs ``sample_dt`` (one time grid for all).
@@ -54,7 +56,7 @@ from .checks import (
     crossed_limits,
     energy_advice,
 )
-from .closed import closed
+from .closed import check_closed_options, closed, run_closed_many
 from .elastic import refuse_springs
 from .fixed import (
     PROGRESS_CHUNKS,
@@ -131,10 +133,6 @@ def rollout(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float =
     if voltage is not None or motors is not None or voltage_times is not None:
         raise InputError("voltage: a batch of voltage-driven runs is not simulated yet; run "
                          "them one at a time with rd.simulate(..., voltage=, motors=)")
-    if closed(robot):  # the batch loops integrate the open tree: its loops would open
-        raise InputError("robot: a closed mechanism (loops:) is simulated one run at a time "
-                         "with rd.simulate (projected RK4, docs/closed-chains.md); loop over "
-                         "the rollouts")
     if not robot.chain.single_valued:  # quaternion joints (a free base, ball joints)
         manifold_options(method, tau, values)
     count = batch_size(robot, q0, qd0, tau, h_e, values) or 1
@@ -143,6 +141,8 @@ def rollout(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float =
                                         atol=atol, max_step=max_step, max_steps=max_steps,
                                         sample_dt=sample_dt, progress=progress,
                                         check_limits=check_limits)
+    if closed(robot):
+        check_closed_options(options, values)
     return simulate_many(robot, q0, qd0, tau, tau_times, h_e, values, options)
 
 
@@ -358,12 +358,16 @@ def simulate_many(robot, q0: np.ndarray, qd0: np.ndarray, tau, tau_times, h_e, v
     torques = _torques(tau, tau_times, duration, n, dof)
     wrenches = _wrenches(h_e, n)
     start = time.perf_counter()
-    compiled = None
-    if method in ("rk4", "semi-implicit-euler"):
+    compiled, loops = None, closed(robot) and method == "rk4"
+    if method in ("rk4", "semi-implicit-euler") and not loops:
         compiled = _compiled(models, torques, wrenches, times)
-    with tracker(options.progress, duration if compiled else n,
+    with tracker(options.progress, duration if compiled or loops else n,
                  f"simulating {n} rollouts") as bar:
-        if compiled is not None:
+        if loops:  # projected RK4, the runs vectorised (motion/closed_batch.py)
+            arrays, failed = run_closed_many(robot, q0, qd0, torques, wrenches, options,
+                                             bar)
+            sim = _finish(models, *arrays)
+        elif compiled is not None:
             sim, failed = _fixed_many(models, q0, qd0, torques, wrenches, options, compiled,
                                       bar)
         else:

@@ -174,7 +174,7 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
                                         sample_dt=sample_dt, progress=progress,
                                         check_limits=check_limits)
     if closed(robot):
-        check_closed_options(options, h_e, count is not None)
+        check_closed_options(options, values)
     if count is None:
         return simulate_one(robot, q0, qd0, tau, tau_times, h_e, options)
     return simulate_many(robot, q0, qd0, tau, tau_times, h_e, values, options)
