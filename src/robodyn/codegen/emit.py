@@ -262,11 +262,13 @@ def _schedule(tape: Tape, live: list[bool]) -> list[tuple[str, list[int]]]:
                             and a[0] == "v"), default=0) + (op[0] not in _PACKED)
     loops: list[tuple[str, list[int]]] = []
     last = max((phase[i] for i in range(len(ops)) if live[i]), default=0)
-    for p in range(last + 1):
-        calls = [i for i, op in enumerate(ops) if live[i] and op[0] != "in"
-                 and op[0] not in _PACKED and phase[i] == p]
-        packed = [i for i, op in enumerate(ops) if live[i] and op[0] in _PACKED
-                  and phase[i] == p]
+    # each phase's calls and packed operations in tape order, in one pass over the tape
+    # (not one pass per phase, each a pass over the whole tape)
+    by_phase: list[tuple[list[int], list[int]]] = [([], []) for _ in range(last + 1)]
+    for i, op in enumerate(ops):
+        if live[i] and op[0] != "in":
+            by_phase[phase[i]][op[0] in _PACKED].append(i)
+    for calls, packed in by_phase:
         if calls:
             loops.append(("s", calls))
         if packed:
