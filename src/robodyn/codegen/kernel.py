@@ -271,11 +271,12 @@ class Kernel:
         try:
             with np.errstate(all="ignore"):
                 rows = [a[0].tolist() for a in inputs]
-                if self._traced is not None and self._interpreted < INTERPRETED_CALLS:
+                traced, prog = self._traced, self._program  # another thread may compile
+                if traced is not None and self._interpreted < INTERPRETED_CALLS:
                     self._interpreted += 1
-                    if self._program is None:
-                        self._program = program(*self._traced)
-                    out = one_state(self._program, rows, cached[1])
+                    if prog is None:
+                        prog = self._program = program(*traced)
+                    out = one_state(prog, rows, cached[1])
                 else:
                     self.fn(*rows, cached[1], out)
         except (ZeroDivisionError, OverflowError):
