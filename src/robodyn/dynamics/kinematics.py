@@ -14,7 +14,6 @@ link ``k`` has nonzero columns only for ``k``'s ancestors (the joints that move 
 
 from __future__ import annotations
 
-
 from ..core import linalg3 as la
 from ..core.errors import InputError, ModelError, excerpt
 from ..model.chain import Chain
