@@ -4,11 +4,19 @@ process; robodyn with an empty and a warm kernel cache, in the tier it picks by 
 (``auto``: no-compile first, compiled in the background) and compiling in the foreground
 (``ROBODYN_TIER=compiled``, robodyn before kernel tiers), beside Pinocchio in the same run.
 
-    python benchmarks/bench_startup.py [--repeats 3]
+    python benchmarks/bench_startup.py [--repeats 3] [--baseline /work/main/src]
 
 Prints one line per case: the median seconds of each step over the repeats, and the total.
 The empty cache is a new ``ROBODYN_CACHE_DIR`` per run; the background compiler an
 ``auto`` run leaves is stopped before the next run (it would share the cores).
+
+Every package runs from its bytecode, as installed packages do (pip writes the ``.pyc``
+files at install; NumPy's and Pinocchio's are there): a ``PYTHONPYCACHEPREFIX`` in the
+run's temporary directory, filled by one untimed run of each script, so robodyn's source
+tree gets no ``__pycache__``. One more case, ``no .pyc``, runs robodyn's modules from
+source (``PYTHONDONTWRITEBYTECODE=1`` and no bytecode: a checkout whose environment
+forbids writing it, as the earlier sessions measured). ``--baseline SRC`` adds the
+``auto`` cases of another robodyn checkout (e.g. the main branch) to the same run.
 """
 
 from __future__ import annotations
@@ -69,6 +77,7 @@ STEPS = ("import", "load", "ID", "M", "FD", "J", "total")
 
 
 def _run(code: str, env: dict) -> dict:
+    """One fresh process running ``code``: its JSON line of step times."""
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env=env, timeout=900, check=True)
     result = json.loads(done.stdout.strip().splitlines()[-1])
@@ -83,39 +92,62 @@ def _run(code: str, env: dict) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--baseline", metavar="SRC",
+                        help="another robodyn checkout's src/ to time beside this one")
     args = parser.parse_args()
     src = str(Path(__file__).resolve().parents[1] / "src")
-    base = {**os.environ, "PYTHONPATH": src, "OPENBLAS_NUM_THREADS": "1"}
     rows = {}
     with tempfile.TemporaryDirectory() as tmp:
+        environ = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        base = {**environ, "PYTHONPATH": src, "OPENBLAS_NUM_THREADS": "1",
+                "PYTHONPYCACHEPREFIX": os.path.join(tmp, "pyc")}
         warm = os.path.join(tmp, "warm")
         subprocess.run([sys.executable, "-m", "robodyn", "compile",
                         str(__import__("robodyn").models.example_robot_data(
                             "panda_description/urdf/panda.urdf"))],
                        env={**base, "ROBODYN_CACHE_DIR": warm}, check=True,
                        capture_output=True)
+        source_only = {**os.environ, "PYTHONPATH": src, "OPENBLAS_NUM_THREADS": "1",
+                       "PYTHONDONTWRITEBYTECODE": "1"}
+        source_only.pop("PYTHONPYCACHEPREFIX", None)
         cases = {
-            "robodyn auto, empty cache": ("auto", None),
-            "robodyn auto, warm cache": ("auto", warm),
-            "robodyn compiled, empty cache": ("compiled", None),
-            "robodyn compiled, warm cache": ("compiled", warm),
+            "robodyn auto, empty cache": ("auto", None, base),
+            "robodyn auto, warm cache": ("auto", warm, base),
+            "robodyn compiled, empty cache": ("compiled", None, base),
+            "robodyn compiled, warm cache": ("compiled", warm, base),
+            "robodyn auto, empty, no .pyc": ("auto", None, source_only),
         }
-        for label, (tier, cache) in cases.items():
-            runs = []
-            for k in range(args.repeats):
-                where = cache or os.path.join(tmp, f"empty-{label[8:16]}-{k}")
-                runs.append(_run(ROBODYN, {**base, "ROBODYN_TIER": tier,
-                                           "ROBODYN_CACHE_DIR": where}))
-            rows[label] = runs
+        if args.baseline:
+            other = {**base, "PYTHONPATH": str(Path(args.baseline).resolve()),
+                     "PYTHONPYCACHEPREFIX": os.path.join(tmp, "pyc-baseline")}
+            cases["baseline auto, empty cache"] = ("auto", None, other)
+            cases["baseline auto, warm cache"] = ("auto", warm, other)
+        for env in {id(e): e for _, _, e in cases.values()}.values():  # their .pyc
+            _run(ROBODYN, {**env, "ROBODYN_CACHE_DIR": os.path.join(tmp, "prime")})
         try:
-            rows["pinocchio"] = [_run(PINOCCHIO, base) for _ in range(args.repeats)]
+            _run(PINOCCHIO, base)
+            cases["pinocchio"] = (None, None, base)
         except subprocess.CalledProcessError:
             print("pinocchio: not installed")
+        for k in range(args.repeats):  # interleaved: a busy minute of the machine hits all
+            for number, (label, (tier, cache, env)) in enumerate(cases.items()):
+                if tier is None:
+                    rows.setdefault(label, []).append(_run(PINOCCHIO, env))
+                    continue
+                where = cache or os.path.join(tmp, f"empty-{number}-{k}")
+                rows.setdefault(label, []).append(
+                    _run(ROBODYN, {**env, "ROBODYN_TIER": tier, "ROBODYN_CACHE_DIR": where}))
     print(f"{'case':32}" + "".join(f"{s:>9}" for s in STEPS) + "  tier of M")
     for label, runs in rows.items():
         med = {s: statistics.median(r[s] for r in runs) for s in STEPS}
         print(f"{label:32}" + "".join(f"{med[s]:9.3f}" for s in STEPS)
               + f"  {runs[0].get('tier', '')}")
+    if "pinocchio" in rows:
+        pin = statistics.median(r["total"] for r in rows["pinocchio"])
+        for label, runs in rows.items():
+            if label != "pinocchio":
+                print(f"{label:32} {statistics.median(r['total'] for r in runs) / pin:5.2f}x "
+                      "Pinocchio's total")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,51 @@ def test_importing_robodyn_loads_none_of_the_heavy_packages():
     assert _heavy_after("import robodyn as rd") == "[]"
 
 
+#: Standard modules ``import robodyn`` leaves to their first use (issue 32, sixth session:
+#: 0.02 s of the import): the background compiler's ``subprocess`` and ``json``, the thread
+#: pool's ``concurrent.futures``, ``tempfile`` (the kernel cache writes its own temporary
+#: files), ``importlib.resources`` (the trig digest reads the files beside its module),
+#: ``html`` (notebooks' tables) and ``difflib`` (the "did you mean" of an unknown frame).
+LATER = ("subprocess", "json", "concurrent.futures", "tempfile", "importlib.resources",
+         "html", "difflib")
+
+
+def test_importing_robodyn_leaves_the_standard_modules_of_later_work_unloaded():
+    code = ("import sys, numpy\nbefore = set(sys.modules)\nimport robodyn\n"
+            f"print(sorted(m for m in {LATER!r} if m in sys.modules and m not in before))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True).stdout.strip()
+    assert out == "[]"
+
+
+def test_the_modules_left_to_later_load_when_their_work_comes(tmp_path):
+    """The same modules arrive with their work: a frame that does not exist (difflib), a
+    notebook's table (html), a batch on the thread pool (concurrent.futures), a first call
+    in ``auto`` that starts the background compiler (subprocess, json)."""
+    import os
+
+    code = ("import sys, numpy as np, robodyn as rd\n"
+            "from robodyn.codegen import threads, tiers\n"
+            "r = rd.load('planar-2r')\n"
+            "try:\n    r.jacobian(np.zeros(2), frame='linc2')\nexcept Exception as e:\n"
+            "    print(type(e).__name__, 'did you mean' in str(e))\n"
+            "r._repr_html_()\n"
+            "threads.run_in_threads(max, [(1, 2), (3, 4)])\n"
+            "r.inverse_dynamics(np.zeros(2), np.zeros(2), np.zeros(2))\n"
+            "for _ in range(200):\n"
+            "    if tiers.background_process() is not None: break\n"
+            "    import time; time.sleep(0.05)\n"
+            "bg = tiers.background_process()\n"
+            "import os, signal\n"
+            "if bg is not None: os.killpg(bg.pid, signal.SIGKILL)\n"
+            f"print(*[m in sys.modules for m in {LATER[:3] + LATER[5:]!r}])\n")
+    env = {**os.environ, "ROBODYN_TIER": "auto", "ROBODYN_CACHE_DIR": str(tmp_path / "c")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["ModelError", "True"] + ["True"] * 5
+
+
 def test_identification_loads_scipy_when_it_runs():
     code = ("import sys, robodyn as rd\n"
             "robot = rd.load('planar-2r')\n"

@@ -623,3 +623,28 @@ def test_as_another_user_shared_and_sticky_directories_are_never_changed():
         assert not list((base / "t").iterdir())  # the temporary caches went at exit
     finally:
         shutil.rmtree(base)
+
+
+def test_an_atomic_write_is_private_whole_and_leaves_nothing_when_it_fails(tmp_path,
+                                                                           monkeypatch):
+    """The kernel cache writes through ``.<name>.<hex>.tmp`` (its own exclusive create, no
+    tempfile import): the file appears whole with mode 0600, a failed rename leaves the old
+    file as it was and no temporary file, and the temporary names are ones the cleanup
+    knows as robodyn's (``_KERNEL_TEMP_NAME``)."""
+    target = tmp_path / f"k_{'a' * 24}.py"
+    cache._write_atomically(target, "x = 1\n")
+    assert target.read_text() == "x = 1\n"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]
+    seen = []
+
+    def failing_replace(src, dst):
+        seen.append(Path(src).name)
+        raise OSError("disk full")
+
+    monkeypatch.setattr(cache.os, "replace", failing_replace)
+    with pytest.raises(OSError, match="disk full"):
+        cache._write_atomically(target, "x = 2\n")
+    assert target.read_text() == "x = 1\n"
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]
+    assert len(seen) == 1 and cache._KERNEL_TEMP_NAME.fullmatch(seen[0]), seen

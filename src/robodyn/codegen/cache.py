@@ -33,7 +33,6 @@ import os
 import re
 import stat
 import sys
-import tempfile
 import threading
 import types
 import warnings
@@ -181,6 +180,8 @@ def _remove_temporary_cache(path: Path, pid: int) -> None:
 
 
 def _temporary_cache() -> Path:
+    import tempfile  # seldom needed: 3 ms of import robodyn
+
     path = Path(tempfile.mkdtemp(prefix="robodyn-private-"))  # mode 0700, unique
     atexit.register(_remove_temporary_cache, path, os.getpid())
     return path
@@ -206,8 +207,19 @@ def cache_dir() -> Path:
 
 
 def _write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a unique temporary file in the same directory."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """Write ``text`` to ``path`` through a unique temporary file in the same directory
+    (``.<name>.<random hex>.tmp``, created exclusively, mode 0600, never through a link:
+    what :func:`tempfile.mkstemp` does, without its import)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    for _attempt in range(100):  # a clash of 48 random bits: about never
+        tmp = path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp"
+        try:
+            fd = os.open(tmp, flags, 0o600)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise FileExistsError(f"no free temporary name beside {path} in 100 tries")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)

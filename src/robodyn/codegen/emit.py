@@ -25,8 +25,8 @@ Both flavours run only the instructions the outputs need (:func:`live_ops`).
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Sequence
-from importlib import resources
 
 from .tape import Tape, Var
 
@@ -37,14 +37,29 @@ _PACKED = {"add", "sub", "mul", "div", "neg", "sqrt", "sign"}
 #: Sine and cosine: arithmetic of :mod:`robodyn.codegen.trig` in the compiled flavours (the
 #: blocked one runs them packed, then the C library for the arguments they do not cover).
 _TRIG = ("sin", "cos")
+
+
+def _trig_digest() -> str:
+    """:data:`TRIG_DIGEST` from the two files beside this module (importlib.resources, for a
+    package that is not a folder of files, costs 4 ms of ``import robodyn``)."""
+    texts = []
+    for name in ("trig.py", "trig_numpy.py"):
+        try:
+            with open(os.path.join(os.path.dirname(__file__), name), "rb") as handle:
+                texts.append(handle.read())
+        except OSError:  # a zipped install
+            from importlib import resources
+
+            texts.append(resources.files(__package__).joinpath(name).read_bytes())
+    return hashlib.sha256(b"".join(texts)).hexdigest()[:12]
+
+
 #: The first 12 hex digits of the SHA-256 of :mod:`robodyn.codegen.trig`'s source (and of
 #: :mod:`~robodyn.codegen.trig_numpy`'s, whose reduction and polynomials it compiles), in every
 #: compiled kernel's text (the key of the kernel cache): an edit of trig.py is a new
 #: kernel, not a stale cache entry, with no version to raise by hand. Read as a file of the
 #: package, not imported: trig imports Numba, this module does not.
-TRIG_DIGEST = hashlib.sha256(b"".join(
-    resources.files(__package__).joinpath(name).read_bytes()
-    for name in ("trig.py", "trig_numpy.py"))).hexdigest()[:12]
+TRIG_DIGEST = _trig_digest()
 #: Arguments at most this large in magnitude take :mod:`~robodyn.codegen.trig`'s reduction
 #: (``2^20 pi/2`` is fdlibm's bound for its three-part ``pi/2``; 1.5 * 2^20 is below it);
 #: larger ones, infinity and NaN the C library's ``sin`` and ``cos``.
@@ -247,11 +262,13 @@ def _schedule(tape: Tape, live: list[bool]) -> list[tuple[str, list[int]]]:
                             and a[0] == "v"), default=0) + (op[0] not in _PACKED)
     loops: list[tuple[str, list[int]]] = []
     last = max((phase[i] for i in range(len(ops)) if live[i]), default=0)
-    for p in range(last + 1):
-        calls = [i for i, op in enumerate(ops) if live[i] and op[0] != "in"
-                 and op[0] not in _PACKED and phase[i] == p]
-        packed = [i for i, op in enumerate(ops) if live[i] and op[0] in _PACKED
-                  and phase[i] == p]
+    # each phase's calls and packed operations in tape order, in one pass over the tape
+    # (not one pass per phase, each a pass over the whole tape)
+    by_phase: list[tuple[list[int], list[int]]] = [([], []) for _ in range(last + 1)]
+    for i, op in enumerate(ops):
+        if live[i] and op[0] != "in":
+            by_phase[phase[i]][op[0] in _PACKED].append(i)
+    for calls, packed in by_phase:
         if calls:
             loops.append(("s", calls))
         if packed:

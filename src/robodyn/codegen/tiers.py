@@ -33,15 +33,17 @@ that is read: the next process finds no mark and starts again from the ``numpy``
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import queue
-import subprocess
 import sys
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..core.errors import RobodynError
+
+if TYPE_CHECKING:  # subprocess loads when the background compiler starts (5.5 ms of import)
+    import subprocess
 
 __all__ = ["tier_setting", "first_tier", "loops_compile", "request_compile", "COMPILE_MAX_DOF",
            "TRACED_MAX_DOF", "POLL_SECONDS", "LOAD_AFTER", "LOOP_COMPILE_SECONDS", "TIERS",
@@ -113,6 +115,8 @@ _lock = threading.Lock()
 
 
 def _start() -> subprocess.Popen:
+    import subprocess
+
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)  # this robodyn
     return subprocess.Popen([sys.executable, "-m", "robodyn.codegen.background"],
@@ -127,6 +131,8 @@ def request_compile(source: str, groups: list, n_params: int, width: int) -> Non
     thread feeds the pipe (the compiler reads its next job only when it is done with one,
     and a kernel's text can exceed the pipe's buffer)."""
     global _writer
+    import json
+
     with _lock:
         if source in _requested:
             return

@@ -10,7 +10,6 @@ Matplotlib is imported only when a picture is asked for.
 
 from __future__ import annotations
 
-import html
 import io
 import math
 from collections.abc import Callable, Sequence
@@ -74,7 +73,8 @@ def html_table(headers: Sequence[str], rows: Sequence[Sequence[str]], caption: s
                notes: Sequence[str] = ()) -> str:
     """An HTML table (for Jupyter's ``_repr_html_``): ``caption`` above (its first line in
     bold), ``notes`` below, one line each; every piece of text escaped."""
-    esc = html.escape
+    from html import escape as esc  # only for notebooks' HTML (1.4 ms of import)
+
     cell = "padding:1px 8px;text-align:right"
     out = ["<div class=\"robodyn\">"]
     if caption:

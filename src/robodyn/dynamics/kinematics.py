@@ -14,8 +14,6 @@ link ``k`` has nonzero columns only for ``k``'s ancestors (the joints that move 
 
 from __future__ import annotations
 
-import difflib
-
 from ..core import linalg3 as la
 from ..core.errors import InputError, ModelError, excerpt
 from ..model.chain import Chain
@@ -80,6 +78,8 @@ def unknown_frame(robot_name: str, frame, names: tuple[str, ...]) -> Exception:
     if not isinstance(frame, str):
         return InputError(f"{robot_name}: frame: expected a frame name (a string of "
                           f"robot.frames), got {excerpt(frame)}")
+    import difflib  # only for this error
+
     close = difflib.get_close_matches(frame, names, n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
     listed = ", ".join(names[:20]) + (f", ... ({len(names)} in all)" if len(names) > 20 else "")
