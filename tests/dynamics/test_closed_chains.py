@@ -387,3 +387,33 @@ def test_assembly_lands_within_half_a_turn_of_its_guess(name, y):
     q = cc.assemble(y, guess).q
     assert np.abs(cc.residual(q)).max() <= 1e-12
     assert np.all(np.abs(q[cc.passive] - guess[cc.passive]) <= np.pi + 1e-12)
+
+
+@pytest.mark.parametrize("name", list(SAMPLES))
+def test_reduced_coriolis_and_gravity_are_the_reduced_models_terms(name):
+    """On the actuated coordinates: ``C_y yd + g_y = S^T (h + M s)`` (the velocity and
+    gravity terms the reduced forward dynamics uses), ``g_y`` the holding torques at rest,
+    and ``Mdot_y - 2 C_y`` skew, ``Mdot_y`` by central differences of ``S^T M S`` along
+    the motion (the passive joints assembled at each end)."""
+    robot = rd.load(name)
+    chain = robot.closed_chain()
+    sample, guess = SAMPLES[name]
+    guess = robot.configurations["home"] if guess is None else guess
+    rng = np.random.default_rng(21)
+    for _ in range(2):
+        q = chain.assemble(sample(rng), guess).q
+        yd = rng.uniform(-1, 1, len(chain.actuated))
+        S, s = chain.velocity_terms(q, yd)
+        qd = S @ yd
+        h = robot.inverse_dynamics(q, qd, np.zeros_like(qd))
+        Cy, gy = chain.reduced_coriolis_matrix(q, yd), chain.reduced_gravity(q)
+        want = S.T @ (h + robot.mass_matrix(q) @ s)
+        np.testing.assert_allclose(Cy @ yd + gy, want, atol=1e-10 * max(1, np.abs(want).max()))
+        hold, _ = chain.inverse_dynamics(q, np.zeros_like(yd), np.zeros_like(yd))
+        np.testing.assert_allclose(gy, hold, atol=1e-10 * max(1, np.abs(hold).max()))
+        eps, y = 1e-6, q[chain.actuated]
+        ends = [chain.reduced_mass_matrix(chain.assemble(y + sign * eps * yd, q).q)
+                for sign in (1, -1)]
+        Mdot = (ends[0] - ends[1]) / (2 * eps)
+        N = Mdot - 2 * Cy
+        np.testing.assert_allclose(N + N.T, 0, atol=1e-6 * max(1, np.abs(Mdot).max()))

@@ -43,7 +43,8 @@ from ..model.loops import CLOSURE_ROWS
 
 #: The robot's methods a :class:`ClosedChain` computes with, in its constructor's order.
 CALLS = ("forward_kinematics", "jacobian", "jacobian_derivative", "mass_matrix",
-         "inverse_dynamics", "kinetic_energy", "potential_energy")
+         "inverse_dynamics", "kinetic_energy", "potential_energy", "gravity_torques",
+         "coriolis_matrix")
 
 #: Newton steps of :meth:`ClosedChain.assemble`, at most.
 ASSEMBLY_ITERATIONS = 50
@@ -103,7 +104,8 @@ class ClosedChain:
     functions :data:`CALLS`. One state at a time (``q`` ``(n,)``)."""
 
     def __init__(self, chain, joints, forward_kinematics, jacobian, jacobian_derivative,
-                 mass_matrix, inverse_dynamics, kinetic_energy, potential_energy):
+                 mass_matrix, inverse_dynamics, kinetic_energy, potential_energy,
+                 gravity_torques=None, coriolis_matrix=None):
         closures = chain.closures
         if closures is None or not closures.loops:
             raise ModelError("closed_chain: the model has no loop closures; list them under "
@@ -132,6 +134,7 @@ class ClosedChain:
         self._fk, self._jac, self._jdot = forward_kinematics, jacobian, jacobian_derivative
         self._mass, self._id = mass_matrix, inverse_dynamics
         self._kinetic, self._potential = kinetic_energy, potential_energy
+        self._gravity, self._coriolis = gravity_torques, coriolis_matrix
 
     def __repr__(self) -> str:
         loops = ", ".join(f"{loop.kind} {loop.frame_a}={loop.frame_b}" for loop in self.loops)
@@ -388,6 +391,28 @@ class ClosedChain:
         """``M_y = S^T M S`` ``(n_a, n_a)`` on the actuated coordinates."""
         S = self.velocity_map(q)
         return S.T @ self._mass(np.asarray(q, dtype=float)) @ S
+
+    def reduced_gravity(self, q) -> np.ndarray:
+        """``g_y = S^T g(q)`` ``(n_a,)``: gravity on the actuated coordinates, by virtual
+        work (``q`` assembled); the actuators' holding torques."""
+        q = np.asarray(q, dtype=float)
+        return self.velocity_map(q).T @ self._gravity(q)
+
+    def reduced_coriolis_matrix(self, q, yd) -> np.ndarray:
+        """``C_y = S^T (C S + M Sdot)`` ``(n_a, n_a)`` at ``(q, yd)`` (``q`` assembled,
+        ``qd = S yd``): with ``C`` the tree's Christoffel matrix, ``C_y yd`` is the reduced
+        model's velocity term ``S^T (C qd + M s)`` and ``Mdot_y - 2 C_y`` is skew
+        (``Mdot_y = Sdot^T M S + S^T Mdot S + S^T M Sdot``). ``Sdot`` from ``K S = 0``:
+        ``K_p Sdot_p = -Kdot S``, ``Sdot_a = 0``."""
+        q, yd = np.asarray(q, dtype=float), np.asarray(yd, dtype=float)
+        S = self.velocity_map(q)
+        qd = S @ yd
+        Kdot = np.concatenate([(self._jdot(q, qd, loop.frame_a) - self._jdot(q, qd, loop.frame_b))
+                               [_rows(loop.kind), :] for loop in self.loops])
+        K = self.constraint_jacobian(q)
+        Sdot = np.zeros_like(S)
+        Sdot[self.passive] = -np.linalg.pinv(K[:, self.passive]) @ (Kdot @ S)
+        return S.T @ (self._coriolis(q, qd) @ S + self._mass(q) @ Sdot)
 
     def velocity_terms(self, q, yd) -> tuple[np.ndarray, np.ndarray]:
         """``(S, s)``: ``qd = S yd`` and ``qdd = S ydd + s`` on the constraint (batched:
