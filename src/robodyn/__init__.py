@@ -28,6 +28,7 @@ _LAZY = {
     "scale_trajectory": (".motion.time_scaling", "scale_trajectory"),
     "identify": (".identification.estimate", "identify"),
     "identify_friction": (".identification.friction_shape", "identify_friction"),
+    "identify_efficiency": (".identification.efficiency", "identify_efficiency"),
     "simulate_lugre": (".motion.lugre", "simulate_lugre"),
     "excitation": (".identification.excitation", None),
     "control": (".motion.control", None),
@@ -42,7 +43,7 @@ _LAZY = {
 __version__ = VERSION
 __all__ = ["load", "Robot", "dataset", "TorqueParts", "models", "trajectory", "energy", "control",
            "simulate", "rollout", "scale_trajectory", "Simulation", "identify", "excitation",
-           "identify_friction", "simulate_lugre",
+           "identify_friction", "identify_efficiency", "simulate_lugre",
            "JointLimitWarning",
            "ModelError", "InputError", "RobodynError", "UrdfWarning",
            "PhysicalConsistencyWarning", "EnergyBalanceWarning", "__version__"]

@@ -13,6 +13,8 @@ library's). Imports NumPy only (no Numba: the no-compile tiers must not wait for
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .emit import TRIG_LIMIT as LIMIT
@@ -76,9 +78,41 @@ def sin_cos_polynomials(y0, y1):
     return s, c
 
 
+def _sincos_float(x: float) -> tuple[float, float]:
+    """:func:`sincos` of one Python float: the same statements on Python floats (IEEE
+    doubles, the same operations in the same order: the same bits), without NumPy's cost
+    per scalar operation (a one-state call of the NumPy tier makes a sine per joint)."""
+    if not abs(x) < LIMIT:  # and NaN: NumPy's, as the array path
+        with np.errstate(invalid="ignore"):  # infinity: NaN, as the C library's
+            return float(np.sin(x)), float(np.cos(x))
+    fn = x * _INVPIO2 + _TOINT - _TOINT
+    r = x - fn * _PIO2_1
+    t = r
+    w = fn * _PIO2_2
+    r = t - w
+    w = fn * _PIO2_2T - ((t - r) - w)
+    t = r
+    w = fn * _PIO2_3
+    r = t - w
+    w = fn * _PIO2_3T - ((t - r) - w)
+    y0 = r - w
+    y1 = (r - y0) - w
+    q = fn - 4.0 * math.floor(fn * 0.25)
+    s, c = sin_cos_polynomials(y0, y1)
+    if q == 1.0 or q == 3.0:
+        s, c = c, s
+    if q >= 2.0:
+        s = -s
+    if q == 1.0 or q == 2.0:
+        c = -c
+    return s, c
+
+
 def sincos(x):
     """``(sin x, cos x)`` of an array (or number) ``x``: trig's ``sincos`` statement by
     statement (reduction ``x = n pi/2 + y0 + y1``, the polynomials of ``y``, the quadrant)."""
+    if type(x) is float:
+        return _sincos_float(x)
     x = np.asarray(x, dtype=np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
         y0, y1, q = reduce_argument(x)
