@@ -442,6 +442,12 @@ def test_the_sine_of_one_python_float_is_the_arrays_bit_for_bit():
     sines, cosines = trig_numpy.sincos(xs)
     one = np.array([trig_numpy.sincos(x) for x in xs.tolist()])
     assert one.dtype == np.float64
+    small = [trig_numpy.sincos(xs[k:k + size].reshape(shape))  # small arrays: per value
+             for k, (size, shape) in enumerate(((1, ()), (1, (1,)), (6, (2, 3)), (16, (16,))))]
+    for k, (size, shape) in enumerate(((1, ()), (1, (1,)), (6, (2, 3)), (16, (16,)))):
+        assert small[k][0].shape == shape
+        np.testing.assert_array_equal(small[k][0].ravel(), sines[k:k + size])
+        np.testing.assert_array_equal(small[k][1].ravel(), cosines[k:k + size])
     for got, want in ((one[:, 0], sines), (one[:, 1], cosines)):
         np.testing.assert_array_equal(got, want)  # NaN where NaN
         np.testing.assert_array_equal(np.signbit(got), np.signbit(want))  # -0.0 kept
