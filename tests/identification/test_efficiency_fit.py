@@ -16,6 +16,7 @@ from robodyn.motion.trajectory import Motion
 ARM = """\
 name: geared_2r
 dh: standard
+planar: true
 gravity: [0, -9.81, 0]
 links:
   - {{joint: revolute, a: 0.5, mass: 2.0, com: [-0.25, 0, 0], inertia: [0, 0, 0.05, 0, 0, 0],
