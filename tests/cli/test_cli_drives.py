@@ -124,3 +124,28 @@ def test_a_sample_count_past_the_budget_is_refused_before_the_work(capsys):
     assert main(["simulate", FIXTURE, "--q0", "0", "0", "--duration", "1000", "--dt",
                  "1e-5"]) == 2
     assert "--duration / --dt: 100,000,000 steps; at most 2,000,000" in capsys.readouterr().err
+
+
+def test_derive_of_an_elastic_model_adds_both_sides_of_the_springs(capsys):
+    """``robodyn derive`` of a model with springs: after the rigid equations, Spong's link
+    and motor sides with the file's K, D and rotor B = G^2 J_m (the armature moved off the
+    link side: joint 1's inertia 1.306 -> 1.056, its rotor 0.25 = 50^2 1e-4 on the motor
+    side), in every format."""
+    import json
+
+    assert main(["derive", FIXTURE, "--format", "text"]) == 0
+    out = capsys.readouterr().out
+    assert "Elastic joints of elastic-2r (Spong 1987)" in out
+    link, motor = out.split("(1) link side")[1].split("(2) motor side")
+    assert "1.056*qdd1" in link and "0.25*thetadd1" in motor and "0.08*thetadd2" in motor
+    assert "3000*theta2" in link and "= tau2" in motor
+    assert main(["derive", FIXTURE, "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert len(data["elastic"]["link"]) == len(data["elastic"]["motor"]) == 2
+    assert main(["derive", FIXTURE, "--format", "latex"]) == 0
+    latex = capsys.readouterr().out
+    assert "Elastic joints" in latex and latex.rstrip().endswith("\\end{document}")
+    assert main(["derive", FIXTURE, "--format", "markdown"]) == 0
+    assert "## Elastic joints" in capsys.readouterr().out
+    assert main(["derive", "planar-2r", "--format", "text"]) == 0
+    assert "Elastic" not in capsys.readouterr().out  # a rigid model: as before

@@ -227,6 +227,7 @@ def _cmd_derive(args: argparse.Namespace) -> int:
             out = json.dumps(data, indent=2) + "\n"
     if getattr(args, "regressor", False) or getattr(args, "parameters", None):
         out = _with_regressor(eq, fmt, out, getattr(args, "parameters", None))
+    out = _with_springs(eq, robot, fmt, out)
     status = 0
     if args.verify:
         agreement = verify(robot, values=values, h_e=args.h_e)
@@ -326,6 +327,40 @@ def _with_regressor(eq, fmt: str, out: str, parameters: str | None = None) -> st
     if fmt == "html":
         return _html_appendix(out, text)
     return out + text
+
+
+def _with_springs(eq, robot, fmt: str, out: str) -> str:
+    """``out`` with the elastic-joint equations (Spong's motor and link sides,
+    :func:`robodyn.symbolic.elastic.elastic_equations`) of a model whose motors have springs
+    (``motor.stiffness``); ``out`` as it is for a rigid one."""
+    from ..motion.elastic import springs_of
+
+    if springs_of(robot.numeric_chain) is None:
+        return out
+    from ..symbolic.elastic import elastic_equations
+
+    springs = elastic_equations(eq, chain=robot.chain)
+    if fmt == "json":
+        import json
+
+        data = json.loads(out)
+        data["elastic"] = {"link": [str(e) for e in springs.link],
+                           "motor": [str(e) for e in springs.motor]}
+        return json.dumps(data, indent=2) + "\n"
+    if fmt == "latex":
+        import sympy as sp
+
+        rows = [sp.latex(e) + " &= 0" for e in springs.link]
+        rows += [sp.latex(e) + f" &= \\tau_{{{i + 1}}}" for i, e in enumerate(springs.motor)]
+        section = ("\\section*{Elastic joints (Spong 1987): link side, motor side}\n"
+                   "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}\n")
+        return out.replace("\\end{document}\n", "") + section + "\\end{document}\n"
+    text = springs.text()
+    if fmt == "markdown":
+        return out + "\n## Elastic joints\n\n```\n" + text + "```\n"
+    if fmt == "html":
+        return _html_appendix(out, text)
+    return out + "\n" + text
 
 
 def _html_appendix(page: str, text: str) -> str:
