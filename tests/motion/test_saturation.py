@@ -78,3 +78,44 @@ def test_a_model_without_limits_asks_for_them():
         rd.control.Saturated(rd.control.PDGravity(arm, [0.0], kp=1.0, kd=1.0))
     with pytest.raises(InputError, match="give limits="):
         rd.control.Saturated(lambda t, q, qd: np.zeros(1))
+
+
+def test_the_speed_envelope_holds_a_driven_joint_below_its_top_speed():
+    """A drive with the straight torque-speed line of a DC motor (``speeds``): a demand far
+    above the rated torque spins a free joint up as ``J w' = tau_max (1 - w / v_max)``, so
+    ``w(t) = v_max (1 - exp(-t tau_max / (J v_max)))`` (solved by hand), never past
+    ``v_max``; braking gets the full ``tau_max``. The pendulum on its side (gravity along
+    its axis: a free rotor of inertia ``J`` about the pivot)."""
+    arm = rd.Robot.from_dh([(0.5, 0, 0, 0)], masses=[1.0], com=[[-0.25, 0, 0]],
+                           inertia=[[0, 0, 0.02, 0, 0, 0]], gravity=(0, 0, -9.81),
+                           planar=True)
+    J = 0.02 + 1.0 * 0.25**2
+    tau_max, v_max = 2.0, 5.0
+    push = rd.control.Saturated(lambda t, q, qd: np.array([50.0]), limits=[tau_max],
+                                speeds=[v_max])
+    sim = rd.simulate(arm, [0.0], duration=0.4, tau=push, rtol=1e-11, atol=1e-11,
+                      sample_dt=0.01, progress=False)
+    want = v_max * (1 - np.exp(-sim.t * tau_max / (J * v_max)))
+    np.testing.assert_allclose(sim.qd[:, 0], want, atol=1e-7)
+    assert sim.qd[:, 0].max() < v_max
+    # braking while turning forward: the whole rated torque, at any speed
+    brake = rd.control.Saturated(lambda t, q, qd: np.array([-50.0]), limits=[tau_max],
+                                 speeds=[v_max])
+    assert brake(0.0, np.zeros(1), np.array([4.9])).tolist() == [-tau_max]
+    assert push(0.0, np.zeros(1), np.array([2.5])).tolist() == [tau_max / 2]
+    assert push(0.0, np.zeros(1), np.array([6.0])).tolist() == [0.0]
+    assert "speeds=[5]" in repr(push)
+
+
+def test_speeds_from_the_models_velocity_limits_and_bad_speeds_named():
+    arm = rd.Robot.from_dh([(0, 0.5, 0, 0), (0, 0.4, 0, 0)], masses=[1.0, 1.0],
+                           limits=[{"effort": 3.5, "velocity": 2.0}, {"effort": 1.0}])
+    ctrl = rd.control.Saturated(rd.control.PDGravity(arm, [0.3, 0.0], kp=10.0, kd=1.0),
+                                speeds=True)
+    assert ctrl.speeds.tolist() == [2.0, np.inf]
+    for speeds, words in (([0.0, 1.0], "must be positive"), ("fast", "one positive top"),
+                          ([1.0, 2.0, 3.0], "one positive top")):
+        with pytest.raises(InputError, match=words):
+            rd.control.Saturated(ctrl.controller, speeds=speeds)
+    with pytest.raises(InputError, match="no model to read the drives' velocity limits"):
+        rd.control.Saturated(lambda t, q, qd: np.zeros(2), limits=[1.0, 1.0], speeds=True)

@@ -10,6 +10,15 @@ and records how often and by how much the demand passed the limit, which
 :func:`robodyn.simulate` reports in ``sim.info["saturation"]``. A joint without a limit
 (``inf``) passes its demand through. The simulated motion is that of the applied torques
 (``sim.tau``); the energy balance holds for them.
+
+With ``speeds`` (each drive's top speed ``v_max``: a DC motor's no-load speed at its rated
+voltage through the gear, URDF ``<limit velocity>``, a model file's ``limits: {velocity}``)
+the limit is the drive's torque-speed envelope, a DC motor's straight line (Siciliano et
+al., *Robotics*, §5.2: ``tau = k_t (V - k_b w) / R`` falls linearly with speed): a torque
+that pushes the joint on in its direction of motion is at most
+``tau_max (1 - |qd| / v_max)`` (none at ``v_max`` and beyond), one that brakes it the full
+``tau_max``. The drive so cannot drive a joint past its top speed (gravity or a load still
+can, and the drive then brakes it).
 """
 
 from __future__ import annotations
@@ -23,7 +32,7 @@ from numpy.typing import ArrayLike
 from ..core.display import numbers
 from ..core.errors import InputError, excerpt
 
-__all__ = ["Saturated", "effort_limits"]
+__all__ = ["Saturated", "effort_limits", "velocity_limits"]
 
 
 def effort_limits(robot) -> np.ndarray:
@@ -40,12 +49,15 @@ class Saturated:
     """``tau = clip(controller(t, q, qd), -limits, limits)``: ``controller`` (a built-in
     controller or any callable) behind drives that deliver at most ``limits`` (one
     positive value per joint, ``inf`` for none; default: the effort limits of the
-    controller's ``model``). Counts the calls, the calls clipped per joint and the largest
+    controller's ``model``). ``speeds``: each drive's top speed for the torque-speed
+    envelope (module docstring; ``True``: the velocity limits of the controller's ``model``;
+    default ``None``: none). Counts the calls, the calls clipped per joint and the largest
     demand per joint (:meth:`report`; :meth:`reset` starts again)."""
 
     kind = None  # a Python callable: the fixed-step loops call it from Python
 
-    def __init__(self, controller: Callable[..., Any], limits: ArrayLike | None = None):
+    def __init__(self, controller: Callable[..., Any], limits: ArrayLike | None = None,
+                 speeds: ArrayLike | bool | None = None):
         if not callable(controller):
             raise InputError(f"controller: expected a callable tau(t, q, qd), got "
                              f"{excerpt(controller)}")
@@ -71,6 +83,7 @@ class Saturated:
         if np.isnan(self.limits).any() or (self.limits <= 0).any():
             raise InputError(f"limits: every limit must be positive (inf for none), got "
                              f"{excerpt(self.limits.tolist())}")
+        self.speeds = _speeds(speeds, model, self.limits.size)
         self.reset()
 
     def reset(self) -> None:
@@ -85,10 +98,17 @@ class Saturated:
             raise InputError(f"Saturated: the controller gave {demand.size} torques, the "
                              f"limits are {self.limits.size}")
         self.calls += 1
-        over = np.abs(demand) > self.limits
+        limits = self.limits
+        if self.speeds is not None:  # pushing on in the direction of motion: the envelope
+            qd = np.asarray(qd, dtype=float).reshape(-1)
+            onward = demand * qd > 0
+            with np.errstate(invalid="ignore"):  # inf limits, inf speeds
+                envelope = limits * np.maximum(1.0 - np.abs(qd) / self.speeds, 0.0)
+            limits = np.where(onward & np.isfinite(self.speeds), envelope, limits)
+        over = np.abs(demand) > limits
         self.clipped += over
         np.maximum(self.peak_demand, np.abs(demand), out=self.peak_demand)
-        return np.clip(demand, -self.limits, self.limits)
+        return np.clip(demand, -limits, limits)
 
     def report(self) -> dict:
         """``{"limits", "peak_demand", "clipped_fraction"}`` per joint (the fraction of the
@@ -100,4 +120,39 @@ class Saturated:
                 "saturated": [int(j) for j in np.flatnonzero(self.clipped)]}
 
     def __repr__(self) -> str:
-        return f"Saturated({self.controller!r}, limits={numbers(self.limits)})"
+        speeds = "" if self.speeds is None else f", speeds={numbers(self.speeds)}"
+        return f"Saturated({self.controller!r}, limits={numbers(self.limits)}{speeds})"
+
+
+def velocity_limits(robot) -> np.ndarray:
+    """Each joint's velocity limit of ``robot``'s model, ``inf`` where it has none."""
+    out = np.full(robot.dof, np.inf)
+    for j, link in enumerate(robot.chain.links[:robot.dof]):
+        limits = link.joint.limits
+        if limits is not None and limits[2] is not None:
+            out[j] = float(limits[2])
+    return out
+
+
+def _speeds(speeds, model, n: int) -> np.ndarray | None:
+    """The checked top speeds of :class:`Saturated` (None: no envelope)."""
+    if speeds is None or speeds is False:
+        return None
+    if speeds is True:
+        if model is None:
+            raise InputError("speeds=True: a plain callable has no model to read the drives' "
+                             "velocity limits from; give speeds=[one per joint]")
+        speeds = velocity_limits(model)
+        if not np.isfinite(speeds).any():
+            raise InputError(f"speeds=True: the model {model.name!r} has no velocity limits "
+                             "(URDF <limit velocity>, a model file's limits: {velocity}); "
+                             "give speeds=[one per joint]")
+    try:
+        out = np.broadcast_to(np.asarray(speeds, dtype=float), (n,)).copy()
+    except (TypeError, ValueError):
+        raise InputError(f"speeds: expected one positive top speed per joint ({n}), got "
+                         f"{excerpt(speeds)}") from None
+    if np.isnan(out).any() or (out <= 0).any():
+        raise InputError(f"speeds: every top speed must be positive (inf for none), got "
+                         f"{excerpt(out.tolist())}")
+    return out
