@@ -254,6 +254,7 @@ void shim_friction_torques({P}const double *qd, double *o)
 """
 
 
+@pytest.mark.slow  # a C++ compile each (1.6 s); the C export is checked in the fast set
 @pytest.mark.parametrize("model,mode", [("planar-2r", "argument"), ("friction-2r", "baked"),
                                         ("rp-arm", "baked")])
 def test_cpp_matches_core(model, mode, friction_2r, tmp_path):

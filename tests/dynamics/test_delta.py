@@ -98,6 +98,7 @@ def test_holding_torques_are_the_virtual_work_of_gravity(delta):
         np.testing.assert_allclose(tau, want, rtol=1e-7, atol=1e-8)
 
 
+@pytest.mark.slow
 def test_released_delta_falls_with_its_loops_closed_and_its_energy_kept(delta):
     """No torques, no friction: the platform falls, ``T + U`` constant to RK4's error, the
     loops closed at every step (projection), the platform level throughout."""

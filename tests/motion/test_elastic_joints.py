@@ -21,6 +21,7 @@ from robodyn.motion.elastic import (
 pytestmark = pytest.mark.usefixtures("numpy_backend")
 
 
+@pytest.mark.slow
 def test_a_link_and_its_motor_oscillate_at_the_two_inertia_frequency():
     """No gravity, no torque: ``I q'' = K (theta - q)``, ``B theta'' = -K (theta - q)``, so
     ``theta - q = delta cos(w t)`` with ``w^2 = K (1/I + 1/B)`` and the centre of inertia

@@ -77,6 +77,7 @@ links:
 """
 
 
+@pytest.mark.slow
 def test_a_link_and_its_rotor_oscillate_at_the_two_inertia_frequency(tmp_path):
     """No gravity (a pendulum in a horizontal plane), no torque: a point mass ``m`` at
     ``l`` (``I = m l^2 = 0.5``) and the rotor ``B = G^2 J_m = 0.36`` on a spring ``K =

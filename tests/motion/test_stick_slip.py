@@ -88,6 +88,7 @@ def turning_points(q0: float, level: float) -> list[float]:
     raise AssertionError("no rest within 100 swings")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dt", [1e-3, 2.5e-4])
 def test_coulomb_pendulum_turns_and_rests_where_the_energy_balance_says(tmp_path, dt):
     level, q0 = 0.6, 1.0

@@ -37,6 +37,7 @@ def test_a_pushed_mass_takes_the_bang_bang_time():
     np.testing.assert_allclose(fastest(fastest.duration)[1], 0.0, atol=1e-9)
 
 
+@pytest.mark.slow
 def test_never_slower_than_uniform_scaling_and_within_the_limits():
     arm = rd.load("planar-2r")
     fast = rd.trajectory.quintic([0.0, 0.0], [1.5, -1.0], 0.3)

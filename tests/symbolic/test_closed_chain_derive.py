@@ -134,6 +134,7 @@ def test_nonlinear_closure_is_refused_with_a_clear_error():
         linear_closure(mech, q0)
 
 
+@pytest.mark.slow
 def test_cli_derive_closed_chain_steps_and_verify(capsys):
     from robodyn.cli import main
 
@@ -191,6 +192,7 @@ def _four_bar_inertia(v, q):
     return crank + coupler + rocker
 
 
+@pytest.mark.slow
 def test_four_bar_reduced_inertia_equals_hand_derivation():
     from robodyn.symbolic.closed_chain import implicit_reduction
 
@@ -217,6 +219,7 @@ def test_four_bar_reduced_inertia_equals_hand_derivation():
         assert abs(numeric - _four_bar_inertia(v, q)) < 1e-10
 
 
+@pytest.mark.slow
 def test_verify_implicit_five_bar_and_catches_a_wrong_gravity_or_velocity_term():
     from robodyn.symbolic.closed_chain import assembled_state, implicit_reduction, verify_implicit
 

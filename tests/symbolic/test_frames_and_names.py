@@ -136,8 +136,9 @@ def test_brief_leaves_out_given_and_zero_christoffel_symbols(capsys):
 
 
 @pytest.mark.parametrize("method", ["lagrange", "newton-euler"])
-@pytest.mark.parametrize("model", [pytest.param(m, marks=pytest.mark.slow)
-                                   if m == "puma560" else m for m in SYMBOLIC_MODELS])
+@pytest.mark.parametrize("model", [pytest.param(m, marks=pytest.mark.slow)  # 2-7 s each
+                                   if m in ("puma560", "four-bar", "five-bar") else m
+                                   for m in SYMBOLIC_MODELS])
 def test_steps_text_lines_fit_in_100_columns(capsys, model, method):
     out = derive(capsys, model, "--steps", "--method", method, "--format", "text")
     long = [line for line in out.splitlines() if len(line) > 100]
