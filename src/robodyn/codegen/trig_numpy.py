@@ -13,8 +13,6 @@ library's). Imports NumPy only (no Numba: the no-compile tiers must not wait for
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .emit import TRIG_LIMIT as LIMIT
@@ -89,19 +87,7 @@ def _sincos_float(x: float) -> tuple[float, float]:
     if not abs(x) < LIMIT:  # and NaN: NumPy's, as the array path
         with np.errstate(invalid="ignore"):  # infinity: NaN, as the C library's
             return float(np.sin(x)), float(np.cos(x))
-    fn = x * _INVPIO2 + _TOINT - _TOINT
-    r = x - fn * _PIO2_1
-    t = r
-    w = fn * _PIO2_2
-    r = t - w
-    w = fn * _PIO2_2T - ((t - r) - w)
-    t = r
-    w = fn * _PIO2_3
-    r = t - w
-    w = fn * _PIO2_3T - ((t - r) - w)
-    y0 = r - w
-    y1 = (r - y0) - w
-    q = fn - 4.0 * math.floor(fn * 0.25)
+    y0, y1, q = reduce_argument(x)  # Python floats but q (NumPy's floor: one scalar)
     s, c = sin_cos_polynomials(y0, y1)
     if q == 1.0 or q == 3.0:
         s, c = c, s

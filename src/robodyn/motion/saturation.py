@@ -35,13 +35,40 @@ from ..core.errors import InputError, excerpt
 __all__ = ["Saturated", "effort_limits", "velocity_limits"]
 
 
-def effort_limits(robot) -> np.ndarray:
-    """Each joint's torque (force) limit of ``robot``'s model, ``inf`` where it has none."""
+#: Where a joint's ``limits`` hold each kind (``(lower, upper, velocity, effort)``).
+_LIMIT_INDEX = {"velocity": 2, "effort": 3}
+
+
+def _joint_limits(robot, kind: str) -> np.ndarray:
     out = np.full(robot.dof, np.inf)
     for j, link in enumerate(robot.chain.links[:robot.dof]):
         limits = link.joint.limits
-        if limits is not None and limits[3] is not None:
-            out[j] = float(limits[3])
+        if limits is not None and limits[_LIMIT_INDEX[kind]] is not None:
+            out[j] = float(limits[_LIMIT_INDEX[kind]])
+    return out
+
+
+def effort_limits(robot) -> np.ndarray:
+    """Each joint's torque (force) limit of ``robot``'s model, ``inf`` where it has none."""
+    return _joint_limits(robot, "effort")
+
+
+def velocity_limits(robot) -> np.ndarray:
+    """Each joint's velocity limit of ``robot``'s model, ``inf`` where it has none."""
+    return _joint_limits(robot, "velocity")
+
+
+def _model_limits(model, kind: str, option: str, name: str) -> np.ndarray:
+    """The ``kind`` limits of a controller's ``model`` for the argument ``option``; an
+    :class:`InputError` that says to give ``name=[...]`` without a model or limits."""
+    if model is None:
+        raise InputError(f"{option}: a plain callable has no model to read the drives' "
+                         f"{kind} limits from; give {name}=[one per joint]")
+    out = _joint_limits(model, kind)
+    if not np.isfinite(out).any():
+        raise InputError(f"{option}: the model {model.name!r} has no {kind} limits (URDF "
+                         f"<limit {kind}>, a model file's limits: {{{kind}}}); give "
+                         f"{name}=[one per joint]")
     return out
 
 
@@ -64,14 +91,7 @@ class Saturated:
         self.controller = controller
         model = getattr(controller, "model", None)
         if limits is None:
-            if model is None:
-                raise InputError("limits: a plain callable has no model to read the drives' "
-                                 "limits from; give limits=[one per joint]")
-            limits = effort_limits(model)
-            if not np.isfinite(limits).any():
-                raise InputError(f"limits: the model {model.name!r} has no effort limits "
-                                 "(URDF <limit effort>, a model file's limits: {effort}); "
-                                 "give limits=[one per joint]")
+            limits = _model_limits(model, "effort", "limits", "limits")
         try:
             self.limits = np.asarray(limits, dtype=float).reshape(-1)
         except (TypeError, ValueError):
@@ -124,29 +144,12 @@ class Saturated:
         return f"Saturated({self.controller!r}, limits={numbers(self.limits)}{speeds})"
 
 
-def velocity_limits(robot) -> np.ndarray:
-    """Each joint's velocity limit of ``robot``'s model, ``inf`` where it has none."""
-    out = np.full(robot.dof, np.inf)
-    for j, link in enumerate(robot.chain.links[:robot.dof]):
-        limits = link.joint.limits
-        if limits is not None and limits[2] is not None:
-            out[j] = float(limits[2])
-    return out
-
-
 def _speeds(speeds, model, n: int) -> np.ndarray | None:
     """The checked top speeds of :class:`Saturated` (None: no envelope)."""
     if speeds is None or speeds is False:
         return None
     if speeds is True:
-        if model is None:
-            raise InputError("speeds=True: a plain callable has no model to read the drives' "
-                             "velocity limits from; give speeds=[one per joint]")
-        speeds = velocity_limits(model)
-        if not np.isfinite(speeds).any():
-            raise InputError(f"speeds=True: the model {model.name!r} has no velocity limits "
-                             "(URDF <limit velocity>, a model file's limits: {velocity}); "
-                             "give speeds=[one per joint]")
+        speeds = _model_limits(model, "velocity", "speeds=True", "speeds")
     try:
         out = np.broadcast_to(np.asarray(speeds, dtype=float), (n,)).copy()
     except (TypeError, ValueError):
