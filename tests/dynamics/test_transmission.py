@@ -156,9 +156,10 @@ def test_model_file_diagonal_transmission_is_todays_motors_in_every_function(tmp
 
 
 def _coupled(tmp_path, extra=""):
-    from robodyn.model.transmission import TransmissionWarning
+    import warnings
 
-    with pytest.warns(TransmissionWarning, match="chain.transmission"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a coupled transmission is in every form: no warning
         return _with_transmission(tmp_path, f"[[{G1}, 0], [{C * G2}, {G2}]]", extra)
 
 
@@ -323,3 +324,27 @@ def test_with_inertial_parameters_sets_the_drives(tmp_path):
     changed[names.index("Fm1")] = -1.0
     with pytest.raises(rd.ModelError, match="negative"):
         robot.with_inertial_parameters(changed)
+
+
+def test_the_closed_forms_of_a_coupled_wrist_hold_its_motors(tmp_path):
+    """Both routes' closed forms add the rotors' ``R = N^T J_m N`` (the hand derivation
+    above) to ``M`` and the motors' friction ``N^T (B_m N qd + F_m sign(N qd))`` to the
+    friction; Lagrange-Euler and Newton-Euler agree exactly, and the closed forms' numbers
+    are the robot's."""
+    from robodyn.symbolic import equations, verify
+
+    robot = _coupled(tmp_path, "  motor_viscous: [1.0e-3, 2.0e-3]\n"
+                               "  motor_coulomb: [0.01, 0.02]\n")
+    plain = _robot(tmp_path, False)
+    R = np.array([[G1**2 * J1 + C**2 * G2**2 * J2, C * G2**2 * J2],
+                  [C * G2**2 * J2, G2**2 * J2]])
+    rng = np.random.default_rng(13)
+    q, qd, qdd = rng.normal(size=(3, 5, 2))
+    assert verify(robot).holds
+    for method in ("lagrange", "newton-euler"):
+        numeric = equations(robot, method=method).numeric()
+        np.testing.assert_allclose(numeric.M(q), plain.mass_matrix(q) + R, rtol=1e-12)
+        np.testing.assert_allclose(numeric.tau(q, qd, qdd), robot.inverse_dynamics(q, qd, qdd),
+                                   rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(numeric.friction(qd), robot.friction_torques(qd),
+                                   rtol=1e-12, atol=1e-12)

@@ -117,10 +117,9 @@ def transmission_of(data: object, dof: int, field: str = "transmission") -> Tran
 
 
 class TransmissionWarning(UserWarning):
-    """A coupled (non-diagonal) transmission was read: the robot's numeric methods include
-    it (:mod:`robodyn.codegen.driven`) and its exported code the entries the drives change
-    (:mod:`robodyn.dynamics.driven_dynamics`); its closed forms do not yet
-    (docs/friction-and-drives.md)."""
+    """Kept for code that filters it: a coupled transmission is now in the robot's numeric
+    methods, its closed forms and its exported code (what one leaves out is refused by
+    name), so nothing warns."""
 
 
 def with_transmission(chain, tr: Transmission, field: str = "transmission"):
@@ -129,10 +128,10 @@ def with_transmission(chain, tr: Transmission, field: str = "transmission"):
     friction into the joint's: ``F_v += N_ii^2 B_m``, ``F_c+-  += |N_ii| F_m``) and every
     numeric function, closed form and exported code includes it. A coupled ``N`` is kept
     as ``chain.transmission``: the robot's numeric methods add it
-    (:mod:`robodyn.codegen.driven`), so does the exported code of ID, M, FD, friction and
-    kinetic energy (:mod:`robodyn.dynamics.driven_dynamics`); the closed forms do not yet,
-    said by a :class:`TransmissionWarning`. Joints that already have a ``motor`` are refused."""
-    import warnings
+    (:mod:`robodyn.codegen.driven`), so do the closed forms
+    (:func:`robodyn.symbolic.derivation.finish`) and the exported code of ID, M, FD,
+    friction and kinetic energy (:mod:`robodyn.dynamics.driven_dynamics`). Joints that
+    already have a ``motor`` are refused."""
     from dataclasses import replace
 
     from .friction import is_zero
@@ -146,11 +145,6 @@ def with_transmission(chain, tr: Transmission, field: str = "transmission"):
             raise ModelError(f"{field}: links[{i}] already has a motor (inertia or gear_ratio); "
                              "give the drives either per joint or in transmission, not both")
     if not tr.diagonal:
-        warnings.warn(TransmissionWarning(
-            f"{field}: a coupled matrix (chain.transmission) is in the robot's numeric "
-            "methods, simulate, identification and exported code (ID, M, FD, friction, kinetic "
-            "energy), not yet in its closed forms (equations)"),
-            stacklevel=3)
         return replace(chain, transmission=tr)
     links = []
     for i, link in enumerate(chain.links):

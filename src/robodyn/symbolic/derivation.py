@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
 import sympy as sp
 from sympy import QQ
 from sympy.polys.rings import PolyElement
@@ -271,16 +272,55 @@ def point_positions(chain_r: Chain, poses) -> list[list]:
 
 
 def finish(d: Derivation, chain_r: Chain, q_args) -> None:
-    """The common tail of both routes: collect M, g, C; friction; the wrench term."""
+    """The common tail of both routes: the drives of a coupled transmission; collect M, g,
+    C; friction; the wrench term."""
     ring = d.ring
+    drives = getattr(d.chain, "transmission", None)
+    if drives is not None:
+        _add_drives(d, drives)
     collect(d)
     d.friction = [to_sympy(f) for f in friction_torques(d.chain, ring.qd, SYMPY)]
+    if drives is not None:  # the motors' friction, N^T (B_m N qd + F_m sign(N qd))
+        N = drives.N.tolist()
+        thetad = [sum((sp.Float(row[j]) * ring.qd[j] for j in range(len(row)) if row[j]),
+                      sp.Integer(0)) for row in N]
+        motor = [sp.Float(b) * w + sp.Float(c) * sp.sign(w)
+                 for b, c, w in zip(drives.motor_viscous, drives.motor_coulomb, thetad,
+                                    strict=True)]
+        d.friction = [f + sum((sp.Float(N[k][i]) * motor[k] for k in range(len(N)) if N[k][i]),
+                              sp.Integer(0)) for i, f in enumerate(d.friction)]
     if ring.extra:
         jac = jacobian(chain_r, q_args, ring.ops())
         h = [ring.gen(s) for s in ring.extra]
         d.wrench = [ring.reduce(sum((poly(jac[r][i], ring) * h[r] for r in range(6)),
                                     ring.zero)) for i in range(ring.dof)]
         d.wrench_symbols = ring.extra
+
+
+def _add_drives(d: Derivation, tr) -> None:
+    """A coupled transmission ``theta = N q`` (:mod:`robodyn.model.transmission`): its
+    rotors' kinetic energy ``1/2 qd^T N^T J_m N qd`` (Spong, Hutchinson & Vidyasagar, *Robot
+    Modeling and Control*, §6.4) adds ``R qdd`` to every route's ``tau``, ``R = N^T J_m N``
+    constant (so ``M + R`` and no velocity term); a step shows ``R``."""
+    ring = d.ring
+    N = tr.N
+    R = (N.T @ (np.asarray(tr.motor_inertia, dtype=float)[:, None] * N)).tolist()
+    n = ring.dof
+    gens = ring.ring.gens
+    qdd = [gens[k] for k in ring.qdd_index]
+    qd = [gens[k] for k in ring.qd_index]
+    # the decimals of 15 digits, exact in the ring (its Floats are the model's own numbers)
+    Rp = [[ring.poly(sp.Rational(f"{R[i][j]:.15g}")) for j in range(n)] for i in range(n)]
+    d.tau = [ring.reduce(d.tau[i] + sum((Rp[i][j] * qdd[j] for j in range(n) if R[i][j]),
+                                        ring.zero)) for i in range(n)]
+    if d.kinetic is not None:  # the Lagrange route's T: the rotors' energy added
+        d.kinetic = ring.reduce(d.kinetic + sum((Rp[i][j] * qd[i] * qd[j] for i in range(n)
+                                                 for j in range(n) if R[i][j]), ring.zero)
+                                * QQ(1, 2))
+    shown = sp.Matrix([[sp.Float(f"{x:.15g}", 15) for x in row] for row in R])
+    d.steps.append(RawStep("Drives", "Motors behind the coupled transmission theta = N q: "
+                           "their reflected inertia (constant, added to M in every route)",
+                           "R", "R", shown, "N^T diag(Jm) N", r"N^T \mathrm{diag}(J_m)\, N"))
 
 
 def pose_list(chain_r: Chain, q_args, ring: TrigRing):

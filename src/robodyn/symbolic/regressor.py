@@ -103,9 +103,9 @@ def regressor_polynomials(eq) -> list[list]:
     column order of :func:`~robodyn.dynamics.regressor.parameter_columns`; the friction
     entries (``qd_i``, ``sign(qd_i)``: not ring elements) are 0 here."""
     if getattr(eq.chain, "transmission", None) is not None:
-        raise ModelError("regressor: the closed forms of a model with a coupled transmission "
-                         "leave its drives out (their equations are the links'); the numeric "
-                         "robot.regressor(q, qd, qdd) has the drives' columns Jm, Bm, Fm")
+        raise ModelError("regressor: the closed-form regressor of a model with a coupled "
+                         "transmission has no columns for its drives yet; the numeric "
+                         "robot.regressor(q, qd, qdd) has them (Jm, Bm, Fm)")
     ring = eq.derivation.ring
     chain_r = ring.chain(eq.chain)
     q, qd, qdd = ring.joint_arguments()
