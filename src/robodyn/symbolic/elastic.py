@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 
 import sympy as sp
 
+from ..model.expressions import to_sympy
+
 if TYPE_CHECKING:
     from ..model.chain import Chain
 
@@ -80,9 +82,10 @@ def elastic_equations(eq, damping: bool = True, chain: Chain | None = None) -> E
         if len(motors) != n or any(m.stiffness is None for m in motors):
             raise ValueError("elastic_equations: chain: every joint's motor needs a stiffness "
                              "(motor.stiffness), one motor per joint of the equations")
-        K = tuple(sp.sympify(m.stiffness) for m in motors)
-        B = rotor = tuple(sp.sympify(m.armature) for m in motors)
-        D = tuple(sp.sympify(m.spring_damping or 0) if damping else sp.Integer(0)
+        # the model's numbers as SymPy without parsing text (to_sympy refuses a string)
+        K = tuple(to_sympy(m.stiffness) for m in motors)
+        B = rotor = tuple(to_sympy(m.armature) for m in motors)
+        D = tuple(to_sympy(m.spring_damping or 0) if damping else sp.Integer(0)
                   for m in motors)
     spring = [K[i] * (th[i] - eq.q[i]) + D[i] * (thd[i] - eq.qd[i]) for i in range(n)]
     link = sp.Matrix([(sp.expand(eq.tau[i] - rotor[i] * eq.qdd[i]) if rotor[i] != 0
