@@ -74,17 +74,10 @@ def identify_efficiency(robot, motion, current, motors=None,
     ``power_floor``: the fraction of the largest ``|tau_g qd|`` below which a sample is left
     out. An :class:`InputError` names what is missing: a direction with fewer than
     :data:`MIN_SAMPLES` samples (an excitation that only lifts, say) cannot be fitted."""
-    from ..motion.electrics import DCMotor, motors_of
+    from ..motion.electrics import dc_motors
 
     n = robot.dof
-    if motors is None:
-        motors = motors_of(robot.numeric_chain)
-        if motors is None:
-            raise InputError("motors: the model gives its joints no DC motors; pass "
-                             "DCMotor(resistance=..., torque_constant=...) per joint")
-    motors = [motors] * n if isinstance(motors, DCMotor) else list(motors)
-    if len(motors) != n or not all(isinstance(m, DCMotor) for m in motors):
-        raise InputError(f"motors: expected one DCMotor per joint ({n}) or one for all")
+    motors = dc_motors(motors, robot.numeric_chain, n)
     if not (isinstance(power_floor, int | float) and 0 <= power_floor < 1):
         raise InputError(f"power_floor: {power_floor!r:.40}; give a fraction in [0, 1)")
     q, qd, qdd = (np.asarray(getattr(motion, k), dtype=float) for k in ("q", "qd", "qdd"))

@@ -35,12 +35,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..core.errors import InputError
+from ..core.errors import InputError, excerpt
 
 if TYPE_CHECKING:
     from ..model.chain import Chain
 
-__all__ = ["DCMotor", "Electrics", "electrics", "motors_of"]
+__all__ = ["DCMotor", "Electrics", "electrics", "dc_motors", "motors_of"]
 
 
 @dataclass(frozen=True)
@@ -105,6 +105,25 @@ def motors_of(chain: Chain) -> tuple[DCMotor, ...] | None:
                  for m in motors)
 
 
+def dc_motors(motors, chain: Chain, n: int, missing: str | None = None) -> list[DCMotor]:
+    """``motors`` as one :class:`DCMotor` per joint (one given for all is repeated;
+    ``None``: the model's, :func:`motors_of`); an :class:`InputError` otherwise, ``missing``
+    its text when there are none."""
+    if motors is None:
+        motors = motors_of(chain)
+        if motors is None:
+            raise InputError(missing or (
+                "motors: the model gives its joints no DC motors (motor.resistance, "
+                "torque_constant); pass DCMotor(resistance=..., torque_constant=...) or give "
+                "the model's motors their electrics"))
+    out = [motors] * n if isinstance(motors, DCMotor) else motors
+    if isinstance(out, (str, bytes)) or not hasattr(out, "__len__") or len(out) != n \
+            or not all(isinstance(m, DCMotor) for m in out):
+        raise InputError(f"motors: expected one DCMotor per joint ({n}) or one for all, got "
+                         f"{excerpt(motors)}")
+    return list(out)
+
+
 def _trapezoid(t, y):
     return 0.5 * np.tensordot(np.diff(t), y[1:] + y[:-1], axes=(0, 0))
 
@@ -120,15 +139,7 @@ def electrics(robot, motion, motors=None) -> Electrics:
         raise InputError("electrics: DC motors drive revolute or prismatic joints; this "
                          "robot has free or ball joints")
     n = robot.dof
-    if motors is None:
-        motors = motors_of(robot.numeric_chain)
-        if motors is None:
-            raise InputError("motors: the model gives its joints no DC motors (motor."
-                             "resistance, torque_constant); pass DCMotor(resistance=..., "
-                             "torque_constant=...) or give the model's motors their electrics")
-    motors = [motors] * n if isinstance(motors, DCMotor) else list(motors)
-    if len(motors) != n or not all(isinstance(m, DCMotor) for m in motors):
-        raise InputError(f"motors: expected one DCMotor per joint ({n}) or one for all")
+    motors = dc_motors(motors, robot.numeric_chain, n)
     t = np.asarray(motion.t, dtype=float)
     if t.ndim != 1 or t.shape[0] < 2 or (np.diff(t) <= 0).any():
         raise InputError("motion.t: expected at least two increasing sample times")

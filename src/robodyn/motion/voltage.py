@@ -62,7 +62,7 @@ import numpy as np
 from ..core.errors import InputError, excerpt
 from .adaptive import drive
 from .closed import closed
-from .electrics import DCMotor, motors_of
+from .electrics import DCMotor, dc_motors
 from .inputs import TorqueTable, check_magnitude, start_state, wrench_value
 from .options import SimulationOptions
 from .result import Simulation, finished
@@ -123,20 +123,13 @@ class Drives:
 
 
 def _motors(motors, n: int, chain) -> list[DCMotor]:
-    """``motors`` checked: one per joint (one given for all is repeated); ``None``: the
-    model file's (:func:`~robodyn.motion.electrics.motors_of`)."""
-    if motors is None:
-        motors = motors_of(chain)
-    if motors is None:
-        raise InputError("motors: a voltage-driven run needs the joints' DC motors; give "
-                         "motors=DCMotor(resistance=..., torque_constant=...) (one for all) or "
-                         f"a list of {n}, or put them in the model file (motor: resistance, "
-                         "torque_constant, ...)")
-    out = [motors] * n if isinstance(motors, DCMotor) else motors
-    if isinstance(out, (str, bytes)) or not hasattr(out, "__len__") or len(out) != n \
-            or not all(isinstance(m, DCMotor) for m in out):
-        raise InputError(f"motors: expected one robodyn.motion.electrics.DCMotor per joint "
-                         f"({n}) or one for all, got {excerpt(motors)}")
+    """``motors`` checked (:func:`~robodyn.motion.electrics.dc_motors`; ``None``: the model
+    file's), each with a resistance or an inductance."""
+    out = dc_motors(motors, chain, n, missing=(
+        "motors: a voltage-driven run needs the joints' DC motors; give "
+        "motors=DCMotor(resistance=..., torque_constant=...) (one for all) or "
+        f"a list of {n}, or put them in the model file (motor: resistance, "
+        "torque_constant, ...)"))
     for j, m in enumerate(out):
         if m.resistance == 0 and m.inductance == 0:
             raise InputError(f"motors[{j}]: resistance and inductance both 0: the voltage "
