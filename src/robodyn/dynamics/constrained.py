@@ -405,13 +405,14 @@ class ClosedChain:
         (``Mdot_y = Sdot^T M S + S^T Mdot S + S^T M Sdot``). ``Sdot`` from ``K S = 0``:
         ``K_p Sdot_p = -Kdot S``, ``Sdot_a = 0``."""
         q, yd = np.asarray(q, dtype=float), np.asarray(yd, dtype=float)
-        S = self.velocity_map(q)
+        K = self.constraint_jacobian(q)
+        pinv = np.linalg.pinv(K[:, self.passive])  # K_p^+, shared by S and Sdot
+        S = self._velocity_map(K[None], pinv[None])[0]
         qd = S @ yd
         Kdot = np.concatenate([(self._jdot(q, qd, loop.frame_a) - self._jdot(q, qd, loop.frame_b))
                                [_rows(loop.kind), :] for loop in self.loops])
-        K = self.constraint_jacobian(q)
         Sdot = np.zeros_like(S)
-        Sdot[self.passive] = -np.linalg.pinv(K[:, self.passive]) @ (Kdot @ S)
+        Sdot[self.passive] = -pinv @ (Kdot @ S)
         return S.T @ (self._coriolis(q, qd) @ S + self._mass(q) @ Sdot)
 
     def velocity_terms(self, q, yd) -> tuple[np.ndarray, np.ndarray]:
