@@ -203,3 +203,22 @@ def test_the_exported_regressor_has_the_motors_columns(wrist, module):
         hand = np.concatenate([N.T * rate for rate in (N @ qdd, N @ qd, np.sign(N @ qd))],
                               axis=-1)
         np.testing.assert_allclose(Y[:, -6:], hand, rtol=1e-13, atol=1e-15)
+
+
+def test_the_autodiff_programs_include_the_motors(wrist):
+    # JAX and CasADi (not needed here) walk these programs with their operations; walked
+    # with NumPy they are the robot's numbers, the regressor its standard columns
+    from robodyn.codegen.export.autodiff import build_program, evaluate
+
+    lib = types.SimpleNamespace(sin=np.sin, cos=np.cos, sqrt=np.sqrt, sign=np.sign, exp=np.exp,
+                                tanh=np.tanh, pow=np.power)
+    q, qd, qdd = _states(wrist, seed=11)[:, 0]
+    args = {"q": q, "qd": qd, "qdd": qdd}
+    for kind, want in (("inverse_dynamics", wrist.inverse_dynamics(q, qd, qdd)),
+                       ("mass_matrix", wrist.mass_matrix(q)),
+                       ("regressor", wrist.regressor(q, qd, qdd))):
+        program = build_program(wrist.runner, kind, "baked")
+        flat = evaluate(program, args, lib)
+        (out,) = program.results
+        got = np.reshape([flat[i] for i in out.items], out.shape)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
