@@ -105,3 +105,17 @@ def test_the_base_parameters_group_the_lone_motor_with_its_joint(robot):
     _, pi = robot.inertial_parameters()
     np.testing.assert_allclose(robot.regressor_base(q, qd, qdd) @ bp.values,
                                robot.regressor(q, qd, qdd) @ pi, rtol=1e-12, atol=1e-12)
+
+
+def test_the_closed_form_export_has_the_motors_regressor(robot):
+    # the exported closed forms (eq.to_code) write the regressor now that it has the
+    # motors' columns: Y pi is the robot's torque
+    import types
+
+    (fname, text), = robot.equations().to_code("python").items()
+    module = types.ModuleType(fname[:-3])
+    exec(compile(text, fname, "exec"), module.__dict__)  # the file robodyn just wrote
+    _, pi = robot.inertial_parameters()
+    for q, qd, qdd in np.random.default_rng(3).normal(size=(4, 3, 2)):
+        np.testing.assert_allclose(np.asarray(module.regressor(q, qd, qdd)) @ pi,
+                                   robot.inverse_dynamics(q, qd, qdd), rtol=1e-12, atol=1e-12)
