@@ -8,6 +8,11 @@ the closed forms of the polynomial ring (as Newton–Euler runs
 the model's own parameters (``ZZ1 = I1 + c1**2*m1``). :meth:`SymbolicRegressor.check`
 proves ``Y pi(values) == tau`` in the ring: the normal form of the difference is 0.
 
+A coupled transmission ``theta = N q`` adds, after those, each motor's ``Jm_k, Bm_k, Fm_k``
+(Spong, Hutchinson & Vidyasagar §6.4): ``n_k^T (n_k . qdd)`` in the ring (``N`` and
+``J_m`` as the exact decimals the closed forms' ``R = N^T J_m N`` is summed from), and the
+friction columns ``n_k^T (n_k . qd)``, ``n_k^T sign(n_k . qd)`` as SymPy (:func:`drive_entries`).
+
 **Any parameter vector** (Siciliano et al. (§7.4) write ``tau = y(q, qd, qdd) pi`` with
 ``pi = [m_l1, I_l1, m_l2, I_l2]``, the model's own symbols):
 :func:`parameter_regressor` gives ``Y`` for any list of the model's symbols in which
@@ -324,5 +329,5 @@ def parameter_regressor(eq, parameters) -> ParameterRegressor:
                               friction_rest)
 
 
-__all__ = ["regressor", "regressor_polynomials", "parameter_regressor", "SymbolicRegressor",
-           "ParameterRegressor"]
+__all__ = ["regressor", "regressor_polynomials", "parameter_regressor", "drive_entries",
+           "SymbolicRegressor", "ParameterRegressor"]
