@@ -222,3 +222,51 @@ def test_the_autodiff_programs_include_the_motors(wrist):
         (out,) = program.results
         got = np.reshape([flat[i] for i in out.items], out.shape)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+THREE = """
+name: differential_3r
+dh: standard
+gravity: [0, 0, -9.81]
+links:
+  - {joint: revolute, a: 0.4, alpha: 1.5707963267948966, mass: 3, com: [-0.2, 0, 0],
+     inertia: [0.02, 0.05, 0.05, 0, 0, 0]}
+  - {joint: revolute, a: 0.3, mass: 1.5, com: [-0.15, 0.01, 0],
+     inertia: [0.01, 0.02, 0.02, 0, 0, 0], friction: {viscous: 0.05, coulomb: 0.1}}
+  - {joint: revolute, a: 0.1, alpha: -1.5707963267948966, mass: 0.8, com: [-0.05, 0, 0.02],
+     inertia: [0.003, 0.004, 0.005, 0, 0, 0]}
+transmission:
+  matrix: [[40.0, 0.0, 0.0], [12.0, -30.0, 6.0], [-5.0, 15.0, 25.0]]
+  motor_inertia: [3.0e-4, 2.0e-4, 1.0e-4]
+  motor_viscous: [2.0e-3, 1.0e-3, 3.0e-3]
+  motor_coulomb: [0.02, 0.01, 0.03]
+"""
+
+
+def test_a_three_joint_differential_exports_with_its_motors(tmp_path):
+    # every entry of N coupled, negative ones too: the exported torque parts, derivatives
+    # and regressor equal the robot's
+    path = tmp_path / "differential.yaml"
+    path.write_text(THREE)
+    robot = rd.load(path)
+    kinds = ["torque_parts", "inverse_dynamics_derivatives", "forward_dynamics_derivatives",
+             "regressor"]
+    (fname, text), = robot.to_code("python", functions=kinds).items()
+    module = types.ModuleType(fname[:-3])
+    exec(compile(text, fname, "exec"), module.__dict__)  # the file robodyn just wrote
+    _, pi = robot.inertial_parameters()
+    for q, qd, qdd in np.random.default_rng(12).normal(size=(3, 3, 3)):
+        tau = robot.inverse_dynamics(q, qd, qdd)
+        parts = np.reshape(module.torque_parts(q, qd, qdd), (6, 3))
+        np.testing.assert_allclose(parts, [robot.torque_parts(q, qd, qdd).as_dict()[k]
+                                           for k in PARTS], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(np.reshape(module.inverse_dynamics_derivatives(q, qd, qdd),
+                                              (3, 3, 3)),
+                                   np.stack(robot.inverse_dynamics_derivatives(q, qd, qdd)),
+                                   rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(np.reshape(module.forward_dynamics_derivatives(q, qd, tau),
+                                              (3, 3, 3)),
+                                   np.stack(robot.forward_dynamics_derivatives(q, qd, tau)),
+                                   rtol=1e-10, atol=1e-10)
+        Y = standard_columns(robot.chain, np.reshape(module.regressor(q, qd, qdd), (3, -1)))
+        np.testing.assert_allclose(Y @ pi, tau, rtol=1e-12, atol=1e-12)
