@@ -114,11 +114,17 @@ def forward_dynamics_derivatives(chain: Chain, q, qd, tau, ops, h_e=None, frames
     ``qdd = FD(q, qd, tau)``, ``dqdd/dx = -M^{-1} dtau/dx`` (``x = q, qd``, the inverse
     dynamics' derivatives at ``qdd``) and ``dqdd/dtau = M^{-1}`` (Carpentier & Mansard
     2018), every column a solve with the same factor (Cholesky; a tree's ``L^T D L``)."""
-    n = chain.nv
     qdd = forward_dynamics(chain, q, qd, tau, ops, h_e=h_e, frames=frames)
     d_q, d_qd = _id_jacobians(chain, q, qd, qdd, ops, h_e, frames)
     m = mass_matrix(chain, q, ops)  # recorded once: the tape shares it with the solve above
-    solve = mass_solver(chain, m, ops)
+    return fd_from_id_derivatives(d_q, d_qd, mass_solver(chain, m, ops))
+
+
+def fd_from_id_derivatives(d_q, d_qd, solve) -> list:
+    """``[-M^-1 dtau/dq, -M^-1 dtau/dqd, M^-1]`` (Carpentier & Mansard 2018, eq. 9) from
+    the inverse dynamics' ``dtau/dq``, ``dtau/dqd`` (``[i][j] = dtau_i/dx_j``) and
+    ``solve(rhs) = M^-1 rhs``, a column at a time."""
+    n = len(d_q)
 
     def solve_columns(columns, sign):
         cols = [solve([sign * col[i] for i in range(n)]) for col in columns]

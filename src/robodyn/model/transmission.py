@@ -118,8 +118,8 @@ def transmission_of(data: object, dof: int, field: str = "transmission") -> Tran
 
 class TransmissionWarning(UserWarning):
     """Kept for code that filters it: a coupled transmission is now in the robot's numeric
-    methods, its closed forms and its exported code (what one leaves out is refused by
-    name), so nothing warns."""
+    methods, its closed forms (the regressor included) and every function of its exported
+    code, so nothing warns."""
 
 
 def with_transmission(chain, tr: Transmission, field: str = "transmission"):
@@ -129,9 +129,9 @@ def with_transmission(chain, tr: Transmission, field: str = "transmission"):
     numeric function, closed form and exported code includes it. A coupled ``N`` is kept
     as ``chain.transmission``: the robot's numeric methods add it
     (:mod:`robodyn.codegen.driven`), so do the closed forms
-    (:func:`robodyn.symbolic.derivation.finish`) and the exported code of ID, M, FD,
-    friction and kinetic energy (:mod:`robodyn.dynamics.driven_dynamics`). Joints that
-    already have a ``motor`` are refused."""
+    (:func:`robodyn.symbolic.derivation.finish`, :mod:`robodyn.symbolic.regressor`) and
+    every function of the exported code (:mod:`robodyn.dynamics.driven_dynamics`). Joints
+    that already have a ``motor`` are refused."""
     from dataclasses import replace
 
     from .friction import is_zero

@@ -462,6 +462,8 @@ class _Sampler:
         self.polys = regressor_polynomials(eq)
         #: the extra friction columns (sign(qd)^2 and 1: both 1 at these nonzero speeds)
         self.extras = {k: row for row, k, _ in extra_entries(eq.chain)}
+        #: a coupled transmission's friction columns: {column: (motor k, 0 Bm / 1 Fm)}
+        self.drives, self.N = motor_friction_columns(eq.chain, len(self.polys[0]))
         ring = self.ring = eq.derivation.ring
         n = self.n = ring.dof
         self.count = count
@@ -544,6 +546,13 @@ class _Sampler:
                 if j in self.extras:
                     out.append(ring_dom(sp.QQ(1) if self.extras[j] == i else sp.QQ(0)))
                     continue
+                if j in self.drives:  # N_ki (n_k . qd), N_ki sign(n_k . qd)
+                    k, kind = self.drives[j]
+                    rate = sum((x * st[ring.qd_index[a]] for a, x in enumerate(self.N[k])),
+                               sp.QQ(0))
+                    v = rate if kind == 0 else sp.QQ((rate > 0) - (rate < 0))
+                    out.append(ring_dom(self.N[k][i] * v))
+                    continue
                 if friction:
                     joint, kind = divmod(j - friction_column(n, 0), len(FRICTION_PARAMETERS))
                     v = (st[ring.qd_index[i]] if kind == 0 else sp.QQ(signs[i])) \
@@ -563,6 +572,21 @@ class _Sampler:
                 out.append(ring_dom.from_dict({m: c for m, c in terms.items() if c}))
         self._columns[j] = out
         return out
+
+
+def motor_friction_columns(chain, width: int) -> tuple[dict, list]:
+    """The columns ``Bm_k`` and ``Fm_k`` of a coupled transmission among ``width`` standard
+    parameters (the last ``3 n``: ``Jm, Bm, Fm``), ``{column: (k, 0 or 1)}``, and ``N`` as
+    exact rationals (:func:`~robodyn.symbolic.derivation.exact`); empty without one."""
+    from .derivation import exact
+
+    tr = getattr(chain, "transmission", None)
+    if tr is None:
+        return {}, []
+    n = chain.dof
+    start = width - 2 * n
+    columns = {start + kind * n + k: (k, kind) for kind in (0, 1) for k in range(n)}
+    return columns, [[sp.QQ.from_sympy(exact(x)) for x in row] for row in tr.N.tolist()]
 
 
 def _rational(rng) -> sp.Expr:

@@ -282,8 +282,7 @@ def finish(d: Derivation, chain_r: Chain, q_args) -> None:
     d.friction = [to_sympy(f) for f in friction_torques(d.chain, ring.qd, SYMPY)]
     if drives is not None:  # the motors' friction, N^T (B_m N qd + F_m sign(N qd))
         N = drives.N.tolist()
-        thetad = [sum((sp.Float(row[j]) * ring.qd[j] for j in range(len(row)) if row[j]),
-                      sp.Integer(0)) for row in N]
+        thetad = motor_rates(drives, ring.qd)
         motor = [sp.Float(b) * w + sp.Float(c) * sp.sign(w)
                  for b, c, w in zip(drives.motor_viscous, drives.motor_coulomb, thetad,
                                     strict=True)]
@@ -297,11 +296,26 @@ def finish(d: Derivation, chain_r: Chain, q_args) -> None:
         d.wrench_symbols = ring.extra
 
 
+def motor_rates(tr, qd) -> list:
+    """``theta_d = N qd`` as SymPy sums ``sum_j N_kj qd_j`` (the Floats of ``N``, its zeros
+    left out): the closed forms' and the closed-form regressor's one spelling of them."""
+    return [sum((sp.Float(x) * v for x, v in zip(row, qd, strict=True) if x), sp.Integer(0))
+            for row in tr.N.tolist()]
+
+
+def exact(x: float) -> sp.Rational:
+    """A drive's number as the decimal of 15 digits it prints as, exact in the ring (whose
+    Floats are the model's own numbers only)."""
+    return sp.Rational(f"{float(x):.15g}")
+
+
 def _add_drives(d: Derivation, tr) -> None:
     """A coupled transmission ``theta = N q`` (:mod:`robodyn.model.transmission`): its
     rotors' kinetic energy ``1/2 qd^T N^T J_m N qd`` (Spong, Hutchinson & Vidyasagar, *Robot
     Modeling and Control*, §6.4) adds ``R qdd`` to every route's ``tau``, ``R = N^T J_m N``
-    constant (so ``M + R`` and no velocity term); a step shows ``R``."""
+    constant (so ``M + R`` and no velocity term); a step shows ``R``. ``R`` is summed
+    exactly from the decimals of ``N`` and ``J_m`` (:func:`exact`), so the closed-form
+    regressor's ``Jm`` columns times ``J_m`` are exactly it."""
     ring = d.ring
     N = tr.N
     R = (N.T @ (np.asarray(tr.motor_inertia, dtype=float)[:, None] * N)).tolist()
@@ -309,8 +323,10 @@ def _add_drives(d: Derivation, tr) -> None:
     gens = ring.ring.gens
     qdd = [gens[k] for k in ring.qdd_index]
     qd = [gens[k] for k in ring.qd_index]
-    # the decimals of 15 digits, exact in the ring (its Floats are the model's own numbers)
-    Rp = [[ring.poly(sp.Rational(f"{R[i][j]:.15g}")) for j in range(n)] for i in range(n)]
+    Nx = [[exact(x) for x in row] for row in N.tolist()]
+    Jx = [exact(x) for x in tr.motor_inertia]
+    Rp = [[ring.poly(sum((Nx[k][i] * Jx[k] * Nx[k][j] for k in range(n)), sp.Integer(0)))
+           for j in range(n)] for i in range(n)]
     d.tau = [ring.reduce(d.tau[i] + sum((Rp[i][j] * qdd[j] for j in range(n) if R[i][j]),
                                         ring.zero)) for i in range(n)]
     if d.kinetic is not None:  # the Lagrange route's T: the rotors' energy added

@@ -8,6 +8,11 @@ the closed forms of the polynomial ring (as Newton–Euler runs
 the model's own parameters (``ZZ1 = I1 + c1**2*m1``). :meth:`SymbolicRegressor.check`
 proves ``Y pi(values) == tau`` in the ring: the normal form of the difference is 0.
 
+A coupled transmission ``theta = N q`` adds, after those, each motor's ``Jm_k, Bm_k, Fm_k``
+(Spong, Hutchinson & Vidyasagar §6.4): ``n_k^T (n_k . qdd)`` in the ring (``N`` and
+``J_m`` as the exact decimals the closed forms' ``R = N^T J_m N`` is summed from), and the
+friction columns ``n_k^T (n_k . qd)``, ``n_k^T sign(n_k . qd)`` as SymPy (:func:`drive_entries`).
+
 **Any parameter vector** (Siciliano et al. (§7.4) write ``tau = y(q, qd, qdd) pi`` with
 ``pi = [m_l1, I_l1, m_l2, I_l2]``, the model's own symbols):
 :func:`parameter_regressor` gives ``Y`` for any list of the model's symbols in which
@@ -28,16 +33,16 @@ from types import SimpleNamespace
 
 import sympy as sp
 
-from ..core.errors import ModelError
 from ..dynamics.regressor import (
     EXTRA_FRICTION,
+    TRANSMISSION_PARAMETERS,
     friction_column,
     parameter_columns,
     regressor_full,
     standard_parameters,
 )
 from ..model.expressions import to_sympy
-from .derivation import poly
+from .derivation import exact, motor_rates, poly
 from .simplify import polys_equal, textbook
 
 
@@ -72,7 +77,20 @@ class SymbolicRegressor:
                            + self.Y[i, k + 1] * self.values[self.pi[k + 1]])
         for i, k, _ in extra_entries(eq.chain):  # Fd_j, Fo_j
             friction[i] += self.Y[i, k] * self.values[self.pi[k]]
-        return bool(ring_ok) and sp.expand(friction - eq.friction) == sp.zeros(n, 1)
+        for i, k, _ in drive_entries(eq.chain, eq.qd):  # Bm_k, Fm_k
+            friction[i] += self.Y[i, k] * self.values[self.pi[k]]
+        return bool(ring_ok) and _negligible(sp.expand(friction - eq.friction), eq.friction)
+
+
+def _negligible(difference: sp.Matrix, friction: sp.Matrix) -> bool:
+    """``difference`` is 0, or (Floats of a transmission multiplied in another order) its
+    coefficients are below ``1e-12`` of the friction's largest."""
+    if difference == sp.zeros(*difference.shape):
+        return True
+    scale = max((abs(float(c)) for f in friction for c in sp.Add.make_args(sp.expand(f))
+                 for c in [c.as_coeff_Mul()[0]]), default=1.0)
+    return all(abs(float(c.as_coeff_Mul()[0])) <= 1e-12 * scale
+               for d in difference for c in sp.Add.make_args(d))
 
 
 def _friction_entries(chain) -> list[tuple[int, int]]:
@@ -102,10 +120,6 @@ def regressor_polynomials(eq) -> list[list]:
     """The rows of ``Y`` as polynomials of ``eq``'s ring (``eq.derivation.ring``), in the
     column order of :func:`~robodyn.dynamics.regressor.parameter_columns`; the friction
     entries (``qd_i``, ``sign(qd_i)``: not ring elements) are 0 here."""
-    if getattr(eq.chain, "transmission", None) is not None:
-        raise ModelError("regressor: the closed-form regressor of a model with a coupled "
-                         "transmission has no columns for its drives yet; the numeric "
-                         "robot.regressor(q, qd, qdd) has them (Jm, Bm, Fm)")
     ring = eq.derivation.ring
     chain_r = ring.chain(eq.chain)
     q, qd, qdd = ring.joint_arguments()
@@ -114,12 +128,43 @@ def regressor_polynomials(eq) -> list[list]:
     full = regressor_full(chain_r, q, qd, qdd, ops)
     cols, _ = parameter_columns(eq.chain)
     n = eq.dof
-    polys = [[poly(full[i][c], ring) for c in cols] for i in range(n)]
+    width = len(full[0]) if full else 0  # the links' columns; a transmission's come after
+    polys = [[poly(full[i][c], ring) if c < width else ring.zero for c in cols]
+             for i in range(n)]
     for i, k in _friction_entries(eq.chain):
         polys[i][k] = polys[i][k + 1] = ring.zero
     for i, k, _ in extra_entries(eq.chain):
         polys[i][k] = ring.zero
+    tr = getattr(eq.chain, "transmission", None)
+    if tr is not None:  # Jm_k: n_k^T (n_k . qdd), exact (Bm, Fm: friction, set by the callers)
+        N = [[ring.poly(exact(x)) for x in row] for row in tr.N.tolist()]
+        gens = [ring.ring.gens[k] for k in ring.qdd_index]
+        start = len(cols) - len(TRANSMISSION_PARAMETERS) * n
+        for k, row in enumerate(N):
+            rate = sum((x * g for x, g in zip(row, gens, strict=True)), ring.zero)
+            for i in range(n):
+                polys[i][start + k] = ring.reduce(rate * row[i])
     return polys
+
+
+def drive_entries(chain, qd) -> list[tuple[int, int, sp.Expr]]:
+    """``(row, column, entry)`` of the motors' friction columns of a coupled transmission
+    (``[]`` without one): ``Bm_k``: ``N_ki (n_k . qd)``, ``Fm_k``: ``N_ki sign(n_k . qd)``,
+    in :func:`~robodyn.dynamics.regressor.parameter_columns`' order, as the closed forms'
+    friction spells them (:func:`~robodyn.symbolic.derivation.motor_rates`)."""
+    tr = getattr(chain, "transmission", None)
+    if tr is None:
+        return []
+    n = chain.dof
+    N = tr.N.tolist()
+    start = len(parameter_columns(chain)[0]) - len(TRANSMISSION_PARAMETERS) * n
+    out = []
+    for k, w in enumerate(motor_rates(tr, qd)):
+        for i in range(n):
+            if N[k][i]:
+                out.append((i, start + n + k, sp.Float(N[k][i]) * w))
+                out.append((i, start + 2 * n + k, sp.Float(N[k][i]) * sp.sign(w)))
+    return out
 
 
 def regressor(eq) -> SymbolicRegressor:
@@ -135,9 +180,13 @@ def regressor(eq) -> SymbolicRegressor:
         rows[i][k + 1] = sp.sign(eq.qd[i])
     for i, k, kind in extra_entries(eq.chain):
         rows[i][k] = sp.sign(eq.qd[i]) ** 2 if kind == "Fd" else sp.S.One
+    for i, k, entry in drive_entries(eq.chain, eq.qd):
+        rows[i][k] = entry
     symbols = [sp.Symbol(name) for name in names]
     values = standard_parameters(eq.chain)
-    pi_polys = [poly(v, ring) for v in standard_parameters(chain_r)]
+    drives = len(TRANSMISSION_PARAMETERS) * n if getattr(eq.chain, "transmission", None) else 0
+    pi_polys = [poly(v, ring) for v in standard_parameters(chain_r)[:len(values) - drives]]
+    pi_polys += [ring.poly(exact(v)) for v in values[len(values) - drives:]]  # the motors'
     return SymbolicRegressor(sp.Matrix(rows), sp.Matrix(symbols),
                              {s: sp.expand(to_sympy(v)) for s, v in zip(symbols, values,
                                                                           strict=True)},
@@ -280,5 +329,5 @@ def parameter_regressor(eq, parameters) -> ParameterRegressor:
                               friction_rest)
 
 
-__all__ = ["regressor", "regressor_polynomials", "parameter_regressor", "SymbolicRegressor",
-           "ParameterRegressor"]
+__all__ = ["regressor", "regressor_polynomials", "parameter_regressor", "drive_entries",
+           "SymbolicRegressor", "ParameterRegressor"]

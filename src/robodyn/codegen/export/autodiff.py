@@ -13,7 +13,8 @@ takes first, ordered as :attr:`robodyn.Robot.symbols`.
 Each function returns what the :class:`~robodyn.Robot` method of the same name returns
 (:func:`layout`): ``forward_kinematics`` the whole ``4 x 4`` pose, the derivatives a
 triple, ``torque_parts`` its six terms, ``regressor`` only the columns of the model's
-parameters.
+parameters. A model with a coupled transmission (``chain.transmission``) has the drives'
+programs (:func:`robodyn.dynamics.driven_dynamics.driven_spec`), as the other exports.
 """
 
 from __future__ import annotations
@@ -73,12 +74,22 @@ def check_parameters(parameters, where: str) -> str:
     return parameters
 
 
+def entry(name: str, chain):
+    """The registry entry ``name`` for ``chain``: with a coupled transmission, the drives'
+    (:func:`~robodyn.dynamics.driven_dynamics.driven_spec`)."""
+    if getattr(chain, "transmission", None) is None:
+        return KERNELS[name]
+    from ...dynamics.driven_dynamics import driven_spec
+
+    return driven_spec(name, chain)
+
+
 def layout(name: str, dof: int, chain) -> tuple[Output, ...]:
     """The results of function ``name`` for a chain of ``dof`` joints, as the
     :class:`~robodyn.Robot` method of that name gives them, from the flat outputs of the
     registry entry (row-major in ``spec.shape(dof)``), named as the entry's ``parts`` (a
     stack of results) or its ``output``."""
-    spec = KERNELS[name]
+    spec = entry(name, chain)
     shape = output_shape(spec, chain)
     size = math.prod(shape)
     names = spec.parts or (spec.output,)
@@ -100,7 +111,7 @@ def layout(name: str, dof: int, chain) -> tuple[Output, ...]:
 def build_program(runner: Runner, name: str, parameters: str) -> Program:
     """Trace registry entry ``name`` for the model of ``runner`` (see the module docstring for the
     ``parameters`` modes)."""
-    spec = KERNELS[name]
+    spec = entry(name, runner.chain)
     if parameters == "baked":
         params: tuple[str, ...] = ()
         tape, groups, outputs = trace(runner.numeric_chain, spec)
