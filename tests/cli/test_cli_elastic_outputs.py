@@ -129,3 +129,19 @@ def test_derive_of_a_partly_elastic_model_keeps_the_rigid_joints_rotor(capsys, t
     assert "0.08*thetadd2" in motor and "= tau2" in motor and "theta1" not in out
     data = json.loads(_run(["derive", partial, "--format", "json"], capsys))
     assert data["elastic"]["joints"] == [2] and len(data["elastic"]["motor"]) == 1
+
+
+def test_the_picture_draws_links_motors_and_the_deflection(tmp_path):
+    """Joint 1 rigid has one line (its link), joint 2 two (link, motor); the bottom axes
+    hold ``1000 (theta2 - q2)`` in mrad."""
+    from robodyn.plot.elastic import elastic_motion
+
+    robot = rd.load(str(_partial(tmp_path)))
+    run = simulate_elastic(robot, None, [0.3, 0.2], duration=0.05, dt=0.01)
+    fig = elastic_motion(run, robot, reference=[0.3, 0.2])
+    top, middle, bottom = fig.axes
+    assert top.get_title(loc="left") == "joint 1: rigid" and len(top.lines) == 2
+    assert middle.get_title(loc="left") == "joint 2: elastic" and len(middle.lines) == 3
+    np.testing.assert_allclose(bottom.lines[0].get_ydata(),
+                               1e3 * (run.theta[:, 0] - run.q[:, 1]), rtol=1e-12)
+    assert bottom.get_ylabel() == "deflection [mrad]"

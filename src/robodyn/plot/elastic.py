@@ -6,7 +6,6 @@ joint), the torque the spring passes being ``K (theta - q) + D (theta' - q')``."
 
 from __future__ import annotations
 
-import math
 import os
 from typing import TYPE_CHECKING
 
@@ -15,8 +14,7 @@ from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
 from ..core.errors import InputError
-from .common import finite_array, new_figure, save_figure
-from .figures import _joint_grid, _of, _units
+from .common import check_dof, finite_array, new_figure, save_figure
 
 if TYPE_CHECKING:
     from ..motion.elastic import ElasticSimulation
@@ -37,18 +35,21 @@ def elastic_motion(run: ElasticSimulation, robot: Robot | None = None, *,
     q = finite_array(run.q, "run.q")
     theta = finite_array(run.theta, "run.theta")
     dof, elastic = q.shape[1], [int(j) for j in run.elastic]
-    units = _units(robot, dof) or ["rad"] * dof
+    check_dof(robot, dof)
+    units = ([u for link in robot.links for u in link.joint.units] if robot is not None
+             else ["rad"] * dof)
     if theta.shape[1] != len(elastic):
         raise InputError(f"run.theta: {theta.shape[1]} columns for {len(elastic)} springs")
     if reference is not None:
         reference = np.broadcast_to(finite_array(reference, "reference"), q.shape)
-    ncols = 1 if dof <= 3 else 2
-    fig = new_figure((7.5 if ncols == 1 else 11.0, 1.8 + 2.0 * (math.ceil(dof / ncols) + 1.3)))
-    joint_axes, bottom = _joint_grid(fig, dof, "deflection")
+    fig = new_figure((7.5, 1.8 + 2.0 * (dof + 1.3)))
+    *joint_axes, bottom = fig.subplots(dof + 1, 1, sharex=True,
+                                       height_ratios=[1.0] * dof + [1.3])
     for j, ax in enumerate(joint_axes):
         color = f"C{j % 10}"
         if reference is not None:
-            ax.plot(t, reference[:, j], color="black", lw=1.1, ls=":", label="reference")
+            ax.plot(t, reference[:, j], color="black", lw=1.1, ls=":", label="reference",
+                    zorder=3)
         ax.plot(t, q[:, j], color=color, lw=1.8, label=f"link q{j + 1}")
         if j in elastic:
             ax.plot(t, theta[:, elastic.index(j)], color=color, lw=1.3, ls="--", alpha=0.8,
@@ -71,6 +72,6 @@ def elastic_motion(run: ElasticSimulation, robot: Robot | None = None, *,
     bottom.set_xlabel("t [s]")
     bottom.grid(True, alpha=0.3)
     bottom.legend(loc="best", ncol=min(len(elastic), 6), fontsize="x-small")
-    fig.suptitle(title or f"Elastic joints{_of(robot)}")
+    fig.suptitle(title or "Elastic joints" + (f" of {robot.name}" if robot is not None else ""))
     save_figure(fig, path)
     return fig
