@@ -72,7 +72,6 @@ def test_rigid_is_the_rigid_limit(capsys):
 
 @pytest.mark.parametrize("extra, message", [
     (["--method", "rk4", "--dt", "0.01"], "--method: not yet for elastic joints"),
-    (["--animate", "run.gif"], "--animate: not yet for elastic joints"),
     (["--save", "run.csv", "--save-dt", "0.02"], "--save-dt: not yet for elastic joints"),
 ])
 def test_what_elastic_runs_do_not_take_yet_is_refused(capsys, tmp_path, monkeypatch, extra,

@@ -50,7 +50,7 @@ def _partial(tmp_path) -> Path:
 
 def test_save_writes_named_columns_and_plot_a_picture(capsys, tmp_path):
     """Held at ``q0`` by ``tau = g(q0)``: ``theta_j = q0_j + g_j(q0) / K_j`` in every row of
-    the CSV and of the npz (the same columns), and the picture is a PNG."""
+    the CSV and of the npz (the same columns); the picture is a PNG, the animation a GIF."""
     q0 = np.array([0.3, 0.2])
     tau = _gravity(q0)
     out = _run(["simulate", FIXTURE, "--q0", *q0, "--duration", "0.1", "--dt", "0.02",
@@ -66,7 +66,9 @@ def test_save_writes_named_columns_and_plot_a_picture(capsys, tmp_path):
     np.testing.assert_allclose(table[:, 9:11], np.tile(tau, (6, 1)), rtol=1e-15)
     assert (tmp_path / "run.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     _run(["simulate", FIXTURE, "--q0", *q0, "--duration", "0.1", "--dt", "0.02", "--tau",
-          repr(float(tau[0])), repr(float(tau[1])), "--save", tmp_path / "run.npz"], capsys)
+          repr(float(tau[0])), repr(float(tau[1])), "--save", tmp_path / "run.npz",
+          "--animate", tmp_path / "run.gif"], capsys)
+    assert (tmp_path / "run.gif").read_bytes()[:6] == b"GIF89a"
     with np.load(tmp_path / "run.npz") as data:
         assert list(data.keys()) == header
         np.testing.assert_array_equal(np.column_stack([data[k] for k in header]), table)

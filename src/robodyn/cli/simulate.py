@@ -250,7 +250,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     qd0 = state_vector(joint_vector(args.qd0, "--qd0", robot), "--qd0", robot.dof) \
         if args.qd0 else np.zeros(robot.dof)
     if has_springs(robot) and not args.rigid:  # Spong's model on the (q, theta) state
-        return _elastic(args, robot, q0, qd0, save, picture)
+        return _elastic(args, robot, q0, qd0, save, picture, animation)
     if args.rigid:
         robot = without_springs(robot)
     if args.method in ("rk4", "semi-implicit-euler", "implicit-euler") and args.dt is None:
@@ -324,7 +324,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _elastic(args, robot, q0, qd0, save, picture) -> int:
+def _elastic(args, robot, q0, qd0, save, picture, animation) -> int:
     """``simulate`` of a model with elastic joints (:mod:`robodyn.cli.simulate_elastic`)."""
     check_elastic_options(args)
     goal = kp = kd = None
@@ -340,7 +340,7 @@ def _elastic(args, robot, q0, qd0, save, picture) -> int:
         elif tau is not None:
             tau = tau[0]
     return simulate_elastic_command(args, robot, q0, qd0, tau, words, goal, kp, kd, save,
-                                    picture)
+                                    picture, animation)
 
 
 def energy_balance(robot, sim) -> str:

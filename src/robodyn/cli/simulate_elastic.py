@@ -10,8 +10,8 @@ on its link), ``--controller computed-torque``
 It prints the final state and the springs' largest deflection ``max |theta - q|``;
 ``--save`` writes the samples (``t, q1.., theta<j>.., qd1.., thetad<j>.., tau1..``),
 ``--plot`` draws ``q``, ``theta`` and the deflection (:func:`robodyn.plot.elastic.
-elastic_motion`). ``--rigid`` simulates the rigid limit (``K -> inf``) with
-:func:`robodyn.simulate` instead."""
+elastic_motion`), ``--animate`` the links. ``--rigid`` simulates the rigid limit
+(``K -> inf``) with :func:`robodyn.simulate` instead."""
 
 from __future__ import annotations
 
@@ -27,8 +27,7 @@ from ..motion.options import time_grid
 from .output import format_vector, writing
 
 #: Options of ``simulate`` a run of elastic joints does not take yet, with what to do.
-_NOT_YET = (("animate", "--animate"), ("method", "--method"), ("save_dt", "--save-dt"),
-            ("save_steps", "--save-steps"))
+_NOT_YET = (("method", "--method"), ("save_dt", "--save-dt"), ("save_steps", "--save-steps"))
 
 
 def default_sample_step(duration: float) -> float:
@@ -65,11 +64,12 @@ def _controller(args, robot, springs, q0, goal, kp, kd):
 
 
 def simulate_elastic_command(args, robot, q0, qd0, tau, words, goal=None, kp=None,
-                             kd=None, save=None, picture=None) -> int:
+                             kd=None, save=None, picture=None, animation=None) -> int:
     """Simulate ``robot``'s elastic joints from ``q0``, ``qd0`` (links and motors at the
     same rates) under the motor torques ``tau`` (``None``: 0; a vector, or a callable
     ``tau(t, ...)``; ``words`` say them), or with ``--controller`` to ``goal`` with gains
-    ``kp``, ``kd``; print the run, write it to ``save`` and draw it to ``picture``."""
+    ``kp``, ``kd``; print the run, write it to ``save``, draw it to ``picture`` and
+    animate the links to ``animation``."""
     check_elastic_options(args)
     springs = springs_of(robot.numeric_chain)
     index = springs.indices(robot.dof)
@@ -121,4 +121,9 @@ def simulate_elastic_command(args, robot, q0, qd0, tau, words, goal=None, kp=Non
         writing(picture, lambda p: elastic_motion(run, robot, reference=ref, path=p),
                 "--plot", args.force)
         print(f"  wrote {picture}")
+    if animation is not None:   # the links' motion (the motors are inside the joints)
+        from ..plot import animate
+
+        writing(animation, lambda p: animate(robot, run, p), "--animate", args.force)
+        print(f"  wrote {animation}")
     return 0
