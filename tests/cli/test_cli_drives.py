@@ -71,11 +71,8 @@ def test_rigid_is_the_rigid_limit(capsys):
 
 
 @pytest.mark.parametrize("extra, message", [
-    (["--save", "run.csv"], "--save: not yet for elastic joints"),
     (["--method", "rk4", "--dt", "0.01"], "--method: not yet for elastic joints"),
-    (["--controller", "pd-gravity", "--to", "0", "0"],
-     "--controller pd-gravity: not yet for elastic joints"),
-    (["--tau", "torques.csv"], "--tau FILE: a torque table is not yet read for elastic joints"),
+    (["--save", "run.csv", "--save-dt", "0.02"], "--save-dt: not yet for elastic joints"),
 ])
 def test_what_elastic_runs_do_not_take_yet_is_refused(capsys, tmp_path, monkeypatch, extra,
                                                       message):

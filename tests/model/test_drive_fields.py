@@ -85,9 +85,6 @@ def test_a_model_without_them_has_none(tmp_path):
      r"given\) needs its resistance and torque_constant"),
     (GOOD, "{inertia: 1, stiffness: 5, resistance: 1}",
      r"links\[1\]\.motor\.torque_constant: missing"),
-    (GOOD, "{inertia: 1.0e-4, resistance: 1, torque_constant: 0.1}",
-     r"links\[1\]\.motor\.stiffness: missing, and links\[0\]\.motor has one; elastic joints "
-     r"are all or none"),
     ("{inertia: 1.0e-4, stiffness: 10}", "{inertia: 1.0e-4, stiffness: 10, resistance: 1, "
      "torque_constant: 0.1}", r"links\[0\]\.motor\.resistance: missing, and links\[1\]\.motor "
      r"has one; DC motors are all or none"),
@@ -103,6 +100,14 @@ def test_a_model_without_them_has_none(tmp_path):
 def test_hostile_drive_values_are_refused_with_the_field_named(tmp_path, m1, m2, message):
     with pytest.raises(ModelError, match=message):
         _load(tmp_path, m1, m2).numeric_chain  # noqa: B018 (the checks run on evaluation)
+
+
+def test_springs_on_some_joints_load_and_the_others_are_rigid(tmp_path):
+    """Elastic joints are no longer all or none: joint 2 without a stiffness is rigid."""
+    robot = _load(tmp_path, GOOD, "{inertia: 1.0e-4, resistance: 1, torque_constant: 0.1}")
+    springs = springs_of(robot.numeric_chain)
+    assert springs.joints == (0,) and springs.stiffness.tolist() == [4000.0]
+    assert "elastic joints K = [4000, rigid] N m/rad" in str(robot)
 
 
 def test_a_parameter_stiffness_is_checked_with_its_value(tmp_path):

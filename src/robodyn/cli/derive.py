@@ -345,13 +345,18 @@ def _with_springs(eq, robot, fmt: str, out: str) -> str:
 
         data = json.loads(out)
         data["elastic"] = {"link": [str(e) for e in springs.link],
-                           "motor": [str(e) for e in springs.motor]}
+                           "motor": [str(e) for e in springs.motor],
+                           "joints": [j + 1 for j in springs.joints
+                                      or range(len(springs.link))]}
         return json.dumps(data, indent=2) + "\n"
     if fmt == "latex":
         import sympy as sp
 
-        rows = [sp.latex(e) + " &= 0" for e in springs.link]
-        rows += [sp.latex(e) + f" &= \\tau_{{{i + 1}}}" for i, e in enumerate(springs.motor)]
+        elastic = springs.joints or range(len(springs.link))
+        rows = [sp.latex(e) + (" &= 0" if i in elastic else f" &= \\tau_{{{i + 1}}}")
+                for i, e in enumerate(springs.link)]
+        rows += [sp.latex(e) + f" &= \\tau_{{{i + 1}}}"
+                 for i, e in zip(elastic, springs.motor, strict=True)]
         section = ("\\section*{Elastic joints (Spong 1987): link side, motor side}\n"
                    "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}\n")
         return out.replace("\\end{document}\n", "") + section + "\\end{document}\n"

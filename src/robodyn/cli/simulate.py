@@ -17,6 +17,7 @@ from ..motion import energy as rd_energy
 from ..motion import simulation as rd_simulation
 from ..motion import trajectory as rd_trajectory
 from ..motion.elastic import has_springs, without_springs
+from ..motion.inputs import TorqueTable
 from ..motion.simulation import (
     DEFAULT_MAX_STEPS,
     MAX_STEPS,
@@ -248,8 +249,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
                       robot.nq)
     qd0 = state_vector(joint_vector(args.qd0, "--qd0", robot), "--qd0", robot.dof) \
         if args.qd0 else np.zeros(robot.dof)
-    if has_springs(robot) and not args.rigid:  # Spong's model on the 2n state
-        return _elastic(args, robot, q0, qd0)
+    if has_springs(robot) and not args.rigid:  # Spong's model on the (q, theta) state
+        return _elastic(args, robot, q0, qd0, save, picture, animation)
     if args.rigid:
         robot = without_springs(robot)
     if args.method in ("rk4", "semi-implicit-euler", "implicit-euler") and args.dt is None:
@@ -323,7 +324,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _elastic(args, robot, q0, qd0) -> int:
+def _elastic(args, robot, q0, qd0, save, picture, animation) -> int:
     """``simulate`` of a model with elastic joints (:mod:`robodyn.cli.simulate_elastic`)."""
     check_elastic_options(args)
     goal = kp = kd = None
@@ -332,9 +333,14 @@ def _elastic(args, robot, q0, qd0) -> int:
         kd = _gains(args.kd, "--kd", robot, DEFAULT_KD)
         tau, words = None, ""
     else:
-        tau, _, words = _torques(args, robot)
-        tau = None if tau is None else tau[0]
-    return simulate_elastic_command(args, robot, q0, qd0, tau, words, goal, kp, kd)
+        tau, times, words = _torques(args, robot)
+        if times is not None:  # a table: linear in between, the last row held
+            table = TorqueTable(tau, times, args.duration, robot.dof)
+            tau = lambda t, *state: table(t)  # noqa: E731
+        elif tau is not None:
+            tau = tau[0]
+    return simulate_elastic_command(args, robot, q0, qd0, tau, words, goal, kp, kd, save,
+                                    picture, animation)
 
 
 def energy_balance(robot, sim) -> str:
@@ -404,7 +410,7 @@ def add_simulate_command(sub, parents=()) -> None:
     p.add_argument("--rigid", action="store_true",
                    help="a model with elastic joints (motor.stiffness): simulate the rigid "
                         "limit K -> inf instead of the springs (default: the springs, on the "
-                        "2n state, Radau IIA; --dt is then the samples' step)")
+                        "(q, theta) state, Radau IIA; --dt is then the samples' step)")
     p.add_argument("--force", action="store_true",
                    help="overwrite the output files even when robodyn did not write them or "
                         "they were changed since")

@@ -1,12 +1,17 @@
-"""``robodyn simulate`` of a model whose joints are elastic (``motor: {stiffness: K}``):
-Spong's model on the ``2n`` state ``(q, theta, q', theta')``
+"""``robodyn simulate`` of a model whose joints are elastic (``motor: {stiffness: K}`` on
+some or all joints): Spong's model on the state ``(q, theta, q', theta')``
 (:func:`robodyn.motion.elastic.simulate_elastic`, Radau IIA), from the links at ``--q0``
-and the motors at the static deflection ``theta0 = q0 + K^-1 g(q0)``, with constant motor
-torques ``--tau`` (default 0) or ``--controller computed-torque``
+and the motors at the static deflection ``theta0 = q0 + K^-1 g(q0)``, with motor torques
+``--tau`` (constant, or a CSV table ``t,tau1..taun``; default 0; a rigid joint's entry acts
+on its link), ``--controller computed-torque``
 (:class:`~robodyn.motion.elastic.ElasticComputedTorque` with the fast damping
-``K_v = 2 sqrt(K B)``). It prints the final state and the springs' largest deflection
-``max |theta - q|``. ``--rigid`` simulates the rigid limit (``K -> inf``) with
-:func:`robodyn.simulate` instead."""
+``K_v = 2 sqrt(K B)``) or ``--controller pd-gravity`` (Tomei's PD on the motors with
+``theta_d = q_d + K^-1 g(q_d)``, :class:`~robodyn.motion.elastic_control.ElasticPDGravity`).
+It prints the final state and the springs' largest deflection ``max |theta - q|``;
+``--save`` writes the samples (``t, q1.., theta<j>.., qd1.., thetad<j>.., tau1..``),
+``--plot`` draws ``q``, ``theta`` and the deflection (:func:`robodyn.plot.elastic.
+elastic_motion`), ``--animate`` the links. ``--rigid`` simulates the rigid limit
+(``K -> inf``) with :func:`robodyn.simulate` instead."""
 
 from __future__ import annotations
 
@@ -17,12 +22,12 @@ import numpy as np
 from ..core.errors import InputError
 from ..motion import trajectory as rd_trajectory
 from ..motion.elastic import ElasticComputedTorque, simulate_elastic, springs_of
+from ..motion.elastic_control import ElasticPDGravity
 from ..motion.options import time_grid
-from .output import format_vector
+from .output import format_vector, writing
 
 #: Options of ``simulate`` a run of elastic joints does not take yet, with what to do.
-_NOT_YET = (("save", "--save"), ("plot", "--plot"), ("animate", "--animate"),
-            ("method", "--method"), ("save_dt", "--save-dt"), ("save_steps", "--save-steps"))
+_NOT_YET = (("method", "--method"), ("save_dt", "--save-dt"), ("save_steps", "--save-steps"))
 
 
 def default_sample_step(duration: float) -> float:
@@ -35,42 +40,56 @@ def check_elastic_options(args) -> None:
     for name, option in _NOT_YET:
         if getattr(args, name, None):
             raise InputError(f"{option}: not yet for elastic joints (motor.stiffness); leave it "
-                             "out, add --rigid for the rigid limit, or use robodyn.motion."
-                             "elastic.simulate_elastic from Python")
+                             "out (--dt is the samples' step, Radau IIA the method), add "
+                             "--rigid for the rigid limit, or use robodyn.motion.elastic."
+                             "simulate_elastic from Python")
+
+
+def _controller(args, robot, springs, q0, goal, kp, kd):
+    """``(controller, words, reference)`` for ``--controller``."""
     if args.controller == "pd-gravity":
-        raise InputError("--controller pd-gravity: not yet for elastic joints; use "
-                         "--controller computed-torque (with the springs' damping term), or "
-                         "--rigid")
-    if args.tau is not None and len(args.tau) == 1 and args.tau[0].lower().endswith(".csv"):
-        raise InputError("--tau FILE: a torque table is not yet read for elastic joints; give "
-                         "a constant vector, or --rigid")
+        ctl = ElasticPDGravity(robot, springs, goal, kp, kd)
+        return ctl, (f"PD on the motors with gravity compensation to q = "
+                     f"{format_vector(goal)}, theta_d = q_d + K^-1 g(q_d) = "
+                     f"{format_vector(ctl.theta_goal)} (kp = {format_vector(kp)}, kd = "
+                     f"{format_vector(kd)})"), lambda t: goal
+    kv = np.zeros(robot.dof)
+    kv[springs.indices(robot.dof)] = 2.0 * np.sqrt(springs.stiffness * springs.motor_inertia)
+    reference = rd_trajectory.quintic(q0, goal, args.duration)
+    ctl = ElasticComputedTorque(robot, springs, reference, kp, kd, kv)
+    return ctl, (f"computed torque along a quintic to q = {format_vector(goal)} in "
+                 f"{args.duration:g} s (kp = {format_vector(kp)}, kd = {format_vector(kd)}, "
+                 f"kv = 2 sqrt(K B) = {format_vector(kv[springs.indices(robot.dof)])})"), \
+        lambda t: reference(t)[0]
 
 
 def simulate_elastic_command(args, robot, q0, qd0, tau, words, goal=None, kp=None,
-                             kd=None) -> int:
+                             kd=None, save=None, picture=None, animation=None) -> int:
     """Simulate ``robot``'s elastic joints from ``q0``, ``qd0`` (links and motors at the
-    same rates) under the constant motor torques ``tau`` (``None``: 0; ``words`` say them),
-    or with ``--controller computed-torque`` to ``goal`` with gains ``kp``, ``kd``, and
-    print the run."""
+    same rates) under the motor torques ``tau`` (``None``: 0; a vector, or a callable
+    ``tau(t, ...)``; ``words`` say them), or with ``--controller`` to ``goal`` with gains
+    ``kp``, ``kd``; print the run, write it to ``save``, draw it to ``picture`` and
+    animate the links to ``animation``."""
     check_elastic_options(args)
     springs = springs_of(robot.numeric_chain)
+    index = springs.indices(robot.dof)
     dt = args.dt if args.dt is not None else default_sample_step(args.duration)
     time_grid(args.duration, dt, ("--duration", "--dt"))   # the checks simulate_elastic makes
     units = ", ".join(dict.fromkeys(link.joint.unit for link in robot.links))
-    controller = None
+    controller = reference = None
     if args.controller is not None:
-        kv = 2.0 * np.sqrt(springs.stiffness * springs.motor_inertia)
-        reference = rd_trajectory.quintic(q0, goal, args.duration)
-        controller = ElasticComputedTorque(robot, springs, reference, kp, kd, kv)
-        tau, words = controller, (f"computed torque along a quintic to q = "
-                                  f"{format_vector(goal)} in {args.duration:g} s (kp = "
-                                  f"{format_vector(kp)}, kd = {format_vector(kd)}, "
-                                  f"kv = 2 sqrt(K B) = {format_vector(kv)})")
+        controller, words, reference = _controller(args, robot, springs, q0, goal, kp, kd)
+        tau = controller
     start = time.perf_counter()
     run = simulate_elastic(robot, springs, q0, duration=args.duration, dt=dt, qd0=qd0,
-                           thetad0=qd0, tau=tau)
+                           thetad0=qd0[index], tau=tau)
     wall = time.perf_counter() - start
-    print(f"{robot.name}: {robot.dof} DOF with elastic joints (K = "
+    rigid = [j for j in range(robot.dof) if j not in index]
+    which = "elastic joints" if not rigid else (
+        f"elastic joint{'s' if len(index) > 1 else ''} "
+        f"{', '.join(str(j + 1) for j in index)} and rigid joint{'s' if len(rigid) > 1 else ''} "
+        f"{', '.join(str(j + 1) for j in rigid)}")
+    print(f"{robot.name}: {robot.dof} DOF with {which} (K = "
           f"{format_vector(springs.stiffness)}, B = G^2 J_m = "
           f"{format_vector(springs.motor_inertia)}, D = {format_vector(springs.damping)}) "
           f"simulated for {run.t[-1]:g} s (Radau IIA, samples every {dt:g} s) from q0 = "
@@ -80,12 +99,31 @@ def simulate_elastic_command(args, robot, q0, qd0, tau, words, goal=None, kp=Non
           f"{run.t[-1] / wall:.3g}")
     print(f"  final state: q = {format_vector(run.q[-1])}, theta = "
           f"{format_vector(run.theta[-1])}, qd = {format_vector(run.qd[-1])}")
-    deflection = np.abs(run.theta - run.q)
+    deflection = np.abs(run.deflection)
     k, j = np.unravel_index(int(np.argmax(deflection)), deflection.shape)
     print(f"  spring deflection: max |theta - q| = {deflection[k, j]:.3g} {units} (joint "
-          f"{j + 1}, t = {run.t[k]:.6g} s); per joint {format_vector(deflection.max(axis=0))}")
+          f"{index[j] + 1}, t = {run.t[k]:.6g} s); per joint "
+          f"{format_vector(deflection.max(axis=0))}")
     if controller is not None:
-        error = np.abs(controller.trajectory(run.t)[0] - run.q)
-        print(f"  controller: final error max |q_goal - q| = {error[-1].max():.3g} {units}, "
-              f"max tracking error {error.max():.3g} {units}")
+        error = np.abs(np.asarray([reference(t) for t in run.t]) - run.q)
+        line = f"  controller: final error max |q_goal - q| = {error[-1].max():.3g} {units}"
+        if args.controller == "computed-torque":
+            line += f", max tracking error {error.max():.3g} {units}"
+        print(line)
+    if save is not None:
+        writing(save, run.save, "--save", args.force)
+        print(f"  wrote {save} ({len(run.t):,} samples every {dt:g} s: t, q, theta, qd, "
+              "thetad, tau)")
+    if picture is not None:
+        from ..plot.elastic import elastic_motion
+
+        ref = None if reference is None else np.asarray([reference(t) for t in run.t])
+        writing(picture, lambda p: elastic_motion(run, robot, reference=ref, path=p),
+                "--plot", args.force)
+        print(f"  wrote {picture}")
+    if animation is not None:   # the links' motion (the motors are inside the joints)
+        from ..plot import animate
+
+        writing(animation, lambda p: animate(robot, run, p), "--animate", args.force)
+        print(f"  wrote {animation}")
     return 0

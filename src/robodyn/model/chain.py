@@ -205,8 +205,8 @@ class Motor:
     ``eta_b tau qd``; ``None``: ``eta``): the losses of :func:`robodyn.energy.consumed`;
     they do not enter the dynamics.
 
-    Optional, ``None`` when absent (all joints or none, :mod:`robodyn.model.checks`):
-    ``stiffness`` ``K`` (> 0) and ``spring_damping`` ``D`` of an elastic joint, link side
+    Optional, ``None`` when absent (:mod:`robodyn.model.checks`): ``stiffness`` ``K``
+    (> 0) and ``spring_damping`` ``D`` of an elastic joint (any joints), link side
     (Spong's model, :func:`robodyn.motion.elastic.springs_of`: the rotor, ``B = G^2 J_m``,
     sits behind the spring); a DC motor's ``resistance`` ``R``, ``inductance`` ``L``,
     ``torque_constant`` ``k_t`` and ``back_emf_constant`` ``k_b``

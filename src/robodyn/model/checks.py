@@ -158,10 +158,11 @@ _POSITIVE = {"stiffness": True, "spring_damping": False, "resistance": False,
 def check_drives(chain, source: str = "model") -> None:
     """The elastic joints and DC motors of a numeric ``chain`` (``Motor``'s optional
     fields): each value in its range (``stiffness``, ``torque_constant`` > 0; the others
-    >= 0); springs and DC motors on every joint or on none (``links[2].motor.stiffness:
-    missing``), only on revolute and prismatic joints; ``spring_damping`` only with a
-    ``stiffness``; a spring only before a rotor of inertia > 0 (the motor side's
-    ``B = G^2 J_m``); a DC motor only with its ``resistance`` and ``torque_constant``."""
+    >= 0); springs on any joints (the others rigid), DC motors on every joint or on none
+    (``links[2].motor.resistance: missing``), both only on revolute and prismatic joints;
+    ``spring_damping`` only with a ``stiffness``; a spring only before a rotor of inertia
+    > 0 (the motor side's ``B = G^2 J_m``); a DC motor only with its ``resistance`` and
+    ``torque_constant``."""
     links = chain.links
     for i, link in enumerate(links):
         where = f"{source}: {link_field(chain, i)}.motor"
@@ -188,7 +189,7 @@ def check_drives(chain, source: str = "model") -> None:
             raise ModelError(f"{source}: {link_field(chain, has.index(True))}.motor.{name}: "
                              f"{what} need revolute or prismatic joints only; this model has "
                              "a free or ball joint")
-        if any(has) and not all(has):
+        if name == "resistance" and any(has) and not all(has):  # springs: on any joints
             i, j = has.index(True), has.index(False)
             raise ModelError(f"{source}: {link_field(chain, j)}.motor.{name}: missing, and "
                              f"{link_field(chain, i)}.motor has one; {what} are all or none: "

@@ -263,8 +263,10 @@ def robot_table(model: ModelSource) -> RobotTable:
                             ("resistance", "DC motors R", " ohm"),
                             ("torque_constant", "k_t", " N m/A")):
         if any(getattr(link.motor, key) is not None for link in links):
-            shown = ", ".join(str(_number(value(getattr(link.motor, key)))) for link in links
-                              if getattr(link.motor, key) is not None)
+            shown = ", ".join(str(_number(value(getattr(link.motor, key))))
+                              if getattr(link.motor, key) is not None else "rigid"
+                              for link in links
+                              if getattr(link.motor, key) is not None or key == "stiffness")
             extras.append(f"{what} = [{_cut(shown, 60)}]{unit}")
     if extras:
         notes.append("also: " + ", ".join(extras))

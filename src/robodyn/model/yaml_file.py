@@ -31,8 +31,8 @@ The schema (README, "Model files")::
         motor: {inertia: Jm1, gear_ratio: G1}    # optional: adds G^2 Jm to M[i, i];
                                  # efficiency, efficiency_back: the gear's (0, 1], for
                                  # the energy drawn (rd.energy.consumed); stiffness,
-                                 # spring_damping: an elastic joint (every joint or
-                                 # none; needs inertia > 0); resistance, torque_constant
+                                 # spring_damping: an elastic joint (any joints, the
+                                 # others rigid; needs inertia > 0); resistance, torque_constant
                                  # (inductance, back_emf_constant): a DC motor (every
                                  # joint or none). docs/friction-and-drives.md
         point_masses:                            # optional: masses at points of the link

@@ -17,7 +17,21 @@ Robotics)::
 K^-1 (M q'' + C q' + F + g) -> 0``) and the two sides add up to the rigid model with the
 motor inertia, ``(M + B) q'' + C q' + F + g = tau``, within ``O(1/K)``.
 
-:func:`simulate_elastic` integrates the ``2n`` state ``(q, theta, q', theta')`` by SciPy's
+**Some joints elastic.** With only the joints ``E`` (``m = |E|`` of them) elastic, ``S``
+the ``m x n`` matrix that selects them from ``q`` and ``P`` the one that selects the rigid
+others, the state is ``(q [n], theta [m], q' [n], theta' [m])`` and (De Luca and Book,
+the same model with rigid joints driven directly)::
+
+    link side:   M(q) q'' + C q' + F + g = S^T [K (theta - S q) + D (theta' - S q')]
+                                           + P^T P tau
+    motor side:  B theta'' + K (theta - S q) + D (theta' - S q') = S tau
+
+``tau`` is still one value per joint: an elastic joint's drives its motor, a rigid
+joint's acts on its link. A rigid joint keeps its rotor's armature ``G^2 J_m`` in
+``M(q)``; an elastic joint's rotor is only on the motor side (``B``). As ``K -> inf``
+the model tends to the rigid one with every rotor's armature in ``M``.
+
+:func:`simulate_elastic` integrates the state ``(q, theta, q', theta')`` by SciPy's
 Radau IIA (implicit, fifth order),
 because stiff springs make the equations stiff: their period ``2 pi sqrt(B / K)`` is far
 shorter than the motion's, and an explicit method would need steps shorter still.
@@ -27,10 +41,10 @@ shorter than the motion's, and an explicit method would need steps shorter still
 :class:`~robodyn.motion.elastic.ElasticComputedTorque`).
 
 A model file gives the springs as its motors' ``stiffness`` and ``spring_damping``
-(:class:`~robodyn.model.chain.Motor`, every joint or none); :func:`springs_of` reads them,
+(:class:`~robodyn.model.chain.Motor`, on any of its joints); :func:`springs_of` reads them,
 with ``B = G^2 J_m`` the rotor's reflected inertia (the *armature*). The rigid model adds
 that armature to ``M[i, i]``; here the rotor sits behind the spring, on the motor side, so
-the link side's ``M(q)`` is the rigid model's **without** it (:func:`link_side`):
+the link side's ``M(q)`` is the rigid model's **without** the elastic joints' (:func:`link_side`):
 counted once, as ``B``. Springs given by hand (:meth:`ElasticJoints.of`) to a robot whose
 motors have an armature must give it as their ``motor_inertia``. ``rd.simulate`` refuses a
 model with springs (its state is ``n``, not ``2n``) and points here; the rigid limit
@@ -40,6 +54,7 @@ model with springs (its state is ``n``, not ``2n``) and points here; the rigid l
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -71,59 +86,114 @@ def _per_joint(value, name: str, n: int, positive: bool) -> np.ndarray:
     return arr
 
 
+def _joint_list(joints, n: int) -> tuple[int, ...] | None:
+    """The elastic joints' indices (0-based, increasing), ``None`` for every joint."""
+    if joints is None:
+        return None
+    try:
+        arr = np.asarray(joints).reshape(-1)
+        ok = arr.size > 0 and arr.dtype.kind in "iuf" and bool(np.all(arr == np.round(arr)))
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise InputError(f"joints: expected the elastic joints' indices (0 to {n - 1}), e.g. "
+                         f"[1], got {joints!r:.60}")
+    index = [int(x) for x in arr]
+    bad = [j for j in index if not 0 <= j < n]
+    if bad:
+        raise InputError(f"joints: {bad[0]} is not a joint of this robot; give indices 0 to "
+                         f"{n - 1} (0-based)")
+    if len(set(index)) != len(index):
+        raise InputError(f"joints: {index} names a joint twice; give each elastic joint once")
+    index.sort()
+    return None if index == list(range(n)) else tuple(index)
+
+
 @dataclass(frozen=True)
 class ElasticJoints:
     """The springs of a robot's joints (module docstring): ``stiffness`` ``K`` (N m/rad or
     N/m, > 0), ``motor_inertia`` ``B`` (the motor's inertia reflected to the link side,
-    ``G^2 J_m``, > 0) and ``damping`` ``D`` of the spring (>= 0), one per joint each.
-    Build with :meth:`of`, which checks them against the robot."""
+    ``G^2 J_m``, > 0) and ``damping`` ``D`` of the spring (>= 0), one per elastic joint
+    each; ``joints`` the elastic joints' indices (0-based, increasing; ``None``: every
+    joint). Build with :meth:`of`, which checks them against the robot."""
 
     stiffness: np.ndarray
     motor_inertia: np.ndarray
     damping: np.ndarray
+    joints: tuple[int, ...] | None = None
 
     @classmethod
     def of(cls, robot, stiffness: ArrayLike, motor_inertia: ArrayLike,
-           damping: ArrayLike = 0.0) -> ElasticJoints:
-        """The springs of ``robot`` (one value for all joints, or one per joint); an
+           damping: ArrayLike = 0.0, joints: ArrayLike | None = None) -> ElasticJoints:
+        """The springs of ``robot`` (one value for all elastic joints, or one per elastic
+        joint) on the joints ``joints`` (0-based indices; ``None``: every joint); an
         :class:`~robodyn.InputError` naming the field for a value that is not finite and
-        positive (``damping``: not negative), or a robot with free or ball joints."""
+        positive (``damping``: not negative), a joint index out of range or repeated, or a
+        robot with free or ball joints."""
         if not robot.chain.single_valued:
             raise InputError("ElasticJoints: elastic joints are revolute or prismatic; this "
                              "robot has free or ball joints")
-        n = robot.dof
-        return cls(_per_joint(stiffness, "stiffness", n, True),
-                   _per_joint(motor_inertia, "motor_inertia", n, True),
-                   _per_joint(damping, "damping", n, False))
+        chosen = _joint_list(joints, robot.dof)
+        m = robot.dof if chosen is None else len(chosen)
+        return cls(_per_joint(stiffness, "stiffness", m, True),
+                   _per_joint(motor_inertia, "motor_inertia", m, True),
+                   _per_joint(damping, "damping", m, False), chosen)
 
     @property
     def dof(self) -> int:
+        """The number of springs ``m`` (the motor side's coordinates)."""
         return self.stiffness.shape[0]
 
+    def indices(self, n: int) -> np.ndarray:
+        """The elastic joints' indices among a robot's ``n`` (``S`` as an index list)."""
+        return np.arange(n) if self.joints is None else np.array(self.joints, dtype=int)
+
     def spring_torques(self, q, theta, qd, thetad) -> np.ndarray:
-        """``K (theta - q) + D (theta' - q')``: what the springs pass to the links."""
+        """``K (theta - S q) + D (theta' - S q')``: what the springs pass to the links
+        (``m`` values; ``q``, ``qd``: all ``n`` joints')."""
+        if self.joints is not None:
+            q, qd = np.asarray(q)[..., self.joints], np.asarray(qd)[..., self.joints]
         return self.stiffness * (np.asarray(theta) - q) + self.damping * (np.asarray(thetad)
                                                                           - qd)
+
+    def link_torques(self, spring, tau) -> np.ndarray:
+        """``S^T spring + P^T P tau``: the torques on the links, the springs' on the elastic
+        joints and the inputs ``tau`` (``n`` values) on the rigid ones."""
+        if self.joints is None:
+            return spring
+        spring = np.asarray(spring, dtype=float)
+        out = np.array(np.broadcast_to(np.asarray(tau, dtype=float),
+                                       spring.shape[:-1] + np.shape(tau)[-1:]))
+        out[..., self.joints] = spring
+        return out
+
+    def motor_torques(self, tau) -> np.ndarray:
+        """``S tau``: the inputs that drive the elastic joints' motors."""
+        tau = np.asarray(tau, dtype=float)
+        return tau if self.joints is None else tau[..., self.joints]
 
 
 def springs_of(chain: Chain) -> ElasticJoints | None:
     """The springs a model gives its joints, or ``None`` when it gives none: ``K`` its
     motors' ``stiffness``, ``D`` their ``spring_damping`` (default 0) and ``B = G^2 J_m``
-    their armature (:class:`~robodyn.model.chain.Motor`). ``chain``: a numeric chain
-    (``robot.numeric_chain``), whose checks (:func:`~robodyn.model.checks.check_drives`)
-    made the springs all or none, ``K > 0``, ``D >= 0``, ``B > 0``."""
+    their armature (:class:`~robodyn.model.chain.Motor`), on the joints whose motor has a
+    ``stiffness`` (the others rigid). ``chain``: a numeric chain (``robot.numeric_chain``),
+    whose checks (:func:`~robodyn.model.checks.check_drives`) made ``K > 0``, ``D >= 0``,
+    ``B > 0``."""
     motors = [link.motor for link in chain.links]
-    if not motors or all(m.stiffness is None for m in motors):
+    chosen = [j for j, m in enumerate(motors) if m.stiffness is not None]
+    if not chosen:
         return None
     if getattr(chain, "transmission", None) is not None:
         raise InputError("motor.stiffness: elastic joints behind a coupled transmission are "
                          "not modelled; give independent gears (motor: {gear_ratio: G})")
-    n = len(motors)
+    n = len(chosen)
+    motors = [motors[j] for j in chosen]
     return ElasticJoints(
         _per_joint([float(m.stiffness) for m in motors], "motor.stiffness", n, True),
         _per_joint([float(m.armature) for m in motors], "motor.inertia (G^2 J_m)", n, True),
         _per_joint([float(m.spring_damping or 0.0) for m in motors], "motor.spring_damping",
-                   n, False))
+                   n, False), _joint_list(chosen, len(chain.links)))
 
 
 def has_springs(robot: Robot) -> bool:
@@ -142,15 +212,18 @@ def refuse_springs(robot: Robot, what: str) -> None:
                          "without_springs(robot), ...)")
 
 
-def _rigid_chain(robot: Robot, rotors: bool) -> Chain:
-    """``robot``'s chain without springs (``rotors=False``: without the rotors' inertia too)."""
+def _rigid_chain(robot: Robot, rotors, joints=None) -> Chain:
+    """``robot``'s chain without springs; ``rotors=False``: without the rotors' inertia too,
+    on the joints ``joints`` (``None``: every joint)."""
     from dataclasses import replace
 
-    def motor(m):
+    def motor(j, m):
+        keep = rotors or (joints is not None and j not in joints)
         return replace(m, stiffness=None, spring_damping=None,
-                       **({} if rotors else {"inertia": 0}))
+                       **({} if keep else {"inertia": 0}))
 
-    links = tuple(replace(link, motor=motor(link.motor)) for link in robot.chain.links)
+    links = tuple(replace(link, motor=motor(j, link.motor))
+                  for j, link in enumerate(robot.chain.links))
     return replace(robot.chain, links=links)
 
 
@@ -160,14 +233,16 @@ def without_springs(robot: Robot) -> Robot:
     return robot.with_chain(_rigid_chain(robot, rotors=True))
 
 
-def link_side(robot: Robot) -> Robot:
-    """The link side of ``robot``'s elastic-joint model: the rigid arm without its rotors
-    (``motor.inertia`` 0: the armature ``G^2 J_m`` is the motor side's ``B``) and without
-    springs, ``M(q) q'' + C q' + F + g = tau`` (module docstring); ``robot`` itself when it
-    has no armature. Made once per simulation (a new robot: about 0.02 s)."""
-    if not armature_of(robot).any():
+def link_side(robot: Robot, joints: tuple[int, ...] | None = None) -> Robot:
+    """The link side of ``robot``'s elastic-joint model, elastic on ``joints`` (0-based;
+    ``None``: every joint): the rigid arm without the elastic joints' rotors
+    (``motor.inertia`` 0: their armature ``G^2 J_m`` is the motor side's ``B``; a rigid
+    joint keeps its own in ``M``) and without springs, ``M(q) q'' + C q' + F + g = tau``
+    (module docstring); ``robot`` itself when those joints have no armature. Made once per
+    simulation (a new robot: about 0.02 s)."""
+    if not armature_of(robot)[slice(None) if joints is None else list(joints)].any():
         return robot
-    return robot.with_chain(_rigid_chain(robot, rotors=False))
+    return robot.with_chain(_rigid_chain(robot, rotors=False, joints=joints))
 
 
 def armature_of(robot: Robot) -> np.ndarray:
@@ -190,40 +265,52 @@ def checked_springs(robot: Robot, springs: ElasticJoints | None) -> ElasticJoint
     if not isinstance(springs, ElasticJoints):
         raise InputError("springs: expected robodyn.motion.elastic.ElasticJoints.of(robot, "
                          "stiffness, motor_inertia), or None for the model's")
-    if springs.dof != robot.dof:
+    if springs.joints is None and springs.dof != robot.dof:
         raise InputError(f"springs: for {springs.dof} joints, the robot has {robot.dof}")
-    armature = armature_of(robot)
+    if springs.joints is not None and max(springs.joints) >= robot.dof:
+        raise InputError(f"springs: on joint {max(springs.joints) + 1}, the robot has "
+                         f"{robot.dof}")
+    index = springs.indices(robot.dof)
+    armature = armature_of(robot)[index]
     bad = (armature > 0) & ~np.isclose(springs.motor_inertia, armature, rtol=1e-12, atol=0)
     if bad.any():
         j = int(np.argmax(bad))
         raise InputError(f"springs.motor_inertia[{j}]: {springs.motor_inertia[j]:g}, but the "
-                         f"model's rotor gives joint {j + 1} G^2 J_m = {armature[j]:g}; the "
-                         "rotor sits behind the spring (the motor side's B), so give "
-                         "motor_inertia equal to it, or springs=None for the model's")
+                         f"model's rotor gives joint {index[j] + 1} G^2 J_m = "
+                         f"{armature[j]:g}; the rotor sits behind the spring (the motor "
+                         "side's B), so give motor_inertia equal to it, or springs=None for "
+                         "the model's")
     return springs
 
 
 def elastic_forward_dynamics(robot, elastic: ElasticJoints, q, theta, qd, thetad,
                              tau) -> tuple[np.ndarray, np.ndarray]:
     """``(q'', theta'')`` of the elastic-joint model (module docstring) at one state or a
-    batch: the link side (:func:`link_side`: the rigid model without the rotors' armature)
-    by its forward dynamics under the spring torques, the motor side
-    ``theta'' = B^-1 (tau - K (theta - q) - D (theta' - q'))``. (A robot with an armature
-    makes its link side at each call: :func:`simulate_elastic` makes it once.)"""
-    return _accelerations(link_side(robot), elastic, q, theta, qd, thetad, tau)
+    batch: the link side (:func:`link_side`: the rigid model without the elastic joints'
+    armature) by its forward dynamics under the spring torques (and, on rigid joints, the
+    inputs ``tau``), the motor side ``theta'' = B^-1 (S tau - K (theta - S q) - D (theta' -
+    S q'))``. ``q``, ``qd``, ``tau``: ``n`` values; ``theta``, ``thetad``: ``m``, one per
+    spring. (A robot with an armature makes its link side at each call:
+    :func:`simulate_elastic` makes it once.)"""
+    return _accelerations(link_side(robot, elastic.joints), elastic, q, theta, qd, thetad, tau)
 
 
 def _accelerations(side, elastic, q, theta, qd, thetad, tau):
     spring = elastic.spring_torques(q, theta, qd, thetad)
-    qdd = side.forward_dynamics(q, qd, spring)
-    thetadd = (np.asarray(tau, dtype=float) - spring) / elastic.motor_inertia
+    qdd = side.forward_dynamics(q, qd, elastic.link_torques(spring, tau))
+    thetadd = (elastic.motor_torques(tau) - spring) / elastic.motor_inertia
     return qdd, thetadd
 
 
 def static_deflection(robot, elastic: ElasticJoints, q) -> np.ndarray:
-    """The motor positions that hold the links at rest at ``q``: ``theta = q + K^-1 g(q)``
-    (the springs carry the weight; friction is zero at rest)."""
-    return np.asarray(q, dtype=float) + robot.gravity_torques(q) / elastic.stiffness
+    """The motor positions that hold the links at rest at ``q``: ``theta = S q + K^-1 S g(q)``
+    (the springs carry the weight of the elastic joints, the rigid joints' inputs ``P g(q)``
+    the rest; friction is zero at rest); ``m`` values, one per spring."""
+    q = np.asarray(q, dtype=float)
+    if elastic.joints is None:
+        return q + robot.gravity_torques(q) / elastic.stiffness
+    return q[..., elastic.joints] + (robot.gravity_torques(q)[..., elastic.joints]
+                                     / elastic.stiffness)
 
 
 #: Evaluations of the equations of motion a simulation may spend (Radau's Newton
@@ -233,8 +320,10 @@ MAX_EVALUATIONS = 2_000_000
 
 @dataclass(frozen=True)
 class ElasticSimulation:
-    """A run of :func:`simulate_elastic`: ``t`` ``(T,)``, ``q``, ``theta``, ``qd``, ``thetad``
-    and the motor torques ``tau`` ``(T, n)``, and ``evaluations`` of the equations."""
+    """A run of :func:`simulate_elastic`: ``t`` ``(T,)``, ``q``, ``qd`` and the inputs
+    ``tau`` ``(T, n)``, the motors' ``theta``, ``thetad`` ``(T, m)`` (one column per
+    spring), ``evaluations`` of the equations and ``joints``, the elastic joints' indices
+    (0-based; ``None``: every joint)."""
 
     t: np.ndarray
     q: np.ndarray
@@ -243,6 +332,44 @@ class ElasticSimulation:
     thetad: np.ndarray
     tau: np.ndarray
     evaluations: int
+    joints: tuple[int, ...] | None = None
+
+    @property
+    def elastic(self) -> np.ndarray:
+        """The elastic joints' indices (0-based), one per column of ``theta``."""
+        return np.arange(self.q.shape[1]) if self.joints is None else np.array(self.joints)
+
+    @property
+    def deflection(self) -> np.ndarray:
+        """The springs' deflection ``theta - S q`` ``(T, m)``."""
+        return self.theta - self.q[:, self.elastic]
+
+    def columns(self) -> dict[str, np.ndarray]:
+        """Every series by name: ``t``, ``q1..qn``, ``theta<j>`` and ``thetad<j>`` for each
+        elastic joint ``j`` (1-based: joint 2's motor is ``theta2``), ``qd1..qn``,
+        ``tau1..taun``."""
+        out = {"t": self.t}
+        names = [f"{j + 1}" for j in self.elastic]
+        for name, values, labels in (("q", self.q, None), ("theta", self.theta, names),
+                                     ("qd", self.qd, None), ("thetad", self.thetad, names),
+                                     ("tau", self.tau, None)):
+            for k in range(values.shape[1]):
+                out[f"{name}{labels[k] if labels else k + 1}"] = values[:, k]
+        return out
+
+    def save(self, path) -> Path:
+        """Write the run to ``.npz`` (arrays by name, :meth:`columns`) or ``.csv`` (a header,
+        one row per sample)."""
+        path = Path(path)
+        columns, suffix = self.columns(), path.suffix.lower()
+        if suffix not in (".npz", ".csv"):
+            raise InputError(f"save: {path.name!r}: use a .npz or .csv file name")
+        if suffix == ".npz":
+            np.savez(path, **columns)
+        else:
+            np.savetxt(path, np.column_stack(list(columns.values())), delimiter=",",
+                       header=",".join(columns), comments="", fmt="%.17g")
+        return path
 
 
 class _Budget(Exception):
@@ -257,28 +384,30 @@ def simulate_elastic(robot, springs: ElasticJoints | None = None, q0: ArrayLike 
                      max_evaluations: int = MAX_EVALUATIONS) -> ElasticSimulation:
     """Integrate the elastic-joint model with ``springs`` (``None``: the model's,
     :func:`springs_of`; :func:`checked_springs`) from ``q0`` (motors at ``theta0``, default the
-    static deflection ``q0 + K^-1 g(q0)`` that holds the links at rest; rates ``qd0``,
-    ``thetad0``, default 0) for ``duration`` seconds, the state saved every ``dt``. Radau
-    IIA with ``rtol``, ``atol``; an :class:`~robodyn.InputError` when the equations were
-    evaluated ``max_evaluations`` times (the budget) before the end."""
+    static deflection ``S q0 + K^-1 S g(q0)`` that holds the links at rest; rates ``qd0``,
+    ``thetad0``, default 0) for ``duration`` seconds, the state
+    saved every ``dt``. ``theta0``, ``thetad0``: one value per spring (``m``); ``q0``,
+    ``qd0``, ``tau``: one per joint (``n``). Radau IIA with ``rtol``, ``atol``; an
+    :class:`~robodyn.InputError` when the equations were evaluated ``max_evaluations``
+    times (the budget) before the end."""
     from scipy.integrate import solve_ivp  # SciPy only when used
 
     elastic = checked_springs(robot, springs)
-    n = robot.dof
+    n, m = robot.dof, elastic.dof
     times = time_grid(duration, dt)   # checked: positive, dt <= duration, a bounded count
 
-    def vector(value, name, default):
+    def vector(value, name, default, size=n):
         arr = default if value is None else np.asarray(value, dtype=float).reshape(-1)
-        if arr.shape != (n,) or not np.isfinite(arr).all():
-            raise InputError(f"{name}: expected {n} finite values, got {value!r:.60}")
+        if arr.shape != (size,) or not np.isfinite(arr).all():
+            raise InputError(f"{name}: expected {size} finite values, got {value!r:.60}")
         return arr
 
     q0 = vector(q0, "q0", None) if q0 is not None else None
     if q0 is None:
         raise InputError(f"q0: expected {n} finite values")
-    theta0 = vector(theta0, "theta0", static_deflection(robot, elastic, q0))
+    theta0 = vector(theta0, "theta0", static_deflection(robot, elastic, q0), m)
     qd0 = vector(qd0, "qd0", np.zeros(n))
-    thetad0 = vector(thetad0, "thetad0", np.zeros(n))
+    thetad0 = vector(thetad0, "thetad0", np.zeros(m), m)
     if tau is None:
         def torque(t, q, th, qd, thd):
             return np.zeros(n)
@@ -291,13 +420,13 @@ def simulate_elastic(robot, springs: ElasticJoints | None = None, q0: ArrayLike 
             return constant
 
     count = [0]
-    side = link_side(robot)
+    side = link_side(robot, elastic.joints)
 
     def rhs(t, x):
         count[0] += 1
         if count[0] > max_evaluations:
             raise _Budget
-        q, th, qd, thd = x[:n], x[n:2 * n], x[2 * n:3 * n], x[3 * n:]
+        q, th, qd, thd = x[:n], x[n:n + m], x[n + m:2 * n + m], x[2 * n + m:]
         qdd, thdd = _accelerations(side, elastic, q, th, qd, thd,
                                    torque(t, q, th, qd, thd))
         return np.concatenate([qd, thd, qdd, thdd])
@@ -313,10 +442,12 @@ def simulate_elastic(robot, springs: ElasticJoints | None = None, q0: ArrayLike 
     if not sol.success:
         raise InputError(f"simulate_elastic: the integrator stopped: {sol.message}")
     x = sol.y.T
-    q, th, qd, thd = x[:, :n], x[:, n:2 * n], x[:, 2 * n:3 * n], x[:, 3 * n:]
+    q, th = x[:, :n], x[:, n:n + m]
+    qd, thd = x[:, n + m:2 * n + m], x[:, 2 * n + m:]
     tau_out = np.array([torque(t, *row) for t, row in
                         zip(sol.t, zip(q, th, qd, thd, strict=True), strict=True)])
-    return ElasticSimulation(sol.t, q, th, qd, thd, tau_out.reshape(len(sol.t), n), count[0])
+    return ElasticSimulation(sol.t, q, th, qd, thd, tau_out.reshape(len(sol.t), n), count[0],
+                             elastic.joints)
 
 
 class ElasticComputedTorque:
@@ -326,21 +457,31 @@ class ElasticComputedTorque:
     inertia, plus the fast damping term of the singular-perturbation (composite) control of
     Spong (1987): the slow system is the rigid arm, and ``K_v`` damps the joints' fast
     oscillation. ``elastic``: ``None`` for the model's springs (:func:`checked_springs`);
-    a model's armature in ``M`` is counted once, as ``B``. The tracking error is
-    ``O(1/K)``: exact as ``K -> inf``.
+    a model's armature in ``M`` is counted once, as ``B``. With only some joints elastic
+    (``S``: module docstring) ``B`` and ``K_v (q' - theta')`` enter their rows only (``K_v``:
+    one per joint, the rigid joints' unused): the rigid joints' rows are computed torque on
+    their links, the elastic joints' drive their motors. The tracking error is ``O(1/K)``:
+    exact as ``K -> inf``.
     ``trajectory``: a :class:`~robodyn.motion.trajectory.Trajectory` of the links."""
 
     def __init__(self, robot, elastic: ElasticJoints | None, trajectory, kp, kd, kv=0.0):
         self.robot, self.trajectory = robot, trajectory
         self.elastic = checked_springs(robot, elastic)
-        self.armature = armature_of(robot)   # in robot's M already; B replaces it
         n = robot.dof
+        self.index = self.elastic.indices(n)
+        self.armature = armature_of(robot)[self.index]   # in robot's M already; B replaces it
         self.kp, self.kd = checked_gains(kp, "kp", n), checked_gains(kd, "kd", n)
         self.kv = checked_gains(kv, "kv", n)
 
     def __call__(self, t, q, theta, qd, thetad) -> np.ndarray:
         q_ref, qd_ref, qdd_ref = self.trajectory(t)
         y = qdd_ref + self.kd * (qd_ref - qd) + self.kp * (q_ref - q)
-        rigid = (self.robot.inverse_dynamics(q, qd, y)
-                 + (self.elastic.motor_inertia - self.armature) * y)
-        return rigid + self.kv * (qd - thetad)
+        if self.elastic.joints is None:
+            rigid = (self.robot.inverse_dynamics(q, qd, y)
+                     + (self.elastic.motor_inertia - self.armature) * y)
+            return rigid + self.kv * (qd - thetad)
+        e = self.index
+        tau = self.robot.inverse_dynamics(q, qd, y)
+        tau[..., e] += ((self.elastic.motor_inertia - self.armature) * y[..., e]
+                        + self.kv[e] * (qd[..., e] - thetad))
+        return tau

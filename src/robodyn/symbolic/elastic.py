@@ -11,10 +11,19 @@ With a model's springs (``chain``: its motors' ``stiffness``, ``spring_damping``
 ``B = G^2 J_m``, :class:`~robodyn.model.chain.Motor`) the rigid equations' ``M`` holds the
 armature ``G^2 J_m`` on its diagonal; the rotor is the motor side's ``B``, so the link side
 is ``eq.tau - B_i q''_i`` (counted once, as :mod:`robodyn.motion.elastic` does).
+
+With only some joints elastic (the model's motors with a ``stiffness``, or ``joints``), a
+rigid joint ``i``'s link row is the rigid model's, equal to its input ``tau_i`` (its rotor's
+armature stays in ``M``), and only the elastic joints have a motor row and a ``theta_i``
+(named after the joint: ``theta2`` for joint 2)::
+
+    link side:   M q'' + C q' + F + g - S^T [K (theta - S q) + D (theta' - S q')] = P^T P tau
+    motor side:  B theta'' + K (theta - S q) + D (theta' - S q') = S tau
 """
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -30,9 +39,11 @@ __all__ = ["ElasticEquations", "elastic_equations"]
 
 @dataclass(frozen=True)
 class ElasticEquations:
-    """``link`` (each entry ``= 0``) and ``motor`` (each ``= tau_i``), SymPy column
-    matrices, in the link coordinates ``q``, the motor coordinates ``theta`` and their
-    rates, with the symbols ``K``, ``B``, ``D`` of each joint."""
+    """``link`` (each entry ``= 0`` on an elastic joint, ``= tau_i`` on a rigid one) and
+    ``motor`` (one per elastic joint, each ``= tau_i``), SymPy column matrices, in the link
+    coordinates ``q``, the motor coordinates ``theta`` and their rates, with the symbols
+    ``K``, ``B``, ``D`` of each elastic joint; ``joints`` the elastic joints' indices
+    (0-based, one per entry of ``theta``, ``K``, ``B``, ``D`` and ``motor``)."""
 
     name: str
     q: tuple
@@ -44,51 +55,91 @@ class ElasticEquations:
     D: tuple
     link: sp.Matrix
     motor: sp.Matrix
+    joints: tuple = ()
 
     def text(self) -> str:
         """The two sets of equations as text, with the steps' words."""
+        elastic = set(self.joints) if self.joints else set(range(len(self.link)))
         lines = [f"Elastic joints of {self.name} (Spong 1987): link side = 0, motor side = tau",
                  "(1) link side: the rigid model's tau with the spring's torque "
                  "K (theta - q) + D (theta' - q') moved to the left"]
-        lines += [f"    {sp.sstr(e)} = 0" for e in self.link]
+        if len(elastic) < len(self.link):
+            lines[0] = (f"Elastic joints {', '.join(str(j + 1) for j in sorted(elastic))} of "
+                        f"{self.name} (Spong 1987; the others rigid): link side = 0 (a rigid "
+                        "joint's = tau), motor side = tau")
+        lines += [f"    {sp.sstr(e)} = " + ("0" if i in elastic else f"tau{i + 1}")
+                  for i, e in enumerate(self.link)]
         lines.append("(2) motor side: B theta'' + K (theta - q) + D (theta' - q') = tau")
-        lines += [f"    {sp.sstr(e)} = tau{i + 1}" for i, e in enumerate(self.motor)]
+        index = self.joints or tuple(range(len(self.motor)))
+        lines += [f"    {sp.sstr(e)} = tau{j + 1}" for j, e in zip(index, self.motor,
+                                                                  strict=True)]
         return "\n".join(lines) + "\n"
 
     def __str__(self) -> str:
         return self.text()
 
 
-def elastic_equations(eq, damping: bool = True, chain: Chain | None = None) -> ElasticEquations:
+def elastic_equations(eq, damping: bool = True, chain: Chain | None = None,
+                      joints=None) -> ElasticEquations:
     """The elastic-joint equations of the rigid equations ``eq`` (module docstring), with
     the new symbols ``K1..Kn``, ``B1..Bn`` (and ``D1..Dn`` with ``damping``) and the motor
-    coordinates ``theta1..thetan``, their rates ``thetad1..``, ``thetadd1..``. With
-    ``chain`` (the model's, ``robot.chain``, whose motors have a ``stiffness``): its
-    ``K``, ``D`` (``spring_damping``, 0 when absent) and ``B = G^2 J_m`` as the model
-    writes them, and the armature taken out of the link side (module docstring)."""
+    coordinates ``theta1..thetan``, their rates ``thetad1..``, ``thetadd1..``, on the joints
+    ``joints`` (0-based indices; ``None``: every joint; the symbols keep the joint's
+    number). With ``chain`` (the model's, ``robot.chain``, whose motors have a
+    ``stiffness`` on some joints: those are the elastic ones): its ``K``, ``D``
+    (``spring_damping``, 0 when absent) and ``B = G^2 J_m`` as the model writes them, and
+    the elastic joints' armature taken out of the link side (module docstring)."""
     n = len(eq.q)
     if len(eq.qd) != n:
         raise ValueError("elastic_equations: elastic joints are revolute or prismatic; these "
                          "equations have free or ball joints")
-    th = sp.symbols(f"theta1:{n + 1}")
-    thd = sp.symbols(f"thetad1:{n + 1}")
-    thdd = sp.symbols(f"thetadd1:{n + 1}")
-    K = sp.symbols(f"K1:{n + 1}")
-    B = sp.symbols(f"B1:{n + 1}")
-    D = sp.symbols(f"D1:{n + 1}") if damping else (sp.Integer(0),) * n
-    rotor = (sp.Integer(0),) * n
+    motors = None
     if chain is not None:
         motors = [link.motor for link in chain.links]
-        if len(motors) != n or any(m.stiffness is None for m in motors):
-            raise ValueError("elastic_equations: chain: every joint's motor needs a stiffness "
-                             "(motor.stiffness), one motor per joint of the equations")
+        if len(motors) != n:
+            raise ValueError(f"elastic_equations: chain: {len(motors)} motors for {n} joints "
+                             "of the equations; give the model's own chain")
+        joints = [j for j, m in enumerate(motors) if m.stiffness is not None]
+        if not joints:
+            raise ValueError("elastic_equations: chain: no motor has a stiffness (motor."
+                             "stiffness); not every joint's motor needs a stiffness, but one "
+                             "must: give the elastic joints' motors a stiffness")
+    index = _joints(joints, n)
+    th = tuple(sp.Symbol(f"theta{j + 1}") for j in index)
+    thd = tuple(sp.Symbol(f"thetad{j + 1}") for j in index)
+    thdd = tuple(sp.Symbol(f"thetadd{j + 1}") for j in index)
+    K = tuple(sp.Symbol(f"K{j + 1}") for j in index)
+    B = tuple(sp.Symbol(f"B{j + 1}") for j in index)
+    D = tuple(sp.Symbol(f"D{j + 1}") for j in index) if damping else (sp.Integer(0),) * n
+    rotor = (sp.Integer(0),) * len(index)
+    if motors is not None:
+        chosen = [motors[j] for j in index]
         # the model's numbers as SymPy without parsing text (to_sympy refuses a string)
-        K = tuple(to_sympy(m.stiffness) for m in motors)
-        B = rotor = tuple(to_sympy(m.armature) for m in motors)
+        K = tuple(to_sympy(m.stiffness) for m in chosen)
+        B = rotor = tuple(to_sympy(m.armature) for m in chosen)
         D = tuple(to_sympy(m.spring_damping or 0) if damping else sp.Integer(0)
-                  for m in motors)
-    spring = [K[i] * (th[i] - eq.q[i]) + D[i] * (thd[i] - eq.qd[i]) for i in range(n)]
-    link = sp.Matrix([(sp.expand(eq.tau[i] - rotor[i] * eq.qdd[i]) if rotor[i] != 0
+                  for m in chosen)
+    spring = {j: K[k] * (th[k] - eq.q[j]) + D[k] * (thd[k] - eq.qd[j])
+              for k, j in enumerate(index)}
+    rotors = dict(zip(index, rotor, strict=True))
+    link = sp.Matrix([eq.tau[i] if i not in spring else
+                      (sp.expand(eq.tau[i] - rotors[i] * eq.qdd[i]) if rotors[i] != 0
                        else eq.tau[i]) - spring[i] for i in range(n)])
-    motor = sp.Matrix([B[i] * thdd[i] + spring[i] for i in range(n)])
-    return ElasticEquations(eq.name, tuple(eq.q), th, thd, thdd, K, B, tuple(D), link, motor)
+    motor = sp.Matrix([B[k] * thdd[k] + spring[j] for k, j in enumerate(index)])
+    return ElasticEquations(eq.name, tuple(eq.q), th, thd, thdd, K, B, tuple(D), link, motor,
+                            () if len(index) == n else tuple(index))
+
+
+def _joints(joints, n: int) -> tuple[int, ...]:
+    """The elastic joints' indices, checked: ``None`` is every joint."""
+    if joints is None:
+        return tuple(range(n))
+    try:
+        given = [operator.index(j) for j in joints]
+    except TypeError:
+        given = []
+    index = sorted(set(given))
+    if not index or len(index) != len(given) or not 0 <= index[0] <= index[-1] < n:
+        raise ValueError(f"elastic_equations: joints: {list(joints)!r:.60}; give the elastic "
+                         f"joints' indices, each once, from 0 to {n - 1}")
+    return tuple(index)
