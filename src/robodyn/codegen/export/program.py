@@ -348,6 +348,11 @@ def build_program(eq, parameters: str = "baked", name: str | None = None,
             allowed = {s for _, syms in arg_symbols for s in syms} | set(p_symbols)
             exprs = [to_sympy(e).xreplace(subs) for e in matrix]
             stray = set().union(*(e.free_symbols for e in exprs)) - allowed
+            if stray and stray <= set(getattr(eq, "z", ())):
+                raise ModelError(f"{model}: {fname} reads the LuGre bristle states "
+                                 f"{', '.join(sorted(map(str, stray)))[:80]}, which the closed "
+                                 "forms' code does not take yet; export robot.to_code(...) "
+                                 "(its functions take z) or a model without lugre:")
             if stray:
                 names = ", ".join(sorted(map(str, stray)))[:80]
                 raise ModelError(f"{model}: {fname} depends on {names}, which is not among its "
