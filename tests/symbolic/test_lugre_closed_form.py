@@ -147,3 +147,10 @@ def test_the_closed_forms_code_refuses_the_bristle_states_by_name(pendulum):
 
     with pytest.raises(ModelError, match="LuGre bristle states z1"):
         pendulum.equations().to_code("python")
+
+
+def test_the_regressor_refuses_lugre_by_name(pendulum):
+    from robodyn.core.errors import ModelError
+
+    with pytest.raises(ModelError, match="regressor: LuGre friction"):
+        pendulum.equations().regressor()

@@ -106,6 +106,10 @@ def regressor_polynomials(eq) -> list[list]:
         raise ModelError("regressor: the closed-form regressor of a model with a coupled "
                          "transmission has no columns for its drives yet; the numeric "
                          "robot.regressor(q, qd, qdd) has them (Jm, Bm, Fm)")
+    if getattr(eq.chain, "lugre", None) is not None:
+        raise ModelError("regressor: LuGre friction F(qd, z) (lugre:) is not linear in its "
+                         "parameters (sigma0 divides by g(qd)), so tau = Y pi has no columns "
+                         "for it; derive the regressor of the model without lugre:")
     ring = eq.derivation.ring
     chain_r = ring.chain(eq.chain)
     q, qd, qdd = ring.joint_arguments()

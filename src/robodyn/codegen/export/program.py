@@ -272,6 +272,12 @@ def _function_name(fname: object) -> str:
 def equation_matrices(eq) -> dict[str, tuple[sp.Matrix, tuple[str, ...]]]:
     """The closed forms of ``eq`` to export: ``{function name: (matrix, arguments)}``;
     the regressor is included when the equations have one (``eq.regressor()``)."""
+    bristles = tuple(getattr(eq, "z", ()))
+    if bristles:  # LuGre: friction and tau read the bristle states
+        raise ModelError(f"{getattr(eq, 'name', 'robot')}: the friction and tau of these "
+                         f"equations read the LuGre bristle states {', '.join(map(str, bristles))}"
+                         ", which the closed forms' code does not take yet; export "
+                         "robot.to_code(...) (its functions take z) or a model without lugre:")
     out: dict[str, tuple[sp.Matrix, tuple[str, ...]]] = {}
     for fname, spec in EXPORTED.items():
         form = spec.closed_form
@@ -348,11 +354,6 @@ def build_program(eq, parameters: str = "baked", name: str | None = None,
             allowed = {s for _, syms in arg_symbols for s in syms} | set(p_symbols)
             exprs = [to_sympy(e).xreplace(subs) for e in matrix]
             stray = set().union(*(e.free_symbols for e in exprs)) - allowed
-            if stray and stray <= set(getattr(eq, "z", ())):
-                raise ModelError(f"{model}: {fname} reads the LuGre bristle states "
-                                 f"{', '.join(sorted(map(str, stray)))[:80]}, which the closed "
-                                 "forms' code does not take yet; export robot.to_code(...) "
-                                 "(its functions take z) or a model without lugre:")
             if stray:
                 names = ", ".join(sorted(map(str, stray)))[:80]
                 raise ModelError(f"{model}: {fname} depends on {names}, which is not among its "
