@@ -91,12 +91,13 @@ class NumericEquations:
         self._subs = {s: sp.Float(v) for s, v in values.items()}
         self._compiled: dict[str, tuple] = {}
         self._wrench = bool(eq.h_e)
+        self._z = tuple(getattr(eq, "z", ()))  # LuGre's bristle states, if any
 
     def _function(self, name: str):
         compiled = self._compiled.get(name)
         if compiled is None:
             eq = self._eq
-            symbols_of = {"q": eq.q, "qd": eq.qd, "qdd": eq.qdd, "h_e": eq.h_e, "z": eq.z}
+            symbols_of = {"q": eq.q, "qd": eq.qd, "qdd": eq.qdd, "h_e": eq.h_e, "z": self._z}
             tape = Tape()
             symbols = {}
             for arg, prefix in self._arguments(name):
@@ -113,12 +114,12 @@ class NumericEquations:
     def _arguments(self, name: str) -> tuple:
         """The argument groups of ``name``: :data:`_ARGUMENTS` (``h_e`` only if derived
         with it), LuGre's ``z`` added."""
-        extra = (("z", "z"),) if self._eq.z and name in _BRISTLE else ()
+        extra = (("z", "z"),) if self._z and name in _BRISTLE else ()
         return tuple(a for a in _ARGUMENTS[name] if a[0] != "h_e" or self._wrench) + extra
 
     def _bristles(self, z) -> list:
         """``[z]`` for equations with LuGre's bristle states, ``[]`` without (``z`` None)."""
-        if not self._eq.z:
+        if not self._z:
             if z is not None:
                 raise InputError("z: these equations have no LuGre bristle states (the model "
                                  "has no lugre:); leave z out")

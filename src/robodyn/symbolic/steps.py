@@ -296,7 +296,7 @@ def _closing_steps(eq: Equations) -> list[Step]:
         Step(S, "Gravity torques", "g", eq.g,
              *_G_FORMULA[eq.route if lagrange else "newton-euler"]),
     ]
-    if eq.z:  # LuGre: the bristle states' equation, then the friction that reads them
+    if getattr(eq, "z", ()):  # LuGre: the bristles' equation, then the friction reading z
         steps.append(Step(S, "LuGre bristle deflections z: their rates (the states' "
                           "equation)", "dz/dt", eq.bristle_rate, BRISTLE_FORMULA[0],
                           r"\dot z", BRISTLE_FORMULA[1]))
