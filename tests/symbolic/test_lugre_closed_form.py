@@ -154,3 +154,12 @@ def test_the_regressor_refuses_lugre_by_name(pendulum):
 
     with pytest.raises(ModelError, match="regressor: LuGre friction"):
         pendulum.equations().regressor()
+
+
+def test_forward_steps_at_a_state_refuse_lugre_by_name(pendulum):
+    from robodyn.symbolic.forward_steps import forward_steps
+
+    eq = pendulum.equations()
+    assert "z1" in str(forward_steps(eq).steps[0][2])  # the symbolic steps read z
+    with pytest.raises(InputError, match="LuGre friction, whose bristle deflections"):
+        forward_steps(eq, {"q": [0.0], "qd": [0.1], "tau": [0.0]})
