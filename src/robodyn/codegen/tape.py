@@ -276,6 +276,9 @@ class Tape:
             out = self.sin(arg) if isinstance(expr, sp.sin) else self.cos(arg)
         elif isinstance(expr, sp.sign):  # Coulomb friction F_s sign(qd) of closed forms
             out = self.sign(self.from_sympy(expr.args[0], symbols))
+        elif isinstance(expr, sp.Abs):  # LuGre's |qd|: x sign(x), exact in floating point
+            arg = self.from_sympy(expr.args[0], symbols)
+            out = self.mul(arg, self.sign(arg))
         elif isinstance(expr, (sp.exp, sp.tanh)):  # Stribeck friction, the smooth sign
             arg = self.from_sympy(expr.args[0], symbols)
             out = self.exp(arg) if isinstance(expr, sp.exp) else self.tanh(arg)

@@ -28,11 +28,11 @@ import numpy as np
 from ..core.errors import InputError
 from ..model.lugre import LuGre
 from .adaptive import drive
-from .inputs import torque_value
+from .inputs import torque_value, wrench_value
 from .result import Simulation, finished
 
 __all__ = ["LuGre", "LuGreSimulation", "simulate_lugre", "run_lugre", "steady_friction",
-           "lugre_rates"]
+           "lugre_rates", "lugre_torque_parts"]
 
 #: Most right-hand-side evaluations of one run (each is one forward dynamics).
 MAX_EVALUATIONS = 2_000_000
@@ -68,15 +68,47 @@ class LuGreSimulation:
     info: dict
 
 
-def _arm(robot, lugre: LuGre, applied: Callable):
+def lugre_torque_parts(robot, q, qd, qdd, z, h_e=None, lugre: LuGre | Mapping | None = None):
+    """``robot.torque_parts(q, qd, qdd, h_e)`` with LuGre's ``F(qd, z)`` (the model's
+    ``lugre:``, or ``lugre``) at the bristle deflections ``z`` added to ``friction`` and
+    ``total``, each ``(..., dof)``: ``total`` is ``tau`` of ``M qdd + C qd + g + tau_f +
+    F(qd, z) + J^T h_e = tau``."""
+    from ..dynamics.inverse_dynamics import TorqueParts
+
+    lugre = _parameters(robot, lugre, "lugre_torque_parts")
+    parts = robot.torque_parts(q, qd, qdd, h_e).as_dict()
+    zs = np.asarray(z, dtype=float)
+    if zs.shape[-1:] != (robot.dof,) or not np.isfinite(zs).all():
+        raise InputError(f"lugre_torque_parts: z: expected {robot.dof} finite bristle "
+                         f"deflections per sample, got shape {zs.shape}")
+    force = lugre_rates(lugre, np.asarray(qd, dtype=float), zs)[1]
+    parts["friction"] = parts["friction"] + force
+    parts["total"] = parts["total"] + force
+    return TorqueParts(**parts)
+
+
+def _parameters(robot, lugre, where: str) -> LuGre:
+    """``lugre`` checked, or the model's own (``None``), or an :class:`InputError`."""
+    if lugre is None:
+        lugre = robot.chain.lugre
+        if lugre is None:
+            raise InputError(f"{where}: {robot.name} has no lugre parameters; give them "
+                             "(lugre={sigma0, sigma1, sigma2, Fc, Fs, vs}) or add a lugre: "
+                             "key to its model file")
+    return lugre if isinstance(lugre, LuGre) else LuGre.of(lugre, robot.dof)
+
+
+def _arm(robot, lugre: LuGre, applied: Callable, wrench=None):
     """The right-hand side ``(qd, qdd, dz/dt)`` of the state ``(q, qd, z)`` under the
-    torque ``applied(t, q, qd)`` (module docstring)."""
+    torque ``applied(t, q, qd)`` and the end-effector wrench ``wrench`` (None, 6 values,
+    ``{frame: 6 values}`` or ``h_e(t, q, qd)``; module docstring)."""
     n = robot.dof
 
     def rhs(t, x):
         q, qd, z = x[:n], x[n:2 * n], x[2 * n:]
         dz, friction = lugre_rates(lugre, qd, z)
-        qdd = robot.forward_dynamics(q, qd, applied(t, q, qd) - friction)
+        qdd = robot.forward_dynamics(q, qd, applied(t, q, qd) - friction,
+                                     h_e=wrench_value(wrench, t, q, qd))
         return np.concatenate([qd, qdd, dz])
 
     return rhs
@@ -88,7 +120,8 @@ def run_lugre(problem, options, bar) -> Simulation:
     within ``options.max_steps`` (:func:`robodyn.motion.adaptive.drive`). ``sim.tau`` is the
     applied torque less the LuGre friction (what acts on the arm besides its model
     friction, so the energy balance holds); ``info``: ``applied_torque``,
-    ``lugre_friction`` and ``lugre_z`` ``(T, n)``."""
+    ``lugre_friction`` and ``lugre_z`` ``(T, n)``. An end-effector wrench ``h_e`` acts as in
+    the other methods (``J^T h_e`` against the torques)."""
     from scipy.integrate import Radau  # SciPy only when used
 
     robot = problem.robot
@@ -96,13 +129,11 @@ def run_lugre(problem, options, bar) -> Simulation:
     if lugre is None:
         raise InputError(f"method 'lugre': {robot.name} has no lugre parameters; add a lugre: "
                          "key to its model file, or call rd.simulate_lugre with them")
-    if problem.wrench is not None:
-        raise InputError("method 'lugre' takes no h_e yet; leave it out")
-
     def applied(t, q, qd):
         return torque_value(problem.torque, t, q, qd, n)
 
-    rhs = _arm(robot, lugre, applied)
+    wrench = problem.wrench
+    rhs = _arm(robot, lugre, applied, wrench)
     y0 = np.concatenate([problem.q0, problem.qd0, np.zeros(n)])
 
     def make():
@@ -118,7 +149,12 @@ def run_lugre(problem, options, bar) -> Simulation:
     info = {"steps": steps, "evaluations": int(solver.nfev), "rtol": options.rtol,
             "atol": options.atol, "applied_torque": tau, "lugre_friction": friction,
             "lugre_z": z}
-    return finished(robot, t, q, qd, robot.forward_dynamics(q, qd, net), net, info, solution)
+    if wrench is None or not callable(wrench):
+        qdd = robot.forward_dynamics(q, qd, net, h_e=wrench)
+    else:
+        qdd = np.stack([robot.forward_dynamics(qk, qdk, uk, h_e=wrench_value(wrench, tk, qk, qdk))
+                        for tk, qk, qdk, uk in zip(t, q, qd, net, strict=True)])
+    return finished(robot, t, q, qd, qdd, net, info, solution)
 
 
 def simulate_lugre(robot, lugre: LuGre | Mapping | None, q0, qd0=0.0, duration: float = 1.0,
@@ -135,14 +171,7 @@ def simulate_lugre(robot, lugre: LuGre | Mapping | None, q0, qd0=0.0, duration: 
     from scipy.integrate import solve_ivp
 
     n = robot.dof
-    if lugre is None:
-        lugre = robot.chain.lugre
-        if lugre is None:
-            raise InputError(f"simulate_lugre: {robot.name} has no lugre parameters; give "
-                             "them (lugre={sigma0, sigma1, sigma2, Fc, Fs, vs}) or add a "
-                             "lugre: key to its model file")
-    if not isinstance(lugre, LuGre):
-        lugre = LuGre.of(lugre, n)
+    lugre = _parameters(robot, lugre, "simulate_lugre")
     if not (np.isfinite(duration) and duration > 0):
         raise InputError(f"simulate_lugre: duration {duration!r} must be finite and > 0")
     if not 0 < max_evaluations <= MAX_EVALUATIONS:

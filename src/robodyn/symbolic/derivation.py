@@ -28,6 +28,7 @@ from ..dynamics.ops import SYMPY
 from ..model.chain import SNAP, Chain, Transform, snap
 from ..model.expressions import to_sympy
 from .dh_frames import dh_links
+from .lugre import bristle_symbols, lugre_terms
 from .ring.coordinates import joint_coordinates
 from .ring.from_sympy import chain_expressions
 from .ring.trig_ring import TrigRing
@@ -83,6 +84,8 @@ class Derivation:
     wrench: list[PolyElement] | None = None     # J^T h_e, if asked for
     wrench_symbols: tuple[sp.Symbol, ...] = ()
     friction: list[sp.Expr] = field(default_factory=list)
+    bristle: tuple[sp.Symbol, ...] = ()       # LuGre's z_i (:mod:`.lugre`), if any
+    bristle_rate: list[sp.Expr] = field(default_factory=list)   # their dz_i/dt
     steps: list[RawStep] = field(default_factory=list)
     route: str = "euler-lagrange"            # the Lagrange route (:mod:`.routes`)
 
@@ -273,7 +276,7 @@ def point_positions(chain_r: Chain, poses) -> list[list]:
 
 def finish(d: Derivation, chain_r: Chain, q_args) -> None:
     """The common tail of both routes: the drives of a coupled transmission; collect M, g,
-    C; friction; the wrench term."""
+    C; friction (LuGre's with its bristle states, :mod:`.lugre`); the wrench term."""
     ring = d.ring
     drives = getattr(d.chain, "transmission", None)
     if drives is not None:
@@ -288,6 +291,10 @@ def finish(d: Derivation, chain_r: Chain, q_args) -> None:
                                     strict=True)]
         d.friction = [f + sum((sp.Float(N[k][i]) * motor[k] for k in range(len(N)) if N[k][i]),
                               sp.Integer(0)) for i, f in enumerate(d.friction)]
+    d.bristle = bristle_symbols(d.chain)
+    if d.bristle:  # LuGre: F(qd, z) with the bristle states z_i (:mod:`.lugre`)
+        d.bristle_rate, lugre = lugre_terms(d.chain.lugre, ring.qd, d.bristle)
+        d.friction = [f + x for f, x in zip(d.friction, lugre, strict=True)]
     if ring.extra:
         jac = jacobian(chain_r, q_args, ring.ops())
         h = [ring.gen(s) for s in ring.extra]

@@ -20,6 +20,7 @@ from .equations import Equations, value_table
 from .estimate import check_derivable
 from .hamel import boltzmann_hamel
 from .lagrange import lagrange_euler
+from .lugre import bristle_symbols
 from .newton_euler import newton_euler
 from .ring.coordinates import joint_coordinates
 from .routes import energy_route, jacobian_route, route_of
@@ -94,6 +95,7 @@ def _derivation(chain: Chain, method: str, h_e: bool, name: str, ring,
                          f"joint(s) {', '.join(extras[:5])} is in the numeric methods "
                          "(robot.mass_matrix, robot.inverse_dynamics, ...) but not in the "
                          "closed forms yet; derive a model without it")
+    bristle_symbols(chain, name)  # LuGre: refused where its states cannot be named
     chain = tidy_chain(chain)
     ring = ring or make_ring(chain, wrench=h_e)
     if method == "newton-euler":

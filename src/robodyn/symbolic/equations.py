@@ -96,6 +96,8 @@ class Equations:
         self.coordinates = ring.coordinates
         self.q, self.qd, self.qdd = ring.q, ring.qd, ring.qdd
         self.h_e: tuple[sp.Symbol, ...] = derivation.wrench_symbols
+        #: LuGre's bristle deflections ``z1 ..`` (:mod:`.lugre`), or () without ``lugre:``
+        self.z: tuple[sp.Symbol, ...] = derivation.bristle
         self.defaults = dict(defaults or {})
         # what the steps and the printing read: fixed here, read-only below
         self._dh_rows = tuple(dh_rows)
@@ -208,8 +210,14 @@ class Equations:
     @cached_property
     def friction(self) -> sp.Matrix:
         """Joint friction ``F_v qd + F_s sign(qd)`` and the model's other terms (n x 1;
-        :mod:`robodyn.dynamics.friction`)."""
+        :mod:`robodyn.dynamics.friction`), LuGre's ``F(qd, z)`` included (:mod:`.lugre`)."""
         return sp.Matrix(self._d.friction)
+
+    @cached_property
+    def bristle_rate(self) -> sp.Matrix:
+        """LuGre's ``dz/dt = qd - sigma0 |qd| z / g(qd)`` (n x 1; empty without
+        ``lugre:``), the equation of the states :attr:`z` that :attr:`friction` reads."""
+        return sp.Matrix(self._d.bristle_rate) if self.z else sp.zeros(0, 1)
 
     @cached_property
     def wrench_torques(self) -> sp.Matrix:

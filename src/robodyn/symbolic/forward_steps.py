@@ -132,6 +132,10 @@ def forward_steps(eq, state: Mapping[str, Sequence[float]] | None = None, *,
                           "for at a state, M is not inverted)", eq.M * sp.Matrix(eq.qdd)))
     if state is None:
         return out
+    if getattr(eq, "z", ()):  # LuGre: the friction reads the bristle states too
+        raise InputError(f"state: {eq.name} has LuGre friction, whose bristle deflections z "
+                         "a state here does not give yet; leave --state out, or run "
+                         "rd.simulate(..., method='lugre')")
     q0, qd0, tau0 = (_vector(state, key, eq.dof) for key in ("q", "qd", "tau"))
     if not (np.isfinite(dt) and 0 < dt <= 1):
         raise InputError(f"dt: {dt} is not a step length in (0, 1] s; give e.g. --dt 0.01")

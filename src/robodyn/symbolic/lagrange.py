@@ -43,6 +43,7 @@ from .derivation import (
     potential_energy,
     vec,
 )
+from .lugre import bristle_symbols, lugre_terms
 from .ring.trig_ring import TrigRing
 
 SECTION_KINEMATICS = "Kinematics of the centres of mass (base frame)"
@@ -132,6 +133,10 @@ def lagrange_euler(chain: Chain, ring: TrigRing, standard_dh: tuple = ()) -> Der
     n = chain.dof
     K, U, steps, chain_r, q_args = energies(chain, ring, bool(standard_dh))
     friction = [to_sympy(f) for f in friction_torques(chain, ring.qd, SYMPY)]
+    bristle = bristle_symbols(chain)
+    if bristle:  # LuGre's F(qd, z) is friction too (:mod:`.lugre`)
+        lugre = lugre_terms(chain.lugre, ring.qd, bristle)[1]
+        friction = [f + x for f, x in zip(friction, lugre, strict=True)]
     L = K - U
     steps.append(_step("L", L))
 

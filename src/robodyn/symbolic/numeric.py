@@ -70,6 +70,8 @@ _ARGUMENTS = {
     "tau": (("q", "q"), ("qd", "qd"), ("qdd", "qdd"), ("h_e", "he")),
 }
 _VECTORS = {"g", "Cqd", "friction", "tau"}
+#: the functions that read LuGre's bristle states ``z`` (:mod:`.lugre`), when there are any
+_BRISTLE = {"friction", "tau"}
 
 
 class NumericEquations:
@@ -89,15 +91,16 @@ class NumericEquations:
         self._subs = {s: sp.Float(v) for s, v in values.items()}
         self._compiled: dict[str, tuple] = {}
         self._wrench = bool(eq.h_e)
+        self._z = tuple(getattr(eq, "z", ()))  # LuGre's bristle states, if any
 
     def _function(self, name: str):
         compiled = self._compiled.get(name)
         if compiled is None:
             eq = self._eq
-            symbols_of = {"q": eq.q, "qd": eq.qd, "qdd": eq.qdd, "h_e": eq.h_e}
+            symbols_of = {"q": eq.q, "qd": eq.qd, "qdd": eq.qdd, "h_e": eq.h_e, "z": self._z}
             tape = Tape()
             symbols = {}
-            for arg, prefix in _ARGUMENTS[name]:
+            for arg, prefix in self._arguments(name):
                 for k, s in enumerate(symbols_of[arg]):
                     symbols[s] = tape.input(f"{prefix}{k}")
             matrix = getattr(eq, name)
@@ -108,10 +111,28 @@ class NumericEquations:
             compiled = self._compiled[name] = (TapeProgram(tape, outputs), shape)
         return compiled
 
+    def _arguments(self, name: str) -> tuple:
+        """The argument groups of ``name``: :data:`_ARGUMENTS` (``h_e`` only if derived
+        with it), LuGre's ``z`` added."""
+        extra = (("z", "z"),) if self._z and name in _BRISTLE else ()
+        return tuple(a for a in _ARGUMENTS[name] if a[0] != "h_e" or self._wrench) + extra
+
+    def _bristles(self, z) -> list:
+        """``[z]`` for equations with LuGre's bristle states, ``[]`` without (``z`` None)."""
+        if not self._z:
+            if z is not None:
+                raise InputError("z: these equations have no LuGre bristle states (the model "
+                                 "has no lugre:); leave z out")
+            return []
+        if z is None:
+            raise InputError("z: these equations have LuGre friction; give the bristle "
+                             "deflections z (one per joint)")
+        return [z]
+
     def _call(self, name: str, *arrays):
         program, shape = self._function(name)
         named = []
-        for (arg, prefix), value in zip(_ARGUMENTS[name], arrays):
+        for (arg, prefix), value in zip(self._arguments(name), arrays):
             width = {"h_e": 6, "q": self.nq}.get(arg, self.dof)
             named.append((arg, prefix, _checked(arg, value, width)))
         try:
@@ -143,19 +164,21 @@ class NumericEquations:
         """Coriolis and centrifugal torques ``C(q, qd) qd``, ``(..., dof)``."""
         return self._call("Cqd", q, qd)
 
-    def friction(self, qd):
-        """Friction torques, ``(..., dof)``."""
-        return self._call("friction", qd)
+    def friction(self, qd, z=None):
+        """Friction torques, ``(..., dof)``; ``z``: LuGre's bristle deflections, for
+        equations of a model with ``lugre:`` (and only then)."""
+        return self._call("friction", qd, *self._bristles(z))
 
-    def tau(self, q, qd, qdd, h_e=None):
-        """Inverse dynamics (with ``h_e``, 6 numbers per state, if derived with it)."""
+    def tau(self, q, qd, qdd, h_e=None, z=None):
+        """Inverse dynamics (with ``h_e``, 6 numbers per state, if derived with it; ``z``
+        LuGre's bristle deflections, for a model with ``lugre:``)."""
         arrays = [q, qd, qdd]
         if self._wrench:
             arrays.append(np.zeros(6) if h_e is None else h_e)
         elif h_e is not None:
             raise InputError("h_e: these equations were derived without the end-effector "
                              "wrench; derive them with h_e=True")
-        return self._call("tau", *arrays)
+        return self._call("tau", *arrays, *self._bristles(z))
 
 
 def _checked(name: str, value, width: int) -> np.ndarray:

@@ -33,6 +33,7 @@ from types import SimpleNamespace
 
 import sympy as sp
 
+from ..core.errors import ModelError
 from ..dynamics.regressor import (
     EXTRA_FRICTION,
     TRANSMISSION_PARAMETERS,
@@ -120,6 +121,10 @@ def regressor_polynomials(eq) -> list[list]:
     """The rows of ``Y`` as polynomials of ``eq``'s ring (``eq.derivation.ring``), in the
     column order of :func:`~robodyn.dynamics.regressor.parameter_columns`; the friction
     entries (``qd_i``, ``sign(qd_i)``: not ring elements) are 0 here."""
+    if getattr(eq.chain, "lugre", None) is not None:
+        raise ModelError("regressor: LuGre friction F(qd, z) (lugre:) is not linear in its "
+                         "parameters (sigma0 divides by g(qd)), so tau = Y pi has no columns "
+                         "for it; derive the regressor of the model without lugre:")
     ring = eq.derivation.ring
     chain_r = ring.chain(eq.chain)
     q, qd, qdd = ring.joint_arguments()

@@ -16,6 +16,7 @@ import sympy as sp
 from sympy.polys.rings import PolyElement
 
 from .derivation import SECTION_GIVEN, PlusExpr, RawStep, given_steps, n_matrix
+from .lugre import BRISTLE_FORMULA, LUGRE_FORMULA
 from .simplify import textbook, textbook_matrix
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -237,12 +238,13 @@ def _friction_formula(chain) -> tuple[str, str, str]:
     """The friction step's formula (text, LaTeX symbol, LaTeX): the textbook's
     ``F_v qd + F_s sign(qd)``, or the richer model of :mod:`robodyn.model.friction` when a
     joint has more."""
+    extra = LUGRE_FORMULA if getattr(chain, "lugre", None) is not None else ("", "")
     if not any(link.friction.extended for link in chain.links):
-        return ("F_v qd + F_s sign(qd)", r"\tau_f",
-                r"F_v \dot q + F_s \operatorname{sign}(\dot q)")
-    return ("F_v qd + F_c(qd) s(qd) + (F_st - F_c(qd)) exp(-|qd/v_st|^delta) s(qd) + tau_0",
-            r"\tau_f", r"F_v \dot q + F_c s + (F_{st} - F_c)\,e^{-|\dot q/v_{st}|^\delta} s"
-            r" + \tau_0")
+        return ("F_v qd + F_s sign(qd)" + extra[0], r"\tau_f",
+                r"F_v \dot q + F_s \operatorname{sign}(\dot q)" + extra[1])
+    return ("F_v qd + F_c(qd) s(qd) + (F_st - F_c(qd)) exp(-|qd/v_st|^delta) s(qd) + tau_0"
+            + extra[0], r"\tau_f", r"F_v \dot q + F_c s + (F_{st} - F_c)\,"
+            r"e^{-|\dot q/v_{st}|^\delta} s + \tau_0" + extra[1])
 
 
 def _closing_steps(eq: Equations) -> list[Step]:
@@ -293,8 +295,13 @@ def _closing_steps(eq: Equations) -> list[Step]:
              r"C\dot q", r"\tau - M\ddot q - g" if not lagrange else ""),
         Step(S, "Gravity torques", "g", eq.g,
              *_G_FORMULA[eq.route if lagrange else "newton-euler"]),
-        Step(S, "Friction torques", "friction", eq.friction, *_friction_formula(eq.chain)),
     ]
+    if getattr(eq, "z", ()):  # LuGre: the bristles' equation, then the friction reading z
+        steps.append(Step(S, "LuGre bristle deflections z: their rates (the states' "
+                          "equation)", "dz/dt", eq.bristle_rate, BRISTLE_FORMULA[0],
+                          r"\dot z", BRISTLE_FORMULA[1]))
+    steps.append(Step(S, "Friction torques", "friction", eq.friction,
+                      *_friction_formula(eq.chain)))
     if eq.derivation.wrench is not None:
         steps.append(Step(S, "Torques balancing the end-effector wrench h_e", "J^T h_e",
                           eq.wrench_torques, "", r"J^T h_e"))

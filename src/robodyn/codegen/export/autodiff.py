@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from ...core.errors import InputError, RobodynError
+from ...dynamics.lugre_dynamics import has_lugre_state
 from ...dynamics.registry import KERNELS, output_shape
 from ...dynamics.regressor import parameter_columns
 from ..emit import live_ops
@@ -111,6 +112,13 @@ def layout(name: str, dof: int, chain) -> tuple[Output, ...]:
 def build_program(runner: Runner, name: str, parameters: str) -> Program:
     """Trace registry entry ``name`` for the model of ``runner`` (see the module docstring for the
     ``parameters`` modes)."""
+    if getattr(runner.chain, "lugre", None) is not None and has_lugre_state(name):
+        raise InputError(f"{name} of a model with LuGre friction is not in the JAX and CasADi "
+                         "functions yet (it would leave the bristle states z out); use "
+                         "robot.to_code or robot.compile_c, whose functions take z")
+    if name not in KERNELS:
+        raise InputError(f"{name}: only a model with LuGre friction has it, in robot.to_code "
+                         "and robot.compile_c")
     spec = entry(name, runner.chain)
     if parameters == "baked":
         params: tuple[str, ...] = ()

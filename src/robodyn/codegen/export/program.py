@@ -272,6 +272,12 @@ def _function_name(fname: object) -> str:
 def equation_matrices(eq) -> dict[str, tuple[sp.Matrix, tuple[str, ...]]]:
     """The closed forms of ``eq`` to export: ``{function name: (matrix, arguments)}``;
     the regressor is included when the equations have one (``eq.regressor()``)."""
+    bristles = tuple(getattr(eq, "z", ()))
+    if bristles:  # LuGre: friction and tau read the bristle states
+        raise ModelError(f"{getattr(eq, 'name', 'robot')}: the friction and tau of these "
+                         f"equations read the LuGre bristle states {', '.join(map(str, bristles))}"
+                         ", which the closed forms' code does not take yet; export "
+                         "robot.to_code(...) (its functions take z) or a model without lugre:")
     out: dict[str, tuple[sp.Matrix, tuple[str, ...]]] = {}
     for fname, spec in EXPORTED.items():
         form = spec.closed_form

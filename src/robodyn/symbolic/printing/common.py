@@ -82,6 +82,11 @@ def printed_results(eq: Equations, rd: Readable) -> list[tuple[str, list[tuple[s
         else:
             rows = [(shown.tex, rd(value))]
         out.append((shown.title, rows))
+    if getattr(eq, "z", ()):  # LuGre: the bristle states' equation before the friction
+        at = next(k for k, form in enumerate(printed_forms(bool(eq.h_e)))
+                  if form.attribute == "friction")
+        out.insert(at, ("LuGre bristle deflections z", [
+            (rf"\dot z_{{{i + 1}}}", rd(eq.bristle_rate[i])) for i in range(eq.dof)]))
     return out
 
 

@@ -81,7 +81,7 @@ def to_dict(eq: Equations, steps: bool = False, shorthand: bool = False,
         return col(value) if form.rank == 1 else json_str(rd(value))
 
     symbols = sorted({str(s) for s in eq.params} | {str(s) for s in eq.q + eq.qd + eq.qdd}
-                     | {str(s) for s in eq.h_e})
+                     | {str(s) for s in eq.h_e} | {str(s) for s in getattr(eq, "z", ())})
     data = {
         "model": eq.name,
         "method": eq.method,
@@ -98,6 +98,9 @@ def to_dict(eq: Equations, steps: bool = False, shorthand: bool = False,
         data["shorthand"] = {str(k): json_str(v) for k, v in rd.definitions}
     if getattr(eq, "route", "euler-lagrange") != "euler-lagrange":
         data["route"] = eq.route
+    if getattr(eq, "z", ()):  # LuGre: the bristle states and their equation
+        data["z"] = [str(s) for s in eq.z]
+        data["dz/dt"] = col(eq.bristle_rate)
     if eq.h_e:
         data["h_e"] = [str(s) for s in eq.h_e]
         data.update((form.key, entries(form)) for form in CLOSED_FORMS if form.h_e)

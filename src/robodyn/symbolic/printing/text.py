@@ -99,8 +99,12 @@ def _text_value(value, fmt=None) -> str:
 def text_equations(eq: Equations, fmt=None, prep=None) -> list[str]:
     n = eq.dof
     show = _entry_formatter(fmt, prep)
-    out = ["", "M(q) qdd + C(q, qd) qd + friction(qd) + g(q)"
+    bristles = getattr(eq, "z", ())
+    out = ["", "M(q) qdd + C(q, qd) qd + friction(qd" + (", z" if bristles else "") + ") + g(q)"
            + (" + J(q)^T h_e" if eq.h_e else "") + " = tau", ""]
+    if bristles:  # LuGre: the bristle states z and their equation (:mod:`..lugre`)
+        out[-1:-1] = ["dz/dt, the LuGre bristle states' equation (z: their deflections):"]
+        out[-1:-1] = [show(f"  dz{_index(eq, i)}/dt = ", eq.bristle_rate[i]) for i in range(n)]
     for form in printed_forms(bool(eq.h_e)):
         value, shown = getattr(eq, form.attribute), form.shown
         out.append(shown.label)

@@ -1,0 +1,165 @@
+"""LuGre friction in the closed forms: the bristle deflections z_i are state symbols, the
+friction step reads them, every route gives the same equations, the numbers equal the
+numeric model (robodyn.motion.lugre.lugre_rates), and a pendulum's equation equals the
+one written by hand from the paper (Canudas de Wit et al., IEEE TAC 40(3), 1995)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import robodyn as rd
+from robodyn.core.errors import InputError
+from robodyn.motion.lugre import lugre_rates
+
+PARAMS = {"sigma0": 1.0e4, "sigma1": 100.0, "sigma2": 0.1, "Fc": 3.0, "Fs": 4.0, "vs": 0.1}
+M, A, G0, IZZ = 1.0, 0.5, 9.81, 1.0e-6
+
+PENDULUM = f"""
+name: pendulum
+dh: standard
+gravity: [0, -{G0}, 0]
+lugre: {{sigma0: 1.0e4, sigma1: 100, sigma2: 0.1, Fc: 3, Fs: 4, vs: 0.1}}
+links:
+  - joint: revolute
+    a: {A}
+    mass: {M}
+    com: [0, 0, 0]
+    inertia: [{IZZ}, {IZZ}, {IZZ}, 0, 0, 0]
+"""
+
+# two joints, one per-joint set each; joint 2 without dry friction (Fc = Fs = 0: g = 0)
+TWO_LINK = """
+name: two_link
+dh: standard
+gravity: [0, -9.81, 0]
+lugre: {sigma0: [1.0e4, 2.0e3], sigma1: [100, 5], sigma2: [0.1, 0.3], Fc: [3, 0],
+        Fs: [4, 0], vs: [0.1, 0.2]}
+links:
+  - joint: revolute
+    a: 0.6
+    mass: 2.0
+    com: [-0.3, 0, 0]
+    inertia: [0.03, 0.03, 0.06, 0, 0, 0]
+    friction: {viscous: 0.2, coulomb: 0.5}
+  - joint: revolute
+    a: 0.4
+    mass: 1.0
+    com: [-0.2, 0, 0]
+    inertia: [0.01, 0.01, 0.02, 0, 0, 0]
+"""
+
+
+@pytest.fixture(scope="module")
+def pendulum(tmp_path_factory):
+    path = tmp_path_factory.mktemp("lugre") / "p.yaml"
+    path.write_text(PENDULUM)
+    return rd.load(path)
+
+
+@pytest.fixture(scope="module")
+def two_link(tmp_path_factory):
+    path = tmp_path_factory.mktemp("lugre") / "two.yaml"
+    path.write_text(TWO_LINK)
+    return rd.load(path)
+
+
+def test_pendulum_equals_the_hand_derivation(pendulum):
+    eq = pendulum.equations()
+    q, qd, qdd, z = sp.symbols("q1 qd1 qdd1 z1")
+    assert eq.z == (z,)
+    # by hand: the mass at the DH frame's origin, a from the axis; U = m g0 a sin q
+    g = 3 + (4 - 3) * sp.exp(-(qd / 0.1) ** 2)
+    zdot = qd - 1.0e4 * sp.Abs(qd) * z / g
+    friction = 1.0e4 * z + 100 * zdot + 0.1 * qd
+    tau = (M * A ** 2 + IZZ) * qdd + M * G0 * A * sp.cos(q) + friction
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        point = dict(zip((q, qd, qdd, z), rng.normal(size=4) * [1, 0.2, 1, 3e-4],
+                         strict=True))
+        for mine, hand in ((eq.tau[0], tau), (eq.bristle_rate[0], zdot),
+                           (eq.friction[0], friction)):
+            assert float(mine.subs(point)) == pytest.approx(float(hand.subs(point)),
+                                                            rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("route", ["euler-lagrange", "energy", "jacobian"])
+def test_every_route_gives_the_same_equations(two_link, route):
+    ne = two_link.equations(method="newton-euler")
+    le = two_link.equations(method="lagrange", route=route)
+    assert ne.z == le.z == sp.symbols("z1 z2")
+    assert sp.expand(ne.tau - le.tau) == sp.zeros(2, 1)
+    assert sp.expand(ne.friction - le.friction) == sp.zeros(2, 1)
+    assert ne.bristle_rate == le.bristle_rate
+    # the Lagrange route's step tau_k = xi_k + friction_k includes LuGre's torque
+    if route == "euler-lagrange":
+        actuation = [s for s in le.steps if s.lhs == "tau1"][-1].expression
+        assert sp.expand(actuation - le.tau[0]) == 0
+
+
+def test_closed_form_equals_the_numeric_model(two_link):
+    eq = two_link.equations(method="newton-euler")
+    num = eq.numeric({})
+    rng = np.random.default_rng(7)
+    qd = np.concatenate([rng.normal(size=(40, 2)) * 0.3, [[0.0, 0.0], [1e-3, -2.0]]])
+    z = rng.normal(size=qd.shape) * 4e-4
+    dz, force = lugre_rates(two_link.chain.lugre, qd, z)
+    model = np.stack([0.2 * qd[:, 0] + 0.5 * np.sign(qd[:, 0]), 0 * qd[:, 1]], axis=-1)
+    # LuGre's torque beside joint 1's own viscous 0.2 and Coulomb 0.5
+    np.testing.assert_allclose(num.friction(qd, z), force + model, rtol=1e-12, atol=1e-12)
+    rates = sp.lambdify([eq.qd, eq.z], list(eq.bristle_rate), "numpy")
+    np.testing.assert_allclose(np.stack(rates(qd.T, z.T), axis=-1), dz, rtol=1e-12,
+                               atol=1e-12)
+    # tau = the numeric inverse dynamics plus the LuGre torque
+    q, qdd = rng.normal(size=(2, 2))
+    np.testing.assert_allclose(num.tau(q, qd[0], qdd, z=z[0]),
+                               two_link.inverse_dynamics(q, qd[0], qdd) + force[0], rtol=1e-12)
+    with pytest.raises(InputError, match="bristle"):
+        num.friction(qd)
+
+
+def test_printed_forms_show_the_bristle_equation(pendulum):
+    eq = pendulum.equations()
+    text = eq.text()
+    assert "friction(qd, z)" in text and "dz1/dt = qd1 - " in text
+    assert r"\dot z_{1}" in eq.latex() and r"\dot z_{1}" in eq.markdown()
+    data = json.loads(eq.json())
+    assert data["z"] == ["z1"] and "z1" in data["symbols"]
+    point = {"qd1": 0.05, "z1": 2e-4}
+    expected = lugre_rates(pendulum.chain.lugre, [0.05], [2e-4])[0][0]
+    assert float(sp.sympify(data["dz/dt"][0]).subs(point)) == pytest.approx(expected,
+                                                                             rel=1e-12)
+    steps = [s.lhs for s in eq.steps]
+    assert steps.index("dz/dt") == steps.index("friction") - 1
+
+
+def test_refused_by_name(pendulum):
+    no_lugre = rd.load("planar-2r")
+    with pytest.raises(InputError, match="no LuGre"):
+        no_lugre.equations(values=True).numeric({}).friction([0.0, 0.0], z=[0.0, 0.0])
+
+
+def test_the_closed_forms_code_refuses_the_bristle_states_by_name(pendulum):
+    from robodyn.core.errors import ModelError
+
+    with pytest.raises(ModelError, match="LuGre bristle states z1"):
+        pendulum.equations().to_code("python")
+
+
+def test_the_regressor_refuses_lugre_by_name(pendulum):
+    from robodyn.core.errors import ModelError
+
+    with pytest.raises(ModelError, match="regressor: LuGre friction"):
+        pendulum.equations().regressor()
+
+
+def test_forward_steps_at_a_state_refuse_lugre_by_name(pendulum):
+    from robodyn.symbolic.forward_steps import forward_steps
+
+    eq = pendulum.equations()
+    assert "z1" in str(forward_steps(eq).steps[0][2])  # the symbolic steps read z
+    with pytest.raises(InputError, match="LuGre friction, whose bristle deflections"):
+        forward_steps(eq, {"q": [0.0], "qd": [0.1], "tau": [0.0]})
