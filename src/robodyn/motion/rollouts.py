@@ -126,13 +126,18 @@ def rollout(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float =
     nq)``, ``qd``, ``qdd``, ``tau`` ``(N, T, nv)``, the energies ``(N, T)``, ``t`` ``(T,)``;
     ``sim.rollout(i)`` is one rollout. A batch needs one time grid: ``dt`` (a fixed-step
     method) or ``sample_dt``. Rollouts that fail raise :class:`RolloutError`, which holds
-    the others. Voltage-driven runs (``voltage``, ``motors``) are one at a time, with
-    :func:`~robodyn.simulate`."""
+    the others. Voltage-driven rollouts (``voltage``, ``motors``):
+    :mod:`~robodyn.motion.voltage_batch`."""
     check_progress(progress)
     refuse_springs(robot, "rd.rollout")
     if voltage is not None or motors is not None or voltage_times is not None:
-        raise InputError("voltage: a batch of voltage-driven runs is not simulated yet; run "
-                         "them one at a time with rd.simulate(..., voltage=, motors=)")
+        from .voltage import simulate_voltage  # voltage-driven rollouts, one by one
+
+        return simulate_voltage(
+            robot, motors, q0, qd0, duration, voltage=voltage, voltage_times=voltage_times,
+            tau=tau, tau_times=tau_times, h_e=h_e, values=values, batch=True, dt=dt,
+            method=method, rtol=rtol, atol=atol, max_step=max_step, max_steps=max_steps,
+            sample_dt=sample_dt, progress=progress, check_limits=check_limits)
     if not robot.chain.single_valued:  # quaternion joints (a free base, ball joints)
         manifold_options(method, tau, values)
     count = batch_size(robot, q0, qd0, tau, h_e, values) or 1
