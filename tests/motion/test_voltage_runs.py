@@ -187,3 +187,33 @@ def test_motors_behind_a_coupled_transmission_hold_stall_and_balance_energy(tmp_
     # the inverse electrics of the run (i = N^-T tau / k_t) give its currents back
     back = electrics(robot, sim, motors)
     assert np.abs(back.current - i).max() < 1e-10 * np.abs(i).max()
+
+
+# -- a closed mechanism ---------------------------------------------------------------------
+def test_a_four_bar_driven_by_its_crank_motor_holds_and_balances_energy():
+    """The four-bar's crank (its one actuated joint) has the motor. By hand: the stall
+    voltage V = R (S^T g)(q0) / k_t (S the loop's velocity map, S^T g the gravity torque on
+    the crank's coordinate) holds the mechanism at rest; under a sine voltage the energy
+    drawn is Δ(K + U) + the copper loss (trapezoid on the 1 ms steps). A motor with an
+    inductance is refused by name."""
+    robot = rd.load("four-bar")
+    chain = robot.closed_chain()
+    q0 = np.array([0.5, 0.09085012, -2.52122048])
+    S, _ = chain.velocity_terms(q0, np.zeros(1))
+    R, kt = 2.0, 0.5
+    V_hold = R * (S.T @ robot.gravity_torques(q0)) / kt
+    motor = DCMotor(resistance=R, torque_constant=kt)
+    hold = rd.simulate(robot, q0, 0.0, 0.2, voltage=V_hold, motors=motor, dt=0.01,
+                       progress=False)
+    assert np.abs(hold.qd).max() < 1e-8 and np.abs(hold.q - hold.q[0]).max() < 1e-8
+    assert hold.info["current"][0, 0] == pytest.approx(V_hold[0] / R, rel=1e-12)
+    assert hold.tau[0, 0] == pytest.approx(kt * V_hold[0] / R, rel=1e-12)
+    assert np.all(hold.tau[:, 1:] == 0)  # the passive joints have no motor
+    sim = rd.simulate(robot, q0, 0.0, 0.2, voltage=lambda t, q, qd: 3 * np.sin(4 * t),
+                      motors=motor, dt=1e-3, progress=False)
+    drawn, copper = sim.info["electric_energy"].sum(), sim.info["copper_loss"].sum()
+    assert abs(drawn - copper - (sim.total[-1] - sim.total[0])) < 1e-5 * copper
+    assert abs(sim.total[-1] - sim.total[0]) > 0.1  # it moved
+    with pytest.raises(InputError, match=r"motors: a closed mechanism .* without inductance"):
+        rd.simulate(robot, q0, 0.0, 0.1, voltage=1.0, dt=0.01, progress=False,
+                    motors=DCMotor(resistance=R, torque_constant=kt, inductance=1e-3))

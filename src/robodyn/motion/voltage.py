@@ -11,14 +11,23 @@ Sciavicco, Villani & Oriolo, *Robotics*, Springer 2009, §5.4.1, eq. 5.1-5.3)::
     L di/dt = V - R i - k_b G qd                 (L > 0: the current is a state)
     i = (V - k_b G qd) / R                       (L = 0: the current follows the voltage)
 
-and the joint torque through the gear, ``tau = G k_t i e(i, qd)``, with the efficiency
+and the joint torque through the gear, ``tau_d = G k_t i e(i, qd)``, with the efficiency
 factor ``e = eta`` while the motor drives (``k_t i G qd > 0``: power flows to the joint) and
 ``e = 1 / eta_b`` while the load drives it (the gear's loss then adds to the motor's
 braking torque: the motor receives ``eta_b tau qd``). The arm::
 
-    M(q) qdd + C(q, qd) qd + F(qd) + g(q) = tau - J^T h_e
+    M(q) qdd + C(q, qd) qd + F(qd) + g(q) = tau_d + tau_L - J^T h_e
 
-on the state ``(q, qd, i_L)`` (``i_L`` the currents of the motors with ``L > 0``).
+on the state ``(q, qd, i_L)`` (``i_L`` the currents of the motors with ``L > 0``), with
+``tau_L`` a load torque the caller adds at the joints (``tau=``: a disturbance, a brake;
+a table or ``tau(t, q, qd)``, none by default).
+
+Behind a coupled transmission ``theta = N q`` (:mod:`robodyn.model.transmission`; Spong,
+Hutchinson & Vidyasagar, *Robot Modeling and Control*, §6.4) motor ``j`` turns at ``w_m =
+(N qd)_j``, its back-EMF is ``k_b w_m`` and the joints receive ``tau_d = N^T (k_t i e)``
+(``e`` motor by motor, of its own ``sign(i) w_m``; the links' ``efficiency`` fields, 1 by
+default); ``M`` and the friction already hold the rotors' ``N^T J_m N`` and ``N^T B_m N``.
+With ``N = diag(G)`` it is the per-joint gear above.
 
 The efficiency switch is discontinuous where ``qd`` changes sign under a current. The run
 takes the motor as driving while ``s = sign(i) G qd >= 0`` (at rest too: the stall torque
@@ -42,13 +51,17 @@ the stall current ``V / R`` and stall torque ``G eta k_t V / R``.
 
 The run uses the adaptive methods of :func:`robodyn.simulate` (``"rk45"``, ``"dop853"``, or
 ``"radau"`` for a small ``L / R``: the electrical time constant makes the system stiff) and
-their budgets (``max_steps``), progress and checks (the energy balance of the arm under the
-joint torques, the joint limits). ``sim.tau`` is the joint torque from the motors;
-``sim.info`` adds ``current``, ``voltage``, ``electric_power`` (``V i``, ``(T, n)``),
-``electric_energy`` (``∫ V i dt`` per joint over the run) and ``copper_loss`` (``∫ R i^2
-dt`` per joint), both integrated with the motion as states of the solver (to its
-tolerance, whatever the samples; ``sim.solution`` is the dense output of the whole state
-``(q, qd, i_L, ∫ V i, ∫ R i^2)``).
+their budgets (``max_steps``), or with ``dt`` the fixed steps ``"rk4"`` and
+``"semi-implicit-euler"`` (:mod:`robodyn.motion.voltage_fixed`: rk4 refused where ``dt``
+passes its stability limit, semi-implicit Euler stable for any ``L / R``); progress and
+checks (the energy balance of the arm under the joint torques, the joint limits) as every
+run. ``sim.tau`` is the joint torque, the motors' and the load's; ``sim.info`` adds
+``drive_torque`` (the motors' alone), ``current``, ``voltage``, ``electric_power`` (``V
+i``, ``(T, n)``), ``electric_energy`` (``∫ V i dt`` per joint over the run) and
+``copper_loss`` (``∫ R i^2 dt`` per joint), both integrated with the motion as states of
+the solver (to its tolerance, whatever the samples; ``sim.solution`` is the dense output of
+the whole state ``(q, qd, i_L, ∫ V i, ∫ R i^2)``). A batch of runs:
+:mod:`robodyn.motion.voltage_batch`.
 """
 
 from __future__ import annotations
@@ -61,8 +74,8 @@ import numpy as np
 
 from ..core.errors import InputError, excerpt
 from .adaptive import drive
-from .closed import closed
-from .electrics import DCMotor, dc_motors
+from .closed import check_closed_options, closed
+from .electrics import DCMotor, dc_motors, motors_of
 from .inputs import TorqueTable, check_magnitude, start_state, torque_value, wrench_value
 from .options import SimulationOptions
 from .result import Simulation, finished
@@ -233,21 +246,26 @@ def _voltage(voltage, voltage_times, duration: float, n: int, inductive) -> Call
 
 
 def voltage_drives(robot, motors, voltage, voltage_times, duration: float,
-                   efficiency_speed: float = 1.0) -> Drives:
+                   efficiency_speed: float = 1.0, joints=None) -> Drives:
     """The checked :class:`Drives` of ``robot`` (its gears) with ``motors`` (one
     :class:`DCMotor` per joint or one for all) and ``voltage`` (one number, one per joint, a
     table ``(T, dof)`` at ``voltage_times``, or a callable ``V(t, q, qd)`` or ``V(t, q, qd,
-    i)``); :class:`InputError` naming the argument otherwise."""
+    i)``); :class:`InputError` naming the argument otherwise. ``joints``: the indices of
+    the joints that have motors (a closed mechanism's actuated joints), or None for all."""
     if not robot.chain.single_valued:
         raise InputError("voltage: DC motors drive revolute or prismatic joints; this robot "
                          "has free or ball joints")
-    n = robot.dof
+    joints = list(range(robot.dof)) if joints is None else [int(j) for j in joints]
+    n = len(joints)
+    if motors is None and n < robot.dof:  # the model file's, at the motorised joints
+        motors = motors_of(robot.numeric_chain)
+        motors = None if motors is None else [motors[j] for j in joints]
     motors = _motors(motors, n, robot.numeric_chain)
     if not (isinstance(efficiency_speed, int | float) and np.isfinite(efficiency_speed)
             and efficiency_speed > 0):
         raise InputError(f"efficiency_speed: {excerpt(efficiency_speed)}; give a motor speed "
                          "> 0 (rad/s) over which the gear's efficiency switches")
-    links = robot.numeric_chain.links[:n]
+    links = [robot.numeric_chain.links[j] for j in joints]
     G = np.array([float(link.motor.gear_ratio) for link in links])
     tr = getattr(robot.chain, "transmission", None)  # coupled: N (checked non-singular)
     if tr is None and (G == 0).any():
@@ -302,6 +320,10 @@ def run_voltage(problem, options, bar) -> Simulation:
     from scipy.integrate import DOP853, RK45, Radau  # SciPy only when used
 
     robot, drives, n = problem.robot, problem.drives, problem.robot.dof
+    if closed(robot):  # the actuated joints' motors, L = 0: a torque of the state
+        from .voltage_closed import run_voltage_closed
+
+        return run_voltage_closed(problem, options, bar)
     rates = Rates(robot, drives, problem.torque, problem.wrench)
     k = rates.k
     y0 = np.concatenate([problem.q0, problem.qd0, np.zeros(k + 2 * n)])
@@ -355,14 +377,15 @@ def simulate_voltage(robot, motors, q0, qd0=0.0, duration: float = 1.0, *, volta
     if values is not None:
         raise InputError("values: a voltage-driven run takes the model's own values (one "
                          "model for every rollout); give voltage= and motors=, or tau")
-    if closed(robot):
-        raise InputError("voltage: a robot with closed loops is not driven by voltages yet; "
-                         "give tau")
     method = options.get("method")
     if method is not None and str(method).lower() not in VOLTAGE_METHODS:
         raise InputError(f"method: {excerpt(method)}; a voltage-driven run takes "
                          f"{', '.join(map(repr, VOLTAGE_METHODS))} (the last two with dt)")
     settings = SimulationOptions.checked(duration=duration, **options)
+    joints = None
+    if closed(robot):  # the actuated joints' motors (robodyn.motion.voltage_closed)
+        check_closed_options(settings, None)
+        joints = robot.closed_chain().actuated
     from .voltage_batch import simulate_voltage_many, voltage_batch
 
     count = voltage_batch(robot, q0, qd0, tau, h_e, voltage)
@@ -370,8 +393,8 @@ def simulate_voltage(robot, motors, q0, qd0=0.0, duration: float = 1.0, *, volta
         return simulate_voltage_many(robot, motors, q0, qd0, count or 1, voltage=voltage,
                                      voltage_times=voltage_times, tau=tau, tau_times=tau_times,
                                      h_e=h_e, options=settings,
-                                     efficiency_speed=efficiency_speed)
+                                     efficiency_speed=efficiency_speed, joints=joints)
     drives = voltage_drives(robot, motors, voltage, voltage_times, settings.duration,
-                            efficiency_speed)
+                            efficiency_speed, joints)
     q0, qd0 = start_state(robot, q0, qd0)
     return simulate_one(robot, q0, qd0, tau, tau_times, h_e, settings, drives=drives)

@@ -88,7 +88,8 @@ def _voltages(voltage, n: int) -> list:
 
 
 def simulate_voltage_many(robot, motors, q0, qd0, n: int, *, voltage, voltage_times, tau,
-                          tau_times, h_e, options, efficiency_speed: float = 1.0) -> Simulation:
+                          tau_times, h_e, options, efficiency_speed: float = 1.0,
+                          joints=None) -> Simulation:
     """``n`` voltage-driven rollouts (module docstring), integrated as ``options`` (checked
     :class:`~robodyn.motion.options.SimulationOptions`) say."""
     if options.times is None:
@@ -102,7 +103,7 @@ def simulate_voltage_many(robot, motors, q0, qd0, n: int, *, voltage, voltage_ti
     for v in _voltages(voltage, n):
         if id(v) not in built:
             built[id(v)] = voltage_drives(robot, motors, v, voltage_times, options.duration,
-                                          efficiency_speed)
+                                          efficiency_speed, joints)
         drives.append(built[id(v)])
     models = _Models(robot, n, None)
     torques, wrenches = _torques(tau, tau_times, options.duration, n, dof), _wrenches(h_e, n)
