@@ -462,7 +462,13 @@ def test_the_model_files_dc_motors_drive_a_voltage_run_and_the_cli(tmp_path, cap
     assert final == pytest.approx(w_inf, rel=1e-6)
     with pytest.raises(InputError, match="motors: a voltage-driven run needs"):
         rd.simulate(wheel(tmp_path), [0.0], voltage=24.0)
-    for extra, option in ((["--tau", "1"], "--tau"), (["--dt", "0.001"], "--dt")):
-        assert main(["simulate", str(path), "--q0", "0", "--duration", "0.1",
-                     "--voltage", "24", *extra]) != 0
-        assert f"--voltage and {option}" in capsys.readouterr().err
+    assert main(["simulate", str(path), "--q0", "0", "--duration", "0.1", "--voltage", "24",
+                 "--controller", "pd-gravity", "--to", "1"]) != 0
+    assert "--voltage and --controller" in capsys.readouterr().err
+    # fixed steps and a load beside the motors: w = (V + R tau_L / (G k_t)) / (k_b G)
+    assert main(["simulate", str(path), "--q0", "0", "--duration", f"{30 * T:.6g}",
+                 "--voltage", "24", "--dt", f"{T / 100:.6g}", "--tau", "-0.3"]) == 0
+    out = capsys.readouterr().out
+    assert "load tau = [-0.3] (constant)" in out and "rk4, dt = " in out
+    final = float(out.split("qd = [")[1].split("]")[0])
+    assert final == pytest.approx((24.0 - 1.5 * 0.3 / (50 * 0.03)) / (0.03 * 50), rel=1e-6)

@@ -69,16 +69,18 @@ def _stiff_circuit(rates, y0, options) -> None:
     if rate is None or rate * dt <= RK4_LIMIT:
         return
     drives = rates.drives
-    circuit = ""
+    circuit, way = "", "the adaptive method='radau'"
     if drives.inductive.any():
         tau_e = float((drives.L[drives.inductive] / drives.R[drives.inductive]).min())
-        circuit = (f" (the motors' inductance makes their circuit stiff: L / R = "
-                   f"{tau_e:.3g} s)")
+        if RK4_LIMIT * tau_e < dt:  # the circuit alone is too fast for dt
+            circuit = (f" (the motors' inductance makes their circuit stiff: L / R = "
+                       f"{tau_e:.3g} s)")
+            way = ("method='semi-implicit-euler' (the currents stepped implicitly, stable "
+                   "for any L / R) or the adaptive method='radau'")
     raise InputError(f"dt: {dt:g} s is beyond rk4's stability limit for this voltage-driven "
                      f"run: its fastest rate is {rate:.3g} 1/s{circuit}, and rk4 is stable "
                      f"only for dt below about {RK4_LIMIT / rate:.2g} s; reduce dt, or use "
-                     "method='semi-implicit-euler' (the currents stepped implicitly, stable "
-                     "for any dt) or the adaptive method='radau'")
+                     f"{way}")
 
 
 def _diverged(rates, method, t, h, y):
