@@ -15,6 +15,7 @@ from scipy.linalg import expm
 import robodyn as rd
 from robodyn.core.errors import InputError
 from robodyn.motion.electrics import DCMotor, electrics
+from robodyn.motion.rollouts import RolloutError
 
 WHEEL = """\
 name: wheel
@@ -151,6 +152,15 @@ def test_a_batch_of_voltage_runs_equals_its_single_runs_to_the_bit():
     again = rd.simulate(arm, q0s, 0.0, 0.2, voltage=volts, sample_dt=0.05, **shared)
     np.testing.assert_array_equal(again.q, rd.rollout(arm, q0s, 0.0, 0.2, voltage=volts,
                                                       sample_dt=0.05, **shared).q)
+    # a rollout whose load is not finite fails alone; the error holds the others
+    loads = np.zeros((3, 2, 2))
+    loads[1, 1, 0] = np.nan
+    shared["tau"] = loads
+    with pytest.raises(RolloutError, match=r"1 voltage-driven rollouts failed \(1\)") as err:
+        rd.rollout(arm, q0s, 0.0, 0.2, voltage=1.0, dt=0.01, **shared)
+    assert np.isnan(err.value.simulation.q[1]).all() and list(err.value.failed) == [1]
+    np.testing.assert_array_equal(err.value.simulation.q[2], rd.simulate(
+        arm, q0s[2], 0.0, 0.2, voltage=1.0, dt=0.01, **{**shared, "tau": loads[2]}).q)
 
 
 # -- a coupled transmission -------------------------------------------------------------------

@@ -131,13 +131,19 @@ def rollout(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float =
     check_progress(progress)
     refuse_springs(robot, "rd.rollout")
     if voltage is not None or motors is not None or voltage_times is not None:
-        from .voltage import simulate_voltage  # voltage-driven rollouts, one by one
+        from .voltage_batch import simulate_voltage_many  # (it imports no rollouts)
 
-        return simulate_voltage(
-            robot, motors, q0, qd0, duration, voltage=voltage, voltage_times=voltage_times,
-            tau=tau, tau_times=tau_times, h_e=h_e, values=values, batch=True, dt=dt,
-            method=method, rtol=rtol, atol=atol, max_step=max_step, max_steps=max_steps,
-            sample_dt=sample_dt, progress=progress, check_limits=check_limits)
+        sim, failed = simulate_voltage_many(
+            robot, motors, q0, qd0, batch_size(robot, q0, qd0, tau, h_e, None), duration,
+            voltage=voltage, voltage_times=voltage_times, tau=tau, tau_times=tau_times,
+            h_e=h_e, values=values, dt=dt, method=method, rtol=rtol, atol=atol,
+            max_step=max_step, max_steps=max_steps, sample_dt=sample_dt, progress=progress,
+            check_limits=check_limits)
+        if failed:
+            raise RolloutError(f"simulate: {len(failed)} voltage-driven rollouts failed ("
+                               f"{', '.join(map(str, sorted(failed)[:20]))}); rollout "
+                               f"{min(failed)}: {failed[min(failed)]}", sim, failed)
+        return sim
     if not robot.chain.single_valued:  # quaternion joints (a free base, ball joints)
         manifold_options(method, tau, values)
     count = batch_size(robot, q0, qd0, tau, h_e, values) or 1

@@ -93,7 +93,7 @@ from .options import (
     time_grid,
 )
 from .result import Simulation
-from .rollouts import batch_size, simulate_many, start_states
+from .rollouts import batch_size, rollout, simulate_many, start_states
 from .single import simulate_one
 
 if TYPE_CHECKING:
@@ -153,7 +153,14 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
     refuse_springs(robot, "rd.simulate")
     if voltage is not None or motors is not None:  # motors=None: the model file's
         from .voltage import simulate_voltage
+        from .voltage_batch import per_rollout
 
+        if batch_size(robot, q0, qd0, tau, h_e, None) or per_rollout(voltage):  # a batch
+            return rollout(robot, q0, qd0, duration, tau, tau_times, h_e, dt=dt, method=method,
+                           rtol=rtol, atol=atol, max_step=max_step, progress=progress,
+                           check_limits=check_limits, max_steps=max_steps,
+                           sample_dt=sample_dt, values=values, voltage=voltage,
+                           voltage_times=voltage_times, motors=motors)
         return simulate_voltage(robot, motors, q0, qd0, duration, voltage=voltage,
                                 voltage_times=voltage_times, tau=tau, tau_times=tau_times,
                                 h_e=h_e, values=values, dt=dt, method=method,

@@ -81,8 +81,8 @@ from .options import SimulationOptions
 from .result import Simulation, finished
 from .single import simulate_one
 
-__all__ = ["Drives", "Rates", "simulate_voltage", "voltage_drives", "run_voltage",
-           "VOLTAGE_METHODS", "VOLTAGE_FIXED"]
+__all__ = ["Drives", "Rates", "simulate_voltage", "voltage_drives", "voltage_settings",
+           "run_voltage", "VOLTAGE_METHODS", "VOLTAGE_FIXED"]
 
 #: The fixed-step methods a voltage-driven run takes (with ``dt``).
 VOLTAGE_FIXED = ("rk4", "semi-implicit-euler")
@@ -353,24 +353,11 @@ def run_voltage(problem, options, bar) -> Simulation:
     return finished(robot, t, q, qd, qdd, tau, info, solution)
 
 
-def simulate_voltage(robot, motors, q0, qd0=0.0, duration: float = 1.0, *, voltage,
-                     voltage_times=None, efficiency_speed: float = 1.0, tau=None,
-                     tau_times=None, h_e=None, values=None, batch: bool = False,
-                     **options) -> Simulation:
-    """A run of ``robot`` from ``(q0, qd0)`` driven by its ``motors``' ``voltage``
-    (module docstring; :func:`robodyn.simulate` with ``voltage=`` and ``motors=`` calls
-    this): ``voltage`` one number, one per joint, a table ``(T, dof)`` at
-    ``voltage_times``, or a callable ``V(t, q, qd)`` (``V(t, q, qd, i)``: the currents too,
-    for motors that all have an inductance); ``efficiency_speed`` ``w_e``, the motor speed
-    (rad/s) over which the gear's efficiency switches; ``tau`` (at ``tau_times``), a load
-    torque added at the joints to the motors' (a disturbance, a brake: a table or ``tau(t,
-    q, qd)``), and ``h_e`` as :func:`robodyn.simulate` takes them; ``options``: those of
-    :func:`robodyn.simulate` (``dt`` and ``method``: the adaptive methods, or ``"rk4"``
-    and ``"semi-implicit-euler"`` with ``dt``, :mod:`robodyn.motion.voltage_fixed`;
-    ``rtol``, ``atol``, ``max_step``, ``max_steps``, ``sample_dt``, ``progress``,
-    ``check_limits``). A batched ``q0``, ``qd0``, ``tau``, ``h_e`` or ``voltage`` (or
-    ``batch``: :func:`robodyn.rollout`) runs a batch
-    (:func:`~robodyn.motion.voltage_batch.simulate_voltage_many`)."""
+def voltage_settings(robot, voltage, values, duration, options):
+    """The checked options of a voltage-driven run (``options``: those of
+    :func:`robodyn.simulate`) and its motorised joints (a closed mechanism's actuated ones,
+    else None for all): ``(settings, joints)``; an :class:`InputError` naming what a run
+    does not take."""
     if voltage is None:
         raise InputError("voltage: motors given without a voltage; give voltage= (volts per "
                          "joint, a table (T, dof) or a callable V(t, q, qd))")
@@ -382,18 +369,28 @@ def simulate_voltage(robot, motors, q0, qd0=0.0, duration: float = 1.0, *, volta
         raise InputError(f"method: {excerpt(method)}; a voltage-driven run takes "
                          f"{', '.join(map(repr, VOLTAGE_METHODS))} (the last two with dt)")
     settings = SimulationOptions.checked(duration=duration, **options)
-    joints = None
-    if closed(robot):  # the actuated joints' motors (robodyn.motion.voltage_closed)
-        check_closed_options(settings, None)
-        joints = robot.closed_chain().actuated
-    from .voltage_batch import simulate_voltage_many, voltage_batch
+    if not closed(robot):
+        return settings, None
+    check_closed_options(settings, None)  # the actuated joints' motors: voltage_closed
+    return settings, robot.closed_chain().actuated
 
-    count = voltage_batch(robot, q0, qd0, tau, h_e, voltage)
-    if batch or count is not None:
-        return simulate_voltage_many(robot, motors, q0, qd0, count or 1, voltage=voltage,
-                                     voltage_times=voltage_times, tau=tau, tau_times=tau_times,
-                                     h_e=h_e, options=settings,
-                                     efficiency_speed=efficiency_speed, joints=joints)
+
+def simulate_voltage(robot, motors, q0, qd0=0.0, duration: float = 1.0, *, voltage,
+                     voltage_times=None, efficiency_speed: float = 1.0, tau=None,
+                     tau_times=None, h_e=None, values=None, **options) -> Simulation:
+    """One run of ``robot`` from ``(q0, qd0)`` driven by its ``motors``' ``voltage``
+    (module docstring; :func:`robodyn.simulate` with ``voltage=`` and ``motors=`` calls
+    this): ``voltage`` one number, one per joint, a table ``(T, dof)`` at
+    ``voltage_times``, or a callable ``V(t, q, qd)`` (``V(t, q, qd, i)``: the currents too,
+    for motors that all have an inductance); ``efficiency_speed`` ``w_e``, the motor speed
+    (rad/s) over which the gear's efficiency switches; ``tau`` (at ``tau_times``), a load
+    torque added at the joints to the motors' (a disturbance, a brake: a table or ``tau(t,
+    q, qd)``), and ``h_e`` as :func:`robodyn.simulate` takes them; ``options``: those of
+    :func:`robodyn.simulate` (``dt`` and ``method``: the adaptive methods, or ``"rk4"``
+    and ``"semi-implicit-euler"`` with ``dt``, :mod:`robodyn.motion.voltage_fixed`;
+    ``rtol``, ``atol``, ``max_step``, ``max_steps``, ``sample_dt``, ``progress``,
+    ``check_limits``). A batch: :mod:`robodyn.motion.voltage_batch`."""
+    settings, joints = voltage_settings(robot, voltage, values, duration, options)
     drives = voltage_drives(robot, motors, voltage, voltage_times, settings.duration,
                             efficiency_speed, joints)
     q0, qd0 = start_state(robot, q0, qd0)
