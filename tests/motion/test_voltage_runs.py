@@ -94,7 +94,8 @@ def test_rk4_converges_to_the_adaptive_run_at_fourth_order():
         sim = rd.simulate(arm, [0.2, 0.1], 0.0, 0.5, dt=dt, **run)
         assert sim.info["dt"] == dt and sim.q.shape == ref.q.shape == (11, 2)
         errors.append(max(np.abs(sim.q - ref.q).max(), np.abs(sim.qd - ref.qd).max() / 10,
-                          np.abs(sim.info["current"] - ref.info["current"]).max()))
+                          np.abs(sim.info["current"] - ref.info["current"]).max(),
+                          np.abs(sim.info["electric_energy"] - ref.info["electric_energy"]).max()))
     assert errors[1] < 1e-5
     assert 12 < errors[0] / errors[1] < 20
 
