@@ -228,3 +228,25 @@ def test_a_four_bar_driven_by_its_crank_motor_holds_and_balances_energy():
     with pytest.raises(InputError, match=r"motors: a closed mechanism .* without inductance"):
         rd.simulate(robot, q0, 0.0, 0.1, voltage=1.0, dt=0.01, progress=False,
                     motors=DCMotor(resistance=R, torque_constant=kt, inductance=1e-3))
+
+
+def test_each_motors_gear_efficiency_behind_a_coupled_transmission(tmp_path):
+    """The links' efficiency fields act motor by motor (motor 2's gear eta = 0.8): at stall
+    the motors drive, tau = N^T (eta k_t V / R), so V = R N^-T g / (eta k_t) holds the arm,
+    and the inverse electrics of the held pose ask the same currents N^-T g / (eta k_t)."""
+    text = rd.models.path("planar-2r").read_text().replace(
+        "inertia: [0, 0, I2, 0, 0, 0]   # planar: the moment about the joint axis",
+        "inertia: [0, 0, I2, 0, 0, 0]\n    motor: {efficiency: 0.8, efficiency_back: 0.7}")
+    path = tmp_path / "coupled_eta.yaml"
+    path.write_text(text + "transmission:\n  matrix: [[50, 0], [24, 30]]\n  motor_inertia: "
+                           "[2.0e-4, 1.0e-4]\n")
+    robot = rd.load(path)
+    q0 = np.array([0.4, -0.3])
+    eta, kt, R = np.array([1.0, 0.8]), np.array([0.05, 0.04]), np.array([2.0, 3.0])
+    i_hold = np.linalg.solve(N.T, robot.gravity_torques(q0)) / (eta * kt)
+    assert np.all(i_hold > 0)  # both motors drive (their gears' efficiency eta)
+    sim = rd.simulate(robot, q0, 0.0, 0.2, voltage=R * i_hold, motors=ARM_MOTORS,
+                      progress=False, sample_dt=0.05)
+    assert np.abs(sim.qd).max() < 1e-9 and np.abs(sim.q - q0).max() < 1e-9
+    assert np.allclose(sim.info["current"], i_hold, rtol=1e-12)
+    assert np.allclose(electrics(robot, sim, ARM_MOTORS).current, i_hold, rtol=1e-9)
