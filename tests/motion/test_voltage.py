@@ -400,11 +400,16 @@ def test_velocity_limit_report_of_a_torque_driven_run(tmp_path):
     ({"voltage": 12.0, "motors": [DCMotor(1.0, 0.1)] * 2}, r"motors: expected one .*DCMotor"),
     ({"voltage": 12.0, "motors": "dc"}, r"motors: expected one"),
     ({"voltage": 12.0, "motors": DCMotor(0.0, 0.1)}, r"motors\[0\]: resistance and inductance"),
-    ({"voltage": 12.0, "tau": [[1.0]]}, r"tau: a voltage-driven run takes its torques"),
-    ({"voltage": 12.0, "dt": 1e-3}, r"dt: a voltage-driven run takes the adaptive"),
-    ({"voltage": 12.0, "method": "stick-slip"}, r"method: 'stick-slip'; a voltage-driven run "
-                                                r"takes 'rk45', 'dop853', 'radau'"),
-    ({"voltage": 12.0, "q0": [[0.0], [1.0]]}, r"q0: expected 1 values"),
+    ({"voltage": 12.0, "tau": "1"}, r"tau: expected an array"),
+    ({"voltage": 12.0, "values": {"m1": [1.0]}}, r"values: a voltage-driven run takes"),
+    ({"voltage": 12.0, "dt": 1e-3, "method": "implicit-euler"},
+     r"method: 'implicit-euler'; a voltage-driven run takes 'rk45', 'dop853', 'radau', 'rk4', "
+     r"'semi-implicit-euler'"),
+    ({"voltage": 12.0, "method": "rk4"}, r"method 'rk4' is a fixed-step method: give dt"),
+    ({"voltage": 12.0, "q0": [[0.0], [1.0]]}, r"a batch of voltage-driven runs needs one time "
+                                              r"grid"),
+    ({"voltage": [lambda t, q, qd: 1.0] * 3, "q0": [[0.0], [1.0]], "sample_dt": 0.05},
+     r"voltage: 3 rollouts of voltages for a batch of 2"),
 ])
 def test_bad_voltage_arguments_are_named(tmp_path, kwargs, message):
     robot = wheel(tmp_path)
@@ -412,12 +417,6 @@ def test_bad_voltage_arguments_are_named(tmp_path, kwargs, message):
             **kwargs}
     with pytest.raises(InputError, match=message):
         rd.simulate(robot, **args)
-
-
-def test_a_batch_of_voltage_runs_is_refused(tmp_path):
-    with pytest.raises(InputError, match=r"voltage: a batch of voltage-driven runs"):
-        rd.rollout(wheel(tmp_path), [0.0], duration=0.1, voltage=1.0,
-                   motors=DCMotor(2.0, 0.05))
 
 
 def test_bad_motor_values_are_named():
@@ -433,19 +432,6 @@ def test_bad_efficiency_speed_and_zero_gear_are_named(tmp_path):
         simulate_voltage(robot, DCMotor(2.0, 0.05), [0.0], voltage=1.0, efficiency_speed=0.0)
     with pytest.raises(InputError, match=r"gear_ratio 0"):
         simulate_voltage(wheel(tmp_path, G=0.0), DCMotor(2.0, 0.05), [0.0], voltage=1.0)
-
-
-def test_a_coupled_transmission_is_refused(tmp_path):
-    """Its motors turn through N q, not one gear each: not modelled yet, so refused."""
-    path = tmp_path / "coupled.yaml"
-    path.write_text(rd.models.path("planar-2r").read_text() + "transmission:\n  matrix: "
-                    "[[50, 0], [24, 30]]\n  motor_inertia: [2.0e-4, 1.0e-4]\n")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the TransmissionWarning of a coupled matrix
-        robot = rd.load(path)
-    assert robot.chain.transmission is not None
-    with pytest.raises(InputError, match=r"voltage: .* coupled transmission"):
-        rd.simulate(robot, [0.0, 0.0], duration=0.1, voltage=1.0, motors=DCMotor(2.0, 0.05))
 
 
 def test_the_model_files_dc_motors_drive_a_voltage_run_and_the_cli(tmp_path, capsys):
@@ -476,7 +462,13 @@ def test_the_model_files_dc_motors_drive_a_voltage_run_and_the_cli(tmp_path, cap
     assert final == pytest.approx(w_inf, rel=1e-6)
     with pytest.raises(InputError, match="motors: a voltage-driven run needs"):
         rd.simulate(wheel(tmp_path), [0.0], voltage=24.0)
-    for extra, option in ((["--tau", "1"], "--tau"), (["--dt", "0.001"], "--dt")):
-        assert main(["simulate", str(path), "--q0", "0", "--duration", "0.1",
-                     "--voltage", "24", *extra]) != 0
-        assert f"--voltage and {option}" in capsys.readouterr().err
+    assert main(["simulate", str(path), "--q0", "0", "--duration", "0.1", "--voltage", "24",
+                 "--controller", "pd-gravity", "--to", "1"]) != 0
+    assert "--voltage and --controller" in capsys.readouterr().err
+    # fixed steps and a load beside the motors: w = (V + R tau_L / (G k_t)) / (k_b G)
+    assert main(["simulate", str(path), "--q0", "0", "--duration", f"{30 * T:.6g}",
+                 "--voltage", "24", "--dt", f"{T / 100:.6g}", "--tau", "-0.3"]) == 0
+    out = capsys.readouterr().out
+    assert "load tau = [-0.3] (constant)" in out and "rk4, dt = " in out
+    final = float(out.split("qd = [")[1].split("]")[0])
+    assert final == pytest.approx((24.0 - 1.5 * 0.3 / (50 * 0.03)) / (0.03 * 50), rel=1e-6)

@@ -104,14 +104,13 @@ def _torques(args, robot):
 # -- simulate ----------------------------------------------------------------------------------
 def _voltage(args, robot) -> np.ndarray | None:
     """``--voltage``: constant volts at each joint's DC motor (one number for all, or one
-    per joint), the motors the model file's; None without it."""
+    per joint), the motors the model file's (``--tau``: a load beside them; ``--dt``: fixed
+    steps); None without it."""
     if args.voltage is None:
         return None
-    for option, given in (("--tau", args.tau), ("--controller", args.controller),
-                          ("--dt", args.dt)):
-        if given is not None:
-            raise InputError(f"--voltage and {option}: a voltage-driven run takes its torques "
-                             "from the motors, with an adaptive method; leave out " + option)
+    if args.controller is not None:
+        raise InputError("--voltage and --controller: a voltage-driven run takes its torques "
+                         "from the motors; leave out --controller")
     flat = [x for group in args.voltage for x in group]
     volts = np.full(robot.dof, flat[0]) if len(flat) == 1 else joint_vector(
         args.voltage, "--voltage", robot)
@@ -266,7 +265,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         tau, tau_times = controller, None
     volts = _voltage(args, robot)
     if volts is not None:
-        tau_words = f"voltage {format_vector(volts)} V (the model's DC motors)"
+        tau_words = f"voltage {format_vector(volts)} V (the model's DC motors)" + (
+            f", load {tau_words}" if tau is not None else "")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", JointLimitWarning)
         warnings.simplefilter("always", EnergyBalanceWarning)

@@ -40,7 +40,7 @@ from ..core.errors import InputError, excerpt
 if TYPE_CHECKING:
     from ..model.chain import Chain
 
-__all__ = ["DCMotor", "Electrics", "electrics", "dc_motors", "motors_of"]
+__all__ = ["DCMotor", "Electrics", "electrics", "dc_motors", "motors_of", "motor_side"]
 
 
 @dataclass(frozen=True)
@@ -124,17 +124,46 @@ def dc_motors(motors, chain: Chain, n: int, missing: str | None = None) -> list[
     return list(out)
 
 
+def motor_side(chain: Chain, tau, qd, qdd) -> tuple[np.ndarray, np.ndarray]:
+    """The motors' torques ``tau_m`` and speeds ``w_m`` ``(T, n)`` of the joint torques
+    ``tau`` (those of ``M`` with the rotors) along ``(qd, qdd)``: a gear a joint (module
+    docstring), or a coupled transmission ``theta = N q``
+    (:mod:`robodyn.model.transmission`): ``w_m = N qd``, the rotors' own torque ``J_m
+    N qdd + B_m w_m + F_m sign(w_m)``, and what passes the gears, ``tau_g = N^-T (tau -
+    N^T (J_m N qdd + B_m w_m + F_m sign(w_m)))`` (power balance ``tau_g^T w_m = tau^T qd``
+    of the links), divided by ``eta`` or times ``eta_b`` per motor as above; with ideal
+    gears ``tau_m = N^-T tau``."""
+    links = chain.links
+    eta = np.array([float(link.motor.efficiency) for link in links])
+    eta_b = np.array([float(link.motor.back) for link in links])
+    tr = getattr(chain, "transmission", None)
+    if tr is None:
+        G = np.array([float(link.motor.gear_ratio) for link in links])
+        Jm = np.array([float(link.motor.inertia) for link in links])
+        own, w_m = Jm * G * qdd, G * qd
+        through = (tau - G * own) / G                          # what passes the gear
+    else:
+        N = tr.N
+        w_m = qd @ N.T
+        own = (np.asarray(tr.motor_inertia) * (qdd @ N.T) + np.asarray(tr.motor_viscous) * w_m
+               + np.asarray(tr.motor_coulomb) * np.sign(w_m))
+        through = np.linalg.solve(N.T, (tau - own @ N)[..., None])[..., 0]
+    driving = through * w_m >= 0
+    return own + np.where(driving, through / eta, eta_b * through), w_m
+
+
 def _trapezoid(t, y):
     return 0.5 * np.tensordot(np.diff(t), y[1:] + y[:-1], axes=(0, 0))
 
 
 def electrics(robot, motion, motors=None) -> Electrics:
     """The electrical side of ``motion`` (anything with ``t``, ``q``, ``qd``, ``qdd``; the
-    torques are ``robot.inverse_dynamics``, or the motion's ``tau`` when it has them) with
-    ``motors`` (one :class:`DCMotor` per joint, or one for all; ``None``: the model's,
-    :func:`motors_of`): module docstring. The
-    gear ratio, rotor inertia and efficiencies are the model's
-    (:class:`~robodyn.model.chain.Motor`)."""
+    torques are ``robot.inverse_dynamics``, or the motion's ``tau`` when it has them, or
+    the motors' ``info["drive_torque"]`` of a voltage-driven run, whose ``tau`` may hold a
+    load) with ``motors`` (one :class:`DCMotor` per joint, or one for all; ``None``: the
+    model's, :func:`motors_of`): module docstring. The gear ratio, rotor inertia and
+    efficiencies are the model's (:class:`~robodyn.model.chain.Motor`), or its coupled
+    transmission's (:func:`motor_side`)."""
     if not robot.chain.single_valued:
         raise InputError("electrics: DC motors drive revolute or prismatic joints; this "
                          "robot has free or ball joints")
@@ -145,16 +174,11 @@ def electrics(robot, motion, motors=None) -> Electrics:
         raise InputError("motion.t: expected at least two increasing sample times")
     q, qd, qdd = (np.asarray(getattr(motion, k), dtype=float) for k in ("q", "qd", "qdd"))
     tau = getattr(motion, "tau", None)
+    info = getattr(motion, "info", None)
+    if isinstance(info, dict) and "drive_torque" in info:  # a voltage run's motors, no load
+        tau = info["drive_torque"]
     tau = robot.inverse_dynamics(q, qd, qdd) if tau is None else np.asarray(tau, float)
-    chain = robot.numeric_chain
-    G = np.array([float(link.motor.gear_ratio) for link in chain.links])
-    Jm = np.array([float(link.motor.inertia) for link in chain.links])
-    eta = np.array([float(link.motor.efficiency) for link in chain.links])
-    eta_b = np.array([float(link.motor.back) for link in chain.links])
-    through = tau - G * G * Jm * qdd                        # what passes the gear
-    driving = through * qd >= 0
-    tau_m = Jm * G * qdd + np.where(driving, through / (G * eta), eta_b * through / G)
-    w_m = G * qd
+    tau_m, w_m = motor_side(robot.numeric_chain, tau, qd, qdd)
     R, L, kt, kb = (np.array(v) for v in zip(*[(m.resistance, m.inductance,
                                                m.torque_constant, m.k_b) for m in motors],
                                              strict=True))

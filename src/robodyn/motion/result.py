@@ -65,6 +65,10 @@ class Simulation:
             info["steps"] = info["steps"][i]
         if np.ndim(info.get("closure")) == 2:  # a closed mechanism's batch: |phi| per run
             info["closure"] = info["closure"][i]
+        for name in ("current", "voltage", "electric_power", "drive_torque", "electric_energy",
+                     "copper_loss"):  # a voltage-driven batch's motors, by rollout
+            if name in info:
+                info[name] = info[name][i]
         if self.info.get("energy_balance") is not None:
             info["energy_balance"] = self.info["energy_balance"][i]
         if i in self.info.get("limits_crossed", {}):

@@ -126,13 +126,24 @@ def rollout(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float =
     nq)``, ``qd``, ``qdd``, ``tau`` ``(N, T, nv)``, the energies ``(N, T)``, ``t`` ``(T,)``;
     ``sim.rollout(i)`` is one rollout. A batch needs one time grid: ``dt`` (a fixed-step
     method) or ``sample_dt``. Rollouts that fail raise :class:`RolloutError`, which holds
-    the others. Voltage-driven runs (``voltage``, ``motors``) are one at a time, with
-    :func:`~robodyn.simulate`."""
+    the others. Voltage-driven rollouts (``voltage``, ``motors``):
+    :mod:`~robodyn.motion.voltage_batch`."""
     check_progress(progress)
     refuse_springs(robot, "rd.rollout")
     if voltage is not None or motors is not None or voltage_times is not None:
-        raise InputError("voltage: a batch of voltage-driven runs is not simulated yet; run "
-                         "them one at a time with rd.simulate(..., voltage=, motors=)")
+        from .voltage_batch import simulate_voltage_many  # (it imports no rollouts)
+
+        sim, failed = simulate_voltage_many(
+            robot, motors, q0, qd0, batch_size(robot, q0, qd0, tau, h_e, None), duration,
+            voltage=voltage, voltage_times=voltage_times, tau=tau, tau_times=tau_times,
+            h_e=h_e, values=values, dt=dt, method=method, rtol=rtol, atol=atol,
+            max_step=max_step, max_steps=max_steps, sample_dt=sample_dt, progress=progress,
+            check_limits=check_limits)
+        if failed:
+            raise RolloutError(f"simulate: {len(failed)} voltage-driven rollouts failed ("
+                               f"{', '.join(map(str, sorted(failed)[:20]))}); rollout "
+                               f"{min(failed)}: {failed[min(failed)]}", sim, failed)
+        return sim
     if not robot.chain.single_valued:  # quaternion joints (a free base, ball joints)
         manifold_options(method, tau, values)
     count = batch_size(robot, q0, qd0, tau, h_e, values) or 1

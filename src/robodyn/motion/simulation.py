@@ -73,7 +73,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..core.errors import InputError
 from ..core.progress import ProgressOption, check_progress
 from .checks import (
     ENERGY_TOLERANCE,
@@ -94,7 +93,7 @@ from .options import (
     time_grid,
 )
 from .result import Simulation
-from .rollouts import batch_size, simulate_many, start_states
+from .rollouts import batch_size, rollout, simulate_many, start_states
 from .single import simulate_one
 
 if TYPE_CHECKING:
@@ -146,19 +145,25 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
     ``V(t, q, qd)`` or ``V(t, q, qd, i)``) and ``motors`` (one
     :class:`~robodyn.motion.electrics.DCMotor` per joint, or one for all; default: the
     model file's, :func:`~robodyn.motion.electrics.motors_of`) in place of
-    ``tau``; the adaptive methods (``"rk45"``, ``"dop853"``, ``"radau"``); ``sim.tau`` the
-    motors' joint torques, ``sim.info`` the ``current``, ``voltage`` and ``electric_power``."""
+    ``tau`` (``tau`` then is a load added at the joints); the adaptive methods or, with
+    ``dt``, ``"rk4"`` and ``"semi-implicit-euler"``; a batch as above; ``sim.tau`` the joint
+    torques, ``sim.info`` the ``current``, ``voltage``, ``electric_power`` and the motors'
+    ``drive_torque``."""
     check_progress(progress)
     refuse_springs(robot, "rd.simulate")
     if voltage is not None or motors is not None:  # motors=None: the model file's
         from .voltage import simulate_voltage
+        from .voltage_batch import per_rollout
 
-        if tau is not None or values is not None:
-            raise InputError(f"{'tau' if tau is not None else 'values'}: a voltage-driven run "
-                             "takes its torques from the motors, one run at a time; give "
-                             "voltage= and motors=, or tau")
+        if batch_size(robot, q0, qd0, tau, h_e, None) or per_rollout(voltage):  # a batch
+            return rollout(robot, q0, qd0, duration, tau, tau_times, h_e, dt=dt, method=method,
+                           rtol=rtol, atol=atol, max_step=max_step, progress=progress,
+                           check_limits=check_limits, max_steps=max_steps,
+                           sample_dt=sample_dt, values=values, voltage=voltage,
+                           voltage_times=voltage_times, motors=motors)
         return simulate_voltage(robot, motors, q0, qd0, duration, voltage=voltage,
-                                voltage_times=voltage_times, h_e=h_e, dt=dt, method=method,
+                                voltage_times=voltage_times, tau=tau, tau_times=tau_times,
+                                h_e=h_e, values=values, dt=dt, method=method,
                                 rtol=rtol, atol=atol, max_step=max_step, max_steps=max_steps,
                                 sample_dt=sample_dt, progress=progress,
                                 check_limits=check_limits)

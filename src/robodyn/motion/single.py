@@ -65,6 +65,9 @@ def simulate_one(robot, q0: np.ndarray, qd0: np.ndarray, tau, tau_times, h_e,
     if keep is not None:  # after the checks, which use every step
         sim = Simulation(sim.t[keep], sim.q[keep], sim.qd[keep], sim.qdd[keep], sim.tau[keep],
                          sim.kinetic[keep], sim.potential[keep], sim.info, sim.solution)
+        for name in ("current", "voltage", "electric_power", "drive_torque"):  # the motors'
+            if name in sim.info:
+                sim.info[name] = sim.info[name][keep]
     if options.sample_dt is not None:
         sim.info["sample_dt"] = options.sample_dt
     return sim

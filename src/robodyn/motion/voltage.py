@@ -11,14 +11,23 @@ Sciavicco, Villani & Oriolo, *Robotics*, Springer 2009, §5.4.1, eq. 5.1-5.3)::
     L di/dt = V - R i - k_b G qd                 (L > 0: the current is a state)
     i = (V - k_b G qd) / R                       (L = 0: the current follows the voltage)
 
-and the joint torque through the gear, ``tau = G k_t i e(i, qd)``, with the efficiency
+and the joint torque through the gear, ``tau_d = G k_t i e(i, qd)``, with the efficiency
 factor ``e = eta`` while the motor drives (``k_t i G qd > 0``: power flows to the joint) and
 ``e = 1 / eta_b`` while the load drives it (the gear's loss then adds to the motor's
 braking torque: the motor receives ``eta_b tau qd``). The arm::
 
-    M(q) qdd + C(q, qd) qd + F(qd) + g(q) = tau - J^T h_e
+    M(q) qdd + C(q, qd) qd + F(qd) + g(q) = tau_d + tau_L - J^T h_e
 
-on the state ``(q, qd, i_L)`` (``i_L`` the currents of the motors with ``L > 0``).
+on the state ``(q, qd, i_L)`` (``i_L`` the currents of the motors with ``L > 0``), with
+``tau_L`` a load torque the caller adds at the joints (``tau=``: a disturbance, a brake;
+a table or ``tau(t, q, qd)``, none by default).
+
+Behind a coupled transmission ``theta = N q`` (:mod:`robodyn.model.transmission`; Spong,
+Hutchinson & Vidyasagar, *Robot Modeling and Control*, §6.4) motor ``j`` turns at ``w_m =
+(N qd)_j``, its back-EMF is ``k_b w_m`` and the joints receive ``tau_d = N^T (k_t i e)``
+(``e`` motor by motor, of its own ``sign(i) w_m``; the links' ``efficiency`` fields, 1 by
+default); ``M`` and the friction already hold the rotors' ``N^T J_m N`` and ``N^T B_m N``.
+With ``N = diag(G)`` it is the per-joint gear above.
 
 The efficiency switch is discontinuous where ``qd`` changes sign under a current. The run
 takes the motor as driving while ``s = sign(i) G qd >= 0`` (at rest too: the stall torque
@@ -42,13 +51,17 @@ the stall current ``V / R`` and stall torque ``G eta k_t V / R``.
 
 The run uses the adaptive methods of :func:`robodyn.simulate` (``"rk45"``, ``"dop853"``, or
 ``"radau"`` for a small ``L / R``: the electrical time constant makes the system stiff) and
-their budgets (``max_steps``), progress and checks (the energy balance of the arm under the
-joint torques, the joint limits). ``sim.tau`` is the joint torque from the motors;
-``sim.info`` adds ``current``, ``voltage``, ``electric_power`` (``V i``, ``(T, n)``),
-``electric_energy`` (``∫ V i dt`` per joint over the run) and ``copper_loss`` (``∫ R i^2
-dt`` per joint), both integrated with the motion as states of the solver (to its
-tolerance, whatever the samples; ``sim.solution`` is the dense output of the whole state
-``(q, qd, i_L, ∫ V i, ∫ R i^2)``).
+their budgets (``max_steps``), or with ``dt`` the fixed steps ``"rk4"`` and
+``"semi-implicit-euler"`` (:mod:`robodyn.motion.voltage_fixed`: rk4 refused where ``dt``
+passes its stability limit, semi-implicit Euler stable for any ``L / R``); progress and
+checks (the energy balance of the arm under the joint torques, the joint limits) as every
+run. ``sim.tau`` is the joint torque, the motors' and the load's; ``sim.info`` adds
+``drive_torque`` (the motors' alone), ``current``, ``voltage``, ``electric_power`` (``V
+i``, ``(T, n)``), ``electric_energy`` (``∫ V i dt`` per joint over the run) and
+``copper_loss`` (``∫ R i^2 dt`` per joint), both integrated with the motion as states of
+the solver (to its tolerance, whatever the samples; ``sim.solution`` is the dense output of
+the whole state ``(q, qd, i_L, ∫ V i, ∫ R i^2)``). A batch of runs:
+:mod:`robodyn.motion.voltage_batch`.
 """
 
 from __future__ import annotations
@@ -61,24 +74,28 @@ import numpy as np
 
 from ..core.errors import InputError, excerpt
 from .adaptive import drive
-from .closed import closed
-from .electrics import DCMotor, dc_motors
-from .inputs import TorqueTable, check_magnitude, start_state, wrench_value
+from .closed import check_closed_options, closed
+from .electrics import DCMotor, dc_motors, motors_of
+from .inputs import TorqueTable, check_magnitude, start_state, torque_value, wrench_value
 from .options import SimulationOptions
 from .result import Simulation, finished
 from .single import simulate_one
 
-__all__ = ["Drives", "simulate_voltage", "voltage_drives", "run_voltage", "VOLTAGE_METHODS"]
+__all__ = ["Drives", "Rates", "simulate_voltage", "voltage_drives", "voltage_settings",
+           "run_voltage", "VOLTAGE_METHODS", "VOLTAGE_FIXED"]
 
+#: The fixed-step methods a voltage-driven run takes (with ``dt``).
+VOLTAGE_FIXED = ("rk4", "semi-implicit-euler")
 #: The methods a voltage-driven run takes.
-VOLTAGE_METHODS = ("rk45", "dop853", "radau")
+VOLTAGE_METHODS = ("rk45", "dop853", "radau", *VOLTAGE_FIXED)
 
 
 @dataclass(frozen=True, kw_only=True)
 class Drives:
     """The checked motors and voltage of a run: per joint ``R``, ``L``, ``k_t``, ``k_b``
     (the motors), ``G``, ``eta``, ``eta_b`` (the model's gears); ``voltage(t, q, qd, i)``
-    the joints' voltages; ``efficiency_speed`` ``w_e`` (module docstring)."""
+    the joints' voltages; ``efficiency_speed`` ``w_e`` (module docstring); ``N``, the
+    matrix of a coupled transmission (``theta = N q``), or None for one gear a joint."""
 
     R: np.ndarray
     L: np.ndarray
@@ -89,36 +106,45 @@ class Drives:
     eta_b: np.ndarray
     voltage: Callable
     efficiency_speed: float
+    N: np.ndarray | None = None
 
     @property
     def inductive(self) -> np.ndarray:
         """The joints whose current is a state (``L > 0``)."""
         return self.L > 0
 
+    def speed(self, qd) -> np.ndarray:
+        """The motors' speeds: ``G qd`` (a gear a joint), ``N qd`` (a coupled
+        transmission)."""
+        return self.G * qd if self.N is None else qd @ self.N.T
+
     def currents(self, V, qd, i_state) -> np.ndarray:
-        """Every joint's current: the state's where ``L > 0``, else ``(V - k_b G qd) / R``."""
+        """Every motor's current: the state's where ``L > 0``, else ``(V - k_b w_m) / R``."""
         with np.errstate(divide="ignore", invalid="ignore"):
-            i = (V - self.kb * self.G * qd) / self.R
+            i = (V - self.kb * self.speed(qd)) / self.R
         i = np.where(self.inductive, 0.0, i)
         if self.inductive.any():
             i[..., self.inductive] = i_state
         return i
 
     def torque(self, i, qd) -> np.ndarray:
-        """``tau = G k_t i e(i, qd)``, the joint torque of the currents ``i``."""
+        """The joint torque of the currents ``i``: ``G k_t i e(i, qd)``, or ``N^T (k_t i
+        e)`` behind a coupled transmission (``e`` per motor, of its speed ``(N qd)_j``)."""
         back = 1.0 / self.eta_b
-        s = np.sign(i) * self.G * qd
+        s = np.sign(i) * self.speed(qd)
         c = 1.0 - np.tanh(np.maximum(-s, 0.0) / self.efficiency_speed)
-        return self.G * self.kt * i * (back + c * (self.eta - back))
+        if self.N is None:
+            return self.G * self.kt * i * (back + c * (self.eta - back))
+        return (self.kt * i * (back + c * (self.eta - back))) @ self.N
 
     def run(self, problem, options, bar) -> Simulation:
         """The run of ``problem`` these drives drive: :func:`run_voltage`."""
         return run_voltage(problem, options, bar)
 
     def current_rate(self, V, i, qd) -> np.ndarray:
-        """``di/dt = (V - R i - k_b G qd) / L`` of the inductive joints."""
+        """``di/dt = (V - R i - k_b w_m) / L`` of the inductive motors."""
         k = self.inductive
-        return (V[..., k] - self.R[k] * i[..., k] - self.kb[k] * self.G[k] * qd[..., k]) / \
+        return (V[..., k] - self.R[k] * i[..., k] - self.kb[k] * self.speed(qd)[..., k]) / \
             self.L[k]
 
 
@@ -220,27 +246,29 @@ def _voltage(voltage, voltage_times, duration: float, n: int, inductive) -> Call
 
 
 def voltage_drives(robot, motors, voltage, voltage_times, duration: float,
-                   efficiency_speed: float = 1.0) -> Drives:
+                   efficiency_speed: float = 1.0, joints=None) -> Drives:
     """The checked :class:`Drives` of ``robot`` (its gears) with ``motors`` (one
     :class:`DCMotor` per joint or one for all) and ``voltage`` (one number, one per joint, a
     table ``(T, dof)`` at ``voltage_times``, or a callable ``V(t, q, qd)`` or ``V(t, q, qd,
-    i)``); :class:`InputError` naming the argument otherwise."""
+    i)``); :class:`InputError` naming the argument otherwise. ``joints``: the indices of
+    the joints that have motors (a closed mechanism's actuated joints), or None for all."""
     if not robot.chain.single_valued:
         raise InputError("voltage: DC motors drive revolute or prismatic joints; this robot "
                          "has free or ball joints")
-    if getattr(robot.chain, "transmission", None) is not None:
-        raise InputError("voltage: this robot's motors drive its joints through a coupled "
-                         "transmission (transmission.matrix), which a voltage-driven run does "
-                         "not model yet; give tau")
-    n = robot.dof
+    joints = list(range(robot.dof)) if joints is None else [int(j) for j in joints]
+    n = len(joints)
+    if motors is None and n < robot.dof:  # the model file's, at the motorised joints
+        motors = motors_of(robot.numeric_chain)
+        motors = None if motors is None else [motors[j] for j in joints]
     motors = _motors(motors, n, robot.numeric_chain)
     if not (isinstance(efficiency_speed, int | float) and np.isfinite(efficiency_speed)
             and efficiency_speed > 0):
         raise InputError(f"efficiency_speed: {excerpt(efficiency_speed)}; give a motor speed "
                          "> 0 (rad/s) over which the gear's efficiency switches")
-    links = robot.numeric_chain.links[:n]
+    links = [robot.numeric_chain.links[j] for j in joints]
     G = np.array([float(link.motor.gear_ratio) for link in links])
-    if (G == 0).any():
+    tr = getattr(robot.chain, "transmission", None)  # coupled: N (checked non-singular)
+    if tr is None and (G == 0).any():
         raise InputError(f"voltage: joint {int(np.argmin(np.abs(G))) + 1} has gear_ratio 0; "
                          "a motor drives its joint through a ratio != 0")
     R, L, kt, kb = (np.array(v, dtype=float) for v in zip(
@@ -249,89 +277,121 @@ def voltage_drives(robot, motors, voltage, voltage_times, duration: float,
                   eta=np.array([float(link.motor.efficiency) for link in links]),
                   eta_b=np.array([float(link.motor.back) for link in links]),
                   voltage=_voltage(voltage, voltage_times, duration, n, L > 0),
-                  efficiency_speed=float(efficiency_speed))
+                  efficiency_speed=float(efficiency_speed), N=None if tr is None else tr.N)
 
 
-def _rates(robot, drives: Drives, wrench):
-    """``f(t, y)`` of the state ``y = (q, qd, i_L, E, Q)``: ``E`` and ``Q`` the energy
-    drawn, ``∫ V i dt``, and the copper loss, ``∫ R i^2 dt``, per joint (integrated with the
-    motion, to its tolerance)."""
-    n, k = robot.dof, int(drives.inductive.sum())
+class Rates:
+    """The state ``y = (q, qd, i_L, E, Q)`` of a run and its rate: ``E`` and ``Q`` the
+    energy drawn, ``∫ V i dt``, and the copper loss, ``∫ R i^2 dt``, per joint (integrated
+    with the motion, to its tolerance); ``torque`` the load beside the motors (None, a
+    table or ``tau(t, q, qd)``), ``wrench`` the wrench ``h_e``."""
 
-    def rhs(t, y):
-        q, qd, i_state = y[:n], y[n:2 * n], y[2 * n:2 * n + k]
+    def __init__(self, robot, drives: Drives, torque, wrench):
+        self.robot, self.drives, self.torque, self.wrench = robot, drives, torque, wrench
+        self.n, self.k = robot.dof, int(drives.inductive.sum())
+
+    def split(self, y):
+        n, k = self.n, self.k
+        return y[:n], y[n:2 * n], y[2 * n:2 * n + k]
+
+    def parts(self, t, y):
+        """``(V, i, tau, qdd)`` at ``(t, y)``: the voltages, every motor's current, the
+        joint torque (the motors' and the load's) and the acceleration."""
+        q, qd, i_state = self.split(y)
+        drives = self.drives
         V = drives.voltage(t, q, qd, i_state if drives.inductive.all() else None)
         i = drives.currents(V, qd, i_state)
-        qdd = robot.forward_dynamics(q, qd, drives.torque(i, qd),
-                                     h_e=wrench_value(wrench, t, q, qd))
-        return np.concatenate([qd, qdd, drives.current_rate(V, i, qd), V * i,
-                               drives.R * i * i])
+        tau = drives.torque(i, qd) + torque_value(self.torque, t, q, qd, self.n)
+        qdd = self.robot.forward_dynamics(q, qd, tau, h_e=wrench_value(self.wrench, t, q, qd))
+        return V, i, tau, qdd
 
-    return rhs
+    def __call__(self, t, y):
+        V, i, _, qdd = self.parts(t, y)
+        qd = y[self.n:2 * self.n]
+        return np.concatenate([qd, qdd, self.drives.current_rate(V, i, qd), V * i,
+                               self.drives.R * i * i])
 
 
 def run_voltage(problem, options, bar) -> Simulation:
     """One voltage-driven run (module docstring) of ``problem`` (its ``drives``, from
-    :func:`voltage_drives`), the currents of the inductive motors starting at 0."""
+    :func:`voltage_drives`; its ``torque``, a load beside the motors), the currents of the
+    inductive motors starting at 0: adaptive (SciPy's solvers) or fixed steps
+    (:mod:`robodyn.motion.voltage_fixed`)."""
     from scipy.integrate import DOP853, RK45, Radau  # SciPy only when used
 
-    robot, drives, wrench, n = problem.robot, problem.drives, problem.wrench, problem.robot.dof
-    rhs = _rates(robot, drives, wrench)
-    k = int(drives.inductive.sum())
+    robot, drives, n = problem.robot, problem.drives, problem.robot.dof
+    if closed(robot):  # the actuated joints' motors, L = 0: a torque of the state
+        from .voltage_closed import run_voltage_closed
+
+        return run_voltage_closed(problem, options, bar)
+    rates = Rates(robot, drives, problem.torque, problem.wrench)
+    k = rates.k
     y0 = np.concatenate([problem.q0, problem.qd0, np.zeros(k + 2 * n)])
-    kind = {"rk45": RK45, "dop853": DOP853, "radau": Radau}[options.method]
+    if options.method in VOLTAGE_FIXED:
+        from .voltage_fixed import integrate_fixed
 
-    def make():
-        return kind(rhs, 0.0, y0, options.duration, rtol=options.rtol, atol=options.atol,
-                    max_step=options.max_step)
-
-    t, y, solution, steps, solver = drive(make, rhs, y0, options.duration, options.times,
-                                          options.max_steps, options.method, n, bar)
-    q, qd, i_state = y[:n].T.copy(), y[n:2 * n].T.copy(), y[2 * n:2 * n + k].T
-    drawn, copper = y[2 * n + k:3 * n + k, -1], y[3 * n + k:, -1]
-    V = np.stack([drives.voltage(tk, qk, qdk, ik if drives.inductive.all() else None)
-                  for tk, qk, qdk, ik in zip(t, q, qd, i_state, strict=True)])
-    i = drives.currents(V, qd, i_state)
-    tau = drives.torque(i, qd)
-    if wrench is None or not callable(wrench):
-        qdd = robot.forward_dynamics(q, qd, tau, h_e=wrench)
+        t, y, info = integrate_fixed(rates, y0, options, bar)
+        solution = None
     else:
-        qdd = np.stack([robot.forward_dynamics(qk, qdk, tk_tau, h_e=wrench_value(wrench, tk, qk,
-                                                                             qdk))
-                        for tk, qk, qdk, tk_tau in zip(t, q, qd, tau, strict=True)])
-    info = {"steps": steps, "evaluations": int(solver.nfev), "rtol": options.rtol,
-            "atol": options.atol, "current": i, "voltage": V, "electric_power": V * i,
-            "electric_energy": drawn.copy(), "copper_loss": copper.copy()}
+        kind = {"rk45": RK45, "dop853": DOP853, "radau": Radau}[options.method]
+
+        def make():
+            return kind(rates, 0.0, y0, options.duration, rtol=options.rtol,
+                        atol=options.atol, max_step=options.max_step)
+
+        t, y, solution, steps, solver = drive(make, rates, y0, options.duration, options.times,
+                                              options.max_steps, options.method, n, bar)
+        info = {"steps": steps, "evaluations": int(solver.nfev), "rtol": options.rtol,
+                "atol": options.atol}
+    q, qd = y[:n].T.copy(), y[n:2 * n].T.copy()
+    samples = [rates.parts(tk, yk) for tk, yk in zip(t, y.T, strict=True)]
+    V, i, tau, qdd = (np.stack(x) for x in zip(*samples, strict=True))
+    info.update(current=i, voltage=V, electric_power=V * i,
+                drive_torque=drives.torque(i, qd),
+                electric_energy=y[2 * n + k:3 * n + k, -1].copy(),
+                copper_loss=y[3 * n + k:, -1].copy())
     return finished(robot, t, q, qd, qdd, tau, info, solution)
 
 
+def voltage_settings(robot, voltage, values, duration, options):
+    """The checked options of a voltage-driven run (``options``: those of
+    :func:`robodyn.simulate`) and its motorised joints (a closed mechanism's actuated ones,
+    else None for all): ``(settings, joints)``; an :class:`InputError` naming what a run
+    does not take."""
+    if voltage is None:
+        raise InputError("voltage: motors given without a voltage; give voltage= (volts per "
+                         "joint, a table (T, dof) or a callable V(t, q, qd))")
+    if values is not None:
+        raise InputError("values: a voltage-driven run takes the model's own values (one "
+                         "model for every rollout); give voltage= and motors=, or tau")
+    method = options.get("method")
+    if method is not None and str(method).lower() not in VOLTAGE_METHODS:
+        raise InputError(f"method: {excerpt(method)}; a voltage-driven run takes "
+                         f"{', '.join(map(repr, VOLTAGE_METHODS))} (the last two with dt)")
+    settings = SimulationOptions.checked(duration=duration, **options)
+    if not closed(robot):
+        return settings, None
+    check_closed_options(settings, None)  # the actuated joints' motors: voltage_closed
+    return settings, robot.closed_chain().actuated
+
+
 def simulate_voltage(robot, motors, q0, qd0=0.0, duration: float = 1.0, *, voltage,
-                     voltage_times=None, efficiency_speed: float = 1.0, h_e=None,
-                     dt: float | None = None, **options) -> Simulation:
+                     voltage_times=None, efficiency_speed: float = 1.0, tau=None,
+                     tau_times=None, h_e=None, values=None, **options) -> Simulation:
     """One run of ``robot`` from ``(q0, qd0)`` driven by its ``motors``' ``voltage``
     (module docstring; :func:`robodyn.simulate` with ``voltage=`` and ``motors=`` calls
     this): ``voltage`` one number, one per joint, a table ``(T, dof)`` at
     ``voltage_times``, or a callable ``V(t, q, qd)`` (``V(t, q, qd, i)``: the currents too,
     for motors that all have an inductance); ``efficiency_speed`` ``w_e``, the motor speed
-    (rad/s) over which the gear's efficiency switches; ``options``: those of
-    :func:`robodyn.simulate` (``method``, ``rtol``, ``atol``, ``max_step``, ``max_steps``,
-    ``sample_dt``, ``progress``, ``check_limits``)."""
-    if voltage is None:
-        raise InputError("voltage: motors given without a voltage; give voltage= (volts per "
-                         "joint, a table (T, dof) or a callable V(t, q, qd))")
-    if closed(robot):
-        raise InputError("voltage: a robot with closed loops is not driven by voltages yet; "
-                         "give tau")
-    if dt is not None:
-        raise InputError("dt: a voltage-driven run takes the adaptive methods (rk45, dop853, "
-                         "radau); leave dt out (sample_dt gives a uniform grid)")
-    method = options.get("method")
-    if method is not None and method not in VOLTAGE_METHODS:
-        raise InputError(f"method: {excerpt(method)}; a voltage-driven run takes "
-                         f"{', '.join(map(repr, VOLTAGE_METHODS))} (adaptive; leave dt out, "
-                         "sample_dt gives a uniform grid)")
-    settings = SimulationOptions.checked(duration=duration, **options)
+    (rad/s) over which the gear's efficiency switches; ``tau`` (at ``tau_times``), a load
+    torque added at the joints to the motors' (a disturbance, a brake: a table or ``tau(t,
+    q, qd)``), and ``h_e`` as :func:`robodyn.simulate` takes them; ``options``: those of
+    :func:`robodyn.simulate` (``dt`` and ``method``: the adaptive methods, or ``"rk4"``
+    and ``"semi-implicit-euler"`` with ``dt``, :mod:`robodyn.motion.voltage_fixed`;
+    ``rtol``, ``atol``, ``max_step``, ``max_steps``, ``sample_dt``, ``progress``,
+    ``check_limits``). A batch: :mod:`robodyn.motion.voltage_batch`."""
+    settings, joints = voltage_settings(robot, voltage, values, duration, options)
     drives = voltage_drives(robot, motors, voltage, voltage_times, settings.duration,
-                            efficiency_speed)
+                            efficiency_speed, joints)
     q0, qd0 = start_state(robot, q0, qd0)
-    return simulate_one(robot, q0, qd0, None, None, h_e, settings, drives=drives)
+    return simulate_one(robot, q0, qd0, tau, tau_times, h_e, settings, drives=drives)
