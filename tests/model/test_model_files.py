@@ -66,6 +66,8 @@ def test_allowed_expressions(text, expected):
     ("    mass: m1\n", "", r"links\[0\]\.mass: missing"),
     ("dh: standard", "dh: craig", r"dh: 'craig' is not a DH convention"),
     ("    a: l1\n", "    a: l1\n    lenght: 2\n", r"links\[0\]: unknown key\(s\) 'lenght'"),
+    ("    a: l1\n", "    a: l1\n    lugre: {sigma0: 1}\n",
+     r"links\[0\]: unknown key\(s\) 'lugre'.*lugre: is a key of the file's top level"),
     ("friction: {viscous: Fv1, coulomb: 0}", "friction: {viscose: Fv1}",
      r"links\[0\]\.friction: unknown key\(s\) 'viscose'"),
     ("m2: 1.0", "m2: heavy", r"values\.m2: 'heavy' must be a number"),

@@ -195,8 +195,19 @@ def check_keys(mapping: Mapping, allowed: set[str], field: str) -> None:
         shown = ", ".join(excerpt(k, 40) for k in unknown[:5])
         if len(unknown) > 5:
             shown += f" and {len(unknown) - 5} more"
+        hints = "".join(f"; {_ELSEWHERE[k]}" for k in unknown if k in _ELSEWHERE)
         raise ModelError(f"{field}: unknown key(s) {shown}; allowed: "
-                         f"{', '.join(sorted(allowed))}")
+                         f"{', '.join(sorted(allowed))}{hints}")
+
+
+#: Keys a model file takes at its top level (one value for every joint, or one per joint),
+#: named where a user put them on a link.
+_ELSEWHERE = {
+    "lugre": "lugre: is a key of the file's top level (one set of parameters for every "
+             "joint, or lists of one per joint)",
+    "transmission": "transmission: is a key of the file's top level (the matrix of all the "
+                    "joints' motors)",
+}
 
 
 def parse_vector(value: object, field: str, n: int) -> tuple:
