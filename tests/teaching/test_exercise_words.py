@@ -127,10 +127,11 @@ def test_exercise_words_agree_with_geometry_seeds_0_to_19(joints):
 
 
 @pytest.mark.slow
-def test_exercise_words_agree_with_geometry_seeds_0_to_199():
+def test_exercise_words_agree_with_geometry_seeds_20_to_99():
+    """The seeds after the fast test's 0-19 (80 more exercises of each of the 14 patterns)."""
     rng = np.random.default_rng(3)
     scanned = 0
     for joints in _patterns((1, 2, 3)):
-        for seed in range(200):
+        for seed in range(20, 100):
             scanned += check_words(make_exercise(len(joints), joints, seed=seed), rng)
     assert scanned > 1000
