@@ -201,3 +201,20 @@ def test_lugre_behind_a_coupled_transmission_is_the_numeric_robots(tmp_path_fact
             np.testing.assert_allclose(
                 d_fd[k], _central(module.forward_dynamics, (q, qd, tau, z), k, h),
                 rtol=1e-5, atol=1e-5 * np.abs(d_fd[k]).max())
+
+
+def test_the_cli_exports_lugres_functions(tmp_path, capsys):
+    from robodyn.cli import main
+
+    path = tmp_path / "arm.yaml"
+    path.write_text(MODEL)
+    assert main(["export", str(path), "--lang", "python", "--out", str(tmp_path / "k"),
+                 "--functions", "inverse_dynamics_derivatives,bristle_rate_derivatives"]) == 0
+    text = (tmp_path / "k" / "lugre_arm.py").read_text()
+    assert "def inverse_dynamics_derivatives(q, qd, qdd, z)" in text
+    assert "def bristle_rate_derivatives(qd, z)" in text
+    assert main(["export", str(path), "--lang", "python", "--out", str(tmp_path / "c"),
+                 "--closed-form"]) == 0
+    closed = (tmp_path / "c" / "lugre_arm.py").read_text()
+    assert "def inverse_dynamics(q, qd, qdd, z)" in closed
+    assert "def bristle_rate(qd, z)" in closed

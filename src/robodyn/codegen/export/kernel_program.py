@@ -159,7 +159,7 @@ def check_functions(functions, where: str = "") -> tuple[str, ...]:
         if not isinstance(name, str) or name not in (*KERNELS, CLOSED, *LUGRE_ADDED):
             raise InputError(f"{at}functions: {str(name)[:80]!r} is not a function; use "
                              f"names of {', '.join(KERNELS)} (and {CLOSED} of a closed "
-                             "mechanism)")
+                             f"mechanism, {', '.join(LUGRE_ADDED)} of LuGre friction)")
     return tuple(dict.fromkeys(names))
 
 
