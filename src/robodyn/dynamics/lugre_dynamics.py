@@ -44,7 +44,7 @@ from .dual import Dual, DualOps
 from .registry import KERNELS, KernelSpec
 
 __all__ = ["LUGRE", "LUGRE_NOT_YET", "LUGRE_ADDED", "BRISTLE_RATE", "lugre_spec",
-           "has_lugre_form", "has_lugre_state", "lugre_forces", "lugre_slopes", "lugre_names"]
+           "has_lugre_form", "lugre_forces", "lugre_slopes", "lugre_names"]
 
 
 def lugre_forces(lugre, qd, z, ops) -> tuple[list, list]:
@@ -211,12 +211,6 @@ def lugre_spec(kind: str, chain) -> KernelSpec:
     else:
         spec = KERNELS[kind]
     return _with_z(spec, chain.lugre) if base in LUGRE else spec
-
-
-def has_lugre_state(kind: str) -> bool:
-    """Whether ``kind`` of a model with LuGre friction reads the bristle states ``z``."""
-    base = kind.removesuffix("_contact")
-    return kind in LUGRE_ADDED or base in LUGRE or base in LUGRE_NOT_YET
 
 
 def has_lugre_form(kind: str) -> bool:
