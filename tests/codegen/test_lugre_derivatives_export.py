@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import types
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -34,7 +35,11 @@ def _load(tmp_path_factory, text: str):
 
 
 def _module(robot):
-    (fname, text), = robot.to_code("python").items()
+    return _module_of(robot, None)
+
+
+def _module_of(robot, functions):
+    (fname, text), = robot.to_code("python", functions=functions).items()
     module = types.ModuleType(fname[:-3])
     exec(compile(text, fname, "exec"), module.__dict__)  # the file robodyn just wrote
     return module
@@ -218,3 +223,34 @@ def test_the_cli_exports_lugres_functions(tmp_path, capsys):
     closed = (tmp_path / "c" / "lugre_arm.py").read_text()
     assert "def inverse_dynamics(q, qd, qdd, z)" in closed
     assert "def bristle_rate(qd, z)" in closed
+
+
+def test_a_closed_mechanisms_forward_dynamics_takes_z(tmp_path):
+    # the four-bar with LuGre on its joints: the exported Schur-complement program solves
+    # M qdd + h + F(qd, z) = tau + K^T lambda, K qdd + Kdot qd = 0 (the robot's own M, h, K
+    # and lugre_rates' F), where it left F out before
+    text = (Path(rd.__file__).parent / "model" / "builtin" / "four-bar.yaml").read_text()
+    path = tmp_path / "four_bar_lugre.yaml"
+    path.write_text(text + "\nlugre: {sigma0: 1.0e4, sigma1: 100, sigma2: 0.1, Fc: 3, Fs: 4, "
+                    "vs: 0.1}\n")
+    robot = rd.load(path)
+    module = _module_of(robot, ["closed_forward_dynamics"])
+    cc, n = robot.closed_chain(), robot.nv
+    rng = np.random.default_rng(4)
+    for _ in range(3):
+        q = cc.assemble(rng.uniform(-0.8, 0.8, len(cc.actuated)), np.full(robot.nq, 0.3)).q
+        qd = cc.velocity_map(q) @ rng.normal(size=len(cc.actuated))
+        tau = np.zeros(n)
+        tau[cc.actuated] = rng.normal(size=len(cc.actuated)) * 5
+        z = rng.normal(size=n) * 3e-4
+        force = lugre_rates(robot.chain.lugre, qd, z)[1]
+        assert np.abs(force).max() > 0.1  # F matters here
+        out = np.ravel(module.closed_forward_dynamics(q, qd, tau, z))
+        qdd, lam = out[:n], out[n:]
+        K, k = cc.constraint_jacobian(q), cc.drift(q, qd)
+        h = robot.inverse_dynamics(q, qd, np.zeros(n))
+        scale = max(1.0, np.abs(tau).max(), np.abs(h).max(), np.abs(force).max())
+        np.testing.assert_allclose(robot.mass_matrix(q) @ qdd + h + force, tau + K.T @ lam,
+                                   atol=1e-12 * scale)
+        np.testing.assert_allclose(K @ qdd, -k, atol=1e-12 * max(1.0, np.abs(k).max(),
+                                                                 np.abs(qdd).max()))

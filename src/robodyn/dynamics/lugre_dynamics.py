@@ -44,6 +44,7 @@ from .dual import Dual, DualOps
 from .registry import KERNELS, KernelSpec
 
 __all__ = ["LUGRE", "LUGRE_NOT_YET", "LUGRE_ADDED", "BRISTLE_RATE", "lugre_spec",
+           "lugre_closed_spec",
            "has_lugre_form", "lugre_forces", "lugre_slopes", "lugre_names"]
 
 
@@ -94,10 +95,12 @@ def lugre_inverse_dynamics(chain, q, qd, qdd, z, ops, lugre, base, h_e=None) -> 
     return _plus(base(chain, q, qd, qdd, ops, h_e=h_e), lugre_forces(lugre, qd, z, ops)[1])
 
 
-def lugre_forward_dynamics(chain, q, qd, tau, z, ops, lugre, base, h_e=None) -> list:
-    """``qdd`` with LuGre's ``F(qd, z)`` acting against ``tau`` (module docstring)."""
+def lugre_forward_dynamics(chain, q, qd, tau, z, ops, lugre, base, **wrench) -> list:
+    """``base`` (the forward dynamics of the links, the drives or a closed mechanism) with
+    LuGre's ``F(qd, z)`` acting against ``tau`` (module docstring); ``wrench``: ``h_e``
+    where ``base`` takes it."""
     force = lugre_forces(lugre, qd, z, ops)[1]
-    return base(chain, q, qd, [t - f for t, f in zip(tau, force, strict=True)], ops, h_e=h_e)
+    return base(chain, q, qd, [t - f for t, f in zip(tau, force, strict=True)], ops, **wrench)
 
 
 def lugre_friction_torques(chain, qd, z, ops, lugre, base) -> list:
@@ -187,6 +190,16 @@ def _with_z(spec: KernelSpec, lugre) -> KernelSpec:
                    inputs=(*spec.inputs, "z"),
                    doc=f"{spec.doc}, with LuGre friction F(qd, z) of the bristle "
                        "deflections z" + (", and d/dz" if extra else ""), **extra)
+
+
+def lugre_closed_spec(spec: KernelSpec, lugre) -> KernelSpec:
+    """The forward dynamics of a closed mechanism (``q, qd, tau`` to ``[qdd, lambda]``,
+    :mod:`robodyn.dynamics.closed_forward_dynamics`) with LuGre's ``F(qd, z)`` against the
+    tree's torques, ``M qdd + h + F = tau + K^T lambda``; ``z`` its last input."""
+    return replace(spec, algorithm=partial(lugre_forward_dynamics, lugre=lugre,
+                                           base=spec.algorithm),
+                   inputs=(*spec.inputs, "z"),
+                   doc=f"{spec.doc}, with LuGre friction F(qd, z) against tau")
 
 
 def lugre_spec(kind: str, chain) -> KernelSpec:

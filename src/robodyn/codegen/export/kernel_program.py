@@ -19,7 +19,7 @@ from ...core.errors import InputError
 from ...core.version import VERSION
 from ...dynamics.closed_forward_dynamics import closed_forward_dynamics, closure_rows
 from ...dynamics.driven_dynamics import driven_spec, has_driven_form
-from ...dynamics.lugre_dynamics import LUGRE_ADDED, lugre_names, lugre_spec
+from ...dynamics.lugre_dynamics import LUGRE_ADDED, lugre_closed_spec, lugre_names, lugre_spec
 from ...dynamics.registry import KERNELS, KernelSpec, output_shape
 from ...model.names import MARKER, visible
 from ...model.source import Provenance
@@ -216,6 +216,8 @@ def build(runner: Runner, functions=None, parameters: str = "baked", name: str |
     for kind in names:
         if kind == CLOSED:
             spec = closed_spec(runner.chain)
+            if lugre is not None:  # F against the tree's torques, z the last input
+                spec = lugre_closed_spec(spec, lugre)
         elif lugre is not None:
             spec = lugre_spec(kind, runner.chain)
         elif kind in LUGRE_ADDED:
