@@ -32,7 +32,9 @@ links:
      friction: {viscous: 0.2, coulomb: 0.5}}
   - {joint: revolute, a: 0.4, mass: 1.0, com: [-0.2, 0, 0], inertia: [0.01, 0.01, 0.02, 0, 0, 0]}
 """
-C_FUNCTIONS = ["inverse_dynamics", "forward_dynamics", "bristle_rate", "friction_torques"]
+C_FUNCTIONS = ["inverse_dynamics", "forward_dynamics", "bristle_rate", "friction_torques",
+               "inverse_dynamics_derivatives", "forward_dynamics_derivatives",
+               "bristle_rate_derivatives"]
 
 
 @pytest.fixture(scope="module")
@@ -98,6 +100,21 @@ def test_the_compiled_c_export_includes_lugre(arm, compiled):
     _check(arm, compiled, contact=False)
 
 
+def test_the_compiled_c_derivatives_are_the_python_ones(exported, compiled):
+    # the values against hand derivatives and differences: test_lugre_derivatives_export.py
+    q, qd, qdd, z, _ = _states()
+    for name, args in (("inverse_dynamics_derivatives", (q, qd, qdd, z)),
+                       ("bristle_rate_derivatives", (qd, z))):
+        got = np.reshape(getattr(compiled, name)(*args), (len(q), -1))
+        want = np.stack([np.ravel(getattr(exported, name)(*row)) for row in zip(*args)])
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-9)
+    tau = np.stack([np.ravel(exported.inverse_dynamics(*row)) for row in zip(q, qd, qdd, z)])
+    got = np.reshape(compiled.forward_dynamics_derivatives(q, qd, tau, z), (len(q), -1))
+    want = np.stack([np.ravel(exported.forward_dynamics_derivatives(*row))
+                     for row in zip(q, qd, tau, z)])
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+
+
 def test_a_run_of_the_exported_functions_is_simulate_lugres(arm, exported):
     q0, duration, times = np.array([0.3, -0.2]), 0.1, np.linspace(0.0, 0.1, 11)
     reference = simulate_lugre(arm, None, q0=q0, duration=duration, sample_dt=0.01,
@@ -116,19 +133,12 @@ def test_a_run_of_the_exported_functions_is_simulate_lugres(arm, exported):
     np.testing.assert_allclose(sol.y[4:].T, reference.z, rtol=1e-6, atol=1e-10)
 
 
-def test_what_has_no_traced_form_with_z_is_refused(arm):
-    for kind in ("regressor", "inverse_dynamics_derivatives", "forward_dynamics_derivatives"):
-        with pytest.raises(InputError, match=f"{kind} of a model with LuGre friction"):
-            arm.to_code("c", functions=[kind])
-    assert "bristle_rate" in arm.to_code("c")["lugre_arm.h"]  # the default: LuGre's entries
-    with pytest.raises(InputError, match="no lugre"):
-        rd.load("planar-2r").to_code("python", functions=["bristle_rate"])
-
-
-def test_the_jax_and_casadi_functions_refuse_lugre_by_name(arm):
-    from robodyn.codegen.export.autodiff import build_program
-
-    for kind in ("inverse_dynamics", "forward_dynamics_contact", "regressor", "bristle_rate"):
-        with pytest.raises(InputError, match=f"{kind} of a model with LuGre friction"):
-            build_program(arm.runner, kind, "baked")
-    assert build_program(arm.runner, "mass_matrix", "baked").name == "mass_matrix"
+def test_the_regressor_is_refused_and_bristle_rate_needs_lugre(arm):
+    # F(qd, z) is not linear in LuGre's parameters (g divides): no regressor columns
+    with pytest.raises(InputError, match="regressor of a model with LuGre friction"):
+        arm.to_code("c", functions=["regressor"])
+    header = arm.to_code("c")["lugre_arm.h"]  # the default: LuGre's entries, no regressor
+    assert "bristle_rate_derivatives" in header and "regressor" not in header
+    for kind in ("bristle_rate", "bristle_rate_derivatives"):
+        with pytest.raises(InputError, match="no lugre"):
+            rd.load("planar-2r").to_code("python", functions=[kind])

@@ -5,13 +5,18 @@ one written by hand from the paper (Canudas de Wit et al., IEEE TAC 40(3), 1995)
 
 from __future__ import annotations
 
+import ctypes
 import json
+import shutil
+import subprocess
+import types
 
 import numpy as np
 import pytest
 import sympy as sp
 
 import robodyn as rd
+from robodyn.codegen.export import write_files
 from robodyn.core.errors import InputError
 from robodyn.motion.lugre import lugre_rates
 
@@ -142,11 +147,63 @@ def test_refused_by_name(pendulum):
         no_lugre.equations(values=True).numeric({}).friction([0.0, 0.0], z=[0.0, 0.0])
 
 
-def test_the_closed_forms_code_refuses_the_bristle_states_by_name(pendulum):
-    from robodyn.core.errors import ModelError
+def _lugre_states(robot, seed=4, n=4):
+    rng = np.random.default_rng(seed)
+    q, qd, qdd = rng.normal(size=(3, n, robot.dof))
+    z = rng.normal(size=(n, robot.dof)) * 4e-4
+    qd[0, 0] = 0.0  # at rest: |qd| = 0
+    dz, force = lugre_rates(robot.chain.lugre, qd, z)
+    return q, qd, qdd, z, dz, robot.inverse_dynamics(q, qd, qdd) + force, force
 
-    with pytest.raises(ModelError, match="LuGre bristle states z1"):
-        pendulum.equations().to_code("python")
+
+def test_the_closed_forms_python_code_takes_z(two_link):
+    # the closed forms' own code (eq.to_code): tau, the friction and the forward dynamics
+    # read the bristle deflections z, bristle_rate is exported, equal to the numeric model
+    (fname, text), = two_link.equations().to_code("python").items()
+    module = types.ModuleType(fname[:-3])
+    exec(compile(text, fname, "exec"), module.__dict__)  # the file robodyn just wrote
+    assert "def regressor" not in text  # F(qd, z) is not linear in LuGre's parameters
+    q, qd, qdd, z, dz, tau, force = _lugre_states(two_link)
+    np.testing.assert_allclose(module.inverse_dynamics(q, qd, qdd, z), tau, rtol=1e-12,
+                               atol=1e-12)
+    np.testing.assert_allclose(module.friction_torques(qd, z),
+                               two_link.friction_torques(qd) + force, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(module.bristle_rate(qd, z), dz, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(module.forward_dynamics(q, qd, tau, z), qdd, rtol=1e-10,
+                               atol=1e-10)
+    np.testing.assert_allclose(module.mass_matrix(q), two_link.mass_matrix(q), rtol=1e-12)
+
+
+def test_the_closed_forms_c_code_takes_z(two_link, tmp_path):
+    if shutil.which("gcc") is None:
+        pytest.skip("no gcc: the C export is not checked")
+    write_files(two_link.equations().to_code("c", parameters="argument"), tmp_path)
+    done = subprocess.run(["gcc", "-O0", "-std=c99", "-Wall", "-Wextra", "-Werror",
+                           "-pedantic", "-shared", "-fPIC", str(tmp_path / "two_link.c"),
+                           "-o", str(tmp_path / "libtwo.so"), "-lm"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[:3000]
+    lib = ctypes.CDLL(str(tmp_path / "libtwo.so"))
+    ptr = ctypes.POINTER(ctypes.c_double)
+    eq = two_link.equations()
+    p = np.array([two_link.values[str(s)] for s in eq.params])
+    q, qd, qdd, z, dz, tau, _ = _lugre_states(two_link, seed=5)
+
+    def call(name, *args):
+        out = np.zeros(two_link.dof)
+        fn = getattr(lib, f"two_link_{name}")
+        fn.restype = None
+        arrays = [np.ascontiguousarray(a, dtype=float) for a in args]
+        fn(*[a.ctypes.data_as(ptr) for a in arrays], out.ctypes.data_as(ptr))
+        return out
+
+    for k in range(len(q)):
+        np.testing.assert_allclose(call("inverse_dynamics", p, q[k], qd[k], qdd[k], z[k]),
+                                   tau[k], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(call("forward_dynamics", p, q[k], qd[k], tau[k], z[k]),
+                                   qdd[k], rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(call("bristle_rate", p, qd[k], z[k]), dz[k], rtol=1e-12,
+                                   atol=1e-12)
 
 
 def test_the_regressor_refuses_lugre_by_name(pendulum):

@@ -14,7 +14,9 @@ Each function returns what the :class:`~robodyn.Robot` method of the same name r
 (:func:`layout`): ``forward_kinematics`` the whole ``4 x 4`` pose, the derivatives a
 triple, ``torque_parts`` its six terms, ``regressor`` only the columns of the model's
 parameters. A model with a coupled transmission (``chain.transmission``) has the drives'
-programs (:func:`robodyn.dynamics.driven_dynamics.driven_spec`), as the other exports.
+programs (:func:`robodyn.dynamics.driven_dynamics.driven_spec`), one with LuGre friction
+LuGre's (:func:`robodyn.dynamics.lugre_dynamics.lugre_spec`: the bristle deflections ``z``
+their last input, ``bristle_rate`` and its derivatives added), as the other exports.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from ...core.errors import InputError, RobodynError
-from ...dynamics.lugre_dynamics import has_lugre_state
+from ...dynamics.lugre_dynamics import LUGRE_ADDED, lugre_spec
 from ...dynamics.registry import KERNELS, output_shape
 from ...dynamics.regressor import parameter_columns
 from ..emit import live_ops
@@ -76,8 +78,12 @@ def check_parameters(parameters, where: str) -> str:
 
 
 def entry(name: str, chain):
-    """The registry entry ``name`` for ``chain``: with a coupled transmission, the drives'
+    """The registry entry ``name`` for ``chain``: with LuGre friction, LuGre's (taking the
+    bristle deflections ``z``, :func:`~robodyn.dynamics.lugre_dynamics.lugre_spec`); with a
+    coupled transmission, the drives'
     (:func:`~robodyn.dynamics.driven_dynamics.driven_spec`)."""
+    if getattr(chain, "lugre", None) is not None:
+        return lugre_spec(name, chain)
     if getattr(chain, "transmission", None) is None:
         return KERNELS[name]
     from ...dynamics.driven_dynamics import driven_spec
@@ -112,13 +118,9 @@ def layout(name: str, dof: int, chain) -> tuple[Output, ...]:
 def build_program(runner: Runner, name: str, parameters: str) -> Program:
     """Trace registry entry ``name`` for the model of ``runner`` (see the module docstring for the
     ``parameters`` modes)."""
-    if getattr(runner.chain, "lugre", None) is not None and has_lugre_state(name):
-        raise InputError(f"{name} of a model with LuGre friction is not in the JAX and CasADi "
-                         "functions yet (it would leave the bristle states z out); use "
-                         "robot.to_code or robot.compile_c, whose functions take z")
-    if name not in KERNELS:
-        raise InputError(f"{name}: only a model with LuGre friction has it, in robot.to_code "
-                         "and robot.compile_c")
+    if name not in KERNELS and (name not in LUGRE_ADDED
+                                or getattr(runner.chain, "lugre", None) is None):
+        raise InputError(f"{name}: only a model with LuGre friction (lugre:) has it")
     spec = entry(name, runner.chain)
     if parameters == "baked":
         params: tuple[str, ...] = ()

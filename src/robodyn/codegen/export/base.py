@@ -13,7 +13,7 @@ from .program import OUTPUTS, Function, Program
 
 #: The names generated code uses for its own arrays (never a local variable's name): the
 #: arguments, the results (``tau``, ``M``, ..., ``Y``) and ``out``.
-OWN_NAMES = {"q", "qd", "qdd", "h_e", "p", "out"} | set(OUTPUTS.values())
+OWN_NAMES = {"q", "qd", "qdd", "h_e", "z", "p", "out"} | set(OUTPUTS.values())
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ import math
 import re
 
 from ...core.errors import InputError, RobodynError
+from ...dynamics.lugre_dynamics import lugre_names
 from ..runner import Runner
 from .autodiff import Functions, Program, build_program, check_parameters, evaluate
 from .kernel_program import check_functions
@@ -94,7 +95,7 @@ def to_casadi(runner: Runner, functions=None, parameters: str = "baked", name: s
     of the functions' names (made an identifier), for several robots in one CasADi
     code generation."""
     where = f"{runner.name}.to_casadi"
-    names = check_functions(functions, where)
+    names = lugre_names(check_functions(functions, where), runner.chain, functions is None)
     mode = check_parameters(parameters, where)
     if name is not None and not isinstance(name, str):
         raise InputError(f"{where}: name: expected a string (a prefix of the function names) "

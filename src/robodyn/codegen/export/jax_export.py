@@ -33,6 +33,7 @@ import numpy as np
 
 from ...core.errors import InputError, RobodynError
 from ...dynamics.inverse_dynamics import TORQUE_PARTS
+from ...dynamics.lugre_dynamics import lugre_names
 from ..runner import Runner
 from .autodiff import Functions, Program, build_program, check_parameters, evaluate
 from .kernel_program import check_functions
@@ -175,7 +176,7 @@ def to_jax(runner: Runner, functions=None, parameters: str = "baked", dtype: str
     ``"float64"`` (needs ``jax.config.update("jax_enable_x64", True)``) or ``"float32"``.
     """
     where = f"{runner.name}.to_jax"
-    names = check_functions(functions, where)
+    names = lugre_names(check_functions(functions, where), runner.chain, functions is None)
     mode = check_parameters(parameters, where)
     if dtype not in DTYPES:
         raise InputError(f"{where}: dtype: {str(dtype)[:40]!r} is not supported; use "

@@ -19,7 +19,7 @@ from ...core.errors import InputError
 from ...core.version import VERSION
 from ...dynamics.closed_forward_dynamics import closed_forward_dynamics, closure_rows
 from ...dynamics.driven_dynamics import driven_spec, has_driven_form
-from ...dynamics.lugre_dynamics import BRISTLE_RATE, has_lugre_form, lugre_spec
+from ...dynamics.lugre_dynamics import LUGRE_ADDED, lugre_closed_spec, lugre_names, lugre_spec
 from ...dynamics.registry import KERNELS, KernelSpec, output_shape
 from ...model.names import MARKER, visible
 from ...model.source import Provenance
@@ -156,10 +156,10 @@ def check_functions(functions, where: str = "") -> tuple[str, ...]:
     if not names:
         raise InputError(f"{at}functions: empty; give at least one name, or None for all")
     for name in names:
-        if not isinstance(name, str) or name not in (*KERNELS, CLOSED, BRISTLE_RATE.name):
+        if not isinstance(name, str) or name not in (*KERNELS, CLOSED, *LUGRE_ADDED):
             raise InputError(f"{at}functions: {str(name)[:80]!r} is not a function; use "
                              f"names of {', '.join(KERNELS)} (and {CLOSED} of a closed "
-                             "mechanism)")
+                             f"mechanism, {', '.join(LUGRE_ADDED)} of LuGre friction)")
     return tuple(dict.fromkeys(names))
 
 
@@ -201,8 +201,7 @@ def build(runner: Runner, functions=None, parameters: str = "baked", name: str |
     if drives is not None and functions is None:  # every entry the drives' code has
         names = tuple(k for k in names if has_driven_form(k))
     lugre = getattr(runner.chain, "lugre", None)
-    if lugre is not None and functions is None:  # LuGre's entries take z; its rates added
-        names = tuple(k for k in names if has_lugre_form(k)) + (BRISTLE_RATE.name,)
+    names = lugre_names(names, runner.chain, functions is None)  # LuGre's take z, add rates
     cname = identifier(name if name is not None else runner.name)
     if name is not None and cname != str(name):
         what = ("is reserved in a target language" if reserved(str(name))
@@ -217,9 +216,11 @@ def build(runner: Runner, functions=None, parameters: str = "baked", name: str |
     for kind in names:
         if kind == CLOSED:
             spec = closed_spec(runner.chain)
+            if lugre is not None:  # F against the tree's torques, z the last input
+                spec = lugre_closed_spec(spec, lugre)
         elif lugre is not None:
             spec = lugre_spec(kind, runner.chain)
-        elif kind == BRISTLE_RATE.name:
+        elif kind in LUGRE_ADDED:
             raise InputError(f"functions: {kind} is LuGre friction's; this model has no "
                              "lugre: parameters")
         else:

@@ -28,6 +28,7 @@ import sympy as sp
 
 from ...core.errors import InputError, ModelError, excerpt
 from ...core.progress import ProgressOption, check_progress, tracker
+from ...dynamics.lugre_dynamics import BRISTLE_RATE
 from ...dynamics.registry import KERNELS
 from ...model.expressions import to_sympy
 from ...model.names import MARKER, visible
@@ -42,10 +43,13 @@ EXPORTED = {name: spec for name, spec in KERNELS.items()
 #: arguments, output name); the regressor (computed on request) is added where there is one.
 FUNCTIONS = {name: (spec.closed_form.attribute, spec.inputs, spec.closed_form.output)
              for name, spec in EXPORTED.items() if not spec.closed_form.computed}
-#: What each function returns, for the comments of the generated files.
-DESCRIPTIONS = {name: spec.doc for name, spec in EXPORTED.items()}
-#: The names of the exported functions' results (``tau``, ``M``, ..., ``Y``).
-OUTPUTS = {name: spec.closed_form.output for name, spec in EXPORTED.items()}
+#: What each function returns, for the comments of the generated files (LuGre's
+#: ``bristle_rate`` too, exported for equations with bristle states ``z``).
+DESCRIPTIONS = {name: spec.doc for name, spec in EXPORTED.items()} | {
+    BRISTLE_RATE.name: BRISTLE_RATE.doc}
+#: The names of the exported functions' results (``tau``, ``M``, ..., ``Y``, ``zd``).
+OUTPUTS = {name: spec.closed_form.output for name, spec in EXPORTED.items()} | {
+    BRISTLE_RATE.name: BRISTLE_RATE.output}
 
 #: The most characters of the model's name a header quotes.
 MODEL_CHARS = 120
@@ -205,7 +209,8 @@ RESERVED_IDENTIFIERS = frozenset(
     set().union(*RESERVED.values())
     | set(getattr(sys, "stdlib_module_names", ())) | {"numpy", "sympy", "robodyn"}
     | set(EXPORTED) | set(OUTPUTS.values()) | {"forward_dynamics", "tau"}
-    | {"DOF", "PARAMETERS", "DEFAULT_PARAMETERS", "q", "qd", "qdd", "h_e", "p", "out", "batch"}
+    | {"DOF", "PARAMETERS", "DEFAULT_PARAMETERS", "q", "qd", "qdd", "h_e", "z", "p", "out",
+       "batch"}
     | {"Base", "Core", "Main", "String", "Object", "System", "Double", "Integer", "Class",
        "Override", "Math", "Global", "Private"}
     | {"NULL", "EOF", "errno", "assert", "stdin", "stdout", "stderr", "NAN", "INFINITY",
@@ -271,23 +276,25 @@ def _function_name(fname: object) -> str:
 
 def equation_matrices(eq) -> dict[str, tuple[sp.Matrix, tuple[str, ...]]]:
     """The closed forms of ``eq`` to export: ``{function name: (matrix, arguments)}``;
-    the regressor is included when the equations have one (``eq.regressor()``)."""
-    bristles = tuple(getattr(eq, "z", ()))
-    if bristles:  # LuGre: friction and tau read the bristle states
-        raise ModelError(f"{getattr(eq, 'name', 'robot')}: the friction and tau of these "
-                         f"equations read the LuGre bristle states {', '.join(map(str, bristles))}"
-                         ", which the closed forms' code does not take yet; export "
-                         "robot.to_code(...) (its functions take z) or a model without lugre:")
+    the regressor is included when the equations have one (``eq.regressor()``). With
+    LuGre's bristle states ``z`` (``eq.z``), the functions that read them (the friction,
+    ``tau``) take ``z`` last, ``bristle_rate(qd, z)`` is added and the regressor left out
+    (``F(qd, z)`` is not linear in LuGre's parameters)."""
+    bristles = set(getattr(eq, "z", ()))
     out: dict[str, tuple[sp.Matrix, tuple[str, ...]]] = {}
     for fname, spec in EXPORTED.items():
         form = spec.closed_form
         if eq.h_e and spec.contact:  # the closed form then takes the wrench too
             spec = KERNELS[spec.contact]
         if not form.computed:
-            out[fname] = (getattr(eq, form.attribute), spec.inputs)
-        elif hasattr(eq, form.attribute):
+            matrix = getattr(eq, form.attribute)
+            reads_z = bristles and bristles & sp.Matrix(matrix).free_symbols
+            out[fname] = (matrix, (*spec.inputs, "z") if reads_z else spec.inputs)
+        elif hasattr(eq, form.attribute) and not bristles:
             matrix, _ = getattr(eq, form.attribute)()
             out[fname] = (sp.Matrix(matrix), spec.inputs)
+    if bristles:
+        out[BRISTLE_RATE.name] = (eq.bristle_rate, BRISTLE_RATE.inputs)
     return out
 
 
@@ -339,7 +346,7 @@ def build_program(eq, parameters: str = "baked", name: str | None = None,
         baked = tuple((str(s), float(table[str(s)])) for s in params if str(s) in table)
         p_symbols = params
     joint = {"q": tuple(eq.q), "qd": tuple(eq.qd), "qdd": tuple(eq.qdd),
-             "h_e": tuple(getattr(eq, "h_e", ()) or ())}
+             "h_e": tuple(getattr(eq, "h_e", ()) or ()), "z": tuple(getattr(eq, "z", ()))}
     taken = {str(s) for syms in joint.values() for s in syms} | {str(s) for s in params}
     functions = []
     with tracker(progress, len(matrices), "exporting") as bar:
@@ -349,7 +356,7 @@ def build_program(eq, parameters: str = "baked", name: str | None = None,
             unknown_args = [a for a in args if a not in joint]
             if unknown_args:
                 raise InputError(f"{fname}: unknown argument {unknown_args[0]!r}; use q, qd, qdd, "
-                                 "h_e")
+                                 "h_e (and z of equations with LuGre's bristle states)")
             arg_symbols = tuple((a, joint[a]) for a in args)
             allowed = {s for _, syms in arg_symbols for s in syms} | set(p_symbols)
             exprs = [to_sympy(e).xreplace(subs) for e in matrix]
@@ -360,12 +367,15 @@ def build_program(eq, parameters: str = "baked", name: str | None = None,
                                  f"arguments ({', '.join(args)}) or parameters")
             temps, reduced = sp.cse(exprs, symbols=_temporaries(taken), optimizations=None,
                                     order="none")
+            description = DESCRIPTIONS.get(fname, fname)
+            if "z" in args and fname != BRISTLE_RATE.name:
+                description += ", with LuGre friction F(qd, z) of the bristle deflections z"
             functions.append(Function(
                 fname, arg_symbols, OUTPUTS.get(fname, fname), tuple(matrix.shape),
                 matrix.shape[1] == 1 and fname != "regressor", tuple(temps), tuple(reduced),
-                DESCRIPTIONS.get(fname, fname)))
+                description))
             bar.advance()
-    joint_symbols = tuple((a, joint[a]) for a in ("q", "qd", "qdd", "h_e") if joint[a])
+    joint_symbols = tuple((a, joint[a]) for a in ("q", "qd", "qdd", "h_e", "z") if joint[a])
     notes = ()
     if hasattr(eq, "regressor") and "regressor" in matrices:
         pi = _regressor_symbols(eq)
