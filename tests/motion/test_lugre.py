@@ -4,6 +4,8 @@ stays, and the mechanical plus bristle energy only decreases."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
@@ -151,3 +153,9 @@ def test_cli_simulate_method_lugre(tmp_path, capsys):
                  "--q0", "0"]) == 0
     out = capsys.readouterr().out
     assert "(lugre, rtol = 1e-09" in out and "balance" in out
+    # tau = 0: the work of tau is the LuGre friction's, named as such
+    found = re.search(r"work of tau (\S+) J \(the applied torque's (\S+) J less the LuGre "
+                      r"friction's (\S+) J\)", out)
+    assert found, out
+    work, applied, lugre = map(float, found.groups())
+    assert applied == 0 and lugre > 0 and np.isclose(work, -lugre, rtol=1e-5)

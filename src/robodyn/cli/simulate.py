@@ -353,8 +353,20 @@ def energy_balance(robot, sim) -> str:
     start = f"energy K+U: start {total[0]:.10g} J, end {total[-1]:.10g} J"
     if b.passive:
         return f"{start}, drift {b.change:.3g} J (relative {b.relative:.2g})"
-    return (f"{start}; work of tau {b.work:.6g} J, friction loss {b.friction_loss:.6g} J; "
+    work = f"work of tau {b.work:.6g} J"
+    if "lugre_friction" in sim.info:  # sim.tau is the applied torque less the LuGre friction
+        applied = _work(sim.t, sim.info["applied_torque"], sim.qd)
+        lugre = _work(sim.t, sim.info["lugre_friction"], sim.qd)
+        work = (f"work of tau {b.work:.6g} J (the applied torque's {applied:.6g} J less the "
+                f"LuGre friction's {lugre:.6g} J)")
+    return (f"{start}; {work}, friction loss {b.friction_loss:.6g} J; "
             f"balance {b.error:.3g} J (relative {b.relative:.2g})")
+
+
+def _work(t, torque, qd) -> float:
+    """``int tau . qd dt`` by the trapezoidal rule on the samples."""
+    power = np.sum(np.broadcast_to(np.asarray(torque, dtype=float), qd.shape) * qd, axis=1)
+    return float(np.sum(np.diff(t) * (power[1:] + power[:-1])) / 2)
 
 
 def add_simulate_command(sub, parents=()) -> None:
