@@ -85,7 +85,7 @@ def _numbers(value: object, field: str, n: int, nonnegative: bool,
         x = float(x)
         if not np.isfinite(x):
             raise ModelError(f"{field}[{k}]: {x} is not finite; give a finite number")
-        if nonnegative and x < 0:
+        if nonnegative and x < 0 and not positive:
             raise ModelError(f"{field}[{k}]: {x:g} is negative; a motor's inertia or friction "
                              "is >= 0")
         if positive and not x > 0:

@@ -73,7 +73,7 @@ __all__ = ["ElasticJoints", "elastic_forward_dynamics", "static_deflection",
            "simulate_elastic", "ElasticSimulation", "ElasticComputedTorque", "MAX_EVALUATIONS",
            "springs_of", "without_springs", "link_side", "refuse_springs",
            "has_springs", "checked_springs", "armature_of", "ELASTIC_METHODS",
-           "elastic_method", "CoupledSprings"]
+           "elastic_method", "CoupledSprings", "link_side_of"]
 
 def _per_joint(value, name: str, n: int, positive: bool) -> np.ndarray:
     try:
@@ -297,7 +297,7 @@ def link_side(robot: Robot, joints: tuple[int, ...] | None = None) -> Robot:
     return robot.with_chain(_rigid_chain(robot, rotors=False, joints=joints))
 
 
-def _side_of(robot: Robot, elastic) -> Robot:
+def link_side_of(robot: Robot, elastic) -> Robot:
     """The link side for ``elastic``: :func:`link_side`, or for springs behind a coupled
     transmission the links without it (its motors are the motor side,
     :mod:`robodyn.motion.elastic_coupled`)."""
@@ -372,7 +372,7 @@ def elastic_forward_dynamics(robot, elastic: ElasticJoints, q, theta, qd, thetad
     S q'))``. ``q``, ``qd``, ``tau``: ``n`` values; ``theta``, ``thetad``: ``m``, one per
     spring. (A robot with an armature makes its link side at each call:
     :func:`simulate_elastic` makes it once.)"""
-    return _accelerations(_side_of(robot, elastic), elastic, q, theta, qd, thetad, tau)
+    return _accelerations(link_side_of(robot, elastic), elastic, q, theta, qd, thetad, tau)
 
 
 def _accelerations(side, elastic, q, theta, qd, thetad, tau):
@@ -440,6 +440,14 @@ class ElasticSimulation:
             for k in range(values.shape[1]):
                 out[f"{name}{labels[k] if labels else k + 1}"] = values[:, k]
         return out
+
+    def every(self, k: int) -> ElasticSimulation:
+        """Every ``k``-th sample (the first and, when ``k`` divides the count, the last)."""
+        from dataclasses import fields, replace
+
+        rows = {f.name: getattr(self, f.name)[::k] for f in fields(self)
+                if f.name in ("t", "q", "theta", "qd", "thetad", "tau")}
+        return replace(self, **rows)
 
     def save(self, path) -> Path:
         """Write the run to ``.npz`` (arrays by name, :meth:`columns`) or ``.csv`` (a header,
@@ -525,7 +533,7 @@ def simulate_elastic(robot, springs: ElasticJoints | None = None, q0: ArrayLike 
             return constant
 
     count = [0]
-    side = _side_of(robot, elastic)
+    side = link_side_of(robot, elastic)
 
     def rhs(t, x):
         count[0] += 1
