@@ -91,3 +91,16 @@ def test_bdf_and_radau_agree_on_the_per_joint_springs(capsys):
             r"final state: q = \[(\S+), (\S+)\]", out).groups()])
         assert "work of tau 0 J, damping and friction loss" in out
     np.testing.assert_allclose(finals[0], finals[1], atol=1e-6)
+
+
+def test_derive_writes_both_sides_of_the_coupled_springs(capsys, tmp_path):
+    """The motor rows equal the motors' torques; the first one is ``J_m1 theta1'' + (B_m1 +
+    D_m1) theta1' + K_m1 theta1 - K_m1 G1 q1 - D_m1 G1 q1'`` (2 40 = 80, 1e-3 40 = 0.04)."""
+    import json
+
+    path = write_model(tmp_path, WRIST.format(d1=1e-3, d2=5e-4))
+    out = _run(["derive", path], capsys)
+    assert ("-80.0*q1 - 0.04*qd1 + 2.0*theta1 + 0.001*thetad1 + 0.0001*thetadd1 = tau_m1"
+            in out), out
+    data = json.loads(_run(["derive", path, "--format", "json"], capsys))
+    assert data["elastic"]["coupling"] == [[40.0, 0.0], [25.0, 50.0]]

@@ -281,3 +281,37 @@ def test_computed_torque_behind_the_coupling_is_the_rigid_coupled_law(wrist):
     motors = BM * (Nm @ qd) + FM * np.sign(Nm @ qd) + kv * (Nm @ qd - thd)
     want = (M + Nm.T @ np.diag(JM) @ Nm) @ y + h + Nm.T @ motors
     np.testing.assert_allclose(ctl(0.3, q, Nm @ q, qd, thd), want, rtol=1e-12)
+
+
+def test_the_closed_forms_are_the_hand_derived_ones(wrist):
+    """``coupled_elastic_equations``: the link rows are the links' ``M q'' + h - N^T s``
+    (no rotor, no motor friction: those moved to the motors), the motor rows ``J_m
+    theta_m'' + B_m theta_m' + F_m sign(theta_m') + s``; evaluated at random states against
+    the hand formulas (1e-9), and the link rows free of ``J_m`` (the rigid model's ``N^T J_m
+    N`` cancelled exactly, not numerically)."""
+    import sympy as sp
+
+    from robodyn.symbolic.elastic import coupled_elastic_equations
+
+    eq = wrist.equations()
+    el = coupled_elastic_equations(eq, wrist.chain.transmission)
+    assert "tau_m2" in el.text() and el.coupling == ((G1, 0.0), (C, G2))
+    args = (*eq.q, *eq.qd, *eq.qdd, *el.theta, *el.thetad, *el.thetadd, sp.Symbol("g"))
+    link = sp.lambdify(args, list(el.link))
+    motor = sp.lambdify(args, list(el.motor))
+    Nm = np.array([[G1, 0.0], [C, G2]])
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        q, qd, qdd = (rng.uniform(-2, 2, 2) for _ in range(3))
+        th, thd, thdd = Nm @ q + rng.uniform(-0.2, 0.2, 2), rng.uniform(-9, 9, 2), \
+            rng.uniform(-9, 9, 2)
+        values = (*q, *qd, *qdd, *th, *thd, *thdd, G)
+        s = KM * (th - Nm @ q) + DM * (thd - Nm @ qd)
+        M, h = _links(q, qd)
+        np.testing.assert_allclose(link(*values), M @ qdd + h - Nm.T @ s, rtol=1e-9,
+                                   atol=1e-9)
+        np.testing.assert_allclose(motor(*values), JM * thdd + BM * thd + FM * np.sign(thd)
+                                   + s, rtol=1e-9, atol=1e-9)
+    # M11 of the links alone: 1.3 0.7^2 + 0.8 (0.7^2 + 0.5^2) = 1.229, not 1.229 + R11
+    m11 = float(sp.expand(el.link[0]).coeff(eq.qdd[0]).subs(eq.q[1], sp.pi / 2))
+    assert abs(m11 - 1.229) < 1e-12, m11          # R11 = 40^2 1e-4 + 25^2 5e-5 = 0.19125
