@@ -315,3 +315,57 @@ def test_the_closed_forms_are_the_hand_derived_ones(wrist):
     # M11 of the links alone: 1.3 0.7^2 + 0.8 (0.7^2 + 0.5^2) = 1.229, not 1.229 + R11
     m11 = float(sp.expand(el.link[0]).coeff(eq.qdd[0]).subs(eq.q[1], sp.pi / 2))
     assert abs(m11 - 1.229) < 1e-12, m11          # R11 = 40^2 1e-4 + 25^2 5e-5 = 0.19125
+
+
+def _exported(robot, tmp_path, parameters="baked"):
+    """``robot``'s exported Python module (``to_code("python")``), imported."""
+    import importlib.util
+
+    files = robot.to_code("python", ["elastic_forward_dynamics"], parameters=parameters)
+    (name, text), = files.items()
+    (tmp_path / name).write_text(text)
+    spec = importlib.util.spec_from_file_location(f"{name[:-3]}_kernels", tmp_path / name)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_exported_code_has_the_elastic_forward_dynamics(wrist, tmp_path):
+    """``elastic_forward_dynamics(q, theta, qd, thetad, tau) -> [qdd, thetadd]`` in the
+    exported code: behind the coupling equal to the hand formulas (1e-12); per joint
+    (tests/data/yaml/elastic_2r.yaml, its ``K1`` a parameter passed in ``p``) equal to
+    robodyn.motion.elastic's; among every function of an elastic model's code, and refused
+    by name for a model without springs."""
+    from pathlib import Path
+
+    module = _exported(wrist, tmp_path)
+    Nm = np.array([[G1, 0.0], [C, G2]])
+    rng = np.random.default_rng(9)
+    q, qd, tau = (rng.uniform(-2, 2, (4, 2)) for _ in range(3))
+    th, thd = q @ Nm.T + rng.uniform(-0.3, 0.3, (4, 2)), rng.uniform(-40, 40, (4, 2))
+    acc = np.asarray(module.elastic_forward_dynamics(q, th, qd, thd, tau))
+    for k in range(4):
+        s = KM * (th[k] - Nm @ q[k]) + DM * (thd[k] - Nm @ qd[k])
+        M, h = _links(q[k], qd[k])
+        np.testing.assert_allclose(acc[k, 0], np.linalg.solve(M, Nm.T @ s - h), rtol=1e-12)
+        want = (np.linalg.solve(Nm.T, tau[k]) - BM * thd[k] - FM * np.sign(thd[k]) - s) / JM
+        np.testing.assert_allclose(acc[k, 1], want, rtol=1e-12)
+    per_joint = rd.load(str(Path(__file__).parents[1] / "data" / "yaml" / "elastic_2r.yaml"))
+    module = _exported(per_joint, tmp_path, "argument")
+    p = per_joint.runner.parameter_values
+    th, thd = q + rng.uniform(-0.01, 0.01, (4, 2)), rng.uniform(-2, 2, (4, 2))
+    acc = np.asarray(module.elastic_forward_dynamics(p, q, th, qd, thd, tau))
+    qdd, thdd = elastic_forward_dynamics(per_joint, springs_of(per_joint.numeric_chain), q,
+                                         th, qd, thd, tau)
+    np.testing.assert_allclose(acc[:, 0], qdd, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(acc[:, 1], thdd, rtol=1e-12, atol=1e-12)
+    assert "elastic_forward_dynamics" in "".join(wrist.to_code("c").values())
+    with pytest.raises(InputError, match="elastic_forward_dynamics is for a model with "
+                                         "elastic joints"):
+        rd.load("planar-2r").to_code("c", ["elastic_forward_dynamics"])
+    text = (Path(__file__).parents[1] / "data" / "yaml" / "elastic_2r.yaml").read_text()
+    partial = rd.load(str(write_model(tmp_path, text.replace("stiffness: K1,", "").replace(
+        "spring_damping: 2.0, ", "").replace("values: {K1: 5000}", ""), "partial.yaml")))
+    assert "elastic_forward_dynamics" not in "".join(partial.to_code("python").values())
+    with pytest.raises(InputError, match="exported for springs on every joint"):
+        partial.to_code("c", ["elastic_forward_dynamics"])

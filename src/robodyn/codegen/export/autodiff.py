@@ -116,6 +116,9 @@ def build_program(runner: Runner, name: str, parameters: str) -> Program:
         raise InputError(f"{name} of a model with LuGre friction is not in the JAX and CasADi "
                          "functions yet (it would leave the bristle states z out); use "
                          "robot.to_code or robot.compile_c, whose functions take z")
+    if name == "elastic_forward_dynamics":
+        raise InputError(f"{name}: in robot.to_code and robot.compile_c only, not yet in the "
+                         "JAX and CasADi functions")
     if name not in KERNELS:
         raise InputError(f"{name}: only a model with LuGre friction has it, in robot.to_code "
                          "and robot.compile_c")

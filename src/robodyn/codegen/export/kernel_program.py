@@ -19,6 +19,7 @@ from ...core.errors import InputError
 from ...core.version import VERSION
 from ...dynamics.closed_forward_dynamics import closed_forward_dynamics, closure_rows
 from ...dynamics.driven_dynamics import driven_spec, has_driven_form
+from ...dynamics.elastic_dynamics import ELASTIC, elastic_spec, exports_elastic
 from ...dynamics.lugre_dynamics import BRISTLE_RATE, has_lugre_form, lugre_spec
 from ...dynamics.registry import KERNELS, KernelSpec, output_shape
 from ...model.names import MARKER, visible
@@ -156,7 +157,8 @@ def check_functions(functions, where: str = "") -> tuple[str, ...]:
     if not names:
         raise InputError(f"{at}functions: empty; give at least one name, or None for all")
     for name in names:
-        if not isinstance(name, str) or name not in (*KERNELS, CLOSED, BRISTLE_RATE.name):
+        if not isinstance(name, str) or name not in (*KERNELS, CLOSED, BRISTLE_RATE.name,
+                                                     ELASTIC):
             raise InputError(f"{at}functions: {str(name)[:80]!r} is not a function; use "
                              f"names of {', '.join(KERNELS)} (and {CLOSED} of a closed "
                              "mechanism)")
@@ -203,6 +205,8 @@ def build(runner: Runner, functions=None, parameters: str = "baked", name: str |
     lugre = getattr(runner.chain, "lugre", None)
     if lugre is not None and functions is None:  # LuGre's entries take z; its rates added
         names = tuple(k for k in names if has_lugre_form(k)) + (BRISTLE_RATE.name,)
+    if functions is None and exports_elastic(runner.chain):  # the springs' 2n state too
+        names += (ELASTIC,)
     cname = identifier(name if name is not None else runner.name)
     if name is not None and cname != str(name):
         what = ("is reserved in a target language" if reserved(str(name))
@@ -217,6 +221,8 @@ def build(runner: Runner, functions=None, parameters: str = "baked", name: str |
     for kind in names:
         if kind == CLOSED:
             spec = closed_spec(runner.chain)
+        elif kind == ELASTIC:
+            spec = elastic_spec(runner.chain)
         elif lugre is not None:
             spec = lugre_spec(kind, runner.chain)
         elif kind == BRISTLE_RATE.name:
