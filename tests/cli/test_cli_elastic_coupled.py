@@ -104,3 +104,25 @@ def test_derive_writes_both_sides_of_the_coupled_springs(capsys, tmp_path):
             in out), out
     data = json.loads(_run(["derive", path, "--format", "json"], capsys))
     assert data["elastic"]["coupling"] == [[40.0, 0.0], [25.0, 50.0]]
+
+
+def test_the_plot_shows_the_motors_at_the_joints_and_the_springs_own_deflection():
+    """Behind ``N``: each joint's dashed line is ``(N^-1 theta_m)_j`` (``theta_m2 = 25 q1 +
+    50 q2`` when rigid: here ``q`` itself plus a known offset), the bottom lines ``1e3
+    (theta_m - N q)``."""
+    from robodyn.motion.elastic import ElasticSimulation
+    from robodyn.plot.elastic import elastic_motion
+
+    t = np.linspace(0.0, 1.0, 5)
+    q = np.stack([0.1 * t, -0.2 * t], axis=1)
+    N = np.array([[40.0, 0.0], [25.0, 50.0]])
+    d = np.array([0.02, -0.01])                          # the springs' deflection, motors
+    theta = q @ N.T + d
+    run = ElasticSimulation(t, q, theta, 0 * q, 0 * q, 0 * q, 0, None, N, "bdf")
+    fig = elastic_motion(run)
+    joint1, joint2, bottom = fig.axes
+    dashed = joint2.get_lines()[1].get_ydata()
+    np.testing.assert_allclose(dashed, q[:, 1] + (d[1] - 25 * d[0] / 40) / 50, rtol=1e-12)
+    np.testing.assert_allclose(bottom.get_lines()[0].get_ydata(), 1e3 * d[0], rtol=1e-12)
+    np.testing.assert_allclose(bottom.get_lines()[1].get_ydata(), 1e3 * d[1], rtol=1e-12)
+    assert "theta_m - N q at the motors" in bottom.get_title()
