@@ -92,6 +92,7 @@ def test_the_accelerations_are_the_hand_derived_ones(wrist):
     ``G1 K1 d1 + c K2 d2 = g1``."""
     springs = springs_of(wrist.numeric_chain)
     assert isinstance(springs, CoupledSprings) and springs.joints is None
+    assert "coupled transmission with elastic drives K_m = [2, 1.5] N m/rad" in str(wrist)
     rng = np.random.default_rng(11)
     for _ in range(5):
         q, qd, tau = rng.uniform(-2, 2, 2), rng.uniform(-2, 2, 2), rng.uniform(-5, 5, 2)
