@@ -79,25 +79,26 @@ def _save_every(args, dt: float) -> int:
 
 def energy_line(robot, springs, run) -> str:
     """One line on ``E = T + U + 1/2 d^T K d`` along ``run``: its drift when nothing adds
-    or takes energy, else the balance with the work of ``tau`` and the losses (the
-    trapezoidal rule on the samples)."""
+    or takes energy, else the balance with the work of ``tau`` and the losses (integrated
+    with the state: ``simulate_elastic(..., balance=True)``)."""
     e = elastic_energy(link_side_of(robot, springs), springs, run)
     total = e.total
     start = (f"energy T+U+1/2 d^T K d: start {total[0]:.10g} J, end {total[-1]:.10g} J")
     if e.passive:
         return f"{start}, drift {total[-1] - total[0]:.3g} J (largest {e.error:.3g} J, " \
                f"relative {e.relative:.2g})"
+    how = "integrated with the state" if e.integrated else "trapezoidal rule on the samples"
     return (f"{start}; work of tau {e.work[-1]:.6g} J, damping and friction loss "
-            f"{e.loss[-1]:.6g} J; balance {e.error:.3g} J (relative {e.relative:.2g}, "
-            "trapezoidal rule on the samples)")
+            f"{e.loss[-1]:.6g} J; balance {e.error:.3g} J (relative {e.relative:.2g}, {how})")
 
 
 def _controller(args, robot, springs, q0, goal, kp, kd):
     """``(controller, words, reference)`` for ``--controller``."""
     if args.controller == "pd-gravity":
         ctl = ElasticPDGravity(robot, springs, goal, kp, kd)
+        held = "N q_d + K_m^-1 N^-T" if isinstance(springs, CoupledSprings) else "q_d + K^-1"
         return ctl, (f"PD on the motors with gravity compensation to q = "
-                     f"{format_vector(goal)}, theta_d = q_d + K^-1 g(q_d) = "
+                     f"{format_vector(goal)}, theta_d = {held} g(q_d) = "
                      f"{format_vector(ctl.theta_goal)} (kp = {format_vector(kp)}, kd = "
                      f"{format_vector(kd)})"), lambda t: goal
     kv = np.zeros(robot.dof)
@@ -133,7 +134,7 @@ def simulate_elastic_command(args, robot, q0, qd0, tau, words, goal=None, kp=Non
     start = time.perf_counter()
     run = simulate_elastic(robot, springs, q0, duration=args.duration, dt=dt, qd0=qd0,
                            thetad0=qd0 @ springs.N.T if coupled else qd0[index], tau=tau,
-                           method=method)
+                           method=method, balance=True)
     wall = time.perf_counter() - start
     rigid = [j for j in range(robot.dof) if j not in index]
     which = "elastic joints" if not rigid else (

@@ -401,8 +401,9 @@ class ElasticSimulation:
     ``tau`` ``(T, n)``, the motors' ``theta``, ``thetad`` ``(T, m)`` (one column per
     spring), ``evaluations`` of the equations and ``joints``, the elastic joints' indices
     (0-based; ``None``: every joint); ``coupling`` the matrix ``N`` of springs behind a
-    coupled transmission (``theta``: the motors' own angles; ``None``: per joint) and
-    ``method`` the integrator's name."""
+    coupled transmission (``theta``: the motors' own angles; ``None``: per joint),
+    ``method`` the integrator's name, and with ``balance`` the inputs' ``work`` and the
+    ``loss`` to damping and friction ``(T,)``, integrated with the state (else ``None``)."""
 
     t: np.ndarray
     q: np.ndarray
@@ -414,6 +415,8 @@ class ElasticSimulation:
     joints: tuple[int, ...] | None = None
     coupling: np.ndarray | None = None
     method: str = "radau"
+    work: np.ndarray | None = None
+    loss: np.ndarray | None = None
 
     @property
     def elastic(self) -> np.ndarray:
@@ -446,7 +449,8 @@ class ElasticSimulation:
         from dataclasses import fields, replace
 
         rows = {f.name: getattr(self, f.name)[::k] for f in fields(self)
-                if f.name in ("t", "q", "theta", "qd", "thetad", "tau")}
+                if f.name in ("t", "q", "theta", "qd", "thetad", "tau", "work", "loss")
+                and getattr(self, f.name) is not None}
         return replace(self, **rows)
 
     def save(self, path) -> Path:
@@ -490,7 +494,7 @@ def simulate_elastic(robot, springs: ElasticJoints | None = None, q0: ArrayLike 
                      dt: float, theta0: ArrayLike | None = None, qd0: ArrayLike | None = None,
                      thetad0: ArrayLike | None = None, tau=None, rtol: float = 1e-8,
                      atol: float = 1e-10, max_evaluations: int = MAX_EVALUATIONS,
-                     method: str = "radau") -> ElasticSimulation:
+                     method: str = "radau", balance: bool = False) -> ElasticSimulation:
     """Integrate the elastic-joint model with ``springs`` (``None``: the model's,
     :func:`springs_of`; :func:`checked_springs`) from ``q0`` (motors at ``theta0``, default the
     static deflection ``S q0 + K^-1 S g(q0)`` that holds the links at rest; rates ``qd0``,
@@ -501,7 +505,9 @@ def simulate_elastic(robot, springs: ElasticJoints | None = None, q0: ArrayLike 
     :class:`~robodyn.InputError` when the equations were evaluated ``max_evaluations``
     times (the budget) before the end. Springs behind a coupled transmission
     (:mod:`robodyn.motion.elastic_coupled`): ``theta`` are the motors' angles, ``tau``
-    the joint torques ``N^T tau_m``."""
+    the joint torques ``N^T tau_m``. ``balance``: integrate with the state the inputs' work
+    and the power lost to the springs' damping and the friction (two more states, the
+    run's ``work`` and ``loss``, for :func:`~robodyn.motion.elastic_energy.elastic_energy`)."""
     from scipy.integrate import solve_ivp  # SciPy only when used
 
     scipy_method = elastic_method(method)
@@ -534,19 +540,26 @@ def simulate_elastic(robot, springs: ElasticJoints | None = None, q0: ArrayLike 
 
     count = [0]
     side = link_side_of(robot, elastic)
+    rubs = balance and bool(np.any(side.friction_torques(np.ones(n))))   # link friction
+    size = 2 * (n + m)
 
     def rhs(t, x):
         count[0] += 1
         if count[0] > max_evaluations:
             raise _Budget
-        q, th, qd, thd = x[:n], x[n:n + m], x[n + m:2 * n + m], x[2 * n + m:]
-        qdd, thdd = _accelerations(side, elastic, q, th, qd, thd,
-                                   torque(t, q, th, qd, thd))
-        return np.concatenate([qd, thd, qdd, thdd])
+        q, th, qd, thd = x[:n], x[n:n + m], x[n + m:2 * n + m], x[2 * n + m:size]
+        tau = torque(t, q, th, qd, thd)
+        qdd, thdd = _accelerations(side, elastic, q, th, qd, thd, tau)
+        if not balance:
+            return np.concatenate([qd, thd, qdd, thdd])
+        lost = elastic.dissipation(q, qd, thd) + (side.friction_torques(qd) @ qd if rubs
+                                                  else 0.0)
+        return np.concatenate([qd, thd, qdd, thdd,
+                               [elastic.motor_power(q, qd, thd, tau), lost]])
 
+    start = np.concatenate([q0, theta0, qd0, thetad0] + ([np.zeros(2)] if balance else []))
     try:
-        sol = solve_ivp(rhs, (0.0, float(times[-1])),
-                        np.concatenate([q0, theta0, qd0, thetad0]), method=scipy_method,
+        sol = solve_ivp(rhs, (0.0, float(times[-1])), start, method=scipy_method,
                         t_eval=times, rtol=rtol, atol=atol, max_step=dt)
     except _Budget:
         raise InputError(f"simulate_elastic: the equations were evaluated {max_evaluations:,} "
@@ -556,12 +569,13 @@ def simulate_elastic(robot, springs: ElasticJoints | None = None, q0: ArrayLike 
         raise InputError(f"simulate_elastic: the integrator stopped: {sol.message}")
     x = sol.y.T
     q, th = x[:, :n], x[:, n:n + m]
-    qd, thd = x[:, n + m:2 * n + m], x[:, 2 * n + m:]
+    qd, thd = x[:, n + m:2 * n + m], x[:, 2 * n + m:size]
     tau_out = np.array([torque(t, *row) for t, row in
                         zip(sol.t, zip(q, th, qd, thd, strict=True), strict=True)])
     coupling = elastic.N if isinstance(elastic, CoupledSprings) else None
+    work, loss = (x[:, size], x[:, size + 1]) if balance else (None, None)
     return ElasticSimulation(sol.t, q, th, qd, thd, tau_out.reshape(len(sol.t), n), count[0],
-                             elastic.joints, coupling, method)
+                             elastic.joints, coupling, method, work, loss)
 
 
 class ElasticComputedTorque:

@@ -11,9 +11,10 @@ coupled transmission ``J_m``, ``theta_m`` and ``theta_m - N q``,
 what the springs' damping and the friction (the links', and the motors' behind a coupled
 transmission) take (Spong 1987, the Lyapunov function of the elastic-joint robot; De Luca
 and Book, Springer Handbook of Robotics, ch. 11). Without inputs, damping and friction
-``E`` is constant: its drift measures the integrator. ``W`` and ``L`` are integrated by the
-trapezoidal rule on the run's samples, so their balance is as good as the samples are
-dense.
+``E`` is constant: its drift measures the integrator. ``W`` and ``L`` are the run's own
+when it integrated them with the state (``simulate_elastic(..., balance=True)``, to the
+integrator's tolerance), else the trapezoidal rule on its samples (as good as the samples
+are dense).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ class ElasticEnergy:
     """``E = T + U`` along a run (``(T,)`` arrays): ``kinetic`` (links and rotors),
     ``gravity`` ``U_g``, ``spring`` ``1/2 d^T K d``, ``work`` ``W`` and ``loss`` ``L`` (both
     cumulative from 0), ``passive`` when nothing adds or takes energy (no input, no damping
-    or friction along the run)."""
+    or friction along the run); ``integrated`` when ``W`` and ``L`` came with the run (else
+    the trapezoidal rule on its samples)."""
 
     t: np.ndarray
     kinetic: np.ndarray
@@ -39,6 +41,7 @@ class ElasticEnergy:
     work: np.ndarray
     loss: np.ndarray
     passive: bool
+    integrated: bool = False
 
     @property
     def total(self) -> np.ndarray:
@@ -77,7 +80,8 @@ def elastic_energy(side, springs, run) -> ElasticEnergy:
     :class:`~robodyn.motion.elastic_coupled.CoupledSprings`); ``side`` the link side's
     model (:func:`robodyn.motion.elastic.link_side`: the links without the rotors behind
     the springs), whose ``kinetic_energy``, ``potential_energy`` and ``friction_torques``
-    it evaluates on the samples."""
+    it evaluates on the samples; the work and loss integrated with the run when it has
+    them (``run.work``, ``run.loss``)."""
     q, qd, theta, thetad = run.q, run.qd, run.theta, run.thetad
     kinetic = np.asarray(side.kinetic_energy(q, qd)) + springs.motor_energy(thetad)
     gravity = np.asarray(side.potential_energy(q), dtype=float)
@@ -86,5 +90,8 @@ def elastic_energy(side, springs, run) -> ElasticEnergy:
     lost = springs.dissipation(q, qd, thetad) + np.sum(
         np.asarray(side.friction_torques(qd)) * qd, axis=-1)
     passive = not (np.any(power) or np.any(lost))
+    if getattr(run, "work", None) is not None:
+        return ElasticEnergy(run.t, kinetic, gravity, spring, run.work, run.loss, passive,
+                             True)
     return ElasticEnergy(run.t, kinetic, gravity, spring, _cumulative(run.t, power),
                          _cumulative(run.t, lost), passive)
