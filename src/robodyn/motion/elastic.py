@@ -49,6 +49,11 @@ counted once, as ``B``. Springs given by hand (:meth:`ElasticJoints.of`) to a ro
 motors have an armature must give it as their ``motor_inertia``. ``rd.simulate`` refuses a
 model with springs (its state is ``n``, not ``2n``) and points here; the rigid limit
 ``K -> inf`` is :func:`without_springs`.
+
+**Behind a coupled transmission** (``transmission: {..., stiffness}``) the springs sit on
+the motors' side of the coupling ``N``, one per motor, and ``theta`` are the motors' own
+angles: :mod:`robodyn.motion.elastic_coupled` (:class:`CoupledSprings`, which
+:func:`springs_of` gives and every function here takes).
 """
 
 from __future__ import annotations
@@ -253,7 +258,10 @@ def refuse_springs(robot: Robot, what: str) -> None:
     """An :class:`~robodyn.InputError` for ``what`` (``"rd.simulate"``) of a robot with
     elastic joints, which moves on the ``2n`` state of :func:`simulate_elastic`."""
     if has_springs(robot):
-        raise InputError(f"{what}: {robot.name}'s joints are elastic (motor.stiffness), its "
+        tr = getattr(robot.chain, "transmission", None)
+        field = "motor.stiffness" if tr is None or tr.stiffness is None else \
+            "transmission.stiffness"
+        raise InputError(f"{what}: {robot.name}'s joints are elastic ({field}), its "
                          "state is (q, theta, q', theta'); simulate it with robodyn.motion."
                          "elastic.simulate_elastic(robot, None, q0, duration=..., dt=...), or "
                          "the rigid limit (K -> inf) with rd.simulate(robodyn.motion.elastic."
