@@ -71,8 +71,10 @@ def test_rigid_is_the_rigid_limit(capsys):
 
 
 @pytest.mark.parametrize("extra, message", [
-    (["--method", "rk4", "--dt", "0.01"], "--method: not yet for elastic joints"),
-    (["--save", "run.csv", "--save-dt", "0.02"], "--save-dt: not yet for elastic joints"),
+    (["--method", "rk4", "--dt", "0.01"], "--method: 'rk4' is not for elastic joints"),
+    (["--save", "run.csv", "--save-steps"], "--save-steps: not yet for elastic joints"),
+    (["--save", "run.csv", "--dt", "0.02", "--save-dt", "0.03"],
+     "--save-dt: 0.03 s is not a whole multiple of the samples' step 0.02 s"),
 ])
 def test_what_elastic_runs_do_not_take_yet_is_refused(capsys, tmp_path, monkeypatch, extra,
                                                       message):

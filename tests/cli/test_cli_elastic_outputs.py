@@ -113,6 +113,9 @@ def test_pd_gravity_settles_at_the_goal_with_the_motors_deflected(capsys, tmp_pa
     np.testing.assert_allclose(theta, held[1:] if partial else held, atol=1e-3)
     assert "PD on the motors with gravity compensation" in out
     assert float(re.search(r"final error max \|q_goal - q\| = (\S+) rad", out)[1]) < 1e-3
+    # the energy with the springs' changes by the law's work (on the motors, and on the rigid
+    # joint's link) less the losses: a wrong power on either side breaks the balance
+    assert float(re.search(r"balance \S+ J \(relative (\S+), integrated", out)[1]) < 1e-5
 
 
 def test_derive_of_a_partly_elastic_model_keeps_the_rigid_joints_rotor(capsys, tmp_path):

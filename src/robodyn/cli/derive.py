@@ -333,13 +333,17 @@ def _with_springs(eq, robot, fmt: str, out: str) -> str:
     """``out`` with the elastic-joint equations (Spong's motor and link sides,
     :func:`robodyn.symbolic.elastic.elastic_equations`) of a model whose motors have springs
     (``motor.stiffness``); ``out`` as it is for a rigid one."""
-    from ..motion.elastic import springs_of
+    from ..motion.elastic import CoupledSprings, springs_of
 
-    if springs_of(robot.numeric_chain) is None:
+    found = springs_of(robot.numeric_chain)
+    if found is None:
         return out
-    from ..symbolic.elastic import elastic_equations
+    from ..symbolic.elastic import coupled_elastic_equations, elastic_equations
 
-    springs = elastic_equations(eq, chain=robot.chain)
+    springs = (coupled_elastic_equations(eq, found.transmission)
+               if isinstance(found, CoupledSprings) else
+               elastic_equations(eq, chain=robot.chain))
+    tau = "\\tau_{{m,{}}}" if springs.coupling is not None else "\\tau_{{{}}}"
     if fmt == "json":
         import json
 
@@ -347,7 +351,9 @@ def _with_springs(eq, robot, fmt: str, out: str) -> str:
         data["elastic"] = {"link": [str(e) for e in springs.link],
                            "motor": [str(e) for e in springs.motor],
                            "joints": [j + 1 for j in springs.joints
-                                      or range(len(springs.link))]}
+                                      or range(len(springs.link))],
+                           **({} if springs.coupling is None else
+                              {"coupling": [list(r) for r in springs.coupling]})}
         return json.dumps(data, indent=2) + "\n"
     if fmt == "latex":
         import sympy as sp
@@ -355,7 +361,7 @@ def _with_springs(eq, robot, fmt: str, out: str) -> str:
         elastic = springs.joints or range(len(springs.link))
         rows = [sp.latex(e) + (" &= 0" if i in elastic else f" &= \\tau_{{{i + 1}}}")
                 for i, e in enumerate(springs.link)]
-        rows += [sp.latex(e) + f" &= \\tau_{{{i + 1}}}"
+        rows += [sp.latex(e) + " &= " + tau.format(i + 1)
                  for i, e in zip(elastic, springs.motor, strict=True)]
         section = ("\\section*{Elastic joints (Spong 1987): link side, motor side}\n"
                    "\\begin{align*}\n" + " \\\\\n".join(rows) + "\n\\end{align*}\n")

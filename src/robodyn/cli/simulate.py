@@ -252,6 +252,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         return _elastic(args, robot, q0, qd0, save, picture, animation)
     if args.rigid:
         robot = without_springs(robot)
+    if args.method == "bdf":
+        raise InputError("--method bdf: for elastic joints' springs (stiff); a rigid run takes "
+                         f"{', '.join(METHODS)}")
     if args.method in ("rk4", "semi-implicit-euler", "implicit-euler") and args.dt is None:
         raise InputError(f"--method {args.method} is a fixed-step method: give --dt (e.g. "
                          "0.001)")
@@ -389,8 +392,9 @@ def add_simulate_command(sub, parents=()) -> None:
                                        "torque_constant, ...)")
     p.add_argument("--dt", type=time_step, metavar="SECONDS",
                    help="fixed step (e.g. 0.001 for 1 kHz; default: adaptive steps)")
-    p.add_argument("--method", choices=METHODS, default=None,
-                   help="integrator (default: rk45, or rk4 with --dt)")
+    p.add_argument("--method", choices=(*METHODS, "bdf"), default=None,
+                   help="integrator (default: rk45, or rk4 with --dt; elastic joints: radau, "
+                        "the default, or bdf)")
     p.add_argument("--max-steps", type=step_count, default=DEFAULT_MAX_STEPS, metavar="N",
                    help=f"most steps of an adaptive method (default {DEFAULT_MAX_STEPS:,}, at "
                         f"most {MAX_STEPS:,}); a fixed step takes duration / dt steps, at most "

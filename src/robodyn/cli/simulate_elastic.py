@@ -1,17 +1,24 @@
 """``robodyn simulate`` of a model whose joints are elastic (``motor: {stiffness: K}`` on
 some or all joints): Spong's model on the state ``(q, theta, q', theta')``
-(:func:`robodyn.motion.elastic.simulate_elastic`, Radau IIA), from the links at ``--q0``
+(:func:`robodyn.motion.elastic.simulate_elastic`, Radau IIA, or BDF with ``--method bdf``),
+from the links at ``--q0``
 and the motors at the static deflection ``theta0 = q0 + K^-1 g(q0)``, with motor torques
 ``--tau`` (constant, or a CSV table ``t,tau1..taun``; default 0; a rigid joint's entry acts
 on its link), ``--controller computed-torque``
 (:class:`~robodyn.motion.elastic.ElasticComputedTorque` with the fast damping
 ``K_v = 2 sqrt(K B)``) or ``--controller pd-gravity`` (Tomei's PD on the motors with
 ``theta_d = q_d + K^-1 g(q_d)``, :class:`~robodyn.motion.elastic_control.ElasticPDGravity`).
-It prints the final state and the springs' largest deflection ``max |theta - q|``;
-``--save`` writes the samples (``t, q1.., theta<j>.., qd1.., thetad<j>.., tau1..``),
+It prints the final state, the springs' largest deflection ``max |theta - q|`` and the
+energy with the springs' (:func:`robodyn.motion.elastic_energy.elastic_energy`: its drift
+when nothing adds or takes energy, else its balance with the work of ``tau`` and the
+losses); ``--save`` writes the samples (``t, q1.., theta<j>.., qd1.., thetad<j>..,
+tau1..``; every ``--save-dt``, a whole multiple of ``--dt``),
 ``--plot`` draws ``q``, ``theta`` and the deflection (:func:`robodyn.plot.elastic.
 elastic_motion`), ``--animate`` the links. ``--rigid`` simulates the rigid limit
-(``K -> inf``) with :func:`robodyn.simulate` instead."""
+(``K -> inf``) with :func:`robodyn.simulate` instead. Springs behind a coupled
+transmission (``transmission: {..., stiffness}``, :mod:`robodyn.motion.elastic_coupled`)
+run the same way, ``theta`` the motors' own angles and ``theta0 = N q0 + K_m^-1 N^-T
+g(q0)``."""
 
 from __future__ import annotations
 
@@ -21,13 +28,22 @@ import numpy as np
 
 from ..core.errors import InputError
 from ..motion import trajectory as rd_trajectory
-from ..motion.elastic import ElasticComputedTorque, simulate_elastic, springs_of
+from ..motion.elastic import (
+    ELASTIC_METHODS,
+    CoupledSprings,
+    ElasticComputedTorque,
+    elastic_method,
+    link_side_of,
+    simulate_elastic,
+    springs_of,
+)
 from ..motion.elastic_control import ElasticPDGravity
+from ..motion.elastic_energy import elastic_energy
 from ..motion.options import time_grid
 from .output import format_vector, writing
 
 #: Options of ``simulate`` a run of elastic joints does not take yet, with what to do.
-_NOT_YET = (("method", "--method"), ("save_dt", "--save-dt"), ("save_steps", "--save-steps"))
+_NOT_YET = (("save_steps", "--save-steps"),)
 
 
 def default_sample_step(duration: float) -> float:
@@ -43,14 +59,46 @@ def check_elastic_options(args) -> None:
                              "out (--dt is the samples' step, Radau IIA the method), add "
                              "--rigid for the rigid limit, or use robodyn.motion.elastic."
                              "simulate_elastic from Python")
+    if getattr(args, "method", None):
+        elastic_method(args.method, "--method")
+
+
+def _save_every(args, dt: float) -> int:
+    """How many samples apart ``--save-dt`` keeps them: a whole multiple of the samples'
+    step ``dt`` (1 without it)."""
+    if args.save_dt is None:
+        return 1
+    time_grid(args.duration, args.save_dt, ("--duration", "--save-dt"))
+    k = round(args.save_dt / dt)
+    if k < 1 or abs(k * dt - args.save_dt) > 1e-9 * args.save_dt:
+        raise InputError(f"--save-dt: {args.save_dt:g} s is not a whole multiple of the "
+                         f"samples' step {dt:g} s (--dt); give a multiple such as "
+                         f"{max(k, 1) * dt:g}")
+    return k
+
+
+def energy_line(robot, springs, run) -> str:
+    """One line on ``E = T + U + 1/2 d^T K d`` along ``run``: its drift when nothing adds
+    or takes energy, else the balance with the work of ``tau`` and the losses (integrated
+    with the state: ``simulate_elastic(..., balance=True)``)."""
+    e = elastic_energy(link_side_of(robot, springs), springs, run)
+    total = e.total
+    start = (f"energy T+U+1/2 d^T K d: start {total[0]:.10g} J, end {total[-1]:.10g} J")
+    if e.passive:
+        return f"{start}, drift {total[-1] - total[0]:.3g} J (largest {e.error:.3g} J, " \
+               f"relative {e.relative:.2g})"
+    how = "integrated with the state" if e.integrated else "trapezoidal rule on the samples"
+    return (f"{start}; work of tau {e.work[-1]:.6g} J, damping and friction loss "
+            f"{e.loss[-1]:.6g} J; balance {e.error:.3g} J (relative {e.relative:.2g}, {how})")
 
 
 def _controller(args, robot, springs, q0, goal, kp, kd):
     """``(controller, words, reference)`` for ``--controller``."""
     if args.controller == "pd-gravity":
         ctl = ElasticPDGravity(robot, springs, goal, kp, kd)
+        held = "N q_d + K_m^-1 N^-T" if isinstance(springs, CoupledSprings) else "q_d + K^-1"
         return ctl, (f"PD on the motors with gravity compensation to q = "
-                     f"{format_vector(goal)}, theta_d = q_d + K^-1 g(q_d) = "
+                     f"{format_vector(goal)}, theta_d = {held} g(q_d) = "
                      f"{format_vector(ctl.theta_goal)} (kp = {format_vector(kp)}, kd = "
                      f"{format_vector(kd)})"), lambda t: goal
     kv = np.zeros(robot.dof)
@@ -75,6 +123,9 @@ def simulate_elastic_command(args, robot, q0, qd0, tau, words, goal=None, kp=Non
     index = springs.indices(robot.dof)
     dt = args.dt if args.dt is not None else default_sample_step(args.duration)
     time_grid(args.duration, dt, ("--duration", "--dt"))   # the checks simulate_elastic makes
+    every = _save_every(args, dt)
+    method = args.method or "radau"
+    coupled = isinstance(springs, CoupledSprings)
     units = ", ".join(dict.fromkeys(link.joint.unit for link in robot.links))
     controller = reference = None
     if args.controller is not None:
@@ -82,28 +133,42 @@ def simulate_elastic_command(args, robot, q0, qd0, tau, words, goal=None, kp=Non
         tau = controller
     start = time.perf_counter()
     run = simulate_elastic(robot, springs, q0, duration=args.duration, dt=dt, qd0=qd0,
-                           thetad0=qd0[index], tau=tau)
+                           thetad0=qd0 @ springs.N.T if coupled else qd0[index], tau=tau,
+                           method=method, balance=True)
     wall = time.perf_counter() - start
     rigid = [j for j in range(robot.dof) if j not in index]
     which = "elastic joints" if not rigid else (
         f"elastic joint{'s' if len(index) > 1 else ''} "
         f"{', '.join(str(j + 1) for j in index)} and rigid joint{'s' if len(rigid) > 1 else ''} "
         f"{', '.join(str(j + 1) for j in rigid)}")
-    print(f"{robot.name}: {robot.dof} DOF with {which} (K = "
-          f"{format_vector(springs.stiffness)}, B = G^2 J_m = "
-          f"{format_vector(springs.motor_inertia)}, D = {format_vector(springs.damping)}) "
-          f"simulated for {run.t[-1]:g} s (Radau IIA, samples every {dt:g} s) from q0 = "
-          f"{format_vector(q0)}, theta0 = q0 + K^-1 g(q0), qd0 = {format_vector(qd0)}, "
-          f"{words}")
+    how = f"{ELASTIC_METHODS[method][0].replace('Radau', 'Radau IIA')}, samples every {dt:g} s"
+    if coupled:
+        print(f"{robot.name}: {robot.dof} DOF with elastic drives behind the coupled "
+              f"transmission N = {format_vector(springs.N.ravel())} (K_m = "
+              f"{format_vector(springs.stiffness)}, J_m = "
+              f"{format_vector(springs.motor_inertia)}, D_m = "
+              f"{format_vector(springs.damping)}) simulated for {run.t[-1]:g} s ({how}) from "
+              f"q0 = {format_vector(q0)}, theta_m0 = N q0 + K_m^-1 N^-T g(q0), qd0 = "
+              f"{format_vector(qd0)}, {words}")
+    else:
+        print(f"{robot.name}: {robot.dof} DOF with {which} (K = "
+              f"{format_vector(springs.stiffness)}, B = G^2 J_m = "
+              f"{format_vector(springs.motor_inertia)}, D = {format_vector(springs.damping)}) "
+              f"simulated for {run.t[-1]:g} s ({how}) from q0 = "
+              f"{format_vector(q0)}, theta0 = q0 + K^-1 g(q0), qd0 = {format_vector(qd0)}, "
+              f"{words}")
     print(f"  evaluations: {run.evaluations:,}; wall time {wall:.3g} s, real-time factor "
           f"{run.t[-1] / wall:.3g}")
     print(f"  final state: q = {format_vector(run.q[-1])}, theta = "
           f"{format_vector(run.theta[-1])}, qd = {format_vector(run.qd[-1])}")
     deflection = np.abs(run.deflection)
     k, j = np.unravel_index(int(np.argmax(deflection)), deflection.shape)
-    print(f"  spring deflection: max |theta - q| = {deflection[k, j]:.3g} {units} (joint "
-          f"{index[j] + 1}, t = {run.t[k]:.6g} s); per joint "
-          f"{format_vector(deflection.max(axis=0))}")
+    which = (f"max |theta_m - N q| = {deflection[k, j]:.3g} rad at the motors (motor {j + 1}"
+             if coupled else
+             f"max |theta - q| = {deflection[k, j]:.3g} {units} (joint {index[j] + 1}")
+    print(f"  spring deflection: {which}, t = {run.t[k]:.6g} s); per "
+          f"{'motor' if coupled else 'joint'} {format_vector(deflection.max(axis=0))}")
+    print("  " + energy_line(robot, springs, run))
     if controller is not None:
         error = np.abs(np.asarray([reference(t) for t in run.t]) - run.q)
         line = f"  controller: final error max |q_goal - q| = {error[-1].max():.3g} {units}"
@@ -111,9 +176,10 @@ def simulate_elastic_command(args, robot, q0, qd0, tau, words, goal=None, kp=Non
             line += f", max tracking error {error.max():.3g} {units}"
         print(line)
     if save is not None:
-        writing(save, run.save, "--save", args.force)
-        print(f"  wrote {save} ({len(run.t):,} samples every {dt:g} s: t, q, theta, qd, "
-              "thetad, tau)")
+        saved = run.every(every)
+        writing(save, saved.save, "--save", args.force)
+        print(f"  wrote {save} ({len(saved.t):,} samples every {every * dt:g} s: t, q, theta, "
+              "qd, thetad, tau)")
     if picture is not None:
         from ..plot.elastic import elastic_motion
 

@@ -268,6 +268,11 @@ def robot_table(model: ModelSource) -> RobotTable:
                               for link in links
                               if getattr(link.motor, key) is not None or key == "stiffness")
             extras.append(f"{what} = [{_cut(shown, 60)}]{unit}")
+    tr = getattr(chain, "transmission", None)
+    if tr is not None:   # a coupled one (a diagonal one is the links' motors)
+        springs = "" if tr.stiffness is None else ", ".join(f"{k:g}" for k in tr.stiffness)
+        extras.append("coupled transmission" + (
+            f" with elastic drives K_m = [{_cut(springs, 60)}] N m/rad" if springs else ""))
     if extras:
         notes.append("also: " + ", ".join(extras))
     if provenance.locked:

@@ -18,6 +18,14 @@ Model files: a model-level key ::
       motor_inertia: [Jm1, Jm2]      # rotor inertias, kg m^2, >= 0
       motor_viscous: [Bm1, Bm2]      # optional: motor-side viscous friction, N m s/rad, >= 0
       motor_coulomb: [Fm1, Fm2]      # optional: motor-side Coulomb friction, N m, >= 0
+      stiffness: [Km1, Km2]          # optional: elastic drives, a spring per motor on the
+                                     # motor side of the gear, N m/rad at the motor, > 0
+      spring_damping: [Dm1, Dm2]     # optional, with stiffness: the springs' damping, >= 0
+
+With ``stiffness`` the joints are elastic (Spong's model behind the coupling,
+:mod:`robodyn.motion.elastic_coupled`): the motors' angles ``theta_m`` are a state of their
+own, the springs pass ``K_m (theta_m - N q)``, and ``theta = N q`` holds only in the rigid
+limit ``K_m -> inf``, the model the robot's own functions compute.
 """
 
 from __future__ import annotations
@@ -30,7 +38,8 @@ import numpy as np
 from ..core.errors import ModelError
 
 #: Keys under ``transmission:`` in a model file.
-TRANSMISSION_KEYS = ("matrix", "motor_inertia", "motor_viscous", "motor_coulomb")
+TRANSMISSION_KEYS = ("matrix", "motor_inertia", "motor_viscous", "motor_coulomb", "stiffness",
+                     "spring_damping")
 #: ``N`` is refused as singular when its condition number passes this (``1/eps`` of a float
 #: is about 4.5e15; beyond 1e12 the motor torques ``N^-T tau`` have no correct digits left).
 MAX_CONDITION = 1e12
@@ -39,14 +48,17 @@ MAX_CONDITION = 1e12
 @dataclass(frozen=True)
 class Transmission:
     """``theta = N q`` with motors of inertia ``motor_inertia`` (``J_m``, one per motor)
-    and motor-side friction ``motor_viscous`` (``B_m``) and ``motor_coulomb`` (``F_m``).
-    Tuples of floats, so the model stays hashable and comparable; build it with
-    :func:`transmission_of` (checked)."""
+    and motor-side friction ``motor_viscous`` (``B_m``) and ``motor_coulomb`` (``F_m``);
+    elastic drives have a spring per motor, ``stiffness`` ``K_m`` and ``spring_damping``
+    ``D_m`` (``None``: rigid). Tuples of floats, so the model stays hashable and
+    comparable; build it with :func:`transmission_of` (checked)."""
 
     matrix: tuple[tuple[float, ...], ...]
     motor_inertia: tuple[float, ...]
     motor_viscous: tuple[float, ...]
     motor_coulomb: tuple[float, ...]
+    stiffness: tuple[float, ...] | None = None
+    spring_damping: tuple[float, ...] | None = None
 
     @property
     def N(self) -> np.ndarray:  # noqa: N802 (the books' letter)
@@ -60,8 +72,10 @@ class Transmission:
         return bool(np.all(n == np.diag(np.diag(n))))
 
 
-def _numbers(value: object, field: str, n: int, nonnegative: bool) -> tuple[float, ...]:
-    """``value`` as ``n`` finite floats (``>= 0`` when ``nonnegative``), or a ModelError."""
+def _numbers(value: object, field: str, n: int, nonnegative: bool,
+             positive: bool = False) -> tuple[float, ...]:
+    """``value`` as ``n`` finite floats (``>= 0`` when ``nonnegative``, ``> 0`` when
+    ``positive``), or a ModelError."""
     if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
         raise ModelError(f"{field}: expected a list of {n} numbers, got {type(value).__name__}")
     out = []
@@ -71,9 +85,12 @@ def _numbers(value: object, field: str, n: int, nonnegative: bool) -> tuple[floa
         x = float(x)
         if not np.isfinite(x):
             raise ModelError(f"{field}[{k}]: {x} is not finite; give a finite number")
-        if nonnegative and x < 0:
+        if nonnegative and x < 0 and not positive:
             raise ModelError(f"{field}[{k}]: {x:g} is negative; a motor's inertia or friction "
                              "is >= 0")
+        if positive and not x > 0:
+            raise ModelError(f"{field}[{k}]: {x:g}; a spring's stiffness is > 0 (leave "
+                             "stiffness out for rigid drives)")
         out.append(x)
     if len(out) != n:
         raise ModelError(f"{field}: {len(out)} entries for {n} joints; give one per joint")
@@ -84,8 +101,9 @@ def transmission_of(data: object, dof: int, field: str = "transmission") -> Tran
     """The checked :class:`Transmission` of a mapping ``{matrix, motor_inertia,
     motor_viscous?, motor_coulomb?}`` for a model of ``dof`` joints: ``matrix`` square,
     ``dof x dof``, finite and non-singular (condition number below :data:`MAX_CONDITION`),
-    the motor lists ``dof`` numbers ``>= 0``. A :class:`ModelError` naming the field
-    otherwise."""
+    the motor lists ``dof`` numbers ``>= 0``; ``stiffness`` (optional) ``dof`` numbers
+    ``> 0`` with every ``motor_inertia > 0``, ``spring_damping`` only with it. A
+    :class:`ModelError` naming the field otherwise."""
     if not isinstance(data, Mapping):
         raise ModelError(f"{field}: expected a mapping {{matrix: [[...]], motor_inertia: [...]}}"
                          f", got {type(data).__name__}")
@@ -110,10 +128,24 @@ def transmission_of(data: object, dof: int, field: str = "transmission") -> Tran
         raise ModelError(f"{field}.matrix: singular (condition number {cond:.3g}); each motor "
                          "must move a different combination of joints, so N must be invertible")
     zeros = (0.0,) * dof
+    inertia = _numbers(data["motor_inertia"], f"{field}.motor_inertia", dof, True)
+    stiffness = damping = None
+    if "stiffness" in data:
+        stiffness = _numbers(data["stiffness"], f"{field}.stiffness", dof, True, True)
+        damping = _numbers(data.get("spring_damping", zeros), f"{field}.spring_damping", dof,
+                           True)
+        if not min(inertia, default=1.0) > 0:
+            k = inertia.index(min(inertia))
+            raise ModelError(f"{field}.motor_inertia[{k}]: {inertia[k]:g}; an elastic drive's "
+                             "motor side needs a rotor inertia > 0 (J_m theta_m'' = ...)")
+    elif "spring_damping" in data:
+        raise ModelError(f"{field}.spring_damping: a damping without a stiffness; give the "
+                         "springs (stiffness: [K_m, ...]) or remove spring_damping")
     return Transmission(
-        matrix, _numbers(data["motor_inertia"], f"{field}.motor_inertia", dof, True),
+        matrix, inertia,
         _numbers(data.get("motor_viscous", zeros), f"{field}.motor_viscous", dof, True),
-        _numbers(data.get("motor_coulomb", zeros), f"{field}.motor_coulomb", dof, True))
+        _numbers(data.get("motor_coulomb", zeros), f"{field}.motor_coulomb", dof, True),
+        stiffness, damping)
 
 
 class TransmissionWarning(UserWarning):
@@ -131,7 +163,13 @@ def with_transmission(chain, tr: Transmission, field: str = "transmission"):
     (:mod:`robodyn.codegen.driven`), so do the closed forms
     (:func:`robodyn.symbolic.derivation.finish`, :mod:`robodyn.symbolic.regressor`) and
     every function of the exported code (:mod:`robodyn.dynamics.driven_dynamics`). Joints
-    that already have a ``motor`` are refused."""
+    that already have a ``motor`` are refused.
+
+    Elastic drives (``tr.stiffness``): a diagonal ``N`` without motor friction is folded
+    the same way, the spring reflected to the joint, ``stiffness = N_ii^2 K_m`` and
+    ``spring_damping = N_ii^2 D_m`` (the energy ``1/2 K_m (theta_m - G q)^2 = 1/2 G^2 K_m
+    (theta_m / G - q)^2``: today's per-joint springs); with motor friction it stays a
+    transmission, whose friction acts on the motor side of the springs."""
     from dataclasses import replace
 
     from .friction import is_zero
@@ -144,7 +182,8 @@ def with_transmission(chain, tr: Transmission, field: str = "transmission"):
         if not (is_zero(link.motor.inertia) and link.motor.gear_ratio == 1):
             raise ModelError(f"{field}: links[{i}] already has a motor (inertia or gear_ratio); "
                              "give the drives either per joint or in transmission, not both")
-    if not tr.diagonal:
+    elastic = tr.stiffness is not None
+    if not tr.diagonal or (elastic and any(tr.motor_viscous + tr.motor_coulomb)):
         return replace(chain, transmission=tr)
     links = []
     for i, link in enumerate(chain.links):
@@ -156,9 +195,11 @@ def with_transmission(chain, tr: Transmission, field: str = "transmission"):
                          coulomb=fr.coulomb + extra_c,
                          coulomb_negative=(None if fr.coulomb_negative is None
                                            else fr.coulomb_negative + extra_c))
+        spring = {} if not elastic else {"stiffness": g * g * tr.stiffness[i],
+                                           "spring_damping": g * g * tr.spring_damping[i]}
         links.append(replace(link, friction=fr,
                              motor=replace(link.motor, inertia=tr.motor_inertia[i],
-                                           gear_ratio=g)))
+                                           gear_ratio=g, **spring)))
     return replace(chain, links=tuple(links))
 
 
@@ -170,6 +211,9 @@ def drive_notes(chain) -> list[str]:
     if getattr(chain, "transmission", None) is not None:
         notes.append("the coupled transmission (theta = N q, N^T Jm N) is left out: the "
                      "format has per-joint armature only")
+        if chain.transmission.stiffness is not None:
+            notes.append("the elastic drives (transmission stiffness, spring_damping) are "
+                         "left out: the file's joints are rigid")
     if getattr(chain, "lugre", None) is not None:
         notes.append("the LuGre friction parameters are left out")
     motors = [link.motor for link in chain.links]

@@ -49,6 +49,11 @@ counted once, as ``B``. Springs given by hand (:meth:`ElasticJoints.of`) to a ro
 motors have an armature must give it as their ``motor_inertia``. ``rd.simulate`` refuses a
 model with springs (its state is ``n``, not ``2n``) and points here; the rigid limit
 ``K -> inf`` is :func:`without_springs`.
+
+**Behind a coupled transmission** (``transmission: {..., stiffness}``) the springs sit on
+the motors' side of the coupling ``N``, one per motor, and ``theta`` are the motors' own
+angles: :mod:`robodyn.motion.elastic_coupled` (:class:`CoupledSprings`, which
+:func:`springs_of` gives and every function here takes).
 """
 
 from __future__ import annotations
@@ -62,6 +67,7 @@ from numpy.typing import ArrayLike
 
 from ..core.errors import InputError
 from .control import checked_gains
+from .elastic_coupled import CoupledSprings
 from .options import time_grid
 
 if TYPE_CHECKING:
@@ -71,7 +77,8 @@ if TYPE_CHECKING:
 __all__ = ["ElasticJoints", "elastic_forward_dynamics", "static_deflection",
            "simulate_elastic", "ElasticSimulation", "ElasticComputedTorque", "MAX_EVALUATIONS",
            "springs_of", "without_springs", "link_side", "refuse_springs",
-           "has_springs", "checked_springs", "armature_of"]
+           "has_springs", "checked_springs", "armature_of", "ELASTIC_METHODS",
+           "elastic_method", "CoupledSprings", "link_side_of"]
 
 def _per_joint(value, name: str, n: int, positive: bool) -> np.ndarray:
     try:
@@ -172,21 +179,64 @@ class ElasticJoints:
         tau = np.asarray(tau, dtype=float)
         return tau if self.joints is None else tau[..., self.joints]
 
+    def motor_accelerations(self, spring, tau, thetad) -> np.ndarray:
+        """``theta'' = B^-1 (S tau - spring)``, one per spring."""
+        return (self.motor_torques(tau) - spring) / self.motor_inertia
 
-def springs_of(chain: Chain) -> ElasticJoints | None:
+    def deflection(self, q, theta) -> np.ndarray:
+        """The springs' deflection ``theta - S q``, ``(..., m)``."""
+        return np.asarray(theta, dtype=float) - self.motor_torques(q)
+
+    def held(self, q, gravity) -> np.ndarray:
+        """The motor positions that hold the links at rest at ``q`` under their weight's
+        torques ``gravity`` (``g(q)``): ``theta = S q + K^-1 S g(q)``."""
+        return self.motor_torques(q) + self.motor_torques(gravity) / self.stiffness
+
+    def spring_energy(self, q, theta) -> np.ndarray:
+        """``1/2 (theta - S q)^T K (theta - S q)``, ``(...)``."""
+        d = self.deflection(q, theta)
+        return 0.5 * np.sum(self.stiffness * d * d, axis=-1)
+
+    def motor_energy(self, thetad) -> np.ndarray:
+        """The rotors' kinetic energy ``1/2 theta'^T B theta'``, ``(...)``."""
+        thetad = np.asarray(thetad, dtype=float)
+        return 0.5 * np.sum(self.motor_inertia * thetad * thetad, axis=-1)
+
+    def motor_power(self, q, qd, thetad, tau) -> np.ndarray:
+        """The inputs' power: ``(S tau)^T theta'`` on the motors, ``(P tau)^T (P q')`` on
+        the rigid joints' links, ``(...)``."""
+        tau, qd = np.asarray(tau, dtype=float), np.asarray(qd, dtype=float)
+        rigid = tau * qd
+        if self.joints is not None:
+            rigid[..., list(self.joints)] = 0.0
+        power = np.sum(self.motor_torques(tau) * np.asarray(thetad), axis=-1)
+        return power + (np.sum(rigid, axis=-1) if self.joints is not None else 0.0)
+
+    def dissipation(self, q, qd, thetad) -> np.ndarray:
+        """The power the springs' damping takes, ``d'^T D d'`` (``d' = theta' - S q'``)."""
+        rate = self.deflection(qd, thetad)
+        return np.sum(self.damping * rate * rate, axis=-1)
+
+
+def springs_of(chain: Chain) -> ElasticJoints | CoupledSprings | None:
     """The springs a model gives its joints, or ``None`` when it gives none: ``K`` its
     motors' ``stiffness``, ``D`` their ``spring_damping`` (default 0) and ``B = G^2 J_m``
     their armature (:class:`~robodyn.model.chain.Motor`), on the joints whose motor has a
     ``stiffness`` (the others rigid). ``chain``: a numeric chain (``robot.numeric_chain``),
     whose checks (:func:`~robodyn.model.checks.check_drives`) made ``K > 0``, ``D >= 0``,
-    ``B > 0``."""
+    ``B > 0``. A coupled transmission with ``stiffness`` gives
+    :class:`~robodyn.motion.elastic_coupled.CoupledSprings` (a spring per motor)."""
+    tr = getattr(chain, "transmission", None)
+    if tr is not None and tr.stiffness is not None:
+        return CoupledSprings(tr)
     motors = [link.motor for link in chain.links]
     chosen = [j for j, m in enumerate(motors) if m.stiffness is not None]
     if not chosen:
         return None
-    if getattr(chain, "transmission", None) is not None:
-        raise InputError("motor.stiffness: elastic joints behind a coupled transmission are "
-                         "not modelled; give independent gears (motor: {gear_ratio: G})")
+    if tr is not None:
+        raise InputError("motor.stiffness: springs on the joints behind a coupled "
+                         "transmission; give them to the motors instead (transmission: "
+                         "{..., stiffness: [K_m, ...]})")
     n = len(chosen)
     motors = [motors[j] for j in chosen]
     return ElasticJoints(
@@ -197,15 +247,21 @@ def springs_of(chain: Chain) -> ElasticJoints | None:
 
 
 def has_springs(robot: Robot) -> bool:
-    """Whether ``robot``'s model gives its joints springs (``motor.stiffness``)."""
-    return any(link.motor.stiffness is not None for link in robot.chain.links)
+    """Whether ``robot``'s model gives its joints springs (``motor.stiffness``, or a
+    transmission's ``stiffness``)."""
+    tr = getattr(robot.chain, "transmission", None)
+    return (tr is not None and tr.stiffness is not None) or any(
+        link.motor.stiffness is not None for link in robot.chain.links)
 
 
 def refuse_springs(robot: Robot, what: str) -> None:
     """An :class:`~robodyn.InputError` for ``what`` (``"rd.simulate"``) of a robot with
     elastic joints, which moves on the ``2n`` state of :func:`simulate_elastic`."""
     if has_springs(robot):
-        raise InputError(f"{what}: {robot.name}'s joints are elastic (motor.stiffness), its "
+        tr = getattr(robot.chain, "transmission", None)
+        field = "motor.stiffness" if tr is None or tr.stiffness is None else \
+            "transmission.stiffness"
+        raise InputError(f"{what}: {robot.name}'s joints are elastic ({field}), its "
                          "state is (q, theta, q', theta'); simulate it with robodyn.motion."
                          "elastic.simulate_elastic(robot, None, q0, duration=..., dt=...), or "
                          "the rigid limit (K -> inf) with rd.simulate(robodyn.motion.elastic."
@@ -224,12 +280,16 @@ def _rigid_chain(robot: Robot, rotors, joints=None) -> Chain:
 
     links = tuple(replace(link, motor=motor(j, link.motor))
                   for j, link in enumerate(robot.chain.links))
-    return replace(robot.chain, links=links)
+    tr = getattr(robot.chain, "transmission", None)
+    if tr is not None:   # elastic drives: rigid (K_m -> inf) or on the motor side only
+        tr = replace(tr, stiffness=None, spring_damping=None) if rotors else None
+    return replace(robot.chain, links=links, transmission=tr)
 
 
 def without_springs(robot: Robot) -> Robot:
     """``robot`` with its joints rigid: the model's ``stiffness`` and ``spring_damping``
-    removed (the limit ``K -> inf``: the rotor's armature ``G^2 J_m`` on ``M[i, i]``)."""
+    removed (the limit ``K -> inf``: the rotor's armature ``G^2 J_m`` on ``M[i, i]``; a
+    coupled transmission's ``N^T J_m N`` on ``M``)."""
     return robot.with_chain(_rigid_chain(robot, rotors=True))
 
 
@@ -243,6 +303,15 @@ def link_side(robot: Robot, joints: tuple[int, ...] | None = None) -> Robot:
     if not armature_of(robot)[slice(None) if joints is None else list(joints)].any():
         return robot
     return robot.with_chain(_rigid_chain(robot, rotors=False, joints=joints))
+
+
+def link_side_of(robot: Robot, elastic) -> Robot:
+    """The link side for ``elastic``: :func:`link_side`, or for springs behind a coupled
+    transmission the links without it (its motors are the motor side,
+    :mod:`robodyn.motion.elastic_coupled`)."""
+    if isinstance(elastic, CoupledSprings):
+        return robot.with_chain(_rigid_chain(robot, rotors=False))
+    return link_side(robot, elastic.joints)
 
 
 def armature_of(robot: Robot) -> np.ndarray:
@@ -262,6 +331,8 @@ def checked_springs(robot: Robot, springs: ElasticJoints | None) -> ElasticJoint
                              "stiffness); pass ElasticJoints.of(robot, stiffness, "
                              "motor_inertia) or give the model's motors a stiffness")
         return springs
+    if isinstance(springs, CoupledSprings):
+        return _checked_coupled(robot, springs)
     if not isinstance(springs, ElasticJoints):
         raise InputError("springs: expected robodyn.motion.elastic.ElasticJoints.of(robot, "
                          "stiffness, motor_inertia), or None for the model's")
@@ -283,6 +354,23 @@ def checked_springs(robot: Robot, springs: ElasticJoints | None) -> ElasticJoint
     return springs
 
 
+def _checked_coupled(robot: Robot, springs: CoupledSprings) -> CoupledSprings:
+    """Springs behind a coupled transmission given by hand: for ``robot.dof`` motors, on a
+    robot without rotors of its own (per joint, or a transmission with other motors: the
+    springs' transmission is the whole drive)."""
+    if springs.dof != robot.dof:
+        raise InputError(f"springs: a transmission of {springs.dof} motors, the robot has "
+                         f"{robot.dof} joints")
+    tr = getattr(robot.chain, "transmission", None)
+    same = tr is not None and (tr.matrix, tr.motor_inertia) == (
+        springs.transmission.matrix, springs.transmission.motor_inertia)
+    if armature_of(robot).any() or (tr is not None and not same):
+        raise InputError("springs: the robot has motors of its own (motor.inertia, or another "
+                         "transmission); CoupledSprings' transmission is the whole drive, so "
+                         "give the robot without them, or springs=None for the model's")
+    return springs
+
+
 def elastic_forward_dynamics(robot, elastic: ElasticJoints, q, theta, qd, thetad,
                              tau) -> tuple[np.ndarray, np.ndarray]:
     """``(q'', theta'')`` of the elastic-joint model (module docstring) at one state or a
@@ -292,25 +380,22 @@ def elastic_forward_dynamics(robot, elastic: ElasticJoints, q, theta, qd, thetad
     S q'))``. ``q``, ``qd``, ``tau``: ``n`` values; ``theta``, ``thetad``: ``m``, one per
     spring. (A robot with an armature makes its link side at each call:
     :func:`simulate_elastic` makes it once.)"""
-    return _accelerations(link_side(robot, elastic.joints), elastic, q, theta, qd, thetad, tau)
+    return _accelerations(link_side_of(robot, elastic), elastic, q, theta, qd, thetad, tau)
 
 
 def _accelerations(side, elastic, q, theta, qd, thetad, tau):
     spring = elastic.spring_torques(q, theta, qd, thetad)
     qdd = side.forward_dynamics(q, qd, elastic.link_torques(spring, tau))
-    thetadd = (elastic.motor_torques(tau) - spring) / elastic.motor_inertia
-    return qdd, thetadd
+    return qdd, elastic.motor_accelerations(spring, tau, thetad)
 
 
 def static_deflection(robot, elastic: ElasticJoints, q) -> np.ndarray:
     """The motor positions that hold the links at rest at ``q``: ``theta = S q + K^-1 S g(q)``
     (the springs carry the weight of the elastic joints, the rigid joints' inputs ``P g(q)``
-    the rest; friction is zero at rest); ``m`` values, one per spring."""
+    the rest; friction is zero at rest); ``m`` values, one per spring. Behind a coupled
+    transmission ``theta_m = N q + K_m^-1 N^-T g(q)``."""
     q = np.asarray(q, dtype=float)
-    if elastic.joints is None:
-        return q + robot.gravity_torques(q) / elastic.stiffness
-    return q[..., elastic.joints] + (robot.gravity_torques(q)[..., elastic.joints]
-                                     / elastic.stiffness)
+    return elastic.held(q, robot.gravity_torques(q))
 
 
 #: Evaluations of the equations of motion a simulation may spend (Radau's Newton
@@ -323,7 +408,10 @@ class ElasticSimulation:
     """A run of :func:`simulate_elastic`: ``t`` ``(T,)``, ``q``, ``qd`` and the inputs
     ``tau`` ``(T, n)``, the motors' ``theta``, ``thetad`` ``(T, m)`` (one column per
     spring), ``evaluations`` of the equations and ``joints``, the elastic joints' indices
-    (0-based; ``None``: every joint)."""
+    (0-based; ``None``: every joint); ``coupling`` the matrix ``N`` of springs behind a
+    coupled transmission (``theta``: the motors' own angles; ``None``: per joint),
+    ``method`` the integrator's name, and with ``balance`` the inputs' ``work`` and the
+    ``loss`` to damping and friction ``(T,)``, integrated with the state (else ``None``)."""
 
     t: np.ndarray
     q: np.ndarray
@@ -333,6 +421,10 @@ class ElasticSimulation:
     tau: np.ndarray
     evaluations: int
     joints: tuple[int, ...] | None = None
+    coupling: np.ndarray | None = None
+    method: str = "radau"
+    work: np.ndarray | None = None
+    loss: np.ndarray | None = None
 
     @property
     def elastic(self) -> np.ndarray:
@@ -341,7 +433,10 @@ class ElasticSimulation:
 
     @property
     def deflection(self) -> np.ndarray:
-        """The springs' deflection ``theta - S q`` ``(T, m)``."""
+        """The springs' deflection ``theta - S q`` ``(T, m)`` (``theta_m - N q`` behind a
+        coupled transmission)."""
+        if self.coupling is not None:
+            return self.theta - self.q @ self.coupling.T
         return self.theta - self.q[:, self.elastic]
 
     def columns(self) -> dict[str, np.ndarray]:
@@ -356,6 +451,15 @@ class ElasticSimulation:
             for k in range(values.shape[1]):
                 out[f"{name}{labels[k] if labels else k + 1}"] = values[:, k]
         return out
+
+    def every(self, k: int) -> ElasticSimulation:
+        """Every ``k``-th sample (the first and, when ``k`` divides the count, the last)."""
+        from dataclasses import fields, replace
+
+        rows = {f.name: getattr(self, f.name)[::k] for f in fields(self)
+                if f.name in ("t", "q", "theta", "qd", "thetad", "tau", "work", "loss")
+                and getattr(self, f.name) is not None}
+        return replace(self, **rows)
 
     def save(self, path) -> Path:
         """Write the run to ``.npz`` (arrays by name, :meth:`columns`) or ``.csv`` (a header,
@@ -376,22 +480,45 @@ class _Budget(Exception):
     pass
 
 
+#: The integrators of :func:`simulate_elastic`: SciPy's implicit methods (stiff springs).
+ELASTIC_METHODS = {"radau": ("Radau", "Radau IIA, implicit, fifth order"),
+                   "bdf": ("BDF", "BDF, implicit, variable order 1 to 5")}
+
+
+def elastic_method(method: str, field: str = "method") -> str:
+    """SciPy's name of ``method`` (:data:`ELASTIC_METHODS`), or an
+    :class:`~robodyn.InputError` naming it: the explicit and fixed-step methods of
+    :func:`robodyn.simulate` are refused for the stiff springs."""
+    if method not in ELASTIC_METHODS:
+        raise InputError(f"{field}: {method!r} is not for elastic joints; their springs make "
+                         "the equations stiff (a period 2 pi sqrt(B/K) far shorter than the "
+                         "motion), so give an implicit method: "
+                         f"{', '.join(ELASTIC_METHODS)}")
+    return ELASTIC_METHODS[method][0]
+
+
 def simulate_elastic(robot, springs: ElasticJoints | None = None, q0: ArrayLike | None = None,
                      *, duration: float,
                      dt: float, theta0: ArrayLike | None = None, qd0: ArrayLike | None = None,
                      thetad0: ArrayLike | None = None, tau=None, rtol: float = 1e-8,
-                     atol: float = 1e-10,
-                     max_evaluations: int = MAX_EVALUATIONS) -> ElasticSimulation:
+                     atol: float = 1e-10, max_evaluations: int = MAX_EVALUATIONS,
+                     method: str = "radau", balance: bool = False) -> ElasticSimulation:
     """Integrate the elastic-joint model with ``springs`` (``None``: the model's,
     :func:`springs_of`; :func:`checked_springs`) from ``q0`` (motors at ``theta0``, default the
     static deflection ``S q0 + K^-1 S g(q0)`` that holds the links at rest; rates ``qd0``,
     ``thetad0``, default 0) for ``duration`` seconds, the state
     saved every ``dt``. ``theta0``, ``thetad0``: one value per spring (``m``); ``q0``,
-    ``qd0``, ``tau``: one per joint (``n``). Radau IIA with ``rtol``, ``atol``; an
+    ``qd0``, ``tau``: one per joint (``n``). ``method`` ``"radau"`` (Radau IIA) or
+    ``"bdf"`` (:data:`ELASTIC_METHODS`) with ``rtol``, ``atol``, steps at most ``dt``; an
     :class:`~robodyn.InputError` when the equations were evaluated ``max_evaluations``
-    times (the budget) before the end."""
+    times (the budget) before the end. Springs behind a coupled transmission
+    (:mod:`robodyn.motion.elastic_coupled`): ``theta`` are the motors' angles, ``tau``
+    the joint torques ``N^T tau_m``. ``balance``: integrate with the state the inputs' work
+    and the power lost to the springs' damping and the friction (two more states, the
+    run's ``work`` and ``loss``, for :func:`~robodyn.motion.elastic_energy.elastic_energy`)."""
     from scipy.integrate import solve_ivp  # SciPy only when used
 
+    scipy_method = elastic_method(method)
     elastic = checked_springs(robot, springs)
     n, m = robot.dof, elastic.dof
     times = time_grid(duration, dt)   # checked: positive, dt <= duration, a bounded count
@@ -420,20 +547,27 @@ def simulate_elastic(robot, springs: ElasticJoints | None = None, q0: ArrayLike 
             return constant
 
     count = [0]
-    side = link_side(robot, elastic.joints)
+    side = link_side_of(robot, elastic)
+    rubs = balance and bool(np.any(side.friction_torques(np.ones(n))))   # link friction
+    size = 2 * (n + m)
 
     def rhs(t, x):
         count[0] += 1
         if count[0] > max_evaluations:
             raise _Budget
-        q, th, qd, thd = x[:n], x[n:n + m], x[n + m:2 * n + m], x[2 * n + m:]
-        qdd, thdd = _accelerations(side, elastic, q, th, qd, thd,
-                                   torque(t, q, th, qd, thd))
-        return np.concatenate([qd, thd, qdd, thdd])
+        q, th, qd, thd = x[:n], x[n:n + m], x[n + m:2 * n + m], x[2 * n + m:size]
+        tau = torque(t, q, th, qd, thd)
+        qdd, thdd = _accelerations(side, elastic, q, th, qd, thd, tau)
+        if not balance:
+            return np.concatenate([qd, thd, qdd, thdd])
+        lost = elastic.dissipation(q, qd, thd) + (side.friction_torques(qd) @ qd if rubs
+                                                  else 0.0)
+        return np.concatenate([qd, thd, qdd, thdd,
+                               [elastic.motor_power(q, qd, thd, tau), lost]])
 
+    start = np.concatenate([q0, theta0, qd0, thetad0] + ([np.zeros(2)] if balance else []))
     try:
-        sol = solve_ivp(rhs, (0.0, float(times[-1])),
-                        np.concatenate([q0, theta0, qd0, thetad0]), method="Radau",
+        sol = solve_ivp(rhs, (0.0, float(times[-1])), start, method=scipy_method,
                         t_eval=times, rtol=rtol, atol=atol, max_step=dt)
     except _Budget:
         raise InputError(f"simulate_elastic: the equations were evaluated {max_evaluations:,} "
@@ -443,11 +577,13 @@ def simulate_elastic(robot, springs: ElasticJoints | None = None, q0: ArrayLike 
         raise InputError(f"simulate_elastic: the integrator stopped: {sol.message}")
     x = sol.y.T
     q, th = x[:, :n], x[:, n:n + m]
-    qd, thd = x[:, n + m:2 * n + m], x[:, 2 * n + m:]
+    qd, thd = x[:, n + m:2 * n + m], x[:, 2 * n + m:size]
     tau_out = np.array([torque(t, *row) for t, row in
                         zip(sol.t, zip(q, th, qd, thd, strict=True), strict=True)])
+    coupling = elastic.N if isinstance(elastic, CoupledSprings) else None
+    work, loss = (x[:, size], x[:, size + 1]) if balance else (None, None)
     return ElasticSimulation(sol.t, q, th, qd, thd, tau_out.reshape(len(sol.t), n), count[0],
-                             elastic.joints)
+                             elastic.joints, coupling, method, work, loss)
 
 
 class ElasticComputedTorque:
@@ -461,7 +597,10 @@ class ElasticComputedTorque:
     (``S``: module docstring) ``B`` and ``K_v (q' - theta')`` enter their rows only (``K_v``:
     one per joint, the rigid joints' unused): the rigid joints' rows are computed torque on
     their links, the elastic joints' drive their motors. The tracking error is ``O(1/K)``:
-    exact as ``K -> inf``.
+    exact as ``K -> inf``. Behind a coupled transmission (:mod:`~robodyn.motion.
+    elastic_coupled`) the rigid model is the coupled one (``M + N^T J_m N``, the motors'
+    friction reflected) and the damping acts on the motors, ``N^T K_v (N q' - theta_m')``
+    (``K_v`` one per motor).
     ``trajectory``: a :class:`~robodyn.motion.trajectory.Trajectory` of the links."""
 
     def __init__(self, robot, elastic: ElasticJoints | None, trajectory, kp, kd, kv=0.0):
@@ -472,10 +611,19 @@ class ElasticComputedTorque:
         self.armature = armature_of(robot)[self.index]   # in robot's M already; B replaces it
         self.kp, self.kd = checked_gains(kp, "kp", n), checked_gains(kd, "kd", n)
         self.kv = checked_gains(kv, "kv", n)
+        if isinstance(self.elastic, CoupledSprings):   # the rigid coupled model, K_m -> inf
+            from dataclasses import replace
+
+            tr = replace(self.elastic.transmission, stiffness=None, spring_damping=None)
+            self.robot = robot.with_chain(replace(_rigid_chain(robot, False), transmission=tr))
 
     def __call__(self, t, q, theta, qd, thetad) -> np.ndarray:
         q_ref, qd_ref, qdd_ref = self.trajectory(t)
         y = qdd_ref + self.kd * (qd_ref - qd) + self.kp * (q_ref - q)
+        if isinstance(self.elastic, CoupledSprings):
+            damping = self.kv * -self.elastic.deflection(qd, thetad)
+            return self.robot.inverse_dynamics(q, qd, y) + self.elastic.link_torques(damping,
+                                                                                     None)
         if self.elastic.joints is None:
             rigid = (self.robot.inverse_dynamics(q, qd, y)
                      + (self.elastic.motor_inertia - self.armature) * y)

@@ -15,6 +15,13 @@ asymptotically stable when the smallest eigenvalue of ``[[K, -K], [-K, K + K_P]]
 elastic joints; ``K_P`` on the rigid ones) exceeds a bound of the gravity torques'
 gradient ``||dg/dq||`` (Tomei's condition), with ``K_D > 0``. Without springs it is PD with
 constant gravity compensation, the rigid arm's (Takegaki and Arimoto 1981).
+
+Behind a coupled transmission (:mod:`robodyn.motion.elastic_coupled`) the law acts on the
+motors' own angles, ``tau_m = K_P (theta_d - theta_m) - K_D theta_m' + N^-T g(q_d)`` with
+``theta_d = N q_d + K_m^-1 N^-T g(q_d)``; as joint torques ``tau = N^T tau_m``. In the
+motor angles seen at the joints ``N^-1 theta_m`` it is Tomei's law with the gains ``N^T
+K_P N``, ``N^T K_D N`` and the stiffness ``N^T K_m N``: symmetric positive definite, which
+is what his proof asks of the diagonal ones.
 """
 
 from __future__ import annotations
@@ -52,6 +59,9 @@ class ElasticPDGravity:
         self.theta_goal = static_deflection(robot, self.elastic, goal)
 
     def __call__(self, t, q, theta, qd, thetad) -> np.ndarray:
+        if self.elastic.joints is None:   # every joint elastic (per joint or coupled)
+            motors = self.kp * (self.theta_goal - theta) - self.kd * np.asarray(thetad)
+            return self.elastic.link_torques(motors, None) + self.gravity
         tau = self.kp * (self.goal - q) - self.kd * np.asarray(qd, dtype=float) + self.gravity
         e = self.index
         tau[..., e] = (self.kp[e] * (self.theta_goal - theta) - self.kd[e] * thetad

@@ -2,7 +2,10 @@
 per joint the link's ``q`` (solid) and, on an elastic joint, its motor's ``theta`` (dashed,
 reflected through the gear), with a controller's reference (dotted, black) when given;
 below, each spring's deflection ``theta - q`` in milliradians (millimetres for a prismatic
-joint), the torque the spring passes being ``K (theta - q) + D (theta' - q')``."""
+joint), the torque the spring passes being ``K (theta - q) + D (theta' - q')``. Behind a
+coupled transmission (``run.coupling``, ``N``) each joint shows the motors' angles seen at
+the joints, ``N^-1 theta_m`` (equal to ``q`` when rigid), and the deflections are the
+springs' own, ``theta_m - N q`` at the motors."""
 
 from __future__ import annotations
 
@@ -42,6 +45,10 @@ def elastic_motion(run: ElasticSimulation, robot: Robot | None = None, *,
         raise InputError(f"run.theta: {theta.shape[1]} columns for {len(elastic)} springs")
     if reference is not None:
         reference = np.broadcast_to(finite_array(reference, "reference"), q.shape)
+    coupling = getattr(run, "coupling", None)
+    seen, name = theta, "motor theta"
+    if coupling is not None:   # the motors' angles at the joints; the springs' deflection
+        seen, name = np.linalg.solve(coupling, theta.T).T, "motors (N^-1 theta_m)"
     fig = new_figure((7.5, 1.8 + 2.0 * (dof + 1.3)))
     *joint_axes, bottom = fig.subplots(dof + 1, 1, sharex=True,
                                        height_ratios=[1.0] * dof + [1.3])
@@ -52,21 +59,23 @@ def elastic_motion(run: ElasticSimulation, robot: Robot | None = None, *,
                     zorder=3)
         ax.plot(t, q[:, j], color=color, lw=1.8, label=f"link q{j + 1}")
         if j in elastic:
-            ax.plot(t, theta[:, elastic.index(j)], color=color, lw=1.3, ls="--", alpha=0.8,
-                    label=f"motor theta{j + 1}")
+            ax.plot(t, seen[:, elastic.index(j)], color=color, lw=1.3, ls="--", alpha=0.8,
+                    label=f"{name}{j + 1}" if coupling is None else f"{name}_{j + 1}")
         ax.set_ylabel(f"joint {j + 1} [{units[j]}]")
         ax.set_title(f"joint {j + 1}: " + ("elastic" if j in elastic else "rigid"),
                      fontsize="small", loc="left")
         ax.grid(True, alpha=0.3)
         ax.legend(loc="best", fontsize="x-small")
-    deflection = 1e3 * (theta - q[:, elastic])
+    deflection = 1e3 * (theta - (q[:, elastic] if coupling is None else q @ coupling.T))
     for k, j in enumerate(elastic):
         bottom.plot(t, deflection[:, k], color=f"C{j % 10}", lw=1.3,
-                    label=f"theta{j + 1} - q{j + 1}")
+                    label=f"theta{j + 1} - q{j + 1}" if coupling is None else
+                    f"theta_m{j + 1} - (N q){j + 1}")
     bottom.axhline(0.0, color="0.4", lw=0.6)
     peak = float(np.abs(deflection).max()) if deflection.size else 0.0
     shown = ", ".join(dict.fromkeys(f"m{units[j]}" for j in elastic))
-    bottom.set_title(f"spring deflection theta - q (peak {peak:.3g} {shown})",
+    what = "theta - q" if coupling is None else "theta_m - N q at the motors"
+    bottom.set_title(f"spring deflection {what} (peak {peak:.3g} {shown})",
                      fontsize="medium")
     bottom.set_ylabel(f"deflection [{shown}]")
     bottom.set_xlabel("t [s]")

@@ -19,6 +19,15 @@ armature stays in ``M``), and only the elastic joints have a motor row and a ``t
 
     link side:   M q'' + C q' + F + g - S^T [K (theta - S q) + D (theta' - S q')] = P^T P tau
     motor side:  B theta'' + K (theta - S q) + D (theta' - S q') = S tau
+
+Behind a coupled transmission with springs (:func:`coupled_elastic_equations`,
+:mod:`robodyn.motion.elastic_coupled`) ``theta`` are the motors' own angles, the rigid
+equations' drives (``N^T J_m N q''`` and the motors' friction) move to the motor side, and
+the motor rows equal the motors' torques ``tau_m``::
+
+    link side:   M q'' + C q' + F + g - N^T [K_m (theta - N q) + D_m (theta' - N q')] = 0
+    motor side:  J_m theta'' + B_m theta' + F_m sign(theta') + K_m (theta - N q)
+                 + D_m (theta' - N q') = tau_m
 """
 
 from __future__ import annotations
@@ -34,7 +43,7 @@ from ..model.expressions import to_sympy
 if TYPE_CHECKING:
     from ..model.chain import Chain
 
-__all__ = ["ElasticEquations", "elastic_equations"]
+__all__ = ["ElasticEquations", "elastic_equations", "coupled_elastic_equations"]
 
 
 @dataclass(frozen=True)
@@ -43,7 +52,9 @@ class ElasticEquations:
     ``motor`` (one per elastic joint, each ``= tau_i``), SymPy column matrices, in the link
     coordinates ``q``, the motor coordinates ``theta`` and their rates, with the symbols
     ``K``, ``B``, ``D`` of each elastic joint; ``joints`` the elastic joints' indices
-    (0-based, one per entry of ``theta``, ``K``, ``B``, ``D`` and ``motor``)."""
+    (0-based, one per entry of ``theta``, ``K``, ``B``, ``D`` and ``motor``); ``coupling``
+    the rows of ``N`` behind a coupled transmission (``theta``: the motors' angles, the
+    motor rows ``= tau_m``), ``None`` per joint."""
 
     name: str
     q: tuple
@@ -56,9 +67,22 @@ class ElasticEquations:
     link: sp.Matrix
     motor: sp.Matrix
     joints: tuple = ()
+    coupling: tuple | None = None
 
     def text(self) -> str:
         """The two sets of equations as text, with the steps' words."""
+        if self.coupling is not None:
+            return "\n".join([
+                f"Elastic drives of {self.name} behind the coupled transmission N = "
+                f"{[list(r) for r in self.coupling]} (Spong 1987; De Luca and Book): link "
+                "side = 0, motor side = tau_m",
+                "(1) link side: the links' tau (the drives' N^T J_m N q'' and friction moved "
+                "to the motors) with N^T [K_m (theta - N q) + D_m (theta' - N q')] moved to "
+                "the left",
+                *[f"    {sp.sstr(e)} = 0" for e in self.link],
+                "(2) motor side: J_m theta'' + B_m theta' + F_m sign(theta') + K_m (theta - "
+                "N q) + D_m (theta' - N q') = tau_m",
+                *[f"    {sp.sstr(e)} = tau_m{k + 1}" for k, e in enumerate(self.motor)]]) + "\n"
         elastic = set(self.joints) if self.joints else set(range(len(self.link)))
         lines = [f"Elastic joints of {self.name} (Spong 1987): link side = 0, motor side = tau",
                  "(1) link side: the rigid model's tau with the spring's torque "
@@ -143,3 +167,45 @@ def _joints(joints, n: int) -> tuple[int, ...]:
         raise ValueError(f"elastic_equations: joints: {list(joints)!r:.60}; give the elastic "
                          f"joints' indices, each once, from 0 to {n - 1}")
     return tuple(index)
+
+
+def coupled_elastic_equations(eq, tr, damping: bool = True) -> ElasticEquations:
+    """The equations of elastic drives behind the coupled transmission ``tr`` (a
+    :class:`~robodyn.model.transmission.Transmission` with ``stiffness``; module
+    docstring) from the rigid equations ``eq`` of the same model, which hold the drives'
+    ``R q''`` (``R = N^T J_m N``, summed exactly as :func:`~robodyn.symbolic.derivation.
+    finish` does) and friction ``N^T (B_m N q' + F_m sign(N q'))``: both are taken out of
+    the link side (they belong to the motors), ``N^T`` times the springs' torques moved to
+    its left; one motor row per motor, ``= tau_m``, in ``theta1..`` (the motors' angles).
+    ``damping=False`` leaves ``D_m`` out."""
+    from .derivation import exact, motor_rates
+
+    n = len(eq.q)
+    if len(eq.qd) != n or tr.stiffness is None or len(tr.stiffness) != n:
+        raise ValueError("coupled_elastic_equations: give the equations of revolute or "
+                         "prismatic joints and a transmission with a stiffness per motor")
+    N = tr.N.tolist()
+    th = tuple(sp.Symbol(f"theta{k + 1}") for k in range(n))
+    thd = tuple(sp.Symbol(f"thetad{k + 1}") for k in range(n))
+    thdd = tuple(sp.Symbol(f"thetadd{k + 1}") for k in range(n))
+    K = tuple(sp.Float(x) for x in tr.stiffness)
+    J = tuple(sp.Float(x) for x in tr.motor_inertia)
+    D = tuple(sp.Float(x) if damping else sp.Integer(0) for x in tr.spring_damping)
+    nq, nqd = motor_rates(tr, eq.q), motor_rates(tr, eq.qd)
+    spring = [K[k] * (th[k] - nq[k]) + D[k] * (thd[k] - nqd[k]) for k in range(n)]
+    friction = [sp.Float(b) * w + sp.Float(c) * sp.sign(w)
+                for b, c, w in zip(tr.motor_viscous, tr.motor_coulomb, nqd, strict=True)]
+    Nx = [[exact(x) for x in row] for row in N]
+    Jx = [exact(x) for x in tr.motor_inertia]
+    link = []
+    for i in range(n):
+        drives = sum((Nx[k][i] * Jx[k] * Nx[k][j] * eq.qdd[j] for j in range(n)
+                      for k in range(n)), sp.Integer(0)) + sum(
+            (sp.Float(N[k][i]) * friction[k] for k in range(n) if N[k][i]), sp.Integer(0))
+        link.append(sp.expand(eq.tau[i] - drives) - sum(
+            (sp.Float(N[k][i]) * spring[k] for k in range(n) if N[k][i]), sp.Integer(0)))
+    motor = sp.Matrix([J[k] * thdd[k] + sp.Float(tr.motor_viscous[k]) * thd[k]
+                       + sp.Float(tr.motor_coulomb[k]) * sp.sign(thd[k]) + spring[k]
+                       for k in range(n)])
+    return ElasticEquations(eq.name, tuple(eq.q), th, thd, thdd, K, J, D, sp.Matrix(link),
+                            motor, (), tuple(tuple(r) for r in N))

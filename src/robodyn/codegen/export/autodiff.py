@@ -118,6 +118,9 @@ def layout(name: str, dof: int, chain) -> tuple[Output, ...]:
 def build_program(runner: Runner, name: str, parameters: str) -> Program:
     """Trace registry entry ``name`` for the model of ``runner`` (see the module docstring for the
     ``parameters`` modes)."""
+    if name == "elastic_forward_dynamics":
+        raise InputError(f"{name}: in robot.to_code and robot.compile_c only, not yet in the "
+                         "JAX and CasADi functions")
     if name not in KERNELS and (name not in LUGRE_ADDED
                                 or getattr(runner.chain, "lugre", None) is None):
         raise InputError(f"{name}: only a model with LuGre friction (lugre:) has it")

@@ -19,6 +19,7 @@ from ...core.errors import InputError
 from ...core.version import VERSION
 from ...dynamics.closed_forward_dynamics import closed_forward_dynamics, closure_rows
 from ...dynamics.driven_dynamics import driven_spec, has_driven_form
+from ...dynamics.elastic_dynamics import ELASTIC, elastic_spec, exports_elastic
 from ...dynamics.lugre_dynamics import LUGRE_ADDED, lugre_closed_spec, lugre_names, lugre_spec
 from ...dynamics.registry import KERNELS, KernelSpec, output_shape
 from ...model.names import MARKER, visible
@@ -156,7 +157,7 @@ def check_functions(functions, where: str = "") -> tuple[str, ...]:
     if not names:
         raise InputError(f"{at}functions: empty; give at least one name, or None for all")
     for name in names:
-        if not isinstance(name, str) or name not in (*KERNELS, CLOSED, *LUGRE_ADDED):
+        if not isinstance(name, str) or name not in (*KERNELS, CLOSED, *LUGRE_ADDED, ELASTIC):
             raise InputError(f"{at}functions: {str(name)[:80]!r} is not a function; use "
                              f"names of {', '.join(KERNELS)} (and {CLOSED} of a closed "
                              f"mechanism, {', '.join(LUGRE_ADDED)} of LuGre friction)")
@@ -202,6 +203,8 @@ def build(runner: Runner, functions=None, parameters: str = "baked", name: str |
         names = tuple(k for k in names if has_driven_form(k))
     lugre = getattr(runner.chain, "lugre", None)
     names = lugre_names(names, runner.chain, functions is None)  # LuGre's take z, add rates
+    if functions is None and lugre is None and exports_elastic(runner.chain):
+        names += (ELASTIC,)  # the springs' 2n state too
     cname = identifier(name if name is not None else runner.name)
     if name is not None and cname != str(name):
         what = ("is reserved in a target language" if reserved(str(name))
@@ -218,6 +221,12 @@ def build(runner: Runner, functions=None, parameters: str = "baked", name: str |
             spec = closed_spec(runner.chain)
             if lugre is not None:  # F against the tree's torques, z the last input
                 spec = lugre_closed_spec(spec, lugre)
+        elif kind == ELASTIC:
+            if lugre is not None:
+                raise InputError(f"functions: {ELASTIC} of a model with LuGre friction is "
+                                 "not exported yet (its springs' state without the "
+                                 "bristles' z); leave it out")
+            spec = elastic_spec(runner.chain)
         elif lugre is not None:
             spec = lugre_spec(kind, runner.chain)
         elif kind in LUGRE_ADDED:

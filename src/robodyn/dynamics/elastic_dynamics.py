@@ -1,0 +1,134 @@
+"""The forward dynamics of elastic joints as a traced algorithm, for the exported code
+(:mod:`robodyn.codegen.export`) of a model with springs: Spong's model on the ``2n`` state
+(M. W. Spong, "Modeling and control of elastic joint robots", ASME J. Dyn. Sys., Meas.,
+Control 109(4), 1987; the numeric model is :mod:`robodyn.motion.elastic`)::
+
+    spring = K (theta - q) + D (theta' - q')
+    q''    = FD_links(q, q', spring)                      (the links, no rotor behind a spring)
+    theta'' = B^-1 (tau - spring),   B = G^2 J_m
+
+and behind a coupled transmission with springs (:mod:`robodyn.motion.elastic_coupled`,
+``theta`` the motors' angles, ``tau`` the joint torques ``N^T tau_m``)::
+
+    spring  = K_m (theta - N q) + D_m (theta' - N q')
+    q''     = FD_links(q, q', N^T spring)
+    theta'' = J_m^-1 (N^-T tau - B_m theta' - F_m sign(theta') - spring)
+
+``FD_links`` is the links' forward dynamics
+(:func:`~robodyn.dynamics.forward_dynamics.forward_dynamics`) with their own friction. The
+other exported functions of such a model are the rigid model's (its limit ``K -> inf``,
+the rotors in ``M``). Every joint must be elastic (a spring per joint, or per motor): with
+some joints rigid ``theta`` has fewer entries than ``q``, which the exported functions'
+fixed inputs do not take yet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from ..core.errors import InputError
+from .forward_dynamics import forward_dynamics
+from .registry import KernelSpec
+
+__all__ = ["ELASTIC", "elastic_spec", "has_springs_of", "elastic_forward_dynamics",
+           "exports_elastic"]
+
+#: The name of the exported function.
+ELASTIC = "elastic_forward_dynamics"
+
+
+def has_springs_of(chain) -> bool:
+    """Whether ``chain`` has springs: its motors' ``stiffness``, or a transmission's."""
+    tr = getattr(chain, "transmission", None)
+    return (tr is not None and tr.stiffness is not None) or any(
+        link.motor.stiffness is not None for link in chain.links)
+
+
+def _links_only(chain, coupled: bool):
+    """``chain`` without what sits behind the springs: each motor's rotor, spring and
+    damping (per joint), or the transmission (coupled)."""
+    if coupled:
+        return replace(chain, transmission=None)
+    links = tuple(replace(link, motor=replace(link.motor, inertia=0, stiffness=None,
+                                              spring_damping=None))
+                  for link in chain.links)
+    return replace(chain, links=links)
+
+
+def _per_joint(chain, q, theta, qd, thetad, tau, ops) -> list:
+    motors = [link.motor for link in chain.links]
+    spring = []
+    for m, a, b, ad, bd in zip(motors, theta, q, thetad, qd, strict=True):
+        s = m.stiffness * (a - b)
+        if m.spring_damping is not None:
+            s = s + m.spring_damping * (ad - bd)
+        spring.append(s)
+    qdd = forward_dynamics(_links_only(chain, False), q, qd, spring, ops)
+    thetadd = [(t - s) / m.armature for t, s, m in zip(tau, spring, motors, strict=True)]
+    return [qdd, thetadd]
+
+
+def _coupled(chain, q, theta, qd, thetad, tau, ops) -> list:
+    tr = chain.transmission
+    N = tr.N.tolist()
+    inverse_t = np.linalg.inv(tr.N.T).tolist()   # N^-T as constants
+    n = len(N)
+
+    def rate(row, x):
+        return sum((a * v for a, v in zip(row, x, strict=True) if a != 0), 0)
+
+    spring = [tr.stiffness[k] * (theta[k] - rate(N[k], q))
+              + (tr.spring_damping[k] * (thetad[k] - rate(N[k], qd))
+                 if tr.spring_damping[k] else 0) for k in range(n)]
+    links = [sum((N[k][i] * spring[k] for k in range(n) if N[k][i] != 0), 0) for i in range(n)]
+    qdd = forward_dynamics(_links_only(chain, True), q, qd, links, ops)
+    thetadd = []
+    for k in range(n):
+        torque = rate(inverse_t[k], tau) - spring[k]
+        if tr.motor_viscous[k]:
+            torque = torque - tr.motor_viscous[k] * thetad[k]
+        if tr.motor_coulomb[k]:
+            torque = torque - tr.motor_coulomb[k] * ops.sign(thetad[k])
+        thetadd.append(torque / tr.motor_inertia[k])
+    return [qdd, thetadd]
+
+
+def elastic_forward_dynamics(chain, q, theta, qd, thetad, tau, ops) -> list:
+    """``[q'', theta'']`` of ``chain``'s elastic joints (module docstring), ``2 x n``."""
+    tr = getattr(chain, "transmission", None)
+    if tr is not None and tr.stiffness is not None:
+        return _coupled(chain, q, theta, qd, thetad, tau, ops)
+    return _per_joint(chain, q, theta, qd, thetad, tau, ops)
+
+
+def exports_elastic(chain) -> bool:
+    """Whether the exported code of ``chain`` has :data:`ELASTIC` among every function:
+    springs on every joint, or behind a coupled transmission."""
+    try:
+        elastic_spec(chain)
+    except InputError:
+        return False
+    return True
+
+
+def elastic_spec(chain) -> KernelSpec:
+    """The exported function :data:`ELASTIC` of ``chain``; an :class:`InputError` for a
+    chain without springs, with some joints rigid, or with free or ball joints."""
+    if not has_springs_of(chain):
+        raise InputError(f"functions: {ELASTIC} is for a model with elastic joints (motor."
+                         "stiffness, or transmission: stiffness); this one has none")
+    tr = getattr(chain, "transmission", None)
+    if not chain.single_valued or (tr is None and any(
+            link.motor.stiffness is None for link in chain.links)):
+        raise InputError(f"functions: {ELASTIC} is exported for springs on every joint "
+                         "(revolute or prismatic); with some joints rigid theta has fewer "
+                         "entries than q: use robodyn.motion.elastic.elastic_forward_dynamics "
+                         "from Python")
+    return KernelSpec(elastic_forward_dynamics, ("q", "theta", "qd", "thetad", "tau"),
+                      lambda n, links: (2, n), name=ELASTIC, output="acc",
+                      parts=("qdd", "thetadd"),
+                      doc="qdd and thetadd of the elastic joints (Spong 1987): links "
+                          "FD(q, qd, springs), motors B thetadd = tau - springs; the other "
+                          "functions are the rigid limit K -> inf")
