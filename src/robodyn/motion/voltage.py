@@ -82,7 +82,7 @@ from .result import Simulation, finished
 from .single import simulate_one
 
 __all__ = ["Drives", "Rates", "simulate_voltage", "voltage_drives", "voltage_settings",
-           "run_voltage", "VOLTAGE_METHODS", "VOLTAGE_FIXED"]
+           "run_voltage", "voltage_result", "VOLTAGE_METHODS", "VOLTAGE_FIXED"]
 
 #: The fixed-step methods a voltage-driven run takes (with ``dt``).
 VOLTAGE_FIXED = ("rk4", "semi-implicit-euler")
@@ -167,6 +167,7 @@ def _constant(values: np.ndarray):
     def voltage(t, q, qd, i=None):
         return values
 
+    voltage.state_free = True  # a batch evaluates it once for all its rollouts
     return voltage
 
 
@@ -242,7 +243,12 @@ def _voltage(voltage, voltage_times, duration: float, n: int, inductive) -> Call
         check_magnitude(arr, "voltage")
         return _constant(arr)
     table = TorqueTable(arr, voltage_times, duration, n, name="voltage")
-    return lambda t, q, qd, i=None: table(t)
+
+    def voltage(t, q, qd, i=None):
+        return table(t)
+
+    voltage.state_free = True
+    return voltage
 
 
 def voltage_drives(robot, motors, voltage, voltage_times, duration: float,
@@ -291,8 +297,9 @@ class Rates:
         self.n, self.k = robot.dof, int(drives.inductive.sum())
 
     def split(self, y):
+        """``(q, qd, i_L)`` of the state ``y`` ``(..., size)`` (one run, or a batch's rows)."""
         n, k = self.n, self.k
-        return y[:n], y[n:2 * n], y[2 * n:2 * n + k]
+        return y[..., :n], y[..., n:2 * n], y[..., 2 * n:2 * n + k]
 
     def parts(self, t, y):
         """``(V, i, tau, qdd)`` at ``(t, y)``: the voltages, every motor's current, the
@@ -307,9 +314,9 @@ class Rates:
 
     def __call__(self, t, y):
         V, i, _, qdd = self.parts(t, y)
-        qd = y[self.n:2 * self.n]
+        qd = y[..., self.n:2 * self.n]
         return np.concatenate([qd, qdd, self.drives.current_rate(V, i, qd), V * i,
-                               self.drives.R * i * i])
+                               self.drives.R * i * i], axis=-1)
 
 
 def run_voltage(problem, options, bar) -> Simulation:
@@ -343,14 +350,23 @@ def run_voltage(problem, options, bar) -> Simulation:
                                               options.max_steps, options.method, n, bar)
         info = {"steps": steps, "evaluations": int(solver.nfev), "rtol": options.rtol,
                 "atol": options.atol}
-    q, qd = y[:n].T.copy(), y[n:2 * n].T.copy()
     samples = [rates.parts(tk, yk) for tk, yk in zip(t, y.T, strict=True)]
-    V, i, tau, qdd = (np.stack(x) for x in zip(*samples, strict=True))
+    return voltage_result(rates, t, y, [np.stack(x) for x in zip(*samples, strict=True)],
+                          info, solution)
+
+
+def voltage_result(rates: Rates, t, y, samples, info: dict, solution=None) -> Simulation:
+    """The :class:`Simulation` of one run of ``rates`` from its states ``y`` ``(size, T)``
+    at ``t`` and ``samples``, its :meth:`Rates.parts` ``(V, i, tau, qdd)`` at each sample,
+    stacked ``(T, ...)``; ``info`` (the integrator's) gets the motors' series and totals."""
+    n, k = rates.n, rates.k
+    q, qd = y[:n].T.copy(), y[n:2 * n].T.copy()
+    V, i, tau, qdd = samples
     info.update(current=i, voltage=V, electric_power=V * i,
-                drive_torque=drives.torque(i, qd),
+                drive_torque=rates.drives.torque(i, qd),
                 electric_energy=y[2 * n + k:3 * n + k, -1].copy(),
                 copper_loss=y[3 * n + k:, -1].copy())
-    return finished(robot, t, q, qd, qdd, tau, info, solution)
+    return finished(rates.robot, t, q, qd, qdd, tau, info, solution)
 
 
 def voltage_settings(robot, voltage, values, duration, options):
