@@ -8,10 +8,12 @@ shared ``voltage_times``; ``T = 1``: constant volts) or a list of ``N`` callable
 qd)``. Any other ``voltage`` (a number, one per joint, one table, one callable) is shared.
 The motors (``motors``, or the model file's) are shared.
 
-The rollouts run one after the other, each exactly the single run
-:func:`~robodyn.motion.voltage.simulate_voltage` makes (the same drives, options, checks and
-integrator: equal to the bit), on one time grid: ``dt`` (``"rk4"``,
-``"semi-implicit-euler"``) or ``sample_dt`` (the adaptive methods). The result is a batch
+Each rollout is exactly the single run :func:`~robodyn.motion.voltage.simulate_voltage`
+makes (the same drives, options, checks and integrator: equal to the bit), on one time
+grid: ``dt`` (``"rk4"``, ``"semi-implicit-euler"``) or ``sample_dt`` (the adaptive
+methods). Fixed steps of a tree (two rollouts or more) step together, the batched kernels
+called once a stage for all (:mod:`robodyn.motion.voltage_lockstep`); the adaptive methods
+and a closed mechanism's rollouts run one after the other. The result is a batch
 :class:`~robodyn.motion.result.Simulation`; ``info`` has the motors' ``current``,
 ``voltage``, ``electric_power`` and ``drive_torque`` ``(N, T, dof)`` and the
 ``electric_energy`` and ``copper_loss`` ``(N, dof)``; each rollout's energy balance (a

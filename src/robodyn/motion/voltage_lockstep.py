@@ -61,8 +61,9 @@ class BatchRates(Rates):
     def __init__(self, robot, problems: list[Problem]):
         super().__init__(robot, problems[0].drives, None, None)
         self.problems = problems
-        self.rows = np.arange(len(problems))
         self.single = {}
+        self._rows = self._plan = None
+        self.rows = np.arange(len(problems))
 
     def one(self, r: int) -> Rates:
         """The single run's rates of rollout ``r``."""
@@ -71,15 +72,42 @@ class BatchRates(Rates):
             self.single[r] = Rates(self.robot, p.drives, p.torque, p.wrench)
         return self.single[r]
 
-    def _voltages(self, t, q, qd, i_state):
-        rows = self.rows
-        V = np.empty((len(rows), len(self.drives.R)))
+    @property
+    def rows(self) -> np.ndarray:
+        """The rollouts the next calls evaluate (their positions in ``problems``)."""
+        return self._rows
+
+    @rows.setter
+    def rows(self, rows) -> None:
+        if rows is not self._rows:  # what is shared among them, worked out once
+            self._rows, self._plan = rows, self._planned(rows)
+
+    def _planned(self, rows):
+        """``(voltages, load, wrench, plain, pushed)`` for ``rows``: the voltages' groups
+        ``(drives, positions, state_free)``; the load shared by all when it is none or one
+        table (else None: row by row); the wrench shared by all (not a callable) or
+        ``(plain, pushed)``, the positions without and with one."""
         groups = {}
         for p, r in enumerate(rows):
             groups.setdefault(id(self.problems[r].drives), []).append(p)
+        voltages = []
         for where in groups.values():
             drives = self.problems[rows[where[0]]].drives
-            if getattr(drives.voltage, "state_free", False):
+            voltages.append((drives, where, getattr(drives.voltage, "state_free", False)))
+        loads = [self.problems[r].torque for r in rows]
+        load = loads[0] if all(x is loads[0] for x in loads) and (
+            loads[0] is None or isinstance(loads[0], TorqueTable)) else None
+        wrenches = [self.problems[r].wrench for r in rows]
+        shared = all(w is wrenches[0] for w in wrenches) and not callable(wrenches[0])
+        return (voltages, (load,) if load is not None or loads[0] is None and all(
+            x is None for x in loads) else None, (wrenches[0],) if shared else None,
+            [p for p, w in enumerate(wrenches) if w is None],
+            [p for p, w in enumerate(wrenches) if w is not None])
+
+    def _voltages(self, t, q, qd, i_state):
+        V = np.empty((len(self.rows), len(self.drives.R)))
+        for drives, where, state_free in self._plan[0]:
+            if state_free:  # a constant or one table: once for all its rollouts
                 V[where] = drives.voltage(t, None, None, None)
                 continue
             for p in where:
@@ -88,24 +116,22 @@ class BatchRates(Rates):
         return V
 
     def _loads(self, t, q, qd):
-        loads = [self.problems[r].torque for r in self.rows]
-        first = loads[0]
-        if all(x is first for x in loads) and (first is None or isinstance(first, TorqueTable)):
-            return torque_value(first, t, None, None, self.n)  # none, or one table: once
-        return np.stack([torque_value(x, t, q[p], qd[p], self.n) for p, x in enumerate(loads)])
+        shared = self._plan[1]
+        if shared is not None:  # none, or one table: once
+            return torque_value(shared[0], t, None, None, self.n)
+        return np.stack([torque_value(self.problems[r].torque, t, q[p], qd[p], self.n)
+                         for p, r in enumerate(self.rows)])
 
     def _accelerations(self, t, q, qd, tau):
-        wrenches = [self.problems[r].wrench for r in self.rows]
-        first = wrenches[0]
-        if all(w is first for w in wrenches) and not callable(first):  # none, or one for all
-            return self.robot.forward_dynamics(q, qd, tau, h_e=first)
+        _, _, shared, plain, pushed = self._plan
+        if shared is not None:  # none, or one for all
+            return self.robot.forward_dynamics(q, qd, tau, h_e=shared[0])
         qdd = np.empty(np.shape(qd))
-        plain = [p for p, w in enumerate(wrenches) if w is None]
         if plain:
             qdd[plain] = self.robot.forward_dynamics(q[plain], qd[plain], tau[plain])
-        pushed = [p for p, w in enumerate(wrenches) if w is not None]
         if pushed:
-            h = np.stack([wrench_value(wrenches[p], t, q[p], qd[p]) for p in pushed])
+            h = np.stack([wrench_value(self.problems[self.rows[p]].wrench, t, q[p], qd[p])
+                          for p in pushed])
             qdd[pushed] = self.robot.forward_dynamics(q[pushed], qd[pushed], tau[pushed],
                                                       h_e=h)
         return qdd
@@ -140,7 +166,7 @@ def _rowwise(rates: BatchRates, batched, single, rows, failed: dict, size: int,
         except RobodynError as exc:
             failed[int(rows[p])] = str(exc).removeprefix("simulate: ")
             keep[p] = False
-    return rows[keep], out[keep]
+    return (rows, out) if keep.all() else (rows[keep], out[keep])  # the same rows: planned
 
 
 def step_together(robot, problems: list[Problem | None], raw_loads: list, options, bar,
