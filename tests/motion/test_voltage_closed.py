@@ -70,8 +70,15 @@ def test_a_small_inductance_tends_to_the_run_without_one(four_bar):
     assert 1.8 < lag[0] / lag[1] < 2.2
 
 
-def test_an_inductance_at_fixed_steps_is_refused_naming_dt(four_bar):
+def test_an_inductance_at_fixed_steps_and_a_voltage_per_tree_joint_are_refused(four_bar):
     robot, _ = four_bar
+    motor = DCMotor(resistance=R, torque_constant=KT, inductance=1e-3)
     with pytest.raises(rd.InputError, match=r"dt: the motors of this closed mechanism"):
-        rd.simulate(robot, Q0, 0.0, 0.1, voltage=1.0, dt=0.01, progress=False,
-                    motors=DCMotor(resistance=R, torque_constant=KT, inductance=1e-3))
+        rd.simulate(robot, Q0, 0.0, 0.1, voltage=1.0, dt=0.01, progress=False, motors=motor)
+    with pytest.raises(rd.InputError, match=r"voltage: expected one number or 1 \(one per "
+                                            r"actuated joint\), got shape \(3,\)"):
+        rd.simulate(robot, Q0, 0.0, 0.1, voltage=[1.0, 2.0, 3.0], progress=False, motors=motor)
+    with pytest.raises(rd.InputError, match=r"expected 1 finite numbers \(volts, one per "
+                                            r"actuated joint\)"):
+        rd.simulate(robot, Q0, 0.0, 0.1, voltage=lambda t, q, qd: q, progress=False,
+                    motors=motor)

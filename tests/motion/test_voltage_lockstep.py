@@ -89,3 +89,22 @@ def test_a_current_loop_per_rollout_and_a_rollout_that_fails_alone():
     assert np.isnan(batch.q[2]).all()
     assert_rollouts_are_single_runs(arm, batch, {
         r: dict(q0=Q0S[r], duration=0.1, voltage=laws[r], **common) for r in (0, 1, 3)})
+
+
+def test_rollouts_behind_a_coupled_transmission_are_their_single_runs(tmp_path):
+    """theta = N q: the motors' speeds N qd and torques N^T (k_t i e) of a batch round as the
+    single run's (the sums written out), with the gears' efficiencies switching."""
+    path = tmp_path / "coupled.yaml"
+    text = rd.models.path(ARM).read_text().replace(  # motor 2's gear: eta 0.8, eta_b 0.7
+        "inertia: [0, 0, I2, 0, 0, 0]", "inertia: [0, 0, I2, 0, 0, 0]\n    motor: "
+        "{efficiency: 0.8, efficiency_back: 0.7}")
+    path.write_text(text + "transmission:\n  matrix: [[50, 0], [24, 30]]\n  motor_inertia: "
+                    "[2.0e-4, 1.0e-4]\n")
+    arm = rd.load(path)
+    assert float(arm.numeric_chain.links[1].motor.efficiency) == 0.8
+    common = dict(motors=[DCMotor(2.0, 0.05, inductance=2e-3), DCMotor(3.0, 0.04)], dt=1e-3,
+                  method="semi-implicit-euler", progress=False,
+                  voltage=lambda t, q, qd: [2.0 * np.sin(5 * t), -1.0 - q[1]])
+    batch = rd.rollout(arm, Q0S, 0.0, 0.05, **common)
+    assert_rollouts_are_single_runs(arm, batch, {
+        r: dict(q0=Q0S[r], duration=0.05, **common) for r in range(4)})

@@ -115,8 +115,9 @@ class Drives:
 
     def speed(self, qd) -> np.ndarray:
         """The motors' speeds: ``G qd`` (a gear a joint), ``N qd`` (a coupled
-        transmission)."""
-        return self.G * qd if self.N is None else qd @ self.N.T
+        transmission; the sums written out, so a batch's rows round as one run does,
+        where ``@`` may not)."""
+        return self.G * qd if self.N is None else np.sum(qd[..., None, :] * self.N, axis=-1)
 
     def currents(self, V, qd, i_state) -> np.ndarray:
         """Every motor's current: the state's where ``L > 0``, else ``(V - k_b w_m) / R``."""
@@ -135,7 +136,8 @@ class Drives:
         c = 1.0 - np.tanh(np.maximum(-s, 0.0) / self.efficiency_speed)
         if self.N is None:
             return self.G * self.kt * i * (back + c * (self.eta - back))
-        return (self.kt * i * (back + c * (self.eta - back))) @ self.N
+        return np.sum((self.kt * i * (back + c * (self.eta - back)))[..., :, None] * self.N,
+                      axis=-2)
 
     def run(self, problem, options, bar) -> Simulation:
         """The run of ``problem`` these drives drive: :func:`run_voltage`."""
@@ -171,7 +173,7 @@ def _constant(values: np.ndarray):
     return voltage
 
 
-def _checked_call(fn, n: int, with_current: bool):
+def _checked_call(fn, n: int, with_current: bool, per: str = "joint"):
     def voltage(t, q, qd, i=None):
         raw = fn(t, q, qd, i) if with_current else fn(t, q, qd)
         try:
@@ -182,7 +184,7 @@ def _checked_call(fn, n: int, with_current: bool):
             V = np.full(n, float(V))
         if V.shape != (n,) or not np.isfinite(V).all():
             raise InputError(f"voltage(t, q, qd): returned {excerpt(raw)} at t = {t:.6g} s; "
-                             f"expected {n} finite numbers (volts, one per joint)")
+                             f"expected {n} finite numbers (volts, one per {per})")
         check_magnitude(V, "voltage(t, q, qd)")
         return V
 
@@ -214,7 +216,8 @@ def _takes_current(fn) -> bool:
     return True
 
 
-def _voltage(voltage, voltage_times, duration: float, n: int, inductive) -> Callable:
+def _voltage(voltage, voltage_times, duration: float, n: int, inductive,
+             per: str = "joint") -> Callable:
     if callable(voltage):
         if voltage_times is not None:
             raise InputError("voltage_times: given with a callable voltage; times go with a "
@@ -224,19 +227,19 @@ def _voltage(voltage, voltage_times, duration: float, n: int, inductive) -> Call
             raise InputError("voltage(t, q, qd, i): a voltage that feeds back the current needs "
                              "the current as a state: give every motor an inductance > 0 (or "
                              "a voltage(t, q, qd))")
-        return _checked_call(voltage, n, with_current)
+        return _checked_call(voltage, n, with_current, per)
     try:
         if isinstance(voltage, str | bytes):
             raise TypeError
         arr = np.asarray(voltage, dtype=float)
     except (TypeError, ValueError):
-        raise InputError(f"voltage: expected volts (one number, {n} per joint, a table (T, "
+        raise InputError(f"voltage: expected volts (one number, {n} per {per}, a table (T, "
                          f"{n}) or a callable V(t, q, qd)), got {excerpt(voltage)}") from None
     if voltage_times is None and arr.ndim <= 1:  # constant per joint
         if arr.ndim == 0:
             arr = np.full(n, float(arr))
         if arr.shape != (n,):
-            raise InputError(f"voltage: expected one number or {n} (one per joint), got "
+            raise InputError(f"voltage: expected one number or {n} (one per {per}), got "
                              f"shape {arr.shape}; a table of voltages is (T, {n})")
         if not np.isfinite(arr).all():
             raise InputError(f"voltage: {excerpt(arr.tolist())} is not finite")
@@ -282,7 +285,8 @@ def voltage_drives(robot, motors, voltage, voltage_times, duration: float,
     return Drives(R=R, L=L, kt=kt, kb=kb, G=G,
                   eta=np.array([float(link.motor.efficiency) for link in links]),
                   eta_b=np.array([float(link.motor.back) for link in links]),
-                  voltage=_voltage(voltage, voltage_times, duration, n, L > 0),
+                  voltage=_voltage(voltage, voltage_times, duration, n, L > 0,
+                                   "joint" if n == robot.dof else "actuated joint"),
                   efficiency_speed=float(efficiency_speed), N=None if tr is None else tr.N)
 
 

@@ -13,9 +13,9 @@ state (a constant, one table), a load table shared by all, and no load at all ar
 evaluated once a stage.
 
 Each rollout's numbers are its single run's, bit for bit: the batched kernels compute each
-row with the program the single sample runs, and the motors' equations are elementwise
-(for a coupled transmission ``theta = N q``, the product ``qd N^T`` of a batch may round
-differently in the last bit). A stage that raises (a callable's bad value) or a step that
+row with the program the single sample runs, and the motors' equations are elementwise (a
+coupled transmission's products ``N qd`` written out as sums, which round the same in a
+batch). A stage that raises (a callable's bad value) or a step that
 leaves the finite range is done again rollout by rollout with the single run's step
 (:func:`~robodyn.motion.voltage_fixed.advance`), which names the error; that rollout stops
 there (``failed``) and the others go on. rk4's stability check at the start
