@@ -9,7 +9,11 @@
    1.3 GB, and the 2 cores of the machine this was written on would take minutes).
 2. The PUMA 560 under computed torque along a quintic, 1024 rollouts whose link masses are
    perturbed by up to 20 % (``values=``), the controller's model the nominal one.
-3. One state from Python: ``robot.inverse_dynamics`` / ``forward_dynamics`` and the
+3. Voltage-driven rollouts (DC motors, ``voltage=``): planar-2r, 0.5 s at dt = 1 ms, rk4,
+   ``rd.rollout`` stepping N rollouts together (:mod:`robodyn.motion.voltage_lockstep`)
+   against the same N runs one after another (``rd.simulate`` each, as batches ran before),
+   N = 1, 16, 256; a shared constant voltage, and a callable voltage law per rollout.
+4. One state from Python: ``robot.inverse_dynamics`` / ``forward_dynamics`` and the
    ``robot.kernel(...)`` handle with an ``out=`` buffer against ``pin.rnea`` / ``pin.aba``,
    Panda, UR5 and PUMA (the PUMA through its URDF export).
 
@@ -157,6 +161,40 @@ def puma_masses(args) -> None:
           f"{np.median(error):.2g} rad, worst {error.max():.2g} rad")
 
 
+def voltage_rollouts(args) -> None:
+    from robodyn.motion.electrics import DCMotor
+
+    arm = rd.load("planar-2r")
+    motors = [DCMotor(resistance=2.0, torque_constant=0.5, inductance=2e-3),
+              DCMotor(resistance=3.0, torque_constant=0.3)]
+    duration, dt = 0.5, 1e-3
+    print(f"\n## Voltage-driven rollouts, planar-2r, {duration:g} s at dt = {dt:g} s, rk4 "
+          "(median wall s)\n")
+    print("| voltage | N | together | one after another | speed-up |")
+    print("|---|---|---|---|---|")
+    for n in (1, 16) if args.quick else (1, 16, 256):
+        q0s = np.random.default_rng(3).uniform(-1.0, 1.0, (n, 2))
+        laws = [lambda t, q, qd, a=a: [a * (0.5 - q[0]) - qd[0], 2.0 * np.sin(4 * t)]
+                for a in np.linspace(5.0, 20.0, n)]
+        for what, voltage, each in (("constant [6, 3] V", [6.0, 3.0], [[6.0, 3.0]] * n),
+                                    ("V(t, q, qd) per rollout", laws, laws)):
+            options = dict(motors=motors, dt=dt, method="rk4", progress=False)
+
+            def together(voltage=voltage, options=options, q0s=q0s):
+                return rd.rollout(arm, q0s, 0.0, duration, voltage=voltage, **options)
+
+            def alone(each=each, options=options, q0s=q0s):
+                return [rd.simulate(arm, q0, 0.0, duration, voltage=v, **options)
+                        for q0, v in zip(q0s, each, strict=True)]
+
+            batch, runs = together(), alone()
+            assert all(np.array_equal(batch.q[r], runs[r].q) for r in range(n))  # the bits
+            t = interleaved({"together": together, "alone": alone},
+                            args.repeats if n < 256 else 1)
+            print(f"| {what} | {n} | {t['together']:.3g} | {t['alone']:.3g} | "
+                  f"{t['alone'] / t['together']:.1f}x |")
+
+
 def single_calls(args) -> None:
     import pinocchio as pin
 
@@ -217,10 +255,12 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="short runs (a smoke test)")
-    parser.add_argument("--only", choices=["rollouts", "puma", "single"], default=None)
+    parser.add_argument("--only", choices=["rollouts", "puma", "voltage", "single"],
+                        default=None)
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
-    for name, fn in (("rollouts", rollouts), ("puma", puma_masses), ("single", single_calls)):
+    for name, fn in (("rollouts", rollouts), ("puma", puma_masses),
+                     ("voltage", voltage_rollouts), ("single", single_calls)):
         if args.only in (None, name):
             fn(args)
 

@@ -103,17 +103,28 @@ def _torques(args, robot):
 
 # -- simulate ----------------------------------------------------------------------------------
 def _voltage(args, robot) -> np.ndarray | None:
-    """``--voltage``: constant volts at each joint's DC motor (one number for all, or one
-    per joint), the motors the model file's (``--tau``: a load beside them; ``--dt``: fixed
-    steps); None without it."""
+    """``--voltage``: constant volts at each motorised joint's DC motor (one number for
+    all, or one per joint; a closed mechanism's motors are at its actuated joints only, one
+    number each), the motors the model file's (``--tau``: a load beside them; ``--dt``:
+    fixed steps); None without it."""
     if args.voltage is None:
         return None
     if args.controller is not None:
         raise InputError("--voltage and --controller: a voltage-driven run takes its torques "
                          "from the motors; leave out --controller")
     flat = [x for group in args.voltage for x in group]
-    volts = np.full(robot.dof, flat[0]) if len(flat) == 1 else joint_vector(
-        args.voltage, "--voltage", robot)
+    closures = robot.chain.closures
+    if closures is not None and closures.loops:  # the motors of the actuated joints
+        names = closures.actuated
+        if len(flat) not in (1, len(names)):
+            raise InputError(f"--voltage: expected 1 number (every actuated joint) or "
+                             f"{len(names)} (one per actuated joint of {robot.name}: "
+                             f"{', '.join(names)}), got {len(flat)}; the passive joints have "
+                             "no motor")
+        volts = np.full(len(names), flat[0]) if len(flat) == 1 else np.array(flat)
+    else:
+        volts = np.full(robot.dof, flat[0]) if len(flat) == 1 else joint_vector(
+            args.voltage, "--voltage", robot)
     check_magnitude(volts, "--voltage")
     return volts
 
@@ -387,7 +398,8 @@ def add_simulate_command(sub, parents=()) -> None:
                    help="applied joint torques: a constant vector, or a CSV file with columns "
                         "t,tau1..taun (default: none, the arm moves freely)")
     vector_option(p, "--voltage", help="drive the joints by their DC motors' voltages "
-                                       "(volts, one number for all or one per joint; the "
+                                       "(volts, one number for all or one per joint, a "
+                                       "closed mechanism's actuated joints only; the "
                                        "motors of the model file: motor: resistance, "
                                        "torque_constant, ...)")
     p.add_argument("--dt", type=time_step, metavar="SECONDS",

@@ -576,6 +576,9 @@ def one_state_function(kernel: Kernel, widths: tuple[int, ...], compile_now: boo
     C-contiguous float64 arrays only (Numba raises ``TypeError`` for anything else and
     compiles nothing new); -2 when a length is not ``widths`` (or ``OUT`` not the
     kernel's width), else the kernel's result (-1, or 0 for a value that is not finite).
+    Inputs that are all 2-D (a batch ``(N, width)``) get -2 at once from a second
+    signature: Numba's ``TypeError`` costs about 0.1-0.2 ms a call (it explains the
+    mismatch), which every batched call of a hot kind would pay.
     None where it cannot be made (the NumPy backend, a compiler failure), or where it was
     never compiled before and not ``compile_now`` (it costs a second to several: the
     ``auto`` tier's calls never wait for it)."""
@@ -586,7 +589,10 @@ def one_state_function(kernel: Kernel, widths: tuple[int, ...], compile_now: boo
         return None
     args = [f"A{i}" for i in range(len(widths))]
     signature = "int64(" + ", ".join(["float64[::1]"] * (len(widths) + 2)) + ")"
-    lengths = " or ".join([f"A{i}.shape[0] != {w}" for i, w in enumerate(widths)]
+    batched = ("int64(" + ", ".join(["float64[:, ::1]"] * len(widths) + ["float64[::1]"] * 2)
+               + ")")
+    lengths = " or ".join([f"A{i}.ndim != 1" for i in range(len(widths))]
+                          + [f"A{i}.shape[0] != {w}" for i, w in enumerate(widths)]
                           + [f"OUT.shape[0] != {kernel.width}"])
     rows = ", ".join(f"A{i}.reshape(1, {w})" for i, w in enumerate(widths))
     source = (f"from numba import njit\nfrom {module} import kernel as k\n\n\n"
@@ -602,6 +608,7 @@ def one_state_function(kernel: Kernel, widths: tuple[int, ...], compile_now: boo
         # types only: any other argument is a TypeError, never a new compilation
         if not fn.signatures:  # not yet made by another runner or handle of this kernel
             fn.compile(signature)
+            fn.compile(batched)
             fn.disable_compile()
             cache.mark_ready(source)
         return fn

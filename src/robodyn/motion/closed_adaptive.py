@@ -60,12 +60,16 @@ class _Assembler:
 
 
 def run_closed_adaptive(problem: Problem, options: SimulationOptions, bar, chain,
-                        extra=None) -> Simulation:
+                        extra=None, carried=None) -> Simulation:
     """``"rk45"`` or ``"dop853"`` of the closed mechanism ``chain`` of ``problem.robot``
     (module docstring), sampled at ``options.times`` (or at every step when None);
     ``extra(t, q, qd, rows)`` (or None) the tree's torques of the external wrench
     (:func:`~robodyn.motion.closed_batch.wrench_torques`, ``rows`` ``[0]``).
-    ``info["closure"]`` is ``max |phi|`` per sample."""
+    ``info["closure"]`` is ``max |phi|`` per sample. ``carried`` (or None): states ``z``
+    integrated with the mechanism, ``x = (y, yd, z)`` (a voltage run's currents,
+    :mod:`robodyn.motion.voltage_closed`): ``carried.z0`` their start, ``carried(t, q, qd,
+    z) -> (tau, dz/dt)`` the tree's torques (in place of ``problem.torque``) and their
+    rate; ``info["carried"]`` their samples ``(T, len(z0))``."""
     from scipy.integrate import DOP853, RK45  # SciPy only when used
 
     robot, duration = problem.robot, options.duration
@@ -73,24 +77,29 @@ def run_closed_adaptive(problem: Problem, options: SimulationOptions, bar, chain
     a = chain.actuated
     na = len(a)
     q0 = start_on_loops(chain, problem.q0[None], problem.qd0[None], single=True)[0]
-    x0 = np.concatenate([q0[a], problem.qd0[a]])
+    z0 = np.zeros(0) if carried is None else np.asarray(carried.z0, dtype=float)
+    x0 = np.concatenate([q0[a], problem.qd0[a], z0])
     assembler = _Assembler(chain, 0.0, q0, problem.qd0[a])
 
-    def forces(t, q, qd):
-        tau = torque_value(problem.torque, t, q, qd, dof)
+    def forces(t, q, qd, z=z0):
+        """``(tau, tau + the wrench's, dz/dt)`` at ``(t, q, qd, z)``."""
+        if carried is None:
+            tau, dz = torque_value(problem.torque, t, q, qd, dof), z0
+        else:
+            tau, dz = carried(t, q, qd, z)
         if extra is None:
-            return tau, tau
-        return tau, tau + extra(t, q[None], qd[None], np.zeros(1, dtype=int))[0]
+            return tau, tau, dz
+        return tau, tau + extra(t, q[None], qd[None], np.zeros(1, dtype=int))[0], dz
 
     failure = []  # (t, why) of an evaluation where the mechanism could not follow y
 
     def rhs(t, x):
-        y, yd = x[:na], x[na:]
+        y, yd, z = x[:na], x[na:2 * na], x[2 * na:]
         try:
             q = assembler.assemble(t, y)
             _, _, _, S, s = assembler.remember(t, q, yd)
-            qd = S @ yd
-            return np.concatenate([yd, chain.reduced_acceleration(q, yd, forces(t, q, qd)[1])])
+            _, total, dz = forces(t, q, S @ yd, z)
+            return np.concatenate([yd, chain.reduced_acceleration(q, yd, total), dz])
         except AssemblyError as exc:
             failure[:] = [t, exc.reasons[0]]
             raise
@@ -105,7 +114,7 @@ def run_closed_adaptive(problem: Problem, options: SimulationOptions, bar, chain
 
     def accepted(x):  # after each step: the assembled state there, for the samples
         t = solvers[-1].t
-        steps.append(assembler.remember(t, assembler.assemble(t, x[:na]), x[na:]))
+        steps.append(assembler.remember(t, assembler.assemble(t, x[:na]), x[na:2 * na]))
         return x
 
     try:
@@ -124,10 +133,10 @@ def run_closed_adaptive(problem: Problem, options: SimulationOptions, bar, chain
     for k, tk in enumerate(t):  # each sample from the last step at or before it
         j = max(int(np.searchsorted(starts, tk, side="right")) - 1, 0)
         Q[k] = assembler.assemble(float(tk), x[:na, k], base=steps[j])
-    YD = x[na:].T
+    YD, Z = x[na:2 * na].T, x[2 * na:].T
     S, s = chain.velocity_terms(Q, YD)
     QD = np.einsum("kia,ka->ki", S, YD)
-    pairs = [forces(float(tk), qk, qdk) for tk, qk, qdk in zip(t, Q, QD)]
+    pairs = [forces(float(tk), qk, qdk, zk) for tk, qk, qdk, zk in zip(t, Q, QD, Z)]
     TAU = np.stack([p[0] for p in pairs])
     YDD = chain.reduced_acceleration(Q, YD, np.stack([p[1] for p in pairs]))
     QDD = np.einsum("kia,ka->ki", S, YDD) + s
@@ -135,4 +144,6 @@ def run_closed_adaptive(problem: Problem, options: SimulationOptions, bar, chain
             "atol": options.atol, "closure": np.abs(chain.residual(Q)).max(axis=1),
             "projection": "none: the reduced model on the actuated coordinates, the passive "
                           "joints assembled at every evaluation"}
+    if carried is not None:
+        info["carried"] = Z.copy()
     return finished(robot, t, Q, QD, QDD, TAU, info, solution)

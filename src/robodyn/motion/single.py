@@ -24,7 +24,7 @@ from .result import Simulation
 from .saturation import Saturated
 from .stick_slip import run_stick_slip
 
-__all__ = ["simulate_one"]
+__all__ = ["simulate_one", "finish_run"]
 
 
 def simulate_one(robot, q0: np.ndarray, qd0: np.ndarray, tau, tau_times, h_e,
@@ -53,12 +53,20 @@ def simulate_one(robot, q0: np.ndarray, qd0: np.ndarray, tau, tau_times, h_e,
             sim = run_lugre(problem, options, bar)
         else:
             sim = run_fixed(problem, options, bar)
-    wall = time.perf_counter() - start
+    return finish_run(robot, sim, tau, problem.wrench, options, time.perf_counter() - start)
+
+
+def finish_run(robot, sim: Simulation, tau, wrench, options: SimulationOptions,
+               wall: float) -> Simulation:
+    """The integrated run ``sim`` finished: its method and wall time (``wall`` seconds) in
+    ``info``, the checks (the energy balance under the checked ``wrench``, the joint limits;
+    warned of), then only the samples ``options`` keep. ``tau``: the torque as given (a
+    :class:`~robodyn.motion.saturation.Saturated` one reports what it cut)."""
     sim.info.update(method=options.method, wall_time=wall,
                     realtime_factor=(sim.t[-1] / wall) if wall > 0 else np.inf)
     if isinstance(tau, Saturated):  # the drives' limits: what was asked beyond them
         sim.info["saturation"] = tau.report()
-    check_energy(robot, sim, problem.wrench)
+    check_energy(robot, sim, wrench)
     if options.check_limits:
         report_limits(robot, sim)
     keep = options.keep

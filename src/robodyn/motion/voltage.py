@@ -82,7 +82,7 @@ from .result import Simulation, finished
 from .single import simulate_one
 
 __all__ = ["Drives", "Rates", "simulate_voltage", "voltage_drives", "voltage_settings",
-           "run_voltage", "VOLTAGE_METHODS", "VOLTAGE_FIXED"]
+           "run_voltage", "voltage_result", "VOLTAGE_METHODS", "VOLTAGE_FIXED"]
 
 #: The fixed-step methods a voltage-driven run takes (with ``dt``).
 VOLTAGE_FIXED = ("rk4", "semi-implicit-euler")
@@ -115,8 +115,9 @@ class Drives:
 
     def speed(self, qd) -> np.ndarray:
         """The motors' speeds: ``G qd`` (a gear a joint), ``N qd`` (a coupled
-        transmission)."""
-        return self.G * qd if self.N is None else qd @ self.N.T
+        transmission; the sums written out, so a batch's rows round as one run does,
+        where ``@`` may not)."""
+        return self.G * qd if self.N is None else np.sum(qd[..., None, :] * self.N, axis=-1)
 
     def currents(self, V, qd, i_state) -> np.ndarray:
         """Every motor's current: the state's where ``L > 0``, else ``(V - k_b w_m) / R``."""
@@ -135,7 +136,8 @@ class Drives:
         c = 1.0 - np.tanh(np.maximum(-s, 0.0) / self.efficiency_speed)
         if self.N is None:
             return self.G * self.kt * i * (back + c * (self.eta - back))
-        return (self.kt * i * (back + c * (self.eta - back))) @ self.N
+        return np.sum((self.kt * i * (back + c * (self.eta - back)))[..., :, None] * self.N,
+                      axis=-2)
 
     def run(self, problem, options, bar) -> Simulation:
         """The run of ``problem`` these drives drive: :func:`run_voltage`."""
@@ -167,10 +169,11 @@ def _constant(values: np.ndarray):
     def voltage(t, q, qd, i=None):
         return values
 
+    voltage.state_free = True  # a batch evaluates it once for all its rollouts
     return voltage
 
 
-def _checked_call(fn, n: int, with_current: bool):
+def _checked_call(fn, n: int, with_current: bool, per: str = "joint"):
     def voltage(t, q, qd, i=None):
         raw = fn(t, q, qd, i) if with_current else fn(t, q, qd)
         try:
@@ -181,7 +184,7 @@ def _checked_call(fn, n: int, with_current: bool):
             V = np.full(n, float(V))
         if V.shape != (n,) or not np.isfinite(V).all():
             raise InputError(f"voltage(t, q, qd): returned {excerpt(raw)} at t = {t:.6g} s; "
-                             f"expected {n} finite numbers (volts, one per joint)")
+                             f"expected {n} finite numbers (volts, one per {per})")
         check_magnitude(V, "voltage(t, q, qd)")
         return V
 
@@ -213,7 +216,8 @@ def _takes_current(fn) -> bool:
     return True
 
 
-def _voltage(voltage, voltage_times, duration: float, n: int, inductive) -> Callable:
+def _voltage(voltage, voltage_times, duration: float, n: int, inductive,
+             per: str = "joint") -> Callable:
     if callable(voltage):
         if voltage_times is not None:
             raise InputError("voltage_times: given with a callable voltage; times go with a "
@@ -223,26 +227,31 @@ def _voltage(voltage, voltage_times, duration: float, n: int, inductive) -> Call
             raise InputError("voltage(t, q, qd, i): a voltage that feeds back the current needs "
                              "the current as a state: give every motor an inductance > 0 (or "
                              "a voltage(t, q, qd))")
-        return _checked_call(voltage, n, with_current)
+        return _checked_call(voltage, n, with_current, per)
     try:
         if isinstance(voltage, str | bytes):
             raise TypeError
         arr = np.asarray(voltage, dtype=float)
     except (TypeError, ValueError):
-        raise InputError(f"voltage: expected volts (one number, {n} per joint, a table (T, "
+        raise InputError(f"voltage: expected volts (one number, {n} per {per}, a table (T, "
                          f"{n}) or a callable V(t, q, qd)), got {excerpt(voltage)}") from None
     if voltage_times is None and arr.ndim <= 1:  # constant per joint
         if arr.ndim == 0:
             arr = np.full(n, float(arr))
         if arr.shape != (n,):
-            raise InputError(f"voltage: expected one number or {n} (one per joint), got "
+            raise InputError(f"voltage: expected one number or {n} (one per {per}), got "
                              f"shape {arr.shape}; a table of voltages is (T, {n})")
         if not np.isfinite(arr).all():
             raise InputError(f"voltage: {excerpt(arr.tolist())} is not finite")
         check_magnitude(arr, "voltage")
         return _constant(arr)
     table = TorqueTable(arr, voltage_times, duration, n, name="voltage")
-    return lambda t, q, qd, i=None: table(t)
+
+    def voltage(t, q, qd, i=None):
+        return table(t)
+
+    voltage.state_free = True
+    return voltage
 
 
 def voltage_drives(robot, motors, voltage, voltage_times, duration: float,
@@ -276,7 +285,8 @@ def voltage_drives(robot, motors, voltage, voltage_times, duration: float,
     return Drives(R=R, L=L, kt=kt, kb=kb, G=G,
                   eta=np.array([float(link.motor.efficiency) for link in links]),
                   eta_b=np.array([float(link.motor.back) for link in links]),
-                  voltage=_voltage(voltage, voltage_times, duration, n, L > 0),
+                  voltage=_voltage(voltage, voltage_times, duration, n, L > 0,
+                                   "joint" if n == robot.dof else "actuated joint"),
                   efficiency_speed=float(efficiency_speed), N=None if tr is None else tr.N)
 
 
@@ -291,8 +301,9 @@ class Rates:
         self.n, self.k = robot.dof, int(drives.inductive.sum())
 
     def split(self, y):
+        """``(q, qd, i_L)`` of the state ``y`` ``(..., size)`` (one run, or a batch's rows)."""
         n, k = self.n, self.k
-        return y[:n], y[n:2 * n], y[2 * n:2 * n + k]
+        return y[..., :n], y[..., n:2 * n], y[..., 2 * n:2 * n + k]
 
     def parts(self, t, y):
         """``(V, i, tau, qdd)`` at ``(t, y)``: the voltages, every motor's current, the
@@ -307,9 +318,9 @@ class Rates:
 
     def __call__(self, t, y):
         V, i, _, qdd = self.parts(t, y)
-        qd = y[self.n:2 * self.n]
+        qd = y[..., self.n:2 * self.n]
         return np.concatenate([qd, qdd, self.drives.current_rate(V, i, qd), V * i,
-                               self.drives.R * i * i])
+                               self.drives.R * i * i], axis=-1)
 
 
 def run_voltage(problem, options, bar) -> Simulation:
@@ -343,14 +354,23 @@ def run_voltage(problem, options, bar) -> Simulation:
                                               options.max_steps, options.method, n, bar)
         info = {"steps": steps, "evaluations": int(solver.nfev), "rtol": options.rtol,
                 "atol": options.atol}
-    q, qd = y[:n].T.copy(), y[n:2 * n].T.copy()
     samples = [rates.parts(tk, yk) for tk, yk in zip(t, y.T, strict=True)]
-    V, i, tau, qdd = (np.stack(x) for x in zip(*samples, strict=True))
+    return voltage_result(rates, t, y, [np.stack(x) for x in zip(*samples, strict=True)],
+                          info, solution)
+
+
+def voltage_result(rates: Rates, t, y, samples, info: dict, solution=None) -> Simulation:
+    """The :class:`Simulation` of one run of ``rates`` from its states ``y`` ``(size, T)``
+    at ``t`` and ``samples``, its :meth:`Rates.parts` ``(V, i, tau, qdd)`` at each sample,
+    stacked ``(T, ...)``; ``info`` (the integrator's) gets the motors' series and totals."""
+    n, k = rates.n, rates.k
+    q, qd = y[:n].T.copy(), y[n:2 * n].T.copy()
+    V, i, tau, qdd = samples
     info.update(current=i, voltage=V, electric_power=V * i,
-                drive_torque=drives.torque(i, qd),
+                drive_torque=rates.drives.torque(i, qd),
                 electric_energy=y[2 * n + k:3 * n + k, -1].copy(),
                 copper_loss=y[3 * n + k:, -1].copy())
-    return finished(robot, t, q, qd, qdd, tau, info, solution)
+    return finished(rates.robot, t, q, qd, qdd, tau, info, solution)
 
 
 def voltage_settings(robot, voltage, values, duration, options):

@@ -8,10 +8,12 @@ shared ``voltage_times``; ``T = 1``: constant volts) or a list of ``N`` callable
 qd)``. Any other ``voltage`` (a number, one per joint, one table, one callable) is shared.
 The motors (``motors``, or the model file's) are shared.
 
-The rollouts run one after the other, each exactly the single run
-:func:`~robodyn.motion.voltage.simulate_voltage` makes (the same drives, options, checks and
-integrator: equal to the bit), on one time grid: ``dt`` (``"rk4"``,
-``"semi-implicit-euler"``) or ``sample_dt`` (the adaptive methods). The result is a batch
+Each rollout is exactly the single run :func:`~robodyn.motion.voltage.simulate_voltage`
+makes (the same drives, options, checks and integrator: equal to the bit), on one time
+grid: ``dt`` (``"rk4"``, ``"semi-implicit-euler"``) or ``sample_dt`` (the adaptive
+methods). Fixed steps of a tree (two rollouts or more) step together, the batched kernels
+called once a stage for all (:mod:`robodyn.motion.voltage_lockstep`); the adaptive methods
+and a closed mechanism's rollouts run one after the other. The result is a batch
 :class:`~robodyn.motion.result.Simulation`; ``info`` has the motors' ``current``,
 ``voltage``, ``electric_power`` and ``drive_torque`` ``(N, T, dof)`` and the
 ``electric_energy`` and ``copper_loss`` ``(N, dof)``; each rollout's energy balance (a
@@ -32,10 +34,12 @@ import numpy as np
 from ..core.errors import InputError, RobodynError, warn
 from ..core.progress import tracker
 from .checks import EnergyBalanceWarning, JointLimitWarning
+from .closed import closed
 from .inputs import start_state
 from .result import Simulation
 from .single import simulate_one
-from .voltage import voltage_drives, voltage_settings
+from .voltage import VOLTAGE_FIXED, voltage_drives, voltage_settings
+from .voltage_lockstep import problems_of, step_together
 
 __all__ = ["simulate_voltage_many", "per_rollout"]
 
@@ -106,8 +110,16 @@ def simulate_voltage_many(robot, motors, q0, qd0, count: int | None, duration: f
     alone = replace(settings, progress=False)
     runs, failed = [], {}
     start = time.perf_counter()
-    with tracker(settings.progress, n, f"simulating {n} voltage-driven rollouts") as bar:
-        for r, (q0_r, qd0_r) in enumerate(starts):
+    together = settings.method in VOLTAGE_FIXED and not closed(robot) and n > 1
+    with tracker(settings.progress, n, f"simulating {n} voltage-driven rollouts") as bar, \
+            warnings.catch_warnings():
+        if together:  # stepped in lockstep, the batched kernels once a stage for all
+            warnings.simplefilter("ignore", EnergyBalanceWarning)  # (warned once, below)
+            warnings.simplefilter("ignore", JointLimitWarning)
+            problems = problems_of(robot, drives, starts, loads, tau_times, wrenches, alone,
+                                   failed)
+            runs = step_together(robot, problems, loads, alone, bar, failed)
+        for r, (q0_r, qd0_r) in enumerate(() if together else starts):
             try:
                 with warnings.catch_warnings():  # the batch warns once for all (below)
                     warnings.simplefilter("ignore", EnergyBalanceWarning)

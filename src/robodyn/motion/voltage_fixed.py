@@ -34,7 +34,7 @@ from .adaptive import fastest_rate
 from .fixed import PROGRESS_CHUNKS
 from .inputs import MAX_MAGNITUDE
 
-__all__ = ["integrate_fixed", "RK4_LIMIT"]
+__all__ = ["integrate_fixed", "advance", "grid_info", "stiff_circuit", "STEPS", "RK4_LIMIT"]
 
 #: ``|dt lambda|`` beyond which RK4 is unstable for a real eigenvalue ``lambda``.
 RK4_LIMIT = 2.78
@@ -55,13 +55,18 @@ def _semi_implicit_euler(rates, t, y, h):
     qd1 = qd + h * qdd
     q1 = q + h * qd1
     L, R = drives.L[drives.inductive], drives.R[drives.inductive]
-    back = (drives.kb * drives.speed(qd1))[drives.inductive]
-    i1 = (L * i_state + h * (V[drives.inductive] - back)) / (L + h * R)
-    energies = y[2 * n + k:] + h * np.concatenate([V * i, drives.R * i * i])
-    return np.concatenate([q1, qd1, i1, energies])
+    back = (drives.kb * drives.speed(qd1))[..., drives.inductive]
+    i1 = (L * i_state + h * (V[..., drives.inductive] - back)) / (L + h * R)
+    energies = y[..., 2 * n + k:] + h * np.concatenate([V * i, drives.R * i * i], axis=-1)
+    return np.concatenate([q1, qd1, i1, energies], axis=-1)
 
 
-def _stiff_circuit(rates, y0, options) -> None:
+#: The steps of the fixed-step methods: ``step(rates, t, y, h)``, on one state ``y``
+#: ``(size,)`` or on the rows of a batch ``(N, size)`` (:mod:`robodyn.motion.voltage_lockstep`).
+STEPS = {"rk4": _rk4, "semi-implicit-euler": _semi_implicit_euler}
+
+
+def stiff_circuit(rates, y0, options) -> None:
     """RK4 whose ``dt`` is beyond the stability limit of the motion's fastest rate at the
     start: an :class:`InputError` naming ``dt`` (module docstring)."""
     rate = fastest_rate(rates, 0.0, y0)
@@ -94,33 +99,44 @@ def _diverged(rates, method, t, h, y):
                        f"passed {MAX_MAGNITUDE:g}{hint}; reduce dt, or use {way}")
 
 
+def advance(rates, method: str, t: float, h: float, y):
+    """The step of ``method`` from the accepted state ``(t, y)`` of one run: the next state,
+    or the run's error (the model's, where the rates fail at ``(t, y)`` itself; else the
+    divergence, naming the time and the motion's fastest rate)."""
+    with np.errstate(all="ignore"):
+        try:
+            y1 = STEPS[method](rates, t, y, h)
+        except RobodynError:
+            rates(t, y)  # an error at the accepted state is the model's
+            y1 = np.full(len(y), np.nan)
+    if not np.all(np.abs(y1[:2 * rates.n + rates.k]) <= MAX_MAGNITUDE):
+        _diverged(rates, method, t, h, y)
+    return y1
+
+
+def grid_info(options) -> dict:
+    """The ``info`` of a fixed-step run on ``options.times``: ``steps``, ``dt``, and
+    ``last_step`` when the last is shorter."""
+    t = options.times
+    info = {"steps": len(t) - 1, "dt": options.dt}
+    if len(t) > 1 and t[-1] - t[-2] < options.dt * (1 - 1e-7):
+        info["last_step"] = float(t[-1] - t[-2])
+    return info
+
+
 def integrate_fixed(rates, y0, options, bar):
     """The states ``y`` ``(size, T)`` at ``options.times`` from ``y0`` by
-    ``options.method`` (module docstring), and the run's ``info`` (``steps``, ``dt``,
-    ``last_step`` when the last is shorter); ``bar`` told the time about
-    :data:`~robodyn.motion.fixed.PROGRESS_CHUNKS` times."""
+    ``options.method`` (module docstring), and the run's ``info`` (:func:`grid_info`);
+    ``bar`` told the time about :data:`~robodyn.motion.fixed.PROGRESS_CHUNKS` times."""
     t, method = options.times, options.method
     if method == "rk4":
-        _stiff_circuit(rates, y0, options)
-    step = _rk4 if method == "rk4" else _semi_implicit_euler
+        stiff_circuit(rates, y0, options)
     steps = len(t) - 1
     Y = np.empty((steps + 1, len(y0)))
     Y[0] = y0
     every = max(1, steps // PROGRESS_CHUNKS)
     for k in range(steps):  # budget: at most MAX_STEPS, checked by the time grid
-        h = float(t[k + 1] - t[k])
-        with np.errstate(all="ignore"):
-            try:
-                y = step(rates, float(t[k]), Y[k], h)
-            except RobodynError:
-                rates(float(t[k]), Y[k])  # an error at the accepted state is the model's
-                y = np.full(len(y0), np.nan)
-        if not np.all(np.abs(y[:2 * rates.n + rates.k]) <= MAX_MAGNITUDE):
-            _diverged(rates, method, float(t[k]), h, Y[k])
-        Y[k + 1] = y
+        Y[k + 1] = advance(rates, method, float(t[k]), float(t[k + 1] - t[k]), Y[k])
         if (k + 1) % every == 0 or k + 1 == steps:
             bar.update(t[k + 1])
-    info = {"steps": steps, "dt": options.dt}
-    if steps and t[-1] - t[-2] < options.dt * (1 - 1e-7):
-        info["last_step"] = float(t[-1] - t[-2])
-    return t, Y.T, info
+    return t, Y.T, grid_info(options)
