@@ -60,23 +60,39 @@ class Transmission:
         return bool(np.all(n == np.diag(np.diag(n))))
 
 
+def _number(x: object, field: str) -> float:
+    """One entry of the transmission: a number, or text that is one (YAML 1.1 reads
+    ``1e-4``, without a dot, as text; ``2*pi`` is a constant too); not a ``values:``
+    parameter (the transmission holds numbers only), a bool or anything else."""
+    from ..core.errors import excerpt
+    from .expressions import parse_expression
+
+    if isinstance(x, bool) or not isinstance(x, (int, float, str, np.floating, np.integer)):
+        raise ModelError(f"{field}: expected a number, got {type(x).__name__} {excerpt(x)}")
+    if not isinstance(x, str) and not np.isfinite(float(x)):
+        raise ModelError(f"{field}: {float(x)} is not finite; give a finite number")
+    expr = parse_expression(x, field)   # checked: finite, real, bounded size
+    if expr.free_symbols:
+        raise ModelError(f"{field}: expected a number, got {excerpt(x)}; the transmission "
+                         "holds numbers only (no values: parameters): write the number")
+    return float(expr)
+
+
 def _numbers(value: object, field: str, n: int, nonnegative: bool) -> tuple[float, ...]:
-    """``value`` as ``n`` finite floats (``>= 0`` when ``nonnegative``), or a ModelError."""
+    """``value`` as ``n`` finite floats (``>= 0`` when ``nonnegative``), or a ModelError;
+    the length is checked before any entry (a list of a million entries is refused at
+    once)."""
     if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
         raise ModelError(f"{field}: expected a list of {n} numbers, got {type(value).__name__}")
+    if len(value) != n:
+        raise ModelError(f"{field}: {len(value)} entries for {n} joints; give one per joint")
     out = []
     for k, x in enumerate(value):
-        if isinstance(x, bool) or not isinstance(x, (int, float, np.floating, np.integer)):
-            raise ModelError(f"{field}[{k}]: expected a number, got {type(x).__name__}")
-        x = float(x)
-        if not np.isfinite(x):
-            raise ModelError(f"{field}[{k}]: {x} is not finite; give a finite number")
+        x = _number(x, f"{field}[{k}]")
         if nonnegative and x < 0:
             raise ModelError(f"{field}[{k}]: {x:g} is negative; a motor's inertia or friction "
                              "is >= 0")
         out.append(x)
-    if len(out) != n:
-        raise ModelError(f"{field}: {len(out)} entries for {n} joints; give one per joint")
     return tuple(out)
 
 
@@ -165,7 +181,8 @@ def with_transmission(chain, tr: Transmission, field: str = "transmission"):
 def drive_notes(chain) -> list[str]:
     """What an export to URDF or MJCF leaves out of ``chain``'s drives: a coupled
     transmission (neither format has one; a diagonal one is the links' motors), LuGre
-    parameters, elastic joints and DC motors' electrics (a note each for the written file)."""
+    parameters, elastic joints, the gears' efficiencies and DC motors' electrics (a note
+    each for the written file)."""
     notes = []
     if getattr(chain, "transmission", None) is not None:
         notes.append("the coupled transmission (theta = N q, N^T Jm N) is left out: the "
@@ -176,6 +193,11 @@ def drive_notes(chain) -> list[str]:
     if any(m.stiffness is not None for m in motors):
         notes.append("the elastic joints (motor stiffness, spring_damping) are left out: the "
                      "file's joints are rigid")
+    lossy = [i + 1 for i, m in enumerate(motors)
+             if m.efficiency != 1 or (m.efficiency_back is not None and m.efficiency_back != 1)]
+    if lossy:
+        notes.append("the gears' efficiencies (efficiency, efficiency_back) of joint(s) "
+                     f"{', '.join(map(str, lossy))} are left out: the file's gears are ideal")
     if any(m.resistance is not None for m in motors):
         notes.append("the DC motors' electrics (resistance, inductance, torque and back-EMF "
                      "constants) are left out")
