@@ -161,6 +161,11 @@ def with_transmission(chain, tr: Transmission, field: str = "transmission"):
             raise ModelError(f"{field}: links[{i}] already has a motor (inertia or gear_ratio); "
                              "give the drives either per joint or in transmission, not both")
     if not tr.diagonal:
+        for i, link in enumerate(chain.links):
+            if link.motor.stiffness is not None:  # the check of the rotor then misled
+                raise ModelError(f"{field}: links[{i}].motor.stiffness: elastic joints behind "
+                                 "a coupled transmission are not modelled yet; give a diagonal "
+                                 "matrix (independent gears) or leave out the stiffness")
         return replace(chain, transmission=tr)
     links = []
     for i, link in enumerate(chain.links):
