@@ -279,3 +279,19 @@ def test_cli_voltage_on_an_elastic_model_is_refused_not_ignored(capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(
         "robodyn: error: --voltage: not yet for elastic joints")
+
+
+def test_a_stiffness_behind_a_coupled_transmission_says_so(tmp_path):
+    """It was refused as 'links[0].motor.inertia: 0 ... give motor.inertia', which the
+    transmission then refuses too."""
+    with pytest.raises(ModelError, match=r"transmission: links\[0\]\.motor\.stiffness: elastic "
+                                         r"joints behind a coupled transmission"):
+        _load(tmp_path, link1="motor: {stiffness: 5000}",
+              top="transmission: {matrix: [[50, 0], [24, 30]], motor_inertia: [2e-4, 1e-4]}")
+
+
+def test_an_unbound_symbol_names_the_field_that_uses_it(tmp_path):
+    """A typo in a drive field reads as a symbol: the error named the symbol only."""
+    with pytest.raises(ModelError, match=r"no value for symbol\(s\) Bm1; .* "
+                                         r"\(links\[1\]\.friction\.coulomb uses it\)"):
+        _load(tmp_path, link2="friction: {viscous: 0.1, coulomb: Bm1}").friction_torques([0, 0])
