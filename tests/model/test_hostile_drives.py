@@ -295,3 +295,21 @@ def test_an_unbound_symbol_names_the_field_that_uses_it(tmp_path):
     with pytest.raises(ModelError, match=r"no value for symbol\(s\) Bm1; .* "
                                          r"\(links\[1\]\.friction\.coulomb uses it\)"):
         _load(tmp_path, link2="friction: {viscous: 0.1, coulomb: Bm1}").friction_torques([0, 0])
+
+
+def test_cli_says_when_a_run_leaves_the_models_lugre_friction_out(tmp_path, capsys):
+    """``robodyn simulate`` (rk45) and ``robodyn energy`` of a model with ``lugre:`` left
+    the LuGre friction out without a word; ``--method lugre`` runs it and says nothing."""
+    from robodyn.cli import main
+
+    path = str(_write(tmp_path, top="lugre: {sigma0: 1.0e4, sigma1: 100, sigma2: 0.1, Fc: 3, "
+                                    "Fs: 4, vs: 0.1}"))
+    note = "LuGre friction is not in this run: --method lugre runs it"
+    assert main(["simulate", path, "--q0", "0", "0", "--duration", "0.01"]) == 0
+    assert note in capsys.readouterr().out
+    assert main(["simulate", path, "--q0", "0", "0", "--duration", "0.01", "--method",
+                 "lugre"]) == 0
+    assert note not in capsys.readouterr().out
+    assert main(["energy", path, "--from", "0", "0", "--to", "1", "0.5", "--duration",
+                 "0.5"]) == 0
+    assert "LuGre friction is left out" in capsys.readouterr().out
