@@ -313,3 +313,24 @@ def test_cli_says_when_a_run_leaves_the_models_lugre_friction_out(tmp_path, caps
     assert main(["energy", path, "--from", "0", "0", "--to", "1", "0.5", "--duration",
                  "0.5"]) == 0
     assert "LuGre friction is left out" in capsys.readouterr().out
+
+
+def test_energy_consumed_names_a_motion_without_accelerations(tmp_path):
+    """The gears' energy of a motion with q, qd and no qdd or tau: Python's AttributeError."""
+    motion = _motion()
+    with pytest.raises(InputError, match="motion: has neither qdd nor tau"):
+        rd.energy.consumed(rd.load("planar-2r"), _Samples(t=motion.t, q=motion.q, qd=motion.qd))
+    with pytest.raises(InputError, match=r"motion\.tau: expected shape \(101, 2\)"):
+        rd.energy.consumed(rd.load("planar-2r"), _Samples(t=motion.t, q=motion.q, qd=motion.qd,
+                                                         tau=np.ones(2)))
+
+
+def test_identify_friction_shape_names_a_budget_that_is_not_a_count(tmp_path):
+    robot = _load(tmp_path, link1="friction: {coulomb: 0.5, static: 1, stribeck_velocity: 0.1}")
+    t = np.linspace(0, 5, 200)
+    q = np.stack([0.4 * np.sin(0.7 * t), 0.3 * np.sin(1.1 * t)], 1)
+    qd = np.stack([0.28 * np.cos(0.7 * t), 0.33 * np.cos(1.1 * t)], 1)
+    qdd = np.stack([-0.196 * np.sin(0.7 * t), -0.363 * np.sin(1.1 * t)], 1)
+    with pytest.raises(InputError, match=r"max_nfev must be in \(0, 10000\]"):  # TypeError
+        rd.identify_friction(robot, q, qd, qdd, robot.inverse_dynamics(q, qd, qdd), shape=True,
+                             max_nfev="400")
