@@ -334,3 +334,14 @@ def test_identify_friction_shape_names_a_budget_that_is_not_a_count(tmp_path):
     with pytest.raises(InputError, match=r"max_nfev must be in \(0, 10000\]"):  # TypeError
         rd.identify_friction(robot, q, qd, qdd, robot.inverse_dynamics(q, qd, qdd), shape=True,
                              max_nfev="400")
+
+
+def test_exported_code_of_an_elastic_model_says_it_is_the_rigid_one():
+    """The springs changed nothing in the exported functions (the robot's own methods are
+    the rigid model too) and the header said nothing of them."""
+    from pathlib import Path
+
+    fixture = Path(__file__).resolve().parents[1] / "data" / "yaml" / "elastic_2r.yaml"
+    text = rd.load(fixture).to_code("python")["elastic_2r.py"]
+    assert "the elastic joints' springs (motor.stiffness) are not in these functions" in text
+    assert "springs" not in rd.load("planar-2r").to_code("python")["planar_2r.py"]
