@@ -111,6 +111,12 @@ def _voltage(args, robot) -> np.ndarray | None:
     if args.controller is not None:
         raise InputError("--voltage and --controller: a voltage-driven run takes its torques "
                          "from the motors; leave out --controller")
+    from ..motion.electrics import motors_of
+
+    if motors_of(robot.numeric_chain) is None:  # the Python API's "motors=DCMotor(...)" said
+        raise InputError(f"--voltage: {robot.name} gives its joints no DC motors; give each "
+                         "joint's motor: {resistance, torque_constant} in the model file "
+                         "(docs/friction-and-drives.md)")
     flat = [x for group in args.voltage for x in group]
     volts = np.full(robot.dof, flat[0]) if len(flat) == 1 else joint_vector(
         args.voltage, "--voltage", robot)
