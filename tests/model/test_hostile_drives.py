@@ -345,3 +345,14 @@ def test_exported_code_of_an_elastic_model_says_it_is_the_rigid_one():
     text = rd.load(fixture).to_code("python")["elastic_2r.py"]
     assert "the elastic joints' springs (motor.stiffness) are not in these functions" in text
     assert "springs" not in rd.load("planar-2r").to_code("python")["planar_2r.py"]
+
+
+def test_cli_voltage_without_dc_motors_names_the_option(capsys):
+    """The error was the Python API's ("give motors=DCMotor(...)"), not the option's."""
+    from robodyn.cli import main
+
+    assert main(["simulate", "pendulum", "--q0", "0", "--duration", "0.02", "--voltage",
+                 "24"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(
+        "robodyn: error: --voltage: pendulum gives its joints no DC motors")
