@@ -502,6 +502,9 @@ class ElasticComputedTorque:
     ``trajectory``: a :class:`~robodyn.motion.trajectory.Trajectory` of the links."""
 
     def __init__(self, robot, elastic: ElasticJoints | None, trajectory, kp, kd, kv=0.0):
+        if not callable(trajectory):  # it was Python's TypeError at the run's first call
+            raise InputError(f"trajectory: expected a Trajectory (t -> q, qd, qdd), e.g. "
+                             f"rd.trajectory.quintic(q0, q1, T), got {excerpt(trajectory)}")
         self.robot, self.trajectory = robot, trajectory
         self.elastic = checked_springs(robot, elastic)
         n = robot.dof
