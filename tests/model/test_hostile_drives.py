@@ -356,3 +356,17 @@ def test_cli_voltage_without_dc_motors_names_the_option(capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(
         "robodyn: error: --voltage: pendulum gives its joints no DC motors")
+
+
+def test_elastic_controllers_check_their_reference():
+    """A trajectory that is not one failed at the run's first call (Python's TypeError); a
+    goal given as text with NumPy's ValueError."""
+    from robodyn.motion.elastic import ElasticComputedTorque, ElasticJoints
+    from robodyn.motion.elastic_control import ElasticPDGravity
+
+    arm = rd.load("planar-2r")
+    springs = ElasticJoints.of(arm, stiffness=2e4, motor_inertia=0.2)
+    with pytest.raises(InputError, match=r"trajectory: expected a Trajectory .* got \[0\.1"):
+        ElasticComputedTorque(arm, springs, [0.1, 0.2], kp=1.0, kd=1.0)
+    with pytest.raises(InputError, match="goal: expected 2 finite joint values, got 'ab'"):
+        ElasticPDGravity(arm, springs, "ab", kp=100.0, kd=20.0)
