@@ -70,6 +70,10 @@ DC = "resistance: 1.0, torque_constant: 0.05"
      r"lugre\.sigma1: expected a number or 2 numbers \(one per joint\), got True"),
     (dict(top="lugre: {sigma0: 1.0e4, sigma1: 1, sigma2: null, Fc: 1, Fs: 2, vs: 0.1}"),
      r"lugre\.sigma2: expected a number or 2 numbers \(one per joint\), got None"),
+    (dict(top="lugre: {sigma0: S0, sigma1: 1, sigma2: 0, Fc: 1, Fs: 2, vs: 0.1}\n"
+              "values: {S0: 1.0e4}"),
+     r"lugre\.sigma0: expected a number or 2 numbers \(numbers only: no values: parameters\), "
+     r"got 'S0'"),
     # transmission: a values: parameter, a boolean
     (dict(top="transmission: {matrix: [[G, 0], [0, 30]], motor_inertia: [0, 0]}\n"
               "values: {G: 50}"),

@@ -66,7 +66,8 @@ class LuGre:
             try:
                 value = np.broadcast_to(np.asarray(raw, dtype=float), (dof,)).copy()
             except (TypeError, ValueError):
-                raise ModelError(f"{field}.{key}: expected a number or {dof} numbers") from None
+                raise ModelError(f"{field}.{key}: expected a number or {dof} numbers (numbers "
+                                 f"only: no values: parameters), got {excerpt(raw)}") from None
             positive = key in ("sigma0", "vs")
             bad = ~np.isfinite(value) | ((value <= 0) if positive else (value < 0))
             if bad.any():
