@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from ..model.chain import Chain
 
 __all__ = ["DCMotor", "Electrics", "electrics", "dc_motors", "motors_of", "motor_side",
-           "gear_ratios", "motion_samples"]
+           "gear_ratios", "motion_samples", "sample_table"]
 
 
 @dataclass(frozen=True)
