@@ -89,6 +89,9 @@ def _cmd_energy(args: argparse.Namespace) -> int:
                      f"{format_vector(traj.q1)} in {args.duration:g} s (trapezoidal rule on "
                      f"{args.samples} samples)")
         + electrics_lines(robot, motion)))
+    if robot.chain.lugre is not None:  # said, not dropped without a word
+        print("  (the model's LuGre friction is left out: its torque needs the bristle state; "
+              "robodyn simulate --method lugre runs it)")
     pictures = []
     if picture is not None:
         pictures.append((picture, motion, base, "quintic"))

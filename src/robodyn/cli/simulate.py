@@ -112,6 +112,12 @@ def _voltage(args, robot) -> np.ndarray | None:
     if args.controller is not None:
         raise InputError("--voltage and --controller: a voltage-driven run takes its torques "
                          "from the motors; leave out --controller")
+    from ..motion.electrics import motors_of
+
+    if motors_of(robot.numeric_chain) is None:  # the Python API's "motors=DCMotor(...)" said
+        raise InputError(f"--voltage: {robot.name} gives its joints no DC motors; give each "
+                         "joint's motor: {resistance, torque_constant} in the model file "
+                         "(docs/friction-and-drives.md)")
     flat = [x for group in args.voltage for x in group]
     closures = robot.chain.closures
     if closures is not None and closures.loops:  # the motors of the actuated joints
@@ -306,6 +312,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
           f"s, real-time factor {info['realtime_factor']:.3g}")
     print(f"  final state: q = {format_vector(sim.q[-1])}, qd = {format_vector(sim.qd[-1])}")
     print("  " + energy_balance(robot, sim))
+    if robot.chain.lugre is not None and args.method != "lugre":  # said, not dropped silently
+        print("  (the model's LuGre friction is not in this run: --method lugre runs it)")
     if volts is not None:
         current = np.abs(info["current"]).max(axis=0)
         print(f"  motors: peak current {format_vector(current)} A; energy drawn "

@@ -43,7 +43,8 @@ from ..motion.options import time_grid
 from .output import format_vector, writing
 
 #: Options of ``simulate`` a run of elastic joints does not take yet, with what to do.
-_NOT_YET = (("save_steps", "--save-steps"),)
+_NOT_YET = (("save_steps", "--save-steps"),
+            ("voltage", "--voltage"))  # --voltage was ignored there: refused, not dropped
 
 
 def default_sample_step(duration: float) -> float:
@@ -54,6 +55,10 @@ def default_sample_step(duration: float) -> float:
 def check_elastic_options(args) -> None:
     """The options of ``simulate`` that a run of elastic joints refuses, before any work."""
     for name, option in _NOT_YET:
+        if name == "voltage" and getattr(args, name, None):
+            raise InputError("--voltage: not yet for elastic joints (motor.stiffness): the "
+                             "springs' run has no motor circuits; add --rigid to drive the "
+                             "rigid limit by the voltages, or give --tau instead")
         if getattr(args, name, None):
             raise InputError(f"{option}: not yet for elastic joints (motor.stiffness); leave it "
                              "out (--dt is the samples' step, Radau IIA the method), add "

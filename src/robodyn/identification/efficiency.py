@@ -74,25 +74,19 @@ def identify_efficiency(robot, motion, current, motors=None,
     ``power_floor``: the fraction of the largest ``|tau_g qd|`` below which a sample is left
     out. An :class:`InputError` names what is missing: a direction with fewer than
     :data:`MIN_SAMPLES` samples (an excitation that only lifts, say) cannot be fitted."""
-    from ..motion.electrics import dc_motors
+    from ..motion.electrics import dc_motors, gear_ratios, motion_samples, sample_table
 
     n = robot.dof
     motors = dc_motors(motors, robot.numeric_chain, n)
     if not (isinstance(power_floor, int | float) and 0 <= power_floor < 1):
         raise InputError(f"power_floor: {power_floor!r:.40}; give a fraction in [0, 1)")
-    q, qd, qdd = (np.asarray(getattr(motion, k), dtype=float) for k in ("q", "qd", "qdd"))
-    if qd.ndim != 2 or qd.shape[1] != n:
-        raise InputError(f"motion.qd: expected shape (T, {n}), got {qd.shape}")
-    i = np.asarray(current, dtype=float)
-    if i.shape != qd.shape:
-        raise InputError(f"current: expected shape {qd.shape} (one per sample and joint), "
-                         f"got {i.shape}")
-    if not np.isfinite(i).all():
-        raise InputError("current: not finite; give the measured currents (A)")
+    q, qd, qdd = motion_samples(motion, n)
+    i = sample_table(current, "current", n, qd.shape[0])
     tau = getattr(motion, "tau", None)
-    tau = robot.inverse_dynamics(q, qd, qdd) if tau is None else np.asarray(tau, float)
+    tau = robot.inverse_dynamics(q, qd, qdd) if tau is None else sample_table(
+        tau, "motion.tau", n, qd.shape[0])
     chain = robot.numeric_chain
-    G = np.array([float(link.motor.gear_ratio) for link in chain.links])
+    G = gear_ratios(chain, "identify_efficiency")
     Jm = np.array([float(link.motor.inertia) for link in chain.links])
     kt = np.array([m.torque_constant for m in motors])
     through = tau - G * G * Jm * qdd
@@ -111,6 +105,14 @@ def identify_efficiency(robot, motion, current, motors=None,
                                  f"{'eta' if side == 0 else 'eta_back'}); excite the joint "
                                  "so that it both lifts and lowers, speeds up and brakes")
             c, std, rms = _fit(through[keep, j], y[keep, j])
+            if not c > 0:  # eta = 1/c or eta_b = c must be > 0: the data contradict the model
+                raise InputError(
+                    f"current: joint {j + 1}'s currents fit a gear efficiency "
+                    f"{'eta_back' if side else 'eta'} = "
+                    f"{c if side else (1 / c if c else float('inf')):.3g}, not in (0, 1]: the "
+                    "currents do not drive the joint's torques; check their sign convention "
+                    "(k_t i with the torque's sign), the units (A) and the motors' "
+                    "torque_constant")
             if side == 0:  # c = 1/eta
                 out["eta"][j], out["eta_std"][j] = 1 / c, std / (c * c)
             else:

@@ -71,7 +71,8 @@ def fit_friction_shape(robot: Robot, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike
     ``errors`` and ``intervals``, and ``info`` the evaluations and the linear start."""
     from scipy.optimize import least_squares
 
-    if not 0 < max_nfev <= MAX_NFEV:
+    if isinstance(max_nfev, bool) or not isinstance(max_nfev, int | np.integer) \
+            or not 0 < max_nfev <= MAX_NFEV:
         raise InputError(f"identify_friction: max_nfev must be in (0, {MAX_NFEV}]")
     linear = identify_levels(robot, q, qd, qdd, tau)
     dof = robot.dof

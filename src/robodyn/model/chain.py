@@ -551,6 +551,17 @@ class Chain:
 
         return self.map(substituted)
 
+    def _user_of(self, name: str) -> str:
+        """``" (links[0].friction.viscous uses it)"``: the first field that holds the
+        symbol ``name`` (a typo in a field reads as a symbol), or ``""``."""
+        from .checks import labelled_numbers
+
+        for label, x in labelled_numbers(self):
+            if (is_parameter(x) and x.name == name) or (
+                    is_sympy(x) and name in {str(s) for s in x.free_symbols}):
+                return f" ({label} uses it)"
+        return ""
+
     def evaluate(self, values: Mapping[str, float], source: str = "model") -> Chain:
         """The numeric chain: every number a finite real float, checked for physics.
 
@@ -573,7 +584,7 @@ class Chain:
             raise ModelError(
                 f"{source}: no value for symbol(s) {', '.join(missing)}; pass them with "
                 f"robot.with_values({missing[0]}=...) or list them under 'values:' in the "
-                "model file"
+                f"model file{self._user_of(missing[0])}"
             )
         # SymPy's table only when the chain holds SymPy expressions (a YAML model's)
         holds_sympy = self.holds_sympy()

@@ -179,6 +179,10 @@ def check_drives(chain, source: str = "model") -> None:
             if given and getattr(link.motor, name) is None:
                 raise ModelError(f"{where}.{name}: missing; a DC motor ({', '.join(given)} "
                                  "given) needs its resistance and torque_constant")
+        if given and link.motor.gear_ratio == 0:
+            raise ModelError(f"{where}.gear_ratio: 0 with a DC motor ({', '.join(given)}); "
+                             "the motor drives its joint through the gear: give a ratio != 0 "
+                             "(motor turns per joint turn)")
         if link.motor.stiffness is not None and not link.motor.armature > 0:
             raise ModelError(f"{where}.inertia: {float(link.motor.inertia):g} (gear_ratio "
                              f"{float(link.motor.gear_ratio):g}); an elastic joint's motor side "

@@ -90,15 +90,21 @@ def is_zero(x) -> bool:
 
 def check_friction(friction: Friction, where: str) -> None:
     """The numeric friction ``friction`` physical: levels ``>= 0``, ``static`` 0 or at
-    least both Coulomb levels with ``stribeck_velocity > 0`` and ``stribeck_exponent >
-    0``, ``smooth_velocity >= 0``; a :class:`ModelError` naming ``where.friction.field``
-    and the fix otherwise."""
+    least both Coulomb levels with ``stribeck_velocity > 0``; ``stribeck_velocity >= 0``
+    and ``stribeck_exponent > 0`` even when unused, ``smooth_velocity >= 0``; a
+    :class:`ModelError` naming ``where.friction.field`` and the fix otherwise."""
     def fail(name, problem):
         raise ModelError(f"{where}.friction.{name}: {getattr(friction, name):g} {problem}")
 
     for name in ("viscous", "coulomb", "coulomb_negative", "static", "smooth_velocity"):
         if getattr(friction, name) is not None and not getattr(friction, name) >= 0:
             fail(name, "is negative; must be >= 0 (friction opposes the motion)")
+    # the shape's numbers are refused even while static is 0 (unused): a nonsense value
+    # would otherwise wait, silently accepted, for the day a static level is added
+    if not friction.stribeck_velocity >= 0:
+        fail("stribeck_velocity", "is negative; a speed must be >= 0 (> 0 with a static level)")
+    if not friction.stribeck_exponent > 0:
+        fail("stribeck_exponent", "must be > 0 (2: Gaussian, 1: exponential)")
     if not is_zero(friction.static):
         if not friction.static >= max(friction.coulomb, friction.negative):
             fail("static", "is below a Coulomb level; the static (breakaway) level must be "
@@ -106,8 +112,6 @@ def check_friction(friction: Friction, where: str) -> None:
         if not friction.stribeck_velocity > 0:
             fail("stribeck_velocity", "must be > 0 with a static level (the speed at which "
                  "friction falls from static to Coulomb, e.g. 0.01 rad/s)")
-        if not friction.stribeck_exponent > 0:
-            fail("stribeck_exponent", "must be > 0 (2: Gaussian, 1: exponential)")
 
 
 def check_plain(friction: Friction, where: str, form: str) -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.errors import ModelError
+from ..core.errors import ModelError, excerpt
 
 __all__ = ["LuGre", "LUGRE_FIELDS"]
 
@@ -52,10 +52,22 @@ class LuGre:
                              f"{', '.join(LUGRE_FIELDS)}")
         out = {}
         for key in LUGRE_FIELDS:
+            raw = params[key]
+            many = np.ndim(raw) > 0 if isinstance(raw, np.ndarray) else isinstance(
+                raw, (list, tuple))
+            entries = raw if many else [raw]
+            # a list is one value per joint (a one-entry list for two joints is a mistake,
+            # not "one for all"); true/false and null are not numbers
+            if (many and len(raw) != dof) or (np.asarray(raw).dtype == bool if isinstance(
+                    raw, np.ndarray) else any(isinstance(x, bool) or x is None
+                                              for x in entries)):
+                raise ModelError(f"{field}.{key}: expected a number or {dof} numbers (one per "
+                                 f"joint), got {excerpt(raw)}")
             try:
-                value = np.broadcast_to(np.asarray(params[key], dtype=float), (dof,)).copy()
+                value = np.broadcast_to(np.asarray(raw, dtype=float), (dof,)).copy()
             except (TypeError, ValueError):
-                raise ModelError(f"{field}.{key}: expected a number or {dof} numbers") from None
+                raise ModelError(f"{field}.{key}: expected a number or {dof} numbers (numbers "
+                                 f"only: no values: parameters), got {excerpt(raw)}") from None
             positive = key in ("sigma0", "vs")
             bad = ~np.isfinite(value) | ((value <= 0) if positive else (value < 0))
             if bad.any():

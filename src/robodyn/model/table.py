@@ -256,6 +256,16 @@ def robot_table(model: ModelSource) -> RobotTable:
         extras.append(f"friction model ({', '.join(kinds)})")
     if any(value(link.motor.inertia) != 0 for link in links):
         extras.append("motor inertia")
+    etas = [(value(m.efficiency), value(m.back)) for m in (link.motor for link in links)]
+    if any(e != (1.0, 1.0) for e in etas):  # the energy's losses: printed, not only stored
+        extras.append(f"gear efficiency = [{_cut(', '.join(_number(e) for e, _ in etas), 60)}]"
+                      f" (back [{_cut(', '.join(_number(b) for _, b in etas), 60)}])")
+    tr = getattr(model.chain, "transmission", None)
+    if tr is not None:
+        extras.append(f"coupled transmission theta = N q (N {len(tr.matrix)} x "
+                      f"{len(tr.matrix)}, robot.chain.transmission)")
+    if getattr(model.chain, "lugre", None) is not None:
+        extras.append("LuGre friction (robot.chain.lugre)")
     types = {link.joint.type for link in links}
     spring_unit = " N m/rad" if types == {"revolute"} else " N/m" if types == {"prismatic"} \
         else " N m/rad or N/m"

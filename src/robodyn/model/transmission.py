@@ -72,19 +72,36 @@ class Transmission:
         return bool(np.all(n == np.diag(np.diag(n))))
 
 
+def _number(x: object, field: str) -> float:
+    """One entry of the transmission: a number, or text that is one (YAML 1.1 reads
+    ``1e-4``, without a dot, as text; ``2*pi`` is a constant too); not a ``values:``
+    parameter (the transmission holds numbers only), a bool or anything else."""
+    from ..core.errors import excerpt
+    from .expressions import parse_expression
+
+    if isinstance(x, bool) or not isinstance(x, (int, float, str, np.floating, np.integer)):
+        raise ModelError(f"{field}: expected a number, got {type(x).__name__} {excerpt(x)}")
+    if not isinstance(x, str) and not np.isfinite(float(x)):
+        raise ModelError(f"{field}: {float(x)} is not finite; give a finite number")
+    expr = parse_expression(x, field)   # checked: finite, real, bounded size
+    if expr.free_symbols:
+        raise ModelError(f"{field}: expected a number, got {excerpt(x)}; the transmission "
+                         "holds numbers only (no values: parameters): write the number")
+    return float(expr)
+
+
 def _numbers(value: object, field: str, n: int, nonnegative: bool,
              positive: bool = False) -> tuple[float, ...]:
     """``value`` as ``n`` finite floats (``>= 0`` when ``nonnegative``, ``> 0`` when
-    ``positive``), or a ModelError."""
+    ``positive``), or a ModelError; the length is checked before any entry (a list of a
+    million entries is refused at once)."""
     if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
         raise ModelError(f"{field}: expected a list of {n} numbers, got {type(value).__name__}")
+    if len(value) != n:
+        raise ModelError(f"{field}: {len(value)} entries for {n} joints; give one per joint")
     out = []
     for k, x in enumerate(value):
-        if isinstance(x, bool) or not isinstance(x, (int, float, np.floating, np.integer)):
-            raise ModelError(f"{field}[{k}]: expected a number, got {type(x).__name__}")
-        x = float(x)
-        if not np.isfinite(x):
-            raise ModelError(f"{field}[{k}]: {x} is not finite; give a finite number")
+        x = _number(x, f"{field}[{k}]")
         if nonnegative and x < 0 and not positive:
             raise ModelError(f"{field}[{k}]: {x:g} is negative; a motor's inertia or friction "
                              "is >= 0")
@@ -92,8 +109,6 @@ def _numbers(value: object, field: str, n: int, nonnegative: bool,
             raise ModelError(f"{field}[{k}]: {x:g}; a spring's stiffness is > 0 (leave "
                              "stiffness out for rigid drives)")
         out.append(x)
-    if len(out) != n:
-        raise ModelError(f"{field}: {len(out)} entries for {n} joints; give one per joint")
     return tuple(out)
 
 
@@ -183,6 +198,12 @@ def with_transmission(chain, tr: Transmission, field: str = "transmission"):
             raise ModelError(f"{field}: links[{i}] already has a motor (inertia or gear_ratio); "
                              "give the drives either per joint or in transmission, not both")
     elastic = tr.stiffness is not None
+    if not tr.diagonal:
+        for i, link in enumerate(chain.links):
+            if link.motor.stiffness is not None:  # the check of the rotor then misled
+                raise ModelError(f"{field}: links[{i}].motor.stiffness: the springs behind a "
+                                 "coupled transmission are its own, transmission.stiffness "
+                                 "(one per motor); leave the link's out")
     if not tr.diagonal or (elastic and any(tr.motor_viscous + tr.motor_coulomb)):
         return replace(chain, transmission=tr)
     links = []
@@ -206,7 +227,8 @@ def with_transmission(chain, tr: Transmission, field: str = "transmission"):
 def drive_notes(chain) -> list[str]:
     """What an export to URDF or MJCF leaves out of ``chain``'s drives: a coupled
     transmission (neither format has one; a diagonal one is the links' motors), LuGre
-    parameters, elastic joints and DC motors' electrics (a note each for the written file)."""
+    parameters, elastic joints, the gears' efficiencies and DC motors' electrics (a note
+    each for the written file)."""
     notes = []
     if getattr(chain, "transmission", None) is not None:
         notes.append("the coupled transmission (theta = N q, N^T Jm N) is left out: the "
@@ -220,6 +242,11 @@ def drive_notes(chain) -> list[str]:
     if any(m.stiffness is not None for m in motors):
         notes.append("the elastic joints (motor stiffness, spring_damping) are left out: the "
                      "file's joints are rigid")
+    lossy = [i + 1 for i, m in enumerate(motors)
+             if m.efficiency != 1 or (m.efficiency_back is not None and m.efficiency_back != 1)]
+    if lossy:
+        notes.append("the gears' efficiencies (efficiency, efficiency_back) of joint(s) "
+                     f"{', '.join(map(str, lossy))} are left out: the file's gears are ideal")
     if any(m.resistance is not None for m in motors):
         notes.append("the DC motors' electrics (resistance, inductance, torque and back-EMF "
                      "constants) are left out")

@@ -65,7 +65,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..core.errors import InputError
+from ..core.errors import InputError, excerpt
 from .control import checked_gains
 from .elastic_coupled import CoupledSprings
 from .options import time_grid
@@ -80,7 +80,12 @@ __all__ = ["ElasticJoints", "elastic_forward_dynamics", "static_deflection",
            "has_springs", "checked_springs", "armature_of", "ELASTIC_METHODS",
            "elastic_method", "CoupledSprings", "link_side_of"]
 
-def _per_joint(value, name: str, n: int, positive: bool) -> np.ndarray:
+def _per_joint(value, name: str, n: int, positive: bool, labels=None) -> np.ndarray:
+    """``value`` as ``n`` finite numbers (``> 0`` when ``positive``, else ``>= 0``), one for
+    all or one each; ``labels``: the 0-based joint of each entry, for the messages."""
+    if isinstance(value, bool) or (isinstance(value, (list, tuple)) and any(
+            isinstance(x, bool) for x in value)):
+        raise InputError(f"{name}: expected a number or one per joint ({n}), got {value!r:.60}")
     try:
         arr = np.broadcast_to(np.asarray(value, dtype=float), (n,)).copy()
     except (TypeError, ValueError):
@@ -88,8 +93,9 @@ def _per_joint(value, name: str, n: int, positive: bool) -> np.ndarray:
     bad = ~np.isfinite(arr) | ((arr <= 0) if positive else (arr < 0))
     if bad.any():
         j = int(np.argmax(bad))
+        joint = j if labels is None else labels[j]
         raise InputError(f"{name}[{j}]: {arr[j]:g}; give a finite number "
-                         + ("> 0" if positive else ">= 0") + f" for joint {j + 1}")
+                         + ("> 0" if positive else ">= 0") + f" for joint {joint + 1}")
     return arr
 
 
@@ -142,9 +148,13 @@ class ElasticJoints:
                              "robot has free or ball joints")
         chosen = _joint_list(joints, robot.dof)
         m = robot.dof if chosen is None else len(chosen)
-        return cls(_per_joint(stiffness, "stiffness", m, True),
-                   _per_joint(motor_inertia, "motor_inertia", m, True),
-                   _per_joint(damping, "damping", m, False), chosen)
+        # the values follow the joints as given: joints=[1, 0] with stiffness [K1, K0] gives
+        # joint 1 K1 (the springs are stored in increasing joint order)
+        given = list(range(m)) if joints is None else [int(x) for x in np.reshape(joints, -1)]
+        order = np.argsort(given, kind="stable")
+        return cls(*(_per_joint(value, name, m, positive, given)[order] for value, name, positive
+                     in ((stiffness, "stiffness", True), (motor_inertia, "motor_inertia", True),
+                         (damping, "damping", False))), chosen)
 
     @property
     def dof(self) -> int:
@@ -497,6 +507,29 @@ def elastic_method(method: str, field: str = "method") -> str:
     return ELASTIC_METHODS[method][0]
 
 
+def _checked_torque(tau, n: int):
+    """The callable ``tau(t, q, theta, qd, thetad)`` with each value checked (``n`` finite
+    numbers, one for all allowed); an :class:`~robodyn.InputError` up front when it cannot
+    take the elastic run's five arguments (a rigid ``tau(t, q, qd)`` given by mistake)."""
+    import inspect
+
+    from .inputs import state_vector
+
+    try:
+        inspect.signature(tau).bind(0.0, None, None, None, None)
+    except TypeError:
+        raise InputError("tau: the elastic run calls tau(t, q, theta, qd, thetad) (links' and "
+                         "motors' positions and rates); wrap a rigid tau(t, q, qd) as lambda "
+                         "t, q, th, qd, thd: tau(t, q, qd)") from None
+    except ValueError:  # no signature (a builtin): called as it is
+        pass
+
+    def torque(t, q, theta, qd, thetad):
+        return state_vector(tau(t, q, theta, qd, thetad), "tau(t, q, theta, qd, thetad)", n)
+
+    return torque
+
+
 def simulate_elastic(robot, springs: ElasticJoints | None = None, q0: ArrayLike | None = None,
                      *, duration: float,
                      dt: float, theta0: ArrayLike | None = None, qd0: ArrayLike | None = None,
@@ -508,7 +541,8 @@ def simulate_elastic(robot, springs: ElasticJoints | None = None, q0: ArrayLike 
     static deflection ``S q0 + K^-1 S g(q0)`` that holds the links at rest; rates ``qd0``,
     ``thetad0``, default 0) for ``duration`` seconds, the state
     saved every ``dt``. ``theta0``, ``thetad0``: one value per spring (``m``); ``q0``,
-    ``qd0``, ``tau``: one per joint (``n``). ``method`` ``"radau"`` (Radau IIA) or
+    ``qd0``, ``tau``: one per joint (``n``; ``tau`` also a callable ``tau(t, q, theta, qd,
+    thetad)``, each value checked). ``method`` ``"radau"`` (Radau IIA) or
     ``"bdf"`` (:data:`ELASTIC_METHODS`) with ``rtol``, ``atol``, steps at most ``dt``; an
     :class:`~robodyn.InputError` when the equations were evaluated ``max_evaluations``
     times (the budget) before the end. Springs behind a coupled transmission
@@ -524,9 +558,12 @@ def simulate_elastic(robot, springs: ElasticJoints | None = None, q0: ArrayLike 
     times = time_grid(duration, dt)   # checked: positive, dt <= duration, a bounded count
 
     def vector(value, name, default, size=n):
-        arr = default if value is None else np.asarray(value, dtype=float).reshape(-1)
+        try:
+            arr = default if value is None else np.asarray(value, dtype=float).reshape(-1)
+        except (TypeError, ValueError):
+            arr = np.full(1, np.nan)
         if arr.shape != (size,) or not np.isfinite(arr).all():
-            raise InputError(f"{name}: expected {size} finite values, got {value!r:.60}")
+            raise InputError(f"{name}: expected {size} finite values, got {excerpt(value)}")
         return arr
 
     q0 = vector(q0, "q0", None) if q0 is not None else None
@@ -539,7 +576,7 @@ def simulate_elastic(robot, springs: ElasticJoints | None = None, q0: ArrayLike 
         def torque(t, q, th, qd, thd):
             return np.zeros(n)
     elif callable(tau):
-        torque = tau
+        torque = _checked_torque(tau, n)
     else:
         constant = vector(tau, "tau", None)
 
@@ -604,6 +641,9 @@ class ElasticComputedTorque:
     ``trajectory``: a :class:`~robodyn.motion.trajectory.Trajectory` of the links."""
 
     def __init__(self, robot, elastic: ElasticJoints | None, trajectory, kp, kd, kv=0.0):
+        if not callable(trajectory):  # it was Python's TypeError at the run's first call
+            raise InputError(f"trajectory: expected a Trajectory (t -> q, qd, qdd), e.g. "
+                             f"rd.trajectory.quintic(q0, q1, T), got {excerpt(trajectory)}")
         self.robot, self.trajectory = robot, trajectory
         self.elastic = checked_springs(robot, elastic)
         n = robot.dof

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..core.errors import InputError
+from ..core.errors import InputError, excerpt
 from .control import checked_gains
 from .elastic import ElasticJoints, checked_springs, static_deflection
 
@@ -45,9 +45,13 @@ class ElasticPDGravity:
     def __init__(self, robot, elastic: ElasticJoints | None, goal: ArrayLike, kp, kd):
         self.elastic = checked_springs(robot, elastic)
         n = robot.dof
-        goal = np.asarray(goal, dtype=float).reshape(-1)
+        raw = goal
+        try:
+            goal = np.asarray(goal, dtype=float).reshape(-1)
+        except (TypeError, ValueError):  # text: NumPy's ValueError before
+            goal = np.full(1, np.nan)
         if goal.shape != (n,) or not np.isfinite(goal).all():
-            raise InputError(f"goal: expected {n} finite joint values, got {goal!r:.60}")
+            raise InputError(f"goal: expected {n} finite joint values, got {excerpt(raw)}")
         self.goal = goal
         self.kp, self.kd = checked_gains(kp, "kp", n), checked_gains(kd, "kd", n)
         self.index = self.elastic.indices(n)

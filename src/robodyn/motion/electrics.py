@@ -40,7 +40,8 @@ from ..core.errors import InputError, excerpt
 if TYPE_CHECKING:
     from ..model.chain import Chain
 
-__all__ = ["DCMotor", "Electrics", "electrics", "dc_motors", "motors_of", "motor_side"]
+__all__ = ["DCMotor", "Electrics", "electrics", "dc_motors", "motors_of", "motor_side",
+           "gear_ratios", "motion_samples", "sample_table"]
 
 
 @dataclass(frozen=True)
@@ -59,11 +60,15 @@ class DCMotor:
             value = getattr(self, name)
             if value is None:
                 continue
-            ok = isinstance(value, int | float) and np.isfinite(value) and (
+            # NumPy's scalars (a motor built from an array's entries) are numbers too, and
+            # stored as floats; True is not a resistance
+            ok = not isinstance(value, bool | np.bool_) and isinstance(
+                value, int | float | np.integer | np.floating) and np.isfinite(value) and (
                 value > 0 if name == "torque_constant" else value >= 0)
             if not ok:
                 raise InputError(f"DCMotor.{name}: {value!r:.40}; give a finite number "
                                  + ("> 0" if name == "torque_constant" else ">= 0"))
+            object.__setattr__(self, name, float(value))
 
     @property
     def k_b(self) -> float:
@@ -124,6 +129,51 @@ def dc_motors(motors, chain: Chain, n: int, missing: str | None = None) -> list[
     return list(out)
 
 
+def gear_ratios(chain: Chain, where: str) -> np.ndarray:
+    """The joints' gear ratios ``G`` ``(n,)``; an :class:`InputError` naming ``where`` and
+    the joint for a ratio of 0 (the motor drives its joint through the gear: ``tau_m =
+    tau / G``, ``w_m = G qd``)."""
+    G = np.array([float(link.motor.gear_ratio) for link in chain.links])
+    if (G == 0).any():
+        raise InputError(f"{where}: joint {int(np.argmax(G == 0)) + 1} has gear_ratio 0; a "
+                         "motor drives its joint through a ratio != 0 (motor turns per joint "
+                         "turn): give the model's motor its gear_ratio")
+    return G
+
+
+def motion_samples(motion, n: int, where: str = "motion") -> tuple[np.ndarray, ...]:
+    """``(q, qd, qdd)`` of ``motion`` (anything with them: a Simulation, a sampled
+    trajectory, :class:`~robodyn.motion.trajectory.Motion`), each ``(T, n)`` and finite,
+    else an :class:`InputError` naming ``where.q`` (``qd``, ``qdd``)."""
+    out = []
+    for key in ("q", "qd", "qdd"):
+        value = getattr(motion, key, None)
+        if value is None:
+            raise InputError(f"{where}.{key}: missing; give a motion with q, qd and qdd (a "
+                             "Simulation, trajectory.sample(dt), or robodyn.motion.trajectory."
+                             "Motion(t, q, qd, qdd)), got " + excerpt(motion))
+        out.append(sample_table(value, f"{where}.{key}", n))
+    if len({a.shape for a in out}) > 1:
+        raise InputError(f"{where}: q, qd and qdd have different shapes "
+                         f"{', '.join(str(a.shape) for a in out)}; give one row per sample each")
+    return tuple(out)
+
+
+def sample_table(value, name: str, n: int, rows: int | None = None) -> np.ndarray:
+    """``value`` as finite numbers ``(T, n)`` (``T = rows`` when given), else an
+    :class:`InputError` naming ``name``."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{name}: expected numbers (T, {n}), got {excerpt(value)}") from None
+    if arr.ndim != 2 or arr.shape[1] != n or (rows is not None and arr.shape[0] != rows):
+        raise InputError(f"{name}: expected shape ({'T' if rows is None else rows}, {n}) (one "
+                         f"row per sample, one value per joint), got {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise InputError(f"{name}: not finite (NaN or infinite entries)")
+    return arr
+
+
 def motor_side(chain: Chain, tau, qd, qdd) -> tuple[np.ndarray, np.ndarray]:
     """The motors' torques ``tau_m`` and speeds ``w_m`` ``(T, n)`` of the joint torques
     ``tau`` (those of ``M`` with the rotors) along ``(qd, qdd)``: a gear a joint (module
@@ -138,7 +188,7 @@ def motor_side(chain: Chain, tau, qd, qdd) -> tuple[np.ndarray, np.ndarray]:
     eta_b = np.array([float(link.motor.back) for link in links])
     tr = getattr(chain, "transmission", None)
     if tr is None:
-        G = np.array([float(link.motor.gear_ratio) for link in links])
+        G = gear_ratios(chain, "motors")
         Jm = np.array([float(link.motor.inertia) for link in links])
         own, w_m = Jm * G * qdd, G * qd
         through = (tau - G * own) / G                          # what passes the gear
@@ -169,15 +219,21 @@ def electrics(robot, motion, motors=None) -> Electrics:
                          "robot has free or ball joints")
     n = robot.dof
     motors = dc_motors(motors, robot.numeric_chain, n)
-    t = np.asarray(motion.t, dtype=float)
-    if t.ndim != 1 or t.shape[0] < 2 or (np.diff(t) <= 0).any():
-        raise InputError("motion.t: expected at least two increasing sample times")
-    q, qd, qdd = (np.asarray(getattr(motion, k), dtype=float) for k in ("q", "qd", "qdd"))
+    q, qd, qdd = motion_samples(motion, n)
+    try:
+        t = np.asarray(getattr(motion, "t", None), dtype=float)
+    except (TypeError, ValueError):
+        t = np.full(1, np.nan)
+    if t.ndim != 1 or t.shape[0] < 2 or not np.isfinite(t).all() or (np.diff(t) <= 0).any():
+        raise InputError("motion.t: expected at least two finite, increasing sample times")
+    if t.shape[0] != qd.shape[0]:
+        raise InputError(f"motion.t: {t.shape[0]} times for {qd.shape[0]} samples of q, qd, qdd")
     tau = getattr(motion, "tau", None)
     info = getattr(motion, "info", None)
     if isinstance(info, dict) and "drive_torque" in info:  # a voltage run's motors, no load
         tau = info["drive_torque"]
-    tau = robot.inverse_dynamics(q, qd, qdd) if tau is None else np.asarray(tau, float)
+    tau = robot.inverse_dynamics(q, qd, qdd) if tau is None else sample_table(
+        tau, "motion.tau", n, qd.shape[0])
     tau_m, w_m = motor_side(robot.numeric_chain, tau, qd, qdd)
     R, L, kt, kb = (np.array(v) for v in zip(*[(m.resistance, m.inductance,
                                                m.torque_constant, m.k_b) for m in motors],

@@ -145,8 +145,11 @@ def consumed(robot: Robot, motion: Motion | Trajectory | Simulation,
     t = np.asarray(getattr(motion, "t", None), dtype=float)
     if t.ndim != 1 or t.shape[0] < 2:
         raise InputError("motion.t: expected at least two sample times, shape (T,)")
-    if (np.diff(t) <= 0).any():
-        raise InputError("motion.t: the sample times must increase")
+    if not np.isfinite(t).all() or (np.diff(t) <= 0).any():
+        raise InputError("motion.t: the sample times must be finite and increase")
+    if getattr(motion, "q", None) is None or getattr(motion, "qd", None) is None:
+        raise InputError("motion: expected q and qd (and qdd or tau): a Simulation, "
+                         "trajectory.sample(dt) or robodyn.motion.trajectory.Motion")
     q, qd = np.asarray(motion.q, dtype=float), np.asarray(motion.qd, dtype=float)
     if q.shape != (t.shape[0], robot.nq) or qd.shape != (t.shape[0], robot.dof):
         shapes = (f"({t.shape[0]}, {robot.dof})" if robot.nq == robot.dof else
@@ -155,8 +158,13 @@ def consumed(robot: Robot, motion: Motion | Trajectory | Simulation,
                          f"{qd.shape}")
     tau = getattr(motion, "tau", None)
     if tau is None:
+        if getattr(motion, "qdd", None) is None:  # was Python's AttributeError
+            raise InputError("motion: has neither qdd nor tau; give the accelerations (the "
+                             "torques are then the inverse dynamics) or the applied torques")
         tau = robot.inverse_dynamics(q, qd, motion.qdd, h_e=h_e)
     tau = np.asarray(tau, dtype=float)
+    if tau.shape != qd.shape:  # was a NumPy broadcast error, or a silent broadcast
+        raise InputError(f"motion.tau: expected shape {qd.shape} (as qd), got {tau.shape}")
     power = tau * qd
     positive = _integrate(t, np.maximum(power, 0.0))
     net = _integrate(t, power)

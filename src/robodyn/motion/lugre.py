@@ -28,7 +28,7 @@ import numpy as np
 from ..core.errors import InputError
 from ..model.lugre import LuGre
 from .adaptive import drive
-from .inputs import torque_value, wrench_value
+from .inputs import state_vector, torque_value, wrench_value
 from .result import Simulation, finished
 
 __all__ = ["LuGre", "LuGreSimulation", "simulate_lugre", "run_lugre", "steady_friction",
@@ -77,7 +77,10 @@ def lugre_torque_parts(robot, q, qd, qdd, z, h_e=None, lugre: LuGre | Mapping | 
 
     lugre = _parameters(robot, lugre, "lugre_torque_parts")
     parts = robot.torque_parts(q, qd, qdd, h_e).as_dict()
-    zs = np.asarray(z, dtype=float)
+    try:
+        zs = np.asarray(z, dtype=float)
+    except (TypeError, ValueError):
+        zs = np.full(1, np.nan)
     if zs.shape[-1:] != (robot.dof,) or not np.isfinite(zs).all():
         raise InputError(f"lugre_torque_parts: z: expected {robot.dof} finite bristle "
                          f"deflections per sample, got shape {zs.shape}")
@@ -158,12 +161,14 @@ def run_lugre(problem, options, bar) -> Simulation:
 
 
 def simulate_lugre(robot, lugre: LuGre | Mapping | None, q0, qd0=0.0, duration: float = 1.0,
-                   tau: Callable | None = None, z0=0.0, rtol: float = 1e-8, atol: float = 1e-10,
+                   tau: Callable | object | None = None, z0=0.0, rtol: float = 1e-8,
+                   atol: float = 1e-10,
                    sample_dt: float = 1e-3,
                    max_evaluations: int = 200_000) -> LuGreSimulation:
-    """Integrate the arm with LuGre friction from ``q0, qd0`` and bristle state ``z0`` for
-    ``duration`` s under ``tau(t, q, qd)`` (``None``: no torque) with ``Radau`` (module
-    docstring for why), sampled every ``sample_dt``. ``lugre``: the parameters (a
+    """Integrate the arm with LuGre friction from ``q0, qd0`` and bristle state ``z0`` (one
+    number for all joints or one each) for ``duration`` s under ``tau(t, q, qd)`` (or
+    constant torques; ``None``: no torque) with ``Radau`` (module docstring for why),
+    sampled every ``sample_dt``. ``lugre``: the parameters (a
     :class:`~robodyn.model.lugre.LuGre` or a mapping), or ``None`` for the model's own
     (a model file's ``lugre:``). ``max_evaluations`` (at most
     :data:`MAX_EVALUATIONS`) bounds the right-hand side's evaluations: past it an
@@ -172,18 +177,23 @@ def simulate_lugre(robot, lugre: LuGre | Mapping | None, q0, qd0=0.0, duration: 
 
     n = robot.dof
     lugre = _parameters(robot, lugre, "simulate_lugre")
-    if not (np.isfinite(duration) and duration > 0):
-        raise InputError(f"simulate_lugre: duration {duration!r} must be finite and > 0")
-    if not 0 < max_evaluations <= MAX_EVALUATIONS:
+    real = (int, float, np.integer, np.floating)
+    if not (isinstance(duration, real) and np.isfinite(duration) and duration > 0):
+        raise InputError(f"simulate_lugre: duration {duration!r:.40} must be finite and > 0")
+    if not (isinstance(max_evaluations, real) and 0 < max_evaluations <= MAX_EVALUATIONS):
         raise InputError(f"simulate_lugre: max_evaluations must be in (0, {MAX_EVALUATIONS}]")
-    if not 0 < sample_dt <= duration:
+    if not (isinstance(sample_dt, real) and 0 < sample_dt <= duration):
         raise InputError("simulate_lugre: sample_dt must be in (0, duration]")
-    x0 = np.concatenate([np.broadcast_to(np.asarray(a, dtype=float), (n,))
-                         for a in (q0, qd0, z0)])
+    # one number for all joints or one each, finite and bounded: the start state went to
+    # SciPy unchecked (its "initial state y0 must be finite", a broadcast error)
+    x0 = np.concatenate([state_vector(a, name, n)
+                         for a, name in ((q0, "q0"), (qd0, "qd0"), (z0, "z0"))])
+    if tau is not None and not callable(tau):  # constant torques, as rd.simulate takes them
+        constant = state_vector(tau, "tau", n)
+        tau = lambda t, q, qd: constant  # noqa: E731
     count = [0]
 
-    arm = _arm(robot, lugre, lambda t, q, qd: np.zeros(n) if tau is None
-               else np.asarray(tau(t, q, qd), dtype=float))
+    arm = _arm(robot, lugre, lambda t, q, qd: torque_value(tau, t, q, qd, n))
 
     def rhs(t, x):
         count[0] += 1

@@ -113,7 +113,12 @@ class Saturated:
         self.peak_demand = np.zeros(self.limits.size)
 
     def __call__(self, t, q, qd) -> np.ndarray:
-        demand = np.asarray(self.controller(t, q, qd), dtype=float)
+        raw = self.controller(t, q, qd)
+        try:
+            demand = np.asarray(raw, dtype=float)
+        except (TypeError, ValueError):
+            raise InputError(f"Saturated: the controller gave {excerpt(raw)}; expected "
+                             f"{self.limits.size} torques (numbers)") from None
         if demand.shape != self.limits.shape:
             raise InputError(f"Saturated: the controller gave {demand.size} torques, the "
                              f"limits are {self.limits.size}")

@@ -211,8 +211,10 @@ def _takes_current(fn) -> bool:
         pass
     try:
         signature.bind(0.0, None, None, None)
-    except TypeError:
-        return False
+    except TypeError:  # neither: said here, not as Python's TypeError from inside the run
+        raise InputError(f"voltage: the callable {excerpt(fn)} takes neither (t, q, qd) nor "
+                         "(t, q, qd, i); give V(t, q, qd) (volts, one per joint) or V(t, q, "
+                         "qd, i) with the currents") from None
     return True
 
 
@@ -229,8 +231,8 @@ def _voltage(voltage, voltage_times, duration: float, n: int, inductive,
                              "a voltage(t, q, qd))")
         return _checked_call(voltage, n, with_current, per)
     try:
-        if isinstance(voltage, str | bytes):
-            raise TypeError
+        if isinstance(voltage, str | bytes) or np.asarray(voltage).dtype == bool:
+            raise TypeError  # True is not 1 V
         arr = np.asarray(voltage, dtype=float)
     except (TypeError, ValueError):
         raise InputError(f"voltage: expected volts (one number, {n} per {per}, a table (T, "

@@ -246,6 +246,9 @@ def build(runner: Runner, functions=None, parameters: str = "baked", name: str |
         origin += f"; loaded from {provenance.path}"
     if provenance.locked:
         origin += "; locked joints (held at 0): " + ", ".join(provenance.locked)
+    if any(link.motor.stiffness is not None for link in runner.chain.links):  # said, not
+        origin += ("; the rigid model (as the robot's methods): the elastic joints' springs "
+                   "(motor.stiffness) are not in these functions")              # left unsaid
     nq, nv = runner.chain.nq, runner.chain.nv
     return TracedProgram(cname, str(runner.name), origin, nv, argument, tuple(params),
                          values, tuple(traced), None if nq == nv else nq)
