@@ -287,9 +287,10 @@ def test_cli_voltage_on_an_elastic_model_is_refused_not_ignored(capsys):
 
 def test_a_stiffness_behind_a_coupled_transmission_says_so(tmp_path):
     """It was refused as 'links[0].motor.inertia: 0 ... give motor.inertia', which the
-    transmission then refuses too."""
-    with pytest.raises(ModelError, match=r"transmission: links\[0\]\.motor\.stiffness: elastic "
-                                         r"joints behind a coupled transmission"):
+    transmission then refuses too; the springs behind a coupled transmission are its own."""
+    with pytest.raises(ModelError, match=r"transmission: links\[0\]\.motor\.stiffness: the "
+                                         r"springs behind a coupled transmission are its own, "
+                                         r"transmission\.stiffness"):
         _load(tmp_path, link1="motor: {stiffness: 5000}",
               top="transmission: {matrix: [[50, 0], [24, 30]], motor_inertia: [2e-4, 1e-4]}")
 
@@ -374,3 +375,11 @@ def test_elastic_controllers_check_their_reference():
         ElasticComputedTorque(arm, springs, [0.1, 0.2], kp=1.0, kd=1.0)
     with pytest.raises(InputError, match="goal: expected 2 finite joint values, got 'ab'"):
         ElasticPDGravity(arm, springs, "ab", kp=100.0, kd=20.0)
+
+
+def test_a_transmission_entry_past_a_doubles_range_is_named(tmp_path):
+    """A 401-digit integer raised Python's OverflowError from float()."""
+    with pytest.raises(ModelError, match=r"transmission\.motor_inertia\[0\]: .* is not a finite "
+                                         r"double"):
+        _load(tmp_path, top="transmission: {matrix: [[50, 0], [24, 30]], motor_inertia: [1"
+                            + "0" * 400 + ", 1e-4]}")

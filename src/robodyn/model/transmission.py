@@ -81,8 +81,14 @@ def _number(x: object, field: str) -> float:
 
     if isinstance(x, bool) or not isinstance(x, (int, float, str, np.floating, np.integer)):
         raise ModelError(f"{field}: expected a number, got {type(x).__name__} {excerpt(x)}")
-    if not isinstance(x, str) and not np.isfinite(float(x)):
-        raise ModelError(f"{field}: {float(x)} is not finite; give a finite number")
+    if not isinstance(x, str):
+        try:
+            finite = np.isfinite(float(x))
+        except OverflowError:  # an integer past a double's range
+            finite = False
+        if not finite:
+            raise ModelError(f"{field}: {excerpt(x)} is not a finite double; give a finite "
+                             "number")
     expr = parse_expression(x, field)   # checked: finite, real, bounded size
     if expr.free_symbols:
         raise ModelError(f"{field}: expected a number, got {excerpt(x)}; the transmission "
