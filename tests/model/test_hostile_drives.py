@@ -379,7 +379,7 @@ def test_elastic_controllers_check_their_reference():
 
 def test_a_transmission_entry_past_a_doubles_range_is_named(tmp_path):
     """A 401-digit integer raised Python's OverflowError from float()."""
-    with pytest.raises(ModelError, match=r"transmission\.motor_inertia\[0\]: .* is not a finite "
-                                         r"double"):
+    with pytest.raises(ModelError, match=r"transmission\.motor_inertia\[0\]: .* is not finite "
+                                         r"\(as a double\)"):
         _load(tmp_path, top="transmission: {matrix: [[50, 0], [24, 30]], motor_inertia: [1"
                             + "0" * 400 + ", 1e-4]}")

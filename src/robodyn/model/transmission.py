@@ -87,7 +87,7 @@ def _number(x: object, field: str) -> float:
         except OverflowError:  # an integer past a double's range
             finite = False
         if not finite:
-            raise ModelError(f"{field}: {excerpt(x)} is not a finite double; give a finite "
+            raise ModelError(f"{field}: {excerpt(x)} is not finite (as a double); give a finite "
                              "number")
     expr = parse_expression(x, field)   # checked: finite, real, bounded size
     if expr.free_symbols:
