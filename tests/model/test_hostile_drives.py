@@ -304,17 +304,19 @@ def test_an_unbound_symbol_names_the_field_that_uses_it(tmp_path):
 
 def test_cli_says_when_a_run_leaves_the_models_lugre_friction_out(tmp_path, capsys):
     """``robodyn simulate`` (rk45) and ``robodyn energy`` of a model with ``lugre:`` left
-    the LuGre friction out without a word; ``--method lugre`` runs it and says nothing."""
+    the LuGre friction out without a word: by default ``simulate`` now runs it (``lugre``),
+    an explicit other method warns; ``energy`` says it is left out."""
     from robodyn.cli import main
 
     path = str(_write(tmp_path, top="lugre: {sigma0: 1.0e4, sigma1: 100, sigma2: 0.1, Fc: 3, "
                                     "Fs: 4, vs: 0.1}"))
-    note = "LuGre friction is not in this run: --method lugre runs it"
+    note = "LuGre friction (lugre:) is left out of this run (method='rk45')"
     assert main(["simulate", path, "--q0", "0", "0", "--duration", "0.01"]) == 0
-    assert note in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "(lugre, rtol" in out and "LuGre friction" not in err
     assert main(["simulate", path, "--q0", "0", "0", "--duration", "0.01", "--method",
-                 "lugre"]) == 0
-    assert note not in capsys.readouterr().out
+                 "rk45"]) == 0
+    assert note in capsys.readouterr().err
     assert main(["energy", path, "--from", "0", "0", "--to", "1", "0.5", "--duration",
                  "0.5"]) == 0
     assert "LuGre friction is left out" in capsys.readouterr().out

@@ -141,6 +141,12 @@ def test_rd_simulate_method_lugre(tmp_path):
     assert np.abs(held.qd).max() < 0.05 and abs(held.qd[-1, 0]) < 1e-6
     with pytest.raises(rd.InputError, match="has no lugre parameters"):
         rd.simulate(_pendulum(tmp_path), q0=[0.0], method="lugre")
+    # the model's LuGre friction is the default of a single run; another method warns
+    default = rd.simulate(robot, q0=[0.0], duration=0.2, sample_dt=1e-3)
+    assert default.info["method"] == "lugre"
+    np.testing.assert_allclose(default.q, sim.q[:201], atol=1e-6)  # the same equations
+    with pytest.warns(UserWarning, match=r"left out of this run \(method='rk45'\)"):
+        rd.simulate(robot, q0=[0.0], duration=0.05, method="rk45")
 
 
 def test_cli_simulate_method_lugre(tmp_path, capsys):

@@ -312,8 +312,6 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
           f"s, real-time factor {info['realtime_factor']:.3g}")
     print(f"  final state: q = {format_vector(sim.q[-1])}, qd = {format_vector(sim.qd[-1])}")
     print("  " + energy_balance(robot, sim))
-    if robot.chain.lugre is not None and args.method != "lugre":  # said, not dropped silently
-        print("  (the model's LuGre friction is not in this run: --method lugre runs it)")
     if volts is not None:
         current = np.abs(info["current"]).max(axis=0)
         print(f"  motors: peak current {format_vector(current)} A; energy drawn "

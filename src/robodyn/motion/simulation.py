@@ -152,6 +152,8 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
     check_progress(progress)
     refuse_springs(robot, "rd.simulate")
     if voltage is not None or motors is not None:  # motors=None: the model file's
+        if robot.chain.lugre is not None:
+            _lugre_left_out(robot, "driven by voltages")
         from .voltage import simulate_voltage
         from .voltage_batch import per_rollout
 
@@ -170,6 +172,8 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
     if not robot.chain.single_valued:  # quaternion joints (a free base, ball joints)
         manifold_options(method, tau, values)
     count = batch_size(robot, q0, qd0, tau, h_e, values)
+    if robot.chain.lugre is not None and method != "lugre":
+        method = _lugre_default(robot, method, dt, count)
     if count is None:
         q0, qd0 = start_state(robot, q0, qd0)
     else:
@@ -184,3 +188,21 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
         return simulate_one(robot, q0, qd0, tau, tau_times, h_e, options)
     return simulate_many(robot, q0, qd0, tau, tau_times, h_e, values, options)
 
+
+def _lugre_default(robot, method, dt, count):
+    """A model with LuGre friction (``lugre:``) runs with its bristle states (``"lugre"``)
+    unless a method, a fixed step, a batch or a closed mechanism asks otherwise: then its
+    LuGre friction is left out, with a warning that says so."""
+    if method is None and dt is None and count is None and not closed(robot):
+        return "lugre"
+    _lugre_left_out(robot, f"method={method!r}" if method is not None else "dt" if dt
+                    is not None else "a batch" if count is not None else "a closed mechanism")
+    return method
+
+
+def _lugre_left_out(robot, why: str) -> None:
+    from ..core.errors import warn
+
+    warn(UserWarning(f"rd.simulate: {robot.name}'s LuGre friction (lugre:) is left out of this "
+                     f"run ({why}); method='lugre' (robodyn simulate --method lugre) runs "
+                     "it with its bristle states"))
