@@ -351,6 +351,15 @@ class Runner:
             self._results[key] = compute()
         return self._results[key]
 
+    def closed_forward_dynamics(self, q, qd, tau):
+        """``(out, ok)`` of the compiled forward dynamics of the model's closed mechanism on
+        ``(N, ...)`` arrays (:mod:`.closed_kernel`: ``ok`` the states it answered), or None
+        where it has none (yet): the caller solves by its KKT path."""
+        from .closed_kernel import CLOSED, closed_kernel  # closed mechanisms only
+
+        kernel = self.cached(CLOSED, lambda: closed_kernel(self.chain, self.parameter_names))
+        return None if kernel is None else kernel(self.parameter_values, q, qd, tau)
+
     def _explain_non_finite(self, kind: str, sample: dict) -> RobodynError:
         """Why a result is not finite although its inputs are: a singular mass matrix
         (a joint that moves no mass) or parameter values too large for float64."""
