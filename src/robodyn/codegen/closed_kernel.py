@@ -6,7 +6,7 @@ in NumPy around the robot's kernels (``M``, ``K``, the drift, ``h``: one call ea
 KKT solve per rank. :class:`ClosedKernel` is the straight-line program of the same
 equations (:mod:`robodyn.dynamics.closed_forward_dynamics`: the Schur complement of ``M``,
 two Cholesky factorisations written out; the program ``robot.to_code`` exports), traced
-with the ratios ``d_r / (K X)_rr`` of the Schur complement's pivots to its diagonal and
+with the ratios ``d_r / tr(K X)`` of the Schur complement's pivots to its trace and
 compiled by Numba as every registry kernel is (:mod:`.kernel`; the per-sample flavour, and
 the blocked one for batches where the program is short enough), cached on disk.
 
@@ -35,20 +35,22 @@ import weakref
 
 import numpy as np
 
+from ..core.errors import ModelError
 from ..dynamics.closed_forward_dynamics import CLOSED, closed_spec
 from ..model.chain import Chain
 from . import cache, tiers
 from .kernel import Kernel, NonFiniteResult, backend_without_import, compiled_source
 from .trace import trace
 
-__all__ = ["ClosedKernel", "closed_kernel", "PIVOT_RATIO", "CLOSED"]
+__all__ = ["ClosedKernel", "closed_kernel", "unsupported", "PIVOT_RATIO", "CLOSED"]
 
-#: The smallest ratio ``d_r / (K X)_rr`` of the Schur complement's Cholesky pivots to its
-#: diagonal a state may have to be answered by the compiled program (it bounds the
-#: condition of the pivot's row against the earlier ones: the relative error of ``lambda``
-#: grows about as ``1e-16 / ratio``); below, the KKT solve with the rank of ``K`` answers.
-#: ``K`` of a rank the KKT path calls deficient (singular values below ``1e-9`` of the
-#: largest) gives ratios near ``1e-18`` times the condition of ``M``: always below.
+#: The smallest ratio ``d_r / tr(K X)`` of the Schur complement's Cholesky pivots to its
+#: trace a state may have to be answered by the compiled program (the smallest pivot is
+#: at least the smallest eigenvalue of ``K X``, the trace at most ``m`` times the largest:
+#: the relative error of ``lambda`` grows about as ``1e-16 / ratio``); below, the KKT solve
+#: with the rank of ``K`` answers. ``K`` of a rank the KKT path calls deficient (singular
+#: values below ``1e-9`` of the largest) gives ratios near ``1e-18`` times the condition of
+#: ``M``, or rounding's (``1e-16``, or a pivot not positive: not finite): always below.
 PIVOT_RATIO = 1e-8
 
 #: The kernels of each chain (weakly held): the robot's closed chains, made anew by each
@@ -56,18 +58,42 @@ PIVOT_RATIO = 1e-8
 _SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def closed_kernel(chain: Chain, params: tuple[str, ...]) -> ClosedKernel | None:
+def unsupported(chain: Chain) -> str | None:
+    """Why the program does not describe ``chain``'s closed mechanism, or None."""
+    closures = chain.closures
+    if closures is None or not closures.loops:
+        return "the model has no loop closures ('loops:')"
+    for what, there in (("coupled joints", closures.couplings),
+                        ("a coupled transmission", chain.transmission is not None),
+                        ("LuGre friction", chain.lugre is not None),
+                        ("a free or ball joint", not chain.single_valued),
+                        (f"more than {tiers.COMPILE_MAX_DOF} joints",
+                         chain.nv > tiers.COMPILE_MAX_DOF)):
+        if there:
+            return f"the compiled program leaves out a model's {what} (not yet)"
+    return None
+
+
+def closed_kernel(chain: Chain, params: tuple[str, ...],
+                  which: str | None = None) -> ClosedKernel | None:
     """The :class:`ClosedKernel` of ``chain`` (a runner's symbolic chain and its parameter
     names in kernel order), shared by equal chains; None where the program does not
-    describe the model or the tier keeps the KKT path (module docstring)."""
-    closures = chain.closures
+    describe the model or the tier keeps the KKT path (module docstring). ``which="numba"``
+    compiles it now whatever the tier (``robot.compile(["closed_forward_dynamics"])``),
+    ``"numpy"`` makes its NumPy flavour; both raise a :class:`ModelError` saying why a model
+    has none."""
+    why = unsupported(chain)
+    if which is not None:
+        if why is not None:
+            raise ModelError(f"{CLOSED}: {why}; ClosedChain.forward_dynamics solves it in "
+                             "NumPy")
+        kernel = ClosedKernel(chain, params, which)
+        if which == "numba":
+            _SHARED.setdefault(chain, {})[params] = kernel
+        return kernel
     setting = tiers.tier_setting()
-    if (closures is None or not closures.loops or closures.couplings
-            or chain.transmission is not None or chain.lugre is not None
-            or not chain.single_valued or chain.nv > tiers.COMPILE_MAX_DOF
-            or setting not in ("auto", "compiled")):
-        return None
-    if setting == "auto" and backend_without_import() != "numba":
+    if why is not None or setting not in ("auto", "compiled") or (
+            setting == "auto" and backend_without_import() != "numba"):
         return None
     shared = _SHARED.setdefault(chain, {})
     kernel = shared.get(params)
@@ -79,10 +105,11 @@ def closed_kernel(chain: Chain, params: tuple[str, ...]) -> ClosedKernel | None:
 class ClosedKernel:
     """The compiled closed forward dynamics of ``chain`` with parameters ``params``:
     ``kernel(p, q, qd, tau)`` (``p`` the parameter values in kernel order; ``(N, nq)``,
-    ``(N, nv)``, ``(N, nv)`` float64 arrays) gives ``(out, ok)``: ``out`` ``(N, nv + rows)``
-    the accelerations and loop forces, ``ok`` ``(N,)`` the states the program answered
-    (module docstring); ``None`` while the kernel is being compiled in the background.
-    ``which="numpy"``: the traced program's NumPy flavour, at once (for checks)."""
+    ``(N, nv)``, ``(N, nv)`` float64 arrays) gives ``(out, ok)``: ``out``
+    ``(N, nv + 2 rows)`` the accelerations, the loop forces and the pivot ratios, ``ok``
+    ``(N,)`` the states the program answered (module docstring); ``None`` while the kernel
+    is being compiled in the background. ``which="numpy"``: the traced program's NumPy
+    flavour, at once (for checks)."""
 
     def __init__(self, chain: Chain, params: tuple[str, ...], which: str | None = None):
         self.chain, self.params = chain, tuple(params)
@@ -94,7 +121,7 @@ class ClosedKernel:
         self._lock = threading.Lock()
         if which == "numpy":
             self.kernel = Kernel(chain, CLOSED, self.params, which="numpy", traced=self.traced)
-        elif tiers.tier_setting() == "compiled":
+        elif which == "numba" or tiers.tier_setting() == "compiled":
             self.kernel = Kernel(chain, CLOSED, self.params, traced=self.traced)
         else:
             self._source = compiled_source(*self.traced, len(self.params))
@@ -153,7 +180,7 @@ class ClosedKernel:
             ok = np.isfinite(out).all(axis=1)
             if rows:
                 ok &= out[:, n + rows:].min(axis=1) >= PIVOT_RATIO
-        return out[:, :n + rows], ok
+        return out, ok
 
     def _one(self, kernel: Kernel, p: np.ndarray, inputs: list) -> np.ndarray:
         try:

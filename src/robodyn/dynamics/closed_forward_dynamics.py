@@ -22,11 +22,13 @@ planar mechanism) has no force: it is left out of the solve and its ``lambda`` i
 least-norm loop force :class:`~robodyn.dynamics.constrained.ClosedChain` gives too. Rows
 that depend on each other only at some configurations (a singular mechanism) make ``K X``
 singular there: the program's result is then not finite, which the caller checks. Near
-such a configuration it is finite but loses digits (a pivot ``d_r`` of ``K X`` small against
-its diagonal ``(K X)_rr``: the relative error grows as ``eps (K X)_rr / d_r``); with
-``pivots=True`` the program also gives each ratio ``d_r / (K X)_rr`` (1 for a row
-orthogonal to the earlier ones in ``M^-1``'s metric, 0 for a dependent one), which the
-compiled tier's caller (:mod:`robodyn.codegen.closed_kernel`) compares with a threshold.
+such a configuration it is finite but loses digits (a Cholesky pivot ``d_r`` of ``K X``
+small against its trace: a row nearly dependent on the earlier ones in ``M^-1``'s metric,
+or nearly zero against the others; the relative error grows as ``eps tr(K X) / d_r``);
+with ``pivots=True`` the program also gives each ratio ``d_r / tr(K X)`` (at least
+``lambda_min / (m lambda_max)`` of ``K X``, about ``eps`` or not finite where ``K`` loses
+rank), which the compiled tier's caller (:mod:`robodyn.codegen.closed_kernel`) compares
+with a threshold.
 """
 
 from __future__ import annotations
@@ -65,8 +67,8 @@ def closed_forward_dynamics(chain: Chain, q, qd, tau, ops, loops, pivots: bool =
     """``[qdd (nv values), lambda (one per closure row)]`` of the closed mechanism of
     ``loops`` (:class:`~robodyn.model.loops.Loop`), the tree's joint torques ``tau`` given
     (zero at the passive joints); with ``pivots``, then per closure row the ratio
-    ``d_r / (K X)_rr`` of the Schur complement's Cholesky pivot to its diagonal (1 for a
-    row left out). Module docstring for the equations."""
+    ``d_r / tr(K X)`` of the Schur complement's Cholesky pivot to its trace (1 for a row
+    left out). Module docstring for the equations."""
     n = chain.nv
     names = frame_names(chain)
     M = mass_matrix(chain, q, ops)
@@ -102,7 +104,10 @@ def closed_forward_dynamics(chain: Chain, q, qd, tau, ops, loops, pivots: bool =
         schur = [[dot(K[r], X[c]) for c in range(m)] for r in range(m)]
         lam = cholesky_solve(schur, [-k[r] - dot(K[r], a0) for r in range(m)], ops,
                              pivots=piv)
-        ratios = [d / schur[r][r] for r, d in enumerate(piv)]
+        trace = 0
+        for r in range(m):
+            trace = trace + schur[r][r]
+        ratios = [d / trace for d in piv]
     qdd = [a0[i] + dot([X[c][i] for c in range(m)], lam) for i in range(n)]
     forces, it, conditions, rt = [], iter(lam), [], iter(ratios)
     for keep in kept:

@@ -337,7 +337,7 @@ class ClosedChain:
             return np.ones(len(q), dtype=bool)
         out, ok = got
         n = len(self.joints)
-        qdd[ok], lam[ok] = out[ok, :n], out[ok, n:]
+        qdd[ok], lam[ok] = out[ok, :n], out[ok, n:n + self.rows]
         return ~ok
 
     def _kkt(self, q, qd, tau) -> tuple[np.ndarray, np.ndarray]:
