@@ -39,7 +39,13 @@ from ..core.errors import ModelError
 from ..dynamics.closed_forward_dynamics import CLOSED, closed_spec
 from ..model.chain import Chain
 from . import cache, tiers
-from .kernel import Kernel, NonFiniteResult, backend_without_import, compiled_source
+from .kernel import (
+    BLOCKED_MIN_BATCH,
+    Kernel,
+    NonFiniteResult,
+    backend_without_import,
+    compiled_source,
+)
 from .trace import trace
 
 __all__ = ["ClosedKernel", "closed_kernel", "unsupported", "PIVOT_RATIO", "CLOSED"]
@@ -167,9 +173,13 @@ class ClosedKernel:
             return None
         n, rows = self.nv, self.rows
         inputs = [np.ascontiguousarray(a, dtype=float) for a in (q, qd, tau)]
-        out = np.empty((len(inputs[0]), kernel.width))
+        count = len(inputs[0])
+        out = np.empty((count, kernel.width))
         try:
-            kernel(p, *inputs, out=out)
+            # a few states (a simulation's stage): the per-sample function itself, no threads
+            if kernel.backend != "numba" or count >= BLOCKED_MIN_BATCH or \
+                    kernel.fn(*inputs, p, out, 0, count) >= 0:  # a flag: the checks below
+                kernel(p, *inputs, out=out)
         except NonFiniteResult:
             if kernel.backend != "numba":  # the NumPy flavour stops at the chunk: each state
                 for i in range(len(out)):

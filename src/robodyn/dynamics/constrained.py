@@ -318,27 +318,31 @@ class ClosedChain:
         called once for the batch and the systems solved together per rank. The compiled
         program answers the states it can where it is built (module docstring)."""
         q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
+        n = len(self.joints)
         one = q.ndim == 1 and qd.ndim == 1
-        shape = np.broadcast_shapes(q.shape, qd.shape)
-        q, qd = (np.broadcast_to(a, shape).reshape(-1, len(self.joints)) for a in (q, qd))
+        if one:
+            q, qd = q[None], qd[None]
+        elif q.shape != qd.shape:
+            shape = np.broadcast_shapes(q.shape, qd.shape)
+            q, qd = (np.broadcast_to(a, shape).reshape(-1, n) for a in (q, qd))
         tau = np.zeros(q.shape)
         tau[:, self.actuated] = tau_a
-        qdd, lam = np.empty(q.shape), np.empty((len(q), self.rows))
-        rest = self._fast(q, qd, tau, qdd, lam)
-        if rest.any():
+        qdd, lam, rest = self._fast(q, qd, tau)
+        if rest is not None:
             qdd[rest], lam[rest] = self._kkt(q[rest], qd[rest], tau[rest])
         return (qdd[0], lam[0]) if one else (qdd, lam)
 
-    def _fast(self, q, qd, tau, qdd, lam) -> np.ndarray:
-        """The compiled program's ``qdd`` and ``lambda`` into those ``(N, ...)`` arrays for the
-        states it answers; the states left (a boolean ``(N,)``)."""
+    def _fast(self, q, qd, tau) -> tuple:
+        """``(qdd, lambda, rest)``: the compiled program's answers (``(N, ...)`` arrays) for
+        the states it answers, ``rest`` the others (a boolean ``(N,)``; None: none)."""
         got = None if self._compiled is None else self._compiled(q, qd, tau)
+        n, m = len(self.joints), self.rows
         if got is None:
-            return np.ones(len(q), dtype=bool)
+            return np.empty(q.shape), np.empty((len(q), m)), np.ones(len(q), dtype=bool)
         out, ok = got
-        n = len(self.joints)
-        qdd[ok], lam[ok] = out[ok, :n], out[ok, n:n + self.rows]
-        return ~ok
+        if ok.all():
+            return out[:, :n], out[:, n:n + m], None
+        return out[:, :n].copy(), out[:, n:n + m].copy(), ~ok
 
     def _kkt(self, q, qd, tau) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`forward_dynamics` by the KKT solve, on ``(N, ...)`` arrays (``tau`` the
@@ -406,11 +410,10 @@ class ClosedChain:
         ``tau``: the actuated rows of the compiled program's ``qdd`` where it answers (on
         the constraint ``qdd = S ydd + s`` with ``S_a = 1``, ``s_a = 0``, so they are the
         reduced model's ``ydd``, Featherstone §8.2), else :meth:`_acceleration`."""
-        qdd, lam = np.empty(q.shape), np.empty((len(q), self.rows))
-        rest = self._fast(q, qd, tau, qdd, lam)
+        qdd, _, rest = self._fast(q, qd, tau)
         ydd = qdd[:, self.actuated]
-        rows = np.flatnonzero(rest)
-        if len(rows):
+        if rest is not None:
+            rows = np.flatnonzero(rest)
             s = self._drift_terms(q[rows], qd[rows], pinv[rows])
             try:
                 ydd[rows] = self._acceleration(q[rows], qd[rows], S[rows], s, tau[rows])
