@@ -27,6 +27,7 @@ program's and Pinocchio's (Python and C++) equal the KKT solve's.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import tempfile
@@ -37,6 +38,10 @@ import numpy as np
 from timing import median_time  # benchmarks/timing.py, beside this script
 
 import robodyn as rd
+
+# steady-state speed: every kernel compiled in the foreground (or loaded from the cache), not
+# the first calls' NumPy tier while the background compiler works (docs/tiers.md)
+os.environ.setdefault("ROBODYN_TIER", "compiled")
 
 ROBOTS = ("four-bar", "parallelogram-arm", "five-bar", "delta")
 #: Each robot's assembly guess where it has no ``home`` configuration (the Delta's home is

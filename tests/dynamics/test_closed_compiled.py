@@ -13,6 +13,8 @@ through the same program's NumPy flavour, and compiled in one slow test.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -185,3 +187,26 @@ def test_the_closed_simulation_steps_on_the_compiled_program(name, monkeypatch):
 def test_a_model_the_program_does_not_describe_has_no_compiled_kernel():
     with pytest.raises(ModelError, match="no loop closures"):
         rd.load("planar-2r").compile(["closed_forward_dynamics"])
+
+
+def test_auto_answers_by_the_kkt_solve_until_the_kernel_is_built(monkeypatch):
+    """``ROBODYN_TIER=auto``: the first calls are the KKT solve's (the kernel is pending: a
+    background process compiles it, or a thread loads it from the cache), later ones the
+    program's; the values agree throughout."""
+    monkeypatch.setenv("ROBODYN_TIER", "auto")
+    robot = rd.load("four-bar")
+    cc, Q, QD, TAU = _states(robot, 3, seed=8)
+    first = cc.forward_dynamics(Q, QD, TAU)
+    kernel = robot.runner.cached("closed_forward_dynamics", lambda: None)
+    assert kernel is not None
+    tiers = {kernel.tier}
+    deadline = time.monotonic() + 120  # a compile on a busy machine; a cache load: 0.5 s
+    while "compiled" not in tiers and time.monotonic() < deadline:
+        time.sleep(0.1)
+        cc.forward_dynamics(Q, QD, TAU)  # the calls poll for the compiled kernel
+        tiers.add(kernel.tier)
+    assert tiers == {"pending", "compiled"}
+    assert robot.runner.closed_forward_dynamics(Q, QD, np.zeros(Q.shape))[1].all()
+    got = cc.forward_dynamics(Q, QD, TAU)
+    for g, w in zip(got, first):
+        _close(g, w)
