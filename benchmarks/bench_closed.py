@@ -1,7 +1,10 @@
 """Closed-chain forward dynamics, per state, on the built-in closed mechanisms, in one run:
 
-* robodyn's KKT solve (``ClosedChain.forward_dynamics``) on ``N`` states at once (batched)
-  and one state at a time;
+* robodyn's KKT solve (``ClosedChain.forward_dynamics`` without its compiled program) on
+  ``N`` states at once (batched) and one state at a time;
+* ``ClosedChain.forward_dynamics`` with the compiled program of the kernel tiers
+  (``robot.compile(["closed_forward_dynamics"])``, :mod:`robodyn.codegen.closed_kernel`:
+  the Schur-complement program compiled by Numba), batched and one state at a time;
 * robodyn's exported program (``functions=["closed_forward_dynamics"]``, the Schur
   complement written out) compiled by ``robot.compile_c``, batched;
 * Pinocchio's ``constraintDynamics`` with ``RigidConstraintModel``s of the same loops
@@ -12,7 +15,8 @@
   builds its benchmark); skipped without ``pin`` (or without ``g++`` and Eigen for C++).
 
 * the simulation of ``--runs`` passive runs of projected RK4 at once (``rd.rollout``) and
-  one run at a time (``rd.simulate``), per step per run.
+  one run at a time (``rd.simulate``), per step per run, on the KKT path and with the
+  compiled program.
 
 Spot checks first: the batched accelerations equal the per-state ones, the compiled
 program's and Pinocchio's (Python and C++) equal the KKT solve's.
@@ -23,6 +27,7 @@ program's and Pinocchio's (Python and C++) equal the KKT solve's.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import tempfile
@@ -33,6 +38,10 @@ import numpy as np
 from timing import median_time  # benchmarks/timing.py, beside this script
 
 import robodyn as rd
+
+# steady-state speed: every kernel compiled in the foreground (or loaded from the cache), not
+# the first calls' NumPy tier while the background compiler works (docs/tiers.md)
+os.environ.setdefault("ROBODYN_TIER", "compiled")
 
 ROBOTS = ("four-bar", "parallelogram-arm", "five-bar", "delta")
 #: Each robot's assembly guess where it has no ``home`` configuration (the Delta's home is
@@ -53,6 +62,15 @@ def states(robot, chain, n: int, seed: int = 0):
                                  base).q for _ in range(n)])
     QD = np.stack([chain.velocity_map(q) @ rng.normal(size=na) for q in Q])
     return Q, QD, rng.normal(size=(n, na))
+
+
+def kkt_only(robot):
+    """The robot's closed chain without its runner: the NumPy KKT solve (and the reduced
+    model in the simulation's stages) only, as before the compiled program."""
+    from robodyn.dynamics.constrained import CALLS, ClosedChain
+
+    return ClosedChain(robot.chain, robot.joints,
+                       *(getattr(robot, c) for c in CALLS if c != "runner"))
 
 
 def pinocchio_closed(robot):
@@ -127,7 +145,8 @@ def native_time(binary: Path, folder: Path, pinocchio, Q, QD, tau):
     return float(out.split()[-1]), np.loadtxt(folder / "acc.txt", ndmin=2)
 
 
-def simulation(robot, chain, runs: int, steps: int = 20, dt: float = 5e-3) -> None:
+def simulation(robot, chain, runs: int, label: str, steps: int = 20,
+               dt: float = 5e-3) -> None:
     """Projected RK4 of ``runs`` passive runs at once (``rd.rollout``, vectorised over the
     runs) against the same runs one ``rd.simulate`` at a time: time per step per run, and
     the largest difference of their ``q``."""
@@ -145,7 +164,8 @@ def simulation(robot, chain, runs: int, steps: int = 20, dt: float = 5e-3) -> No
             for q, qd in zip(Q[:alone], QD[:alone])]
     t_one = (time.perf_counter() - start) / (steps * alone)
     err = max(float(np.abs(one.q - sim.q[r]).max()) for r, one in enumerate(ones))
-    print(f"{'':18s} simulate, {runs} runs x {steps} RK4 steps: batched {t_batch * 1e6:8.1f} "
+    print(f"{'':18s} simulate ({label}), {runs} runs x {steps} RK4 steps: batched "
+          f"{t_batch * 1e6:8.1f} "
           f"us/step/run   one run at a time {t_one * 1e6:8.1f} us/step/run   "
           f"x{t_one / t_batch:5.1f}   max |q diff| {err:.1e}")
 
@@ -160,10 +180,13 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="bench_closed_"))
     binary = native_binary(folder)
     for name in args.robots:
-        robot = rd.load(name)
-        chain = robot.closed_chain()
+        robot, fast = rd.load(name), rd.load(name)
+        robot.runner.cached("closed_forward_dynamics", lambda: None)  # its runs: KKT only
+        chain = kkt_only(robot)
+        compile_s = fast.compile(["closed_forward_dynamics"])["closed_forward_dynamics"]
         if args.runs:
-            simulation(robot, chain, args.runs)
+            simulation(robot, chain, args.runs, "KKT path")
+            simulation(fast, chain, args.runs, "compiled")
         Q, QD, TAU = states(robot, chain, args.n)
         batched = chain.forward_dynamics(Q, QD, TAU)[0]
         one = np.stack([chain.forward_dynamics(q, qd, t)[0] for q, qd, t in zip(Q, QD, TAU)])
@@ -175,6 +198,16 @@ def main() -> None:
               f"{t_one * 1e6:8.2f} us/state   x{t_one / t_batch:5.1f}   max rel diff {err:.1e}")
         tau = np.zeros(Q.shape)
         tau[:, chain.actuated] = TAU
+        assert fast.runner.closed_forward_dynamics(Q, QD, tau)[1].all()  # no state falls back
+        nb = fast.closed_chain().forward_dynamics
+        err_nb = max(float(np.abs(nb(Q, QD, TAU)[0] - one).max() / np.abs(one).max()),
+                     max(float(np.abs(nb(*s)[0] - o).max() / np.abs(one).max())
+                         for s, o in zip(loop, one)))
+        t_nb = median_time(lambda nb=nb, s=(Q, QD, TAU): nb(*s), 5) / args.n
+        t_n1 = median_time(lambda nb=nb, loop=loop: [nb(*s) for s in loop], 5) / 100
+        print(f"{'':18s} compiled (Numba) batched {t_nb * 1e6:8.3f} us/state   one at a time "
+              f"{t_n1 * 1e6:8.2f} us/state   (x{t_batch / t_nb:5.1f}, x{t_one / t_n1:5.1f} the "
+              f"KKT's; compiled in {compile_s:.1f} s)   max rel diff {err_nb:.1e}")
         c = robot.compile_c(["closed_forward_dynamics"]).closed_forward_dynamics
         err_c = float(np.abs(c(Q, QD, tau)[:, :robot.nv] - one).max() / np.abs(one).max())
         t_c = median_time(lambda c=c, s=(Q, QD, tau): c(*s), 5) / args.n
@@ -195,14 +228,16 @@ def main() -> None:
         err_p = float(np.abs(np.array(pin_loop()) - one[:100]).max() / np.abs(one).max())
         t_pin = median_time(pin_loop, 5) / 100
         print(f"{'':18s} Pinocchio constraintDynamics {t_pin * 1e6:8.2f} us/state (Python "
-              f"loop)   robodyn: KKT batch {t_batch / t_pin:.2f}x, compiled C "
+              f"loop)   robodyn: KKT batch {t_batch / t_pin:.2f}x, Numba batch "
+              f"{t_nb / t_pin:.3f}x, one state {t_n1 / t_pin:.3f}x, compiled C "
               f"{t_c / t_pin:.3f}x its time   max rel diff {err_p:.1e}")
         if binary is not None:
             t_cpp, acc = native_time(binary, folder, pinocchio, Q, QD, tau)
             err_cpp = float(np.abs(acc - one).max() / np.abs(one).max())
             print(f"{'':18s} Pinocchio constraintDynamics C++ {t_cpp:8.3f} us/call   robodyn: "
-                  f"compiled C {t_c * 1e6 / t_cpp:.3f}x, KKT batch {t_batch * 1e6 / t_cpp:.2f}x "
-                  f"its time   max rel diff {err_cpp:.1e}")
+                  f"compiled C {t_c * 1e6 / t_cpp:.3f}x, Numba batch {t_nb * 1e6 / t_cpp:.3f}x, "
+                  f"one state {t_n1 * 1e6 / t_cpp:.2f}x, KKT batch "
+                  f"{t_batch * 1e6 / t_cpp:.2f}x its time   max rel diff {err_cpp:.1e}")
     shutil.rmtree(folder, ignore_errors=True)
 
 

@@ -215,10 +215,17 @@ class Runner:
     def compile(self, kinds=None) -> dict[str, float]:
         """Compile the kernels ``kinds`` (default :data:`~robodyn.codegen.tiers.FIRST_KINDS`)
         now, in this process, into the kernel cache, and run them from now on; the seconds
-        each took (a kernel compiled before loads from the cache in a fraction of one)."""
+        each took (a kernel compiled before loads from the cache in a fraction of one).
+        ``"closed_forward_dynamics"``: a closed mechanism's (:mod:`.closed_kernel`)."""
         seconds = {}
         for kind in tiers.FIRST_KINDS if kinds is None else kinds:
             start = time.perf_counter()
+            if kind == "closed_forward_dynamics":  # a closed mechanism's, no registry entry
+                from .closed_kernel import CLOSED, closed_kernel
+
+                self._results[CLOSED] = closed_kernel(self.chain, self.parameter_names, "numba")
+                seconds[kind] = time.perf_counter() - start
+                continue
             pending = self._pending.pop(kind, None)
             kernel = self.kernel(kind, pending[1] if pending else None)
             spec = kernel_spec(kind, self.chain)
@@ -350,6 +357,15 @@ class Runner:
         if key not in self._results:
             self._results[key] = compute()
         return self._results[key]
+
+    def closed_forward_dynamics(self, q, qd, tau):
+        """``(out, ok)`` of the compiled forward dynamics of the model's closed mechanism on
+        ``(N, ...)`` arrays (:mod:`.closed_kernel`: ``ok`` the states it answered), or None
+        where it has none (yet): the caller solves by its KKT path."""
+        from .closed_kernel import CLOSED, closed_kernel  # closed mechanisms only
+
+        kernel = self.cached(CLOSED, lambda: closed_kernel(self.chain, self.parameter_names))
+        return None if kernel is None else kernel(self.parameter_values, q, qd, tau)
 
     def _explain_non_finite(self, kind: str, sample: dict) -> RobodynError:
         """Why a result is not finite although its inputs are: a singular mass matrix

@@ -21,13 +21,22 @@ A closure row that is zero for every ``q`` (the ``z`` row of a ``position`` clos
 planar mechanism) has no force: it is left out of the solve and its ``lambda`` is 0, the
 least-norm loop force :class:`~robodyn.dynamics.constrained.ClosedChain` gives too. Rows
 that depend on each other only at some configurations (a singular mechanism) make ``K X``
-singular there: the program's result is then not finite, which the caller checks.
+singular there: the program's result is then not finite, which the caller checks. Near
+such a configuration it is finite but loses digits (a Cholesky pivot ``d_r`` of ``K X``
+small against its trace: a row nearly dependent on the earlier ones in ``M^-1``'s metric,
+or nearly zero against the others; the relative error grows as ``eps tr(K X) / d_r``);
+with ``pivots=True`` the program also gives each ratio ``d_r / tr(K X)`` (at least
+``lambda_min / (m lambda_max)`` of ``K X``, about ``eps`` or not finite where ``K`` loses
+rank), which the compiled tier's caller (:mod:`robodyn.codegen.closed_kernel`) compares
+with a threshold.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from numbers import Real
 
+from ..core.errors import InputError
 from ..model.chain import Chain
 from ..model.loops import CLOSURE_ROWS
 from .crba import mass_matrix
@@ -35,8 +44,14 @@ from .derivatives import jacobian_derivative
 from .forward_dynamics import cholesky_solve
 from .inverse_dynamics import inverse_dynamics
 from .kinematics import frame_names, jacobian, link_poses
+from .registry import KernelSpec
 
-__all__ = ["closed_forward_dynamics", "closure_rows"]
+__all__ = ["closed_forward_dynamics", "closure_rows", "closed_spec", "CLOSED"]
+
+#: The forward dynamics of a closed mechanism as a kernel: exported on request and compiled
+#: for :class:`~robodyn.dynamics.constrained.ClosedChain` (no registry entry: a tree without
+#: loops has none).
+CLOSED = "closed_forward_dynamics"
 
 
 def closure_rows(kind: str) -> range:
@@ -48,10 +63,12 @@ def _zero(x) -> bool:
     return isinstance(x, Real) and x == 0
 
 
-def closed_forward_dynamics(chain: Chain, q, qd, tau, ops, loops) -> list:
+def closed_forward_dynamics(chain: Chain, q, qd, tau, ops, loops, pivots: bool = False) -> list:
     """``[qdd (nv values), lambda (one per closure row)]`` of the closed mechanism of
     ``loops`` (:class:`~robodyn.model.loops.Loop`), the tree's joint torques ``tau`` given
-    (zero at the passive joints). Module docstring for the equations."""
+    (zero at the passive joints); with ``pivots``, then per closure row the ratio
+    ``d_r / tr(K X)`` of the Schur complement's Cholesky pivot to its trace (1 for a row
+    left out). Module docstring for the equations."""
     n = chain.nv
     names = frame_names(chain)
     M = mass_matrix(chain, q, ops)
@@ -82,12 +99,39 @@ def closed_forward_dynamics(chain: Chain, q, qd, tau, ops, loops) -> list:
             s = s + x * y
         return s
 
-    lam = []
+    lam, piv, ratios = [], [], []
     if m:
         schur = [[dot(K[r], X[c]) for c in range(m)] for r in range(m)]
-        lam = cholesky_solve(schur, [-k[r] - dot(K[r], a0) for r in range(m)], ops)
+        lam = cholesky_solve(schur, [-k[r] - dot(K[r], a0) for r in range(m)], ops,
+                             pivots=piv)
+        trace = 0
+        for r in range(m):
+            trace = trace + schur[r][r]
+        ratios = [d / trace for d in piv]
     qdd = [a0[i] + dot([X[c][i] for c in range(m)], lam) for i in range(n)]
-    forces, it = [], iter(lam)
+    forces, it, conditions, rt = [], iter(lam), [], iter(ratios)
     for keep in kept:
         forces.append(next(it) if keep else 0)
-    return [*qdd, *forces]
+        conditions.append(next(rt) if keep else 1.0)
+    return [*qdd, *forces, *(conditions if pivots else [])]
+
+
+def closed_spec(chain: Chain, pivots: bool = False) -> KernelSpec:
+    """The kernel :data:`CLOSED` of ``chain``'s loops: inputs ``q, qd, tau`` (the tree's
+    torques, zero at the passive joints), result ``[qdd, lambda]`` (``nv`` + one value per
+    closure row; with ``pivots`` the ratios of :func:`closed_forward_dynamics` after them,
+    as many as ``chain_rows(chain)`` gives, known once traced)."""
+    closures = chain.closures
+    if closures is None or not closures.loops:
+        raise InputError(f"functions: {CLOSED} is the forward dynamics of a closed "
+                         "mechanism; this model has no loop closures ('loops:' in a model "
+                         "file)")
+    if closures.couplings:
+        raise InputError(f"functions: {CLOSED} of a model with coupled joints is not "
+                         "exported yet; its loops without the couplings are, or use "
+                         "robot.closed_chain().forward_dynamics")
+    rows = sum(len(closure_rows(loop.kind)) for loop in closures.loops) * (1 + pivots)
+    return KernelSpec(partial(closed_forward_dynamics, loops=closures.loops, pivots=pivots),
+                      ("q", "qd", "tau"), lambda n, links: (n + rows,), name=CLOSED,
+                      doc="qdd and the loop forces lambda: M qdd + h = tau + K^T lambda, "
+                          "K qdd + Kdot qd = 0", output="qdd_lambda")

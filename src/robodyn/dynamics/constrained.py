@@ -28,7 +28,12 @@ yd`` of the actuated ones ``yd``, the reduced model on the actuated coordinates 
 loop forces from the passive rows, ``K_p^T lambda = tau_tree_p``.
 
 The closed chain works on the robot's own functions (:data:`CALLS`, its kernels), so it
-runs unchanged on a model with couplings (its independent coordinates).
+runs unchanged on a model with couplings (its independent coordinates). Where the robot's
+runner has the compiled program of the forward dynamics (the Schur complement of ``M``,
+:mod:`robodyn.dynamics.closed_forward_dynamics`, compiled by the kernel tiers:
+:mod:`robodyn.codegen.closed_kernel`), :meth:`ClosedChain.forward_dynamics` and the
+simulation's stages take its answer for every regular state; a singular one, and every
+state before the kernel is built, is solved as above.
 """
 
 from __future__ import annotations
@@ -41,10 +46,12 @@ import numpy as np
 from ..core.errors import InputError, ModelError
 from ..model.loops import CLOSURE_ROWS
 
-#: The robot's methods a :class:`ClosedChain` computes with, in its constructor's order.
+#: The robot's methods a :class:`ClosedChain` computes with, in its constructor's order, and
+#: its runner (its compiled closed forward dynamics, :meth:`~robodyn.codegen.runner.Runner.
+#: closed_forward_dynamics`).
 CALLS = ("forward_kinematics", "jacobian", "jacobian_derivative", "mass_matrix",
          "inverse_dynamics", "kinetic_energy", "potential_energy", "gravity_torques",
-         "coriolis_matrix")
+         "coriolis_matrix", "runner")
 
 #: Newton steps of :meth:`ClosedChain.assemble`, at most.
 ASSEMBLY_ITERATIONS = 50
@@ -101,11 +108,13 @@ class ClosedChain:
 
     Made by :meth:`robodyn.Robot.closed_chain`; ``chain`` the model (its ``closures``: the
     loops and actuated joints), ``joints`` the names of the coordinates, then the robot's
-    functions :data:`CALLS`. One state at a time (``q`` ``(n,)``)."""
+    functions :data:`CALLS` (``runner``: anything with a ``closed_forward_dynamics(q, qd,
+    tau)`` giving ``(out, ok)`` or None, else None: the NumPy solves only). One state at a
+    time (``q`` ``(n,)``), or batches where a method says so."""
 
     def __init__(self, chain, joints, forward_kinematics, jacobian, jacobian_derivative,
                  mass_matrix, inverse_dynamics, kinetic_energy, potential_energy,
-                 gravity_torques=None, coriolis_matrix=None):
+                 gravity_torques=None, coriolis_matrix=None, runner=None):
         closures = chain.closures
         if closures is None or not closures.loops:
             raise ModelError("closed_chain: the model has no loop closures; list them under "
@@ -135,6 +144,7 @@ class ClosedChain:
         self._mass, self._id = mass_matrix, inverse_dynamics
         self._kinetic, self._potential = kinetic_energy, potential_energy
         self._gravity, self._coriolis = gravity_torques, coriolis_matrix
+        self._compiled = getattr(runner, "closed_forward_dynamics", None)
 
     def __repr__(self) -> str:
         loops = ", ".join(f"{loop.kind} {loop.frame_a}={loop.frame_b}" for loop in self.loops)
@@ -305,15 +315,41 @@ class ClosedChain:
         z row is zero) are compressed first, ``K = U S V^T`` kept on its rank: ``lambda`` is
         then the least-norm loop force. Batched: ``q``, ``qd`` ``(N, n)`` and ``tau_a``
         ``(N, n_a)`` (or one for all) give ``(N, n)`` and ``(N, m)``, the robot's functions
-        called once for the batch and the systems solved together per rank."""
+        called once for the batch and the systems solved together per rank. The compiled
+        program answers the states it can where it is built (module docstring)."""
         q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
-        n, one = len(self.joints), q.ndim == 1
+        n = len(self.joints)
+        one = q.ndim == 1 and qd.ndim == 1
+        if one:
+            q, qd = q[None], qd[None]
+        elif q.shape != qd.shape:
+            shape = np.broadcast_shapes(q.shape, qd.shape)
+            q, qd = (np.broadcast_to(a, shape).reshape(-1, n) for a in (q, qd))
+        tau = np.zeros(q.shape)
+        tau[:, self.actuated] = tau_a
+        qdd, lam, rest = self._fast(q, qd, tau)
+        if rest is not None:
+            qdd[rest], lam[rest] = self._kkt(q[rest], qd[rest], tau[rest])
+        return (qdd[0], lam[0]) if one else (qdd, lam)
+
+    def _fast(self, q, qd, tau) -> tuple:
+        """``(qdd, lambda, rest)``: the compiled program's answers (``(N, ...)`` arrays) for
+        the states it answers, ``rest`` the others (a boolean ``(N,)``; None: none)."""
+        got = None if self._compiled is None else self._compiled(q, qd, tau)
+        n, m = len(self.joints), self.rows
+        if got is None:
+            return np.empty(q.shape), np.empty((len(q), m)), np.ones(len(q), dtype=bool)
+        out, ok = got
+        if ok.all():
+            return out[:, :n], out[:, n:n + m], None
+        return out[:, :n].copy(), out[:, n:n + m].copy(), ~ok
+
+    def _kkt(self, q, qd, tau) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`forward_dynamics` by the KKT solve, on ``(N, ...)`` arrays (``tau`` the
+        tree's torques)."""
+        n = len(self.joints)
         M, K, k = self._mass(q), self.constraint_jacobian(q), self.drift(q, qd)
         h = self._id(q, qd, np.zeros_like(qd))
-        tau = np.zeros(h.shape)
-        tau[..., self.actuated] = tau_a
-        if one:
-            M, K, k, h, tau = (a[None] for a in (M, K, k, h, tau))
         U, sv, Vt = np.linalg.svd(K, full_matrices=False)
         ranks = (sv > SINGULAR * np.maximum(sv[:, :1], 1e-300)).sum(axis=1)
         qdd, lam = np.empty(h.shape), np.empty(k.shape)
@@ -329,7 +365,7 @@ class ClosedChain:
                 raise ModelError("forward_dynamics: the KKT matrix is singular (a joint that "
                                  "moves no mass)") from None
             qdd[i], lam[i] = x[:, :n], -np.einsum("kij,kj->ki", Ur, x[:, n:])
-        return (qdd[0], lam[0]) if one else (qdd, lam)
+        return qdd, lam
 
     def reduced_forward_dynamics(self, q, yd, tau_a) -> np.ndarray:
         """``ydd`` of the reduced model on the actuated coordinates (module docstring):
@@ -345,20 +381,45 @@ class ClosedChain:
         one = q.ndim == 1
         lift = (lambda a: np.asarray(a, dtype=float)[None]) if one else \
             (lambda a: np.asarray(a, dtype=float))
-        S, s, qd = self._terms(lift(q), lift(yd))
-        ydd = self._acceleration(lift(q), qd, S, s, lift(tau))
+        pinv, S, qd = self._velocities(lift(q), lift(yd))
+        ydd = self._ydd(lift(q), qd, S, pinv, lift(tau))
         return ydd[0] if one else ydd
+
+    def _velocities(self, q, yd) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(K_p^+, S, qd)`` of states ``q`` ``(N, n)`` with actuated rates ``yd``
+        ``(N, n_a)``."""
+        K = self.constraint_jacobian(q)
+        pinv = np.linalg.pinv(K[:, :, self.passive])  # once for S and s
+        S = self._velocity_map(K, pinv)
+        return pinv, S, np.einsum("nia,na->ni", S, yd)
+
+    def _drift_terms(self, q, qd, pinv) -> np.ndarray:
+        """``s`` ``(N, n)``: ``s_p = -K_p^+ k``, ``s_a = 0``."""
+        s = np.zeros(q.shape)
+        s[:, self.passive] = -np.einsum("npm,nm->np", pinv, self.drift(q, qd))
+        return s
 
     def _terms(self, q, yd) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(S, s, qd)`` of states ``q`` ``(N, n)`` with actuated rates ``yd`` ``(N, n_a)``:
         one ``K`` for the velocity map and the drift."""
-        K = self.constraint_jacobian(q)
-        pinv = np.linalg.pinv(K[:, :, self.passive])  # once for S and s
-        S = self._velocity_map(K, pinv)
-        qd = np.einsum("nia,na->ni", S, yd)
-        s = np.zeros(q.shape)
-        s[:, self.passive] = -np.einsum("npm,nm->np", pinv, self.drift(q, qd))
-        return S, s, qd
+        pinv, S, qd = self._velocities(q, yd)
+        return S, self._drift_terms(q, qd, pinv), qd
+
+    def _ydd(self, q, qd, S, pinv, tau) -> np.ndarray:
+        """``ydd`` ``(N, n_a)`` at assembled ``q`` with ``qd = S yd`` and the tree's torques
+        ``tau``: the actuated rows of the compiled program's ``qdd`` where it answers (on
+        the constraint ``qdd = S ydd + s`` with ``S_a = 1``, ``s_a = 0``, so they are the
+        reduced model's ``ydd``, Featherstone §8.2), else :meth:`_acceleration`."""
+        qdd, _, rest = self._fast(q, qd, tau)
+        ydd = qdd[:, self.actuated]
+        if rest is not None:
+            rows = np.flatnonzero(rest)
+            s = self._drift_terms(q[rows], qd[rows], pinv[rows])
+            try:
+                ydd[rows] = self._acceleration(q[rows], qd[rows], S[rows], s, tau[rows])
+            except AssemblyError as exc:  # its rows of the whole batch
+                raise AssemblyError(str(exc), rows[exc.rows], exc.reasons) from None
+        return ydd
 
     def _acceleration(self, q, qd, S, s, tau) -> np.ndarray:
         """``ydd`` ``(N, n_a)``: ``(S^T M S) ydd = S^T (tau - h - M s)``, all ``(N, ...)``."""
@@ -486,8 +547,8 @@ class ClosedChain:
 
         def rate(h, ys, yds):
             qq = self.assemble(ys, predicted(h, ys - y), tol=STEP_TOLERANCE).q
-            Sq, sq, qd = self._terms(qq, yds)
-            return yds, self._acceleration(qq, qd, Sq, sq, torque(t + h, qq, qd))
+            pinv, Sq, qd = self._velocities(qq, yds)
+            return yds, self._ydd(qq, qd, Sq, pinv, torque(t + h, qq, qd))
 
         k1y, k1v = rate(0.0, y, yd)
         k2y, k2v = rate(dt / 2, y + dt / 2 * k1y, yd + dt / 2 * k1v)

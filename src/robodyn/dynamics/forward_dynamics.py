@@ -27,12 +27,13 @@ from .inverse_dynamics import contact_torques
 from .rnea import rnea
 
 
-def cholesky_solve(m: list[list], rhs: list, ops, labels=None) -> list:
+def cholesky_solve(m: list[list], rhs: list, ops, labels=None, pivots=None) -> list:
     """Solve ``M x = rhs`` for symmetric positive-definite ``M`` via ``M = L L^T``.
 
     A pivot that is a plain number and not positive (a joint that moves no mass:
     ``M`` is singular) raises :class:`ModelError` naming joint ``labels[j]``; a
-    pivot that depends on the inputs is checked by whoever runs the result.
+    pivot that depends on the inputs is checked by whoever runs the result. ``pivots``, a
+    list, receives each pivot ``L_jj^2`` (the caller's conditioning check).
     """
     n = len(rhs)
     low = [[0] * n for _ in range(n)]
@@ -47,6 +48,8 @@ def cholesky_solve(m: list[list], rhs: list, ops, labels=None) -> list:
                 "every q, so this joint moves no mass or inertia and its acceleration is "
                 "undefined; give the links it moves a mass and inertia"
             )
+        if pivots is not None:
+            pivots.append(diag)
         low[j][j] = ops.sqrt(diag)
         inv = 1 / low[j][j]
         for i in range(j + 1, n):

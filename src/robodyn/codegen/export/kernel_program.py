@@ -13,15 +13,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
 
 from ...core.errors import InputError
 from ...core.version import VERSION
-from ...dynamics.closed_forward_dynamics import closed_forward_dynamics, closure_rows
+from ...dynamics.closed_forward_dynamics import CLOSED, closed_spec
 from ...dynamics.driven_dynamics import driven_spec, has_driven_form
 from ...dynamics.elastic_dynamics import ELASTIC, elastic_spec, exports_elastic
 from ...dynamics.lugre_dynamics import LUGRE_ADDED, lugre_closed_spec, lugre_names, lugre_spec
-from ...dynamics.registry import KERNELS, KernelSpec, output_shape
+from ...dynamics.registry import KERNELS, output_shape
 from ...model.names import MARKER, visible
 from ...model.source import Provenance
 from ..emit import live_ops
@@ -162,31 +161,6 @@ def check_functions(functions, where: str = "") -> tuple[str, ...]:
                              f"names of {', '.join(KERNELS)} (and {CLOSED} of a closed "
                              f"mechanism, {', '.join(LUGRE_ADDED)} of LuGre friction)")
     return tuple(dict.fromkeys(names))
-
-
-#: The forward dynamics of a closed mechanism: exported on request (no registry entry: a
-#: tree without loops has none), :mod:`robodyn.dynamics.closed_forward_dynamics`.
-CLOSED = "closed_forward_dynamics"
-
-
-def closed_spec(chain) -> KernelSpec:
-    """The kernel :data:`CLOSED` of ``chain``'s loops: inputs ``q, qd, tau`` (the tree's
-    torques, zero at the passive joints), result ``[qdd, lambda]`` (``nv`` + one value per
-    closure row)."""
-    closures = chain.closures
-    if closures is None or not closures.loops:
-        raise InputError(f"functions: {CLOSED} is the forward dynamics of a closed "
-                         "mechanism; this model has no loop closures ('loops:' in a model "
-                         "file)")
-    if closures.couplings:
-        raise InputError(f"functions: {CLOSED} of a model with coupled joints is not "
-                         "exported yet; its loops without the couplings are, or use "
-                         "robot.closed_chain().forward_dynamics")
-    rows = sum(len(closure_rows(loop.kind)) for loop in closures.loops)
-    return KernelSpec(partial(closed_forward_dynamics, loops=closures.loops),
-                      ("q", "qd", "tau"), lambda n, links: (n + rows,), name=CLOSED,
-                      doc="qdd and the loop forces lambda: M qdd + h = tau + K^T lambda, "
-                          "K qdd + Kdot qd = 0", output="qdd_lambda")
 
 
 def build(runner: Runner, functions=None, parameters: str = "baked", name: str | None = None,
