@@ -36,6 +36,7 @@ from ..core.errors import InputError
 from .closed_adaptive import run_closed_adaptive
 from .closed_batch import VELOCITY_TOLERANCE, run_closed_batch, wrench_torques
 from .inputs import Problem
+from .lugre_closed import run_lugre_closed
 from .options import SimulationOptions
 from .result import Simulation, finished
 
@@ -57,10 +58,11 @@ def check_closed_options(options: SimulationOptions, values) -> None:
     ``dt``) or adaptive ``"rk45"``, ``"dop853"`` (:mod:`robodyn.motion.closed_adaptive`),
     no per-run parameter values; else an :class:`InputError` that says
     what to give instead. One run or a batch (``q0`` ``(N, dof)``, ...)."""
-    if options.method not in ADAPTIVE + ("rk4",):
+    if options.method not in ADAPTIVE + ("rk4", "lugre"):
         raise InputError(f"method: a closed mechanism (loops:) is simulated with projected RK4 "
                          f"at a fixed step (dt) or with an adaptive 'rk45' or 'dop853' on its "
-                         f"actuated coordinates, not {options.method!r} (docs/closed-chains.md)")
+                         f"actuated coordinates ('lugre' with its LuGre friction), not "
+                         f"{options.method!r} (docs/closed-chains.md)")
     if values is not None:
         raise InputError("values: per-run parameter values are not supported for a closed "
                          "mechanism (loops:); simulate robot.with_values({...}) run by run")
@@ -74,6 +76,8 @@ def run_closed(problem: Problem, options: SimulationOptions, bar) -> Simulation:
     robot, times = problem.robot, options.times
     chain = robot.closed_chain()
     extra = wrench_torques(chain, [problem.wrench])
+    if options.method == "lugre":  # the bristle states carried (motion/lugre_closed.py)
+        return run_lugre_closed(problem, options, bar)
     if options.method in ADAPTIVE:
         return run_closed_adaptive(problem, options, bar, chain, extra)
     Q, QD, QDD, TAU, closure, failed = run_closed_batch(

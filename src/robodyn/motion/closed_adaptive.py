@@ -61,16 +61,16 @@ class _Assembler:
 
 def run_closed_adaptive(problem: Problem, options: SimulationOptions, bar, chain,
                         extra=None, carried=None) -> Simulation:
-    """``"rk45"`` or ``"dop853"`` of the closed mechanism ``chain`` of ``problem.robot``
-    (module docstring), sampled at ``options.times`` (or at every step when None);
-    ``extra(t, q, qd, rows)`` (or None) the tree's torques of the external wrench
+    """``"rk45"`` or ``"dop853"`` (``"lugre"``: ``Radau``) of the closed mechanism ``chain``
+    of ``problem.robot`` (module docstring), sampled at ``options.times`` (or at every step
+    when None); ``extra(t, q, qd, rows)`` (or None) the tree's torques of the external wrench
     (:func:`~robodyn.motion.closed_batch.wrench_torques`, ``rows`` ``[0]``).
     ``info["closure"]`` is ``max |phi|`` per sample. ``carried`` (or None): states ``z``
     integrated with the mechanism, ``x = (y, yd, z)`` (a voltage run's currents,
     :mod:`robodyn.motion.voltage_closed`): ``carried.z0`` their start, ``carried(t, q, qd,
     z) -> (tau, dz/dt)`` the tree's torques (in place of ``problem.torque``) and their
     rate; ``info["carried"]`` their samples ``(T, len(z0))``."""
-    from scipy.integrate import DOP853, RK45  # SciPy only when used
+    from scipy.integrate import DOP853, RK45, Radau  # SciPy only when used
 
     robot, duration = problem.robot, options.duration
     dof = robot.dof
@@ -104,7 +104,8 @@ def run_closed_adaptive(problem: Problem, options: SimulationOptions, bar, chain
             failure[:] = [t, exc.reasons[0]]
             raise
 
-    kind = RK45 if options.method == "rk45" else DOP853
+    # "lugre": stiff bristle states carried (motion/lugre_closed.py), the implicit Radau
+    kind = {"rk45": RK45, "dop853": DOP853}.get(options.method, Radau)
     solvers, steps = [], [assembler.last]
 
     def make():

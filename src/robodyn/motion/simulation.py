@@ -191,12 +191,12 @@ def simulate(robot: Robot, q0: ArrayLike, qd0: ArrayLike = 0.0, duration: float 
 
 def _lugre_default(robot, method, dt, count):
     """A model with LuGre friction (``lugre:``) runs with its bristle states (``"lugre"``)
-    unless a method, a fixed step, a batch or a closed mechanism asks otherwise: then its
-    LuGre friction is left out, with a warning that says so."""
-    if method is None and dt is None and count is None and not closed(robot):
+    (a closed mechanism's too) unless a method, a fixed step or a batch asks otherwise: then
+    its LuGre friction is left out, with a warning that says so."""
+    if method is None and dt is None and count is None:
         return "lugre"
     _lugre_left_out(robot, f"method={method!r}" if method is not None else "dt" if dt
-                    is not None else "a batch" if count is not None else "a closed mechanism")
+                    is not None else "a batch")
     return method
 
 
