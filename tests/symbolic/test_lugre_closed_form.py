@@ -213,10 +213,59 @@ def test_the_regressor_refuses_lugre_by_name(pendulum):
         pendulum.equations().regressor()
 
 
-def test_forward_steps_at_a_state_refuse_lugre_by_name(pendulum):
+def test_forward_step_of_the_pendulum_is_backward_euler_in_z_by_hand(pendulum):
+    # z_1 = z + h (qd - a z_1), a = sigma0 |qd| / g(qd), solved by hand; F at z_1 with
+    # dz/dt = (z_1 - z) / h; (M A^2 + Izz) qdd = tau - M g0 A cos q - F; Euler for (q, qd)
     from robodyn.symbolic.forward_steps import forward_steps
 
     eq = pendulum.equations()
     assert "z1" in str(forward_steps(eq).steps[0][2])  # the symbolic steps read z
-    with pytest.raises(InputError, match="LuGre friction, whose bristle deflections"):
-        forward_steps(eq, {"q": [0.0], "qd": [0.1], "tau": [0.0]})
+    h = 0.01
+    for q, v, tau, z in ((0.3, 0.05, 1.0, 2e-4), (-1.0, -0.4, 0.0, -3e-4), (0.2, 0.0, 2.0, 1e-4)):
+        fs = forward_steps(eq, {"q": [q], "qd": [v], "tau": [tau], "z": [z]}, dt=h)
+        a = 1.0e4 * abs(v) / (3 + np.exp(-(v / 0.1) ** 2))
+        z1 = (z + h * v) / (1 + h * a)
+        force = 1.0e4 * z1 + 100 * (z1 - z) / h + 0.1 * v
+        qdd = (tau - M * G0 * A * np.cos(q) - force) / (M * A ** 2 + IZZ)
+        np.testing.assert_allclose(fs.z1, [z1], rtol=1e-13, atol=1e-18)
+        np.testing.assert_allclose(fs.qdd, [qdd], rtol=1e-10)
+        np.testing.assert_allclose(fs.q1, [q + h * v], rtol=1e-15)
+        np.testing.assert_allclose(fs.qd1, [v + h * qdd], rtol=1e-10)
+    # stiff: the explicit step z + h dz/dt would overshoot the Stribeck level by far; the
+    # implicit one stays below sigma0 z = g (|v| = 0.4: g = Fc = 3)
+    assert abs(1.0e4 * forward_steps(eq, {"q": [0.0], "qd": [0.4], "tau": [0.0]}).z1[0]) < 3
+    relaxed = forward_steps(eq, {"q": [0.3], "qd": [0.05], "tau": [1.0]})  # z left out: 0
+    np.testing.assert_allclose(relaxed.z1, [0.01 * 0.05 / (1 + 0.01 * 500 / (3 + np.exp(-0.25)))])
+
+
+def test_forward_step_of_two_joints_meets_the_numeric_model(two_link):
+    # joint 1 with the model's own friction beside LuGre, joint 2 without dry friction (Fs =
+    # 0: dz/dt = qd, z_1 = z + h qd): z_1 solves backward Euler on lugre_rates, and q'' is
+    # the recursive forward dynamics under tau - F(qd, z_1)
+    from robodyn.symbolic.forward_steps import forward_steps
+
+    h, q, qd, tau, z = 0.005, [0.4, -0.7], [0.3, -0.2], [5.0, 1.0], [1e-4, -2e-4]
+    fs = forward_steps(two_link.equations(), {"q": q, "qd": qd, "tau": tau, "z": z}, dt=h)
+    rate, force = lugre_rates(two_link.chain.lugre, qd, fs.z1)
+    np.testing.assert_allclose(fs.z1 - np.array(z) - h * rate, 0, atol=1e-15)
+    assert fs.z1[1] == pytest.approx(z[1] + h * qd[1], rel=1e-14)
+    np.testing.assert_allclose(fs.qdd, two_link.forward_dynamics(q, qd, np.subtract(tau, force)),
+                               rtol=1e-10, atol=1e-10)
+
+
+def test_forward_step_refusals_and_cli(pendulum, tmp_path, capsys):
+    from robodyn.cli import main
+    from robodyn.symbolic.forward_steps import forward_steps
+
+    state = {"q": [0.0], "qd": [0.1], "tau": [0.0]}
+    with pytest.raises(InputError, match="integrator: pendulum has LuGre friction.*backward Euler"):
+        forward_steps(pendulum.equations(), state, integrator="rk4")
+    with pytest.raises(InputError, match="state: z: pendulum has no LuGre friction"):
+        forward_steps(rd.load("pendulum").equations(), {**state, "z": [0.0]})
+    path = tmp_path / "p.yaml"
+    path.write_text(PENDULUM)
+    assert main(["derive", str(path), "--forward", "--state",
+                 "q=0.3;qd=0.05;tau=1;z=2e-4"]) == 0
+    out = capsys.readouterr().out
+    z1 = (2e-4 + 0.01 * 0.05) / (1 + 0.01 * 500 / (3 + np.exp(-0.25)))
+    assert "backward Euler" in out and f"{z1:.5g}"[:6] in out

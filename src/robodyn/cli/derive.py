@@ -104,10 +104,10 @@ def _state(text: str) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
     for part in text.split(";"):
         name, sep, numbers = (x.strip() for x in part.partition("="))
-        if not sep or name not in ("q", "qd", "tau") or name in out:
-            raise argparse.ArgumentTypeError(f"{part.strip()[:40]!r}: give q=..;qd=..;tau=.., "
-                                             "each once (e.g. --state \"q=0.3,-0.5;qd=0,0;"
-                                             "tau=1,0\")")
+        if not sep or name not in ("q", "qd", "tau", "z") or name in out:
+            raise argparse.ArgumentTypeError(f"{part.strip()[:40]!r}: give q=..;qd=..;tau=.. "
+                                             "(and z=.. with LuGre friction), each once (e.g. "
+                                             "--state \"q=0.3,-0.5;qd=0,0;tau=1,0\")")
         values = [parse_number(x.strip()) for x in numbers.split(",")]
         bad = [v for v in values if isinstance(v, str)]
         if bad:
@@ -444,8 +444,9 @@ def add_derive_command(subparsers, parents=()) -> argparse.ArgumentParser:
     p.add_argument("--forward", action="store_true",
                    help="forward dynamics step by step: from tau to q'' (the solve with M); "
                         "with --state, the numbers and one simulation step")
-    p.add_argument("--state", type=_state, default=None, metavar="q=..;qd=..;tau=..",
-                   help="the numeric state of --forward, one number per joint each")
+    p.add_argument("--state", type=_state, default=None, metavar="q=..;qd=..;tau=..[;z=..]",
+                   help="the numeric state of --forward, one number per joint each (z: LuGre's "
+                   "bristle deflections, 0 if left out)")
     p.add_argument("--dt", type=float, default=0.01, help="--forward's step length in s "
                    "(default 0.01)")
     p.add_argument("--integrator", choices=("euler", "rk4"), default="euler",

@@ -19,6 +19,13 @@ step of length ``h`` of the state ``x = (q, q')``, ``x' = (q', q''(q, q', tau))`
   ``x_1 = x_0 + h/6 (k1 + 2 k2 + 2 k3 + k4)`` (Hairer, Norsett & Wanner, Solving ODEs I,
   §II.1).
 
+With LuGre friction (a model file's ``lugre:``) the state has the bristle deflections ``z``
+too, whose equation ``dz/dt = q' - sigma0 |q'| z / g(q')`` is stiff (rates up to 1e6 1/s:
+an explicit step of ``h = 0.01`` s would be meaningless); it is linear in ``z`` at fixed
+``q'``, so its backward-Euler step is closed, ``z_1 = (z + h q') / (1 + h sigma0 |q'| /
+g(q'))`` (Hairer & Wanner, Solving ODEs II, §IV.3: implicit Euler, L-stable), and the arm's
+step is Euler's with ``F(q', z_1)`` (:func:`_bristle_step`); RK4 is refused by name.
+
 The numbers come from :meth:`.Equations.numeric` (the closed form evaluated); the tests
 compare them with :meth:`robodyn.Robot.forward_dynamics` (the recursive algorithms).
 """
@@ -53,6 +60,8 @@ class ForwardSteps:
     qdd: np.ndarray | None = None
     q1: np.ndarray | None = None
     qd1: np.ndarray | None = None
+    #: the bristle states after the step (LuGre friction only)
+    z1: np.ndarray | None = None
 
     def text(self) -> str:
         """Plain text, one step a paragraph."""
@@ -111,7 +120,8 @@ def forward_steps(eq, state: Mapping[str, Sequence[float]] | None = None, *,
                   values: Mapping[str, float] | None = None, dt: float = 0.01,
                   integrator: str = "euler") -> ForwardSteps:
     """The steps from ``tau`` to ``q''`` for the equations ``eq``; with ``state``
-    (``{"q": [...], "qd": [...], "tau": [...]}``, one number per joint) the numbers at that
+    (``{"q": [...], "qd": [...], "tau": [...]}``, one number per joint; ``"z"`` too, LuGre's
+    bristle deflections, for a model with ``lugre:``, 0 if left out) the numbers at that
     state and one simulation step of length ``dt`` by ``integrator`` (``"euler"`` or
     ``"rk4"``), the parameters from the model's defaults updated by ``values``."""
     if integrator not in INTEGRATORS:
@@ -132,14 +142,21 @@ def forward_steps(eq, state: Mapping[str, Sequence[float]] | None = None, *,
                           "for at a state, M is not inverted)", eq.M * sp.Matrix(eq.qdd)))
     if state is None:
         return out
-    if getattr(eq, "z", ()):  # LuGre: the friction reads the bristle states too
-        raise InputError(f"state: {eq.name} has LuGre friction, whose bristle deflections z "
-                         "a state here does not give yet; leave --state out, or run "
-                         "rd.simulate(..., method='lugre')")
+    bristles = bool(getattr(eq, "z", ()))  # LuGre: the friction reads the bristle states
+    if bristles and integrator != "euler":
+        raise InputError(f"integrator: {eq.name} has LuGre friction, whose stiff bristles "
+                         f"(rates sigma0 |q'| / g up to 1e6 1/s) no explicit {integrator} step "
+                         "follows; its worked step is backward Euler in z (--integrator euler)")
+    if "z" in state and not bristles:
+        raise InputError(f"state: z: {eq.name} has no LuGre friction (no lugre: in its model "
+                         "file), so no bristle deflections; leave z out")
     q0, qd0, tau0 = (_vector(state, key, eq.dof) for key in ("q", "qd", "tau"))
     if not (np.isfinite(dt) and 0 < dt <= 1):
         raise InputError(f"dt: {dt} is not a step length in (0, 1] s; give e.g. --dt 0.01")
     num = eq.numeric(values)
+    if bristles:
+        z0 = _vector(state, "z", eq.dof) if "z" in state else np.zeros(eq.dof)
+        return _bristle_step(out, eq, num, q0, qd0, tau0, z0, dt)
 
     def accel(q, qd):
         return np.linalg.solve(num.M(q), tau0 - num.Cqd(q, qd) - num.g(q) - num.friction(qd))
@@ -167,6 +184,42 @@ def forward_steps(eq, state: Mapping[str, Sequence[float]] | None = None, *,
     out.qd1 = qd0 + dt / 6 * (ks[0][1] + 2 * ks[1][1] + 2 * ks[2][1] + ks[3][1])
     out.steps.append((f"(q, q') after h = {dt:g} s", "x_0 + h/6 (k1 + 2 k2 + 2 k3 + k4) (RK4)",
                       _col(out.q1, out.qd1)))
+    return out
+
+
+def _bristle_step(out: ForwardSteps, eq, num, q0, qd0, tau0, z0, h: float) -> ForwardSteps:
+    """The worked step of a model with LuGre friction (module docstring): backward Euler in
+    the bristle states, whose equation ``dz/dt = q' - a z``, ``a = sigma0 |q'| / g(q')``,
+    is linear in ``z`` at fixed ``q'``, so the implicit step is closed::
+
+        z_1 = z + h (q' - a z_1)   =>   z_1 = (z + h q') / (1 + h a)
+
+    (stable for any ``h``: ``0 <= 1 / (1 + h a) <= 1``); then ``F(q', z_1)``, whose ``dz/dt``
+    at ``z_1`` is ``(z_1 - z) / h``, held over an explicit Euler step of ``(q, q')``. ``a``
+    is ``-d(dz/dt)/dz`` of the closed forms' ``eq.bristle_rate`` at ``q'``."""
+    subs = {s: sp.Float(v) for s, v in num.values.items()}
+    subs.update({s: sp.Float(v) for s, v in zip(eq.qd, qd0, strict=True)})
+    a = np.array([-float(sp.diff(rate, z).xreplace(subs))
+                  for rate, z in zip(eq.bristle_rate, eq.z, strict=True)])
+    z1 = (z0 + h * qd0) / (1 + h * a)
+    friction = num.friction(qd0, z=z1)
+    out.qdd = np.linalg.solve(num.M(q0), tau0 - num.Cqd(q0, qd0) - num.g(q0) - friction)
+    out.q1, out.qd1, out.z1 = q0 + h * qd0, qd0 + h * out.qdd, z1
+    out.steps += [
+        ("q, q', tau, z", "the state (z the bristle deflections; 0, relaxed, unless given)",
+         _col(q0, qd0, tau0, z0)),
+        ("M(q)", "", _num(num.M(q0))), ("C(q, q') q'", "", _num(num.Cqd(q0, qd0))),
+        ("g(q)", "", _num(num.g(q0))),
+        ("a", "sigma0 |q'| / g(q') = -d(dz/dt)/dz (dz/dt = q' - a z: linear in z at fixed q')",
+         _num(a)),
+        (f"z after h = {h:g} s", "(z + h q') / (1 + h a) (backward Euler: z_1 = z + h dz/dt "
+         "at z_1)", _num(z1)),
+        ("dz/dt", "(z_1 - z) / h = q' - a z_1", _num((z1 - z0) / h)),
+        ("f(q') + F(q', z_1)", "the model's friction + sigma0 z_1 + sigma1 dz/dt + sigma2 q'",
+         _num(friction)),
+        ("q''", "M^-1 (tau - C q' - g - f - F)", _num(out.qdd)),
+        (f"(q, q') after h = {h:g} s", "(q + h q', q' + h q'') (Euler, F held over the step)",
+         _col(out.q1, out.qd1))]
     return out
 
 
