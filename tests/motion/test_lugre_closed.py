@@ -7,7 +7,9 @@ Oracles: properties. The energy ``T + U + sum sigma0 z^2 / 2`` never increases (
 ``T + U`` loses exactly the LuGre friction's work ``int F . qd dt`` (trapezoid on the
 samples); a load inside the static friction band moves the crank by presliding only and the
 tree's friction then balances it, ``S^T (tau - F - g(q)) = 0``; the loop stays closed
-(``phi(q) = 0``, ``K qd = 0``, from the closed chain's own kinematics).
+(``phi(q) = 0``, ``K qd = 0``, from the closed chain's own kinematics). And another route: the
+tree's ``(q, qd, z)`` under the KKT system ``M qdd + h + F = K^T lambda``, ``K qdd + k = 0``
+written here (multipliers, not the reduced model) and integrated by ``solve_ivp``.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy.integrate import trapezoid
+from scipy.integrate import solve_ivp, trapezoid
 
 import robodyn as rd
+from robodyn.motion.lugre import lugre_rates
 
 SIGMA0, FS = 1.0e3, 0.4
 
@@ -78,6 +81,32 @@ def test_four_bar_held_inside_the_static_band_stays(four_bar):
     q = sim.q[-1]
     g = robot.inverse_dynamics(q, np.zeros(3), np.zeros(3))
     assert abs(chain.velocity_map(q)[:, 0] @ (tau - force - g)) < 1e-4
+
+
+def test_the_reduced_run_equals_the_kkt_route_on_the_tree(four_bar):
+    robot, chain, q0 = four_bar
+    lugre = robot.chain.lugre
+
+    def tree(t, x):  # M qdd + h + F = K^T lambda, K qdd = -k (K's rank rows: planar loop)
+        q, qd, z = x[:3], x[3:6], x[6:]
+        rate, force = lugre_rates(lugre, qd, z)
+        K, k = chain.constraint_jacobian(q), chain.drift(q, qd)
+        U, sv, Vt = np.linalg.svd(K)
+        r = int((sv > 1e-9 * sv[0]).sum())
+        Kr, kr = sv[:r, None] * Vt[:r], U[:, :r].T @ k
+        A = np.block([[robot.mass_matrix(q), Kr.T], [Kr, np.zeros((r, r))]])
+        h = robot.inverse_dynamics(q, qd, np.zeros(3))
+        qdd = np.linalg.solve(A, np.concatenate([-force - h, -kr]))[:3]
+        return np.concatenate([qd, qdd, rate])
+
+    ref = solve_ivp(tree, (0.0, 0.1), np.concatenate([q0, np.zeros(6)]), method="Radau",
+                    rtol=1e-9, atol=1e-11)
+    sim = rd.simulate(robot, q0, 0.0, duration=0.1, sample_dt=0.05, rtol=1e-7, atol=1e-10,
+                      progress=False)
+    assert abs(sim.q[-1, 0] - q0[0]) > 0.1  # it slides (z at the Coulomb level, 3e-4)
+    np.testing.assert_allclose(sim.q[-1], ref.y[:3, -1], atol=1e-8)  # 7e-11 measured
+    np.testing.assert_allclose(sim.qd[-1], ref.y[3:6, -1], atol=1e-7)  # 2e-10
+    np.testing.assert_allclose(sim.info["lugre_z"][-1], ref.y[6:, -1], atol=1e-11)  # 6e-15
 
 
 def test_closed_lugre_dispatch(four_bar, tmp_path):
