@@ -105,7 +105,7 @@ def run_closed_adaptive(problem: Problem, options: SimulationOptions, bar, chain
             raise
 
     # "lugre": stiff bristle states carried (motion/lugre_closed.py), the implicit Radau
-    kind = {"rk45": RK45, "dop853": DOP853}.get(options.method, Radau)
+    kind = {"rk45": RK45, "dop853": DOP853, "lugre": Radau}[options.method]
     solvers, steps = [], [assembler.last]
 
     def make():

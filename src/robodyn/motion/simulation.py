@@ -16,7 +16,8 @@
   exactly at rest, and friction does not chatter about zero velocity
   (:mod:`robodyn.motion.stick_slip`);
 * LuGre friction: ``"lugre"``, the model's LuGre parameters (``lugre:`` in its file) with
-  a bristle state per joint, SciPy's Radau on ``(q, qd, z)`` (:mod:`robodyn.motion.lugre`);
+  a bristle state per joint, SciPy's Radau on ``(q, qd, z)`` (:mod:`robodyn.motion.lugre`;
+  a closed mechanism's on its actuated coordinates, :mod:`robodyn.motion.lugre_closed`);
 * fixed step (``dt`` given): classic ``"rk4"`` or ``"semi-implicit-euler"``
   (symplectic: velocity first, then position with the new velocity), as a
   control loop at ``1/dt`` Hz would run. With Numba, torque tables and the
