@@ -172,9 +172,14 @@ class KernelSpec:
 def input_width(name: str, chain, wrenches: int = 1) -> int:
     """Values per sample of an input for ``chain``: a wrench has 6 (``wrenches`` wrenches:
     ``6 wrenches``), ``q`` the ``nq`` configuration values, the velocity-like ones
-    (``qd``, ``qdd``, ``tau``) ``nv`` (a free joint: ``nq = 7``, ``nv = 6``)."""
+    (``qd``, ``qdd``, ``tau``) ``nv`` (a free joint: ``nq = 7``, ``nv = 6``), the motors
+    behind springs (``theta``, ``thetad``) one per spring."""
     if name == "h_e":
         return 6 * wrenches
+    if name in ("theta", "thetad"):
+        from .elastic_dynamics import motor_count
+
+        return motor_count(chain)
     return chain.nq if name == "q" else chain.nv
 
 
