@@ -336,7 +336,7 @@ def _with_springs(eq, robot, fmt: str, out: str) -> str:
     from ..motion.elastic import CoupledSprings, springs_of
 
     found = springs_of(robot.numeric_chain)
-    if found is None:
+    if found is None or getattr(found, "motors", None) is not None:  # some rigid: not yet
         return out
     from ..symbolic.elastic import coupled_elastic_equations, elastic_equations
 

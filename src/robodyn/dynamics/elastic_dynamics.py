@@ -25,6 +25,12 @@ elements", Springer Handbook of Robotics, ch. 11) ``theta`` has ``m`` entries an
 the result then ``[q'' (n), theta'' (m)]`` flat, ``n + m`` values (the same memory as the
 ``2 x n`` of every joint elastic).
 
+Behind a coupled transmission with some motors rigid (``stiffness: [K_m, null]``;
+:mod:`robodyn.motion.elastic_coupled`) ``theta`` has the ``m`` elastic motors' angles,
+``FD_links`` is the rigid coupled model of the rigid motors (``N_R^T J_R N_R`` in ``M``,
+their friction through ``N_R^T``) under ``N_E^T spring + N_R^T tau_mR``, and the result is
+``n + m`` values too.
+
 ``FD_links`` is the links' forward dynamics
 (:func:`~robodyn.dynamics.forward_dynamics.forward_dynamics`) with their own friction. The
 other exported functions of such a model are the rigid model's (its limit ``K -> inf``,
@@ -38,6 +44,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..core.errors import InputError
+from .driven_dynamics import driven_forward_dynamics
 from .forward_dynamics import forward_dynamics
 from .registry import KernelSpec
 
@@ -64,7 +71,7 @@ def motor_count(chain) -> int:
     """The entries of ``theta``: one per spring (per elastic joint, or per motor of a
     coupled transmission with springs)."""
     tr = getattr(chain, "transmission", None)
-    return chain.nv if tr is not None and tr.stiffness is not None else len(
+    return len(tr.springs) if tr is not None and tr.stiffness is not None else len(
         elastic_joints(chain))
 
 
@@ -102,25 +109,30 @@ def _coupled(chain, q, theta, qd, thetad, tau, ops) -> list:
     tr = chain.transmission
     N = tr.N.tolist()
     inverse_t = np.linalg.inv(tr.N.T).tolist()   # N^-T as constants
-    n = len(N)
+    n, springs = len(N), tr.springs
+    rigid = len(springs) < n
 
     def rate(row, x):
         return sum((a * v for a, v in zip(row, x, strict=True) if a != 0), 0)
 
-    spring = [tr.stiffness[k] * (theta[k] - rate(N[k], q))
-              + (tr.spring_damping[k] * (thetad[k] - rate(N[k], qd))
-                 if tr.spring_damping[k] else 0) for k in range(n)]
-    links = [sum((N[k][i] * spring[k] for k in range(n) if N[k][i] != 0), 0) for i in range(n)]
-    qdd = forward_dynamics(_links_only(chain, True), q, qd, links, ops)
+    tau_m = [rate(inverse_t[k], tau) for k in range(n)]
+    spring = {k: tr.stiffness[k] * (theta[e] - rate(N[k], q))
+              + (tr.spring_damping[k] * (thetad[e] - rate(N[k], qd))
+                 if tr.spring_damping[k] else 0) for e, k in enumerate(springs)}
+    push = [spring[k] if k in spring else tau_m[k] for k in range(n)]  # a rigid motor's tau_m
+    links = [sum((N[k][i] * push[k] for k in range(n) if N[k][i] != 0), 0) for i in range(n)]
+    side = replace(chain, transmission=None)   # the links, with the rigid motors if any
+    qdd = (driven_forward_dynamics(side, q, qd, links, ops, tr.rigid_motors()) if rigid
+           else forward_dynamics(side, q, qd, links, ops))
     thetadd = []
-    for k in range(n):
-        torque = rate(inverse_t[k], tau) - spring[k]
+    for e, k in enumerate(springs):
+        torque = tau_m[k] - spring[k]
         if tr.motor_viscous[k]:
-            torque = torque - tr.motor_viscous[k] * thetad[k]
+            torque = torque - tr.motor_viscous[k] * thetad[e]
         if tr.motor_coulomb[k]:
-            torque = torque - tr.motor_coulomb[k] * ops.sign(thetad[k])
+            torque = torque - tr.motor_coulomb[k] * ops.sign(thetad[e])
         thetadd.append(torque / tr.motor_inertia[k])
-    return [qdd, thetadd]
+    return [qdd, thetadd] if not rigid else [*qdd, *thetadd]
 
 
 def elastic_forward_dynamics(chain, q, theta, qd, thetad, tau, ops) -> list:
@@ -158,9 +170,14 @@ def elastic_spec(chain) -> KernelSpec:
     doc = ("qdd and thetadd of the elastic joints (Spong 1987): links FD(q, qd, springs), "
            "motors B thetadd = tau - springs; the other functions are the rigid limit K -> inf")
     if m < n:
-        doc += (f"; theta, thetad: {m} entries, the motors of joint"
-                f"{'s' if m > 1 else ''} {', '.join(str(j + 1) for j in elastic_joints(chain))}"
-                f" (the others rigid, tau on their links); result [qdd ({n}), thetadd ({m})]")
+        tr = getattr(chain, "transmission", None)
+        coupled = tr is not None and tr.stiffness is not None
+        which = tr.springs if coupled else elastic_joints(chain)
+        what = "motor" if coupled else "the motors of joint"
+        doc += (f"; theta, thetad: {m} entr{'ies' if m > 1 else 'y'}, {what}"
+                f"{'s' if m > 1 else ''} {', '.join(str(j + 1) for j in which)} (the others "
+                f"rigid{', their rotors in M' if coupled else ', tau on their links'}); "
+                f"result [qdd ({n}), thetadd ({m})]")
     return KernelSpec(elastic_forward_dynamics, ("q", "theta", "qd", "thetad", "tau"),
                       lambda n, links: (2, n), name=ELASTIC, output="acc",
                       parts=("qdd", "thetadd"), doc=doc,

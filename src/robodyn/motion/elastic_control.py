@@ -44,6 +44,8 @@ class ElasticPDGravity:
 
     def __init__(self, robot, elastic: ElasticJoints | None, goal: ArrayLike, kp, kd):
         self.elastic = checked_springs(robot, elastic)
+        if hasattr(self.elastic, "every_motor"):   # coupled: some motors rigid, not yet
+            self.elastic.every_motor("ElasticPDGravity")
         n = robot.dof
         raw = goal
         try:

@@ -184,6 +184,9 @@ def coupled_elastic_equations(eq, tr, damping: bool = True) -> ElasticEquations:
     if len(eq.qd) != n or tr.stiffness is None or len(tr.stiffness) != n:
         raise ValueError("coupled_elastic_equations: give the equations of revolute or "
                          "prismatic joints and a transmission with a stiffness per motor")
+    if None in tr.stiffness:
+        raise ValueError("coupled_elastic_equations: some motors rigid (a null stiffness) "
+                         "not yet; give every motor a spring")
     N = tr.N.tolist()
     th = tuple(sp.Symbol(f"theta{k + 1}") for k in range(n))
     thd = tuple(sp.Symbol(f"thetad{k + 1}") for k in range(n))
