@@ -46,7 +46,7 @@ import numpy as np
 from ..core.errors import InputError
 from .driven_dynamics import driven_forward_dynamics
 from .forward_dynamics import forward_dynamics
-from .registry import KernelSpec
+from .registry import KernelSpec, input_width
 
 __all__ = ["ELASTIC", "elastic_spec", "has_springs_of", "elastic_forward_dynamics",
            "exports_elastic", "elastic_joints", "motor_count"]
@@ -70,9 +70,7 @@ def elastic_joints(chain) -> list[int]:
 def motor_count(chain) -> int:
     """The entries of ``theta``: one per spring (per elastic joint, or per motor of a
     coupled transmission with springs)."""
-    tr = getattr(chain, "transmission", None)
-    return len(tr.springs) if tr is not None and tr.stiffness is not None else len(
-        elastic_joints(chain))
+    return input_width("theta", chain)
 
 
 def _links_only(chain, coupled: bool):

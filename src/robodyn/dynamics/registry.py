@@ -176,10 +176,11 @@ def input_width(name: str, chain, wrenches: int = 1) -> int:
     behind springs (``theta``, ``thetad``) one per spring."""
     if name == "h_e":
         return 6 * wrenches
-    if name in ("theta", "thetad"):
-        from .elastic_dynamics import motor_count
-
-        return motor_count(chain)
+    if name in ("theta", "thetad"):  # one per spring (robodyn.dynamics.elastic_dynamics)
+        tr = getattr(chain, "transmission", None)
+        if tr is not None and tr.stiffness is not None:
+            return len(tr.springs)
+        return sum(link.motor.stiffness is not None for link in chain.links)
     return chain.nq if name == "q" else chain.nv
 
 
