@@ -15,7 +15,7 @@ from scipy.integrate import solve_ivp
 import robodyn as rd
 from conftest import write_model
 from robodyn.codegen.export.autodiff import build_program, evaluate
-from robodyn.core.errors import InputError, ModelError
+from robodyn.core.errors import ModelError
 from robodyn.motion.elastic import (
     ElasticComputedTorque,
     ElasticJoints,
@@ -219,17 +219,44 @@ def test_a_rigid_motor_may_have_no_rotor(tmp_path):
     np.testing.assert_allclose(side, _links(np.array([0.3, 0.2]), np.zeros(2))[0], rtol=1e-12)
 
 
+def test_pd_with_gravity_compensation_reaches_the_goal(tmp_path):
+    """Tomei's law on every motor's angle (motor 2's ``n_2 . q``) settles the links at the
+    goal with motor 1 at ``40 q_d1 + tau_m1 / K1`` by hand (no Coulomb friction, which would
+    hold the motors short of it)."""
+    robot = rd.load(str(write_model(tmp_path, MIXED.replace(
+        "motor_coulomb: [5.0e-4, 1.0e-3]", "motor_coulomb: [0, 0]"), "pd.yaml")))
+    goal = np.array([0.5, -0.2])
+    pd = ElasticPDGravity(robot, None, goal, kp=0.2, kd=0.02)
+    run = simulate_elastic(robot, None, [0.3, 0.0], duration=2.0, dt=0.05, tau=pd,
+                           method="bdf", rtol=1e-6, atol=1e-9)
+    g = _links(goal, np.zeros(2), friction=False)[1]
+    held = 40 * goal[0] + (g[0] - 0.5 * g[1]) / 40 / K1
+    assert np.abs(run.q[-1] - goal).max() < 1e-6, run.q[-1]
+    np.testing.assert_allclose(run.theta[-1], [held], atol=1e-6)
+
+
+def test_computed_torque_is_the_rigid_coupled_law_with_motor_1_damped(wrist):
+    """``tau = (M + N^T J_m N) y + h + N^T (B_m N q' + F_m sign(N q')) + n_1 K_v1 (n_1 . q'
+    - theta_1')``, by hand (K_v2 unused: motor 2 has no spring)."""
+    ref = rd.trajectory.quintic([0.0, 0.5], [0.8, -0.2], 1.0)
+    ctl = ElasticComputedTorque(wrist, None, ref, kp=100.0, kd=20.0, kv=[0.02, 5.0])
+    q, qd, thd = np.array([0.1, 0.4]), np.array([0.3, -0.2]), np.array([10.0])
+    q_ref, qd_ref, qdd_ref = ref(0.3)
+    y = qdd_ref + 20.0 * (qd_ref - qd) + 100.0 * (q_ref - q)
+    Nm = np.array([N1, N2])
+    M, h = _links(q, qd)
+    w = Nm @ qd
+    want = ((M + Nm.T @ np.diag(J) @ Nm) @ y + h + Nm.T @ (np.array(B) * w + np.array(F)
+                                                         * np.sign(w))
+            + N1 * 0.02 * (N1 @ qd - thd[0]))
+    np.testing.assert_allclose(ctl(0.3, q, [N1 @ q], qd, thd), want, rtol=1e-12)
+
+
 def test_what_is_not_yet_for_mixed_motors_says_so(wrist):
     from robodyn.symbolic.elastic import coupled_elastic_equations
 
-    with pytest.raises(InputError, match="some motors rigid"):
-        ElasticPDGravity(wrist, None, [0.5, -0.2], kp=0.2, kd=0.02)
-    ref = rd.trajectory.quintic([0.0, 0.0], [0.5, -0.2], 1.0)
-    with pytest.raises(InputError, match="some motors rigid"):
-        ElasticComputedTorque(wrist, None, ref, kp=100.0, kd=20.0)
     with pytest.raises(ValueError, match="some motors rigid"):
         coupled_elastic_equations(wrist.equations(), wrist.chain.transmission)
-    # the rigid rotor counts once: the rigid model's M and the link side's
     assert "K_m = [2, rigid]" in str(wrist)
 
 

@@ -641,7 +641,7 @@ class ElasticComputedTorque:
     exact as ``K -> inf``. Behind a coupled transmission (:mod:`~robodyn.motion.
     elastic_coupled`) the rigid model is the coupled one (``M + N^T J_m N``, the motors'
     friction reflected) and the damping acts on the motors, ``N^T K_v (N q' - theta_m')``
-    (``K_v`` one per motor).
+    (``K_v`` one per motor; with some motors rigid, ``N_E^T K_v (N_E q' - theta_E')``).
     ``trajectory``: a :class:`~robodyn.motion.trajectory.Trajectory` of the links."""
 
     def __init__(self, robot, elastic: ElasticJoints | None, trajectory, kp, kd, kv=0.0):
@@ -658,17 +658,17 @@ class ElasticComputedTorque:
         if isinstance(self.elastic, CoupledSprings):   # the rigid coupled model, K_m -> inf
             from dataclasses import replace
 
-            self.elastic.every_motor("ElasticComputedTorque")
             tr = replace(self.elastic.transmission, stiffness=None, spring_damping=None)
             self.robot = robot.with_chain(replace(_rigid_chain(robot, False), transmission=tr))
 
     def __call__(self, t, q, theta, qd, thetad) -> np.ndarray:
         q_ref, qd_ref, qdd_ref = self.trajectory(t)
         y = qdd_ref + self.kd * (qd_ref - qd) + self.kp * (q_ref - q)
-        if isinstance(self.elastic, CoupledSprings):
-            damping = self.kv * -self.elastic.deflection(qd, thetad)
-            return self.robot.inverse_dynamics(q, qd, y) + self.elastic.link_torques(damping,
-                                                                                     None)
+        if isinstance(self.elastic, CoupledSprings):   # K_v on the motors with a spring
+            damping = (self.kv[list(self.elastic.transmission.springs)]
+                       * -self.elastic.deflection(qd, thetad))
+            return self.robot.inverse_dynamics(q, qd, y) + self.elastic.link_torques(
+                damping, np.zeros_like(np.asarray(qd, dtype=float)))
         if self.elastic.joints is None:
             rigid = (self.robot.inverse_dynamics(q, qd, y)
                      + (self.elastic.motor_inertia - self.armature) * y)

@@ -132,13 +132,6 @@ class CoupledSprings:
         ``F`` zero, no springs), ``None`` when every motor has a spring."""
         return None if self.motors is None else self.transmission.rigid_motors()
 
-    def every_motor(self, what: str) -> None:
-        """An :class:`~robodyn.InputError` for ``what`` when some motors are rigid."""
-        if self.motors is not None:
-            raise InputError(f"{what}: behind a coupled transmission with some motors rigid "
-                             "(a null stiffness) not yet; give every motor a spring, or use "
-                             "robodyn.motion.elastic.without_springs(robot) (K_m -> inf)")
-
     def deflection(self, q, theta) -> np.ndarray:
         """The springs' deflection ``theta_m - N_E q``, ``(..., m)``."""
         return np.asarray(theta, dtype=float) - np.asarray(q, dtype=float) @ self.rows.T
