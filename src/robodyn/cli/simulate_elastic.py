@@ -107,12 +107,14 @@ def _controller(args, robot, springs, q0, goal, kp, kd):
                      f"{format_vector(ctl.theta_goal)} (kp = {format_vector(kp)}, kd = "
                      f"{format_vector(kd)})"), lambda t: goal
     kv = np.zeros(robot.dof)
-    kv[springs.indices(robot.dof)] = 2.0 * np.sqrt(springs.stiffness * springs.motor_inertia)
+    index = (list(springs.transmission.springs) if isinstance(springs, CoupledSprings)
+             else springs.indices(robot.dof))   # the joints, or motors, with a spring
+    kv[index] = 2.0 * np.sqrt(springs.stiffness * springs.motor_inertia)
     reference = rd_trajectory.quintic(q0, goal, args.duration)
     ctl = ElasticComputedTorque(robot, springs, reference, kp, kd, kv)
     return ctl, (f"computed torque along a quintic to q = {format_vector(goal)} in "
                  f"{args.duration:g} s (kp = {format_vector(kp)}, kd = {format_vector(kd)}, "
-                 f"kv = 2 sqrt(K B) = {format_vector(kv[springs.indices(robot.dof)])})"), \
+                 f"kv = 2 sqrt(K B) = {format_vector(kv[index])})"), \
         lambda t: reference(t)[0]
 
 
