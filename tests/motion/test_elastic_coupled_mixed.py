@@ -252,11 +252,29 @@ def test_computed_torque_is_the_rigid_coupled_law_with_motor_1_damped(wrist):
     np.testing.assert_allclose(ctl(0.3, q, [N1 @ q], qd, thd), want, rtol=1e-12)
 
 
-def test_what_is_not_yet_for_mixed_motors_says_so(wrist):
+def test_the_closed_forms_are_the_hand_derived_ones(wrist):
+    """``coupled_elastic_equations``: at random states with the hand accelerations, the
+    link rows (motor 2's rotor and friction kept, ``- n_2 tau_m2`` moved left) are 0 and
+    motor 1's row is ``tau_m1`` (1e-9); motor 2 has no row and no ``theta2``."""
+    import sympy as sp
+
     from robodyn.symbolic.elastic import coupled_elastic_equations
 
-    with pytest.raises(ValueError, match="some motors rigid"):
-        coupled_elastic_equations(wrist.equations(), wrist.chain.transmission)
+    el = coupled_elastic_equations(wrist.equations(), wrist.chain.transmission)
+    assert [str(x) for x in el.theta] == ["theta1"] and el.joints == (0,)
+    assert len(el.motor) == 1 and "tau_m2" in str(el.link) and "theta2" not in str(el.link)
+    eq = wrist.equations()
+    for k, state in enumerate(zip(*_states(3, seed=12))):
+        q, th, qd, thd, tau = state
+        qdd, thdd = _hand(q, th, qd, thd, tau)
+        values = {**dict(zip(eq.q, q)), **dict(zip(eq.qd, qd)), **dict(zip(eq.qdd, qdd)),
+                  el.theta[0]: th[0], el.thetad[0]: thd[0], el.thetadd[0]: thdd[0],
+                  sp.Symbol("tau_m2"): tau[1] / 50.0}
+        link = [float(e.subs(values)) for e in el.link]
+        scale = np.abs(tau).max() + 1.0
+        np.testing.assert_allclose(link, 0.0, atol=1e-9 * scale, err_msg=f"state {k}")
+        want = (tau[0] - 25.0 * tau[1] / 50.0) / 40.0
+        assert abs(float(el.motor[0].subs(values)) - want) < 1e-9 * scale
     assert "K_m = [2, rigid]" in str(wrist)
 
 

@@ -336,7 +336,7 @@ def _with_springs(eq, robot, fmt: str, out: str) -> str:
     from ..motion.elastic import CoupledSprings, springs_of
 
     found = springs_of(robot.numeric_chain)
-    if found is None or getattr(found, "motors", None) is not None:  # some rigid: not yet
+    if found is None:
         return out
     from ..symbolic.elastic import coupled_elastic_equations, elastic_equations
 
@@ -359,7 +359,8 @@ def _with_springs(eq, robot, fmt: str, out: str) -> str:
         import sympy as sp
 
         elastic = springs.joints or range(len(springs.link))
-        rows = [sp.latex(e) + (" &= 0" if i in elastic else f" &= \\tau_{{{i + 1}}}")
+        coupled = springs.coupling is not None   # its link rows are all = 0
+        rows = [sp.latex(e) + (" &= 0" if i in elastic or coupled else f" &= \\tau_{{{i + 1}}}")
                 for i, e in enumerate(springs.link)]
         rows += [sp.latex(e) + " &= " + tau.format(i + 1)
                  for i, e in zip(elastic, springs.motor, strict=True)]
