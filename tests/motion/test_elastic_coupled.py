@@ -371,9 +371,4 @@ def test_the_exported_code_has_the_elastic_forward_dynamics(wrist, tmp_path):
     with pytest.raises(InputError, match="elastic_forward_dynamics is for a model with "
                                          "elastic joints"):
         rd.load("planar-2r").to_code("c", ["elastic_forward_dynamics"])
-    text = (Path(__file__).parents[1] / "data" / "yaml" / "elastic_2r.yaml").read_text()
-    partial = rd.load(str(write_model(tmp_path, text.replace("stiffness: K1,", "").replace(
-        "spring_damping: 2.0, ", "").replace("values: {K1: 5000}", ""), "partial.yaml")))
-    assert "elastic_forward_dynamics" not in "".join(partial.to_code("python").values())
-    with pytest.raises(InputError, match="exported for springs on every joint"):
-        partial.to_code("c", ["elastic_forward_dynamics"])
+    # a partly elastic model's: tests/codegen/test_elastic_export.py

@@ -359,7 +359,8 @@ def _with_springs(eq, robot, fmt: str, out: str) -> str:
         import sympy as sp
 
         elastic = springs.joints or range(len(springs.link))
-        rows = [sp.latex(e) + (" &= 0" if i in elastic else f" &= \\tau_{{{i + 1}}}")
+        coupled = springs.coupling is not None   # its link rows are all = 0
+        rows = [sp.latex(e) + (" &= 0" if i in elastic or coupled else f" &= \\tau_{{{i + 1}}}")
                 for i, e in enumerate(springs.link)]
         rows += [sp.latex(e) + " &= " + tau.format(i + 1)
                  for i, e in zip(elastic, springs.motor, strict=True)]

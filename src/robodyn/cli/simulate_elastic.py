@@ -107,12 +107,14 @@ def _controller(args, robot, springs, q0, goal, kp, kd):
                      f"{format_vector(ctl.theta_goal)} (kp = {format_vector(kp)}, kd = "
                      f"{format_vector(kd)})"), lambda t: goal
     kv = np.zeros(robot.dof)
-    kv[springs.indices(robot.dof)] = 2.0 * np.sqrt(springs.stiffness * springs.motor_inertia)
+    index = (list(springs.transmission.springs) if isinstance(springs, CoupledSprings)
+             else springs.indices(robot.dof))   # the joints, or motors, with a spring
+    kv[index] = 2.0 * np.sqrt(springs.stiffness * springs.motor_inertia)
     reference = rd_trajectory.quintic(q0, goal, args.duration)
     ctl = ElasticComputedTorque(robot, springs, reference, kp, kd, kv)
     return ctl, (f"computed torque along a quintic to q = {format_vector(goal)} in "
                  f"{args.duration:g} s (kp = {format_vector(kp)}, kd = {format_vector(kd)}, "
-                 f"kv = 2 sqrt(K B) = {format_vector(kv[springs.indices(robot.dof)])})"), \
+                 f"kv = 2 sqrt(K B) = {format_vector(kv[index])})"), \
         lambda t: reference(t)[0]
 
 
@@ -138,7 +140,7 @@ def simulate_elastic_command(args, robot, q0, qd0, tau, words, goal=None, kp=Non
         tau = controller
     start = time.perf_counter()
     run = simulate_elastic(robot, springs, q0, duration=args.duration, dt=dt, qd0=qd0,
-                           thetad0=qd0 @ springs.N.T if coupled else qd0[index], tau=tau,
+                           thetad0=qd0 @ springs.rows.T if coupled else qd0[index], tau=tau,
                            method=method, balance=True)
     wall = time.perf_counter() - start
     rigid = [j for j in range(robot.dof) if j not in index]
@@ -149,10 +151,11 @@ def simulate_elastic_command(args, robot, q0, qd0, tau, words, goal=None, kp=Non
     how = f"{ELASTIC_METHODS[method][0].replace('Radau', 'Radau IIA')}, samples every {dt:g} s"
     if coupled:
         print(f"{robot.name}: {robot.dof} DOF with elastic drives behind the coupled "
-              f"transmission N = {format_vector(springs.N.ravel())} (K_m = "
-              f"{format_vector(springs.stiffness)}, J_m = "
-              f"{format_vector(springs.motor_inertia)}, D_m = "
-              f"{format_vector(springs.damping)}) simulated for {run.t[-1]:g} s ({how}) from "
+              f"transmission N = {format_vector(springs.N.ravel())} (K_m = [" + ", ".join(
+                  "rigid" if x is None else f"{x:g}" for x in springs.transmission.stiffness)
+              + f"], J_m = {format_vector(springs.transmission.motor_inertia)}, D_m = "
+              f"{format_vector(springs.transmission.spring_damping)}) simulated for "
+              f"{run.t[-1]:g} s ({how}) from "
               f"q0 = {format_vector(q0)}, theta_m0 = N q0 + K_m^-1 N^-T g(q0), qd0 = "
               f"{format_vector(qd0)}, {words}")
     else:
@@ -168,7 +171,8 @@ def simulate_elastic_command(args, robot, q0, qd0, tau, words, goal=None, kp=Non
           f"{format_vector(run.theta[-1])}, qd = {format_vector(run.qd[-1])}")
     deflection = np.abs(run.deflection)
     k, j = np.unravel_index(int(np.argmax(deflection)), deflection.shape)
-    which = (f"max |theta_m - N q| = {deflection[k, j]:.3g} rad at the motors (motor {j + 1}"
+    motor = j if not coupled or springs.motors is None else springs.motors[j]
+    which = (f"max |theta_m - N q| = {deflection[k, j]:.3g} rad at the motors (motor {motor + 1}"
              if coupled else
              f"max |theta - q| = {deflection[k, j]:.3g} {units} (joint {index[j] + 1}")
     print(f"  spring deflection: {which}, t = {run.t[k]:.6g} s); per "

@@ -172,9 +172,15 @@ class KernelSpec:
 def input_width(name: str, chain, wrenches: int = 1) -> int:
     """Values per sample of an input for ``chain``: a wrench has 6 (``wrenches`` wrenches:
     ``6 wrenches``), ``q`` the ``nq`` configuration values, the velocity-like ones
-    (``qd``, ``qdd``, ``tau``) ``nv`` (a free joint: ``nq = 7``, ``nv = 6``)."""
+    (``qd``, ``qdd``, ``tau``) ``nv`` (a free joint: ``nq = 7``, ``nv = 6``), the motors
+    behind springs (``theta``, ``thetad``) one per spring."""
     if name == "h_e":
         return 6 * wrenches
+    if name in ("theta", "thetad"):  # one per spring (robodyn.dynamics.elastic_dynamics)
+        tr = getattr(chain, "transmission", None)
+        if tr is not None and tr.stiffness is not None:
+            return len(tr.springs)
+        return sum(link.motor.stiffness is not None for link in chain.links)
     return chain.nq if name == "q" else chain.nv
 
 

@@ -19,7 +19,7 @@ __all__ = ["NOT_NUMBERS", "PLAIN", "map_dataclass", "map_numbers", "number_field
 def map_numbers(f, x):
     if isinstance(x, tuple):
         return tuple(map_numbers(f, e) for e in x)
-    return f(x)
+    return None if x is None else f(x)   # an entry the model leaves out (a rigid motor's K)
 
 
 #: Fields of the model that are not numbers of the dynamics.

@@ -280,7 +280,8 @@ def robot_table(model: ModelSource) -> RobotTable:
             extras.append(f"{what} = [{_cut(shown, 60)}]{unit}")
     tr = getattr(chain, "transmission", None)
     if tr is not None:   # a coupled one (a diagonal one is the links' motors)
-        springs = "" if tr.stiffness is None else ", ".join(f"{k:g}" for k in tr.stiffness)
+        springs = "" if tr.stiffness is None else ", ".join(
+            "rigid" if k is None else f"{k:g}" for k in tr.stiffness)
         extras.append("coupled transmission" + (
             f" with elastic drives K_m = [{_cut(springs, 60)}] N m/rad" if springs else ""))
     if extras:

@@ -19,13 +19,17 @@ Model files: a model-level key ::
       motor_viscous: [Bm1, Bm2]      # optional: motor-side viscous friction, N m s/rad, >= 0
       motor_coulomb: [Fm1, Fm2]      # optional: motor-side Coulomb friction, N m, >= 0
       stiffness: [Km1, Km2]          # optional: elastic drives, a spring per motor on the
-                                     # motor side of the gear, N m/rad at the motor, > 0
+                                     # motor side of the gear, N m/rad at the motor, > 0;
+                                     # null: that motor's drive is rigid
       spring_damping: [Dm1, Dm2]     # optional, with stiffness: the springs' damping, >= 0
+                                     # (null or 0 for a rigid motor)
 
 With ``stiffness`` the joints are elastic (Spong's model behind the coupling,
 :mod:`robodyn.motion.elastic_coupled`): the motors' angles ``theta_m`` are a state of their
 own, the springs pass ``K_m (theta_m - N q)``, and ``theta = N q`` holds only in the rigid
-limit ``K_m -> inf``, the model the robot's own functions compute.
+limit ``K_m -> inf``, the model the robot's own functions compute. A ``null`` stiffness
+makes that motor's drive rigid (its angle ``n_k . q``, its rotor in ``M``) beside the
+elastic ones.
 """
 
 from __future__ import annotations
@@ -50,14 +54,15 @@ class Transmission:
     """``theta = N q`` with motors of inertia ``motor_inertia`` (``J_m``, one per motor)
     and motor-side friction ``motor_viscous`` (``B_m``) and ``motor_coulomb`` (``F_m``);
     elastic drives have a spring per motor, ``stiffness`` ``K_m`` and ``spring_damping``
-    ``D_m`` (``None``: rigid). Tuples of floats, so the model stays hashable and
-    comparable; build it with :func:`transmission_of` (checked)."""
+    ``D_m`` (``None``: rigid; a ``None`` entry of ``stiffness``: that motor rigid, its
+    damping 0). Tuples of floats, so the model stays hashable and comparable; build it with
+    :func:`transmission_of` (checked)."""
 
     matrix: tuple[tuple[float, ...], ...]
     motor_inertia: tuple[float, ...]
     motor_viscous: tuple[float, ...]
     motor_coulomb: tuple[float, ...]
-    stiffness: tuple[float, ...] | None = None
+    stiffness: tuple[float | None, ...] | None = None
     spring_damping: tuple[float, ...] | None = None
 
     @property
@@ -70,6 +75,23 @@ class Transmission:
         """True when ``N`` is diagonal: independent gears, today's per-joint motors."""
         n = self.N
         return bool(np.all(n == np.diag(np.diag(n))))
+
+    @property
+    def springs(self) -> tuple[int, ...]:
+        """The motors with a spring (0-based): every one, or those whose ``stiffness`` is
+        not ``None``; ``()`` without springs."""
+        return () if self.stiffness is None else tuple(
+            k for k, x in enumerate(self.stiffness) if x is not None)
+
+    def rigid_motors(self) -> Transmission:
+        """The rigid motors alone, no springs: the motors with a spring get inertia and
+        friction 0 (they sit behind their springs, on the motor side)."""
+        springs = set(self.springs)
+
+        def keep(values):
+            return tuple(0.0 if k in springs else v for k, v in enumerate(values))
+        return Transmission(self.matrix, keep(self.motor_inertia), keep(self.motor_viscous),
+                            keep(self.motor_coulomb))
 
 
 def _number(x: object, field: str) -> float:
@@ -97,23 +119,26 @@ def _number(x: object, field: str) -> float:
 
 
 def _numbers(value: object, field: str, n: int, nonnegative: bool,
-             positive: bool = False) -> tuple[float, ...]:
+             positive: bool = False, rigid: bool = False) -> tuple[float, ...]:
     """``value`` as ``n`` finite floats (``>= 0`` when ``nonnegative``, ``> 0`` when
-    ``positive``), or a ModelError; the length is checked before any entry (a list of a
-    million entries is refused at once)."""
+    ``positive``; ``rigid``: a ``null`` entry kept as ``None``), or a ModelError; the
+    length is checked before any entry (a list of a million entries is refused at once)."""
     if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
         raise ModelError(f"{field}: expected a list of {n} numbers, got {type(value).__name__}")
     if len(value) != n:
         raise ModelError(f"{field}: {len(value)} entries for {n} joints; give one per joint")
     out = []
     for k, x in enumerate(value):
+        if rigid and x is None:
+            out.append(None)
+            continue
         x = _number(x, f"{field}[{k}]")
         if nonnegative and x < 0 and not positive:
             raise ModelError(f"{field}[{k}]: {x:g} is negative; a motor's inertia or friction "
                              "is >= 0")
         if positive and not x > 0:
-            raise ModelError(f"{field}[{k}]: {x:g}; a spring's stiffness is > 0 (leave "
-                             "stiffness out for rigid drives)")
+            raise ModelError(f"{field}[{k}]: {x:g}; a spring's stiffness is > 0 (null "
+                             "for a rigid motor, or leave stiffness out for rigid drives)")
         out.append(x)
     return tuple(out)
 
@@ -152,13 +177,22 @@ def transmission_of(data: object, dof: int, field: str = "transmission") -> Tran
     inertia = _numbers(data["motor_inertia"], f"{field}.motor_inertia", dof, True)
     stiffness = damping = None
     if "stiffness" in data:
-        stiffness = _numbers(data["stiffness"], f"{field}.stiffness", dof, True, True)
+        stiffness = _numbers(data["stiffness"], f"{field}.stiffness", dof, True, True, True)
+        if dof and all(x is None for x in stiffness):
+            raise ModelError(f"{field}.stiffness: every entry null (rigid); leave stiffness "
+                             "out for rigid drives")
         damping = _numbers(data.get("spring_damping", zeros), f"{field}.spring_damping", dof,
-                           True)
-        if not min(inertia, default=1.0) > 0:
-            k = inertia.index(min(inertia))
-            raise ModelError(f"{field}.motor_inertia[{k}]: {inertia[k]:g}; an elastic drive's "
-                             "motor side needs a rotor inertia > 0 (J_m theta_m'' = ...)")
+                           True, rigid=True)
+        for k, (x, d) in enumerate(zip(stiffness, damping, strict=True)):
+            if x is None and d:
+                raise ModelError(f"{field}.spring_damping[{k}]: {d:g} for a rigid motor "
+                                 f"(stiffness[{k}] null); a damping without a stiffness: "
+                                 "give it null or 0")
+            if x is not None and not inertia[k] > 0:
+                raise ModelError(f"{field}.motor_inertia[{k}]: {inertia[k]:g}; an elastic "
+                                 "drive's motor side needs a rotor inertia > 0 (J_m theta_m'' "
+                                 "= ...)")
+        damping = tuple(0.0 if d is None else d for d in damping)
     elif "spring_damping" in data:
         raise ModelError(f"{field}.spring_damping: a damping without a stiffness; give the "
                          "springs (stiffness: [K_m, ...]) or remove spring_damping")
@@ -222,8 +256,8 @@ def with_transmission(chain, tr: Transmission, field: str = "transmission"):
                          coulomb=fr.coulomb + extra_c,
                          coulomb_negative=(None if fr.coulomb_negative is None
                                            else fr.coulomb_negative + extra_c))
-        spring = {} if not elastic else {"stiffness": g * g * tr.stiffness[i],
-                                           "spring_damping": g * g * tr.spring_damping[i]}
+        spring = {} if not elastic or tr.stiffness[i] is None else {  # null: rigid
+            "stiffness": g * g * tr.stiffness[i], "spring_damping": g * g * tr.spring_damping[i]}
         links.append(replace(link, friction=fr,
                              motor=replace(link.motor, inertia=tr.motor_inertia[i],
                                            gear_ratio=g, **spring)))

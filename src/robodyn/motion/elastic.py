@@ -319,8 +319,11 @@ def link_side_of(robot: Robot, elastic) -> Robot:
     """The link side for ``elastic``: :func:`link_side`, or for springs behind a coupled
     transmission the links without it (its motors are the motor side,
     :mod:`robodyn.motion.elastic_coupled`)."""
-    if isinstance(elastic, CoupledSprings):
-        return robot.with_chain(_rigid_chain(robot, rotors=False))
+    if isinstance(elastic, CoupledSprings):   # the rigid motors stay (none: the links')
+        from dataclasses import replace
+
+        return robot.with_chain(replace(_rigid_chain(robot, rotors=False),
+                                        transmission=elastic.link_drives()))
     return link_side(robot, elastic.joints)
 
 
@@ -368,8 +371,8 @@ def _checked_coupled(robot: Robot, springs: CoupledSprings) -> CoupledSprings:
     """Springs behind a coupled transmission given by hand: for ``robot.dof`` motors, on a
     robot without rotors of its own (per joint, or a transmission with other motors: the
     springs' transmission is the whole drive)."""
-    if springs.dof != robot.dof:
-        raise InputError(f"springs: a transmission of {springs.dof} motors, the robot has "
+    if len(springs.N) != robot.dof:
+        raise InputError(f"springs: a transmission of {len(springs.N)} motors, the robot has "
                          f"{robot.dof} joints")
     tr = getattr(robot.chain, "transmission", None)
     same = tr is not None and (tr.matrix, tr.motor_inertia) == (
@@ -617,10 +620,11 @@ def simulate_elastic(robot, springs: ElasticJoints | None = None, q0: ArrayLike 
     qd, thd = x[:, n + m:2 * n + m], x[:, 2 * n + m:size]
     tau_out = np.array([torque(t, *row) for t, row in
                         zip(sol.t, zip(q, th, qd, thd, strict=True), strict=True)])
-    coupling = elastic.N if isinstance(elastic, CoupledSprings) else None
+    coupled = isinstance(elastic, CoupledSprings)   # N_E; theta<k>: motor k's
+    coupling, labels = (elastic.rows, elastic.motors) if coupled else (None, elastic.joints)
     work, loss = (x[:, size], x[:, size + 1]) if balance else (None, None)
     return ElasticSimulation(sol.t, q, th, qd, thd, tau_out.reshape(len(sol.t), n), count[0],
-                             elastic.joints, coupling, method, work, loss)
+                             labels, coupling, method, work, loss)
 
 
 class ElasticComputedTorque:
@@ -637,7 +641,7 @@ class ElasticComputedTorque:
     exact as ``K -> inf``. Behind a coupled transmission (:mod:`~robodyn.motion.
     elastic_coupled`) the rigid model is the coupled one (``M + N^T J_m N``, the motors'
     friction reflected) and the damping acts on the motors, ``N^T K_v (N q' - theta_m')``
-    (``K_v`` one per motor).
+    (``K_v`` one per motor; with some motors rigid, ``N_E^T K_v (N_E q' - theta_E')``).
     ``trajectory``: a :class:`~robodyn.motion.trajectory.Trajectory` of the links."""
 
     def __init__(self, robot, elastic: ElasticJoints | None, trajectory, kp, kd, kv=0.0):
@@ -660,10 +664,11 @@ class ElasticComputedTorque:
     def __call__(self, t, q, theta, qd, thetad) -> np.ndarray:
         q_ref, qd_ref, qdd_ref = self.trajectory(t)
         y = qdd_ref + self.kd * (qd_ref - qd) + self.kp * (q_ref - q)
-        if isinstance(self.elastic, CoupledSprings):
-            damping = self.kv * -self.elastic.deflection(qd, thetad)
-            return self.robot.inverse_dynamics(q, qd, y) + self.elastic.link_torques(damping,
-                                                                                     None)
+        if isinstance(self.elastic, CoupledSprings):   # K_v on the motors with a spring
+            damping = (self.kv[list(self.elastic.transmission.springs)]
+                       * -self.elastic.deflection(qd, thetad))
+            return self.robot.inverse_dynamics(q, qd, y) + self.elastic.link_torques(
+                damping, np.zeros_like(np.asarray(qd, dtype=float)))
         if self.elastic.joints is None:
             rigid = (self.robot.inverse_dynamics(q, qd, y)
                      + (self.elastic.motor_inertia - self.armature) * y)

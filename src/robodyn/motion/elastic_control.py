@@ -21,7 +21,9 @@ motors' own angles, ``tau_m = K_P (theta_d - theta_m) - K_D theta_m' + N^-T g(q_
 ``theta_d = N q_d + K_m^-1 N^-T g(q_d)``; as joint torques ``tau = N^T tau_m``. In the
 motor angles seen at the joints ``N^-1 theta_m`` it is Tomei's law with the gains ``N^T
 K_P N``, ``N^T K_D N`` and the stiffness ``N^T K_m N``: symmetric positive definite, which
-is what his proof asks of the diagonal ones.
+is what his proof asks of the diagonal ones. With some motors rigid (``stiffness: [K_m,
+null]``) the law is the same on every motor's angle, a rigid motor's being ``n_k . q``
+(its goal ``n_k . q_d``): PD with gravity compensation through the coupling on those.
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ class ElasticPDGravity:
         self.theta_goal = static_deflection(robot, self.elastic, goal)
 
     def __call__(self, t, q, theta, qd, thetad) -> np.ndarray:
+        if getattr(self.elastic, "motors", None) is not None:   # some coupled motors rigid
+            return self._on_every_motor(q, theta, qd, thetad)
         if self.elastic.joints is None:   # every joint elastic (per joint or coupled)
             motors = self.kp * (self.theta_goal - theta) - self.kd * np.asarray(thetad)
             return self.elastic.link_torques(motors, None) + self.gravity
@@ -71,3 +75,13 @@ class ElasticPDGravity:
         tau[..., e] = (self.kp[e] * (self.theta_goal - theta) - self.kd[e] * thetad
                        + self.gravity[e])
         return tau
+
+    def _on_every_motor(self, q, theta, qd, thetad) -> np.ndarray:
+        """Behind a coupling with some motors rigid: the law on every motor's angle, a
+        rigid motor's ``n_k . q`` (its goal ``n_k . q_d``), an elastic one's ``theta_k``."""
+        N, elastic = self.elastic.N, list(self.elastic.transmission.springs)
+        angles, rates = np.asarray(q, dtype=float) @ N.T, np.asarray(qd, dtype=float) @ N.T
+        angles[..., elastic], rates[..., elastic] = theta, thetad
+        goal = self.goal @ N.T
+        goal[elastic] = self.theta_goal
+        return (self.kp * (goal - angles) - self.kd * rates) @ N + self.gravity

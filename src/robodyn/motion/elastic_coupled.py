@@ -31,6 +31,21 @@ so the same ``tau`` drives both models. As ``K_m -> inf``, ``theta_m -> N q``; `
 times the motor side added to the link side is the rigid coupled model ``(M + N^T J_m N)
 q'' + C q' + F + N^T (B_m N q' + F_m sign(N q')) + g = tau``, within ``O(1/K_m)``.
 
+**Some motors rigid** (``stiffness: [K_m1, null]``): with ``E`` the motors with a spring
+(``m`` of them, ``N_E`` their rows of ``N``) and ``R`` the rigid others, a rigid motor's
+angle is ``n_k . q`` (row ``k`` of ``N``), so its energy ``1/2 J_k (n_k . q')^2`` puts
+``n_k^T J_k n_k`` in ``M``, its friction acts through ``n_k^T`` and its torque ``tau_mk`` does
+the work ``tau_mk n_k . q'`` on the links::
+
+    link side:   (M + N_R^T J_R N_R) q'' + C q' + F + N_R^T (B_R N_R q' + F_R sign(N_R q'))
+                 + g = N_E^T [K_E (theta_E - N_E q) + D_E (theta_E' - N_E q')] + N_R^T tau_mR
+    motor side:  J_E theta_E'' + B_E theta_E' + F_E sign(theta_E')
+                 + K_E (theta_E - N_E q) + D_E (theta_E' - N_E q') = tau_mE
+
+``theta`` has the ``m`` elastic motors' angles; ``tau_m = N^-T tau`` as before. The link
+side is the rigid coupled model of the rigid motors alone (the elastic ones' ``J``, ``B``,
+``F`` zero: :meth:`CoupledSprings.link_drives`); ``K_E -> inf`` is the rigid coupled model.
+
 **Independent gears** (``N = diag(G)``): with ``theta = theta_m / G`` (the motor's angle
 seen at the joint) the two sides are Spong's per joint (:mod:`robodyn.motion.elastic`)
 with ``K = G^2 K_m``, ``D = G^2 D_m``, ``B = G^2 J_m`` and ``tau = G tau_m``: the link
@@ -59,7 +74,7 @@ class CoupledSprings:
     motor coordinates are the motors' own angles ``theta_m``."""
 
     transmission: Transmission
-    #: Every joint is elastic (one spring per motor).
+    #: Every joint is elastic (one spring per motor); the motors: :attr:`motors`.
     joints = None
 
     def __post_init__(self):
@@ -74,77 +89,111 @@ class CoupledSprings:
         return self.transmission.N
 
     @property
+    def motors(self) -> tuple[int, ...] | None:
+        """The motors with a spring, ``E`` (0-based), one per entry of ``theta``; ``None``:
+        every motor."""
+        springs = self.transmission.springs
+        return None if len(springs) == len(self.transmission.stiffness) else springs
+
+    @property
+    def rows(self) -> np.ndarray:
+        """``N_E``, the rows of ``N`` of the motors with a spring, ``(m, n)``."""
+        return self.N[list(self.transmission.springs)]
+
+    def _elastic(self, values) -> np.ndarray:
+        return np.array(values, dtype=float)[list(self.transmission.springs)]
+
+    @property
     def stiffness(self) -> np.ndarray:
-        """``K_m``, one per motor (N m/rad at the motor)."""
-        return np.array(self.transmission.stiffness, dtype=float)
+        """``K_m``, one per spring (N m/rad at the motor)."""
+        return self._elastic([0.0 if k is None else k for k in self.transmission.stiffness])
 
     @property
     def damping(self) -> np.ndarray:
-        """``D_m``, one per motor."""
-        return np.array(self.transmission.spring_damping, dtype=float)
+        """``D_m``, one per spring."""
+        return self._elastic(self.transmission.spring_damping)
 
     @property
     def motor_inertia(self) -> np.ndarray:
-        """``J_m``, one per motor (the motor side's inertia, not reflected)."""
-        return np.array(self.transmission.motor_inertia, dtype=float)
+        """``J_m``, one per spring (the motor side's inertia, not reflected)."""
+        return self._elastic(self.transmission.motor_inertia)
 
     @property
     def dof(self) -> int:
-        """The number of springs (motors), ``n``."""
-        return len(self.transmission.stiffness)
+        """The number of springs ``m`` (``n`` when every motor has one)."""
+        return len(self.transmission.springs)
 
     def indices(self, n: int) -> np.ndarray:
         """Every joint: each motor's spring acts on the links through ``N``."""
         return np.arange(n)
 
+    def link_drives(self) -> Transmission | None:
+        """The drives on the link side: the rigid motors (the elastic ones' ``J``, ``B``,
+        ``F`` zero, no springs), ``None`` when every motor has a spring."""
+        return None if self.motors is None else self.transmission.rigid_motors()
+
     def deflection(self, q, theta) -> np.ndarray:
-        """The springs' deflection ``theta_m - N q``, ``(..., n)``."""
-        return np.asarray(theta, dtype=float) - drives.motor_angles(self.transmission, q)
+        """The springs' deflection ``theta_m - N_E q``, ``(..., m)``."""
+        return np.asarray(theta, dtype=float) - np.asarray(q, dtype=float) @ self.rows.T
 
     def spring_torques(self, q, theta, qd, thetad) -> np.ndarray:
-        """``K_m (theta_m - N q) + D_m (theta_m' - N q')``: the springs' torques at the
-        motors, ``(..., n)``."""
+        """``K_m (theta_m - N_E q) + D_m (theta_m' - N_E q')``: the springs' torques at the
+        motors, ``(..., m)``."""
         return self.stiffness * self.deflection(q, theta) + self.damping * self.deflection(
             qd, thetad)
 
+    def _motor_torques(self, tau) -> np.ndarray:
+        return drives.motor_torques(self.transmission, np.asarray(tau, dtype=float))
+
     def link_torques(self, spring, tau) -> np.ndarray:
-        """``N^T spring``: the springs' torques on the links (``tau`` drives the motors)."""
-        return drives.joint_torques(self.transmission, spring)
+        """``N_E^T spring + N_R^T tau_mR``: the springs' torques on the links, and the rigid
+        motors' (``tau_m = N^-T tau``); ``tau`` drives the elastic motors (unused when every
+        motor has a spring, then ``None`` may be given)."""
+        if self.motors is None:
+            return drives.joint_torques(self.transmission, spring)
+        tau_m = self._motor_torques(tau)
+        tau_m[..., list(self.transmission.springs)] = 0.0
+        return np.asarray(spring) @ self.rows + tau_m @ self.N
 
     def motor_accelerations(self, spring, tau, thetad) -> np.ndarray:
-        """``theta_m'' = J_m^-1 (N^-T tau - B_m theta_m' - F_m sign(theta_m') - spring)``."""
+        """``theta_m'' = J_m^-1 ((N^-T tau)_E - B_m theta_m' - F_m sign(theta_m') - spring)``."""
         tr = self.transmission
         thetad = np.asarray(thetad, dtype=float)
-        friction = (np.asarray(tr.motor_viscous) * thetad
-                    + np.asarray(tr.motor_coulomb) * np.sign(thetad))
-        return (drives.motor_torques(tr, tau) - friction - spring) / self.motor_inertia
+        friction = (self._elastic(tr.motor_viscous) * thetad
+                    + self._elastic(tr.motor_coulomb) * np.sign(thetad))
+        tau_m = self._motor_torques(tau)[..., list(tr.springs)]
+        return (tau_m - friction - spring) / self.motor_inertia
 
     def held(self, q, gravity) -> np.ndarray:
         """The motor angles that hold the links at rest at ``q`` under their weight's torques
-        ``gravity`` (``g(q)``): ``N^T K_m (theta_m - N q) = g``, so ``theta_m = N q + K_m^-1
-        N^-T g(q)``."""
-        return (drives.motor_angles(self.transmission, q)
-                + drives.motor_torques(self.transmission, gravity) / self.stiffness)
+        ``gravity`` (``g(q)``): with ``tau = g`` (``tau_m = N^-T g``) each spring carries
+        its motor's torque, ``theta_m = N_E q + K_m^-1 (N^-T g(q))_E``."""
+        tau_m = self._motor_torques(gravity)[..., list(self.transmission.springs)]
+        return np.asarray(q, dtype=float) @ self.rows.T + tau_m / self.stiffness
 
     def spring_energy(self, q, theta) -> np.ndarray:
-        """``1/2 (theta_m - N q)^T K_m (theta_m - N q)``, ``(...)``."""
+        """``1/2 (theta_m - N_E q)^T K_m (theta_m - N_E q)``, ``(...)``."""
         d = self.deflection(q, theta)
         return 0.5 * np.sum(self.stiffness * d * d, axis=-1)
 
     def motor_energy(self, thetad) -> np.ndarray:
-        """The rotors' kinetic energy ``1/2 theta_m'^T J_m theta_m'``, ``(...)``."""
+        """The elastic motors' rotors' kinetic energy ``1/2 theta_m'^T J_m theta_m'``
+        (a rigid motor's is the link side's, ``N_R^T J_R N_R`` in ``M``), ``(...)``."""
         thetad = np.asarray(thetad, dtype=float)
         return 0.5 * np.sum(self.motor_inertia * thetad * thetad, axis=-1)
 
     def motor_power(self, q, qd, thetad, tau) -> np.ndarray:
-        """The inputs' power ``tau_m^T theta_m'`` (``tau_m = N^-T tau``), ``(...)``."""
-        return np.sum(drives.motor_torques(self.transmission, tau) * np.asarray(thetad),
-                      axis=-1)
+        """The inputs' power ``tau_m^T theta_m'`` (``tau_m = N^-T tau``; a rigid motor's
+        ``theta_m' = n_k . q'``), ``(...)``."""
+        rates = np.asarray(qd, dtype=float) @ self.N.T
+        rates[..., list(self.transmission.springs)] = np.asarray(thetad, dtype=float)
+        return np.sum(self._motor_torques(tau) * rates, axis=-1)
 
     def dissipation(self, q, qd, thetad) -> np.ndarray:
-        """The power the springs' damping and the motors' friction take,
-        ``d'^T D_m d' + B_m theta_m'^2 + F_m |theta_m'|`` (``d' = theta_m' - N q'``)."""
+        """The power the springs' damping and the elastic motors' friction take,
+        ``d'^T D_m d' + B_m theta_m'^2 + F_m |theta_m'|`` (``d' = theta_m' - N_E q'``; a
+        rigid motor's friction is the link side's)."""
         tr, thetad = self.transmission, np.asarray(thetad, dtype=float)
         rate = self.deflection(qd, thetad)
-        return np.sum(self.damping * rate * rate + np.asarray(tr.motor_viscous) * thetad**2
-                      + np.asarray(tr.motor_coulomb) * np.abs(thetad), axis=-1)
+        return np.sum(self.damping * rate * rate + self._elastic(tr.motor_viscous) * thetad**2
+                      + self._elastic(tr.motor_coulomb) * np.abs(thetad), axis=-1)

@@ -47,8 +47,9 @@ def elastic_motion(run: ElasticSimulation, robot: Robot | None = None, *,
         reference = np.broadcast_to(finite_array(reference, "reference"), q.shape)
     coupling = getattr(run, "coupling", None)
     seen, name = theta, "motor theta"
-    if coupling is not None:   # the motors' angles at the joints; the springs' deflection
-        seen, name = np.linalg.solve(coupling, theta.T).T, "motors (N^-1 theta_m)"
+    if coupling is not None:   # the motors' angles at the joints (some motors rigid: the
+        seen, name = (np.linalg.solve(coupling, theta.T).T    # deflections alone)
+                      if len(coupling) == dof else None), "motors (N^-1 theta_m)"
     fig = new_figure((7.5, 1.8 + 2.0 * (dof + 1.3)))
     *joint_axes, bottom = fig.subplots(dof + 1, 1, sharex=True,
                                        height_ratios=[1.0] * dof + [1.3])
@@ -58,7 +59,7 @@ def elastic_motion(run: ElasticSimulation, robot: Robot | None = None, *,
             ax.plot(t, reference[:, j], color="black", lw=1.1, ls=":", label="reference",
                     zorder=3)
         ax.plot(t, q[:, j], color=color, lw=1.8, label=f"link q{j + 1}")
-        if j in elastic:
+        if j in elastic and seen is not None:
             ax.plot(t, seen[:, elastic.index(j)], color=color, lw=1.3, ls="--", alpha=0.8,
                     label=f"{name}{j + 1}" if coupling is None else f"{name}_{j + 1}")
         ax.set_ylabel(f"joint {j + 1} [{units[j]}]")

@@ -28,6 +28,11 @@ the motor rows equal the motors' torques ``tau_m``::
     link side:   M q'' + C q' + F + g - N^T [K_m (theta - N q) + D_m (theta' - N q')] = 0
     motor side:  J_m theta'' + B_m theta' + F_m sign(theta') + K_m (theta - N q)
                  + D_m (theta' - N q') = tau_m
+
+With some motors rigid (a ``None`` stiffness) only the elastic motors ``E`` have a
+``theta`` and a motor row; the rigid ones' ``N_R^T J_R N_R q''`` and friction stay in the
+link rows, and their torques, the symbols ``tau_m<k>``, moved to the left
+(``- N_R^T tau_mR``), so the link rows are still ``= 0``.
 """
 
 from __future__ import annotations
@@ -78,11 +83,15 @@ class ElasticEquations:
                 "side = 0, motor side = tau_m",
                 "(1) link side: the links' tau (the drives' N^T J_m N q'' and friction moved "
                 "to the motors) with N^T [K_m (theta - N q) + D_m (theta' - N q')] moved to "
-                "the left",
+                "the left" + ("" if not self.joints else "; motors " + ", ".join(
+                    str(k + 1) for k in range(len(self.coupling)) if k not in self.joints)
+                    + " rigid: their rotors and friction stay, their torques tau_m moved to "
+                    "the left"),
                 *[f"    {sp.sstr(e)} = 0" for e in self.link],
                 "(2) motor side: J_m theta'' + B_m theta' + F_m sign(theta') + K_m (theta - "
                 "N q) + D_m (theta' - N q') = tau_m",
-                *[f"    {sp.sstr(e)} = tau_m{k + 1}" for k, e in enumerate(self.motor)]]) + "\n"
+                *[f"    {sp.sstr(e)} = tau_m{k + 1}" for k, e in zip(
+                    self.joints or range(len(self.motor)), self.motor, strict=True)]]) + "\n"
         elastic = set(self.joints) if self.joints else set(range(len(self.link)))
         lines = [f"Elastic joints of {self.name} (Spong 1987): link side = 0, motor side = tau",
                  "(1) link side: the rigid model's tau with the spring's torque "
@@ -184,28 +193,31 @@ def coupled_elastic_equations(eq, tr, damping: bool = True) -> ElasticEquations:
     if len(eq.qd) != n or tr.stiffness is None or len(tr.stiffness) != n:
         raise ValueError("coupled_elastic_equations: give the equations of revolute or "
                          "prismatic joints and a transmission with a stiffness per motor")
-    N = tr.N.tolist()
-    th = tuple(sp.Symbol(f"theta{k + 1}") for k in range(n))
-    thd = tuple(sp.Symbol(f"thetad{k + 1}") for k in range(n))
-    thdd = tuple(sp.Symbol(f"thetadd{k + 1}") for k in range(n))
-    K = tuple(sp.Float(x) for x in tr.stiffness)
-    J = tuple(sp.Float(x) for x in tr.motor_inertia)
-    D = tuple(sp.Float(x) if damping else sp.Integer(0) for x in tr.spring_damping)
+    N, E = tr.N.tolist(), tr.springs   # E: the motors with a spring (the others rigid)
+    th = {k: sp.Symbol(f"theta{k + 1}") for k in E}
+    thd = {k: sp.Symbol(f"thetad{k + 1}") for k in E}
+    thdd = {k: sp.Symbol(f"thetadd{k + 1}") for k in E}
+    K = {k: sp.Float(tr.stiffness[k]) for k in E}
+    J = {k: sp.Float(tr.motor_inertia[k]) for k in E}
+    D = {k: sp.Float(tr.spring_damping[k]) if damping else sp.Integer(0) for k in E}
     nq, nqd = motor_rates(tr, eq.q), motor_rates(tr, eq.qd)
-    spring = [K[k] * (th[k] - nq[k]) + D[k] * (thd[k] - nqd[k]) for k in range(n)]
+    # an elastic motor's spring torque; a rigid one's torque tau_m<k>, moved to the left
+    push = {k: (K[k] * (th[k] - nq[k]) + D[k] * (thd[k] - nqd[k])) if k in th
+            else sp.Symbol(f"tau_m{k + 1}") for k in range(n)}
     friction = [sp.Float(b) * w + sp.Float(c) * sp.sign(w)
                 for b, c, w in zip(tr.motor_viscous, tr.motor_coulomb, nqd, strict=True)]
     Nx = [[exact(x) for x in row] for row in N]
     Jx = [exact(x) for x in tr.motor_inertia]
     link = []
-    for i in range(n):
+    for i in range(n):   # the elastic motors' rotors and friction move to their rows
         drives = sum((Nx[k][i] * Jx[k] * Nx[k][j] * eq.qdd[j] for j in range(n)
-                      for k in range(n)), sp.Integer(0)) + sum(
-            (sp.Float(N[k][i]) * friction[k] for k in range(n) if N[k][i]), sp.Integer(0))
+                      for k in E), sp.Integer(0)) + sum(
+            (sp.Float(N[k][i]) * friction[k] for k in E if N[k][i]), sp.Integer(0))
         link.append(sp.expand(eq.tau[i] - drives) - sum(
-            (sp.Float(N[k][i]) * spring[k] for k in range(n) if N[k][i]), sp.Integer(0)))
+            (sp.Float(N[k][i]) * push[k] for k in range(n) if N[k][i]), sp.Integer(0)))
     motor = sp.Matrix([J[k] * thdd[k] + sp.Float(tr.motor_viscous[k]) * thd[k]
-                       + sp.Float(tr.motor_coulomb[k]) * sp.sign(thd[k]) + spring[k]
-                       for k in range(n)])
-    return ElasticEquations(eq.name, tuple(eq.q), th, thd, thdd, K, J, D, sp.Matrix(link),
-                            motor, (), tuple(tuple(r) for r in N))
+                       + sp.Float(tr.motor_coulomb[k]) * sp.sign(thd[k]) + push[k]
+                       for k in E])
+    values = [tuple(d.values()) for d in (th, thd, thdd, K, J, D)]
+    return ElasticEquations(eq.name, tuple(eq.q), *values, sp.Matrix(link), motor,
+                            () if len(E) == n else E, tuple(tuple(r) for r in N))

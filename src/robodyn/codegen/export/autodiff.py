@@ -16,7 +16,10 @@ triple, ``torque_parts`` its six terms, ``regressor`` only the columns of the mo
 parameters. A model with a coupled transmission (``chain.transmission``) has the drives'
 programs (:func:`robodyn.dynamics.driven_dynamics.driven_spec`), one with LuGre friction
 LuGre's (:func:`robodyn.dynamics.lugre_dynamics.lugre_spec`: the bristle deflections ``z``
-their last input, ``bristle_rate`` and its derivatives added), as the other exports.
+their last input, ``bristle_rate`` and its derivatives added), one with springs
+``elastic_forward_dynamics(q, theta, qd, thetad, tau) -> (qdd, thetadd)``
+(:func:`robodyn.dynamics.elastic_dynamics.elastic_spec`; ``theta`` one entry per spring),
+as the other exports.
 """
 
 from __future__ import annotations
@@ -26,13 +29,15 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from ...core.errors import InputError, RobodynError
-from ...dynamics.lugre_dynamics import LUGRE_ADDED, lugre_spec
+from ...dynamics.elastic_dynamics import ELASTIC, elastic_spec, exports_elastic
+from ...dynamics.lugre_dynamics import LUGRE_ADDED, lugre_names, lugre_spec
 from ...dynamics.registry import KERNELS, output_shape
 from ...dynamics.regressor import parameter_columns
 from ..emit import live_ops
 from ..runner import Runner
 from ..tape import Tape, Var
 from ..trace import trace
+from .kernel_program import check_functions
 from .languages import PARAMETER_MODES
 
 #: What a :class:`Program` item is: an index into the traced outputs, or a constant.
@@ -77,11 +82,23 @@ def check_parameters(parameters, where: str) -> str:
     return parameters
 
 
+def function_names(chain, functions, where: str) -> tuple[str, ...]:
+    """The functions ``functions`` selects for ``chain`` (``None``: every one its exports
+    have: LuGre's, or the springs' :data:`~robodyn.dynamics.elastic_dynamics.ELASTIC`)."""
+    names = lugre_names(check_functions(functions, where), chain, functions is None)
+    if functions is None and getattr(chain, "lugre", None) is None and exports_elastic(chain):
+        names += (ELASTIC,)
+    return names
+
+
 def entry(name: str, chain):
     """The registry entry ``name`` for ``chain``: with LuGre friction, LuGre's (taking the
     bristle deflections ``z``, :func:`~robodyn.dynamics.lugre_dynamics.lugre_spec`); with a
     coupled transmission, the drives'
-    (:func:`~robodyn.dynamics.driven_dynamics.driven_spec`)."""
+    (:func:`~robodyn.dynamics.driven_dynamics.driven_spec`); the springs'
+    :func:`~robodyn.dynamics.elastic_dynamics.elastic_spec`."""
+    if name == ELASTIC:
+        return elastic_spec(chain)
     if getattr(chain, "lugre", None) is not None:
         return lugre_spec(name, chain)
     if getattr(chain, "transmission", None) is None:
@@ -101,6 +118,9 @@ def layout(name: str, dof: int, chain) -> tuple[Output, ...]:
     size = math.prod(shape)
     names = spec.parts or (spec.output,)
     base = name.removesuffix("_contact")
+    if name == ELASTIC:  # qdd (dof), then thetadd (one per spring: dof, or fewer)
+        return (Output(names[0], (dof,), tuple(range(dof))),
+                Output(names[1], (size - dof,), tuple(range(dof, size))))
     if base == "forward_kinematics":  # the bottom row [0 0 0 1] of the pose
         return (Output(names[0], (4, 4), (*range(12), 0.0, 0.0, 0.0, 1.0)),)
     if base == "regressor":
@@ -118,10 +138,10 @@ def layout(name: str, dof: int, chain) -> tuple[Output, ...]:
 def build_program(runner: Runner, name: str, parameters: str) -> Program:
     """Trace registry entry ``name`` for the model of ``runner`` (see the module docstring for the
     ``parameters`` modes)."""
-    if name == "elastic_forward_dynamics":
-        raise InputError(f"{name}: in robot.to_code and robot.compile_c only, not yet in the "
-                         "JAX and CasADi functions")
-    if name not in KERNELS and (name not in LUGRE_ADDED
+    if name == ELASTIC and getattr(runner.chain, "lugre", None) is not None:
+        raise InputError(f"{name} of a model with LuGre friction is not exported yet (its "
+                         "springs' state without the bristles' z); leave it out")
+    if name not in (*KERNELS, ELASTIC) and (name not in LUGRE_ADDED
                                 or getattr(runner.chain, "lugre", None) is None):
         raise InputError(f"{name}: only a model with LuGre friction (lugre:) has it")
     spec = entry(name, runner.chain)

@@ -23,10 +23,15 @@ import math
 import re
 
 from ...core.errors import InputError, RobodynError
-from ...dynamics.lugre_dynamics import lugre_names
 from ..runner import Runner
-from .autodiff import Functions, Program, build_program, check_parameters, evaluate
-from .kernel_program import check_functions
+from .autodiff import (
+    Functions,
+    Program,
+    build_program,
+    check_parameters,
+    evaluate,
+    function_names,
+)
 from .program import identifier
 
 #: What to run when CasADi is missing.
@@ -95,7 +100,7 @@ def to_casadi(runner: Runner, functions=None, parameters: str = "baked", name: s
     of the functions' names (made an identifier), for several robots in one CasADi
     code generation."""
     where = f"{runner.name}.to_casadi"
-    names = lugre_names(check_functions(functions, where), runner.chain, functions is None)
+    names = function_names(runner.chain, functions, where)
     mode = check_parameters(parameters, where)
     if name is not None and not isinstance(name, str):
         raise InputError(f"{where}: name: expected a string (a prefix of the function names) "

@@ -33,10 +33,15 @@ import numpy as np
 
 from ...core.errors import InputError, RobodynError
 from ...dynamics.inverse_dynamics import TORQUE_PARTS
-from ...dynamics.lugre_dynamics import lugre_names
 from ..runner import Runner
-from .autodiff import Functions, Program, build_program, check_parameters, evaluate
-from .kernel_program import check_functions
+from .autodiff import (
+    Functions,
+    Program,
+    build_program,
+    check_parameters,
+    evaluate,
+    function_names,
+)
 
 #: What to run when JAX is missing.
 INSTALL = "pip install 'robodyn[jax]'"
@@ -103,7 +108,8 @@ def _as_array(jnp, where: str, name: str, value, width: int, dtype):
         arr = jnp.broadcast_to(arr, (width,))
     if arr.ndim == 0 or arr.shape[-1] != width:
         what = {"p": "the parameter vector, ordered as robot.symbols",
-                "h_e": "a wrench: force, moment"}.get(name, "one value per joint")
+                "h_e": "a wrench: force, moment", "theta": "one per spring's motor",
+                "thetad": "one per spring's motor"}.get(name, "one value per joint")
         raise InputError(f"{where}: {name}: expected shape (..., {width}) ({what}), got "
                          f"{tuple(arr.shape)}")
     return arr
@@ -176,7 +182,7 @@ def to_jax(runner: Runner, functions=None, parameters: str = "baked", dtype: str
     ``"float64"`` (needs ``jax.config.update("jax_enable_x64", True)``) or ``"float32"``.
     """
     where = f"{runner.name}.to_jax"
-    names = lugre_names(check_functions(functions, where), runner.chain, functions is None)
+    names = function_names(runner.chain, functions, where)
     mode = check_parameters(parameters, where)
     if dtype not in DTYPES:
         raise InputError(f"{where}: dtype: {str(dtype)[:40]!r} is not supported; use "
