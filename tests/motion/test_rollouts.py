@@ -209,7 +209,10 @@ def test_one_rollout_of_a_batch_and_its_files(tmp_path, numpy_backend):
 @pytest.mark.parametrize("kwargs,error,message", [
     ({"q0": np.zeros((3, 3))}, InputError, r"q0: expected shape \(3, 2\) .*got \(3, 3\)"),
     ({"q0": np.zeros((3, 2)), "tau": np.zeros((4, 5, 2))}, InputError,
-     r"disagree on the number of rollouts \(q0 3, tau 4\)"),
+     r"disagree on the number of rollouts \(q0 3, tau 4\); give each N rows, or one "
+     r"unbatched value for all"),
+    ({"q0": np.zeros((1, 2)), "tau": np.zeros((3, 5, 2))}, InputError,
+     r"\(q0 1, tau 3\); give each N rows, or one unbatched value for all \(q0 of dof values"),
     ({"tau": np.zeros((2, 5, 3))}, InputError, r"tau: expected shape \(2, T, 2\)"),
     ({"q0": np.zeros((2, 2)), "h_e": np.zeros((2, 5))}, InputError,
      r"h_e: expected shape \(2, 6\)"),

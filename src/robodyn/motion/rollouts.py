@@ -190,7 +190,8 @@ def batch_size(robot, q0, qd0, tau, h_e, values) -> int | None:
     if len(set(sizes.values())) > 1:
         detail = ", ".join(f"{name} {n}" for name, n in sizes.items())
         raise InputError(f"rollouts: the batched arguments disagree on the number of rollouts "
-                         f"({detail}); give each N rows, or one row for all")
+                         f"({detail}); give each N rows, or one unbatched value for all (q0 of "
+                         "dof values, a torque table (T, dof))")
     n = next(iter(sizes.values()))
     if not 1 <= n <= MAX_ROLLOUTS:
         raise InputError(f"rollouts: {next(iter(sizes))} has {n} rollouts; a batch has 1 to "
