@@ -150,7 +150,8 @@ class MeshAssets:
         target = (self.folder / self.meshdir / name).resolve()
         if not target.is_relative_to(self.root):
             common = Path(os.path.commonpath([self.folder, target]))
-            hint = (f", or load with asset_root={_q(str(common))} if you trust that folder"
+            # the folder in full (a path the OS bounds, not the file's text): advice to copy
+            hint = (f", or load with asset_root={str(common)!r} if you trust that folder"
                     if self.root == self.folder and len(common.parts) > 2 else "")
             raise ModelError(f"{node.where('file')}: {_q(name)} (under meshdir "
                              f"{_q(self.meshdir)}) is outside "
