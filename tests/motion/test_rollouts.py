@@ -5,6 +5,7 @@ bad batches are refused before anything runs."""
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
@@ -33,6 +34,21 @@ def _quiet(*args, **kwargs):
         return rd.simulate(*args, progress=False, **kwargs)
 
 
+def _one(*args, **kwargs):
+    """The single run a rollout is checked against, stepped by the Python loop on NumPy's
+    kernels (no compile: each compiled loop costs 5-20 s on a cold cache; the compiled single
+    loop equals the Python one in tests/motion/test_simulation.py)."""
+    saved = os.environ.get("ROBODYN_TIER")
+    os.environ["ROBODYN_TIER"] = "numpy"
+    try:
+        return _quiet(*args, **kwargs)
+    finally:
+        if saved is None:
+            del os.environ["ROBODYN_TIER"]
+        else:
+            os.environ["ROBODYN_TIER"] = saved
+
+
 @pytest.mark.parametrize("method", ["rk4", "semi-implicit-euler"])
 @pytest.mark.slow  # Numba compiles the loops on a cold cache (10-40 s)
 def test_batched_torque_tables_equal_single_rollouts(method):
@@ -47,7 +63,7 @@ def test_batched_torque_tables_equal_single_rollouts(method):
     assert sim.q.shape == sim.tau.shape == (3, len(sim.t), 2)
     assert sim.kinetic.shape == (3, len(sim.t))
     for r in range(3):
-        one = _quiet(robot, q0[r], qd0=qd0[r], duration=0.3047, dt=1e-3, tau=tau[r],
+        one = _one(robot, q0[r], qd0=qd0[r], duration=0.3047, dt=1e-3, tau=tau[r],
                      method=method)
         _same(sim, r, one)
         assert sim.info["energy_balance"][r].error == pytest.approx(
@@ -55,7 +71,7 @@ def test_batched_torque_tables_equal_single_rollouts(method):
     # a (T, dof) table and one start are shared by every rollout of a batch of qd0
     shared = _quiet(robot, q0[0], qd0=qd0, duration=0.1, dt=1e-3, tau=tau[0], method=method)
     np.testing.assert_array_equal(shared.q[:, 0], np.tile(q0[0], (3, 1)))
-    _same(shared, 2, _quiet(robot, q0[0], qd0=qd0[2], duration=0.1, dt=1e-3, tau=tau[0],
+    _same(shared, 2, _one(robot, q0[0], qd0=qd0[2], duration=0.1, dt=1e-3, tau=tau[0],
                             method=method))
 
 
@@ -76,7 +92,7 @@ def test_batched_controllers_with_their_own_targets_equal_single_rollouts(kind):
     sim = _quiet(robot, [0.05, 0.0], duration=0.3047, dt=1e-3, tau=controllers)
     assert sim.info["compiled"]
     for r, ctrl in enumerate(controllers):
-        _same(sim, r, _quiet(robot, [0.05, 0.0], duration=0.3047, dt=1e-3, tau=ctrl))
+        _same(sim, r, _one(robot, [0.05, 0.0], duration=0.3047, dt=1e-3, tau=ctrl))
     # they really differ: each rollout goes to its own set point (PD's gains are weak)
     assert np.abs(sim.q[0, -1] - sim.q[2, -1]).max() > (0.5 if kind == "computed-torque" else 0.05)
 
@@ -90,7 +106,7 @@ def test_per_rollout_parameter_values_and_wrenches_equal_single_rollouts():
     sim = _quiet(robot, [0.4, -0.3], duration=0.2, dt=1e-3, values={"m2": m2}, h_e=h_e)
     assert sim.info["compiled"]
     for r in range(3):
-        one = _quiet(robot.with_values(m2=m2[r]), [0.4, -0.3], duration=0.2, dt=1e-3,
+        one = _one(robot.with_values(m2=m2[r]), [0.4, -0.3], duration=0.2, dt=1e-3,
                      h_e=h_e[r])
         _same(sim, r, one)
     # each rollout's energy is its own model's: the potential at the start scales with m2
