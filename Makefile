@@ -30,7 +30,7 @@ demo: $(VENV)/.installed
 TEST_ENV := OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
 # The suite on every core (pytest-xdist; one process a core, each test on one thread): on
-# a 2-core machine with an empty kernel cache about 9 minutes, test-fast under 2.
+# a 2-core machine with an empty kernel cache about 9.5 minutes (10.5 with the install), test-fast about 2.
 test: $(VENV)/.installed-dev
 	$(TEST_ENV) $(BIN)/python -m pytest -n auto
 

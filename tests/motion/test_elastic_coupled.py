@@ -150,6 +150,7 @@ def test_stiff_drives_move_as_the_rigid_coupled_arm_within_one_over_k(tmp_path):
     assert errors[2] < 1e-5 and 5 < ratios[0] < 20 and 5 < ratios[1] < 20, (errors, ratios)
 
 
+@pytest.mark.slow  # over 0.8 s: make test runs it, test-fast does not
 def test_undamped_and_unforced_the_energy_with_the_springs_is_kept(tmp_path):
     """``1/2 q'^T M q' + 1/2 theta_m'^T J_m theta_m' + U_g + 1/2 d^T K_m d`` (by hand) is
     constant along a free swing without damping or friction; ``elastic_energy`` is it."""

@@ -144,6 +144,7 @@ def _rigid_run(robot, q0, times):
     return sol.y[:2].T
 
 
+@pytest.mark.slow  # over 0.8 s: make test runs it, test-fast does not
 def test_stiff_motor_1_moves_as_the_rigid_coupled_model_within_one_over_k(tmp_path):
     """Without Coulomb friction on the motors (the spring's fast ring flips the sign of
     ``theta_1'``, which the rigid motor's ``n_1 . q'`` does not: an O(1) difference), the

@@ -42,6 +42,7 @@ def _on_the_loops(chain, sim) -> None:
     assert np.abs(np.einsum("kij,kj->ki", chain.constraint_jacobian(sim.q), sim.qd)).max() < 1e-9
 
 
+@pytest.mark.slow  # over 0.8 s: make test runs it, test-fast does not
 def test_four_bar_released_under_gravity_loses_the_frictions_work(four_bar):
     robot, chain, q0 = four_bar
     # the crank's gravity torque S^T g = 2.39 N m is beyond the band's sum |S_i| Fs = 1.13
@@ -63,6 +64,7 @@ def test_four_bar_released_under_gravity_loses_the_frictions_work(four_bar):
     assert abs(lost - work) < 1e-5 * lost  # 8e-7 J measured (the trapezoid's error)
 
 
+@pytest.mark.slow  # over 0.8 s: make test runs it, test-fast does not
 def test_four_bar_held_inside_the_static_band_stays(four_bar):
     robot, chain, q0 = four_bar
     S = chain.velocity_map(q0)[:, 0]
@@ -83,6 +85,7 @@ def test_four_bar_held_inside_the_static_band_stays(four_bar):
     assert abs(chain.velocity_map(q)[:, 0] @ (tau - force - g)) < 1e-4
 
 
+@pytest.mark.slow  # over 0.8 s: make test runs it, test-fast does not
 def test_the_reduced_run_equals_the_kkt_route_on_the_tree(four_bar):
     robot, chain, q0 = four_bar
     lugre = robot.chain.lugre

@@ -59,6 +59,7 @@ def test_torque_parts_with_z(arm):
         lugre_torque_parts(arm, q, qd, qdd, z[:, :1])
 
 
+@pytest.mark.slow  # over 0.8 s: make test runs it, test-fast does not
 def test_a_wrench_is_its_joint_torques(arm):
     h = np.array([4.0, -6.0, 0.0, 0.0, 0.0, 0.5])
     q0 = [0.4, -0.3]

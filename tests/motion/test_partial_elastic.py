@@ -149,6 +149,7 @@ def test_stiff_joint_2_moves_as_the_rigid_arm_within_one_over_k(arm):
     assert errors[2] < 1e-3 and 5 < ratios[0] < 20 and 5 < ratios[1] < 20, (errors, ratios)
 
 
+@pytest.mark.slow  # over 0.8 s: make test runs it, test-fast does not
 def test_undamped_and_unforced_the_energy_with_the_springs_is_kept(arm):
     """``T + U + 1/2 K (theta - q2)^2`` with ``T = 1/2 q'^T M q' + 1/2 B2 theta'^2`` (``M``
     by hand, joint 1's rotor in it) is constant along a free swing."""
@@ -182,6 +183,7 @@ def test_the_files_partial_springs_are_the_hand_built_ones(arm):
     assert list(columns) == ["t", "q1", "q2", "theta2", "qd1", "qd2", "thetad2", "tau1", "tau2"]
 
 
+@pytest.mark.slow  # over 0.8 s: make test runs it, test-fast does not
 def test_the_controllers_reach_their_goal_with_joint_2_elastic():
     """Computed torque (Spong's composite law on joint 2, plain computed torque on joint 1)
     tracks within O(1/K); Tomei's PD with gravity compensation settles at the set point with

@@ -49,6 +49,7 @@ def test_held_by_its_stall_voltage_the_current_rises_and_it_settles(four_bar):
     assert stored > 0.05 and copper > 10
 
 
+@pytest.mark.slow  # over 0.8 s: make test runs it, test-fast does not
 def test_a_small_inductance_tends_to_the_run_without_one(four_bar):
     """Under V(t) = V_hold + 3 sin(8 t) the motion with L / R = 2 ms and 1 ms differs from
     the L = 0 run by O(L / R): the difference halves with L (first order), and is small

@@ -165,6 +165,7 @@ def test_a_batch_of_voltage_runs_equals_its_single_runs_to_the_bit():
 
 
 # -- a coupled transmission -------------------------------------------------------------------
+@pytest.mark.slow  # over 0.8 s: make test runs it, test-fast does not
 def test_motors_behind_a_coupled_transmission_hold_stall_and_balance_energy(tmp_path):
     """theta = N q, tau = N^T k_t i. By hand: the stall voltages V = R N^-T g(q) / k_t hold
     the arm at rest (electrics of the held pose: i = N^-T g / k_t); with ideal gears the
@@ -201,6 +202,7 @@ def test_motors_behind_a_coupled_transmission_hold_stall_and_balance_energy(tmp_
 
 
 # -- a closed mechanism ---------------------------------------------------------------------
+@pytest.mark.slow  # over 0.8 s: make test runs it, test-fast does not
 def test_a_four_bar_driven_by_its_crank_motor_holds_and_balances_energy():
     """The four-bar's crank (its one actuated joint) has the motor. By hand: the stall
     voltage V = R (S^T g)(q0) / k_t (S the loop's velocity map, S^T g the gravity torque on
