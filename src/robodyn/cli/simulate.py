@@ -16,6 +16,7 @@ from ..core.errors import InputError, excerpt
 from ..motion import energy as rd_energy
 from ..motion import simulation as rd_simulation
 from ..motion import trajectory as rd_trajectory
+from ..motion.checks import time_integral
 from ..motion.elastic import has_springs, without_springs
 from ..motion.inputs import TorqueTable
 from ..motion.simulation import (
@@ -384,9 +385,9 @@ def energy_balance(robot, sim) -> str:
 
 
 def _work(t, torque, qd) -> float:
-    """``int tau . qd dt`` by the trapezoidal rule on the samples."""
-    power = np.sum(np.broadcast_to(np.asarray(torque, dtype=float), qd.shape) * qd, axis=1)
-    return float(np.sum(np.diff(t) * (power[1:] + power[:-1])) / 2)
+    """``int tau . qd dt`` on the samples."""
+    return time_integral(t, np.sum(np.broadcast_to(np.asarray(torque, dtype=float), qd.shape)
+                                   * qd, axis=1))
 
 
 def add_simulate_command(sub, parents=()) -> None:

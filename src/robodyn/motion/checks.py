@@ -19,7 +19,8 @@ from .inputs import wrench_value
 if TYPE_CHECKING:
     from .result import Simulation
 
-__all__ = ["EnergyBalance", "EnergyBalanceWarning", "JointLimitWarning", "ENERGY_TOLERANCE",
+__all__ = ["time_integral", "EnergyBalance", "EnergyBalanceWarning", "JointLimitWarning",
+           "ENERGY_TOLERANCE",
            "energy_balance", "balance_of_powers", "check_energy", "warn_energy_balance",
            "energy_advice", "report_limits", "crossed_limits", "velocity_report"]
 
@@ -86,8 +87,12 @@ class EnergyBalance:
         return self.relative > ENERGY_TOLERANCE and abs(self.error) > 3 * self.uncertainty
 
 
-def _trapezoid(t: np.ndarray, y: np.ndarray) -> float:
-    return float(0.5 * np.sum(np.diff(t) * (y[1:] + y[:-1])))
+def time_integral(t: np.ndarray, y: np.ndarray):
+    """``int y dt`` over the samples ``t`` by the trapezoidal rule, along the first axis of
+    ``y`` (``(T,)``: a float; ``(T, ...)``: an array of the rest)."""
+    dt = np.diff(t).reshape((-1,) + (1,) * (np.ndim(y) - 1))
+    total = 0.5 * np.sum(dt * (y[1:] + y[:-1]), axis=0)
+    return float(total) if np.ndim(total) == 0 else total
 
 
 def energy_balance(robot, sim: Simulation, h_e=None) -> EnergyBalance:
@@ -114,16 +119,16 @@ def balance_of_powers(t, kinetic, total, p_tau, p_ext, p_loss) -> EnergyBalance:
     energy and the powers of the torques, the wrench and friction (each ``(T,)``)."""
     with np.errstate(all="ignore"):
         rate = p_tau + p_ext - p_loss  # dE/dt
-        work, external, loss = (_trapezoid(t, p) for p in (p_tau, p_ext, p_loss))
+        work, external, loss = (time_integral(t, p) for p in (p_tau, p_ext, p_loss))
         change = float(total[-1] - total[0])
-        error = change - _trapezoid(t, rate)
+        error = change - time_integral(t, rate)
         uncertainty = 0.0
         if len(t) >= 3:
             every = np.arange(0, len(t), 2)
             if every[-1] != len(t) - 1:
                 every = np.append(every, len(t) - 1)
-            uncertainty = abs(_trapezoid(t, rate) - _trapezoid(t[every], rate[every])) / 3
-        moved = [_trapezoid(t, np.abs(p)) for p in (p_tau, p_ext)] + [abs(loss)]
+            uncertainty = abs(time_integral(t, rate) - time_integral(t[every], rate[every])) / 3
+        moved = [time_integral(t, np.abs(p)) for p in (p_tau, p_ext)] + [abs(loss)]
         scale = max(float(np.abs(total).max()), float(np.ptp(kinetic)), *moved, 1e-300)
     return EnergyBalance(change, work, external, loss, error, scale, uncertainty)
 
