@@ -46,12 +46,6 @@ from .voltage_fixed import STEPS, advance, grid_info, stiff_circuit
 __all__ = ["step_together", "problems_of", "BatchRates"]
 
 
-def _shared(items, rows):
-    """The object every one of ``rows`` has in ``items``, else None."""
-    first = items[rows[0]]
-    return first if all(items[r] is first for r in rows) else None
-
-
 class BatchRates(Rates):
     """The :class:`~robodyn.motion.voltage.Rates` of the rollouts ``rows`` (set before each
     call) of a batch: ``problems`` one per rollout (its start, load ``torque`` and
